@@ -1,0 +1,136 @@
+/**
+ * The contract of the transport-free TerminalHost. The ACP binding, the CLI and the agent-side
+ * local provider all program against these types; change them only together with their users.
+ */
+
+/** Who may use a terminal: a connection and a session within it. */
+export interface TerminalOwner {
+  readonly connectionId: string;
+  readonly sessionId: string;
+}
+
+export interface EnvVariable {
+  name: string;
+  value: string;
+}
+
+export interface PtyOptions {
+  cols?: number;
+  rows?: number;
+}
+
+/** `terminal/create` params plus our `_meta["acp-terminal"]` extensions, already validated. */
+export interface CreateTerminalParams {
+  command: string;
+  args?: string[] | null;
+  env?: EnvVariable[] | null;
+  /** Absolute; omitted means the session's cwd given by the embedding client, else the host's. */
+  cwd?: string | null;
+  outputByteLimit?: number | null;
+  /** `true` or sizes: run in a PTY. Omitted: the host's default backend. */
+  pty?: boolean | PtyOptions;
+  /** Keep stdin open for `write`. Default false: commands that read stdin see end-of-file. */
+  stdin?: boolean;
+}
+
+export interface ExitStatus {
+  exitCode: number | null;
+  /** Signal name as a string (`"SIGTERM"`), or null. */
+  signal: string | null;
+}
+
+export interface TerminalOutputSnapshot {
+  output: string;
+  truncated: boolean;
+  /** Present once the command has exited and its output is drained. */
+  exitStatus?: ExitStatus;
+  /** Bytes the command has written since it started (cursor extension). */
+  totalBytes: number;
+  /** Bytes dropped from the beginning to honour the limit (cursor extension). */
+  droppedBytes: number;
+}
+
+export type TerminalState = "running" | "exited" | "released";
+
+export interface TerminalInfo {
+  terminalId: string;
+  owner: TerminalOwner;
+  command: string;
+  args: string[];
+  cwd: string;
+  pty: boolean;
+  state: TerminalState;
+  exitStatus?: ExitStatus;
+  startedAt: number;
+}
+
+export type ShellMode = "auto" | "always" | "never";
+
+export interface AuthorizeRequest {
+  owner: TerminalOwner;
+  command: string;
+  args: string[];
+  cwd: string;
+  /** True when the command line will run through a shell. */
+  shell: boolean;
+}
+
+export interface TerminalHostOptions {
+  /** How a command without `args` is run. Default `"auto"`. */
+  shell?: ShellMode;
+  /** Limit applied when a request omits `outputByteLimit`. Default 1 MiB. */
+  defaultOutputByteLimit?: number;
+  /** Ceiling on any `outputByteLimit`; also bounded by the peer's message limit. Default 8 MiB. */
+  maxOutputByteLimit?: number;
+  /** SIGTERM → SIGKILL grace. Default 1000 ms. */
+  killGraceMs?: number;
+  /** How long to wait for output pipes after the process exits (grandchild holding them). Default 250 ms. */
+  exitDrainGraceMs?: number;
+  /** Live (not released) terminals per session. Default 64. */
+  maxTerminalsPerSession?: number;
+  /** Live terminals in the whole host. Default 1024. */
+  maxTerminals?: number;
+  /** Default cwd when neither the request nor the session gives one. Default `process.cwd()`. */
+  cwd?: string;
+  /** Base environment: inherit the host's, start empty, or compute it. Default `"inherit"`. */
+  env?: "inherit" | "empty" | ((base: NodeJS.ProcessEnv) => Record<string, string>);
+  /** Run every terminal in a PTY unless the request says otherwise. Default false. */
+  pty?: boolean;
+  /** Asked before every spawn; return false or a reason string to deny. */
+  authorize?: (request: AuthorizeRequest) => Promise<boolean | string> | boolean | string;
+}
+
+export interface TerminalOutputEvent {
+  terminalId: string;
+  owner: TerminalOwner;
+  /** Raw bytes as the command wrote them (PTY: with escape sequences). */
+  data: Uint8Array;
+}
+
+export interface TerminalExitEvent {
+  terminalId: string;
+  owner: TerminalOwner;
+  exitStatus: ExitStatus;
+}
+
+export interface TerminalReleaseEvent {
+  terminalId: string;
+  owner: TerminalOwner;
+}
+
+export interface TerminalCreateEvent {
+  terminalId: string;
+  info: TerminalInfo;
+}
+
+export interface TerminalHostEvents {
+  create: [TerminalCreateEvent];
+  output: [TerminalOutputEvent];
+  exit: [TerminalExitEvent];
+  release: [TerminalReleaseEvent];
+}
+
+export interface WriteOptions {
+  /** Close stdin after this write. */
+  eof?: boolean;
+}
