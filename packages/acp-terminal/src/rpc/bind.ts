@@ -1,0 +1,110 @@
+import { randomUUID } from "node:crypto";
+import { ClientApp, DEFAULT_MAX_MESSAGE_BYTES, type ClientContext } from "@agentclientprotocol/sdk";
+import type { TerminalOwner } from "../host/types.js";
+import { assertConnectionIdentitySupported, connectionOf, type ConnectionHandle } from "./connection-key.js";
+import { registerCoreHandlers } from "./core-handlers.js";
+import { registerExtensionHandlers } from "./extension-handlers.js";
+import { outputBudgetBytes } from "./fit-output.js";
+import type { TerminalHostPort } from "./host-port.js";
+import type { RequestScope } from "./request-scope.js";
+
+export interface BindOptions {
+  /**
+   * The cwd of a session, which the embedding client learned from `session/new`; used when
+   * `terminal/create` gives none. Undefined falls back to the host's cwd.
+   */
+  sessionCwd?(sessionId: string, connectionId: string): string | undefined;
+  /**
+   * The agent's incoming message limit; `terminal/output` responses are trimmed from the front
+   * to stay under it after JSON escaping. Default: the SDK's (32 MiB).
+   */
+  maxMessageBytes?: number;
+  /** Told when releasing a closed connection's terminals fails. Default: `console.error`. */
+  onError?(error: unknown, context: string): void;
+}
+
+export interface TerminalBinding {
+  /** The `connectionId` the host records as owner for terminals created over `connection`. */
+  connectionIdOf(connection: { readonly agent: ClientContext }): string;
+  /** Connections currently served (opened and not yet closed). */
+  readonly connectionCount: number;
+  /** Resolves once every release started by a closed connection has finished. */
+  whenIdle(): Promise<void>;
+}
+
+interface ConnectionState extends RequestScope {
+  readonly connectionId: string;
+}
+
+/**
+ * Serves `terminal/*` and the `_acp-terminal/*` extensions from `host` on every connection `app`
+ * opens. Call it before `connect`/`connectWith`. Each connection gets its own connectionId; a
+ * session only ever sees terminals created under its own (connectionId, sessionId). When a
+ * connection closes, every terminal it owns is killed and released.
+ */
+export function bindTerminalHost(app: ClientApp, host: TerminalHostPort, options: BindOptions = {}): TerminalBinding {
+  if (!(app instanceof ClientApp)) {
+    throw new TypeError(
+      "bindTerminalHost: app is not a ClientApp from the @agentclientprotocol/sdk copy acp-terminal uses; " +
+        "two SDK copies cannot share error types, so error codes would be lost. Deduplicate the SDK " +
+        "(one version, one copy) and create the app with its client().",
+    );
+  }
+  assertConnectionIdentitySupported();
+  const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  if (!Number.isSafeInteger(maxMessageBytes) || maxMessageBytes < 1024) {
+    throw new RangeError(`bindTerminalHost: maxMessageBytes must be an integer >= 1024, received ${maxMessageBytes}`);
+  }
+  const onError =
+    options.onError ?? ((error: unknown, context: string) => console.error(`acp-terminal: ${context}:`, error));
+  const states = new WeakMap<ConnectionHandle, ConnectionState>();
+  let liveConnections = 0;
+  const pendingReleases = new Set<Promise<void>>();
+
+  function releaseConnection(connectionId: string): void {
+    liveConnections -= 1;
+    const release = host
+      .releaseAll({ connectionId })
+      .catch((error: unknown) => onError(error, `releasing the terminals of closed connection ${connectionId}`))
+      .finally(() => pendingReleases.delete(release));
+    pendingReleases.add(release);
+  }
+
+  function stateOf(handle: ConnectionHandle): ConnectionState {
+    const known = states.get(handle);
+    if (known) return known;
+    const connectionId = randomUUID();
+    const state: ConnectionState = {
+      connectionId,
+      connectionSignal: handle.signal,
+      owner: (sessionId: string): TerminalOwner => ({ connectionId, sessionId }),
+    };
+    states.set(handle, state);
+    liveConnections += 1;
+    if (handle.signal.aborted) releaseConnection(connectionId);
+    else handle.signal.addEventListener("abort", () => releaseConnection(connectionId), { once: true });
+    return state;
+  }
+
+  const scopeOf = (agent: ClientContext): RequestScope => stateOf(connectionOf(agent));
+  app.onConnect((connection) => {
+    stateOf(connectionOf(connection.agent));
+  });
+  registerCoreHandlers(app, {
+    host,
+    scopeOf,
+    sessionCwd: (sessionId, connectionId) => options.sessionCwd?.(sessionId, connectionId),
+    outputBudgetBytes: outputBudgetBytes(maxMessageBytes),
+  });
+  registerExtensionHandlers(app, host, scopeOf);
+
+  return {
+    connectionIdOf: (connection) => stateOf(connectionOf(connection.agent)).connectionId,
+    get connectionCount() {
+      return liveConnections;
+    },
+    whenIdle: async () => {
+      while (pendingReleases.size > 0) await Promise.allSettled([...pendingReleases]);
+    },
+  };
+}

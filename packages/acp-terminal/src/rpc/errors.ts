@@ -1,0 +1,67 @@
+import { RequestError } from "@agentclientprotocol/sdk";
+import type { z } from "zod";
+import { TerminalError } from "../host/errors.js";
+
+/** JSON-RPC codes the binding answers with. */
+export const JSON_RPC_ERROR_CODES = {
+  invalidParams: -32602,
+  internalError: -32603,
+  resourceNotFound: -32002,
+} as const;
+
+/**
+ * Maps what a host call threw to the JSON-RPC error the agent sees. The host's message is kept
+ * as the message (never a bare "Internal error"), and `data.reason` carries the TerminalError code
+ * so an agent can tell `stdin_closed` from `exited` without parsing text.
+ */
+export function toRequestError(error: unknown): RequestError {
+  if (error instanceof RequestError) return error;
+  if (!(error instanceof TerminalError)) {
+    const message = error instanceof Error ? error.message : String(error);
+    return new RequestError(JSON_RPC_ERROR_CODES.internalError, `Internal error: ${message}`);
+  }
+  switch (error.code) {
+    case "not_found":
+      return new RequestError(JSON_RPC_ERROR_CODES.resourceNotFound, error.message, {
+        terminalId: error.data?.["terminalId"],
+      });
+    case "invalid_params":
+      return new RequestError(JSON_RPC_ERROR_CODES.invalidParams, error.message, { ...error.data });
+    default:
+      return new RequestError(JSON_RPC_ERROR_CODES.internalError, error.message, {
+        ...error.data,
+        reason: error.code,
+      });
+  }
+}
+
+/** A -32602 whose message names the first bad field, with every issue in `data.issues`. */
+export function invalidParamsFromZod(where: string, error: z.ZodError, pathPrefix: readonly string[] = []): RequestError {
+  const issues = error.issues.map((issue) => ({
+    field: formatPath([...pathPrefix, ...issue.path.map(String)]),
+    message: issue.message,
+  }));
+  const first = issues[0];
+  const summary = first ? `${first.field || "params"}: ${first.message}` : "invalid params";
+  return new RequestError(JSON_RPC_ERROR_CODES.invalidParams, `Invalid params for ${where}: ${summary}`, {
+    field: first?.field,
+    issues,
+  });
+}
+
+/** A parser for `onRequest(method, parser, handler)` that answers -32602 naming the field. */
+export function paramsParser<T>(method: string, schema: z.ZodType<T>): (params: unknown) => T {
+  return (params) => {
+    const result = schema.safeParse(params ?? {});
+    if (!result.success) throw invalidParamsFromZod(method, result.error);
+    return result.data;
+  };
+}
+
+function formatPath(path: readonly string[]): string {
+  return path.reduce((out, key) => {
+    if (/^\d+$/.test(key)) return `${out}[${key}]`;
+    if (/^[A-Za-z_$][\w$]*$/.test(key)) return out ? `${out}.${key}` : key;
+    return `${out}[${JSON.stringify(key)}]`;
+  }, "");
+}

@@ -1,0 +1,98 @@
+import { z } from "zod";
+
+/**
+ * Zod schemas for the acp-terminal extensions. Exported so the agent side can validate what it
+ * sends with the same rules the client applies when it receives.
+ */
+
+/** Signals an agent may send with `_acp-terminal/signal` or choose for `terminal/kill`. */
+export const SUPPORTED_SIGNALS = [
+  "SIGINT",
+  "SIGTERM",
+  "SIGKILL",
+  "SIGHUP",
+  "SIGQUIT",
+  "SIGUSR1",
+  "SIGUSR2",
+  "SIGSTOP",
+  "SIGCONT",
+  "SIGTSTP",
+  "SIGWINCH",
+  "SIGALRM",
+] as const;
+export type SupportedSignal = (typeof SUPPORTED_SIGNALS)[number];
+
+export const signalNameSchema = z.enum(SUPPORTED_SIGNALS, {
+  error: (issue) =>
+    `expected one of ${SUPPORTED_SIGNALS.join(", ")}, received ${JSON.stringify(issue.input)}`,
+});
+
+/** Terminal sizes are unsigned 16-bit in the kernel's winsize. */
+const terminalDimension = z.int().min(1).max(65_535);
+
+export const ptySizeSchema = z.object({
+  cols: terminalDimension.optional(),
+  rows: terminalDimension.optional(),
+});
+
+const metaSchema = z.record(z.string(), z.unknown()).nullish();
+const idSchema = z.string().min(1);
+
+/** `terminal/create` `_meta["acp-terminal"]`: run in a PTY, keep stdin open. Unknown keys are ignored. */
+export const createTerminalMetaSchema = z.object({
+  pty: z.union([z.boolean(), ptySizeSchema]).optional(),
+  stdin: z.boolean().optional(),
+});
+export type CreateTerminalMeta = z.infer<typeof createTerminalMetaSchema>;
+
+/** `terminal/kill` `_meta["acp-terminal"]`: the first signal to send (default SIGTERM). */
+export const killTerminalMetaSchema = z.object({
+  signal: signalNameSchema.optional(),
+});
+export type KillTerminalMeta = z.infer<typeof killTerminalMetaSchema>;
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * `_acp-terminal/write`: `data` is UTF-8 text, `dataBase64` raw bytes; at most one of them.
+ * `eof: true` closes stdin after the write (alone, it just closes stdin).
+ */
+export const writeParamsSchema = z
+  .object({
+    sessionId: idSchema,
+    terminalId: idSchema,
+    data: z.string().optional(),
+    dataBase64: z.string().regex(BASE64, "expected standard base64 (A-Z a-z 0-9 + /, = padding)").optional(),
+    eof: z.boolean().optional(),
+    _meta: metaSchema,
+  })
+  .superRefine((params, ctx) => {
+    if (params.data !== undefined && params.dataBase64 !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["dataBase64"], message: "give either data or dataBase64, not both" });
+    } else if (params.data === undefined && params.dataBase64 === undefined && params.eof !== true) {
+      ctx.addIssue({ code: "custom", path: ["data"], message: "give data, dataBase64 or eof: true" });
+    }
+  });
+export type WriteParams = z.infer<typeof writeParamsSchema>;
+
+/** `_acp-terminal/resize`: PTY terminals only. */
+export const resizeParamsSchema = z.object({
+  sessionId: idSchema,
+  terminalId: idSchema,
+  cols: terminalDimension,
+  rows: terminalDimension,
+  _meta: metaSchema,
+});
+export type ResizeParams = z.infer<typeof resizeParamsSchema>;
+
+/** `_acp-terminal/signal`: deliver a signal to the command's process group. */
+export const signalParamsSchema = z.object({
+  sessionId: idSchema,
+  terminalId: idSchema,
+  signal: signalNameSchema,
+  _meta: metaSchema,
+});
+export type SignalParams = z.infer<typeof signalParamsSchema>;
+
+/** Every extension method answers with an empty object. */
+export type ExtensionResult = Record<string, never>;
