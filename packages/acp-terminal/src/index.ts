@@ -1,4 +1,40 @@
-export const placeholder = 1;
+// --- TerminalHost core (src/host, src/output, src/spawn, src/terminate) ---
+export { TerminalHost } from "./host/terminal-host.js";
+export { TerminalError } from "./host/errors.js";
+export type { TerminalErrorCode } from "./host/errors.js";
+export type {
+  AuthorizeRequest,
+  CreateTerminalParams,
+  EnvVariable,
+  ExitStatus,
+  PtyOptions,
+  ShellMode,
+  TerminalCreateEvent,
+  TerminalExitEvent,
+  TerminalHostEvents,
+  TerminalHostOptions,
+  TerminalInfo,
+  TerminalOutputEvent,
+  TerminalOutputSnapshot,
+  TerminalOwner,
+  TerminalReleaseEvent,
+  TerminalState,
+  WriteOptions,
+} from "./host/types.js";
+export {
+  DEFAULT_EXIT_DRAIN_GRACE_MS,
+  DEFAULT_MAX_OUTPUT_BYTE_LIMIT,
+  DEFAULT_MAX_PENDING_STDIN_BYTES,
+  DEFAULT_MAX_TERMINALS,
+  DEFAULT_MAX_TERMINALS_PER_SESSION,
+  DEFAULT_OUTPUT_BYTE_LIMIT,
+  MESSAGE_SAFE_OUTPUT_BYTE_LIMIT,
+} from "./host/options.js";
+export { DEFAULT_PTY_SIZE, MAX_PTY_DIMENSION } from "./host/validate.js";
+export { KILL_GRACE_MS } from "./terminate/kill.js";
+export { OutputBuffer } from "./output/output-buffer.js";
+export { renderPtyText } from "./output/pty-text.js";
+// --- end TerminalHost core ---
 
 // --- ACP binding and extensions (src/rpc, src/keys) ---
 export { bindTerminalHost } from "./rpc/bind.js";

@@ -1,0 +1,54 @@
+type Listener<Args extends unknown[]> = (...args: Args) => void;
+
+/**
+ * A small typed event emitter. A listener that throws does not reach the emitter (the emit comes
+ * from a child's output stream or exit, which must go on): the error becomes a process warning.
+ */
+export class TypedEvents<Events extends { [K in keyof Events]: unknown[] }> {
+  readonly #listeners = new Map<keyof Events, Set<Listener<never>>>();
+
+  on<E extends keyof Events>(event: E, listener: Listener<Events[E]>): void {
+    let set = this.#listeners.get(event);
+    if (!set) this.#listeners.set(event, (set = new Set()));
+    set.add(listener as Listener<never>);
+  }
+
+  off<E extends keyof Events>(event: E, listener: Listener<Events[E]>): void {
+    const set = this.#listeners.get(event);
+    if (!set) return;
+    if (set.delete(listener as Listener<never>)) return;
+    // A listener added with once() is registered through its wrapper.
+    for (const registered of set) {
+      if ((registered as { listener?: unknown }).listener === listener) {
+        set.delete(registered);
+        return;
+      }
+    }
+  }
+
+  once<E extends keyof Events>(event: E, listener: Listener<Events[E]>): void {
+    const wrapper = Object.assign(
+      (...args: Events[E]) => {
+        this.off(event, wrapper);
+        listener(...args);
+      },
+      { listener },
+    );
+    this.on(event, wrapper);
+  }
+
+  emit<E extends keyof Events>(event: E, ...args: Events[E]): void {
+    const set = this.#listeners.get(event);
+    if (!set) return;
+    for (const listener of [...set]) {
+      try {
+        (listener as Listener<Events[E]>)(...args);
+      } catch (error) {
+        process.emitWarning(`A TerminalHost "${String(event)}" listener threw: ${String(error)}`, {
+          type: "TerminalHostListenerWarning",
+          detail: error instanceof Error ? error.stack : undefined,
+        });
+      }
+    }
+  }
+}

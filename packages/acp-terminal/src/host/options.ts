@@ -1,0 +1,120 @@
+import { KILL_GRACE_MS } from "../terminate/kill.js";
+import { TerminalError } from "./errors.js";
+import type { AuthorizeRequest, ShellMode, TerminalHostOptions } from "./types.js";
+import { absolutePath, nonNegativeInteger, positiveInteger } from "./validate.js";
+
+const MiB = 1024 * 1024;
+
+export const DEFAULT_OUTPUT_BYTE_LIMIT = MiB;
+export const DEFAULT_MAX_OUTPUT_BYTE_LIMIT = 8 * MiB;
+/**
+ * The largest retained output whose `terminal/output` response still fits the ACP SDK's 32 MiB
+ * message limit in the worst case: every byte a control character that JSON escapes to six
+ * bytes (`\u001b`), with 64 KiB left for the envelope. Any ceiling is clamped to this.
+ */
+export const MESSAGE_SAFE_OUTPUT_BYTE_LIMIT = Math.floor((32 * MiB - 64 * 1024) / 6);
+export const DEFAULT_EXIT_DRAIN_GRACE_MS = 250;
+export const DEFAULT_MAX_TERMINALS_PER_SESSION = 64;
+export const DEFAULT_MAX_TERMINALS = 1024;
+export const DEFAULT_MAX_PENDING_STDIN_BYTES = MiB;
+
+export interface ResolvedHostOptions {
+  shell: ShellMode;
+  defaultOutputByteLimit: number;
+  maxOutputByteLimit: number;
+  killGraceMs: number;
+  exitDrainGraceMs: number;
+  maxTerminalsPerSession: number;
+  maxTerminals: number;
+  cwd: string | undefined;
+  env: NonNullable<TerminalHostOptions["env"]>;
+  pty: boolean;
+  maxPendingStdinBytes: number;
+  authorize: ((request: AuthorizeRequest) => Promise<boolean | string> | boolean | string) | undefined;
+}
+
+const KNOWN_OPTIONS = new Set<string>([
+  "shell",
+  "defaultOutputByteLimit",
+  "maxOutputByteLimit",
+  "killGraceMs",
+  "exitDrainGraceMs",
+  "maxTerminalsPerSession",
+  "maxTerminals",
+  "cwd",
+  "env",
+  "pty",
+  "maxPendingStdinBytes",
+  "authorize",
+] satisfies (keyof TerminalHostOptions)[]);
+
+const field = (name: string): string => `options.${name}`;
+
+function optional<T>(value: T | undefined, fallback: T, check: (value: T) => T): T {
+  return value === undefined ? fallback : check(value);
+}
+
+/** Options with defaults filled in; every wrong option is a TerminalError naming it. */
+export function resolveHostOptions(options: TerminalHostOptions = {}): ResolvedHostOptions {
+  if (typeof options !== "object" || options === null) {
+    throw TerminalError.invalidParams("options", "an object of TerminalHostOptions", options);
+  }
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.has(key)) {
+      throw TerminalError.invalidParams(field(key), `one of ${[...KNOWN_OPTIONS].join(", ")}`, key);
+    }
+  }
+  const o = options;
+  const shell = optional<ShellMode>(o.shell, "auto", (value) => {
+    if (value !== "auto" && value !== "always" && value !== "never") {
+      throw TerminalError.invalidParams(field("shell"), '"auto", "always" or "never"', value);
+    }
+    return value;
+  });
+  const maxOutputByteLimit = Math.min(
+    optional(o.maxOutputByteLimit, DEFAULT_MAX_OUTPUT_BYTE_LIMIT, (v) => nonNegativeInteger(field("maxOutputByteLimit"), v, "bytes")),
+    MESSAGE_SAFE_OUTPUT_BYTE_LIMIT,
+  );
+  const defaultOutputByteLimit = optional(o.defaultOutputByteLimit, Math.min(DEFAULT_OUTPUT_BYTE_LIMIT, maxOutputByteLimit), (v) =>
+    nonNegativeInteger(field("defaultOutputByteLimit"), v, "bytes"),
+  );
+  if (defaultOutputByteLimit > maxOutputByteLimit) {
+    throw new TerminalError(
+      "invalid_params",
+      `Invalid options.defaultOutputByteLimit: ${defaultOutputByteLimit} bytes is above the ceiling maxOutputByteLimit (${maxOutputByteLimit} bytes)`,
+      { field: field("defaultOutputByteLimit") },
+    );
+  }
+  const env = optional<ResolvedHostOptions["env"]>(o.env, "inherit", (value) => {
+    if (value !== "inherit" && value !== "empty" && typeof value !== "function") {
+      throw TerminalError.invalidParams(field("env"), '"inherit", "empty" or a function (base) => env', value);
+    }
+    return value;
+  });
+  return {
+    shell,
+    defaultOutputByteLimit,
+    maxOutputByteLimit,
+    killGraceMs: optional(o.killGraceMs, KILL_GRACE_MS, (v) => nonNegativeInteger(field("killGraceMs"), v, "ms")),
+    exitDrainGraceMs: optional(o.exitDrainGraceMs, DEFAULT_EXIT_DRAIN_GRACE_MS, (v) =>
+      nonNegativeInteger(field("exitDrainGraceMs"), v, "ms"),
+    ),
+    maxTerminalsPerSession: optional(o.maxTerminalsPerSession, DEFAULT_MAX_TERMINALS_PER_SESSION, (v) =>
+      positiveInteger(field("maxTerminalsPerSession"), v),
+    ),
+    maxTerminals: optional(o.maxTerminals, DEFAULT_MAX_TERMINALS, (v) => positiveInteger(field("maxTerminals"), v)),
+    cwd: o.cwd === undefined ? undefined : absolutePath(field("cwd"), o.cwd),
+    env,
+    pty: optional(o.pty, false, (value) => {
+      if (typeof value !== "boolean") throw TerminalError.invalidParams(field("pty"), "a boolean", value);
+      return value;
+    }),
+    maxPendingStdinBytes: optional(o.maxPendingStdinBytes, DEFAULT_MAX_PENDING_STDIN_BYTES, (v) =>
+      positiveInteger(field("maxPendingStdinBytes"), v),
+    ),
+    authorize: optional(o.authorize, undefined, (value) => {
+      if (typeof value !== "function") throw TerminalError.invalidParams(field("authorize"), "a function", value);
+      return value;
+    }),
+  };
+}

@@ -1,0 +1,416 @@
+import { randomUUID } from "node:crypto";
+import { OutputBuffer } from "../output/output-buffer.js";
+import { planCommand, resolveShell } from "../spawn/command.js";
+import { baseEnvironment, commandEnvironment } from "../spawn/env.js";
+import { spawnProcess } from "../spawn/spawn.js";
+import type { SpawnedProcess } from "../spawn/types.js";
+import { terminateProcessGroup } from "../terminate/kill.js";
+import { parseSignalName } from "../terminate/signals.js";
+import { TerminalError } from "./errors.js";
+import { TypedEvents } from "./events.js";
+import { resolveHostOptions, type ResolvedHostOptions } from "./options.js";
+import { Terminal } from "./terminal.js";
+import type {
+  CreateTerminalParams,
+  ExitStatus,
+  TerminalHostEvents,
+  TerminalHostOptions,
+  TerminalInfo,
+  TerminalOutputSnapshot,
+  TerminalOwner,
+  WriteOptions,
+} from "./types.js";
+import {
+  absolutePath,
+  validateCreateParams,
+  validateOwner,
+  validatePtySize,
+  validateTerminalId,
+  type ValidCreateParams,
+} from "./validate.js";
+
+const sessionKey = (owner: TerminalOwner): string => `${owner.connectionId}\u0000${owner.sessionId}`;
+
+function disposedError(): TerminalError {
+  return new TerminalError("disposed", "The terminal host was disposed; its terminals were killed and released");
+}
+
+/** `git commit -m 'a b'`: the command line a person would type, for messages. */
+function displayCommand(command: string, args: readonly string[] | undefined): string {
+  const quote = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`);
+  return args ? [command, ...args].map(quote).join(" ") : command;
+}
+
+function toBytes(data: string | Uint8Array): Uint8Array {
+  if (typeof data === "string") return Buffer.from(data, "utf8");
+  if (data instanceof Uint8Array) return Uint8Array.prototype.slice.call(data);
+  throw TerminalError.invalidParams("data", "a string or Uint8Array", typeof data);
+}
+
+/**
+ * The client side of ACP terminals, without a transport: starts commands for an owner (a
+ * connection and a session), keeps the newest bytes of their output, reports their exit, and
+ * kills them with their process group. Every id is scoped by owner: another owner's terminal is
+ * "not found". Events let a UI follow output live and kill terminals itself.
+ */
+export class TerminalHost {
+  readonly #options: ResolvedHostOptions;
+  readonly #terminals = new Map<string, Terminal>();
+  readonly #events = new TypedEvents<TerminalHostEvents>();
+  /** Live terminals (and creates in flight) per session, and in all. */
+  readonly #sessionCounts = new Map<string, number>();
+  #liveCount = 0;
+  /** Creates and releases in flight, so dispose() can wait for them. */
+  readonly #inFlight = new Set<Promise<unknown>>();
+  #shellPath: string | undefined;
+  #disposing: Promise<void> | undefined;
+
+  constructor(options?: TerminalHostOptions) {
+    this.#options = resolveHostOptions(options);
+  }
+
+  get limits(): { defaultOutputByteLimit: number; maxOutputByteLimit: number } {
+    return {
+      defaultOutputByteLimit: this.#options.defaultOutputByteLimit,
+      maxOutputByteLimit: this.#options.maxOutputByteLimit,
+    };
+  }
+
+  on<E extends keyof TerminalHostEvents>(event: E, listener: (...args: TerminalHostEvents[E]) => void): this {
+    this.#events.on(event, listener);
+    return this;
+  }
+
+  off<E extends keyof TerminalHostEvents>(event: E, listener: (...args: TerminalHostEvents[E]) => void): this {
+    this.#events.off(event, listener);
+    return this;
+  }
+
+  once<E extends keyof TerminalHostEvents>(event: E, listener: (...args: TerminalHostEvents[E]) => void): this {
+    this.#events.once(event, listener);
+    return this;
+  }
+
+  /** Starts a command; resolves with its terminal id once the process has spawned. */
+  create(owner: TerminalOwner, params: CreateTerminalParams, context?: { sessionCwd?: string }): Promise<string> {
+    const creating = this.#create(owner, params, context);
+    this.#track(creating);
+    return creating;
+  }
+
+  async #create(
+    ownerInput: TerminalOwner,
+    paramsInput: CreateTerminalParams,
+    context: { sessionCwd?: string } | undefined,
+  ): Promise<string> {
+    if (this.#disposing) throw disposedError();
+    const owner = validateOwner(ownerInput);
+    const params = validateCreateParams(paramsInput);
+    const sessionCwd =
+      context?.sessionCwd === undefined || context.sessionCwd === null
+        ? undefined
+        : absolutePath("context.sessionCwd", context.sessionCwd);
+    const cwd = params.cwd ?? sessionCwd ?? this.#options.cwd ?? process.cwd();
+    const plan = planCommand(params.command, params.args, this.#options.shell, () => this.#shell());
+    const releaseSlot = this.#reserveSlot(owner);
+    try {
+      await this.#authorize(owner, params, cwd, plan.shell);
+      const env = commandEnvironment(this.#baseEnvironment(), params.env);
+      const pty = params.pty === undefined ? (this.#options.pty ? { cols: 80, rows: 24 } : false) : params.pty;
+      const outputByteLimit = Math.min(
+        params.outputByteLimit ?? this.#options.defaultOutputByteLimit,
+        this.#options.maxOutputByteLimit,
+      );
+      const terminalId = randomUUID();
+      const buffer = new OutputBuffer(outputByteLimit);
+      const controller = new AbortController();
+      const spawned = await spawnProcess({
+        file: plan.file,
+        args: plan.args,
+        cwd,
+        env,
+        stdin: params.stdin,
+        ...(pty ? { pty } : {}),
+        exitDrainGraceMs: this.#options.exitDrainGraceMs,
+        maxPendingStdinBytes: this.#options.maxPendingStdinBytes,
+        onData: (data) => {
+          buffer.append(data);
+          this.#events.emit("output", { terminalId, owner, data });
+        },
+        signal: controller.signal,
+      });
+      if (this.#disposing) {
+        await this.#abandon(spawned, controller);
+        throw disposedError();
+      }
+      const terminal = new Terminal({
+        id: terminalId,
+        owner,
+        command: params.command,
+        args: params.args ?? [],
+        cwd,
+        buffer,
+        controller,
+        process: spawned,
+        killGraceMs: this.#options.killGraceMs,
+        onExit: (exited) => {
+          const exitStatus = exited.exitStatus;
+          if (exitStatus) this.#events.emit("exit", { terminalId, owner, exitStatus: { ...exitStatus } });
+        },
+      });
+      this.#terminals.set(terminalId, terminal);
+      this.#events.emit("create", { terminalId, info: terminal.info() });
+      return terminalId;
+    } catch (error) {
+      releaseSlot();
+      throw error;
+    }
+  }
+
+  /** The output so far; never waits. */
+  output(owner: TerminalOwner, terminalId: string): TerminalOutputSnapshot {
+    return this.#get(owner, terminalId).snapshot();
+  }
+
+  /** Resolves once the command has exited and its output is drained. */
+  waitForExit(owner: TerminalOwner, terminalId: string): Promise<ExitStatus> {
+    return this.#async(() => this.#get(owner, terminalId).waitForExit());
+  }
+
+  /**
+   * SIGTERM (or `signal`) to the command's process group, SIGKILL after `killGraceMs`; resolves
+   * once it has exited and drained. The terminal stays readable. Exited: its status, no signal.
+   */
+  kill(owner: TerminalOwner, terminalId: string, signal?: string): Promise<ExitStatus> {
+    return this.#async(() => {
+      const terminal = this.#get(owner, terminalId);
+      return terminal.kill(parseSignalName(signal ?? "SIGTERM"));
+    });
+  }
+
+  /** Kills the command if it runs and forgets the terminal. Unknown or released ids: nothing to do. */
+  release(owner: TerminalOwner, terminalId: string): Promise<void> {
+    return this.#async(() => {
+      const validOwner = validateOwner(owner);
+      const terminal = this.#terminals.get(validateTerminalId(terminalId));
+      if (!terminal || sessionKey(terminal.owner) !== sessionKey(validOwner)) return Promise.resolve();
+      return this.#release(terminal, TerminalError.notFound(terminalId));
+    });
+  }
+
+  /** Releases every terminal of a connection, or of one session in it. */
+  releaseAll(filter: { connectionId: string; sessionId?: string }): Promise<void> {
+    return this.#async(async () => {
+      const matching = this.#select(filter);
+      await Promise.all(matching.map((terminal) => this.#release(terminal, TerminalError.notFound(terminal.id))));
+    });
+  }
+
+  /** Writes to the command's stdin; resolves once the bytes were handed to the OS. */
+  write(owner: TerminalOwner, terminalId: string, data: string | Uint8Array, options?: WriteOptions): Promise<void> {
+    return this.#async(async () => {
+      const terminal = this.#get(owner, terminalId);
+      const bytes = toBytes(data);
+      const eof = options?.eof ?? false;
+      if (typeof eof !== "boolean") throw TerminalError.invalidParams("options.eof", "a boolean", eof);
+      const { process: spawned } = terminal;
+      if (!spawned.pty && !spawned.writable) {
+        if (terminal.exitStatus) throw new TerminalError("exited", `Terminal ${terminalId} has exited; it takes no more input`);
+        throw new TerminalError(
+          "stdin_closed",
+          terminal.process.writable
+            ? `stdin of terminal ${terminalId} is closed`
+            : `stdin of terminal ${terminalId} is closed: create it with stdin: true to write to it, and write before ending it (eof)`,
+          { terminalId },
+        );
+      }
+      if (terminal.exitStatus) throw new TerminalError("exited", `Terminal ${terminalId} has exited; it takes no more input`);
+      if (bytes.byteLength > 0 || !eof) await spawned.write(bytes);
+      if (eof) await spawned.endInput();
+    });
+  }
+
+  /** Resizes a PTY terminal. */
+  resize(owner: TerminalOwner, terminalId: string, cols: number, rows: number): void {
+    const terminal = this.#get(owner, terminalId);
+    const size = validatePtySize(cols, rows);
+    if (!terminal.process.pty) {
+      throw new TerminalError("not_pty", `Terminal ${terminalId} runs without a PTY; only PTY terminals can be resized`, {
+        terminalId,
+      });
+    }
+    this.#assertRunning(terminal);
+    terminal.process.resize(size.cols, size.rows);
+  }
+
+  /** Sends a named POSIX signal (`"SIGINT"`) to the command's process group. */
+  signal(owner: TerminalOwner, terminalId: string, signal: string): void {
+    const terminal = this.#get(owner, terminalId);
+    const name = parseSignalName(signal);
+    this.#assertRunning(terminal);
+    terminal.sendSignal(name);
+  }
+
+  /** A kill the user asked for in the UI: no owner check. */
+  userKill(terminalId: string): Promise<ExitStatus> {
+    return this.#async(() => {
+      const terminal = this.#terminals.get(validateTerminalId(terminalId));
+      if (!terminal) throw TerminalError.notFound(terminalId);
+      return terminal.kill("SIGTERM");
+    });
+  }
+
+  info(terminalId: string): TerminalInfo | undefined {
+    return this.#terminals.get(terminalId)?.info();
+  }
+
+  list(filter?: { connectionId?: string; sessionId?: string }): TerminalInfo[] {
+    return this.#select(filter ?? {}).map((terminal) => terminal.info());
+  }
+
+  /** Kills and releases every terminal; pending waits reject with "disposed". Idempotent. */
+  dispose(): Promise<void> {
+    this.#disposing ??= (async () => {
+      const all = [...this.#terminals.values()];
+      await Promise.allSettled(all.map((terminal) => this.#release(terminal, disposedError())));
+      while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+    })();
+    return this.#disposing;
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.dispose();
+  }
+
+  #get(owner: TerminalOwner, terminalId: string): Terminal {
+    const validOwner = validateOwner(owner);
+    const terminal = this.#terminals.get(validateTerminalId(terminalId));
+    if (!terminal || sessionKey(terminal.owner) !== sessionKey(validOwner)) throw TerminalError.notFound(terminalId);
+    return terminal;
+  }
+
+  #assertRunning(terminal: Terminal): void {
+    if (terminal.exitStatus || terminal.process.hasExited()) {
+      throw new TerminalError("exited", `Terminal ${terminal.id} has exited`, { terminalId: terminal.id });
+    }
+  }
+
+  #select(filter: { connectionId?: string; sessionId?: string }): Terminal[] {
+    return [...this.#terminals.values()].filter(
+      (terminal) =>
+        (filter.connectionId === undefined || terminal.owner.connectionId === filter.connectionId) &&
+        (filter.sessionId === undefined || terminal.owner.sessionId === filter.sessionId),
+    );
+  }
+
+  /** Runs `body` so that a synchronous throw (a bad parameter) becomes a rejection. */
+  #async<T>(body: () => Promise<T>): Promise<T> {
+    try {
+      return body();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #track(promise: Promise<unknown>): void {
+    const settled: Promise<boolean> = promise.then(
+      () => this.#inFlight.delete(settled),
+      () => this.#inFlight.delete(settled),
+    );
+    this.#inFlight.add(settled);
+  }
+
+  #release(terminal: Terminal, reason: TerminalError): Promise<void> {
+    if (this.#terminals.get(terminal.id) === terminal) {
+      this.#terminals.delete(terminal.id);
+      this.#freeSlot(terminal.owner);
+    }
+    const releasing = terminal.release(reason).then(() => {
+      this.#events.emit("release", { terminalId: terminal.id, owner: terminal.owner });
+    });
+    this.#track(releasing);
+    return releasing;
+  }
+
+  /** Takes a slot for a new terminal or throws "limit_reached"; returns how to give it back. */
+  #reserveSlot(owner: TerminalOwner): () => void {
+    const key = sessionKey(owner);
+    const inSession = this.#sessionCounts.get(key) ?? 0;
+    const { maxTerminalsPerSession, maxTerminals } = this.#options;
+    if (inSession >= maxTerminalsPerSession) {
+      throw new TerminalError(
+        "limit_reached",
+        `This session has ${inSession} live terminals, the most allowed (maxTerminalsPerSession ${maxTerminalsPerSession}): release terminals you no longer need`,
+        { live: inSession, limit: maxTerminalsPerSession },
+      );
+    }
+    if (this.#liveCount >= maxTerminals) {
+      throw new TerminalError(
+        "limit_reached",
+        `The host has ${this.#liveCount} live terminals, the most allowed (maxTerminals ${maxTerminals}): release terminals you no longer need`,
+        { live: this.#liveCount, limit: maxTerminals },
+      );
+    }
+    this.#sessionCounts.set(key, inSession + 1);
+    this.#liveCount++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#freeSlot(owner);
+    };
+  }
+
+  #freeSlot(owner: TerminalOwner): void {
+    const key = sessionKey(owner);
+    const count = (this.#sessionCounts.get(key) ?? 1) - 1;
+    if (count > 0) this.#sessionCounts.set(key, count);
+    else this.#sessionCounts.delete(key);
+    this.#liveCount--;
+  }
+
+  async #authorize(owner: TerminalOwner, params: ValidCreateParams, cwd: string, shell: boolean): Promise<void> {
+    const { authorize } = this.#options;
+    if (!authorize) return;
+    const command = displayCommand(params.command, params.args);
+    let verdict: boolean | string;
+    try {
+      verdict = await authorize({ owner, command: params.command, args: params.args ?? [], cwd, shell });
+    } catch (error) {
+      throw new TerminalError(
+        "denied",
+        `Denied: the authorize hook failed for ${command}: ${error instanceof Error ? error.message : String(error)}`,
+        { command: params.command },
+        { cause: error },
+      );
+    }
+    if (verdict === true) return;
+    const reason = typeof verdict === "string" && verdict.length > 0 ? ` (${verdict})` : "";
+    throw new TerminalError("denied", `Denied by the user: ${command}${reason}`, { command: params.command });
+  }
+
+  #baseEnvironment(): Record<string, string> {
+    const base = baseEnvironment(this.#options.env);
+    for (const [name, value] of Object.entries(base)) {
+      if (typeof value !== "string") {
+        throw TerminalError.invalidParams(`options.env() result ${name}`, "a string value", value);
+      }
+    }
+    return base;
+  }
+
+  #shell(): string {
+    this.#shellPath ??= resolveShell(process.env.PATH);
+    return this.#shellPath;
+  }
+
+  /** A process that spawned after dispose() began: killed with its group, never registered. */
+  async #abandon(spawned: SpawnedProcess, controller: AbortController): Promise<void> {
+    try {
+      await terminateProcessGroup(spawned, { signal: "SIGKILL", graceMs: 0, abortSignal: controller.signal });
+      await spawned.settled;
+    } finally {
+      controller.abort();
+    }
+  }
+}

@@ -1,0 +1,189 @@
+import type { OutputBuffer } from "../output/output-buffer.js";
+import { renderPtyText } from "../output/pty-text.js";
+import type { SpawnedProcess } from "../spawn/types.js";
+import { killLeftovers, processGroupAlive, signalProcessGroup, terminateProcessGroup } from "../terminate/kill.js";
+import { TerminalError } from "./errors.js";
+import type {
+  ExitStatus,
+  TerminalInfo,
+  TerminalOutputSnapshot,
+  TerminalOwner,
+  TerminalState,
+} from "./types.js";
+
+export interface TerminalInit {
+  id: string;
+  owner: TerminalOwner;
+  command: string;
+  args: string[];
+  cwd: string;
+  buffer: OutputBuffer;
+  controller: AbortController;
+  process: SpawnedProcess;
+  killGraceMs: number;
+  onExit: (terminal: Terminal) => void;
+}
+
+/** Wraps an OS failure to signal (EPERM: a member of the group runs as another user). */
+function signalFailed(pid: number, signal: string, error: unknown): TerminalError {
+  const code = (error as NodeJS.ErrnoException).code ?? String(error);
+  return new TerminalError("denied", `The OS refused ${signal} to process group ${pid} (${code})`, { pid, signal }, {
+    cause: error,
+  });
+}
+
+/**
+ * One command and everything the host knows about it. Its AbortController owns its timers and
+ * listeners and is aborted when it has exited and drained, or when it is released.
+ */
+export class Terminal {
+  readonly id: string;
+  readonly owner: TerminalOwner;
+  readonly command: string;
+  readonly args: string[];
+  readonly cwd: string;
+  readonly startedAt = Date.now();
+  readonly buffer: OutputBuffer;
+  readonly process: SpawnedProcess;
+  readonly #controller: AbortController;
+  readonly #killGraceMs: number;
+  #state: TerminalState = "running";
+  #exitStatus: ExitStatus | undefined;
+  /** Whether processes were left in the group when the leader exited (background children). */
+  #groupOutlivedLeader = false;
+  /** Resolves with the exit status once exited and drained; never rejects. */
+  readonly #exited: Promise<ExitStatus>;
+  /** Rejects when the terminal is released (or the host disposed), ending pending waits. */
+  readonly #gone: Promise<never>;
+  #rejectGone!: (error: TerminalError) => void;
+  #killing: Promise<ExitStatus> | undefined;
+  #releasing: Promise<void> | undefined;
+  #rendered: { version: number; text: string } | undefined;
+
+  constructor(init: TerminalInit) {
+    this.id = init.id;
+    this.owner = init.owner;
+    this.command = init.command;
+    this.args = init.args;
+    this.cwd = init.cwd;
+    this.buffer = init.buffer;
+    this.process = init.process;
+    this.#controller = init.controller;
+    this.#killGraceMs = init.killGraceMs;
+    this.#gone = new Promise<never>((_, reject) => {
+      this.#rejectGone = reject;
+    });
+    this.#gone.catch(() => {}); // only waits observe it
+    this.#exited = init.process.settled.then((status) => {
+      this.#exitStatus = status;
+      if (this.#state === "running") this.#state = "exited";
+      this.buffer.end();
+      this.#groupOutlivedLeader = processGroupAlive(this.process.pid);
+      this.#controller.abort();
+      init.onExit(this);
+      return status;
+    });
+  }
+
+  get state(): TerminalState {
+    return this.#state;
+  }
+
+  get exitStatus(): ExitStatus | undefined {
+    return this.#exitStatus;
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  info(): TerminalInfo {
+    return {
+      terminalId: this.id,
+      owner: this.owner,
+      command: this.command,
+      args: [...this.args],
+      cwd: this.cwd,
+      pty: this.process.pty,
+      state: this.#state,
+      ...(this.#exitStatus ? { exitStatus: { ...this.#exitStatus } } : {}),
+      startedAt: this.startedAt,
+    };
+  }
+
+  snapshot(): TerminalOutputSnapshot {
+    return {
+      output: this.#text(),
+      truncated: this.buffer.truncated,
+      ...(this.#exitStatus ? { exitStatus: { ...this.#exitStatus } } : {}),
+      totalBytes: this.buffer.totalBytes,
+      droppedBytes: this.buffer.droppedBytes,
+    };
+  }
+
+  /** Exit status once exited and drained; rejects with `releasedError` if released first. */
+  waitForExit(): Promise<ExitStatus> {
+    if (this.#exitStatus) return Promise.resolve({ ...this.#exitStatus });
+    return Promise.race([this.#exited.then((status) => ({ ...status })), this.#gone]);
+  }
+
+  /**
+   * `signal` to the process group, SIGKILL after the grace; resolves once exited and drained.
+   * A kill while one is under way joins it (a SIGKILL is sent at once). Exited: its status.
+   */
+  kill(signal: NodeJS.Signals): Promise<ExitStatus> {
+    if (this.#exitStatus) return Promise.resolve({ ...this.#exitStatus });
+    if (this.#killing) {
+      if (signal === "SIGKILL") this.sendSignal("SIGKILL");
+      return this.#killing;
+    }
+    const killing = terminateProcessGroup(this.process, {
+      signal,
+      graceMs: this.#killGraceMs,
+      abortSignal: this.#controller.signal,
+    }).then(
+      () => this.#exited,
+      (error: unknown) => {
+        this.#killing = undefined;
+        throw signalFailed(this.process.pid, signal, error);
+      },
+    );
+    this.#killing = killing;
+    return killing.then((status) => ({ ...status }));
+  }
+
+  /** A signal to the process group; the caller has checked the terminal is running. */
+  sendSignal(signal: NodeJS.Signals): void {
+    try {
+      signalProcessGroup(this.process.pid, signal, !this.process.hasExited());
+    } catch (error) {
+      throw signalFailed(this.process.pid, signal, error);
+    }
+  }
+
+  /**
+   * Ends the terminal: pending waits reject with `reason` at once, the command is killed if it
+   * runs, and processes it left in its group are killed. Idempotent.
+   */
+  release(reason: TerminalError): Promise<void> {
+    if (this.#releasing) return this.#releasing;
+    this.#state = "released";
+    this.#rejectGone(reason);
+    this.#releasing = (async () => {
+      try {
+        if (!this.#exitStatus) await this.kill("SIGTERM");
+        else if (this.#groupOutlivedLeader) killLeftovers(this.process.pid);
+      } finally {
+        this.#controller.abort();
+      }
+    })();
+    return this.#releasing;
+  }
+
+  #text(): string {
+    if (!this.process.pty) return this.buffer.text();
+    const version = this.buffer.version;
+    if (this.#rendered?.version !== version) this.#rendered = { version, text: renderPtyText(this.buffer.text()) };
+    return this.#rendered.text;
+  }
+}

@@ -1,0 +1,144 @@
+import { TerminalError } from "../host/errors.js";
+import { incompleteTailBytes, leadingContinuationBytes } from "./utf8.js";
+
+/** First capacity of the ring; it doubles as output arrives, up to the limit. */
+const INITIAL_CAPACITY = 4096;
+
+/**
+ * The newest `limit` bytes a command wrote, in a ring that grows by doubling up to `limit`:
+ * appending costs O(chunk) amortized and memory never exceeds `limit` bytes (plus the cached text).
+ *
+ * Text is decoded only when read, with one `TextDecoder` (invalid bytes become U+FFFD), and cached
+ * until new bytes arrive. Once bytes have been dropped, the text starts after any continuation
+ * bytes, so the cut falls on a character boundary even if that leaves less than `limit` bytes.
+ * Until `end()`, an incomplete character at the end is held back rather than shown as U+FFFD.
+ */
+export class OutputBuffer {
+  readonly limit: number;
+  #ring = new Uint8Array(0);
+  /** Index in `#ring` of the oldest byte held. */
+  #start = 0;
+  /** Bytes held in `#ring` (at most `limit`). */
+  #size = 0;
+  #totalBytes = 0;
+  #ended = false;
+  #version = 0;
+  #cachedText: { version: number; text: string } | undefined;
+  readonly #decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
+
+  constructor(limit: number) {
+    if (!Number.isSafeInteger(limit) || limit < 0) {
+      throw TerminalError.invalidParams("outputByteLimit", "a non-negative integer (bytes)", limit);
+    }
+    this.limit = limit;
+  }
+
+  /** Bytes the command has written in all. */
+  get totalBytes(): number {
+    return this.#totalBytes;
+  }
+
+  /** Bytes dropped from the beginning: `totalBytes` minus the bytes `bytes()` returns. */
+  get droppedBytes(): number {
+    return this.#totalBytes - this.retainedBytes;
+  }
+
+  /** Bytes kept, starting on a character boundary. */
+  get retainedBytes(): number {
+    return this.#size - this.#boundarySkip();
+  }
+
+  /** True from the first dropped byte on. */
+  get truncated(): boolean {
+    return this.#totalBytes > this.#size;
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** Changes whenever the retained bytes or `ended` change; lets views cache what they derive. */
+  get version(): number {
+    return this.#version;
+  }
+
+  append(chunk: Uint8Array): void {
+    const length = chunk.byteLength;
+    if (length === 0) return;
+    this.#totalBytes += length;
+    this.#version++;
+    if (length >= this.limit) {
+      this.#ensureCapacity(this.limit);
+      this.#ring.set(chunk.subarray(length - this.limit));
+      this.#start = 0;
+      this.#size = this.limit;
+      return;
+    }
+    this.#ensureCapacity(Math.min(this.limit, this.#size + length));
+    const capacity = this.#ring.length;
+    const end = (this.#start + this.#size) % capacity;
+    const firstPart = Math.min(length, capacity - end);
+    this.#ring.set(chunk.subarray(0, firstPart), end);
+    if (firstPart < length) this.#ring.set(chunk.subarray(firstPart), 0);
+    const overflow = this.#size + length - capacity;
+    if (overflow > 0) {
+      this.#start = (this.#start + overflow) % capacity;
+      this.#size = capacity;
+    } else {
+      this.#size += length;
+    }
+  }
+
+  /** No more bytes will come: an incomplete character at the end now decodes as U+FFFD. */
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#version++;
+  }
+
+  /** A copy of the retained bytes (from the character boundary on). */
+  bytes(): Uint8Array {
+    return this.#slice(this.#boundarySkip(), this.#size).slice();
+  }
+
+  /** The retained bytes as text; cached until the bytes change. */
+  text(): string {
+    if (this.#cachedText?.version === this.#version) return this.#cachedText.text;
+    const from = this.#boundarySkip();
+    const to = this.#ended ? this.#size : this.#size - incompleteTailBytes((i) => this.#byteAt(i), this.#size);
+    const text = to > from ? this.#decoder.decode(this.#slice(from, to)) : "";
+    this.#cachedText = { version: this.#version, text };
+    return text;
+  }
+
+  #boundarySkip(): number {
+    return this.truncated ? leadingContinuationBytes((i) => this.#byteAt(i), this.#size) : 0;
+  }
+
+  #byteAt(index: number): number {
+    return this.#ring[(this.#start + index) % this.#ring.length] ?? 0;
+  }
+
+  /** Retained bytes `from..to` (offsets from the oldest byte): a view when contiguous, else a copy. */
+  #slice(from: number, to: number): Uint8Array {
+    const capacity = this.#ring.length;
+    if (to <= from) return new Uint8Array(0);
+    const begin = (this.#start + from) % capacity;
+    const length = to - from;
+    if (begin + length <= capacity) return this.#ring.subarray(begin, begin + length);
+    const out = new Uint8Array(length);
+    out.set(this.#ring.subarray(begin));
+    out.set(this.#ring.subarray(0, length - (capacity - begin)), capacity - begin);
+    return out;
+  }
+
+  /** Grows the ring (doubling, at most to `limit`) so it holds `needed` bytes, oldest first. */
+  #ensureCapacity(needed: number): void {
+    if (this.#ring.length >= needed) return;
+    const capacity = Math.min(this.limit, Math.max(needed, INITIAL_CAPACITY, this.#ring.length * 2));
+    const grown = new Uint8Array(capacity);
+    grown.set(this.#slice(0, this.#size));
+    this.#ring = grown;
+    this.#start = 0;
+  }
+}

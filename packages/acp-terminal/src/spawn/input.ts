@@ -1,0 +1,166 @@
+import { write as fsWrite } from "node:fs";
+import type { Writable } from "node:stream";
+import { setTimeout as delay } from "node:timers/promises";
+import { TerminalError } from "../host/errors.js";
+
+/** Retry pace for a PTY whose input queue is full (EAGAIN): from 5 ms, doubling to 100 ms. */
+const RETRY_MIN_MS = 5;
+const RETRY_MAX_MS = 100;
+
+function pendingLimit(pendingBytes: number, maxPendingStdinBytes: number): TerminalError {
+  return new TerminalError(
+    "limit_reached",
+    `stdin has ${pendingBytes} bytes the command has not read yet (limit ${maxPendingStdinBytes} bytes): ` +
+      "the command is not reading its input; wait for it to read, or end it",
+    { pendingBytes, maxPendingStdinBytes },
+  );
+}
+
+/** The error for a write that would leave more than `max` bytes pending; a lone large write may pass. */
+function overPendingLimit(pendingBytes: number, incoming: number, max: number): TerminalError | undefined {
+  return pendingBytes > 0 && pendingBytes + incoming > max ? pendingLimit(pendingBytes, max) : undefined;
+}
+
+export function inputClosed(reason: string): TerminalError {
+  return new TerminalError("stdin_closed", `stdin is closed: ${reason}`);
+}
+
+export const exitedError = (): TerminalError =>
+  new TerminalError("exited", "The command has exited; it takes no more input");
+
+/** stdin of a piped child: writes resolve when flushed to the OS, bounded by `maxPendingBytes`. */
+export class PipeInput {
+  #closedBy: "eof" | "exit" | undefined;
+  #failure: Error | undefined;
+
+  constructor(
+    private readonly stream: Writable,
+    private readonly maxPendingBytes: number,
+  ) {
+    // EPIPE when the command closes its stdin or exits; the failed write reports it.
+    stream.on("error", (error) => {
+      this.#failure = error;
+    });
+  }
+
+  get writable(): boolean {
+    return this.#closedBy === undefined && this.#failure === undefined;
+  }
+
+  write(data: Uint8Array): Promise<void> {
+    if (!this.writable) return Promise.reject(this.#closedError());
+    const refused = overPendingLimit(this.stream.writableLength, data.byteLength, this.maxPendingBytes);
+    if (refused) return Promise.reject(refused);
+    return new Promise((resolve, reject) => {
+      this.stream.write(data, (error) => (error ? reject(this.#closedError(error)) : resolve()));
+    });
+  }
+
+  endInput(): Promise<void> {
+    if (!this.writable) return Promise.reject(this.#closedError());
+    this.#closedBy = "eof";
+    // Resolves on 'finish', or on an error (EPIPE): either way the input is closed.
+    return new Promise((resolve) => this.stream.end(() => resolve()));
+  }
+
+  /** The process has settled: unwritten input is dropped (its writes fail with "exited"). */
+  close(): void {
+    this.#closedBy ??= "exit";
+    this.stream.destroy();
+  }
+
+  #closedError(cause?: Error | null): TerminalError {
+    if (this.#closedBy === "exit") return exitedError();
+    const failure = cause ?? this.#failure;
+    if (failure) {
+      const code = (failure as NodeJS.ErrnoException).code ?? failure.message;
+      return new TerminalError("stdin_closed", `stdin is closed: the command closed its input (${code})`, undefined, {
+        cause: failure,
+      });
+    }
+    return inputClosed("it was ended (eof)");
+  }
+}
+
+interface PendingWrite {
+  bytes: Uint8Array;
+  offset: number;
+  resolve: () => void;
+  reject: (error: TerminalError) => void;
+}
+
+/**
+ * Input of a PTY, written straight to its non-blocking master fd: a write resolves once the
+ * kernel took every byte; while the terminal's input queue is full (EAGAIN) it retries with a
+ * backoff, holding at most `maxPendingBytes` bytes.
+ */
+export class PtyInput {
+  readonly #queue: PendingWrite[] = [];
+  #pendingBytes = 0;
+  #ended = false;
+  #closed = false;
+
+  constructor(
+    private readonly fd: number,
+    private readonly maxPendingBytes: number,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  get writable(): boolean {
+    return !this.#ended && !this.#closed;
+  }
+
+  write(data: Uint8Array): Promise<void> {
+    if (this.#closed) return Promise.reject(exitedError());
+    if (this.#ended) return Promise.reject(inputClosed("it was ended (eof)"));
+    const refused = overPendingLimit(this.#pendingBytes, data.byteLength, this.maxPendingBytes);
+    if (refused) return Promise.reject(refused);
+    if (data.byteLength === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ bytes: data, offset: 0, resolve, reject });
+      this.#pendingBytes += data.byteLength;
+      if (this.#queue.length === 1) this.#pump(RETRY_MIN_MS);
+    });
+  }
+
+  /** Sends ^D (VEOF): a command reading a line at its start sees end-of-file. */
+  async endInput(): Promise<void> {
+    await this.write(Uint8Array.of(0x04));
+    this.#ended = true;
+  }
+
+  /** The process has settled: pending writes fail with "exited". */
+  close(): void {
+    this.#closed = true;
+    for (const task of this.#queue.splice(0)) task.reject(exitedError());
+    this.#pendingBytes = 0;
+  }
+
+  #pump(retryMs: number): void {
+    const task = this.#queue[0];
+    if (!task || this.#closed) return;
+    fsWrite(this.fd, task.bytes, task.offset, task.bytes.byteLength - task.offset, null, (error, written) => {
+      if (this.#closed) return;
+      if (error?.code === "EAGAIN") {
+        delay(retryMs, undefined, { signal: this.signal }).then(
+          () => this.#pump(Math.min(retryMs * 2, RETRY_MAX_MS)),
+          () => this.close(), // aborted: the terminal settled or was released
+        );
+        return;
+      }
+      if (error) {
+        this.#queue.shift();
+        task.reject(inputClosed(`writing to the terminal failed (${error.code ?? error.message})`));
+        this.close();
+        return;
+      }
+      task.offset += written;
+      this.#pendingBytes -= written;
+      if (task.offset >= task.bytes.byteLength) {
+        this.#queue.shift();
+        task.resolve();
+      }
+      this.#pump(RETRY_MIN_MS);
+    });
+  }
+}

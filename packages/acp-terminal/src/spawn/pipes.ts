@@ -1,0 +1,84 @@
+import { spawn as spawnChild } from "node:child_process";
+import { once } from "node:events";
+import type { Readable } from "node:stream";
+import { setTimeout as delay } from "node:timers/promises";
+import type { ExitStatus } from "../host/types.js";
+import { spawnError } from "./errors.js";
+import { inputClosed, PipeInput } from "./input.js";
+import type { SpawnedProcess, SpawnRequest } from "./types.js";
+
+function closed(stream: Readable): Promise<void> {
+  return stream.closed ? Promise.resolve() : new Promise((resolve) => stream.once("close", () => resolve()));
+}
+
+/**
+ * Starts a command with pipes: its own process group (`detached`), stdin ignored unless asked
+ * for, stdout and stderr both read as they arrive into the same `onData`. Resolves once the
+ * process has spawned; an `error` before `spawn` means it never ran, and rejects with what and why.
+ */
+export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProcess> {
+  const child = spawnChild(request.file, request.args, {
+    cwd: request.cwd,
+    env: request.env,
+    detached: true,
+    stdio: [request.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+    windowsHide: true,
+  });
+  const outputs = [child.stdout, child.stderr].filter((stream): stream is Readable => stream !== null);
+  for (const stream of outputs) {
+    stream.on("data", request.onData);
+    // A read error ends the stream ('close' follows), which the drain below already handles.
+    stream.on("error", () => {});
+  }
+  let exitStatus: ExitStatus | undefined;
+  const leaderExited = new Promise<ExitStatus>((resolve) => {
+    child.once("exit", (exitCode, signal) => {
+      exitStatus = { exitCode, signal };
+      resolve(exitStatus);
+    });
+  });
+  try {
+    await once(child, "spawn");
+  } catch (error) {
+    for (const stream of [child.stdin, ...outputs]) stream?.destroy();
+    throw spawnError(request.file, error);
+  }
+  // After 'spawn', an 'error' is a failed kill or write; those callers report it themselves.
+  child.on("error", () => {});
+
+  const input = child.stdin ? new PipeInput(child.stdin, request.maxPendingStdinBytes) : undefined;
+  const settled = (async () => {
+    const status = await leaderExited;
+    const drained = Promise.all(outputs.map(closed)).then(() => true);
+    const inTime = await Promise.race([
+      drained,
+      // Aborted (released meanwhile): stop waiting for the drain as if the grace ran out.
+      delay(request.exitDrainGraceMs, false, { signal: request.signal }).catch(() => false),
+    ]);
+    if (!inTime) {
+      // A background grandchild still holds the pipes: stop reading so nothing waits on it.
+      for (const stream of outputs) {
+        stream.off("data", request.onData);
+        stream.destroy();
+      }
+    }
+    input?.close();
+    return status;
+  })();
+
+  return {
+    pid: child.pid ?? -1,
+    pty: false,
+    leaderExited,
+    settled,
+    hasExited: () => exitStatus !== undefined,
+    get writable() {
+      return input?.writable ?? false;
+    },
+    write: (data) => (input ? input.write(data) : Promise.reject(inputClosed("the terminal was created without stdin"))),
+    endInput: () => (input ? input.endInput() : Promise.reject(inputClosed("the terminal was created without stdin"))),
+    resize: () => {
+      throw new Error("resize of a pipe terminal");
+    },
+  };
+}

@@ -1,0 +1,114 @@
+import { accessSync, constants, statSync } from "node:fs";
+import { resolve as resolvePath } from "node:path";
+import type { IPty } from "node-pty";
+import { TerminalError } from "../host/errors.js";
+import type { ExitStatus } from "../host/types.js";
+import { signalNameOf } from "../terminate/signals.js";
+import { findOnPath } from "./command.js";
+import { spawnError } from "./errors.js";
+import { PtyInput } from "./input.js";
+import type { SpawnedProcess, SpawnRequest } from "./types.js";
+
+type PtyModule = typeof import("node-pty");
+let ptyModule: Promise<PtyModule> | undefined;
+
+/** node-pty is native: loaded on the first PTY terminal, so pipes work where it failed to build. */
+function loadPty(): Promise<PtyModule> {
+  ptyModule ??= import("node-pty").catch((error: unknown) => {
+    ptyModule = undefined;
+    throw new TerminalError(
+      "spawn_failed",
+      `PTY support is unavailable (node-pty failed to load: ${error instanceof Error ? error.message : String(error)}). Run without a PTY.`,
+      undefined,
+      { cause: error },
+    );
+  });
+  return ptyModule;
+}
+
+/**
+ * node-pty reports a missing program only as exit code 1 with a message in the output, so the
+ * program is looked up first (on the command's own PATH, as execvp will) to fail with ENOENT or
+ * EACCES like the pipe backend does.
+ */
+function checkProgram(file: string, cwd: string, path: string | undefined): void {
+  const candidate = file.includes("/") ? resolvePath(cwd, file) : findOnPath(file, path);
+  const fail = (code: string): never => {
+    throw spawnError(file, Object.assign(new Error(`${code}: ${file}`), { code }));
+  };
+  if (!candidate) return fail("ENOENT");
+  let isFile: boolean;
+  try {
+    isFile = statSync(candidate).isFile();
+  } catch {
+    return fail("ENOENT"); // stat failed: nothing there to run
+  }
+  if (!isFile) return fail("EACCES");
+  try {
+    accessSync(candidate, constants.X_OK);
+  } catch {
+    fail("EACCES"); // not executable by us
+  }
+}
+
+function exitStatusOf(event: { exitCode: number; signal?: number }): ExitStatus {
+  return event.signal ? { exitCode: null, signal: signalNameOf(event.signal) } : { exitCode: event.exitCode, signal: null };
+}
+
+/**
+ * Starts a command in a PTY. node-pty makes the child a session (and process-group) leader, and
+ * reports exit only after the PTY's output has been read to the end (or 200 ms after the exit
+ * when a background process keeps the terminal open), so exit and drain arrive together.
+ */
+export async function spawnWithPty(request: SpawnRequest & { pty: { cols: number; rows: number } }): Promise<SpawnedProcess> {
+  const pty = await loadPty();
+  checkProgram(request.file, request.cwd, request.env.PATH);
+  let terminal: IPty;
+  try {
+    terminal = pty.spawn(request.file, request.args, {
+      name: request.env.TERM ?? "xterm-256color",
+      cols: request.pty.cols,
+      rows: request.pty.rows,
+      cwd: request.cwd,
+      env: request.env,
+      encoding: null,
+    });
+  } catch (error) {
+    throw spawnError(request.file, error);
+  }
+  const dataSubscription = terminal.onData((data: string | Buffer) => {
+    request.onData(typeof data === "string" ? Buffer.from(data) : data);
+  });
+  let exitStatus: ExitStatus | undefined;
+  const leaderExited = new Promise<ExitStatus>((resolve) => {
+    const exitSubscription = terminal.onExit((event) => {
+      exitStatus = exitStatusOf(event);
+      dataSubscription.dispose();
+      exitSubscription.dispose();
+      resolve(exitStatus);
+    });
+  });
+  const fd = (terminal as unknown as { fd?: unknown }).fd;
+  if (typeof fd !== "number") {
+    terminal.kill("SIGKILL");
+    throw new TerminalError("spawn_failed", "PTY support is unavailable: node-pty gave no terminal file descriptor");
+  }
+  const input = new PtyInput(fd, request.maxPendingStdinBytes, request.signal);
+  const settled = leaderExited.then((status) => {
+    input.close();
+    return status;
+  });
+  return {
+    pid: terminal.pid,
+    pty: true,
+    leaderExited,
+    settled,
+    hasExited: () => exitStatus !== undefined,
+    get writable() {
+      return input.writable;
+    },
+    write: (data) => input.write(data),
+    endInput: () => input.endInput(),
+    resize: (cols, rows) => terminal.resize(cols, rows),
+  };
+}

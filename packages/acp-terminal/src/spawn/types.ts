@@ -1,0 +1,42 @@
+import type { ExitStatus } from "../host/types.js";
+
+/** Everything a backend needs to start a command; decided and validated by the host. */
+export interface SpawnRequest {
+  /** Program to execute (already resolved to a shell when the command line needs one). */
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** Pipes: keep stdin open for writes (else the command reads end-of-file). */
+  stdin: boolean;
+  /** Run in a PTY of this size; absent: pipes. */
+  pty?: { cols: number; rows: number };
+  /** How long to keep reading output after the process exited (a grandchild holding the pipe). */
+  exitDrainGraceMs: number;
+  /** Bytes of stdin that may wait for the command to read them before a write is refused. */
+  maxPendingStdinBytes: number;
+  /** Every chunk of output, in arrival order (stdout and stderr merged). */
+  onData: (chunk: Uint8Array) => void;
+  /** The terminal's lifetime: aborted when it settles or is released. */
+  signal: AbortSignal;
+}
+
+/** A started command, whichever backend runs it. */
+export interface SpawnedProcess {
+  readonly pid: number;
+  readonly pty: boolean;
+  /** Resolves when the process itself has exited (output may still be draining). */
+  readonly leaderExited: Promise<ExitStatus>;
+  /** Resolves once the process has exited and its output is drained (or the drain grace ran out). */
+  readonly settled: Promise<ExitStatus>;
+  /** True once `leaderExited` has resolved. */
+  hasExited(): boolean;
+  /** Whether `write` may be called: stdin open and not ended. */
+  readonly writable: boolean;
+  /** Resolves once the bytes were handed to the OS; rejects if they cannot be. */
+  write(data: Uint8Array): Promise<void>;
+  /** Ends the input (pipes: closes stdin; PTY: sends the EOF character ^D). */
+  endInput(): Promise<void>;
+  /** PTY only. */
+  resize(cols: number, rows: number): void;
+}

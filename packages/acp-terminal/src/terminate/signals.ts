@@ -1,0 +1,23 @@
+import { constants } from "node:os";
+import { TerminalError } from "../host/errors.js";
+
+const SIGNAL_NUMBERS: Readonly<Record<string, number>> = constants.signals;
+const SIGNAL_NAMES = new Map(Object.entries(SIGNAL_NUMBERS).map(([name, number]) => [number, name]));
+
+/**
+ * The canonical name (`"SIGINT"`) of a signal given as `"SIGINT"`, `"sigint"` or `"INT"`.
+ * Unknown names are a TerminalError "invalid_params" naming `field`.
+ */
+export function parseSignalName(signal: unknown, field = "signal"): NodeJS.Signals {
+  if (typeof signal === "string") {
+    const upper = signal.trim().toUpperCase();
+    const name = upper.startsWith("SIG") ? upper : `SIG${upper}`;
+    if (Object.hasOwn(SIGNAL_NUMBERS, name)) return name as NodeJS.Signals;
+  }
+  throw TerminalError.invalidParams(field, 'a POSIX signal name such as "SIGTERM" or "SIGINT"', signal);
+}
+
+/** `"SIGTERM"` for 15; a number no name is known for becomes `"SIG<n>"`. */
+export function signalNameOf(signalNumber: number): string {
+  return SIGNAL_NAMES.get(signalNumber) ?? `SIG${signalNumber}`;
+}
