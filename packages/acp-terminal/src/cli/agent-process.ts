@@ -1,0 +1,127 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream, type WriteStream } from "node:fs";
+import { once } from "node:events";
+import { Readable, Writable } from "node:stream";
+import { setTimeout as delay } from "node:timers/promises";
+import { ndJsonStream, type Stream } from "@agentclientprotocol/sdk";
+import { FirstLineSniffer } from "./first-line-sniffer.js";
+
+/** SIGTERM → SIGKILL grace for the agent's process group. */
+export const AGENT_KILL_GRACE_MS = 1000;
+/** Bytes of the agent's stderr kept to explain a failure. */
+const STDERR_TAIL_BYTES = 2048;
+
+export interface AgentExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set when the shell could not be started at all. */
+  error?: Error;
+}
+
+export interface LaunchOptions {
+  commandLine: string;
+  /** Where the agent process starts (the user's directory, not necessarily the session's cwd). */
+  cwd: string;
+  /** Agent stderr goes here; default: our stderr. */
+  agentLogPath?: string;
+  stderr: NodeJS.WritableStream;
+  /** Called once when the agent's first stdout line is not JSON. */
+  onNotJson(snippet: string): void;
+}
+
+/**
+ * The agent as a child process: its command line runs through the shell in a process group of
+ * its own, so that `kill()` reaches the whole tree the agent may have started (npx → node → …).
+ */
+export class AgentProcess {
+  readonly stream: Stream;
+  readonly exited: Promise<AgentExit>;
+  private readonly child: ChildProcess;
+  private readonly sniffer: FirstLineSniffer;
+  private readonly log: WriteStream | undefined;
+  private exitInfo: AgentExit | undefined;
+  private stderrTail = "";
+
+  constructor(options: LaunchOptions) {
+    this.log = options.agentLogPath === undefined ? undefined : createWriteStream(options.agentLogPath, { flags: "a" });
+    this.child = spawn(options.commandLine, {
+      shell: true,
+      detached: true,
+      cwd: options.cwd,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    this.exited = new Promise<AgentExit>((resolve) => {
+      this.child.once("exit", (code, signal) => resolve(this.recordExit({ code, signal })));
+      this.child.once("error", (error) => resolve(this.recordExit({ code: null, signal: null, error })));
+    });
+    const stdin = this.child.stdin!;
+    const stdout = this.child.stdout!;
+    const stderr = this.child.stderr!;
+    // A dead agent makes writes fail with EPIPE; the exit is reported through `exited` instead.
+    stdin.on("error", () => undefined);
+    stderr.on("data", (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
+      (this.log ?? options.stderr).write(chunk);
+    });
+    this.sniffer = new FirstLineSniffer(options.onNotJson);
+    stdout.on("data", (chunk: Buffer) => this.sniffer.push(chunk));
+    stdout.once("end", () => this.sniffer.end());
+    this.stream = ndJsonStream(
+      Writable.toWeb(stdin) as WritableStream<Uint8Array>,
+      Readable.toWeb(stdout) as ReadableStream<Uint8Array>,
+    );
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get exit(): AgentExit | undefined {
+    return this.exitInfo;
+  }
+
+  get firstLine(): { json: boolean; snippet: string } | undefined {
+    return this.sniffer.firstLine;
+  }
+
+  /** The last non-empty line the agent wrote on stderr, for error messages. */
+  get lastStderrLine(): string | undefined {
+    const lines = this.stderrTail.split(/\r?\n/).filter((line) => line.trim() !== "");
+    return lines.at(-1)?.trim();
+  }
+
+  /** SIGTERM to the agent's process group, SIGKILL after a grace; resolves when the agent has exited. */
+  async kill(graceMs = AGENT_KILL_GRACE_MS): Promise<void> {
+    this.child.stdin?.end();
+    if (this.exitInfo === undefined) {
+      this.signalGroup("SIGTERM");
+      const ac = new AbortController();
+      await Promise.race([this.exited, delay(graceMs, undefined, { signal: ac.signal }).catch(() => undefined)]);
+      ac.abort();
+    }
+    // Group members that outlived the leader (or ignored SIGTERM) go now. The group id stays
+    // reserved while any member lives, so this cannot hit an unrelated process group.
+    this.signalGroup("SIGKILL");
+    if (this.exitInfo === undefined) await this.exited;
+    if (this.log !== undefined) {
+      this.log.end();
+      await once(this.log, "close").catch(() => undefined);
+    }
+  }
+
+  private signalGroup(signal: NodeJS.Signals): void {
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(-pid, signal);
+    } catch (error) {
+      // ESRCH: the group is already gone, which is what we want.
+      if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+    }
+  }
+
+  private recordExit(exit: AgentExit): AgentExit {
+    this.exitInfo ??= exit;
+    return this.exitInfo;
+  }
+}

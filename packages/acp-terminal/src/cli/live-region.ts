@@ -1,0 +1,58 @@
+import type { Output } from "./renderer.js";
+
+/** Redraws at most this often, however fast output arrives. */
+export const FRAME_MS = 50;
+/** Lines the region may take, so a redraw never scrolls the screen. */
+const MAX_REGION_LINES = 40;
+
+/**
+ * The bottom of a TTY screen, redrawn in place: the cursor goes back up over what was drawn,
+ * clears to the end of the screen, and draws the new frame. Only for outputs that are a TTY.
+ */
+export class LiveRegion {
+  private drawn = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly out: Output,
+    private readonly frame: () => string[],
+    private readonly beforeDraw: () => void,
+  ) {}
+
+  get active(): boolean {
+    return this.frame().length > 0;
+  }
+
+  clear(): void {
+    if (this.drawn === 0) return;
+    // CPL (cursor to the start of a previous line) n times, then ED (erase to end of screen).
+    this.out.write(`\x1b[${this.drawn}F\x1b[0J`);
+    this.drawn = 0;
+  }
+
+  draw(): void {
+    const lines = this.frame().slice(-MAX_REGION_LINES);
+    if (lines.length === 0) return;
+    this.beforeDraw();
+    const width = Math.max(20, (this.out.columns ?? 80) - 1);
+    this.out.write(lines.map((line) => `${line.length > width ? `${line.slice(0, width - 1)}…` : line}\n`).join(""));
+    this.drawn = lines.length;
+  }
+
+  /** Redraws on the next frame; calls in between coalesce. */
+  schedule(): void {
+    if (this.timer !== undefined) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.clear();
+      this.draw();
+    }, FRAME_MS);
+    this.timer.unref();
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.clear();
+  }
+}

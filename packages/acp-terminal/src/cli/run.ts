@@ -1,0 +1,228 @@
+import { statSync } from "node:fs";
+import { setImmediate as nextTurn, setTimeout as delay } from "node:timers/promises";
+import { client, PROTOCOL_VERSION, type ClientConnection, type InitializeRequest } from "@agentclientprotocol/sdk";
+import { bindTerminalHost, terminalClientCapabilities, TerminalHost } from "../index.js";
+import { AgentProcess, type AgentExit } from "./agent-process.js";
+import type { RunOptions } from "./args.js";
+import { leadingProgram, programExists } from "./command-lookup.js";
+import { ExitCode, exitCodeForStopReason } from "./exit-codes.js";
+import { agentExited, commandNotFound, notAcp, protocolFailure, type Ending } from "./failure-messages.js";
+import { JsonRenderer } from "./json-renderer.js";
+import { decidePermission, type PermissionMode } from "./permission.js";
+import { outputOf, type Renderer } from "./renderer.js";
+import { followHost } from "./terminal-ledger.js";
+import { TextRenderer } from "./text-renderer.js";
+
+/** An agent that has not answered `initialize` by then is taken for something else. */
+export const INITIALIZE_TIMEOUT_MS = 10_000;
+/** After Ctrl-C, how long the agent gets to end its turn with `cancelled`. */
+export const CANCEL_GRACE_MS = 2_000;
+/** After the agent's process exits, how long its last messages get to arrive. */
+const EXIT_DRAIN_MS = 500;
+
+export interface CliIo {
+  stdin: NodeJS.ReadStream;
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  /** Where the agent process starts. */
+  cwd: string;
+  version: string;
+}
+
+type Phase = "initialize" | "session" | "turn";
+
+function isDirectory(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    // Missing or unreadable: either way not a directory we can use.
+    return false;
+  }
+}
+
+/** Runs one prompt turn against the agent; resolves with the process exit code. Never throws. */
+export async function run(options: RunOptions, io: CliIo): Promise<number> {
+  const err = outputOf(io.stderr);
+  if (!isDirectory(options.cwd)) {
+    err.write(`Invalid --cwd: expected an existing directory, received ${JSON.stringify(options.cwd)}\n`);
+    return ExitCode.usage;
+  }
+  const program = leadingProgram(options.agent);
+  if (program !== undefined && !programExists(program, io.cwd)) {
+    err.write(`${commandNotFound(options.agent).error}\n`);
+    return ExitCode.usage;
+  }
+  const out = outputOf(io.stdout);
+  const renderer = options.json ? new JsonRenderer(out, err) : new TextRenderer(out, err);
+  return new Run(options, io, renderer).execute();
+}
+
+class Run {
+  private readonly started = performance.now();
+  private readonly cancelled = new AbortController();
+  private readonly done: Promise<Ending>;
+  private resolveDone!: (ending: Ending) => void;
+  private ended = false;
+  private phase: Phase = "initialize";
+  private sessionId: string | undefined;
+  private interrupts = 0;
+
+  constructor(
+    private readonly options: RunOptions,
+    private readonly io: CliIo,
+    private readonly renderer: Renderer,
+  ) {
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+  }
+
+  async execute(): Promise<number> {
+    const host = new TerminalHost({ pty: this.options.pty, cwd: this.options.cwd });
+    const terminals = followHost(host, this.renderer);
+    const agent = new AgentProcess({
+      commandLine: this.options.agent,
+      cwd: this.io.cwd,
+      agentLogPath: this.options.agentLog,
+      stderr: this.io.stderr,
+      onNotJson: (snippet) => {
+        if (this.phase === "initialize") this.end(notAcp(this.options.agent, snippet));
+      },
+    });
+    const app = client({ name: "acp-terminal" })
+      .onNotification("session/update", ({ params }) => this.renderer.sessionUpdate(params.update))
+      .onRequest("session/request_permission", ({ params }) =>
+        decidePermission(params, this.permissionMode(), {
+          input: this.io.stdin,
+          output: this.io.stderr,
+          notice: (message) => this.renderer.notice(message),
+          signal: this.cancelled.signal,
+        }),
+      );
+    bindTerminalHost(app, host, {
+      sessionCwd: () => this.options.cwd,
+      onError: (error, context) => this.renderer.notice(`acp-terminal: ${context}: ${String(error)}`),
+    });
+    const connection = app.connect(agent.stream);
+    void agent.exited.then((exit) => this.agentGone(exit, connection));
+    const stopSignals = this.handleSignals(connection, host);
+    const timeout = this.options.timeoutMs === undefined ? undefined : setTimeout(() => {
+      this.cancelTurn(connection);
+      this.end({ exitCode: ExitCode.timeout, error: `Timed out after ${this.options.timeoutMs! / 1000} s` });
+    }, this.options.timeoutMs);
+    void this.converse(connection, agent);
+
+    const ending = await this.done;
+    clearTimeout(timeout);
+    this.cancelled.abort();
+    await host.dispose();
+    connection.close();
+    // A second Ctrl-C means now: no grace for the agent.
+    await agent.kill(this.interrupts > 1 ? 0 : undefined);
+    stopSignals();
+    this.renderer.finish({ ...ending, elapsedMs: performance.now() - this.started, terminals: terminals() });
+    return ending.exitCode;
+  }
+
+  private end(ending: Ending): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.resolveDone(ending);
+  }
+
+  private permissionMode(): PermissionMode {
+    if (this.options.yes) return "yes";
+    return this.io.stdin.isTTY && this.io.stderr.isTTY ? "ask" : "deny";
+  }
+
+  private async converse(connection: ClientConnection, agent: AgentProcess): Promise<void> {
+    const ac = new AbortController();
+    try {
+      const initTimeout = delay(INITIALIZE_TIMEOUT_MS, "timeout" as const, { signal: ac.signal });
+      const params: InitializeRequest = {
+        protocolVersion: PROTOCOL_VERSION,
+        clientCapabilities: terminalClientCapabilities(),
+        clientInfo: { name: "acp-terminal", version: this.io.version },
+      };
+      const initRequest = connection.agent.request("initialize", params);
+      const init = await Promise.race([initRequest, initTimeout]);
+      ac.abort();
+      if (init === "timeout") {
+        return this.end({
+          exitCode: ExitCode.agentFailed,
+          error: `Not an ACP agent: "${this.options.agent}" did not answer initialize within ${INITIALIZE_TIMEOUT_MS / 1000} s`,
+        });
+      }
+      if (init.protocolVersion !== PROTOCOL_VERSION) {
+        return this.end({
+          exitCode: ExitCode.agentFailed,
+          error: `Agent speaks ACP protocol version ${init.protocolVersion}; acp-terminal speaks ${PROTOCOL_VERSION}`,
+        });
+      }
+      this.phase = "session";
+      const session = await connection.agent.request("session/new", { cwd: this.options.cwd, mcpServers: [] });
+      this.sessionId = session.sessionId;
+      this.phase = "turn";
+      const response = await connection.agent.request("session/prompt", {
+        sessionId: session.sessionId,
+        prompt: [{ type: "text", text: this.options.prompt }],
+      });
+      const exitCode = this.interrupts > 0 ? ExitCode.cancelled : exitCodeForStopReason(response.stopReason);
+      this.end({ exitCode, stopReason: response.stopReason });
+    } catch (error) {
+      ac.abort();
+      const what = this.phase === "initialize" ? "initialize" : this.phase === "session" ? "session/new" : "session/prompt";
+      // A request that failed because the agent died is reported by agentGone, with its exit code.
+      const exited = await Promise.race([agent.exited, delay(EXIT_DRAIN_MS * 2, undefined)]);
+      if (exited === undefined) this.end(protocolFailure(`${what}`, error));
+    }
+  }
+
+  private async agentGone(exit: AgentExit, connection: ClientConnection): Promise<void> {
+    if (this.ended) return;
+    // Its last messages (say, the prompt response) may still be in the pipe: let them be read.
+    await Promise.race([connection.closed, delay(EXIT_DRAIN_MS)]);
+    await nextTurn();
+    const phase =
+      this.phase === "initialize" ? "before answering initialize" : this.phase === "session" ? "before starting a session" : "during the turn";
+    this.end(agentExited(exit, phase, this.options.agent, this.options.agentLog));
+  }
+
+  private cancelTurn(connection: ClientConnection): void {
+    this.cancelled.abort();
+    if (this.sessionId === undefined) return;
+    connection.agent.notify("session/cancel", { sessionId: this.sessionId }).catch(() => {
+      // The agent is gone or its stdin is closed: the ending is decided elsewhere.
+    });
+  }
+
+  /** Ctrl-C: cancel the turn and stop its terminals, then wait briefly; again: quit now. */
+  private handleSignals(connection: ClientConnection, host: TerminalHost): () => void {
+    const onInterrupt = () => {
+      this.interrupts += 1;
+      if (this.interrupts > 1 || this.phase !== "turn") {
+        this.end({ exitCode: ExitCode.cancelled, error: "Interrupted" });
+        return;
+      }
+      this.renderer.notice("Cancelling the turn… (press Ctrl-C again to quit at once)");
+      this.cancelTurn(connection);
+      for (const info of host.list()) {
+        if (info.state !== "released") {
+          host.release(info.owner, info.terminalId).catch((error: unknown) => {
+            this.renderer.notice(`Could not release terminal ${info.terminalId}: ${String(error)}`);
+          });
+        }
+      }
+      setTimeout(() => {
+        this.end({ exitCode: ExitCode.cancelled, error: `Cancelled; the agent did not end its turn within ${CANCEL_GRACE_MS / 1000} s` });
+      }, CANCEL_GRACE_MS).unref();
+    };
+    const onTerminate = (signal: NodeJS.Signals) => this.end({ exitCode: ExitCode.cancelled, error: `Stopped by ${signal}` });
+    process.on("SIGINT", onInterrupt);
+    process.on("SIGTERM", onTerminate);
+    process.on("SIGHUP", onTerminate);
+    return () => {
+      process.off("SIGINT", onInterrupt);
+      process.off("SIGTERM", onTerminate);
+      process.off("SIGHUP", onTerminate);
+    };
+  }
+}

@@ -1,0 +1,250 @@
+import type { SessionUpdate, ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk";
+import type { ExitStatus, TerminalInfo } from "../host/types.js";
+import { formatExitStatus, formatSummary, type RunResult } from "./format.js";
+import { LiveRegion } from "./live-region.js";
+import type { Output, Renderer } from "./renderer.js";
+import { TerminalTail } from "./terminal-tail.js";
+
+/** Lines of one terminal printed as they arrive when piped; after that only the final tail. */
+export const PLAIN_STREAM_LINES = 200;
+/** Message text held back while the live region is up, before it is written anyway. */
+const MAX_PENDING_TEXT = 4096;
+const GUTTER = "  │ ";
+
+interface ToolCallView {
+  title: string;
+  status: ToolCallStatus;
+  terminalIds: string[];
+  /** Printed for good (on a TTY: moved out of the live region). */
+  committed: boolean;
+}
+
+interface TerminalView {
+  tail: TerminalTail;
+  exitStatus?: ExitStatus;
+  released: boolean;
+  toolCallId?: string;
+  /** Piped: complete lines accounted for (printed, or skipped past the cap). */
+  streamed: number;
+}
+
+const DONE: ReadonlySet<ToolCallStatus> = new Set(["completed", "failed"]);
+
+function terminalIdsOf(content: ToolCallContent[] | null | undefined): string[] {
+  return (content ?? []).flatMap((item) => (item.type === "terminal" ? [item.terminalId] : []));
+}
+
+function header(view: ToolCallView): string {
+  const mark = view.status === "completed" ? "✓" : view.status === "failed" ? "✗" : "▸";
+  return `${mark} ${view.title} [${view.status}]`;
+}
+
+/**
+ * Renders a run for people: message text as it streams, tool calls with their status, and the
+ * tail of every terminal embedded in a tool call. On a TTY the unfinished tool calls live in a
+ * region redrawn in place; piped, everything is appended as plain prefixed lines.
+ */
+export class TextRenderer implements Renderer {
+  private readonly toolCalls = new Map<string, ToolCallView>();
+  private readonly terminals = new Map<string, TerminalView>();
+  private readonly live: LiveRegion | undefined;
+  private openLine = false;
+  private pendingText = "";
+
+  constructor(
+    private readonly out: Output,
+    private readonly err: Output,
+  ) {
+    this.live = out.isTTY ? new LiveRegion(out, () => this.liveLines(), () => this.breakLine()) : undefined;
+  }
+
+  sessionUpdate(update: SessionUpdate): void {
+    if (update.sessionUpdate === "agent_message_chunk") {
+      if (update.content.type === "text") this.text(update.content.text);
+    } else if (update.sessionUpdate === "tool_call") {
+      const view = { title: update.title, status: update.status ?? "pending", terminalIds: [], committed: false };
+      this.toolCalls.set(update.toolCallId, view);
+      this.toolCallChanged(update.toolCallId, terminalIdsOf(update.content), true);
+    } else if (update.sessionUpdate === "tool_call_update") {
+      const view = this.toolCalls.get(update.toolCallId);
+      if (view === undefined || view.committed) return;
+      const before = header(view);
+      if (update.title) view.title = update.title;
+      if (update.status) view.status = update.status;
+      this.toolCallChanged(update.toolCallId, terminalIdsOf(update.content), header(view) !== before);
+    }
+  }
+
+  terminalCreated(info: TerminalInfo): void {
+    this.terminals.set(info.terminalId, { tail: new TerminalTail(), released: false, streamed: 0 });
+  }
+
+  terminalOutput(terminalId: string, data: Uint8Array): void {
+    const term = this.terminals.get(terminalId);
+    if (term === undefined) return;
+    const lines = term.tail.push(data);
+    if (this.live !== undefined) return this.live.schedule();
+    if (term.toolCallId === undefined) return;
+    for (const line of lines) {
+      if (term.streamed++ < PLAIN_STREAM_LINES) this.print(GUTTER + line);
+    }
+  }
+
+  terminalExited(terminalId: string, exitStatus: ExitStatus): void {
+    const term = this.terminals.get(terminalId);
+    if (term === undefined) return;
+    term.exitStatus = exitStatus;
+    if (term.toolCallId !== undefined) this.settle(term.toolCallId);
+  }
+
+  terminalReleased(terminalId: string): void {
+    const term = this.terminals.get(terminalId);
+    if (term === undefined) return;
+    term.released = true;
+    if (term.toolCallId !== undefined) this.settle(term.toolCallId);
+  }
+
+  notice(message: string): void {
+    this.live?.clear();
+    this.breakLine();
+    this.err.write(`${message}\n`);
+    this.live?.draw();
+  }
+
+  finish(result: RunResult): void {
+    for (const id of this.toolCalls.keys()) this.commit(id);
+    this.live?.dispose();
+    this.flushText();
+    this.breakLine();
+    if (result.error !== undefined) this.err.write(`${result.error}\n`);
+    this.err.write(`${formatSummary(result)}\n`);
+  }
+
+  private toolCallChanged(toolCallId: string, terminalIds: string[], headerChanged: boolean): void {
+    const view = this.toolCalls.get(toolCallId)!;
+    if (this.live === undefined && headerChanged && !DONE.has(view.status)) this.print(header(view));
+    this.attach(view, toolCallId, terminalIds);
+    this.settle(toolCallId);
+    if (this.live !== undefined) this.redraw();
+  }
+
+  private text(text: string): void {
+    if (this.live === undefined || !this.live.active) {
+      this.flushText();
+      this.write(text);
+      return;
+    }
+    // A partial line cannot sit above the live region: hold it until its newline comes.
+    const all = this.pendingText + text;
+    const cut = all.length > MAX_PENDING_TEXT ? all.length : all.lastIndexOf("\n") + 1;
+    this.pendingText = all.slice(cut);
+    if (cut > 0) {
+      this.live.clear();
+      this.write(all.slice(0, cut));
+      this.breakLine();
+      this.live.draw();
+    }
+  }
+
+  private flushText(): void {
+    const pending = this.pendingText;
+    this.pendingText = "";
+    if (pending !== "") this.write(pending);
+  }
+
+  private write(text: string): void {
+    this.out.write(text);
+    if (text !== "") this.openLine = !text.endsWith("\n");
+  }
+
+  /** Appends a permanent line above the live region. */
+  private print(line: string): void {
+    this.live?.clear();
+    this.breakLine();
+    this.out.write(`${line}\n`);
+    this.live?.draw();
+  }
+
+  private breakLine(): void {
+    if (!this.openLine) return;
+    this.out.write("\n");
+    this.openLine = false;
+  }
+
+  private redraw(): void {
+    this.live?.clear();
+    this.live?.draw();
+  }
+
+  private attach(view: ToolCallView, toolCallId: string, terminalIds: string[]): void {
+    for (const id of terminalIds) {
+      const term = this.terminals.get(id);
+      if (term === undefined || view.terminalIds.includes(id)) continue;
+      view.terminalIds.push(id);
+      term.toolCallId = toolCallId;
+      if (this.live !== undefined) continue;
+      // Output that came before the tool call showed this terminal: its tail, then live lines.
+      const shown = term.tail.completeTail();
+      const hidden = term.tail.completedLines - shown.length;
+      if (hidden > 0) this.print(`${GUTTER}… ${hidden} earlier lines`);
+      for (const line of shown) this.print(GUTTER + line);
+      term.streamed = term.tail.completedLines;
+    }
+  }
+
+  /** A finished tool call whose terminals have all ended is printed for good. */
+  private settle(toolCallId: string): void {
+    const view = this.toolCalls.get(toolCallId)!;
+    const ended = view.terminalIds.every((id) => {
+      const term = this.terminals.get(id);
+      return term === undefined || term.exitStatus !== undefined || term.released;
+    });
+    if (DONE.has(view.status) && ended) this.commit(toolCallId);
+  }
+
+  private commit(toolCallId: string): void {
+    const view = this.toolCalls.get(toolCallId)!;
+    if (view.committed) return;
+    view.committed = true;
+    const lines = [header(view), ...view.terminalIds.flatMap((id) => this.finalLines(id))];
+    this.live?.clear();
+    this.flushText();
+    this.breakLine();
+    this.out.write(lines.map((line) => `${line}\n`).join(""));
+    this.live?.draw();
+  }
+
+  /** A terminal's closing lines: what the reader has not seen of its tail, then how it ended. */
+  private finalLines(terminalId: string): string[] {
+    const term = this.terminals.get(terminalId);
+    if (term === undefined) return [];
+    const { tail } = term;
+    const lines: string[] = [];
+    if (this.live !== undefined || term.streamed > PLAIN_STREAM_LINES) {
+      const skipped = this.live !== undefined ? tail.hiddenLines : term.streamed - PLAIN_STREAM_LINES;
+      if (skipped > 0) lines.push(`${GUTTER}… ${skipped} lines not shown`);
+      lines.push(...tail.tail().map((line) => GUTTER + line));
+    } else if (tail.partialLine !== undefined) {
+      lines.push(GUTTER + tail.partialLine);
+    }
+    const ended = term.exitStatus !== undefined ? formatExitStatus(term.exitStatus) : term.released ? "released" : "still running";
+    lines.push(`  └ ${ended}`);
+    return lines;
+  }
+
+  /** The live region: every tool call not yet printed for good, with its terminals' tails. */
+  private liveLines(): string[] {
+    const lines: string[] = [];
+    for (const view of this.toolCalls.values()) {
+      if (view.committed) continue;
+      lines.push(header(view));
+      for (const id of view.terminalIds) {
+        const tail = this.terminals.get(id)?.tail;
+        if (tail === undefined) continue;
+        if (tail.hiddenLines > 0) lines.push(`${GUTTER}… ${tail.hiddenLines} earlier lines`);
+        lines.push(...tail.tail().map((line) => GUTTER + line));
+      }
+    }
+    return lines;
+  }
+}

@@ -1,0 +1,62 @@
+import { mkdtemp, realpath, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { sh, type Check } from "../check.js";
+import { expect } from "../probe.js";
+
+const ARGS = ["%s|", "a b", "$HOME", "*", "'q'", ";echo injected", ""];
+
+export const processChecks: Check[] = [
+  {
+    id: "env-honoured",
+    name: "env variables reach the command",
+    kind: "must",
+    async run({ probe, embed }) {
+      const value = "two words = one value";
+      const id = await probe.create({
+        ...sh('printf "%s|%s" "$ACP_CONFORMANCE_VALUE" "$ACP_CONFORMANCE_EMPTY"'),
+        env: [
+          { name: "ACP_CONFORMANCE_VALUE", value },
+          { name: "ACP_CONFORMANCE_EMPTY", value: "" },
+        ],
+      });
+      await embed(id);
+      await probe.waitForExit(id);
+      const { output } = await probe.output(id);
+      expect(output === `${value}|`, `expected ${JSON.stringify(`${value}|`)}, got ${JSON.stringify(output)}`);
+      return `ACP_CONFORMANCE_VALUE=${JSON.stringify(value)} arrived intact`;
+    },
+  },
+  {
+    id: "cwd-honoured",
+    name: "cwd is the command's working directory",
+    kind: "must",
+    async run({ probe, embed }) {
+      const dir = await realpath(await mkdtemp(path.join(tmpdir(), "acp-conformance-")));
+      try {
+        const id = await probe.create({ ...sh("pwd -P"), cwd: dir });
+        await embed(id);
+        await probe.waitForExit(id);
+        const { output } = await probe.output(id);
+        expect(output.trim() === dir, `expected ${JSON.stringify(dir)}, got ${JSON.stringify(output.trim())}`);
+        return `the command ran in ${dir}`;
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  },
+  {
+    id: "args-literal",
+    name: "args are passed literally, without a shell",
+    kind: "must",
+    async run({ probe, embed }) {
+      const id = await probe.create({ command: "printf", args: ARGS });
+      await embed(id);
+      await probe.waitForExit(id);
+      const { output } = await probe.output(id);
+      const expected = `${ARGS.slice(1).join("|")}|`;
+      expect(output === expected, `expected ${JSON.stringify(expected)}, got ${JSON.stringify(output)}`);
+      return `spaces, $, *, quotes, ; and an empty argument arrived unchanged`;
+    },
+  },
+];
