@@ -75,16 +75,18 @@ export function resolveHostOptions(options: TerminalHostOptions = {}): ResolvedH
     optional(o.maxOutputByteLimit, DEFAULT_MAX_OUTPUT_BYTE_LIMIT, (v) => nonNegativeInteger(field("maxOutputByteLimit"), v, "bytes")),
     MESSAGE_SAFE_OUTPUT_BYTE_LIMIT,
   );
-  const defaultOutputByteLimit = optional(o.defaultOutputByteLimit, Math.min(DEFAULT_OUTPUT_BYTE_LIMIT, maxOutputByteLimit), (v) =>
+  const requestedDefault = optional(o.defaultOutputByteLimit, DEFAULT_OUTPUT_BYTE_LIMIT, (v) =>
     nonNegativeInteger(field("defaultOutputByteLimit"), v, "bytes"),
   );
-  if (defaultOutputByteLimit > maxOutputByteLimit) {
+  if (o.maxOutputByteLimit !== undefined && o.defaultOutputByteLimit !== undefined && requestedDefault > o.maxOutputByteLimit) {
     throw new TerminalError(
       "invalid_params",
-      `Invalid options.defaultOutputByteLimit: ${defaultOutputByteLimit} bytes is above the ceiling maxOutputByteLimit (${maxOutputByteLimit} bytes)`,
+      `Invalid options.defaultOutputByteLimit: ${requestedDefault} bytes is above options.maxOutputByteLimit (${o.maxOutputByteLimit} bytes)`,
       { field: field("defaultOutputByteLimit") },
     );
   }
+  // Otherwise the default follows the ceiling down (the ceiling may be the message-size clamp).
+  const defaultOutputByteLimit = Math.min(requestedDefault, maxOutputByteLimit);
   const env = optional<ResolvedHostOptions["env"]>(o.env, "inherit", (value) => {
     if (value !== "inherit" && value !== "empty" && typeof value !== "function") {
       throw TerminalError.invalidParams(field("env"), '"inherit", "empty" or a function (base) => env', value);

@@ -22,6 +22,7 @@ import type {
 } from "./types.js";
 import {
   absolutePath,
+  DEFAULT_PTY_SIZE,
   validateCreateParams,
   validateOwner,
   validatePtySize,
@@ -115,8 +116,9 @@ export class TerminalHost {
     const releaseSlot = this.#reserveSlot(owner);
     try {
       await this.#authorize(owner, params, cwd, plan.shell);
+      if (this.#disposing) throw disposedError();
       const env = commandEnvironment(this.#baseEnvironment(), params.env);
-      const pty = params.pty === undefined ? (this.#options.pty ? { cols: 80, rows: 24 } : false) : params.pty;
+      const pty = params.pty === undefined ? (this.#options.pty ? { ...DEFAULT_PTY_SIZE } : false) : params.pty;
       const outputByteLimit = Math.min(
         params.outputByteLimit ?? this.#options.defaultOutputByteLimit,
         this.#options.maxOutputByteLimit,
@@ -213,20 +215,9 @@ export class TerminalHost {
       const bytes = toBytes(data);
       const eof = options?.eof ?? false;
       if (typeof eof !== "boolean") throw TerminalError.invalidParams("options.eof", "a boolean", eof);
-      const { process: spawned } = terminal;
-      if (!spawned.pty && !spawned.writable) {
-        if (terminal.exitStatus) throw new TerminalError("exited", `Terminal ${terminalId} has exited; it takes no more input`);
-        throw new TerminalError(
-          "stdin_closed",
-          terminal.process.writable
-            ? `stdin of terminal ${terminalId} is closed`
-            : `stdin of terminal ${terminalId} is closed: create it with stdin: true to write to it, and write before ending it (eof)`,
-          { terminalId },
-        );
-      }
-      if (terminal.exitStatus) throw new TerminalError("exited", `Terminal ${terminalId} has exited; it takes no more input`);
-      if (bytes.byteLength > 0 || !eof) await spawned.write(bytes);
-      if (eof) await spawned.endInput();
+      // The backend says why input is refused: no stdin, ended (eof), or the command exited.
+      if (bytes.byteLength > 0 || !eof) await terminal.process.write(bytes);
+      if (eof) await terminal.process.endInput();
     });
   }
 

@@ -2,10 +2,14 @@ import { spawn as spawnChild } from "node:child_process";
 import { once } from "node:events";
 import type { Readable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
+import type { TerminalError } from "../host/errors.js";
 import type { ExitStatus } from "../host/types.js";
 import { spawnError } from "./errors.js";
 import { inputClosed, PipeInput } from "./input.js";
 import type { SpawnedProcess, SpawnRequest } from "./types.js";
+
+const noStdin = (): TerminalError =>
+  inputClosed("the terminal was created without stdin; pass stdin: true to create to write to it");
 
 function closed(stream: Readable): Promise<void> {
   return stream.closed ? Promise.resolve() : new Promise((resolve) => stream.once("close", () => resolve()));
@@ -75,8 +79,8 @@ export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProc
     get writable() {
       return input?.writable ?? false;
     },
-    write: (data) => (input ? input.write(data) : Promise.reject(inputClosed("the terminal was created without stdin"))),
-    endInput: () => (input ? input.endInput() : Promise.reject(inputClosed("the terminal was created without stdin"))),
+    write: (data) => (input ? input.write(data) : Promise.reject(noStdin())),
+    endInput: () => (input ? input.endInput() : Promise.reject(noStdin())),
     resize: () => {
       throw new Error("resize of a pipe terminal");
     },

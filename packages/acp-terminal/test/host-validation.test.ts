@@ -1,0 +1,111 @@
+import { describe, expect, it } from "vitest";
+import { TerminalError } from "../src/host/errors.js";
+import { MESSAGE_SAFE_OUTPUT_BYTE_LIMIT } from "../src/host/options.js";
+import { TerminalHost } from "../src/host/terminal-host.js";
+import type { CreateTerminalParams, TerminalHostOptions } from "../src/host/types.js";
+import { makeHost, owner } from "./host-helpers.js";
+
+async function rejection(promise: Promise<unknown>): Promise<TerminalError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(TerminalError);
+  return error as TerminalError;
+}
+
+function thrown(action: () => unknown): TerminalError {
+  try {
+    action();
+  } catch (error) {
+    expect(error).toBeInstanceOf(TerminalError);
+    return error as TerminalError;
+  }
+  throw new Error("expected a TerminalError");
+}
+
+describe("TerminalHost options", () => {
+  it.each<[TerminalHostOptions, RegExp]>([
+    [{ shell: "sometimes" as never }, /options\.shell/],
+    [{ defaultOutputByteLimit: -1 }, /options\.defaultOutputByteLimit: expected a non-negative integer/],
+    [{ maxOutputByteLimit: 1.5 }, /options\.maxOutputByteLimit/],
+    [{ defaultOutputByteLimit: 2000, maxOutputByteLimit: 1000 }, /2000 bytes is above options\.maxOutputByteLimit \(1000 bytes\)/],
+    [{ killGraceMs: -5 }, /options\.killGraceMs: expected a non-negative integer \(ms\)/],
+    [{ exitDrainGraceMs: Number.NaN }, /options\.exitDrainGraceMs/],
+    [{ maxTerminalsPerSession: 0 }, /options\.maxTerminalsPerSession: expected a positive integer/],
+    [{ maxTerminals: -1 }, /options\.maxTerminals/],
+    [{ cwd: "relative/dir" }, /options\.cwd: expected an absolute path/],
+    [{ env: "some" as never }, /options\.env/],
+    [{ pty: "yes" as never }, /options\.pty/],
+    [{ maxPendingStdinBytes: 0 }, /options\.maxPendingStdinBytes/],
+    [{ authorize: true as never }, /options\.authorize/],
+    [{ killGrace: 5 } as never, /options\.killGrace: expected one of/],
+  ])("rejects %j", (options, message) => {
+    const error = thrown(() => new TerminalHost(options));
+    expect(error.code).toBe("invalid_params");
+    expect(error.message).toMatch(message);
+  });
+
+  it("has documented defaults and clamps the ceiling to what fits a 32 MiB message", () => {
+    expect(new TerminalHost().limits).toEqual({
+      defaultOutputByteLimit: 1024 * 1024,
+      maxOutputByteLimit: MESSAGE_SAFE_OUTPUT_BYTE_LIMIT,
+    });
+    expect(MESSAGE_SAFE_OUTPUT_BYTE_LIMIT).toBe(Math.floor((32 * 1024 * 1024 - 64 * 1024) / 6));
+    expect(new TerminalHost({ maxOutputByteLimit: 1 << 30 }).limits.maxOutputByteLimit).toBe(MESSAGE_SAFE_OUTPUT_BYTE_LIMIT);
+    expect(new TerminalHost({ defaultOutputByteLimit: 8 << 20 }).limits.defaultOutputByteLimit).toBe(MESSAGE_SAFE_OUTPUT_BYTE_LIMIT);
+    expect(new TerminalHost({ maxOutputByteLimit: 1000 }).limits).toEqual({
+      defaultOutputByteLimit: 1000,
+      maxOutputByteLimit: 1000,
+    });
+  });
+});
+
+describe("TerminalHost parameters", () => {
+  it.each<[unknown, RegExp]>([
+    [{ command: "" }, /Invalid command/],
+    [{ command: 42 }, /Invalid command/],
+    [{ command: "   " }, /Invalid command/],
+    [{ command: "echo", args: "a b" }, /Invalid args: expected an array of strings/],
+    [{ command: "echo", args: ["ok", 3] }, /Invalid args\[1\]: expected a string/],
+    [{ command: "echo", env: { A: "1" } }, /Invalid env: expected an array/],
+    [{ command: "echo", env: [{ name: "", value: "1" }] }, /Invalid env\[0\]\.name/],
+    [{ command: "echo", env: [{ name: "A=B", value: "1" }] }, /Invalid env\[0\]\.name: expected a non-empty name without "="/],
+    [{ command: "echo", env: [{ name: "A", value: 1 }] }, /Invalid env\[0\]\.value: expected a string/],
+    [{ command: "echo", cwd: "relative" }, /Invalid cwd: expected an absolute path, received "relative"/],
+    [{ command: "echo", outputByteLimit: -1 }, /Invalid outputByteLimit: expected a non-negative integer \(bytes\)/],
+    [{ command: "echo", outputByteLimit: 1.5 }, /Invalid outputByteLimit/],
+    [{ command: "echo", pty: { cols: 0 } }, /Invalid pty\.cols: expected an integer from 1 to 1000/],
+    [{ command: "echo", pty: { rows: 1001 } }, /Invalid pty\.rows/],
+    [{ command: "echo", pty: "yes" }, /Invalid pty/],
+    [{ command: "echo", stdin: "yes" }, /Invalid stdin: expected a boolean/],
+    [null, /Invalid params/],
+  ])("create rejects %j naming the field", async (params, message) => {
+    const error = await rejection(makeHost().create(owner, params as CreateTerminalParams));
+    expect(error.code).toBe("invalid_params");
+    expect(error.message).toMatch(message);
+  });
+
+  it("rejects a bad owner, a relative session cwd and bad ids", async () => {
+    const host = makeHost();
+    expect((await rejection(host.create({ connectionId: "", sessionId: "s" }, { command: "true" }))).message).toMatch(
+      /owner\.connectionId/,
+    );
+    expect((await rejection(host.create(owner, { command: "true" }, { sessionCwd: "tmp" }))).message).toMatch(
+      /context\.sessionCwd: expected an absolute path/,
+    );
+    expect(thrown(() => host.output(owner, 7 as never)).message).toMatch(/Invalid terminalId/);
+  });
+
+  it("rejects bad sizes and signal names on a real terminal", async () => {
+    const host = makeHost();
+    const id = await host.create(owner, { command: "sleep", args: ["30"], pty: true });
+    expect(thrown(() => host.resize(owner, id, 0, 10)).message).toMatch(/Invalid cols: expected an integer from 1 to 1000/);
+    expect(thrown(() => host.resize(owner, id, 10, 1.5)).message).toMatch(/Invalid rows/);
+    expect(thrown(() => host.resize(owner, id, 1001, 10)).code).toBe("invalid_params");
+    const bad = thrown(() => host.signal(owner, id, "SIGNOPE"));
+    expect([bad.code, bad.message]).toEqual(["invalid_params", expect.stringMatching(/Invalid signal: expected a POSIX signal name/)]);
+    expect((await rejection(host.kill(owner, id, "BOGUS"))).code).toBe("invalid_params");
+    expect((await rejection(host.write(owner, id, 5 as never))).message).toMatch(/Invalid data/);
+  });
+});

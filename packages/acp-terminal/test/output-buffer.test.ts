@@ -1,0 +1,162 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { TerminalError } from "../src/host/errors.js";
+import { OutputBuffer } from "../src/output/output-buffer.js";
+
+const utf8 = (text: string): Uint8Array => Buffer.from(text, "utf8");
+
+function bufferOf(limit: number, ...chunks: (string | Uint8Array)[]): OutputBuffer {
+  const buffer = new OutputBuffer(limit);
+  for (const chunk of chunks) buffer.append(typeof chunk === "string" ? utf8(chunk) : chunk);
+  return buffer;
+}
+
+describe("OutputBuffer limits", () => {
+  it("keeps everything below, at and drops from the beginning above the limit (N-1, N, N+1)", () => {
+    const atMinusOne = bufferOf(5, "abcd");
+    expect([atMinusOne.text(), atMinusOne.truncated, atMinusOne.droppedBytes]).toEqual(["abcd", false, 0]);
+    const atLimit = bufferOf(5, "abcde");
+    expect([atLimit.text(), atLimit.truncated, atLimit.droppedBytes]).toEqual(["abcde", false, 0]);
+    const atPlusOne = bufferOf(5, "abcdef");
+    expect([atPlusOne.text(), atPlusOne.truncated, atPlusOne.droppedBytes]).toEqual(["bcdef", true, 1]);
+  });
+
+  it("limit 0 keeps nothing and is truncated from the first byte", () => {
+    const buffer = new OutputBuffer(0);
+    buffer.append(new Uint8Array(0));
+    expect(buffer.truncated).toBe(false);
+    buffer.append(utf8("x"));
+    expect([buffer.text(), buffer.truncated, buffer.totalBytes, buffer.droppedBytes]).toEqual(["", true, 1, 1]);
+  });
+
+  it("truncated is sticky", () => {
+    const buffer = bufferOf(3, "abcd");
+    expect(buffer.truncated).toBe(true);
+    buffer.append(utf8("e"));
+    expect(buffer.truncated).toBe(true);
+    expect(buffer.text()).toBe("cde");
+  });
+
+  it("wraps around its ring across many appends and keeps the newest bytes in order", () => {
+    const buffer = new OutputBuffer(10);
+    let all = "";
+    for (let i = 0; i < 100; i++) {
+      const chunk = String(i % 10).repeat((i % 4) + 1);
+      all += chunk;
+      buffer.append(utf8(chunk));
+      expect(buffer.text()).toBe(all.slice(-10));
+    }
+    expect(buffer.totalBytes).toBe(all.length);
+    expect(buffer.droppedBytes).toBe(all.length - 10);
+  });
+
+  it("a chunk larger than the limit keeps its tail", () => {
+    const buffer = bufferOf(4, "ab", "0123456789");
+    expect(buffer.text()).toBe("6789");
+    expect(buffer.totalBytes).toBe(12);
+  });
+
+  it.each([-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "10"])("rejects the limit %s", (limit) => {
+    expect(() => new OutputBuffer(limit as number)).toThrow(TerminalError);
+    expect(() => new OutputBuffer(limit as number)).toThrow(/outputByteLimit/);
+  });
+});
+
+describe("OutputBuffer character boundaries", () => {
+  // "é" is 2 bytes, "€" 3, "😀" 4.
+  it.each([
+    ["2-byte", "é", 1],
+    ["3-byte", "€", 2],
+    ["4-byte", "😀", 3],
+  ])("a cut inside a %s character skips its continuation bytes", (_, char, keptOfChar) => {
+    const encoded = utf8(`${char}ab`);
+    // Keep `keptOfChar` trailing bytes of the character plus "ab": the cut falls inside it.
+    const buffer = bufferOf(keptOfChar + 2, encoded);
+    expect(buffer.text()).toBe("ab");
+    expect(buffer.truncated).toBe(true);
+    expect(buffer.retainedBytes).toBe(2);
+    expect(buffer.droppedBytes).toBe(encoded.length - 2);
+    expect([...buffer.bytes()]).toEqual([...utf8("ab")]);
+  });
+
+  it("a cut right before a character keeps it whole", () => {
+    const buffer = bufferOf(6, "x€ab"); // 1 + 3 + 2 bytes: limit 5 would cut "x" only
+    expect(buffer.text()).toBe("x€ab");
+    const cut = bufferOf(5, "x€ab");
+    expect(cut.text()).toBe("€ab");
+    expect(cut.droppedBytes).toBe(1);
+  });
+
+  it("decodes characters split across chunks", () => {
+    const bytes = utf8("é€😀");
+    const buffer = new OutputBuffer(100);
+    for (const byte of bytes) buffer.append(Uint8Array.of(byte));
+    expect(buffer.text()).toBe("é€😀");
+  });
+
+  it("holds back an incomplete character at the end until it completes or the stream ends", () => {
+    const euro = utf8("€");
+    const buffer = bufferOf(100, "a", euro.subarray(0, 2));
+    expect(buffer.text()).toBe("a");
+    expect(buffer.totalBytes).toBe(3);
+    buffer.append(euro.subarray(2));
+    expect(buffer.text()).toBe("a€");
+
+    const ended = bufferOf(100, "a", euro.subarray(0, 2));
+    ended.end();
+    expect(ended.text()).toBe("a\uFFFD");
+  });
+
+  it("turns invalid UTF-8 into U+FFFD", () => {
+    const buffer = bufferOf(100, Uint8Array.of(0x61, 0xff, 0x62, 0xc0, 0x80, 0x63));
+    buffer.end();
+    expect(buffer.text()).toBe("a\uFFFDb\uFFFD\uFFFDc");
+  });
+
+  it("does not skip more than 3 continuation bytes at the cut", () => {
+    const buffer = bufferOf(6, Uint8Array.of(0x41, 0x80, 0x80, 0x80, 0x80, 0x80, 0x42));
+    buffer.end();
+    expect(buffer.retainedBytes).toBe(3);
+    expect(buffer.text()).toBe("\uFFFD\uFFFDB");
+  });
+
+  it("does not skip continuation bytes at the start of untruncated output", () => {
+    const buffer = bufferOf(10, Uint8Array.of(0x80, 0x41));
+    expect(buffer.text()).toBe("\uFFFDA");
+    expect(buffer.droppedBytes).toBe(0);
+  });
+});
+
+describe("OutputBuffer work", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("caches decoded text until new bytes arrive", () => {
+    const buffer = bufferOf(100, "abc");
+    const decode = vi.spyOn(TextDecoder.prototype, "decode");
+    expect(buffer.text()).toBe("abc");
+    expect(buffer.text()).toBe("abc");
+    expect(decode).toHaveBeenCalledTimes(1);
+    buffer.append(utf8("d"));
+    expect(buffer.text()).toBe("abcd");
+    expect(decode).toHaveBeenCalledTimes(2);
+  });
+
+  it("copies O(bytes appended) for many small chunks, never concatenating the whole buffer", () => {
+    const limit = 64 * 1024;
+    const buffer = new OutputBuffer(limit);
+    const set = vi.spyOn(Uint8Array.prototype, "set");
+    const concat = vi.spyOn(Buffer, "concat");
+    const chunk = utf8("0123456789abcdef");
+    const chunks = 50_000; // 800 KB through a 64 KiB buffer
+    for (let i = 0; i < chunks; i++) buffer.append(chunk);
+    const copied = set.mock.calls.reduce((sum, [source]) => sum + (source as ArrayLike<number>).length, 0);
+    const appended = chunks * chunk.length;
+    // Each byte is copied in once; growing the ring by doubling copies less than `limit` more.
+    expect(copied).toBeLessThanOrEqual(appended + 2 * limit);
+    expect(concat).not.toHaveBeenCalled();
+    expect(buffer.totalBytes).toBe(appended);
+    expect(buffer.droppedBytes).toBe(appended - limit);
+    expect(buffer.text().length).toBe(limit);
+  });
+});
