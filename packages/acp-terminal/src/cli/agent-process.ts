@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { once } from "node:events";
-import { Readable, Writable } from "node:stream";
+import { Writable, type Readable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
 import { ndJsonStream, type Stream } from "@agentclientprotocol/sdk";
 import { FirstLineSniffer } from "./first-line-sniffer.js";
@@ -27,6 +27,42 @@ export interface LaunchOptions {
   stderr: NodeJS.WritableStream;
   /** Called once when the agent's first stdout line is not JSON. */
   onNotJson(snippet: string): void;
+}
+
+/**
+ * The agent's stdout as a web stream that the sniffer also sees. Unlike `Readable.toWeb`, a
+ * cancel (the connection closed, say on EPIPE to an agent that already exited) does not destroy
+ * stdout: it keeps draining, so the sniffer still learns what the agent printed.
+ */
+function readableOf(stdout: Readable, sniffer: FirstLineSniffer): ReadableStream<Uint8Array> {
+  let cancelled = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        stdout.on("data", (chunk: Buffer) => {
+          sniffer.push(chunk);
+          if (cancelled) return;
+          controller.enqueue(new Uint8Array(chunk));
+          if ((controller.desiredSize ?? 1) <= 0) stdout.pause();
+        });
+        stdout.once("end", () => {
+          sniffer.end();
+          if (!cancelled) controller.close();
+        });
+        stdout.once("error", (error) => {
+          if (!cancelled) controller.error(error);
+        });
+      },
+      pull() {
+        stdout.resume();
+      },
+      cancel() {
+        cancelled = true;
+        stdout.resume();
+      },
+    },
+    { highWaterMark: 16 },
+  );
 }
 
 /**
@@ -64,12 +100,7 @@ export class AgentProcess {
       (this.log ?? options.stderr).write(chunk);
     });
     this.sniffer = new FirstLineSniffer(options.onNotJson);
-    stdout.on("data", (chunk: Buffer) => this.sniffer.push(chunk));
-    stdout.once("end", () => this.sniffer.end());
-    this.stream = ndJsonStream(
-      Writable.toWeb(stdin) as WritableStream<Uint8Array>,
-      Readable.toWeb(stdout) as ReadableStream<Uint8Array>,
-    );
+    this.stream = ndJsonStream(Writable.toWeb(stdin) as WritableStream<Uint8Array>, readableOf(stdout, this.sniffer));
   }
 
   get pid(): number | undefined {

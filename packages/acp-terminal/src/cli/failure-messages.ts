@@ -14,9 +14,10 @@ export function stderrHint(agentLogPath: string | undefined): string {
 }
 
 export function commandNotFound(commandLine: string, shellSaid?: string): Ending {
-  const program = leadingProgram(commandLine) ?? commandLine;
-  const said = shellSaid === undefined ? "" : ` (the shell said: ${shellSaid})`;
-  return { exitCode: ExitCode.usage, error: `Agent command not found: ${program}${said}` };
+  const program = leadingProgram(commandLine);
+  if (program !== undefined) return { exitCode: ExitCode.usage, error: `Agent command not found: ${program}` };
+  const said = shellSaid === undefined ? "" : `; the shell said: ${shellSaid}`;
+  return { exitCode: ExitCode.usage, error: `Agent command not found in "${commandLine}"${said}` };
 }
 
 export function notAcp(commandLine: string, snippet: string): Ending {

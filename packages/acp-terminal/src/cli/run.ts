@@ -102,7 +102,7 @@ class Run {
       onError: (error, context) => this.renderer.notice(`acp-terminal: ${context}: ${String(error)}`),
     });
     const connection = app.connect(agent.stream);
-    void agent.exited.then((exit) => this.agentGone(exit, connection));
+    void agent.exited.then((exit) => this.agentGone(exit, connection, agent));
     const stopSignals = this.handleSignals(connection, host);
     const timeout = this.options.timeoutMs === undefined ? undefined : setTimeout(() => {
       this.cancelTurn(connection);
@@ -176,14 +176,14 @@ class Run {
     }
   }
 
-  private async agentGone(exit: AgentExit, connection: ClientConnection): Promise<void> {
+  private async agentGone(exit: AgentExit, connection: ClientConnection, agent: AgentProcess): Promise<void> {
     if (this.ended) return;
     // Its last messages (say, the prompt response) may still be in the pipe: let them be read.
     await Promise.race([connection.closed, delay(EXIT_DRAIN_MS)]);
     await nextTurn();
     const phase =
       this.phase === "initialize" ? "before answering initialize" : this.phase === "session" ? "before starting a session" : "during the turn";
-    this.end(agentExited(exit, phase, this.options.agent, this.options.agentLog));
+    this.end(agentExited(exit, phase, this.options.agent, this.options.agentLog, agent.lastStderrLine));
   }
 
   private cancelTurn(connection: ClientConnection): void {
