@@ -105,6 +105,7 @@ export class Terminal {
       args: [...this.args],
       cwd: this.cwd,
       pty: this.process.pty,
+      pid: this.process.pid,
       state: this.#state,
       ...(this.#exitStatus ? { exitStatus: { ...this.#exitStatus } } : {}),
       startedAt: this.startedAt,

@@ -60,6 +60,8 @@ export interface TerminalInfo {
   args: string[];
   cwd: string;
   pty: boolean;
+  /** The command's pid, which is also its process-group id. */
+  pid?: number;
   state: TerminalState;
   exitStatus?: ExitStatus;
   startedAt: number;

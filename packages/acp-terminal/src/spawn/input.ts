@@ -74,7 +74,7 @@ export class PipeInput {
     const failure = cause ?? this.#failure;
     if (failure) {
       const code = (failure as NodeJS.ErrnoException).code ?? failure.message;
-      return new TerminalError("stdin_closed", `stdin is closed: the command closed its input (${code})`, undefined, {
+      return new TerminalError("stdin_closed", `stdin is closed: the command closed its input or exited (${code})`, undefined, {
         cause: failure,
       });
     }

@@ -1,0 +1,152 @@
+/** Kill, signal, release and dispose with real process groups: nothing may outlive them. */
+import { describe, expect, it } from "vitest";
+import { TerminalError } from "../src/host/errors.js";
+import { fixture, isAlive, makeHost, node, outputMatching, owner, processGone } from "./host-helpers.js";
+
+async function rejection(promise: Promise<unknown>): Promise<TerminalError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(TerminalError);
+  return error as TerminalError;
+}
+
+describe("kill", () => {
+  it("kills the whole process group, grandchildren included", async () => {
+    const host = makeHost();
+    const id = await host.create(owner, { command: node, args: [fixture("grandchild.mjs")] });
+    const [, pid] = await outputMatching(host, id, /grandchild (\d+)/);
+    const grandchild = Number(pid);
+    expect(isAlive(grandchild)).toBe(true);
+    expect(await host.kill(owner, id)).toEqual({ exitCode: null, signal: "SIGTERM" });
+    await processGone(grandchild);
+    // The terminal stays readable after kill, with its final status.
+    expect(host.output(owner, id)).toMatchObject({ exitStatus: { exitCode: null, signal: "SIGTERM" } });
+    expect(await host.waitForExit(owner, id)).toEqual({ exitCode: null, signal: "SIGTERM" });
+  });
+
+  it("sends SIGKILL after the grace to a command that ignores SIGTERM", async () => {
+    const host = makeHost({ killGraceMs: 150 });
+    const id = await host.create(owner, { command: node, args: [fixture("ignore-sigterm.mjs")] });
+    await outputMatching(host, id, /ready/);
+    const waiting = host.waitForExit(owner, id);
+    expect(await host.kill(owner, id)).toEqual({ exitCode: null, signal: "SIGKILL" });
+    expect(await waiting).toEqual({ exitCode: null, signal: "SIGKILL" });
+    expect(host.output(owner, id).output).toBe("ready\ngot SIGTERM\n");
+  });
+
+  it("kills what is left of the group after the leader died of SIGTERM", async () => {
+    const host = makeHost({ killGraceMs: 5_000 });
+    const id = await host.create(owner, { command: `${node} ${fixture("ignore-sigterm.mjs")} & echo "bg $!"; sleep 30` });
+    const [, pid] = await outputMatching(host, id, /bg (\d+)/);
+    await outputMatching(host, id, /ready/);
+    const started = Date.now();
+    expect(await host.kill(owner, id)).toEqual({ exitCode: null, signal: "SIGTERM" });
+    await processGone(Number(pid));
+    expect(Date.now() - started).toBeLessThan(4_000); // did not wait for the 5 s grace
+  });
+
+  it("kills with the signal asked for; killing an exited terminal returns its status", async () => {
+    const host = makeHost();
+    const id = await host.create(owner, { command: "sleep", args: ["30"] });
+    expect(await host.kill(owner, id, "SIGINT")).toEqual({ exitCode: null, signal: "SIGINT" });
+    expect(await host.kill(owner, id)).toEqual({ exitCode: null, signal: "SIGINT" });
+    const done = await host.create(owner, { command: "exit 4" });
+    await host.waitForExit(owner, done);
+    expect(await host.kill(owner, done, "SIGKILL")).toEqual({ exitCode: 4, signal: null });
+  });
+
+  it("concurrent kills and waits all resolve with the same status", async () => {
+    const host = makeHost();
+    const id = await host.create(owner, { command: "sleep", args: ["30"] });
+    const results = await Promise.all([host.waitForExit(owner, id), host.kill(owner, id), host.kill(owner, id), host.userKill(id)]);
+    expect(new Set(results.map((r) => JSON.stringify(r)))).toEqual(new Set([JSON.stringify({ exitCode: null, signal: "SIGTERM" })]));
+  });
+});
+
+describe("signal", () => {
+  it("SIGINT ends a sleep and the exit says SIGINT", async () => {
+    const host = makeHost();
+    const id = await host.create(owner, { command: "sleep", args: ["30"] });
+    host.signal(owner, id, "SIGINT");
+    expect(await host.waitForExit(owner, id)).toEqual({ exitCode: null, signal: "SIGINT" });
+    expect(() => host.signal(owner, id, "SIGTERM")).toThrow(expect.objectContaining({ code: "exited" }));
+  });
+
+  it("reaches the whole group and accepts short names", async () => {
+    const host = makeHost();
+    const id = await host.create(owner, { command: node, args: [fixture("ignore-sigterm.mjs"), "--int"] });
+    await outputMatching(host, id, /ready/);
+    host.signal(owner, id, "int");
+    await outputMatching(host, id, /got SIGINT/);
+    host.signal(owner, id, "KILL");
+    expect(await host.waitForExit(owner, id)).toEqual({ exitCode: null, signal: "SIGKILL" });
+  });
+});
+
+describe("release", () => {
+  it("kills a running command with its group; waits pending on it reject not_found", async () => {
+    const host = makeHost();
+    const id = await host.create(owner, { command: node, args: [fixture("grandchild.mjs")] });
+    const [, pid] = await outputMatching(host, id, /grandchild (\d+)/);
+    const waiting = rejection(host.waitForExit(owner, id));
+    const exits: unknown[] = [];
+    host.on("exit", ({ exitStatus }) => exits.push(exitStatus));
+    await host.release(owner, id);
+    expect((await waiting).code).toBe("not_found");
+    await processGone(Number(pid));
+    expect(exits).toEqual([{ exitCode: null, signal: "SIGTERM" }]);
+    expect(() => host.output(owner, id)).toThrow(expect.objectContaining({ code: "not_found" }));
+    expect(host.list()).toEqual([]);
+  });
+
+  it("leaves no grandchild when the parent already exited", async () => {
+    const host = makeHost();
+    const id = await host.create(owner, { command: node, args: [fixture("grandchild.mjs"), "--exit"] });
+    await host.waitForExit(owner, id);
+    const [, pid] = host.output(owner, id).output.match(/grandchild (\d+)/) ?? [];
+    expect(isAlive(Number(pid))).toBe(true);
+    await host.release(owner, id);
+    await processGone(Number(pid));
+  });
+});
+
+describe("dispose", () => {
+  it("kills and releases everything, rejects pending waits, and is idempotent", async () => {
+    const host = makeHost({ killGraceMs: 100 });
+    const ids = await Promise.all([
+      host.create(owner, { command: node, args: [fixture("grandchild.mjs")] }),
+      host.create(owner, { command: node, args: [fixture("ignore-sigterm.mjs")] }),
+      host.create({ connectionId: "c2", sessionId: "s" }, { command: "sleep", args: ["30"] }),
+    ]);
+    const [, pid] = await outputMatching(host, ids[0]!, /grandchild (\d+)/);
+    await outputMatching(host, ids[1]!, /ready/);
+    const leaders = host.list().map((info) => info.pid ?? -1);
+    const waits = ids.slice(0, 2).map((id) => rejection(host.waitForExit(owner, id)));
+    const released: string[] = [];
+    host.on("release", ({ terminalId }) => released.push(terminalId));
+    const first = host.dispose();
+    const second = host.dispose();
+    expect(second).toBe(first);
+    await first;
+    await host[Symbol.asyncDispose]();
+    for (const wait of waits) expect((await wait).code).toBe("disposed");
+    for (const gone of [Number(pid), ...leaders]) await processGone(gone);
+    expect(released.sort()).toEqual([...ids].sort());
+    expect(host.list()).toEqual([]);
+    const late = await rejection(host.create(owner, { command: "true" }));
+    expect(late.code).toBe("disposed");
+  });
+
+  it("a create in flight when dispose starts is killed, never registered", async () => {
+    let allow!: (value: boolean) => void;
+    const host = makeHost({ authorize: () => new Promise<boolean>((resolve) => (allow = resolve)) });
+    const creating = host.create(owner, { command: "sleep", args: ["30"] });
+    const disposing = host.dispose();
+    allow(true);
+    expect((await rejection(creating)).code).toBe("disposed");
+    await disposing;
+    expect(host.list()).toEqual([]);
+  });
+});

@@ -1,0 +1,92 @@
+/** PTY terminals: size, resize, plain-text rendering, input, kill. */
+import { describe, expect, it } from "vitest";
+import { TerminalError } from "../src/host/errors.js";
+import { fixture, makeHost, node, outputMatching, owner, processGone } from "./host-helpers.js";
+
+async function rejection(promise: Promise<unknown>): Promise<TerminalError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(TerminalError);
+  return error as TerminalError;
+}
+
+describe("PTY", () => {
+  it("gives the command the requested size, 80x24 by default", async () => {
+    const host = makeHost();
+    const sized = await host.create(owner, { command: "stty size", pty: { cols: 120, rows: 40 } });
+    await host.waitForExit(owner, sized);
+    expect(host.output(owner, sized).output).toBe("40 120\n");
+    const plain = await host.create(owner, { command: "stty size", pty: true });
+    await host.waitForExit(owner, plain);
+    expect(host.output(owner, plain).output).toBe("24 80\n");
+    expect(host.info(plain)?.pty).toBe(true);
+  });
+
+  it("runs every terminal in a PTY when the host says so, unless the request says pty: false", async () => {
+    const host = makeHost({ pty: true });
+    const id = await host.create(owner, { command: "test -t 1 && echo tty || echo pipe" });
+    const piped = await host.create(owner, { command: "test -t 1 && echo tty || echo pipe", pty: false });
+    await Promise.all([host.waitForExit(owner, id), host.waitForExit(owner, piped)]);
+    expect([host.output(owner, id).output, host.output(owner, piped).output]).toEqual(["tty\n", "pipe\n"]);
+  });
+
+  it("resize reaches the command (SIGWINCH)", async () => {
+    const host = makeHost();
+    const id = await host.create(owner, { command: node, args: [fixture("winsize.mjs")], pty: true });
+    await outputMatching(host, id, /size 80x24/);
+    host.resize(owner, id, 100, 30);
+    await outputMatching(host, id, /size 100x30/);
+    expect(host.output(owner, id).output).toBe("size 80x24\nsize 100x30\n");
+  });
+
+  it("renders plain text: escapes stripped, carriage returns overwrite; events carry raw bytes", async () => {
+    const host = makeHost();
+    const raw: Uint8Array[] = [];
+    host.on("output", ({ data }) => raw.push(data));
+    const id = await host.create(owner, { command: "printf 'abc\\rX\\n\\033[31mred\\033[0m\\n10%%\\r100%%\\n'", pty: true });
+    await host.waitForExit(owner, id);
+    const snapshot = host.output(owner, id);
+    expect(snapshot.output).toBe("Xbc\nred\n100%\n");
+    const bytes = Buffer.concat(raw);
+    expect(bytes.toString()).toBe("abc\rX\r\n\u001b[31mred\u001b[0m\r\n10%\r100%\r\n");
+    expect(snapshot.totalBytes).toBe(bytes.length);
+  });
+
+  it("takes input (written to the terminal) and ^D on eof", async () => {
+    const host = makeHost();
+    const id = await host.create(owner, { command: "cat", pty: true });
+    await host.write(owner, id, "hello\n");
+    await outputMatching(host, id, /hello\nhello\n/); // the echo, then cat's copy
+    await host.write(owner, id, "", { eof: true });
+    expect(await host.waitForExit(owner, id)).toEqual({ exitCode: 0, signal: null });
+    expect((await rejection(host.write(owner, id, "late"))).code).toMatch(/exited|stdin_closed/);
+  });
+
+  it("kills the command with its group; signals arrive by name", async () => {
+    const host = makeHost();
+    const id = await host.create(owner, { command: `${node} ${fixture("grandchild.mjs")}`, pty: true });
+    const [, pid] = await outputMatching(host, id, /grandchild (\d+)/);
+    expect(await host.kill(owner, id)).toEqual({ exitCode: null, signal: "SIGTERM" });
+    await processGone(Number(pid));
+    const sleeper = await host.create(owner, { command: "sleep", args: ["30"], pty: true });
+    host.signal(owner, sleeper, "SIGINT");
+    expect(await host.waitForExit(owner, sleeper)).toEqual({ exitCode: null, signal: "SIGINT" });
+    expect(() => host.resize(owner, sleeper, 10, 10)).toThrow(expect.objectContaining({ code: "exited" }));
+  });
+
+  it("reports a missing command as ENOENT like pipes do", async () => {
+    const error = await rejection(makeHost().create(owner, { command: "acp-terminal-no-such-command", pty: true }));
+    expect([error.code, error.message]).toEqual([
+      "spawn_failed",
+      "Command not found: acp-terminal-no-such-command (ENOENT). Check the command name and PATH.",
+    ]);
+  });
+
+  it("resize of a pipe terminal is not_pty", async () => {
+    const host = makeHost();
+    const id = await host.create(owner, { command: "sleep", args: ["30"] });
+    expect(() => host.resize(owner, id, 100, 30)).toThrow(expect.objectContaining({ code: "not_pty" }));
+  });
+});
