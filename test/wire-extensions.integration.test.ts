@@ -2,6 +2,7 @@
  * The `_acp-terminal/*` extensions over real stdio, against real pipes and PTYs: stdin write and
  * end-of-file, PTY resize, signals, an interactive prompt, and a command that never reads.
  */
+import type { TerminalOutputResponse } from "@agentclientprotocol/sdk";
 import { encodeKeys } from "acp-terminal";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { outputWhere, rejectionOf, startTerminalClient, type TerminalClientProcess } from "./support/terminal-client.js";
@@ -28,7 +29,7 @@ describe("_acp-terminal extensions over stdio", () => {
     await outputWhere(peer.client, ids, (out) => out === "héllo\n");
     await peer.client.request("_acp-terminal/write", { ...ids, dataBase64: Buffer.from("bytes\n").toString("base64"), eof: true });
     expect(await peer.client.request("terminal/wait_for_exit", ids)).toEqual({ exitCode: 0, signal: null });
-    expect((await peer.client.request("terminal/output", ids)).output).toBe("héllo\nbytes\n");
+    expect((await peer.client.request<TerminalOutputResponse>("terminal/output", ids)).output).toBe("héllo\nbytes\n");
     const closed = await rejectionOf(peer.client.request("_acp-terminal/write", { ...ids, data: "late" }));
     expect(closed.code).toBe(-32603);
     expect(closed.data).toMatchObject({ reason: expect.stringMatching(/^(exited|stdin_closed)$/) });
@@ -55,7 +56,7 @@ describe("_acp-terminal extensions over stdio", () => {
     await outputWhere(peer.client, ids, (out) => out.endsWith("name? "));
     await peer.client.request("_acp-terminal/write", { ...ids, data: "world\n" });
     expect(await peer.client.request("terminal/wait_for_exit", ids)).toEqual({ exitCode: 0, signal: null });
-    expect((await peer.client.request("terminal/output", ids)).output).toBe("name? hello, world\n");
+    expect((await peer.client.request<TerminalOutputResponse>("terminal/output", ids)).output).toBe("name? hello, world\n");
   });
 
   it("resizes a PTY, as stty size inside it sees", async () => {
@@ -120,7 +121,7 @@ describe("_acp-terminal extensions over stdio", () => {
         (error: RequestErrorLike) => (entry.state = error),
       );
       writes.push(entry);
-      const output = await peer.client.request("terminal/output", ids);
+      const output = await peer.client.request<TerminalOutputResponse>("terminal/output", ids);
       expect(output.exitStatus).toBeUndefined();
       if (writes.some((w) => w.state === "pending")) answeredWhileWritePending = true;
       refusal = refusedWrite();

@@ -4,6 +4,7 @@
  * outputByteLimit, and the agent's real SDK reader (which drops a connection on an oversized
  * line) must still get its answer.
  */
+import type { TerminalOutputResponse } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { startTerminalClient, type TerminalClientProcess } from "./support/terminal-client.js";
 
@@ -23,7 +24,7 @@ async function floodAndRead(client: TerminalClientProcess, floodBytes: number) {
     outputByteLimit: 1e12,
   });
   await client.client.request("terminal/wait_for_exit", { sessionId, terminalId });
-  const output = await client.client.request("terminal/output", { sessionId, terminalId });
+  const output = await client.client.request<TerminalOutputResponse>("terminal/output", { sessionId, terminalId });
   await client.client.request("terminal/release", { sessionId, terminalId });
   return output;
 }

@@ -2,6 +2,7 @@
  * The five ACP v1 terminal methods over real stdio: this test process is an SDK agent, the
  * terminal host runs in a child process (test/fixtures/terminal-client.mjs) with real commands.
  */
+import type { TerminalOutputResponse } from "@agentclientprotocol/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isAlive } from "./support/processes.js";
 import { outputWhere, rejectionOf, startTerminalClient, type TerminalClientProcess } from "./support/terminal-client.js";
@@ -39,7 +40,7 @@ describe("terminal/* over stdio", () => {
     expect(terminalId).toMatch(/^[0-9a-f-]{36}$/);
     const exit = await peer.client.request("terminal/wait_for_exit", { sessionId, terminalId });
     expect(exit).toEqual({ exitCode: 0, signal: null });
-    const output = await peer.client.request("terminal/output", { sessionId, terminalId });
+    const output = await peer.client.request<TerminalOutputResponse>("terminal/output", { sessionId, terminalId });
     expect(output).toEqual({
       output: "one-two\n",
       truncated: false,
@@ -47,7 +48,7 @@ describe("terminal/* over stdio", () => {
       _meta: { "acp-terminal": { totalBytes: 8, droppedBytes: 0 } },
     });
     expect(await peer.client.request("terminal/release", { sessionId, terminalId })).toEqual({});
-    const gone = await rejectionOf(peer.client.request("terminal/output", { sessionId, terminalId }));
+    const gone = await rejectionOf(peer.client.request<TerminalOutputResponse>("terminal/output", { sessionId, terminalId }));
     expect(gone.code).toBe(-32002);
   });
 
@@ -62,7 +63,7 @@ describe("terminal/* over stdio", () => {
       exitCode: 3,
       signal: null,
     });
-    const output = await peer.client.request("terminal/output", { sessionId, terminalId });
+    const output = await peer.client.request<TerminalOutputResponse>("terminal/output", { sessionId, terminalId });
     expect(output.truncated).toBe(true);
     expect(Buffer.byteLength(output.output)).toBeLessThanOrEqual(100);
     expect(output.output.endsWith("1000\nfailing\n")).toBe(true);
@@ -73,7 +74,7 @@ describe("terminal/* over stdio", () => {
 
   it("answers -32002 with data.terminalId for unknown and foreign-session ids", async () => {
     const unknown = await rejectionOf(
-      peer.client.request("terminal/output", { sessionId, terminalId: "00000000-0000-0000-0000-000000000000" }),
+      peer.client.request<TerminalOutputResponse>("terminal/output", { sessionId, terminalId: "00000000-0000-0000-0000-000000000000" }),
     );
     expect(unknown.code).toBe(-32002);
     expect(unknown.data).toEqual({ terminalId: "00000000-0000-0000-0000-000000000000" });
@@ -91,7 +92,7 @@ describe("terminal/* over stdio", () => {
     expect(write.code).toBe(-32002);
     // Releasing someone else's terminal is a no-op: it must still be running afterwards.
     expect(await peer.client.request("terminal/release", { sessionId: "session-2", terminalId })).toEqual({});
-    const still = await peer.client.request("terminal/output", { sessionId, terminalId });
+    const still = await peer.client.request<TerminalOutputResponse>("terminal/output", { sessionId, terminalId });
     expect(still.exitStatus).toBeUndefined();
     await peer.client.request("terminal/release", { sessionId, terminalId });
   });
@@ -138,7 +139,7 @@ describe("terminal/* over stdio", () => {
     });
     await outputWhere(peer.client, { sessionId, terminalId }, (out) => out.includes("started"));
     expect(await peer.client.request("terminal/kill", { sessionId, terminalId })).toEqual({});
-    const output = await peer.client.request("terminal/output", { sessionId, terminalId });
+    const output = await peer.client.request<TerminalOutputResponse>("terminal/output", { sessionId, terminalId });
     expect(output.exitStatus).toEqual({ exitCode: null, signal: "SIGTERM" });
     expect(output.output).toBe("started\n");
     expect(await peer.client.request("terminal/wait_for_exit", { sessionId, terminalId })).toEqual({

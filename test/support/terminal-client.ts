@@ -7,7 +7,14 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { once } from "node:events";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { agent, ndJsonStream, RequestError, type AgentContext, type InitializeRequest } from "@agentclientprotocol/sdk";
+import {
+  agent,
+  ndJsonStream,
+  RequestError,
+  type AgentContext,
+  type InitializeRequest,
+  type TerminalOutputResponse,
+} from "@agentclientprotocol/sdk";
 import { killSurvivors } from "./processes.js";
 import { until, withDeadline } from "./until.js";
 
@@ -98,7 +105,7 @@ export async function outputWhere(
   try {
     return await until(
       async () => {
-        const response = await client.request("terminal/output", ids);
+        const response = await client.request<TerminalOutputResponse>("terminal/output", ids);
         last = response.output;
         return predicate(response.output) ? response : undefined;
       },
