@@ -1,4 +1,4 @@
-import { createInterface } from "node:readline/promises";
+import { createInterface } from "node:readline";
 import type { PermissionOption, RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
 
 /** `yes`: allow (--yes); `ask`: ask the person at the TTY; `deny`: reject and say how to allow. */
@@ -40,23 +40,26 @@ export async function decidePermission(
 }
 
 async function ask(request: RequestPermissionRequest, io: PermissionIo): Promise<RequestPermissionResponse> {
-  const rl = createInterface({ input: io.input, output: io.output, terminal: true });
+  const rl = createInterface({ input: io.input, terminal: false });
+  // Ctrl-C while we wait ends the question: the turn is being cancelled.
+  const onAbort = () => rl.close();
+  io.signal.addEventListener("abort", onAbort, { once: true });
+  const count = request.options.length;
+  const promptLine = `Choose 1-${count} (Enter rejects): `;
   try {
     const list = request.options.map((option, i) => `  ${i + 1}) ${option.name} (${option.kind})`).join("\n");
-    io.output.write(`The agent asks permission for ${describe(request)}:\n${list}\n`);
-    for (;;) {
-      const answer = (await rl.question(`Choose 1-${request.options.length} (Enter rejects): `, { signal: io.signal })).trim();
+    io.output.write(`The agent asks permission for ${describe(request)}:\n${list}\n${promptLine}`);
+    // Lines are buffered by the iterator, so answers typed ahead are not lost.
+    for await (const raw of rl) {
+      const answer = raw.trim();
       if (answer === "") return select(request.options.find(isReject));
       const index = Number(answer);
-      if (Number.isInteger(index) && index >= 1 && index <= request.options.length) {
-        return select(request.options[index - 1]);
-      }
-      io.output.write(`Expected a number from 1 to ${request.options.length}, received ${JSON.stringify(answer)}\n`);
+      if (Number.isInteger(index) && index >= 1 && index <= count) return select(request.options[index - 1]);
+      io.output.write(`Expected a number from 1 to ${count}, received ${JSON.stringify(answer)}\n${promptLine}`);
     }
-  } catch (error) {
-    if (io.signal.aborted) return CANCELLED;
-    throw error;
+    return CANCELLED;
   } finally {
+    io.signal.removeEventListener("abort", onAbort);
     rl.close();
   }
 }

@@ -1,0 +1,61 @@
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseCommand, USAGE } from "../src/cli/args.js";
+import { exitCodeForStopReason } from "../src/cli/exit-codes.js";
+
+const parse = (...argv: string[]) => parseCommand(argv, "/home/me", (base, p) => path.resolve(base, p));
+
+describe("acp-terminal arguments", () => {
+  it("parses a full run command", () => {
+    expect(parse("run", "--agent", "npx my-agent --acp", "--cwd", "proj", "--pty", "--yes", "--json", "--timeout", "2.5", "--agent-log", "a.log", "fix", "the", "build")).toEqual({
+      kind: "run",
+      options: {
+        agent: "npx my-agent --acp",
+        prompt: "fix the build",
+        cwd: "/home/me/proj",
+        pty: true,
+        yes: true,
+        json: true,
+        timeoutMs: 2500,
+        agentLog: "a.log",
+      },
+    });
+  });
+
+  it("defaults cwd to the current directory and everything else to off", () => {
+    const parsed = parse("run", "--agent", "a", "hello");
+    expect(parsed).toMatchObject({ kind: "run", options: { cwd: "/home/me", pty: false, yes: false, json: false, timeoutMs: undefined } });
+  });
+
+  it("answers help and version, and help with no command", () => {
+    expect(parse("--help")).toEqual({ kind: "help" });
+    expect(parse("-h")).toEqual({ kind: "help" });
+    expect(parse()).toEqual({ kind: "help" });
+    expect(parse("--version")).toEqual({ kind: "version" });
+  });
+
+  it.each([
+    [["run", "hello"], /Missing --agent/],
+    [["run", "--agent", "a"], /Missing prompt/],
+    [["run", "--agent", "a", "--timeout", "soon", "x"], /Invalid --timeout: expected a positive number of seconds, received "soon"/],
+    [["run", "--agent", "a", "--timeout", "0", "x"], /Invalid --timeout/],
+    [["walk", "--agent", "a", "x"], /Unknown command: walk/],
+    [["run", "--agent", "a", "--colour", "x"], /Unknown option '--colour'/],
+  ])("reports %j as a usage error", (argv, message) => {
+    const parsed = parse(...argv);
+    expect(parsed.kind).toBe("error");
+    expect(parsed.kind === "error" && parsed.message).toMatch(message);
+  });
+
+  it("documents every exit code in the usage text", () => {
+    for (const code of [0, 1, 2, 3, 4, 5]) expect(USAGE).toMatch(new RegExp(`^  ${code}  `, "m"));
+  });
+
+  it("maps stop reasons to exit codes", () => {
+    expect(exitCodeForStopReason("end_turn")).toBe(0);
+    expect(exitCodeForStopReason("refusal")).toBe(2);
+    expect(exitCodeForStopReason("max_tokens")).toBe(2);
+    expect(exitCodeForStopReason("max_turn_requests")).toBe(2);
+    expect(exitCodeForStopReason("cancelled")).toBe(3);
+  });
+});

@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { FirstLineSniffer } from "../src/cli/first-line-sniffer.js";
+import { leadingProgram, programExists } from "../src/cli/command-lookup.js";
+import { MAX_LINE_CHARS, TerminalTail } from "../src/cli/terminal-tail.js";
+
+const bytes = (text: string) => new Uint8Array(Buffer.from(text, "utf8"));
+
+describe("TerminalTail", () => {
+  it("keeps the newest lines and counts the rest", () => {
+    const tail = new TerminalTail(3);
+    const completed = tail.push(bytes("1\n2\n3\n4\n5\npartial"));
+    expect(completed).toEqual(["1", "2", "3", "4", "5"]);
+    expect(tail.tail()).toEqual(["4", "5", "partial"]);
+    expect(tail.completeTail()).toEqual(["3", "4", "5"]);
+    expect(tail.hiddenLines).toBe(3);
+    expect(tail.partialLine).toBe("partial");
+  });
+
+  it("keeps a character split across chunks whole", () => {
+    const tail = new TerminalTail();
+    const euro = Buffer.from("€\n", "utf8");
+    expect(tail.push(euro.subarray(0, 1))).toEqual([]);
+    expect(tail.push(euro.subarray(1, 2))).toEqual([]);
+    expect(tail.push(euro.subarray(2))).toEqual(["€"]);
+  });
+
+  it("shows what a terminal shows: no escape sequences, \\r overwrites, CRLF ends a line", () => {
+    const tail = new TerminalTail();
+    expect(tail.push(bytes("\x1b[31mred\x1b[0m\r\nprogress 10%\rprogress 100%\n"))).toEqual(["red", "progress 100%"]);
+  });
+
+  it("caps long lines", () => {
+    const tail = new TerminalTail();
+    const [line] = tail.push(bytes(`${"x".repeat(MAX_LINE_CHARS * 3)}\n`));
+    expect(line).toHaveLength(MAX_LINE_CHARS);
+    expect(line!.endsWith("…")).toBe(true);
+  });
+
+  it("bounds an endless line without a newline", () => {
+    const tail = new TerminalTail();
+    for (let i = 0; i < 1000; i++) tail.push(bytes("y".repeat(1000)));
+    expect(tail.partialLine!.length).toBeLessThanOrEqual(MAX_LINE_CHARS);
+  });
+});
+
+describe("FirstLineSniffer", () => {
+  it("accepts JSON after leading blank lines", () => {
+    const seen: string[] = [];
+    const sniffer = new FirstLineSniffer((s) => seen.push(s));
+    sniffer.push(bytes("\n  {\"jsonrpc\":\"2.0\"}\nhello\n"));
+    expect(sniffer.firstLine).toEqual({ json: true, snippet: "" });
+    expect(seen).toEqual([]);
+  });
+
+  it("reports a first line that is not JSON, split across chunks", () => {
+    const seen: string[] = [];
+    const sniffer = new FirstLineSniffer((s) => seen.push(s));
+    sniffer.push(bytes("Usage: my-ag"));
+    expect(seen).toEqual([]);
+    sniffer.push(bytes("ent [options]\nmore"));
+    expect(seen).toEqual(["Usage: my-agent [options]"]);
+  });
+
+  it("reports an unterminated last line when the stream ends", () => {
+    const seen: string[] = [];
+    const sniffer = new FirstLineSniffer((s) => seen.push(s));
+    sniffer.push(bytes("bye"));
+    sniffer.end();
+    expect(seen).toEqual(["bye"]);
+  });
+});
+
+describe("agent command lookup", () => {
+  it("finds the program of a plain command line, not of shell syntax", () => {
+    expect(leadingProgram("npx my-agent --acp")).toBe("npx");
+    expect(leadingProgram("  ./bin/agent")).toBe("./bin/agent");
+    expect(leadingProgram("FOO=1 agent")).toBeUndefined();
+    expect(leadingProgram("cd dir && agent")).toBeUndefined();
+    expect(leadingProgram("'quoted agent'")).toBeUndefined();
+  });
+
+  it("looks programs up on PATH and paths relative to cwd", () => {
+    expect(programExists("sh", "/")).toBe(true);
+    expect(programExists("no-such-program-acp-terminal", "/")).toBe(false);
+    expect(programExists("./no-such-file", "/tmp")).toBe(false);
+    expect(programExists(process.execPath, "/")).toBe(true);
+  });
+});
