@@ -34,10 +34,9 @@ export interface TerminalClientCapabilities {
  * your own capabilities: `{ fs: {...}, ...terminalClientCapabilities() }` (merge `_meta` yourself
  * if you advertise other `_meta` keys).
  */
-export function terminalClientCapabilities(host?: {
-  /** A host that knows PTYs cannot be opened here (node-pty failed to load) says false. */
-  readonly ptyAvailable?: boolean;
-}): TerminalClientCapabilities {
+export function terminalClientCapabilities(host?: object): TerminalClientCapabilities {
+  // A host that knows PTYs cannot be opened here (node-pty failed to load) says `ptyAvailable: false`.
+  const ptyAvailable = !(host && "ptyAvailable" in host && host.ptyAvailable === false);
   return {
     terminal: true,
     _meta: {
@@ -45,7 +44,7 @@ export function terminalClientCapabilities(host?: {
         version: ACP_TERMINAL_EXTENSION_VERSION,
         methods: [...EXTENSION_METHODS],
         cursors: true,
-        pty: host?.ptyAvailable !== false,
+        pty: ptyAvailable,
         stdin: true,
       },
     },

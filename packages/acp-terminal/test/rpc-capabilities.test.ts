@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { readTerminalCapability, terminalClientCapabilities } from "../src/rpc/capabilities.js";
+
+describe("terminal capabilities", () => {
+  it("advertises terminal: true and every extension under _meta", () => {
+    const capabilities = terminalClientCapabilities();
+    expect(capabilities.terminal).toBe(true);
+    expect(readTerminalCapability(capabilities)).toEqual({
+      version: 1,
+      methods: ["_acp-terminal/write", "_acp-terminal/resize", "_acp-terminal/signal"],
+      cursors: true,
+      pty: true,
+      stdin: true,
+    });
+  });
+
+  it("advertises pty: false for a host that cannot open PTYs", () => {
+    expect(terminalClientCapabilities({ ptyAvailable: false })._meta["acp-terminal"].pty).toBe(false);
+    expect(terminalClientCapabilities({ ptyAvailable: true })._meta["acp-terminal"].pty).toBe(true);
+  });
+
+  it("reads nothing from clients that did not advertise the extensions", () => {
+    for (const capabilities of [undefined, null, {}, { terminal: true }, { _meta: {} }, { _meta: { "acp-terminal": "yes" } }]) {
+      expect(readTerminalCapability(capabilities)).toBeUndefined();
+    }
+  });
+});
