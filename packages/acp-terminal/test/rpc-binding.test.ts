@@ -38,8 +38,11 @@ class RecordingHost implements TerminalHostPort {
     this.record("output", owner, terminalId);
     return this.snapshot;
   }
+  /** When set, waitForExit never settles (a command that keeps running). */
+  hang = false;
   async waitForExit(owner: TerminalOwner, terminalId: string): Promise<ExitStatus> {
     this.record("waitForExit", owner, terminalId);
+    if (this.hang) return new Promise<never>(() => {});
     return { exitCode: 3, signal: null };
   }
   async kill(owner: TerminalOwner, terminalId: string, signal?: string): Promise<ExitStatus> {
@@ -256,6 +259,18 @@ describe("bindTerminalHost", () => {
     expect(notPty.code).toBe(-32603);
     expect(notPty.data).toEqual({ reason: "not_pty" });
     expect(notPty.message).toContain("is not a PTY");
+  });
+
+  it("answers -32800 when the agent cancels a pending wait_for_exit", async () => {
+    const { host, connect } = setup();
+    const a = connect();
+    host.hang = true;
+    const cancel = new AbortController();
+    const wait = a.client.request("terminal/wait_for_exit", { sessionId: "s", terminalId: "t1" }, { cancellationSignal: cancel.signal });
+    await until(() => host.calls.some((c) => c.method === "waitForExit"), { message: "the wait to reach the host" });
+    cancel.abort();
+    const error = await rejection(wait);
+    expect(error.code).toBe(-32800);
   });
 
   it("refuses an app from another SDK copy instead of losing error codes", () => {
