@@ -1,6 +1,7 @@
 import { KILL_GRACE_MS } from "../terminate/kill.js";
 import { TerminalError } from "./errors.js";
-import type { AuthorizeRequest, ShellMode, TerminalHostOptions } from "./types.js";
+import type { AuthorizeHook } from "./authorize.js";
+import type { ShellMode, TerminalHostOptions } from "./types.js";
 import { absolutePath, nonNegativeInteger, positiveInteger } from "./validate.js";
 
 const MiB = 1024 * 1024;
@@ -30,7 +31,7 @@ export interface ResolvedHostOptions {
   env: NonNullable<TerminalHostOptions["env"]>;
   pty: boolean;
   maxPendingStdinBytes: number;
-  authorize: ((request: AuthorizeRequest) => Promise<boolean | string> | boolean | string) | undefined;
+  authorize: AuthorizeHook | undefined;
 }
 
 const KNOWN_OPTIONS = new Set<string>([

@@ -6,9 +6,11 @@ import { spawnProcess } from "../spawn/spawn.js";
 import type { SpawnedProcess } from "../spawn/types.js";
 import { terminateProcessGroup } from "../terminate/kill.js";
 import { parseSignalName } from "../terminate/signals.js";
+import { authorizeCreate } from "./authorize.js";
 import { TerminalError } from "./errors.js";
 import { TypedEvents } from "./events.js";
 import { resolveHostOptions, type ResolvedHostOptions } from "./options.js";
+import { sameOwner, TerminalSlots } from "./slots.js";
 import { Terminal } from "./terminal.js";
 import type {
   CreateTerminalParams,
@@ -27,19 +29,10 @@ import {
   validateOwner,
   validatePtySize,
   validateTerminalId,
-  type ValidCreateParams,
 } from "./validate.js";
-
-const sessionKey = (owner: TerminalOwner): string => `${owner.connectionId}\u0000${owner.sessionId}`;
 
 function disposedError(): TerminalError {
   return new TerminalError("disposed", "The terminal host was disposed; its terminals were killed and released");
-}
-
-/** `git commit -m 'a b'`: the command line a person would type, for messages. */
-function displayCommand(command: string, args: readonly string[] | undefined): string {
-  const quote = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`);
-  return args ? [command, ...args].map(quote).join(" ") : command;
 }
 
 function toBytes(data: string | Uint8Array): Uint8Array {
@@ -58,9 +51,9 @@ export class TerminalHost {
   readonly #options: ResolvedHostOptions;
   readonly #terminals = new Map<string, Terminal>();
   readonly #events = new TypedEvents<TerminalHostEvents>();
-  /** Live terminals (and creates in flight) per session, and in all. */
-  readonly #sessionCounts = new Map<string, number>();
-  #liveCount = 0;
+  readonly #slots: TerminalSlots;
+  /** How to give back each live terminal's slot. */
+  readonly #freeSlot = new Map<string, () => void>();
   /** Creates and releases in flight, so dispose() can wait for them. */
   readonly #inFlight = new Set<Promise<unknown>>();
   #shellPath: string | undefined;
@@ -68,6 +61,7 @@ export class TerminalHost {
 
   constructor(options?: TerminalHostOptions) {
     this.#options = resolveHostOptions(options);
+    this.#slots = new TerminalSlots(this.#options.maxTerminalsPerSession, this.#options.maxTerminals);
   }
 
   get limits(): { defaultOutputByteLimit: number; maxOutputByteLimit: number } {
@@ -113,9 +107,10 @@ export class TerminalHost {
         : absolutePath("context.sessionCwd", context.sessionCwd);
     const cwd = params.cwd ?? sessionCwd ?? this.#options.cwd ?? process.cwd();
     const plan = planCommand(params.command, params.args, this.#options.shell, () => this.#shell());
-    const releaseSlot = this.#reserveSlot(owner);
+    const freeSlot = this.#slots.reserve(owner);
     try {
-      await this.#authorize(owner, params, cwd, plan.shell);
+      const args = params.args ?? [];
+      await authorizeCreate(this.#options.authorize, { owner, command: params.command, args, cwd, shell: plan.shell });
       if (this.#disposing) throw disposedError();
       const env = commandEnvironment(this.#baseEnvironment(), params.env);
       const pty = params.pty === undefined ? (this.#options.pty ? { ...DEFAULT_PTY_SIZE } : false) : params.pty;
@@ -149,22 +144,20 @@ export class TerminalHost {
         id: terminalId,
         owner,
         command: params.command,
-        args: params.args ?? [],
+        args,
         cwd,
         buffer,
         controller,
         process: spawned,
         killGraceMs: this.#options.killGraceMs,
-        onExit: (exited) => {
-          const exitStatus = exited.exitStatus;
-          if (exitStatus) this.#events.emit("exit", { terminalId, owner, exitStatus: { ...exitStatus } });
-        },
+        onExit: (exitStatus) => this.#events.emit("exit", { terminalId, owner, exitStatus: { ...exitStatus } }),
       });
       this.#terminals.set(terminalId, terminal);
+      this.#freeSlot.set(terminalId, freeSlot);
       this.#events.emit("create", { terminalId, info: terminal.info() });
       return terminalId;
     } catch (error) {
-      releaseSlot();
+      freeSlot();
       throw error;
     }
   }
@@ -195,7 +188,7 @@ export class TerminalHost {
     return this.#async(() => {
       const validOwner = validateOwner(owner);
       const terminal = this.#terminals.get(validateTerminalId(terminalId));
-      if (!terminal || sessionKey(terminal.owner) !== sessionKey(validOwner)) return Promise.resolve();
+      if (!terminal || !sameOwner(terminal.owner, validOwner)) return Promise.resolve();
       return this.#release(terminal, TerminalError.notFound(terminalId));
     });
   }
@@ -276,7 +269,7 @@ export class TerminalHost {
   #get(owner: TerminalOwner, terminalId: string): Terminal {
     const validOwner = validateOwner(owner);
     const terminal = this.#terminals.get(validateTerminalId(terminalId));
-    if (!terminal || sessionKey(terminal.owner) !== sessionKey(validOwner)) throw TerminalError.notFound(terminalId);
+    if (!terminal || !sameOwner(terminal.owner, validOwner)) throw TerminalError.notFound(terminalId);
     return terminal;
   }
 
@@ -314,70 +307,14 @@ export class TerminalHost {
   #release(terminal: Terminal, reason: TerminalError): Promise<void> {
     if (this.#terminals.get(terminal.id) === terminal) {
       this.#terminals.delete(terminal.id);
-      this.#freeSlot(terminal.owner);
+      this.#freeSlot.get(terminal.id)?.();
+      this.#freeSlot.delete(terminal.id);
     }
     const releasing = terminal.release(reason).then(() => {
       this.#events.emit("release", { terminalId: terminal.id, owner: terminal.owner });
     });
     this.#track(releasing);
     return releasing;
-  }
-
-  /** Takes a slot for a new terminal or throws "limit_reached"; returns how to give it back. */
-  #reserveSlot(owner: TerminalOwner): () => void {
-    const key = sessionKey(owner);
-    const inSession = this.#sessionCounts.get(key) ?? 0;
-    const { maxTerminalsPerSession, maxTerminals } = this.#options;
-    if (inSession >= maxTerminalsPerSession) {
-      throw new TerminalError(
-        "limit_reached",
-        `This session has ${inSession} live terminals, the most allowed (maxTerminalsPerSession ${maxTerminalsPerSession}): release terminals you no longer need`,
-        { live: inSession, limit: maxTerminalsPerSession },
-      );
-    }
-    if (this.#liveCount >= maxTerminals) {
-      throw new TerminalError(
-        "limit_reached",
-        `The host has ${this.#liveCount} live terminals, the most allowed (maxTerminals ${maxTerminals}): release terminals you no longer need`,
-        { live: this.#liveCount, limit: maxTerminals },
-      );
-    }
-    this.#sessionCounts.set(key, inSession + 1);
-    this.#liveCount++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.#freeSlot(owner);
-    };
-  }
-
-  #freeSlot(owner: TerminalOwner): void {
-    const key = sessionKey(owner);
-    const count = (this.#sessionCounts.get(key) ?? 1) - 1;
-    if (count > 0) this.#sessionCounts.set(key, count);
-    else this.#sessionCounts.delete(key);
-    this.#liveCount--;
-  }
-
-  async #authorize(owner: TerminalOwner, params: ValidCreateParams, cwd: string, shell: boolean): Promise<void> {
-    const { authorize } = this.#options;
-    if (!authorize) return;
-    const command = displayCommand(params.command, params.args);
-    let verdict: boolean | string;
-    try {
-      verdict = await authorize({ owner, command: params.command, args: params.args ?? [], cwd, shell });
-    } catch (error) {
-      throw new TerminalError(
-        "denied",
-        `Denied: the authorize hook failed for ${command}: ${error instanceof Error ? error.message : String(error)}`,
-        { command: params.command },
-        { cause: error },
-      );
-    }
-    if (verdict === true) return;
-    const reason = typeof verdict === "string" && verdict.length > 0 ? ` (${verdict})` : "";
-    throw new TerminalError("denied", `Denied by the user: ${command}${reason}`, { command: params.command });
   }
 
   #baseEnvironment(): Record<string, string> {

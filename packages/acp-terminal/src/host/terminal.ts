@@ -21,7 +21,8 @@ export interface TerminalInit {
   controller: AbortController;
   process: SpawnedProcess;
   killGraceMs: number;
-  onExit: (terminal: Terminal) => void;
+  /** Called once, when the command has exited and its output is drained. */
+  onExit: (exitStatus: ExitStatus) => void;
 }
 
 /** Wraps an OS failure to signal (EPERM: a member of the group runs as another user). */
@@ -80,7 +81,7 @@ export class Terminal {
       this.buffer.end();
       this.#groupOutlivedLeader = processGroupAlive(this.process.pid);
       this.#controller.abort();
-      init.onExit(this);
+      init.onExit(status);
       return status;
     });
   }
