@@ -1,0 +1,57 @@
+/**
+ * The exit codes of `acp-terminal run`, each provoked the way a user would meet it.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { FIXTURE_AGENT, killAllStarted, nodeAgent, runCli } from "./fixtures/cli-process.js";
+
+afterEach(() => {
+  expect(killAllStarted()).toEqual([]);
+});
+
+const fixture = (mode: string) => nodeAgent(FIXTURE_AGENT, mode);
+
+describe("acp-terminal run exit codes", () => {
+  it("2 when the agent refuses", async () => {
+    const { code, stderr } = await runCli(["run", "--agent", fixture("refuse"), "go"]);
+    expect(stderr).toContain("── refusal ·");
+    expect(code).toBe(2);
+  });
+
+  it("1 with one clear line for a usage error", async () => {
+    const { code, stdout, stderr } = await runCli(["run", "--agent", fixture("echo")]);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toBe('Missing prompt: give it as the last argument\nRun "acp-terminal --help" for usage.\n');
+  });
+
+  it("1 when the agent command does not exist", async () => {
+    const { code, stderr } = await runCli(["run", "--agent", "no-such-agent-xyz --acp", "go"]);
+    expect(stderr).toBe("Agent command not found: no-such-agent-xyz\n");
+    expect(code).toBe(1);
+  });
+
+  it("1 when the shell cannot find the agent command behind shell syntax", async () => {
+    const { code, stderr } = await runCli(["run", "--agent", "FOO=1 no-such-agent-xyz", "go"]);
+    expect(stderr).toContain('Agent command not found in "FOO=1 no-such-agent-xyz"; the shell said:');
+    expect(code).toBe(1);
+  });
+
+  it("4 with one clear line when the agent is not an ACP agent", async () => {
+    const { code, stderr } = await runCli(["run", "--agent", "echo hello", "go"]);
+    expect(stderr.split("\n")[0]).toBe('Not an ACP agent: "echo hello" wrote "hello" on stdout where JSON-RPC was expected');
+    expect(stderr).not.toMatch(/\n\s+at /);
+    expect(code).toBe(4);
+  });
+
+  it("4 when the agent exits before answering initialize", async () => {
+    const { code, stderr } = await runCli(["run", "--agent", nodeAgent("-e", "process.exit(1)"), "go"]);
+    expect(stderr.split("\n")[0]).toBe("Agent exited with code 1 before answering initialize; see its stderr above");
+    expect(code).toBe(4);
+  });
+
+  it("5 when --timeout elapses", async () => {
+    const { code, stderr } = await runCli(["run", "--timeout", "0.5", "--agent", fixture("stubborn"), "go"]);
+    expect(stderr).toContain("Timed out after 0.5 s");
+    expect(code).toBe(5);
+  });
+});
