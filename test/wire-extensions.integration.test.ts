@@ -94,10 +94,13 @@ describe("_acp-terminal extensions over stdio", () => {
   });
 
   it("sends Ctrl-C as a key to a PTY, which interrupts the foreground command", async () => {
+    // The process that prints "ready" is the one ^C must reach. With `sh -c "echo ready; sleep 30"`
+    // a ^C can land while dash forks sleep, where dash's own SIGINT handler swallows it (as in any
+    // real terminal), so the readiness line would not mean "interruptible".
     const { terminalId } = await peer.client.request("terminal/create", {
       sessionId,
-      command: "sh",
-      args: ["-c", "echo ready; sleep 30"],
+      command: process.execPath,
+      args: ["-e", "console.log('ready'); setTimeout(() => {}, 30000)"],
       _meta: { "acp-terminal": { pty: true, stdin: true } },
     });
     const ids = { sessionId, terminalId };
