@@ -3,14 +3,17 @@
  * terminal host runs in a child process (test/fixtures/terminal-client.mjs) with real commands.
  */
 import type { TerminalOutputResponse } from "@agentclientprotocol/sdk";
+import { realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isAlive } from "./support/processes.js";
 import { outputWhere, rejectionOf, startTerminalClient, type TerminalClientProcess } from "./support/terminal-client.js";
 import { until } from "./support/until.js";
 
 let peer: TerminalClientProcess;
+const sessionCwd = realpathSync(tmpdir());
 beforeEach(() => {
-  peer = startTerminalClient({ host: { killGraceMs: 500 } });
+  peer = startTerminalClient({ host: { killGraceMs: 500 }, sessionCwd });
 });
 afterEach(async () => {
   await peer.stop();
@@ -50,6 +53,18 @@ describe("terminal/* over stdio", () => {
     expect(await peer.client.request("terminal/release", { sessionId, terminalId })).toEqual({});
     const gone = await rejectionOf(peer.client.request<TerminalOutputResponse>("terminal/output", { sessionId, terminalId }));
     expect(gone.code).toBe(-32002);
+  });
+
+  it("runs in the session's cwd unless the request gives one", async () => {
+    const pwd = async (cwd?: string) => {
+      const { terminalId } = await peer.client.request("terminal/create", { sessionId, command: "pwd", args: [], ...(cwd ? { cwd } : {}) });
+      await peer.client.request("terminal/wait_for_exit", { sessionId, terminalId });
+      const { output } = await peer.client.request<TerminalOutputResponse>("terminal/output", { sessionId, terminalId });
+      await peer.client.request("terminal/release", { sessionId, terminalId });
+      return output;
+    };
+    expect(await pwd()).toBe(`${sessionCwd}\n`);
+    expect(await pwd("/")).toBe("/\n");
   });
 
   it("reports a failing command's exit code and keeps the newest bytes under outputByteLimit", async () => {
