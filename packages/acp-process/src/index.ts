@@ -1,1 +1,48 @@
-export {};
+export { ProcessError, type ProcessErrorCode } from "./errors.js";
+export { ManualClock, systemClock, type Clock } from "./clock.js";
+export { JOB_TTL_MS, MAX_OUTPUT_CHARS, YIELD_MS, resolveLimits, type ResolvedLimits } from "./config.js";
+export {
+  NO_EXTENSIONS,
+  type ProviderCapabilities,
+  type ProviderCreateParams,
+  type ProviderExitStatus,
+  type ProviderOutput,
+  type TerminalProvider,
+} from "./providers/types.js";
+export { LocalTerminalProvider, type LocalProviderOptions, type TerminalHostLike, type TerminalOwner } from "./providers/local.js";
+export { AcpTerminalProvider, type AcpProviderOptions, type AcpRequester } from "./providers/acp.js";
+export {
+  EXTENSION_KEY,
+  EXTENSION_METHODS,
+  detectClientTerminalSupport,
+  type ClientTerminalSupport,
+} from "./providers/acp-capabilities.js";
+export { ProcessManager, type ReadResult } from "./runs/manager.js";
+export {
+  DEFAULT_TUNING,
+  type KillOptions,
+  type ListRunsQuery,
+  type ProcessManagerOptions,
+  type ReadQuery,
+  type StartRunOptions,
+} from "./runs/options.js";
+export type { RunTuning } from "./runs/run.js";
+export type { SchedulerLimits } from "./runs/scheduler.js";
+export type { RecoveryPolicy, RecoveryReport } from "./runs/recovery.js";
+export type { LineView } from "./runs/views.js";
+export {
+  ACTIVE_STATUSES,
+  FINISHED_STATUSES,
+  isFinished,
+  type RunEvent,
+  type RunEventSink,
+  type RunItem,
+  type RunItemKind,
+  type RunRecord,
+  type RunSnapshot,
+  type RunStatus,
+  type TerminationCause,
+  type WatcherSpec,
+} from "./runs/types.js";
+export { MemoryRunStore } from "./store/memory.js";
+export { DEFAULT_RETENTION, type ItemPage, type ItemQuery, type RetentionLimits, type RunStore } from "./store/types.js";

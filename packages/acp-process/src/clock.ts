@@ -1,0 +1,47 @@
+/** Time source for timestamps, TTLs and timeouts; tests inject a manual one. */
+export interface Clock {
+  now(): number;
+  /** Calls `callback` after `ms`; returns a cancel function. */
+  setTimeout(callback: () => void, ms: number): () => void;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout(callback, ms) {
+    const timer = setTimeout(callback, ms);
+    timer.unref?.();
+    return () => clearTimeout(timer);
+  },
+};
+
+/** A clock that only moves when told to; fires due timers in order on `advance`. */
+export class ManualClock implements Clock {
+  private timers: { at: number; callback: () => void; id: number }[] = [];
+  private nextId = 0;
+
+  constructor(private current = 0) {}
+
+  now(): number {
+    return this.current;
+  }
+
+  setTimeout(callback: () => void, ms: number): () => void {
+    const id = this.nextId++;
+    this.timers.push({ at: this.current + Math.max(0, ms), callback, id });
+    return () => {
+      this.timers = this.timers.filter((t) => t.id !== id);
+    };
+  }
+
+  advance(ms: number): void {
+    const target = this.current + ms;
+    for (;;) {
+      const due = this.timers.filter((t) => t.at <= target).sort((a, b) => a.at - b.at || a.id - b.id)[0];
+      if (!due) break;
+      this.timers = this.timers.filter((t) => t.id !== due.id);
+      this.current = Math.max(this.current, due.at);
+      due.callback();
+    }
+    this.current = target;
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The one error type acp-process throws. `code` tells callers (and tool surfaces) what kind of
+ * failure it is; `message` says what failed and what to do. Timeouts and kills are run states,
+ * never errors.
+ */
+export type ProcessErrorCode =
+  | "not_found" // unknown, removed or foreign run id
+  | "invalid_params" // a bad option or tool argument
+  | "unsupported" // the provider cannot do this (no stdin, no PTY, no signals)
+  | "not_running" // write/resize/signal to a finished run
+  | "still_running" // remove/clear of a live run without kill
+  | "limit_reached" // too many runs, watchers or queued runs
+  | "provider_error" // the client/host refused or failed a call
+  | "disposed"; // the manager was disposed
+
+export class ProcessError extends Error {
+  override readonly name = "ProcessError";
+
+  constructor(
+    readonly code: ProcessErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+
+  static notFound(runId: string): ProcessError {
+    return new ProcessError("not_found", `No run ${JSON.stringify(runId)} (it expired, was removed, or belongs to another session); list runs to see current ids`);
+  }
+
+  static invalidParams(option: string, expected: string, received: unknown): ProcessError {
+    return new ProcessError("invalid_params", `Invalid ${option}: expected ${expected}, received ${safeJson(received)}`);
+  }
+
+  static unsupported(what: string, providerKind: string, hint: string): ProcessError {
+    return new ProcessError("unsupported", `${what} is not available with the ${providerKind} terminal provider: ${hint}`);
+  }
+
+  static notRunning(runId: string, status: string): ProcessError {
+    return new ProcessError("not_running", `Run ${runId} is ${status}, not running`);
+  }
+
+  static disposed(): ProcessError {
+    return new ProcessError("disposed", "The process manager was disposed");
+  }
+}
+
+function safeJson(value: unknown): string {
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? String(value) : text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  } catch {
+    // Cyclic or BigInt values: fall back to String(), good enough for a message.
+    return String(value);
+  }
+}

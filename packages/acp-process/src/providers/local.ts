@@ -1,0 +1,125 @@
+import type {
+  ProviderCapabilities,
+  ProviderCreateParams,
+  ProviderExitStatus,
+  ProviderOutput,
+  TerminalProvider,
+} from "./types.js";
+
+/** Mirrors acp-terminal's `TerminalOwner`. */
+export interface TerminalOwner {
+  readonly connectionId: string;
+  readonly sessionId: string;
+}
+
+interface CreateTerminalParams {
+  command: string;
+  args?: string[] | null;
+  env?: { name: string; value: string }[] | null;
+  cwd?: string | null;
+  outputByteLimit?: number | null;
+  pty?: boolean | { cols?: number; rows?: number };
+  stdin?: boolean;
+}
+
+interface TerminalOutputSnapshot {
+  output: string;
+  truncated: boolean;
+  exitStatus?: ProviderExitStatus;
+  totalBytes: number;
+  droppedBytes: number;
+}
+
+type ExitStatus = ProviderExitStatus;
+
+/**
+ * The slice of acp-terminal's `TerminalHost` the local provider uses. Structural, so any host with
+ * these methods works (the real one, or a host wrapped by an embedding application).
+ */
+export interface TerminalHostLike {
+  create(owner: TerminalOwner, params: CreateTerminalParams): Promise<string>;
+  output(owner: TerminalOwner, terminalId: string): TerminalOutputSnapshot | Promise<TerminalOutputSnapshot>;
+  waitForExit(owner: TerminalOwner, terminalId: string): Promise<ExitStatus>;
+  kill(owner: TerminalOwner, terminalId: string, signal?: string): Promise<ExitStatus | void>;
+  release(owner: TerminalOwner, terminalId: string): Promise<void> | void;
+  write?(owner: TerminalOwner, terminalId: string, data: string | Uint8Array, options?: { eof?: boolean }): Promise<void> | void;
+  resize?(owner: TerminalOwner, terminalId: string, cols: number, rows: number): Promise<void> | void;
+  signal?(owner: TerminalOwner, terminalId: string, signal: string): Promise<void> | void;
+}
+
+export interface LocalProviderOptions {
+  /** Owner under which terminals are created. Default `{connectionId: "local", sessionId: "local"}`. */
+  owner?: TerminalOwner;
+}
+
+/**
+ * Runs commands in an in-process TerminalHost: for agents whose client lacks the terminal
+ * capability, for CLIs and for tests. Every capability of the host is available.
+ */
+export class LocalTerminalProvider implements TerminalProvider {
+  readonly kind = "local";
+  readonly capabilities: ProviderCapabilities;
+  private readonly owner: TerminalOwner;
+
+  constructor(
+    private readonly host: TerminalHostLike,
+    options: LocalProviderOptions = {},
+  ) {
+    this.owner = options.owner ?? { connectionId: "local", sessionId: "local" };
+    this.capabilities = Object.freeze({
+      cursors: true,
+      write: typeof host.write === "function",
+      pty: typeof host.resize === "function",
+      signal: typeof host.signal === "function",
+    });
+  }
+
+  create(params: ProviderCreateParams): Promise<string> {
+    const env = params.env ? Object.entries(params.env).map(([name, value]) => ({ name, value })) : undefined;
+    return this.host.create(this.owner, {
+      command: params.command,
+      args: params.args ?? null,
+      env: env ?? null,
+      cwd: params.cwd ?? null,
+      outputByteLimit: params.outputByteLimit ?? null,
+      ...(params.pty !== undefined ? { pty: params.pty } : {}),
+      ...(params.stdin !== undefined ? { stdin: params.stdin } : {}),
+    });
+  }
+
+  async output(terminalId: string): Promise<ProviderOutput> {
+    const snapshot = await this.host.output(this.owner, terminalId);
+    return {
+      output: snapshot.output,
+      truncated: snapshot.truncated,
+      exitStatus: snapshot.exitStatus ?? null,
+      totalBytes: snapshot.totalBytes,
+      droppedBytes: snapshot.droppedBytes,
+    };
+  }
+
+  async waitForExit(terminalId: string): Promise<ProviderExitStatus> {
+    const status = await this.host.waitForExit(this.owner, terminalId);
+    return { exitCode: status.exitCode, signal: status.signal };
+  }
+
+  async kill(terminalId: string): Promise<void> {
+    await this.host.kill(this.owner, terminalId);
+  }
+
+  async release(terminalId: string): Promise<void> {
+    await this.host.release(this.owner, terminalId);
+  }
+
+  async write(terminalId: string, data: string | Uint8Array, options?: { eof?: boolean }): Promise<void> {
+    await this.host.write!(this.owner, terminalId, data, options);
+  }
+
+  async resize(terminalId: string, cols: number, rows: number): Promise<void> {
+    await this.host.resize!(this.owner, terminalId, cols, rows);
+  }
+
+  async signal(terminalId: string, signal: string): Promise<void> {
+    await this.host.signal!(this.owner, terminalId, signal);
+  }
+}

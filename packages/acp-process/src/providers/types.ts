@@ -1,0 +1,72 @@
+/**
+ * The five ACP terminal primitives as an interface, plus the optional capabilities our host
+ * advertises (exact cursors, stdin write, resize, signals). A provider is bound to one session.
+ */
+
+export interface ProviderExitStatus {
+  exitCode: number | null;
+  /** Signal name (`"SIGTERM"`) or null. */
+  signal: string | null;
+}
+
+export interface ProviderCreateParams {
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+  /** Absolute path; omitted means the client's default for the session. */
+  cwd?: string;
+  /** Bytes of output the client retains (tail). */
+  outputByteLimit?: number;
+  /** Run in a PTY (requires `capabilities.pty`). */
+  pty?: boolean | { cols: number; rows: number };
+  /** Keep stdin open for `write` (requires `capabilities.write`). */
+  stdin?: boolean;
+}
+
+export interface ProviderOutput {
+  /** The retained tail of the output, decoded as text. */
+  output: string;
+  truncated: boolean;
+  /** Present once the command exited (and, on our host, its output is drained). */
+  exitStatus?: ProviderExitStatus | null;
+  /** Cursor extension: bytes written since start. Absent on clients without cursors. */
+  totalBytes?: number;
+  /** Cursor extension: bytes dropped from the beginning. */
+  droppedBytes?: number;
+}
+
+export interface ProviderCapabilities {
+  /** `output` carries `totalBytes`/`droppedBytes`, so increments are exact. */
+  readonly cursors: boolean;
+  /** `write` to stdin is available (and `stdin: true` on create is honoured). */
+  readonly write: boolean;
+  /** PTY terminals can be requested and resized. */
+  readonly pty: boolean;
+  /** `signal(name)` delivers a chosen signal to the process group. */
+  readonly signal: boolean;
+}
+
+export interface TerminalProvider {
+  /** Short name for messages and listings: `"local"`, `"acp"`. */
+  readonly kind: string;
+  readonly capabilities: ProviderCapabilities;
+  create(params: ProviderCreateParams): Promise<string>;
+  output(terminalId: string): Promise<ProviderOutput>;
+  waitForExit(terminalId: string): Promise<ProviderExitStatus>;
+  /** Ends the command (the client's own escalation); the terminal stays readable. */
+  kill(terminalId: string): Promise<void>;
+  release(terminalId: string): Promise<void>;
+  /** Present when `capabilities.write`. */
+  write?(terminalId: string, data: string | Uint8Array, options?: { eof?: boolean }): Promise<void>;
+  /** Present when `capabilities.pty`. */
+  resize?(terminalId: string, cols: number, rows: number): Promise<void>;
+  /** Present when `capabilities.signal`. */
+  signal?(terminalId: string, signal: string): Promise<void>;
+}
+
+export const NO_EXTENSIONS: ProviderCapabilities = Object.freeze({
+  cursors: false,
+  write: false,
+  pty: false,
+  signal: false,
+});

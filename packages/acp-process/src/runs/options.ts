@@ -1,0 +1,95 @@
+import type { Clock } from "../clock.js";
+import type { TerminalProvider } from "../providers/types.js";
+import type { RunStore } from "../store/types.js";
+import type { RunTuning } from "./run.js";
+import type { SchedulerLimits } from "./scheduler.js";
+import type { RunEventSink, RunStatus, WatcherSpec } from "./types.js";
+
+export interface ProcessManagerOptions {
+  /** Provider for every session. Either this or `providerFor`. */
+  provider?: TerminalProvider;
+  /** Provider per session (for example one `AcpTerminalProvider` per ACP session). */
+  providerFor?: (sessionId: string) => TerminalProvider;
+  /** Default: a `MemoryRunStore` retaining `maxOutputChars` per run. */
+  store?: RunStore;
+  /** Default: the system clock. Tests inject a `ManualClock` for TTLs and timeouts. */
+  clock?: Clock;
+  /** Receives status changes, output items, watcher hits and exactly one `exit` per run. */
+  onEvent?: RunEventSink;
+  /** Auto-background delay for `run()` (env `PI_BASH_YIELD_MS`). */
+  yieldMs?: number;
+  /** Output chars returned by views and retained by the default store (env `PI_BASH_MAX_OUTPUT_CHARS`). */
+  maxOutputChars?: number;
+  /** Finished runs expire after this (env `PI_BASH_JOB_TTL_MS`). */
+  ttlMs?: number;
+  /** Environment read for the overrides above. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Hard timeout when a start request gives none. Default 1800000 (30 min); 0 = none. */
+  defaultTimeoutMs?: number;
+  /** Concurrency caps; default 16 runs, 16 per session, 64 queued. */
+  limits?: Partial<SchedulerLimits>;
+  /** Runs kept in the registry (finished ones are evicted oldest first beyond this). Default 500. */
+  maxRuns?: number;
+  /** How often the TTL sweeper runs on the clock. Default 60000; 0 = only when `sweep()` is called. */
+  sweepIntervalMs?: number;
+  tuning?: Partial<RunTuning>;
+}
+
+export interface StartRunOptions {
+  sessionId: string;
+  /** A command line (run through the client's shell when `args` is omitted) or a program. */
+  command: string;
+  args?: string[];
+  /** Absolute working directory. */
+  cwd?: string;
+  /** Variables added to the client's environment. */
+  env?: Record<string, string>;
+  /** Hard timeout; 0 = none. Default `defaultTimeoutMs`. */
+  timeoutMs?: number;
+  /** Kill after this long without output; 0/omitted = none. */
+  idleTimeoutMs?: number;
+  /** Run in a PTY (provider must support it). */
+  pty?: boolean | { cols: number; rows: number };
+  /** Keep stdin open for `write`/`sendKeys`. Default: true when the provider can write. */
+  stdin?: boolean;
+  /** Watchers installed before the first output is read. */
+  watch?: WatcherSpec[];
+  /** Free-form labels stored with the run. */
+  labels?: Record<string, string>;
+}
+
+export interface ListRunsQuery {
+  sessionId?: string;
+  status?: RunStatus | readonly RunStatus[];
+  /** Newest first; default 50, max 500. */
+  limit?: number;
+}
+
+export interface ReadQuery {
+  sessionId?: string;
+  /** First seq wanted. Default 0. */
+  sinceSeq?: number;
+  /** Most items returned; capped at 1000. Default 200. */
+  limit?: number;
+  /** Most characters of text returned (whole items; at least one). Default `maxOutputChars`. */
+  maxChars?: number;
+}
+
+export interface KillOptions {
+  sessionId?: string;
+  /** A signal name (`SIGINT`, `SIGTERM`, ...) where the provider supports signals. */
+  signal?: string;
+  /** Escalate to the provider's kill after this long. Default `tuning.forceAfterMs`. */
+  forceAfterMs?: number;
+}
+
+export const DEFAULT_TUNING: RunTuning = {
+  pollMinMs: 20,
+  pollMaxMs: 500,
+  exitDrainMs: 2000,
+  killWaitMs: 10_000,
+  forceAfterMs: 2000,
+  releaseWaitMs: 5000,
+  outputByteLimit: undefined,
+  watcherLimits: { maxWatchers: 16, maxPatternLength: 512, streamWindowChars: 4096, maxLineChars: 16_384 },
+};

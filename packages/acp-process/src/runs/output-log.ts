@@ -1,0 +1,85 @@
+import type { RunStore } from "../store/types.js";
+import type { RunEvent, RunItem, RunRecord } from "./types.js";
+import { WatcherSet } from "./watchers.js";
+
+/** Largest item text; bigger increments are split, preferably after a newline. */
+export const MAX_ITEM_CHARS = 8192;
+
+/**
+ * Turns a run's increments into numbered items: assigns `seq`, keeps the byte and line counters
+ * of the record, writes items to the store, feeds watchers and emits events.
+ */
+export class OutputLog {
+  readonly watchers: WatcherSet;
+
+  constructor(
+    private readonly record: RunRecord,
+    private readonly store: RunStore,
+    private readonly emit: (event: RunEvent) => void,
+    watchers: WatcherSet,
+    private readonly now: () => number,
+  ) {
+    this.watchers = watchers;
+  }
+
+  appendOutput(text: string, final = false): number {
+    if (text.length === 0) {
+      if (final) this.emitHits(this.watchers.feed("", true));
+      return 0;
+    }
+    const items: RunItem[] = [];
+    for (const piece of splitText(text, MAX_ITEM_CHARS)) {
+      items.push(this.nextItem("output", piece));
+      this.record.outputBytes += Buffer.byteLength(piece, "utf8");
+      this.record.lineCount += countNewlines(piece);
+    }
+    this.commit(items);
+    this.emitHits(this.watchers.feed(text, final));
+    return text.length;
+  }
+
+  /** A message from acp-process itself (loss, fallback, recovery), kept in the item history. */
+  appendNotice(text: string): void {
+    this.commit([this.nextItem("notice", text)]);
+  }
+
+  private nextItem(kind: RunItem["kind"], text: string): RunItem {
+    return { seq: this.record.nextSeq++, kind, text, atMs: this.now(), byteOffset: this.record.outputBytes };
+  }
+
+  private commit(items: RunItem[]): void {
+    this.store.appendItems(this.record.id, items);
+    this.store.putRun(this.record);
+    for (const item of items) this.emit({ type: "output", runId: this.record.id, sessionId: this.record.sessionId, item });
+  }
+
+  private emitHits(hits: ReturnType<WatcherSet["feed"]>): void {
+    const seq = this.record.nextSeq - 1;
+    for (const hit of hits) {
+      this.emit({ type: "watch", runId: this.record.id, sessionId: this.record.sessionId, ...hit, seq });
+    }
+  }
+}
+
+export function splitText(text: string, maxChars: number): string[] {
+  if (text.length <= maxChars) return [text];
+  const pieces: string[] = [];
+  let rest = text;
+  while (rest.length > maxChars) {
+    const newline = rest.lastIndexOf("\n", maxChars - 1);
+    let cut = newline >= maxChars / 2 ? newline + 1 : maxChars;
+    // Never split a surrogate pair.
+    const code = rest.charCodeAt(cut - 1);
+    if (code >= 0xd800 && code <= 0xdbff) cut--;
+    pieces.push(rest.slice(0, cut));
+    rest = rest.slice(cut);
+  }
+  if (rest.length > 0) pieces.push(rest);
+  return pieces;
+}
+
+export function countNewlines(text: string): number {
+  let count = 0;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) count++;
+  return count;
+}

@@ -1,0 +1,323 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Clock } from "../clock.js";
+import { ProcessError } from "../errors.js";
+import type { ProviderExitStatus, TerminalProvider } from "../providers/types.js";
+import type { RunStore } from "../store/types.js";
+import { SnapshotDelta } from "./delta.js";
+import { OutputLog } from "./output-log.js";
+import { armRunTimers } from "./run-timers.js";
+import { describeEnd, displayCommand, snapshotOf } from "./describe.js";
+import type { RunEvent, RunRecord, RunSnapshot, TerminationCause } from "./types.js";
+import { WatcherSet, type WatcherLimits } from "./watchers.js";
+
+export interface RunTuning {
+  /** Poll interval while output flows. */
+  pollMinMs: number;
+  /** Poll interval when idle (doubles up to this). */
+  pollMaxMs: number;
+  /** After exit, how long to wait for the client to report drained output. */
+  exitDrainMs: number;
+  /** After a kill, how long to wait for the exit before settling anyway. */
+  killWaitMs: number;
+  /** After a chosen signal, how long before escalating to the provider's kill. */
+  forceAfterMs: number;
+  /** Bound on `release`. */
+  releaseWaitMs: number;
+  outputByteLimit: number | undefined;
+  watcherLimits: WatcherLimits;
+}
+
+export interface RunContext {
+  provider: TerminalProvider;
+  store: RunStore;
+  clock: Clock;
+  emit: (event: RunEvent) => void;
+  tuning: RunTuning;
+}
+
+export interface RunLaunch {
+  stdin: boolean;
+  ptySize?: { cols: number; rows: number };
+}
+
+/**
+ * One command's life: create the terminal, read output by adaptive polling, race the exit against
+ * the timeouts, read the final output, settle exactly once, release the terminal. One
+ * AbortController per run owns its timers and its poll loop; it aborts when the run settles.
+ */
+export class Run {
+  readonly log: OutputLog;
+  private readonly controller = new AbortController();
+  private readonly delta = new SnapshotDelta();
+  private readonly settledPromise: Promise<RunSnapshot>;
+  private resolveSettled!: (snapshot: RunSnapshot) => void;
+  private exitStatus: ProviderExitStatus | null = null;
+  private wake: AbortController | null = null;
+  private inflight: Promise<void> | null = null;
+  private queuedRead: Promise<void> | null = null;
+  private lastOutputAtMs = 0;
+  private settling = false;
+  private starting = false;
+
+  constructor(
+    readonly record: RunRecord,
+    private readonly ctx: RunContext,
+    private readonly launch: RunLaunch,
+  ) {
+    this.settledPromise = new Promise((resolve) => (this.resolveSettled = resolve));
+    this.log = new OutputLog(record, ctx.store, ctx.emit, new WatcherSet(ctx.tuning.watcherLimits), () => ctx.clock.now());
+  }
+
+  get provider(): TerminalProvider {
+    return this.ctx.provider;
+  }
+
+  get settled(): Promise<RunSnapshot> {
+    return this.settledPromise;
+  }
+
+  get isSettled(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  snapshot(): RunSnapshot {
+    return snapshotOf(this.record, this.ctx.clock.now());
+  }
+
+  /** queued → running. Resolves once the terminal exists (or the run failed to start). */
+  async start(): Promise<void> {
+    if (this.record.status !== "queued" || this.record.cause) return;
+    const { provider, tuning } = this.ctx;
+    this.starting = true;
+    try {
+      const pty = this.record.pty ? (this.launch.ptySize ?? true) : undefined;
+      this.record.terminalId = await provider.create({
+        command: this.record.command,
+        ...(this.record.args ? { args: this.record.args } : {}),
+        ...(this.record.env ? { env: this.record.env } : {}),
+        ...(this.record.cwd ? { cwd: this.record.cwd } : {}),
+        ...(tuning.outputByteLimit !== undefined ? { outputByteLimit: tuning.outputByteLimit } : {}),
+        ...(pty !== undefined ? { pty } : {}),
+        ...(this.launch.stdin ? { stdin: true } : {}),
+      });
+    } catch (error) {
+      this.record.cause = "spawn_error";
+      this.record.error = `could not start (${messageOf(error)}): ${displayCommand(this.record)}`;
+      this.starting = false;
+      await this.settle();
+      return;
+    }
+    this.starting = false;
+    this.record.startedAtMs = this.lastOutputAtMs = this.ctx.clock.now();
+    this.transition("running");
+    armRunTimers({
+      clock: this.ctx.clock,
+      signal: this.controller.signal,
+      timeoutMs: this.record.timeoutMs,
+      idleTimeoutMs: this.record.idleTimeoutMs,
+      lastOutputAtMs: () => this.lastOutputAtMs,
+      onTimeout: (cause) => void this.terminate(cause),
+    });
+    void this.pump();
+    this.watchExit(this.record.terminalId);
+    // Killed while the create request was in flight: end it now that it has a terminal.
+    if (this.record.cause) await this.terminate(this.record.cause);
+  }
+
+  /** Reads the client's output now (coalesced with a read already in flight). */
+  refresh(): Promise<void> {
+    if (!this.inflight) {
+      this.inflight = this.readOnce().finally(() => (this.inflight = null));
+      return this.inflight;
+    }
+    this.queuedRead ??= this.inflight.then(() => {
+      this.queuedRead = null;
+      return this.refresh();
+    });
+    return this.queuedRead;
+  }
+
+  /**
+   * Ends the run. `signal` is sent where the provider supports signals, escalating to the
+   * provider's kill after `forceAfterMs`; otherwise the provider's kill is used and a notice says so.
+   */
+  async terminate(cause: TerminationCause, options: { signal?: string; forceAfterMs?: number } = {}): Promise<RunSnapshot> {
+    if (this.isSettled) return this.snapshot();
+    this.record.cause ??= cause;
+    if (this.record.status === "queued") {
+      // While the terminal is being created, start() ends it as soon as it exists.
+      if (!this.starting) await this.settle();
+      return this.settled;
+    }
+    const terminalId = this.record.terminalId;
+    if (!terminalId || this.exitStatus) return this.settled;
+    const { provider, tuning } = this.ctx;
+    const wanted = options.signal?.toUpperCase();
+    if (wanted && wanted !== "SIGKILL") {
+      if (provider.capabilities.signal && provider.signal) {
+        const exited = await this.tryProvider(() => provider.signal!(terminalId, wanted)).then(() =>
+          this.settledWithin(options.forceAfterMs ?? tuning.forceAfterMs),
+        );
+        if (exited) return this.snapshot();
+      } else {
+        this.log.appendNotice(`[acp-process] ${wanted} cannot be sent with the ${provider.kind} provider (the client does not offer signals); used its kill instead`);
+      }
+    }
+    await this.tryProvider(() => provider.kill(terminalId));
+    if (!(await this.settledWithin(tuning.killWaitMs))) {
+      this.record.error = `the client did not report an exit within ${tuning.killWaitMs} ms of the kill: ${displayCommand(this.record)}`;
+      this.exitStatus ??= { exitCode: null, signal: null };
+      await this.settle();
+    }
+    return this.snapshot();
+  }
+
+  private async pump(): Promise<void> {
+    const { pollMinMs, pollMaxMs } = this.ctx.tuning;
+    let intervalMs = pollMinMs;
+    while (!this.exitStatus && !this.isSettled) {
+      const before = this.record.nextSeq;
+      await this.refresh();
+      intervalMs = this.record.nextSeq > before ? pollMinMs : Math.min(pollMaxMs, intervalMs * 2);
+      this.wake = new AbortController();
+      const signal = AbortSignal.any([this.wake.signal, this.controller.signal]);
+      await sleep(intervalMs, undefined, { signal }).catch(() => undefined /* woken: exit or settle */);
+    }
+  }
+
+  private watchExit(terminalId: string): void {
+    this.ctx.provider.waitForExit(terminalId).then(
+      (status) => this.onExit(status),
+      (error: unknown) => {
+        this.record.cause ??= "provider_error";
+        this.record.error ??= `lost track of the command (${messageOf(error)}): ${displayCommand(this.record)}`;
+        this.exitStatus = { exitCode: null, signal: null };
+        return this.settle();
+      },
+    ).catch((error: unknown) => {
+      // settle() itself never throws by design; if it does, keep the reason visible.
+      this.record.error ??= `internal error while finishing the run: ${messageOf(error)}`;
+    });
+  }
+
+  private async onExit(status: ProviderExitStatus): Promise<void> {
+    this.exitStatus = status;
+    this.wake?.abort();
+    // The final output: read until the client says the output is drained, bounded in time.
+    const deadline = Date.now() + this.ctx.tuning.exitDrainMs;
+    for (;;) {
+      const drained = await this.readOnceReportingExit();
+      if (drained || Date.now() >= deadline) break;
+      await sleep(this.ctx.tuning.pollMinMs);
+    }
+    await this.settle();
+  }
+
+  private async readOnce(): Promise<void> {
+    await this.readOnceReportingExit();
+  }
+
+  /** One snapshot → items. Returns true when the snapshot carries the exit status. */
+  private async readOnceReportingExit(): Promise<boolean> {
+    const terminalId = this.record.terminalId;
+    if (!terminalId || this.isSettled) return true;
+    let snapshot;
+    try {
+      snapshot = await this.ctx.provider.output(terminalId);
+    } catch {
+      // A failed read is retried by the next poll; a vanished terminal surfaces through waitForExit.
+      return false;
+    }
+    if (this.isSettled) return true;
+    const delta = this.delta.next(snapshot);
+    if (delta.lostBytes > 0) {
+      this.record.lostBytes += delta.lostBytes;
+      this.log.appendNotice(`[acp-process] ${delta.lostBytes} bytes of output were dropped by the client's output limit before they could be read`);
+    } else if (delta.lostUnknown) {
+      this.record.lostUnknown = true;
+      this.log.appendNotice("[acp-process] some output was dropped by the client's output limit before it could be read (amount unknown: the client has no cursors)");
+    }
+    if (this.log.appendOutput(delta.text, Boolean(snapshot.exitStatus)) > 0) this.lastOutputAtMs = this.ctx.clock.now();
+    return Boolean(snapshot.exitStatus);
+  }
+
+  private async settledWithin(ms: number): Promise<boolean> {
+    if (this.isSettled) return true;
+    const timer = new AbortController();
+    const outcome = await Promise.race([
+      this.settled.then(() => true),
+      sleep(ms, false, { signal: timer.signal }).catch(() => false),
+    ]);
+    timer.abort();
+    return outcome;
+  }
+
+  private async tryProvider(call: () => Promise<void>): Promise<void> {
+    try {
+      await call();
+    } catch (error) {
+      // The command may have exited meanwhile; the exit path settles the run either way.
+      this.log.appendNotice(`[acp-process] ${this.ctx.provider.kind} provider refused: ${messageOf(error)}`);
+    }
+  }
+
+  /** The single place a run ends: status, events (exit exactly once), release, abort timers. */
+  private async settle(): Promise<void> {
+    if (this.settling) return;
+    this.settling = true;
+    const end = describeEnd(this.record, this.exitStatus);
+    this.record.exitCode = this.exitStatus?.exitCode ?? null;
+    this.record.signal = this.exitStatus?.signal ?? null;
+    this.record.error ??= end.error;
+    this.record.endedAtMs = this.ctx.clock.now();
+    this.controller.abort();
+    this.transition(end.status);
+    if (!this.record.exitNotified) {
+      this.record.exitNotified = true;
+      this.ctx.store.putRun(this.record, { urgent: true });
+      this.ctx.emit({ type: "exit", run: this.snapshot() });
+    }
+    await this.release();
+    this.resolveSettled(this.snapshot());
+  }
+
+  private async release(): Promise<void> {
+    const terminalId = this.record.terminalId;
+    if (!terminalId) return;
+    const timer = new AbortController();
+    const outcome = await Promise.race([
+      this.ctx.provider.release(terminalId).then(
+        () => "released" as const,
+        (error: unknown) => messageOf(error),
+      ),
+      sleep(this.ctx.tuning.releaseWaitMs, "timeout" as const, { signal: timer.signal }).catch(() => "timeout" as const),
+    ]);
+    timer.abort();
+    if (outcome !== "released") {
+      const reason = outcome === "timeout" ? `no answer within ${this.ctx.tuning.releaseWaitMs} ms` : outcome;
+      this.log.appendNotice(`[acp-process] releasing terminal ${terminalId} failed: ${reason}`);
+    }
+    this.record.terminalId = null;
+    this.ctx.store.putRun(this.record, { urgent: true });
+  }
+
+  private transition(status: RunRecord["status"]): void {
+    const previous = this.record.status;
+    if (previous === status) return;
+    this.record.status = status;
+    this.ctx.store.putRun(this.record, { urgent: true });
+    this.ctx.emit({ type: "status", run: this.snapshot(), previous });
+  }
+
+  /** Guards for stdin/resize/signal callers. */
+  requireRunning(): string {
+    if (this.record.status !== "running" || !this.record.terminalId || this.exitStatus) {
+      throw ProcessError.notRunning(this.record.id, this.record.status);
+    }
+    return this.record.terminalId;
+  }
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

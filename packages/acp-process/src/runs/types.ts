@@ -1,0 +1,91 @@
+/** Statuses a run moves through. `lost` only ever comes from start-up recovery. */
+export type RunStatus = "queued" | "running" | "completed" | "failed" | "killed" | "timed_out" | "lost";
+
+export const ACTIVE_STATUSES: readonly RunStatus[] = ["queued", "running"];
+export const FINISHED_STATUSES: readonly RunStatus[] = ["completed", "failed", "killed", "timed_out", "lost"];
+
+export function isFinished(status: RunStatus): boolean {
+  return status !== "queued" && status !== "running";
+}
+
+/** Why a run ended other than on its own. The first cause wins. */
+export type TerminationCause = "timeout" | "inactivity" | "kill" | "dispose" | "spawn_error" | "provider_error";
+
+/** Everything persisted about a run (not its output). */
+export interface RunRecord {
+  id: string;
+  sessionId: string;
+  command: string;
+  /** Program arguments; null = `command` is a command line for the client's shell. */
+  args: string[] | null;
+  cwd: string | null;
+  env: Record<string, string> | null;
+  pty: boolean;
+  status: RunStatus;
+  exitCode: number | null;
+  signal: string | null;
+  cause: TerminationCause | null;
+  /** Human-readable reason for `failed`/`timed_out`/`killed`/`lost` (`timed out after 30000 ms: npm test`). */
+  error: string | null;
+  createdAtMs: number;
+  startedAtMs: number | null;
+  endedAtMs: number | null;
+  /** Provider terminal id while running. */
+  terminalId: string | null;
+  /** Hard timeout in ms (0 = none). */
+  timeoutMs: number;
+  /** Inactivity timeout in ms (0 = none). */
+  idleTimeoutMs: number;
+  /** Next `seq` to be assigned (items have `seq < nextSeq`). */
+  nextSeq: number;
+  /** Output bytes seen so far (UTF-8 of the text items). */
+  outputBytes: number;
+  /** Output bytes the client dropped before we could read them (exact), when known. */
+  lostBytes: number;
+  /** True when some output was lost in an amount we cannot know (snapshots without cursors). */
+  lostUnknown: boolean;
+  /** Newlines seen so far. */
+  lineCount: number;
+  /** The exit notification was delivered (exactly-once across restarts). */
+  exitNotified: boolean;
+  /** Free-form labels from the caller (tool surface, tool-call id, ...). */
+  labels: Record<string, string>;
+}
+
+export type RunItemKind = "output" | "notice";
+
+/** One piece of a run's history. `seq` is monotonic per run, starting at 0. */
+export interface RunItem {
+  seq: number;
+  kind: RunItemKind;
+  text: string;
+  atMs: number;
+  /** Output byte offset of the first byte of `text` (for `notice`, the offset at that point). */
+  byteOffset: number;
+}
+
+/** A run as callers see it: the record plus derived figures. */
+export interface RunSnapshot extends Readonly<RunRecord> {
+  durationMs: number | null;
+}
+
+export interface WatcherSpec {
+  /** JavaScript regular expression source (no slashes). */
+  regex: string;
+  /** Flags among `i`, `m`, `s`, `u`. */
+  flags?: string;
+  /** Name delivered with each hit. Default: the regex. */
+  event?: string;
+  /** Remove after the first hit. Default false. */
+  once?: boolean;
+  /** `line`: tested against each complete line. `stream`: against the raw text, across chunk boundaries. */
+  scope?: "line" | "stream";
+}
+
+export type RunEvent =
+  | { type: "status"; run: RunSnapshot; previous: RunStatus | null }
+  | { type: "output"; runId: string; sessionId: string; item: RunItem }
+  | { type: "watch"; runId: string; sessionId: string; watcherId: string; event: string; match: string; seq: number }
+  | { type: "exit"; run: RunSnapshot };
+
+export type RunEventSink = (event: RunEvent) => void;

@@ -1,0 +1,62 @@
+import type { RunItem, RunRecord } from "./types.js";
+
+export interface LineView {
+  lines: string[];
+  /** Absolute index (0-based) of `lines[0]` in the whole output. */
+  offset: number;
+  /** Lines in the whole output so far (an unterminated last line counts). */
+  totalLines: number;
+  /** Lines that are no longer retained (older than the retention window). */
+  droppedLines: number;
+}
+
+/** Output text of retained items (notices excluded). */
+export function outputText(items: readonly RunItem[]): string {
+  let text = "";
+  for (const item of items) if (item.kind === "output") text += item.text;
+  return text;
+}
+
+/**
+ * Lines by absolute offset and limit. Omitted offset = the last `limit` lines. Only retained
+ * output can be returned; older lines are counted in `droppedLines`.
+ */
+export function lineView(record: RunRecord, items: readonly RunItem[], query: { offset?: number; limit: number }): LineView {
+  const text = outputText(items);
+  const endsOpen = text.length > 0 && !text.endsWith("\n");
+  const totalLines = record.lineCount + (endsOpen ? 1 : 0);
+  const parts = text.split("\n");
+  if (!endsOpen) parts.pop();
+  const retainedStart = totalLines - parts.length;
+  // When older output was dropped, the first retained part may be the tail of a longer line;
+  // we never present a possibly partial line as whole.
+  const firstOutput = items.find((item) => item.kind === "output");
+  const firstIsPartial = firstOutput !== undefined && firstOutput.byteOffset > 0 && parts.length > 0;
+  const firstFull = retainedStart + (firstIsPartial ? 1 : 0);
+  const limit = Math.max(0, query.limit);
+  const wantedStart = query.offset === undefined ? Math.max(firstFull, totalLines - limit) : Math.max(firstFull, query.offset);
+  const from = wantedStart - retainedStart;
+  const lines = parts.slice(from, from + limit).map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
+  return { lines, offset: wantedStart, totalLines, droppedLines: firstFull };
+}
+
+/** Output bytes `[offset, offset + limit)` from the retained items, decoded as UTF-8. */
+export function byteView(items: readonly RunItem[], query: { offset: number; limit: number }): { text: string; offset: number; firstRetainedByte: number } {
+  const outputs = items.filter((item) => item.kind === "output");
+  const firstRetainedByte = outputs[0]?.byteOffset ?? 0;
+  const bytes = Buffer.from(outputText(outputs), "utf8");
+  const from = Math.max(query.offset, firstRetainedByte) - firstRetainedByte;
+  const slice = bytes.subarray(from, from + Math.max(0, query.limit));
+  return { text: slice.toString("utf8"), offset: firstRetainedByte + from, firstRetainedByte };
+}
+
+/** The last `maxChars` characters of the retained output, for status views. */
+export function tailText(items: readonly RunItem[], maxChars: number): { text: string; truncated: boolean } {
+  let text = "";
+  for (let i = items.length - 1; i >= 0 && text.length < maxChars; i--) {
+    const item = items[i]!;
+    if (item.kind === "output") text = item.text + text;
+  }
+  const truncated = text.length > maxChars || (items.length > 0 && items[0]!.byteOffset > 0);
+  return { text: text.length > maxChars ? text.slice(text.length - maxChars) : text, truncated };
+}

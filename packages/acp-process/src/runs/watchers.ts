@@ -1,0 +1,161 @@
+import { ProcessError } from "../errors.js";
+import type { WatcherSpec } from "./types.js";
+
+export interface WatcherLimits {
+  /** Watchers per run. */
+  maxWatchers: number;
+  /** Characters of regex source. */
+  maxPatternLength: number;
+  /** How far back a `stream` match may reach into earlier chunks (chars). */
+  streamWindowChars: number;
+  /** A `line` longer than this is tested on its first `maxLineChars` characters. */
+  maxLineChars: number;
+}
+
+export const DEFAULT_WATCHER_LIMITS: WatcherLimits = {
+  maxWatchers: 16,
+  maxPatternLength: 512,
+  streamWindowChars: 4096,
+  maxLineChars: 16_384,
+};
+
+export interface WatchHit {
+  watcherId: string;
+  event: string;
+  match: string;
+}
+
+interface Watcher {
+  id: string;
+  spec: Required<Omit<WatcherSpec, "flags">> & { flags: string };
+  regex: RegExp;
+}
+
+/**
+ * Regex watchers over one run's output. Line watchers see each complete line (reassembled across
+ * chunks); stream watchers see a sliding window, so a match split over two chunks is found, and
+ * each match is reported once.
+ */
+export class WatcherSet {
+  private watchers: Watcher[] = [];
+  private nextId = 0;
+  private partialLine = "";
+  private window = "";
+  /** Absolute char offset of `window[0]` and of the end of the last stream match reported. */
+  private windowStart = 0;
+  private lastStreamMatchEnd = new Map<string, number>();
+
+  constructor(private readonly limits: WatcherLimits = DEFAULT_WATCHER_LIMITS) {}
+
+  get size(): number {
+    return this.watchers.length;
+  }
+
+  list(): { id: string; spec: WatcherSpec }[] {
+    return this.watchers.map((w) => ({ id: w.id, spec: { ...w.spec } }));
+  }
+
+  add(spec: WatcherSpec): string {
+    if (this.watchers.length >= this.limits.maxWatchers) {
+      throw new ProcessError("limit_reached", `A run can have at most ${this.limits.maxWatchers} watchers; remove one first`);
+    }
+    if (typeof spec.regex !== "string" || spec.regex.length === 0 || spec.regex.length > this.limits.maxPatternLength) {
+      throw ProcessError.invalidParams("watch.regex", `a pattern of 1..${this.limits.maxPatternLength} characters`, spec.regex);
+    }
+    const flags = spec.flags ?? "";
+    if (!/^[imsu]*$/.test(flags)) throw ProcessError.invalidParams("watch.flags", "some of i, m, s, u", flags);
+    let regex: RegExp;
+    try {
+      regex = new RegExp(spec.regex, `${flags}g`);
+    } catch (error) {
+      throw ProcessError.invalidParams("watch.regex", "a valid JavaScript regular expression", spec.regex);
+    }
+    const id = `w${this.nextId++}`;
+    this.watchers.push({
+      id,
+      regex,
+      spec: { regex: spec.regex, flags, event: spec.event ?? spec.regex, once: spec.once ?? false, scope: spec.scope ?? "line" },
+    });
+    return id;
+  }
+
+  remove(id: string): boolean {
+    const before = this.watchers.length;
+    this.watchers = this.watchers.filter((w) => w.id !== id);
+    this.lastStreamMatchEnd.delete(id);
+    return this.watchers.length !== before;
+  }
+
+  /** Feeds new output; returns stream hits, then line hits. `final` flushes an unterminated last line. */
+  feed(text: string, final = false): WatchHit[] {
+    const hits: WatchHit[] = [];
+    if (this.watchers.length === 0) {
+      this.track(text);
+      return hits;
+    }
+    this.feedStream(text, hits);
+    this.feedLines(text, final, hits);
+    return hits;
+  }
+
+  private track(text: string): void {
+    // Keep window and line state current so watchers added later start from a sane state.
+    this.appendWindow(text);
+    const lastNewline = text.lastIndexOf("\n");
+    this.partialLine = lastNewline < 0 ? clip(this.partialLine + text, this.limits.maxLineChars) : clip(text.slice(lastNewline + 1), this.limits.maxLineChars);
+  }
+
+  private appendWindow(text: string): void {
+    this.window += text;
+    const excess = this.window.length - this.limits.streamWindowChars - text.length;
+    if (excess > 0) {
+      this.window = this.window.slice(excess);
+      this.windowStart += excess;
+    }
+  }
+
+  private feedStream(text: string, hits: WatchHit[]): void {
+    const newFrom = this.windowStart + this.window.length;
+    this.appendWindow(text);
+    for (const watcher of [...this.watchers]) {
+      if (watcher.spec.scope !== "stream") continue;
+      const floor = Math.max(this.lastStreamMatchEnd.get(watcher.id) ?? 0, this.windowStart);
+      watcher.regex.lastIndex = floor - this.windowStart;
+      for (const m of this.window.matchAll(watcher.regex)) {
+        const start = this.windowStart + m.index;
+        const end = start + m[0].length;
+        if (start < floor || end <= newFrom || m[0].length === 0) continue;
+        this.lastStreamMatchEnd.set(watcher.id, end);
+        hits.push({ watcherId: watcher.id, event: watcher.spec.event, match: m[0] });
+        if (watcher.spec.once) {
+          this.remove(watcher.id);
+          break;
+        }
+      }
+    }
+  }
+
+  private feedLines(text: string, final: boolean, hits: WatchHit[]): void {
+    const parts = (this.partialLine + text).split("\n");
+    this.partialLine = clip(parts.pop() ?? "", this.limits.maxLineChars);
+    if (final && this.partialLine.length > 0) {
+      parts.push(this.partialLine);
+      this.partialLine = "";
+    }
+    for (const rawLine of parts) {
+      const line = clip(rawLine.endsWith("\r") ? rawLine.slice(0, -1) : rawLine, this.limits.maxLineChars);
+      for (const watcher of [...this.watchers]) {
+        if (watcher.spec.scope !== "line") continue;
+        watcher.regex.lastIndex = 0;
+        const m = watcher.regex.exec(line);
+        if (!m) continue;
+        hits.push({ watcherId: watcher.id, event: watcher.spec.event, match: m[0] });
+        if (watcher.spec.once) this.remove(watcher.id);
+      }
+    }
+  }
+}
+
+function clip(text: string, maxChars: number): string {
+  return text.length > maxChars ? text.slice(0, maxChars) : text;
+}

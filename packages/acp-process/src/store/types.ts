@@ -1,0 +1,46 @@
+import type { RunItem, RunRecord } from "../runs/types.js";
+
+export interface RetentionLimits {
+  /** Items kept per run; older items are dropped (readers see the gap as `missedItems`). */
+  maxItemsPerRun: number;
+  /** Characters of item text kept per run. */
+  maxCharsPerRun: number;
+}
+
+export interface ItemQuery {
+  /** First seq wanted (inclusive). Default: the oldest retained. */
+  sinceSeq?: number;
+  /** Most items returned. */
+  limit: number;
+}
+
+export interface ItemPage {
+  items: RunItem[];
+  /** Oldest seq still retained (== nextSeq when nothing is retained). */
+  firstSeq: number;
+}
+
+/**
+ * Where runs and their items live. Methods are synchronous (better-sqlite3 and memory both are);
+ * a store may buffer appends but must flush them before it answers a read.
+ */
+export interface RunStore {
+  readonly kind: "memory" | "sqlite";
+  readonly retention: RetentionLimits;
+  /** Insert or replace. `urgent` writes through now (status changes), else may be batched. */
+  putRun(record: RunRecord, options?: { urgent?: boolean }): void;
+  appendItems(runId: string, items: readonly RunItem[]): void;
+  readItems(runId: string, query: ItemQuery): ItemPage;
+  /** All retained items of a run, oldest first (bounded by retention). */
+  allItems(runId: string): RunItem[];
+  getRun(runId: string): RunRecord | undefined;
+  listRuns(): RunRecord[];
+  deleteRun(runId: string): void;
+  flush(): void;
+  close(): void;
+}
+
+export const DEFAULT_RETENTION: RetentionLimits = {
+  maxItemsPerRun: 10_000,
+  maxCharsPerRun: 1_000_000,
+};

@@ -1,0 +1,168 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { localRig, nodeScript, until, type LocalRig } from "./support.js";
+
+let rig: LocalRig | undefined;
+afterEach(async () => {
+  await rig?.dispose();
+  rig = undefined;
+});
+
+describe("ProcessManager over the local TerminalHost", () => {
+  it("runs a command in the foreground, keeps its output and releases the terminal", async () => {
+    rig = localRig();
+    const { run, yielded } = await rig.manager.run({ sessionId: "s", command: "printf 'one\\ntwo\\n'" });
+    expect(yielded).toBe(false);
+    expect(run.status).toBe("completed");
+    expect(run.exitCode).toBe(0);
+    expect(run.terminalId).toBeNull();
+    expect(rig.host.list()).toHaveLength(0);
+    const lines = await rig.manager.lines(run.id);
+    expect(lines.lines).toEqual(["one", "two"]);
+    expect(lines.totalLines).toBe(2);
+  });
+
+  it("reports a non-zero exit as failed with the code and the command", async () => {
+    rig = localRig();
+    const { run } = await rig.manager.run({ sessionId: "s", command: "exit 3" });
+    expect(run.status).toBe("failed");
+    expect(run.exitCode).toBe(3);
+    expect(run.error).toBe("exited with code 3: exit 3");
+  });
+
+  it("reports a command that cannot start as failed, and notifies its end once", async () => {
+    rig = localRig();
+    const started = await rig.manager.start({ sessionId: "s", command: "/nonexistent/program", args: [] });
+    const run = await rig.manager.wait(started.id);
+    expect(run.status).toBe("failed");
+    expect(run.error).toMatch(/could not start .*\/nonexistent\/program/);
+    expect(rig.events.filter((e) => e.type === "exit")).toHaveLength(1);
+  });
+
+  it("times out on the injected clock: a state with the partial output, terminal released", async () => {
+    rig = localRig({ manualClock: true });
+    const started = await rig.manager.start({ sessionId: "s", ...nodeScript("process-ready-then-hang.mjs"), timeoutMs: 1500 });
+    await until(async () => (await rig!.manager.read(started.id)).items.some((i) => i.text.includes("ready")), "ready");
+    rig.clock!.advance(1499);
+    expect(rig.manager.get(started.id).status).toBe("running");
+    rig.clock!.advance(1);
+    const run = await rig.manager.wait(started.id);
+    expect(run.status).toBe("timed_out");
+    expect(run.error).toMatch(/^timed out after 1500 ms: .*process-ready-then-hang\.mjs$/);
+    expect(rig.manager.tail(run.id).text).toBe("ready\n");
+    expect(rig.host.list()).toHaveLength(0);
+  });
+
+  it("times out on inactivity, measured from the last output", async () => {
+    rig = localRig({ manualClock: true });
+    const started = await rig.manager.start({ sessionId: "s", ...nodeScript("process-ready-then-hang.mjs"), idleTimeoutMs: 1000, timeoutMs: 0 });
+    await until(async () => (await rig!.manager.read(started.id)).items.length > 0, "first output");
+    rig.clock!.advance(1000);
+    const run = await rig.manager.wait(started.id);
+    expect(run.status).toBe("timed_out");
+    expect(run.cause).toBe("inactivity");
+    expect(run.error).toMatch(/^no output for 1000 ms: /);
+  });
+
+  it("auto-backgrounds after yieldMs and notifies the exit exactly once", async () => {
+    rig = localRig({ manualClock: true });
+    const pending = rig.manager.run({ sessionId: "s", ...nodeScript("process-split-word.mjs"), yieldMs: 200 });
+    await until(() => rig!.manager.list().find((r) => r.status === "running"), "a running run");
+    rig.clock!.advance(200);
+    const { run, yielded } = await pending;
+    expect(yielded).toBe(true);
+    expect(run.status).toBe("running");
+    await rig.manager.write(run.id, "go\n");
+    const done = await rig.manager.wait(run.id);
+    expect(done.status).toBe("completed");
+    await rig.manager.wait(run.id);
+    await rig.manager.kill(run.id);
+    expect(rig.events.filter((e) => e.type === "exit" && e.run.id === run.id)).toHaveLength(1);
+  });
+
+  it("kills with a chosen signal and reports it", async () => {
+    rig = localRig();
+    const started = await rig.manager.start({ sessionId: "s", ...nodeScript("process-ready-then-hang.mjs") });
+    await until(async () => rig!.manager.tail(started.id).text.includes("ready") || (await rig!.manager.read(started.id)).items.length > 0, "ready");
+    const run = await rig.manager.kill(started.id, { signal: "SIGINT" });
+    expect(run.status).toBe("killed");
+    expect(run.signal).toBe("SIGINT");
+    expect(run.error).toMatch(/^killed \(SIGINT\): /);
+  });
+
+  it("reads incrementally by seq cursor without gaps or repeats", async () => {
+    rig = localRig();
+    const started = await rig.manager.start({ sessionId: "s", ...nodeScript("process-chatty.mjs", "3000", "30") });
+    let cursor = 0;
+    let text = "";
+    for (;;) {
+      const page = await rig.manager.read(started.id, { sinceSeq: cursor, limit: 7 });
+      expect(page.missedItems).toBe(0);
+      text += page.items.filter((i) => i.kind === "output").map((i) => i.text).join("");
+      cursor = page.nextSeq;
+      if (page.done) break;
+      // The local provider answers synchronously: let the host read the child's pipe.
+      if (page.items.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    const lines = text.split("\n").filter(Boolean);
+    expect(lines).toHaveLength(3001);
+    expect(lines[2999]).toMatch(/^00002999 /);
+    expect(lines[3000]).toBe("DONE");
+  });
+
+  it("matches a watcher across a chunk boundary", async () => {
+    rig = localRig();
+    const started = await rig.manager.start({
+      sessionId: "s",
+      ...nodeScript("process-split-word.mjs"),
+      watch: [{ regex: "READY", event: "ready", scope: "stream", once: true }, { regex: "^READY$", event: "line" }],
+    });
+    await until(() => rig!.events.some((e) => e.type === "output" && e.item.text === "RE"), "the first half as its own chunk");
+    await rig.manager.write(started.id, "go\n");
+    await rig.manager.wait(started.id);
+    const hits = rig.events.filter((e) => e.type === "watch");
+    expect(hits.map((h) => h.type === "watch" && h.event)).toEqual(["ready", "line"]);
+  });
+
+  it("runs one at a time per session when asked, queueing the rest", async () => {
+    rig = localRig({ limits: { maxConcurrentPerSession: 1 } });
+    const first = await rig.manager.start({ sessionId: "s", ...nodeScript("process-split-word.mjs") });
+    const second = await rig.manager.start({ sessionId: "s", command: "echo second" });
+    const other = await rig.manager.start({ sessionId: "t", command: "echo other" });
+    expect(first.status).toBe("running");
+    expect(second.status).toBe("queued");
+    expect(other.status).toBe("running");
+    await rig.manager.write(first.id, "go\n");
+    const done = await rig.manager.wait(second.id);
+    expect(done.status).toBe("completed");
+    expect(done.startedAtMs!).toBeGreaterThanOrEqual(rig.manager.get(first.id).endedAtMs!);
+  });
+
+  it("expires finished runs after the TTL on the injected clock", async () => {
+    rig = localRig({ manualClock: true, ttlMs: 60_000 });
+    const { run } = await rig.manager.run({ sessionId: "s", command: "true" });
+    rig.clock!.advance(59_999);
+    expect(rig.manager.sweep()).toBe(0);
+    rig.clock!.advance(1);
+    expect(rig.manager.sweep()).toBe(1);
+    expect(() => rig!.manager.get(run.id)).toThrow(/No run/);
+  });
+
+  it("scopes runs to their session", async () => {
+    rig = localRig();
+    const { run } = await rig.manager.run({ sessionId: "a", command: "true" });
+    expect(() => rig!.manager.get(run.id, { sessionId: "b" })).toThrow(/No run/);
+    expect(rig.manager.list({ sessionId: "b" })).toHaveLength(0);
+    expect(rig.manager.list({ sessionId: "a", status: "completed" })).toHaveLength(1);
+  });
+
+  it("keeps memory bounded under heavy output and accounts for every byte", async () => {
+    rig = localRig({ maxOutputChars: 50_000 });
+    const { run } = await rig.manager.run({ sessionId: "s", ...nodeScript("process-chatty.mjs", "100000", "50") });
+    expect(run.status).toBe("completed");
+    const total = 100_000 * 51 + "DONE\n".length; // 50 characters and a newline per line
+    expect(run.outputBytes + run.lostBytes).toBe(total);
+    const retained = rig.manager.store.allItems(run.id).reduce((n, i) => n + i.text.length, 0);
+    expect(retained).toBeLessThanOrEqual(50_000);
+    expect(rig.manager.tail(run.id, { maxChars: 5 }).text).toBe("DONE\n");
+  });
+});

@@ -1,0 +1,51 @@
+import { TerminalHost } from "acp-terminal";
+import { LocalTerminalProvider, ManualClock, ProcessManager, type ProcessManagerOptions, type RunEvent } from "../src/index.js";
+
+/** Polls `predicate` until it holds or `timeoutMs` passes (then throws with `what`). */
+export async function until<T>(predicate: () => T | Promise<T>, what: string, timeoutMs = 5000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await predicate();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+export interface LocalRig {
+  host: TerminalHost;
+  manager: ProcessManager;
+  clock: ManualClock | undefined;
+  events: RunEvent[];
+  dispose(): Promise<void>;
+}
+
+export function localRig(options: Partial<ProcessManagerOptions> & { manualClock?: boolean } = {}): LocalRig {
+  const host = new TerminalHost({ killGraceMs: 500 });
+  const clock = options.manualClock ? new ManualClock(1_000_000) : undefined;
+  const events: RunEvent[] = [];
+  const manager = new ProcessManager({
+    provider: new LocalTerminalProvider(host),
+    env: {},
+    sweepIntervalMs: 0,
+    ...(clock ? { clock } : {}),
+    ...options,
+    onEvent: (event) => events.push(event),
+  });
+  return {
+    host,
+    manager,
+    clock,
+    events,
+    async dispose() {
+      await manager.dispose();
+      await host.dispose();
+    },
+  };
+}
+
+export const FIXTURES = new URL("./fixtures/", import.meta.url).pathname;
+
+export function nodeScript(name: string, ...args: string[]): { command: string; args: string[] } {
+  return { command: process.execPath, args: [`${FIXTURES}${name}`, ...args] };
+}
