@@ -14,7 +14,12 @@ export interface CoreHandlerDeps {
   outputBudgetBytes: number;
 }
 
-/** `{output, truncated, exitStatus?, _meta: {"acp-terminal": {totalBytes, droppedBytes}}}` */
+/**
+ * `{output, truncated, exitStatus?, _meta: {"acp-terminal": {totalBytes, droppedBytes}}}`.
+ * When the output had to be trimmed to fit the message, `droppedBytes` grows by the UTF-8 size of
+ * the removed text; that equals the raw bytes removed unless they held invalid UTF-8 (each
+ * invalid byte decoded to a 3-byte U+FFFD), which only matters for escape floods past the limit.
+ */
 export function toOutputResponse(snapshot: TerminalOutputSnapshot, outputBudgetBytes: number): TerminalOutputResponse {
   const fitted = fitOutputToBudget(snapshot.output, outputBudgetBytes);
   const response: TerminalOutputResponse = {
