@@ -47,7 +47,7 @@ export class AcpTerminalProvider implements TerminalProvider {
     const response = await this.connection.request<{ terminalId: string }>("terminal/create", {
       sessionId: this.sessionId,
       command: params.command,
-      args: params.args ?? [],
+      ...(params.args ? { args: params.args } : {}),
       env: params.env ? Object.entries(params.env).map(([name, value]) => ({ name, value })) : [],
       cwd: params.cwd ?? null,
       ...(params.outputByteLimit !== undefined ? { outputByteLimit: params.outputByteLimit } : {}),
