@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { encodeKeys, type KeyInput } from "acp-terminal";
 import { systemClock, type Clock } from "../clock.js";
 import { resolveLimits, type ResolvedLimits } from "../config.js";
 import { ProcessError } from "../errors.js";
@@ -7,7 +8,7 @@ import { MemoryRunStore } from "../store/memory.js";
 import type { RunStore } from "../store/types.js";
 import { snapshotOf } from "./describe.js";
 import { DEFAULT_TUNING, type KillOptions, type ListRunsQuery, type ProcessManagerOptions, type ReadQuery, type StartRunOptions } from "./options.js";
-import { Run, type RunTuning } from "./run.js";
+import { Run, messageOf, type RunTuning } from "./run.js";
 import { Scheduler } from "./scheduler.js";
 import { isFinished, type RunEvent, type RunEventSink, type RunItem, type RunRecord, type RunSnapshot, type WatcherSpec } from "./types.js";
 import { byteView, lineView, tailText, type LineView } from "./views.js";
@@ -189,6 +190,20 @@ export class ProcessManager {
     await run.provider.write(terminalId, data, options.eof ? { eof: true } : {});
   }
 
+  /**
+   * Named keys and text (`["q", "Enter"]`, `["C-c"]`, `[{text: "Enter"}]`) encoded by acp-terminal's
+   * key table and written to stdin. Unknown-looking names throw with the list of valid ones.
+   */
+  async sendKeys(runId: string, keys: readonly KeyInput[], options: { sessionId?: string } = {}): Promise<void> {
+    let data: string;
+    try {
+      data = encodeKeys(keys);
+    } catch (error) {
+      throw new ProcessError("invalid_params", messageOf(error), { cause: error });
+    }
+    await this.write(runId, data, options);
+  }
+
   async resize(runId: string, cols: number, rows: number, options: { sessionId?: string } = {}): Promise<void> {
     const run = this.requireLive(runId, options.sessionId);
     const terminalId = run.requireRunning();
@@ -272,7 +287,8 @@ export class ProcessManager {
     await this.dispose();
   }
 
-  private async refresh(runId: string, sessionId: string | undefined): Promise<void> {
+  /** Reads the client's output of a running run now, so views (tail, get) are current. */
+  async refresh(runId: string, sessionId?: string): Promise<void> {
     const run = this.live(runId, sessionId);
     if (run && run.record.status === "running") await run.refresh();
   }

@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { ProcessError } from "../errors.js";
+import type { ProcessManager } from "../runs/manager.js";
+
+/** Who is calling: the manager to act on and the ACP session whose runs the model may see. */
+export interface ToolContext {
+  manager: ProcessManager;
+  sessionId: string;
+}
+
+/** A model tool: a zod schema (also as JSON Schema) and a handler over ProcessManager. */
+export interface ToolDefinition<Input = unknown, Output = unknown> {
+  /** Canonical name (`exec`, `process`, `process.run`, `shell`). */
+  name: string;
+  /** Name safe for model APIs that allow only `[A-Za-z0-9_-]` (`process_run`). */
+  functionName: string;
+  description: string;
+  schema: z.ZodType<Input>;
+  /** JSON Schema of the input, for model tool definitions. */
+  jsonSchema: Record<string, unknown>;
+  /** Validates `input` and runs the tool. Throws `ProcessError` (code `invalid_params` for bad input). */
+  handle(ctx: ToolContext, input: unknown): Promise<Output>;
+}
+
+export type ToolOutcome<Output> = { ok: true; result: Output } | { ok: false; error: { code: string; message: string } };
+
+/** Runs a tool and turns every failure into a value a model can read and act on. */
+export async function runTool<Output>(tool: ToolDefinition<unknown, Output>, ctx: ToolContext, input: unknown): Promise<ToolOutcome<Output>> {
+  try {
+    return { ok: true, result: await tool.handle(ctx, input) };
+  } catch (error) {
+    if (error instanceof ProcessError) return { ok: false, error: { code: error.code, message: error.message } };
+    return { ok: false, error: { code: "internal", message: error instanceof Error ? error.message : String(error) } };
+  }
+}
+
+export function defineTool<Input, Output>(spec: {
+  name: string;
+  description: string;
+  schema: z.ZodType<Input>;
+  run: (ctx: ToolContext, input: Input) => Promise<Output>;
+}): ToolDefinition<Input, Output> {
+  return {
+    name: spec.name,
+    functionName: spec.name.replace(/[^A-Za-z0-9_-]/g, "_"),
+    description: spec.description,
+    schema: spec.schema,
+    jsonSchema: z.toJSONSchema(spec.schema, { io: "input" }) as Record<string, unknown>,
+    async handle(ctx, input) {
+      const parsed = spec.schema.safeParse(input);
+      if (!parsed.success) throw new ProcessError("invalid_params", `Invalid ${spec.name} arguments: ${describeIssues(parsed.error)}`);
+      return spec.run(ctx, parsed.data);
+    },
+  };
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(input)"}: ${issue.message}`)
+    .join("; ");
+}
