@@ -60,3 +60,4 @@ export {
   type ProcessState,
 } from "./tools/process-api.js";
 export { shellTool, shellInputSchema, type ShellInput } from "./tools/shell.js";
+export { SqliteRunStore, type SqliteStoreOptions } from "./store/sqlite.js";

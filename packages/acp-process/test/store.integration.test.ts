@@ -1,0 +1,124 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { TerminalHost } from "acp-terminal";
+import { afterEach, describe, expect, it } from "vitest";
+import { LocalTerminalProvider, ProcessManager, SqliteRunStore, type RunEvent, type RunRecord } from "../src/index.js";
+import { FIXTURES } from "./support.js";
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function tempDb(): string {
+  const dir = mkdtempSync(join(tmpdir(), "acp-process-store-"));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return join(dir, "runs.db");
+}
+
+function managerOn(path: string, events: RunEvent[] = []): { manager: ProcessManager; store: SqliteRunStore } {
+  const host = new TerminalHost();
+  const store = new SqliteRunStore(path);
+  const manager = new ProcessManager({ provider: new LocalTerminalProvider(host), store, env: {}, sweepIntervalMs: 0, onEvent: (e) => events.push(e) });
+  cleanups.push(async () => {
+    await manager.dispose();
+    await host.dispose();
+    store.close();
+  });
+  return { manager, store };
+}
+
+function record(id: string, overrides: Partial<RunRecord> = {}): RunRecord {
+  return {
+    id, sessionId: "s", command: "echo again", args: null, cwd: null, env: null, pty: false, status: "running",
+    exitCode: null, signal: null, cause: null, error: null, createdAtMs: 1, startedAtMs: 1, endedAtMs: null,
+    terminalId: "t1", timeoutMs: 60_000, idleTimeoutMs: 0, nextSeq: 0, outputBytes: 0, lostBytes: 0,
+    lostUnknown: false, lineCount: 0, exitNotified: false, labels: {}, ...overrides,
+  };
+}
+
+describe("SqliteRunStore", () => {
+  it("batches appends, flushes before reads and keeps only the retention window", () => {
+    const store = new SqliteRunStore(tempDb(), { retention: { maxItemsPerRun: 100 }, flushItems: 1_000_000, flushIntervalMs: 60_000 });
+    cleanups.push(() => store.close());
+    store.putRun(record("r1", { nextSeq: 250 }));
+    for (let seq = 0; seq < 250; seq++) store.appendItems("r1", [{ seq, kind: "output", text: `line ${seq}\n`, atMs: seq, byteOffset: 0 }]);
+    const page = store.readItems("r1", { sinceSeq: 0, limit: 10 });
+    expect(page.firstSeq).toBe(150);
+    expect(page.items.map((i) => i.seq)).toEqual([150, 151, 152, 153, 154, 155, 156, 157, 158, 159]);
+    expect(store.allItems("r1")).toHaveLength(100);
+  });
+
+  it("keeps a finished run and its output across a reopen", async () => {
+    const path = tempDb();
+    const first = managerOn(path);
+    const { run } = await first.manager.run({ sessionId: "s", command: "printf 'a\\nb\\n'" });
+    expect(run.status).toBe("completed");
+    first.store.close();
+    const second = managerOn(path);
+    expect(second.manager.get(run.id)).toMatchObject({ status: "completed", exitCode: 0 });
+    expect((await second.manager.lines(run.id)).lines).toEqual(["a", "b"]);
+  });
+
+  it("survives SIGKILL of the agent: opens cleanly, loses no acknowledged item, marks the run lost once", async () => {
+    const path = tempDb();
+    const agent = spawn(process.execPath, [`${FIXTURES}process-agent-sqlite.mjs`, path, "30"], { stdio: ["ignore", "pipe", "inherit"] });
+    const exited = new Promise((resolve) => agent.once("exit", resolve));
+    cleanups.push(async () => {
+      agent.kill("SIGKILL");
+      await exited;
+    });
+    const lines = createInterface({ input: agent.stdout! });
+    const ack = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("no ACK from the agent within 10000 ms")), 10_000);
+      lines.on("line", (line) => line.startsWith("ACK ") && (clearTimeout(timer), resolve(line)));
+    });
+    const [, runId, lastSeq] = ack.split(" ");
+    agent.kill("SIGKILL");
+    await exited;
+
+    const events: RunEvent[] = [];
+    const { manager, store } = managerOn(path, events);
+    const items = store.allItems(runId!);
+    const tickerPid = Number(/^pid (\d+)/.exec(items[0]!.text)?.[1]);
+    // The ticker was in its own process group; the dead agent cannot kill it, so we do.
+    if (tickerPid > 0) {
+      try {
+        process.kill(tickerPid, "SIGKILL");
+      } catch {
+        // Already gone: its stdout broke when the agent died, which ends it.
+      }
+    }
+    expect(items.map((i) => i.seq).slice(0, Number(lastSeq) + 1)).toEqual([...Array(Number(lastSeq) + 1).keys()]);
+
+    const report = await manager.recover();
+    expect(report.lost).toEqual([runId]);
+    expect(report.requeued).toEqual([]);
+    const lost = manager.get(runId!);
+    expect(lost.status).toBe("lost");
+    expect(lost.error).toMatch(/the agent restarted while this run was running; its outcome is unknown/);
+    expect(events.filter((e) => e.type === "exit")).toHaveLength(1);
+
+    const again = await manager.recover();
+    expect(again).toEqual({ lost: [], requeued: [], notified: [] });
+    expect(events.filter((e) => e.type === "exit")).toHaveLength(1);
+  });
+
+  it("re-queues interrupted runs only when asked, and says so", async () => {
+    const path = tempDb();
+    const seed = new SqliteRunStore(path);
+    seed.putRun(record("old", { command: "echo again" }), { urgent: true });
+    seed.close();
+    const { manager } = managerOn(path);
+    const report = await manager.recover({ onRunning: "requeue" });
+    expect(report.lost).toEqual(["old"]);
+    expect(report.requeued).toHaveLength(1);
+    const replacement = await manager.wait(report.requeued[0]!.to);
+    expect(replacement).toMatchObject({ status: "completed", command: "echo again", labels: { requeuedFrom: "old" } });
+    expect(manager.get("old").labels).toMatchObject({ requeuedAs: replacement.id });
+    expect(manager.tail(replacement.id).text).toBe("again\n");
+  });
+});
