@@ -107,6 +107,17 @@ describe("exit", () => {
     await processGone(sleepPid);
   });
 
+  it("reports exit even while a background grandchild keeps writing to the pipe", async () => {
+    const host = makeHost({ exitDrainGraceMs: 50 });
+    const id = await host.create(owner, { command: "(while :; do echo tick; sleep 0.02; done) & echo $!" });
+    const started = Date.now();
+    expect(await host.waitForExit(owner, id)).toEqual({ exitCode: 0, signal: null });
+    expect(Date.now() - started).toBeLessThan(3_000);
+    const loopPid = Number(host.output(owner, id).output.split("\n")[0]);
+    await host.release(owner, id);
+    await processGone(loopPid);
+  });
+
   it("a command given no stdin reads end-of-file", async () => {
     expect((await run(makeHost(), { command: "cat" })).exitStatus).toEqual({ exitCode: 0, signal: null });
   });

@@ -11,8 +11,39 @@ import type { SpawnedProcess, SpawnRequest } from "./types.js";
 const noStdin = (): TerminalError =>
   inputClosed("the terminal was created without stdin; pass stdin: true to create to write to it");
 
+/** Most grace periods the drain after exit is extended while a background process keeps writing. */
+const MAX_DRAIN_ROUNDS = 8;
+
 function closed(stream: Readable): Promise<void> {
   return stream.closed ? Promise.resolve() : new Promise((resolve) => stream.once("close", () => resolve()));
+}
+
+/** Resolves after the event loop's next poll phase, which reads whatever the pipes already hold. */
+const nextPoll = (): Promise<false> => new Promise((resolve) => setImmediate(() => resolve(false)));
+
+/**
+ * Waits, after the process exited, for its output pipes to close; true when they did. A background
+ * grandchild may hold them open: then the wait ends once a grace period passes with no output (and
+ * after MAX_DRAIN_ROUNDS periods at the latest). Before judging a period quiet, the event loop gets
+ * one poll phase to read what is already in the pipes, so a busy loop that makes the timer fire late
+ * cannot cut trailing output.
+ */
+async function drainAfterExit(
+  outputs: Readable[],
+  graceMs: number,
+  signal: AbortSignal,
+  bytesRead: () => number,
+): Promise<boolean> {
+  const drained = Promise.all(outputs.map(closed)).then(() => true);
+  for (let round = 0; round < MAX_DRAIN_ROUNDS; round++) {
+    const before = bytesRead();
+    // Aborted (released meanwhile): stop waiting as if the pipes had gone quiet.
+    const waited = await Promise.race([drained, delay(graceMs, false, { signal }).catch(() => undefined)]);
+    if (waited === undefined) return false;
+    if (waited || (await Promise.race([drained, nextPoll()]))) return true;
+    if (bytesRead() === before) return false;
+  }
+  return false;
 }
 
 /**
@@ -29,8 +60,13 @@ export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProc
     windowsHide: true,
   });
   const outputs = [child.stdout, child.stderr].filter((stream): stream is Readable => stream !== null);
+  let bytesRead = 0;
+  const onData = (chunk: Buffer): void => {
+    bytesRead += chunk.byteLength;
+    request.onData(chunk);
+  };
   for (const stream of outputs) {
-    stream.on("data", request.onData);
+    stream.on("data", onData);
     // A read error ends the stream ('close' follows), which the drain below already handles.
     stream.on("error", () => {});
   }
@@ -53,16 +89,11 @@ export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProc
   const input = child.stdin ? new PipeInput(child.stdin, request.maxPendingStdinBytes) : undefined;
   const settled = (async () => {
     const status = await leaderExited;
-    const drained = Promise.all(outputs.map(closed)).then(() => true);
-    const inTime = await Promise.race([
-      drained,
-      // Aborted (released meanwhile): stop waiting for the drain as if the grace ran out.
-      delay(request.exitDrainGraceMs, false, { signal: request.signal }).catch(() => false),
-    ]);
-    if (!inTime) {
+    const drained = await drainAfterExit(outputs, request.exitDrainGraceMs, request.signal, () => bytesRead);
+    if (!drained) {
       // A background grandchild still holds the pipes: stop reading so nothing waits on it.
       for (const stream of outputs) {
-        stream.off("data", request.onData);
+        stream.off("data", onData);
         stream.destroy();
       }
     }
