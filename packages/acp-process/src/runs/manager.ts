@@ -88,7 +88,10 @@ export class ProcessManager {
     void run.settled.then(() => this.scheduler.done(record.id));
     let started: Promise<void> = Promise.resolve();
     try {
-      this.scheduler.admit(record.id, record.sessionId, () => (started = run.start()));
+      // run.start() settles the run itself on any failure; a queued start is awaited by nobody.
+      this.scheduler.admit(record.id, record.sessionId, () => {
+        started = run.start();
+      });
     } catch (error) {
       this.runs.delete(record.id);
       this.store.deleteRun(record.id);
