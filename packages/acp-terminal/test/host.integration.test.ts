@@ -27,8 +27,15 @@ const printArgs = "console.log(JSON.stringify(process.argv.slice(1)))";
 
 describe("output", () => {
   it("merges stdout and stderr in arrival order", async () => {
-    const snapshot = await run(makeHost(), { command: "echo out1; sleep 0.1; echo err1 >&2; sleep 0.1; echo out2" });
-    expect(snapshot.output).toBe("out1\nerr1\nout2\n");
+    const host = makeHost();
+    // Each line waits for a go-ahead on stdin, so the order of arrival is known.
+    const id = await host.create(owner, { command: "echo out1; read go; echo err1 >&2; read go; echo out2", stdin: true });
+    await outputMatching(host, id, /out1\n/);
+    await host.write(owner, id, "\n");
+    await outputMatching(host, id, /err1\n/);
+    await host.write(owner, id, "\n");
+    await host.waitForExit(owner, id);
+    expect(host.output(owner, id).output).toBe("out1\nerr1\nout2\n");
   });
 
   it("keeps the tail of a large output, truncated, with cursors", async () => {
