@@ -95,6 +95,7 @@ describe("TerminalHost parameters", () => {
       /context\.sessionCwd: expected an absolute path/,
     );
     expect(thrown(() => host.output(owner, 7 as never)).message).toMatch(/Invalid terminalId/);
+    expect((await rejection(host.releaseAll({} as never))).message).toMatch(/Invalid filter\.connectionId/);
   });
 
   it("rejects bad sizes and signal names on a real terminal", async () => {

@@ -196,6 +196,10 @@ export class TerminalHost {
   /** Releases every terminal of a connection, or of one session in it. */
   releaseAll(filter: { connectionId: string; sessionId?: string }): Promise<void> {
     return this.#async(async () => {
+      // A missing connectionId would select every terminal of every connection.
+      if (typeof filter?.connectionId !== "string" || filter.connectionId.length === 0) {
+        throw TerminalError.invalidParams("filter.connectionId", "a non-empty string", filter?.connectionId);
+      }
       const matching = this.#select(filter);
       await Promise.all(matching.map((terminal) => this.#release(terminal, TerminalError.notFound(terminal.id))));
     });

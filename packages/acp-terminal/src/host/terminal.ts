@@ -94,10 +94,6 @@ export class Terminal {
     return this.#exitStatus;
   }
 
-  get signal(): AbortSignal {
-    return this.#controller.signal;
-  }
-
   info(): TerminalInfo {
     return {
       terminalId: this.id,
@@ -123,7 +119,7 @@ export class Terminal {
     };
   }
 
-  /** Exit status once exited and drained; rejects with `releasedError` if released first. */
+  /** Exit status once exited and drained; rejects with the release's reason if released first. */
   waitForExit(): Promise<ExitStatus> {
     if (this.#exitStatus) return Promise.resolve({ ...this.#exitStatus });
     return Promise.race([this.#exited.then((status) => ({ ...status })), this.#gone]);
