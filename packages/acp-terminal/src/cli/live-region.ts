@@ -34,7 +34,8 @@ export class LiveRegion {
     const lines = this.frame().slice(-MAX_REGION_LINES);
     if (lines.length === 0) return;
     this.beforeDraw();
-    const width = Math.max(20, (this.out.columns ?? 80) - 1);
+    const columns = this.out.columns !== undefined && this.out.columns > 0 ? this.out.columns : 80;
+    const width = Math.max(20, columns - 1);
     this.out.write(lines.map((line) => `${line.length > width ? `${line.slice(0, width - 1)}…` : line}\n`).join(""));
     this.drawn = lines.length;
   }
