@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+/**
+ * An ACP client process hosting terminals over stdio: a TerminalHost bound with bindTerminalHost.
+ * The benchmark plays the agent. Options: one JSON argument, `{ host?: TerminalHostOptions }`.
+ * Sends `initialize` first (the agent answers it) and exits when the connection closes.
+ */
+import { Readable, Writable } from "node:stream";
+import { client, ndJsonStream } from "@agentclientprotocol/sdk";
+import { TerminalHost, bindTerminalHost, terminalClientCapabilities } from "acp-terminal";
+
+const options = JSON.parse(process.argv[2] ?? "{}");
+const host = new TerminalHost(options.host ?? {});
+const app = client({ name: "bench-terminal-client" });
+const binding = bindTerminalHost(app, host);
+const connection = app.connect(ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+await connection.agent.request("initialize", { protocolVersion: 1, clientCapabilities: terminalClientCapabilities() });
+await connection.closed;
+await binding.whenIdle();
+await host.dispose();
+process.exit(0);

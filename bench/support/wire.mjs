@@ -1,0 +1,42 @@
+/**
+ * The agent side of the wire benchmarks: starts a client process (terminal-client.mjs or
+ * canned-client.mjs) and talks ACP to it over its stdio with the SDK.
+ */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { Readable, Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { agent, ndJsonStream } from "@agentclientprotocol/sdk";
+
+export const TERMINAL_CLIENT = fileURLToPath(new URL("./terminal-client.mjs", import.meta.url));
+export const CANNED_CLIENT = fileURLToPath(new URL("./canned-client.mjs", import.meta.url));
+
+/** Starts `script` as a client process; resolves once it has sent `initialize`. */
+export async function startClient(script, options = {}) {
+  const child = spawn(process.execPath, [script, JSON.stringify(options)], { stdio: ["pipe", "pipe", "inherit"] });
+  let initialized;
+  const ready = new Promise((resolve) => (initialized = resolve));
+  const app = agent({ name: "bench-agent" }).onRequest("initialize", () => {
+    initialized();
+    return { protocolVersion: 1, agentCapabilities: {} };
+  });
+  const connection = app.connect(ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)));
+  const exited = once(child, "exit");
+  await Promise.race([
+    ready,
+    exited.then(([code]) => {
+      throw new Error(`${script} exited with ${code} before initialize`);
+    }),
+  ]);
+  return {
+    client: connection.client,
+    child,
+    async stop() {
+      connection.close();
+      child.stdin.end();
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
