@@ -98,6 +98,16 @@ describe("TerminalHost parameters", () => {
     expect((await rejection(host.releaseAll({} as never))).message).toMatch(/Invalid filter\.connectionId/);
   });
 
+  it("reports an env option function that throws or returns non-strings", async () => {
+    const throwing = makeHost({ env: () => { throw new Error("no env today"); } });
+    const error = await rejection(throwing.create(owner, { command: "true" }));
+    expect([error.code, error.message]).toEqual(["invalid_params", "options.env(base) threw: no env today"]);
+    const numbers = makeHost({ env: () => ({ A: 1 }) as never });
+    expect((await rejection(numbers.create(owner, { command: "true" }))).message).toMatch(/options\.env\(\) result A: expected a string value/);
+    const nothing = makeHost({ env: () => null as never });
+    expect((await rejection(nothing.create(owner, { command: "true" }))).message).toMatch(/must return an object of strings/);
+  });
+
   it("rejects bad sizes and signal names on a real terminal", async () => {
     const host = makeHost();
     const id = await host.create(owner, { command: "sleep", args: ["30"], pty: true });

@@ -322,7 +322,13 @@ export class TerminalHost {
   }
 
   #baseEnvironment(): Record<string, string> {
-    const base = baseEnvironment(this.#options.env);
+    let base: Record<string, string>;
+    try {
+      base = baseEnvironment(this.#options.env);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new TerminalError("invalid_params", `options.env(base) threw: ${reason}`, { field: "options.env" }, { cause: error });
+    }
     for (const [name, value] of Object.entries(base)) {
       if (typeof value !== "string") {
         throw TerminalError.invalidParams(`options.env() result ${name}`, "a string value", value);

@@ -12,7 +12,11 @@ function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
 /** The base environment an option selects; a function's result is checked by the host options. */
 export function baseEnvironment(option: TerminalHostOptions["env"]): Record<string, string> {
   if (option === "empty") return {};
-  if (typeof option === "function") return { ...option({ ...process.env }) };
+  if (typeof option === "function") {
+    const env: unknown = option({ ...process.env });
+    if (typeof env !== "object" || env === null) throw new TypeError(`it must return an object of strings, returned ${String(env)}`);
+    return { ...(env as Record<string, string>) };
+  }
   return definedOnly(process.env);
 }
 

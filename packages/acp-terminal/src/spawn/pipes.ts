@@ -1,4 +1,4 @@
-import { spawn as spawnChild } from "node:child_process";
+import { type ChildProcess, spawn as spawnChild } from "node:child_process";
 import { once } from "node:events";
 import type { Readable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
@@ -52,13 +52,18 @@ async function drainAfterExit(
  * process has spawned; an `error` before `spawn` means it never ran, and rejects with what and why.
  */
 export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProcess> {
-  const child = spawnChild(request.file, request.args, {
-    cwd: request.cwd,
-    env: request.env,
-    detached: true,
-    stdio: [request.stdin ? "pipe" : "ignore", "pipe", "pipe"],
-    windowsHide: true,
-  });
+  let child: ChildProcess;
+  try {
+    child = spawnChild(request.file, request.args, {
+      cwd: request.cwd,
+      env: request.env,
+      detached: true,
+      stdio: [request.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+      windowsHide: true,
+    });
+  } catch (error) {
+    throw spawnError(request.file, error); // thrown at once only for arguments Node refuses
+  }
   const outputs = [child.stdout, child.stderr].filter((stream): stream is Readable => stream !== null);
   let bytesRead = 0;
   const onData = (chunk: Buffer): void => {
