@@ -17,7 +17,8 @@ export {
   detectClientTerminalSupport,
   type ClientTerminalSupport,
 } from "./providers/acp-capabilities.js";
-export { ProcessManager, type ReadResult } from "./runs/manager.js";
+export { ProcessManager } from "./runs/manager.js";
+export type { ReadResult } from "./runs/read-page.js";
 export {
   DEFAULT_TUNING,
   type KillOptions,

@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { encodeKeys, type KeyInput } from "acp-terminal";
 import { systemClock, type Clock } from "../clock.js";
 import { resolveLimits, type ResolvedLimits } from "../config.js";
@@ -10,22 +9,13 @@ import { snapshotOf } from "./describe.js";
 import { DEFAULT_TUNING, type KillOptions, type ListRunsQuery, type ProcessManagerOptions, type ReadQuery, type StartRunOptions } from "./options.js";
 import { Run, messageOf, type RunTuning } from "./run.js";
 import { Scheduler } from "./scheduler.js";
-import { isFinished, type RunEvent, type RunEventSink, type RunItem, type RunRecord, type RunSnapshot, type WatcherSpec } from "./types.js";
+import { isFinished, type RunEvent, type RunEventSink, type RunSnapshot, type WatcherSpec } from "./types.js";
 import { byteView, lineView, tailText, type LineView } from "./views.js";
+import { readPage, type ReadResult } from "./read-page.js";
+import { RunRegistry } from "./registry.js";
 import { recoverRuns, type RecoveryPolicy, type RecoveryReport } from "./recovery.js";
+import { newRecord, restartRequest, validateStart } from "./records.js";
 
-export interface ReadResult {
-  run: RunSnapshot;
-  items: RunItem[];
-  /** Pass as `sinceSeq` to continue. */
-  nextSeq: number;
-  /** Items between `sinceSeq` and the oldest retained one that retention dropped. */
-  missedItems: number;
-  /** The run finished and every item up to its end has been returned. */
-  done: boolean;
-}
-
-const MAX_READ_ITEMS = 1000;
 const MAX_LIST = 500;
 
 /**
@@ -39,11 +29,10 @@ export class ProcessManager {
   readonly store: RunStore;
   private readonly clock: Clock;
   private readonly tuning: RunTuning;
-  private readonly runs = new Map<string, Run>();
+  private readonly registry: RunRegistry;
   private readonly scheduler: Scheduler;
   private readonly listeners = new Set<RunEventSink>();
   private readonly defaultTimeoutMs: number;
-  private readonly maxRuns: number;
   private stopSweeper: () => void = () => {};
   private disposed = false;
 
@@ -56,7 +45,7 @@ export class ProcessManager {
     this.store = options.store ?? new MemoryRunStore({ maxCharsPerRun: this.limits.maxOutputChars });
     this.tuning = { ...DEFAULT_TUNING, ...options.tuning };
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? 30 * 60_000;
-    this.maxRuns = options.maxRuns ?? 500;
+    this.registry = new RunRegistry(this.store, options.maxRuns ?? 500);
     this.scheduler = new Scheduler({ maxConcurrentRuns: 16, maxConcurrentPerSession: 16, maxQueuedRuns: 64, ...options.limits });
     if (options.onEvent) this.listeners.add(options.onEvent);
     this.scheduleSweep(options.sweepIntervalMs ?? 60_000);
@@ -76,14 +65,13 @@ export class ProcessManager {
     if (request.pty && !provider.capabilities.pty) {
       throw ProcessError.unsupported("A PTY", provider.kind, "run without pty, or use a client that advertises the acp-terminal extension");
     }
-    const record = this.newRecord(request);
+    const record = newRecord(request, this.clock.now(), this.defaultTimeoutMs);
     const run = new Run(record, { provider, store: this.store, clock: this.clock, emit: (e) => this.emit(e), tuning: this.tuning }, {
       stdin: request.stdin ?? provider.capabilities.write,
       ...(typeof request.pty === "object" ? { ptySize: request.pty } : {}),
     });
     for (const spec of request.watch ?? []) run.log.watchers.add(spec);
-    this.evictBeyondCap();
-    this.runs.set(record.id, run);
+    this.registry.add(run);
     this.store.putRun(record, { urgent: true });
     void run.settled.then(() => this.scheduler.done(record.id));
     let started: Promise<void> = Promise.resolve();
@@ -93,8 +81,7 @@ export class ProcessManager {
         started = run.start();
       });
     } catch (error) {
-      this.runs.delete(record.id);
-      this.store.deleteRun(record.id);
+      this.registry.delete(record.id);
       throw error;
     }
     await started;
@@ -113,7 +100,7 @@ export class ProcessManager {
 
   /** Resolves when the run has finished (and its terminal is released), or after `timeoutMs`. */
   async wait(runId: string, options: { sessionId?: string; timeoutMs?: number } = {}): Promise<RunSnapshot> {
-    const run = this.live(runId, options.sessionId);
+    const run = this.registry.live(runId, options.sessionId);
     if (!run) return this.get(runId, options);
     if (options.timeoutMs === undefined) return run.settled;
     let cancel = (): void => {};
@@ -124,14 +111,14 @@ export class ProcessManager {
   }
 
   get(runId: string, options: { sessionId?: string } = {}): RunSnapshot {
-    return snapshotOf(this.record(runId, options.sessionId), this.clock.now());
+    return snapshotOf(this.registry.record(runId, options.sessionId), this.clock.now());
   }
 
   list(query: ListRunsQuery = {}): RunSnapshot[] {
     const statuses = query.status === undefined ? undefined : new Set(typeof query.status === "string" ? [query.status] : query.status);
     const limit = Math.min(Math.max(1, query.limit ?? 50), MAX_LIST);
     const now = this.clock.now();
-    return this.allRecords()
+    return this.registry.all()
       .filter((r) => (query.sessionId === undefined || r.sessionId === query.sessionId) && (!statuses || statuses.has(r.status)))
       .sort((a, b) => b.createdAtMs - a.createdAtMs)
       .slice(0, limit)
@@ -141,32 +128,14 @@ export class ProcessManager {
   /** Items from `sinceSeq` on; reads the client's output first so the answer is current. */
   async read(runId: string, query: ReadQuery = {}): Promise<ReadResult> {
     await this.refresh(runId, query.sessionId);
-    const record = this.record(runId, query.sessionId);
-    const since = Math.max(0, query.sinceSeq ?? 0);
-    const limit = Math.min(Math.max(1, query.limit ?? 200), MAX_READ_ITEMS);
-    const page = this.store.readItems(runId, { sinceSeq: since, limit });
-    const maxChars = Math.max(1, query.maxChars ?? this.limits.maxOutputChars);
-    const items: RunItem[] = [];
-    let chars = 0;
-    for (const item of page.items) {
-      if (items.length > 0 && chars + item.text.length > maxChars) break;
-      items.push(item);
-      chars += item.text.length;
-    }
-    const nextSeq = items.length > 0 ? items[items.length - 1]!.seq + 1 : Math.max(since, page.firstSeq);
-    return {
-      run: snapshotOf(record, this.clock.now()),
-      items,
-      nextSeq,
-      missedItems: Math.max(0, page.firstSeq - since),
-      done: isFinished(record.status) && nextSeq >= record.nextSeq,
-    };
+    const record = this.registry.record(runId, query.sessionId);
+    return readPage(this.store, record, { ...query, maxChars: Math.max(1, query.maxChars ?? this.limits.maxOutputChars) }, this.clock.now());
   }
 
   /** Lines by absolute offset/limit; omitted offset = the last `limit` lines. */
   async lines(runId: string, query: { sessionId?: string; offset?: number; limit?: number } = {}): Promise<LineView & { run: RunSnapshot }> {
     await this.refresh(runId, query.sessionId);
-    const record = this.record(runId, query.sessionId);
+    const record = this.registry.record(runId, query.sessionId);
     const view = lineView(record, this.store.allItems(runId), { limit: Math.min(Math.max(1, query.limit ?? 200), 10_000), ...(query.offset !== undefined ? { offset: query.offset } : {}) });
     return { ...view, run: snapshotOf(record, this.clock.now()) };
   }
@@ -174,18 +143,18 @@ export class ProcessManager {
   /** Output bytes `[offset, offset + limit)` (UTF-8), from what is retained. */
   async bytes(runId: string, query: { sessionId?: string; offset: number; limit: number }): Promise<ReturnType<typeof byteView> & { run: RunSnapshot }> {
     await this.refresh(runId, query.sessionId);
-    const record = this.record(runId, query.sessionId);
+    const record = this.registry.record(runId, query.sessionId);
     return { ...byteView(this.store.allItems(runId), query), run: snapshotOf(record, this.clock.now()) };
   }
 
   /** The last `maxChars` characters of output (default 2000), for status lines and snippets. */
   tail(runId: string, options: { sessionId?: string; maxChars?: number } = {}): { text: string; truncated: boolean } {
-    this.record(runId, options.sessionId);
+    this.registry.record(runId, options.sessionId);
     return tailText(this.store.allItems(runId), Math.max(1, options.maxChars ?? 2000));
   }
 
   async write(runId: string, data: string | Uint8Array, options: { sessionId?: string; eof?: boolean } = {}): Promise<void> {
-    const run = this.requireLive(runId, options.sessionId);
+    const run = this.registry.requireLive(runId, options.sessionId);
     const terminalId = run.requireRunning();
     if (!run.provider.capabilities.write || !run.provider.write) {
       throw ProcessError.unsupported("Writing to stdin", run.provider.kind, "the client does not advertise the acp-terminal stdin extension; pass input through the command line instead");
@@ -208,7 +177,7 @@ export class ProcessManager {
   }
 
   async resize(runId: string, cols: number, rows: number, options: { sessionId?: string } = {}): Promise<void> {
-    const run = this.requireLive(runId, options.sessionId);
+    const run = this.registry.requireLive(runId, options.sessionId);
     const terminalId = run.requireRunning();
     if (!run.record.pty || !run.provider.resize) {
       throw ProcessError.unsupported("Resizing", run.provider.kind, run.record.pty ? "the client cannot resize terminals" : "the run has no PTY; start it with pty");
@@ -218,54 +187,38 @@ export class ProcessManager {
 
   /** Ends a run (see `Run.terminate`); a finished run is returned unchanged. */
   async kill(runId: string, options: KillOptions = {}): Promise<RunSnapshot> {
-    const run = this.live(runId, options.sessionId);
+    const run = this.registry.live(runId, options.sessionId);
     if (!run) return this.get(runId, options);
     await run.terminate("kill", { ...(options.signal ? { signal: options.signal } : {}), ...(options.forceAfterMs !== undefined ? { forceAfterMs: options.forceAfterMs } : {}) });
     return run.settled;
   }
 
   watch(runId: string, spec: WatcherSpec, options: { sessionId?: string } = {}): string {
-    return this.requireLive(runId, options.sessionId).log.watchers.add(spec);
+    return this.registry.requireLive(runId, options.sessionId).log.watchers.add(spec);
   }
 
   unwatch(runId: string, watcherId: string, options: { sessionId?: string } = {}): boolean {
-    return this.requireLive(runId, options.sessionId).log.watchers.remove(watcherId);
+    return this.registry.requireLive(runId, options.sessionId).log.watchers.remove(watcherId);
   }
 
   /** Forgets a finished run and its output. A running run must be killed first. */
   remove(runId: string, options: { sessionId?: string } = {}): void {
-    const record = this.record(runId, options.sessionId);
+    const record = this.registry.record(runId, options.sessionId);
     if (!isFinished(record.status)) {
       throw new ProcessError("still_running", `Run ${runId} is ${record.status}; kill it before removing it`);
     }
-    this.runs.delete(runId);
-    this.store.deleteRun(runId);
+    this.registry.delete(runId);
   }
 
   /** Removes every finished run (of a session, when given). Returns how many. */
   clear(options: { sessionId?: string } = {}): number {
-    let removed = 0;
-    for (const record of this.allRecords()) {
-      if (options.sessionId !== undefined && record.sessionId !== options.sessionId) continue;
-      if (!isFinished(record.status)) continue;
-      this.runs.delete(record.id);
-      this.store.deleteRun(record.id);
-      removed++;
-    }
-    return removed;
+    return this.registry.deleteFinished((r) => options.sessionId === undefined || r.sessionId === options.sessionId);
   }
 
   /** Removes finished runs whose end is older than the TTL. Returns how many. */
   sweep(): number {
     const expiredBefore = this.clock.now() - this.limits.ttlMs;
-    let removed = 0;
-    for (const record of this.allRecords()) {
-      if (!isFinished(record.status) || (record.endedAtMs ?? record.createdAtMs) > expiredBefore) continue;
-      this.runs.delete(record.id);
-      this.store.deleteRun(record.id);
-      removed++;
-    }
-    return removed;
+    return this.registry.deleteFinished((r) => (r.endedAtMs ?? r.createdAtMs) <= expiredBefore);
   }
 
   /** Start-up recovery over a persistent store (see `RecoveryPolicy`). Call once, before new runs. */
@@ -282,7 +235,7 @@ export class ProcessManager {
     if (this.disposed) return;
     this.disposed = true;
     this.stopSweeper();
-    await Promise.all([...this.runs.values()].map((run) => run.terminate("dispose")));
+    await Promise.all(this.registry.liveRuns().map((run) => run.terminate("dispose")));
     this.store.flush();
   }
 
@@ -292,81 +245,12 @@ export class ProcessManager {
 
   /** Reads the client's output of a running run now, so views (tail, get) are current. */
   async refresh(runId: string, sessionId?: string): Promise<void> {
-    const run = this.live(runId, sessionId);
+    const run = this.registry.live(runId, sessionId);
     if (run && run.record.status === "running") await run.refresh();
   }
 
   private providerFor(sessionId: string): TerminalProvider {
     return this.options.provider ?? this.options.providerFor!(sessionId);
-  }
-
-  private live(runId: string, sessionId: string | undefined): Run | undefined {
-    const run = this.runs.get(runId);
-    if (run && sessionId !== undefined && run.record.sessionId !== sessionId) throw ProcessError.notFound(runId);
-    return run;
-  }
-
-  private requireLive(runId: string, sessionId: string | undefined): Run {
-    const run = this.live(runId, sessionId);
-    if (run) return run;
-    const record = this.record(runId, sessionId);
-    throw ProcessError.notRunning(runId, record.status);
-  }
-
-  private record(runId: string, sessionId: string | undefined): RunRecord {
-    const record = this.runs.get(runId)?.record ?? this.store.getRun(runId);
-    if (!record || (sessionId !== undefined && record.sessionId !== sessionId)) throw ProcessError.notFound(runId);
-    return record;
-  }
-
-  /** Live runs first (their records are current), then runs known only to the store. */
-  private allRecords(): RunRecord[] {
-    const records = [...this.runs.values()].map((run) => run.record);
-    for (const stored of this.store.listRuns()) if (!this.runs.has(stored.id)) records.push(stored);
-    return records;
-  }
-
-  private evictBeyondCap(): void {
-    const records = this.allRecords();
-    if (records.length < this.maxRuns) return;
-    const finished = records.filter((r) => isFinished(r.status)).sort((a, b) => (a.endedAtMs ?? 0) - (b.endedAtMs ?? 0));
-    for (const record of finished.slice(0, records.length - this.maxRuns + 1)) {
-      this.runs.delete(record.id);
-      this.store.deleteRun(record.id);
-    }
-    if (this.allRecords().length >= this.maxRuns) {
-      throw new ProcessError("limit_reached", `${this.maxRuns} runs are active (maxRuns); wait for some to finish or kill them`);
-    }
-  }
-
-  private newRecord(request: StartRunOptions): RunRecord {
-    return {
-      id: `run_${randomBytes(5).toString("hex")}`,
-      sessionId: request.sessionId,
-      command: request.command,
-      args: request.args ?? null,
-      cwd: request.cwd ?? null,
-      env: request.env ?? null,
-      pty: Boolean(request.pty),
-      status: "queued",
-      exitCode: null,
-      signal: null,
-      cause: null,
-      error: null,
-      createdAtMs: this.clock.now(),
-      startedAtMs: null,
-      endedAtMs: null,
-      terminalId: null,
-      timeoutMs: request.timeoutMs ?? this.defaultTimeoutMs,
-      idleTimeoutMs: request.idleTimeoutMs ?? 0,
-      nextSeq: 0,
-      outputBytes: 0,
-      lostBytes: 0,
-      lostUnknown: false,
-      lineCount: 0,
-      exitNotified: false,
-      labels: request.labels ?? {},
-    };
   }
 
   private emit(event: RunEvent): void {
@@ -388,27 +272,4 @@ export class ProcessManager {
     };
     this.stopSweeper = this.clock.setTimeout(tick, intervalMs);
   }
-}
-
-function validateStart(request: StartRunOptions): void {
-  if (typeof request.command !== "string" || request.command.trim() === "") {
-    throw ProcessError.invalidParams("command", "a non-empty string", request.command);
-  }
-  for (const [name, value] of [["timeoutMs", request.timeoutMs], ["idleTimeoutMs", request.idleTimeoutMs]] as const) {
-    if (value !== undefined && (!Number.isFinite(value) || value < 0)) throw ProcessError.invalidParams(name, "a number of milliseconds >= 0", value);
-  }
-}
-
-function restartRequest(record: RunRecord): StartRunOptions {
-  return {
-    sessionId: record.sessionId,
-    command: record.command,
-    ...(record.args ? { args: record.args } : {}),
-    ...(record.cwd ? { cwd: record.cwd } : {}),
-    ...(record.env ? { env: record.env } : {}),
-    timeoutMs: record.timeoutMs,
-    idleTimeoutMs: record.idleTimeoutMs,
-    pty: record.pty,
-    labels: { ...record.labels, requeuedFrom: record.id },
-  };
 }

@@ -1,4 +1,5 @@
 import type { RunStore } from "../store/types.js";
+import type { OutputDelta } from "./delta.js";
 import type { RunEvent, RunItem, RunRecord } from "./types.js";
 import { WatcherSet } from "./watchers.js";
 
@@ -20,6 +21,23 @@ export class OutputLog {
     private readonly now: () => number,
   ) {
     this.watchers = watchers;
+  }
+
+  /** Records loss (as a notice and in the record) and the new text of one snapshot. */
+  appendDelta(delta: OutputDelta, final: boolean): number {
+    if (delta.lostBytes > 0) {
+      this.record.lostBytes += delta.lostBytes;
+      this.appendNotice(`[acp-process] ${delta.lostBytes} bytes of output were dropped by the client's output limit before they could be read`);
+    } else if (delta.lostUnknown) {
+      this.record.lostUnknown = true;
+      this.appendNotice("[acp-process] some output was dropped by the client's output limit before it could be read (amount unknown: the client has no cursors)");
+    }
+    return this.appendOutput(delta.text, final);
+  }
+
+  /** Items appended so far (including notices). */
+  get itemCount(): number {
+    return this.record.nextSeq;
   }
 
   appendOutput(text: string, final = false): number {

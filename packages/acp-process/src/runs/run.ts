@@ -3,9 +3,11 @@ import type { Clock } from "../clock.js";
 import { ProcessError } from "../errors.js";
 import type { ProviderExitStatus, TerminalProvider } from "../providers/types.js";
 import type { RunStore } from "../store/types.js";
-import { SnapshotDelta } from "./delta.js";
+import { SnapshotReader } from "./snapshot-reader.js";
+import { createParams, type RunLaunch } from "./launch.js";
 import { OutputLog } from "./output-log.js";
 import { armRunTimers } from "./run-timers.js";
+import { withinMs } from "./deadline.js";
 import { describeEnd, displayCommand, snapshotOf } from "./describe.js";
 import type { RunEvent, RunRecord, RunSnapshot, TerminationCause } from "./types.js";
 import { WatcherSet, type WatcherLimits } from "./watchers.js";
@@ -35,11 +37,6 @@ export interface RunContext {
   tuning: RunTuning;
 }
 
-export interface RunLaunch {
-  stdin: boolean;
-  ptySize?: { cols: number; rows: number };
-}
-
 /**
  * One command's life: create the terminal, read output by adaptive polling, race the exit against
  * the timeouts, read the final output, settle exactly once, release the terminal. One
@@ -48,13 +45,10 @@ export interface RunLaunch {
 export class Run {
   readonly log: OutputLog;
   private readonly controller = new AbortController();
-  private readonly delta = new SnapshotDelta();
   private readonly settledPromise: Promise<RunSnapshot>;
   private resolveSettled!: (snapshot: RunSnapshot) => void;
   private exitStatus: ProviderExitStatus | null = null;
-  private wake: AbortController | null = null;
-  private inflight: Promise<void> | null = null;
-  private queuedRead: Promise<void> | null = null;
+  private reader: SnapshotReader | null = null;
   private lastOutputAtMs = 0;
   private settling = false;
   private starting = false;
@@ -90,16 +84,7 @@ export class Run {
     const { provider, tuning } = this.ctx;
     this.starting = true;
     try {
-      const pty = this.record.pty ? (this.launch.ptySize ?? true) : undefined;
-      this.record.terminalId = await provider.create({
-        command: this.record.command,
-        ...(this.record.args ? { args: this.record.args } : {}),
-        ...(this.record.env ? { env: this.record.env } : {}),
-        ...(this.record.cwd ? { cwd: this.record.cwd } : {}),
-        ...(tuning.outputByteLimit !== undefined ? { outputByteLimit: tuning.outputByteLimit } : {}),
-        ...(pty !== undefined ? { pty } : {}),
-        ...(this.launch.stdin ? { stdin: true } : {}),
-      });
+      this.record.terminalId = await provider.create(createParams(this.record, this.launch, tuning.outputByteLimit));
     } catch (error) {
       this.record.cause = "spawn_error";
       this.record.error = `could not start (${messageOf(error)}): ${displayCommand(this.record)}`;
@@ -118,23 +103,21 @@ export class Run {
       lastOutputAtMs: () => this.lastOutputAtMs,
       onTimeout: (cause) => void this.terminate(cause),
     });
-    void this.pump();
+    this.reader = new SnapshotReader(provider, this.record.terminalId, this.log, () => (this.lastOutputAtMs = this.ctx.clock.now()));
+    void this.reader.poll({
+      minMs: tuning.pollMinMs,
+      maxMs: tuning.pollMaxMs,
+      signal: this.controller.signal,
+      stop: () => this.exitStatus !== null,
+    });
     this.watchExit(this.record.terminalId);
     // Killed while the create request was in flight: end it now that it has a terminal.
     if (this.record.cause) await this.terminate(this.record.cause);
   }
 
   /** Reads the client's output now (coalesced with a read already in flight). */
-  refresh(): Promise<void> {
-    if (!this.inflight) {
-      this.inflight = this.readOnce().finally(() => (this.inflight = null));
-      return this.inflight;
-    }
-    this.queuedRead ??= this.inflight.then(() => {
-      this.queuedRead = null;
-      return this.refresh();
-    });
-    return this.queuedRead;
+  async refresh(): Promise<void> {
+    if (this.reader && !this.isSettled) await this.reader.read();
   }
 
   /**
@@ -172,19 +155,6 @@ export class Run {
     return this.snapshot();
   }
 
-  private async pump(): Promise<void> {
-    const { pollMinMs, pollMaxMs } = this.ctx.tuning;
-    let intervalMs = pollMinMs;
-    while (!this.exitStatus && !this.isSettled) {
-      const before = this.record.nextSeq;
-      await this.refresh();
-      intervalMs = this.record.nextSeq > before ? pollMinMs : Math.min(pollMaxMs, intervalMs * 2);
-      this.wake = new AbortController();
-      const signal = AbortSignal.any([this.wake.signal, this.controller.signal]);
-      await sleep(intervalMs, undefined, { signal }).catch(() => undefined /* woken: exit or settle */);
-    }
-  }
-
   private watchExit(terminalId: string): void {
     this.ctx.provider.waitForExit(terminalId).then(
       (status) => this.onExit(status),
@@ -202,54 +172,17 @@ export class Run {
 
   private async onExit(status: ProviderExitStatus): Promise<void> {
     this.exitStatus = status;
-    this.wake?.abort();
+    this.reader?.wake();
     // The final output: read until the client says the output is drained, bounded in time.
     const deadline = Date.now() + this.ctx.tuning.exitDrainMs;
-    for (;;) {
-      const drained = await this.readOnceReportingExit();
-      if (drained || Date.now() >= deadline) break;
+    while (this.reader && !this.isSettled && !(await this.reader.read()) && Date.now() < deadline) {
       await sleep(this.ctx.tuning.pollMinMs);
     }
     await this.settle();
   }
 
-  private async readOnce(): Promise<void> {
-    await this.readOnceReportingExit();
-  }
-
-  /** One snapshot → items. Returns true when the snapshot carries the exit status. */
-  private async readOnceReportingExit(): Promise<boolean> {
-    const terminalId = this.record.terminalId;
-    if (!terminalId || this.isSettled) return true;
-    let snapshot;
-    try {
-      snapshot = await this.ctx.provider.output(terminalId);
-    } catch {
-      // A failed read is retried by the next poll; a vanished terminal surfaces through waitForExit.
-      return false;
-    }
-    if (this.isSettled) return true;
-    const delta = this.delta.next(snapshot);
-    if (delta.lostBytes > 0) {
-      this.record.lostBytes += delta.lostBytes;
-      this.log.appendNotice(`[acp-process] ${delta.lostBytes} bytes of output were dropped by the client's output limit before they could be read`);
-    } else if (delta.lostUnknown) {
-      this.record.lostUnknown = true;
-      this.log.appendNotice("[acp-process] some output was dropped by the client's output limit before it could be read (amount unknown: the client has no cursors)");
-    }
-    if (this.log.appendOutput(delta.text, Boolean(snapshot.exitStatus)) > 0) this.lastOutputAtMs = this.ctx.clock.now();
-    return Boolean(snapshot.exitStatus);
-  }
-
   private async settledWithin(ms: number): Promise<boolean> {
-    if (this.isSettled) return true;
-    const timer = new AbortController();
-    const outcome = await Promise.race([
-      this.settled.then(() => true),
-      sleep(ms, false, { signal: timer.signal }).catch(() => false),
-    ]);
-    timer.abort();
-    return outcome;
+    return this.isSettled || (await withinMs(this.settled, ms)).ok;
   }
 
   private async tryProvider(call: () => Promise<void>): Promise<void> {
@@ -284,19 +217,16 @@ export class Run {
   private async release(): Promise<void> {
     const terminalId = this.record.terminalId;
     if (!terminalId) return;
-    const timer = new AbortController();
-    const outcome = await Promise.race([
-      this.ctx.provider.release(terminalId).then(
-        () => "released" as const,
+    const { provider, tuning } = this.ctx;
+    const outcome = await withinMs(
+      provider.release(terminalId).then(
+        () => null,
         (error: unknown) => messageOf(error),
       ),
-      sleep(this.ctx.tuning.releaseWaitMs, "timeout" as const, { signal: timer.signal }).catch(() => "timeout" as const),
-    ]);
-    timer.abort();
-    if (outcome !== "released") {
-      const reason = outcome === "timeout" ? `no answer within ${this.ctx.tuning.releaseWaitMs} ms` : outcome;
-      this.log.appendNotice(`[acp-process] releasing terminal ${terminalId} failed: ${reason}`);
-    }
+      tuning.releaseWaitMs,
+    );
+    const failure = outcome.ok ? outcome.value : `no answer within ${tuning.releaseWaitMs} ms`;
+    if (failure !== null) this.log.appendNotice(`[acp-process] releasing terminal ${terminalId} failed: ${failure}`);
     this.record.terminalId = null;
     this.ctx.store.putRun(this.record, { urgent: true });
   }

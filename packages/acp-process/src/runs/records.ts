@@ -1,0 +1,59 @@
+import { randomBytes } from "node:crypto";
+import { ProcessError } from "../errors.js";
+import type { StartRunOptions } from "./options.js";
+import type { RunRecord } from "./types.js";
+
+/** A fresh `queued` record for a start request. */
+export function newRecord(request: StartRunOptions, nowMs: number, defaultTimeoutMs: number): RunRecord {
+  return {
+    id: `run_${randomBytes(5).toString("hex")}`,
+    sessionId: request.sessionId,
+    command: request.command,
+    args: request.args ?? null,
+    cwd: request.cwd ?? null,
+    env: request.env ?? null,
+    pty: Boolean(request.pty),
+    status: "queued",
+    exitCode: null,
+    signal: null,
+    cause: null,
+    error: null,
+    createdAtMs: nowMs,
+    startedAtMs: null,
+    endedAtMs: null,
+    terminalId: null,
+    timeoutMs: request.timeoutMs ?? defaultTimeoutMs,
+    idleTimeoutMs: request.idleTimeoutMs ?? 0,
+    nextSeq: 0,
+    outputBytes: 0,
+    lostBytes: 0,
+    lostUnknown: false,
+    lineCount: 0,
+    exitNotified: false,
+    labels: request.labels ?? {},
+  };
+}
+
+export function validateStart(request: StartRunOptions): void {
+  if (typeof request.command !== "string" || request.command.trim() === "") {
+    throw ProcessError.invalidParams("command", "a non-empty string", request.command);
+  }
+  for (const [name, value] of [["timeoutMs", request.timeoutMs], ["idleTimeoutMs", request.idleTimeoutMs]] as const) {
+    if (value !== undefined && (!Number.isFinite(value) || value < 0)) throw ProcessError.invalidParams(name, "a number of milliseconds >= 0", value);
+  }
+}
+
+/** The start request that re-runs a recovered record (only under the `requeue` policy). */
+export function restartRequest(record: RunRecord): StartRunOptions {
+  return {
+    sessionId: record.sessionId,
+    command: record.command,
+    ...(record.args ? { args: record.args } : {}),
+    ...(record.cwd ? { cwd: record.cwd } : {}),
+    ...(record.env ? { env: record.env } : {}),
+    timeoutMs: record.timeoutMs,
+    idleTimeoutMs: record.idleTimeoutMs,
+    pty: record.pty,
+    labels: { ...record.labels, requeuedFrom: record.id },
+  };
+}

@@ -1,0 +1,77 @@
+import { ProcessError } from "../errors.js";
+import type { RunStore } from "../store/types.js";
+import type { Run } from "./run.js";
+import { isFinished, type RunRecord } from "./types.js";
+
+/**
+ * The runs a manager knows: live `Run`s of this process (their records are current) and runs
+ * known only to the store (finished, or from before a restart). Session checks live here: a run
+ * of another session is reported as not found.
+ */
+export class RunRegistry {
+  private readonly runs = new Map<string, Run>();
+
+  constructor(
+    private readonly store: RunStore,
+    private readonly maxRuns: number,
+  ) {}
+
+  add(run: Run): void {
+    this.evictBeyondCap();
+    this.runs.set(run.record.id, run);
+  }
+
+  liveRuns(): Run[] {
+    return [...this.runs.values()];
+  }
+
+  live(runId: string, sessionId: string | undefined): Run | undefined {
+    const run = this.runs.get(runId);
+    if (run && sessionId !== undefined && run.record.sessionId !== sessionId) throw ProcessError.notFound(runId);
+    return run;
+  }
+
+  requireLive(runId: string, sessionId: string | undefined): Run {
+    const run = this.live(runId, sessionId);
+    if (run) return run;
+    throw ProcessError.notRunning(runId, this.record(runId, sessionId).status);
+  }
+
+  record(runId: string, sessionId: string | undefined): RunRecord {
+    const record = this.runs.get(runId)?.record ?? this.store.getRun(runId);
+    if (!record || (sessionId !== undefined && record.sessionId !== sessionId)) throw ProcessError.notFound(runId);
+    return record;
+  }
+
+  all(): RunRecord[] {
+    const records = [...this.runs.values()].map((run) => run.record);
+    for (const stored of this.store.listRuns()) if (!this.runs.has(stored.id)) records.push(stored);
+    return records;
+  }
+
+  delete(runId: string): void {
+    this.runs.delete(runId);
+    this.store.deleteRun(runId);
+  }
+
+  /** Deletes finished runs matching `predicate`; returns how many. */
+  deleteFinished(predicate: (record: RunRecord) => boolean): number {
+    let removed = 0;
+    for (const record of this.all()) {
+      if (!isFinished(record.status) || !predicate(record)) continue;
+      this.delete(record.id);
+      removed++;
+    }
+    return removed;
+  }
+
+  private evictBeyondCap(): void {
+    const records = this.all();
+    if (records.length < this.maxRuns) return;
+    const finished = records.filter((r) => isFinished(r.status)).sort((a, b) => (a.endedAtMs ?? 0) - (b.endedAtMs ?? 0));
+    for (const record of finished.slice(0, records.length - this.maxRuns + 1)) this.delete(record.id);
+    if (this.all().length >= this.maxRuns) {
+      throw new ProcessError("limit_reached", `${this.maxRuns} runs are active (maxRuns); wait for some to finish or kill them`);
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { TerminalProvider } from "../providers/types.js";
+import { SnapshotDelta } from "./delta.js";
+import type { OutputLog } from "./output-log.js";
+
+/**
+ * Reads one terminal's output into a run's OutputLog: single-flight reads (a read asked for while
+ * one is in flight runs once after it), and the adaptive poll loop — every `minMs` while output
+ * flows, doubling to `maxMs` when idle, woken at once by `wake()`, stopped by `signal`.
+ */
+export class SnapshotReader {
+  private readonly delta = new SnapshotDelta();
+  private inflight: Promise<boolean> | null = null;
+  private queued: Promise<boolean> | null = null;
+  private wakeController: AbortController | null = null;
+
+  constructor(
+    private readonly provider: TerminalProvider,
+    private readonly terminalId: string,
+    private readonly log: OutputLog,
+    private readonly onOutput: () => void,
+  ) {}
+
+  /** Reads now; resolves true when the snapshot says the command exited and its output drained. */
+  read(): Promise<boolean> {
+    if (!this.inflight) {
+      this.inflight = this.readOnce().finally(() => (this.inflight = null));
+      return this.inflight;
+    }
+    this.queued ??= this.inflight.then(() => {
+      this.queued = null;
+      return this.read();
+    });
+    return this.queued;
+  }
+
+  async poll(options: { minMs: number; maxMs: number; signal: AbortSignal; stop: () => boolean }): Promise<void> {
+    let intervalMs = options.minMs;
+    while (!options.stop() && !options.signal.aborted) {
+      const before = this.log.itemCount;
+      await this.read();
+      intervalMs = this.log.itemCount > before ? options.minMs : Math.min(options.maxMs, intervalMs * 2);
+      this.wakeController = new AbortController();
+      const signal = AbortSignal.any([this.wakeController.signal, options.signal]);
+      await sleep(intervalMs, undefined, { signal }).catch(() => undefined /* woken: exit or settle */);
+    }
+  }
+
+  wake(): void {
+    this.wakeController?.abort();
+  }
+
+  private async readOnce(): Promise<boolean> {
+    let snapshot;
+    try {
+      snapshot = await this.provider.output(this.terminalId);
+    } catch {
+      // A failed read is retried by the next poll; a vanished terminal surfaces through waitForExit.
+      return false;
+    }
+    const exited = Boolean(snapshot.exitStatus);
+    if (this.log.appendDelta(this.delta.next(snapshot), exited) > 0) this.onOutput();
+    return exited;
+  }
+}
