@@ -2,7 +2,7 @@
  * The exit codes of `acp-terminal run`, each provoked the way a user would meet it.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { FIXTURE_AGENT, killAllStarted, nodeAgent, runCli } from "./fixtures/cli-process.js";
+import { CONFORMANCE_AGENT, FIXTURE_AGENT, killAllStarted, nodeAgent, runCli, startCli } from "./fixtures/cli-process.js";
 
 afterEach(() => {
   expect(killAllStarted()).toEqual([]);
@@ -53,5 +53,13 @@ describe("acp-terminal run exit codes", () => {
     const { code, stderr } = await runCli(["run", "--timeout", "0.5", "--agent", fixture("stubborn"), "go"]);
     expect(stderr).toContain("Timed out after 0.5 s");
     expect(code).toBe(5);
+  });
+
+  it("3 when whoever reads its stdout goes away (| head)", async () => {
+    const cli = startCli(["run", "--agent", nodeAgent(CONFORMANCE_AGENT), "go"]);
+    cli.child.stdout.once("data", () => cli.child.stdout.destroy());
+    const { code, stderr } = await cli.result();
+    expect(stderr).toContain("Stopped: stdout closed (write EPIPE)");
+    expect(code).toBe(3);
   });
 });

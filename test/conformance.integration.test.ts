@@ -79,7 +79,7 @@ describe("acp-terminal-conformance", () => {
     }
     expect(stdout).toContain(`Terminal conformance: ${checks.length} passed, 0 failed, 0 skipped. The client conforms.`);
     expect(stdout).toContain("  │ pid=");
-  });
+  }, 60_000);
 
   it("refuses politely, without terminal calls, when the client lacks the terminal capability", async () => {
     const { stopReason, text, terminalCalls, updates } = await promptConformanceAgent({});

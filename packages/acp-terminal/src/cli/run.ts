@@ -113,10 +113,11 @@ class Run {
     const ending = await this.done;
     clearTimeout(timeout);
     this.cancelled.abort();
-    await host.dispose();
+    // Each step runs even if the one before failed: the agent must die whatever happens.
+    await host.dispose().catch((error: unknown) => this.renderer.notice(`Could not stop every terminal: ${String(error)}`));
     connection.close();
     // A second Ctrl-C means now: no grace for the agent.
-    await agent.kill(this.interrupts > 1 ? 0 : undefined);
+    await agent.kill(this.interrupts > 1 ? 0 : undefined).catch((error: unknown) => this.renderer.notice(`Could not stop the agent: ${String(error)}`));
     stopSignals();
     this.renderer.finish({ ...ending, elapsedMs: performance.now() - this.started, terminals: terminals() });
     return ending.exitCode;
@@ -216,13 +217,17 @@ class Run {
       }, CANCEL_GRACE_MS).unref();
     };
     const onTerminate = (signal: NodeJS.Signals) => this.end({ exitCode: ExitCode.cancelled, error: `Stopped by ${signal}` });
+    // Whoever read our stdout is gone (`| head`): stop like SIGPIPE would, but clean up first.
+    const onStdoutError = (error: Error) => this.end({ exitCode: ExitCode.cancelled, error: `Stopped: stdout closed (${error.message})` });
     process.on("SIGINT", onInterrupt);
     process.on("SIGTERM", onTerminate);
     process.on("SIGHUP", onTerminate);
+    this.io.stdout.on("error", onStdoutError);
     return () => {
       process.off("SIGINT", onInterrupt);
       process.off("SIGTERM", onTerminate);
       process.off("SIGHUP", onTerminate);
+      this.io.stdout.off("error", onStdoutError);
     };
   }
 }
