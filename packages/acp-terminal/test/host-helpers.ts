@@ -1,6 +1,7 @@
 /** Shared set-up for TerminalHost tests: hosts disposed after each test, fixtures, owners. */
 import { fileURLToPath } from "node:url";
-import { afterEach } from "vitest";
+import { afterEach, expect } from "vitest";
+import { TerminalError } from "../src/host/errors.js";
 import { TerminalHost } from "../src/host/terminal-host.js";
 import type { TerminalHostOptions, TerminalOwner } from "../src/host/types.js";
 import { isAlive } from "../../../test/support/processes.js";
@@ -37,6 +38,16 @@ export function outputMatching(host: TerminalHost, terminalId: string, pattern: 
 /** Waits (with a deadline) until no process has this pid. */
 export function processGone(pid: number, timeoutMs = 5_000): Promise<boolean> {
   return until(() => !isAlive(pid), { timeoutMs, message: `process ${pid} to be gone` });
+}
+
+/** The TerminalError a promise rejects with (failing the test if it resolves or rejects otherwise). */
+export async function rejection(promise: Promise<unknown>): Promise<TerminalError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(TerminalError);
+  return error as TerminalError;
 }
 
 export { isAlive, until };

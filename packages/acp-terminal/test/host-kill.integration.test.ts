@@ -1,16 +1,6 @@
 /** Kill, signal, release and dispose with real process groups: nothing may outlive them. */
 import { describe, expect, it } from "vitest";
-import { TerminalError } from "../src/host/errors.js";
-import { fixture, isAlive, makeHost, node, outputMatching, owner, processGone } from "./host-helpers.js";
-
-async function rejection(promise: Promise<unknown>): Promise<TerminalError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(TerminalError);
-  return error as TerminalError;
-}
+import { fixture, isAlive, makeHost, node, outputMatching, owner, processGone, rejection } from "./host-helpers.js";
 
 describe("kill", () => {
   it("kills the whole process group, grandchildren included", async () => {

@@ -1,16 +1,6 @@
 /** PTY terminals: size, resize, plain-text rendering, input, kill. */
 import { describe, expect, it } from "vitest";
-import { TerminalError } from "../src/host/errors.js";
-import { fixture, makeHost, node, outputMatching, owner, processGone } from "./host-helpers.js";
-
-async function rejection(promise: Promise<unknown>): Promise<TerminalError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(TerminalError);
-  return error as TerminalError;
-}
+import { fixture, makeHost, node, outputMatching, owner, processGone, rejection } from "./host-helpers.js";
 
 describe("PTY", () => {
   it("gives the command the requested size, 80x24 by default", async () => {

@@ -1,16 +1,7 @@
 /** write(): stdin of piped commands, eof, closed input, and the bound on unread input. */
 import { describe, expect, it } from "vitest";
 import { TerminalError } from "../src/host/errors.js";
-import { fixture, makeHost, node, outputMatching, owner } from "./host-helpers.js";
-
-async function rejection(promise: Promise<unknown>): Promise<TerminalError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(TerminalError);
-  return error as TerminalError;
-}
+import { fixture, makeHost, node, outputMatching, owner, rejection } from "./host-helpers.js";
 
 describe("write", () => {
   it("writes to cat and ends its input with eof", async () => {

@@ -3,16 +3,7 @@ import { TerminalError } from "../src/host/errors.js";
 import { MESSAGE_SAFE_OUTPUT_BYTE_LIMIT } from "../src/host/options.js";
 import { TerminalHost } from "../src/host/terminal-host.js";
 import type { CreateTerminalParams, TerminalHostOptions } from "../src/host/types.js";
-import { makeHost, owner } from "./host-helpers.js";
-
-async function rejection(promise: Promise<unknown>): Promise<TerminalError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(TerminalError);
-  return error as TerminalError;
-}
+import { makeHost, owner, rejection } from "./host-helpers.js";
 
 function thrown(action: () => unknown): TerminalError {
   try {

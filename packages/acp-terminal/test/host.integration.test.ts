@@ -5,16 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { TerminalError } from "../src/host/errors.js";
 import type { AuthorizeRequest, TerminalOwner } from "../src/host/types.js";
-import { fixture, isAlive, makeHost, node, otherConnection, otherSession, outputMatching, owner, processGone } from "./host-helpers.js";
-
-async function rejection(promise: Promise<unknown>): Promise<TerminalError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(TerminalError);
-  return error as TerminalError;
-}
+import { fixture, isAlive, makeHost, node, otherConnection, otherSession, outputMatching, owner, processGone, rejection } from "./host-helpers.js";
 
 /** Runs a command to completion and returns its final output snapshot. */
 async function run(host = makeHost(), params: Parameters<ReturnType<typeof makeHost>["create"]>[1], context?: { sessionCwd?: string }) {
