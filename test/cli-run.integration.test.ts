@@ -43,6 +43,14 @@ describe("acp-terminal run", () => {
     expect(code).toBe(0);
   });
 
+  it("--pty runs the agent's terminals in a pseudo-terminal", async () => {
+    const { code, stdout } = await runCli(["run", "--pty", "--json", "--agent", fixture("terminal"), "go"]);
+    const lines = stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.find((l) => l.event === "create")).toMatchObject({ pty: true });
+    expect(lines.filter((l) => l.event === "output").map((l) => l.output).join("")).toBe("first\r\nsecond\r\n");
+    expect(code).toBe(0);
+  });
+
   it("rejects a permission request without --yes and says how to allow it", async () => {
     const { code, stdout, stderr } = await runCli(["run", "--agent", fixture("permission"), "go"]);
     expect(stdout).toBe("permission: reject\n");
