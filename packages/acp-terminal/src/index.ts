@@ -74,3 +74,10 @@ export { JSON_RPC_ERROR_CODES, toRequestError } from "./rpc/errors.js";
 export { encodeKeys, encodeKey, KEY_NAMES, UnknownKeyError } from "./keys/encode-keys.js";
 export type { KeyInput } from "./keys/encode-keys.js";
 // --- end ACP binding and extensions ---
+
+// --- CLI and conformance agent (src/cli, src/conformance) ---
+export { conformanceAgent } from "./conformance/agent.js";
+export type { ConformanceAgentOptions } from "./conformance/agent.js";
+export type { CheckKind, CheckResult, CheckStatus } from "./conformance/check.js";
+export type { ConformanceReport, ConformanceSummary } from "./conformance/report.js";
+// --- end CLI and conformance agent ---
