@@ -36,8 +36,15 @@ describe("SnapshotDelta without cursors", () => {
 
   it("finds the overlap when the client dropped the beginning", () => {
     const delta = new SnapshotDelta();
-    delta.next({ output: "line1\nline2\nline3\n", truncated: false });
-    expect(delta.next({ output: "line3\nline4\n", truncated: true })).toMatchObject({ text: "line4\n", lostUnknown: false });
+    const long = "a fairly long third line of output\n";
+    delta.next({ output: `line1\nline2\n${long}`, truncated: false });
+    expect(delta.next({ output: `${long}line4\n`, truncated: true })).toMatchObject({ text: "line4\n", lostUnknown: false });
+  });
+
+  it("does not trust a short overlap with a truncated snapshot to rule out loss", () => {
+    const delta = new SnapshotDelta();
+    delta.next({ output: "00001500 x\n0000", truncated: false });
+    expect(delta.next({ output: "00001721 x\n", truncated: true })).toMatchObject({ text: "1721 x\n", lostUnknown: true });
   });
 
   it("reports unknown loss when nothing overlaps, and returns only what it saw", () => {

@@ -1,12 +1,15 @@
 import type { ProviderOutput } from "../providers/types.js";
 import { overlapLength } from "./overlap.js";
 
+/** Below this, an overlap with a truncated snapshot is not trusted to rule out loss. */
+const MIN_TRUSTED_OVERLAP_CHARS = 32;
+
 /** What a new snapshot adds to what we had read. */
 export interface OutputDelta {
   text: string;
   /** Bytes the client dropped before we read them (exact, cursor mode). */
   lostBytes: number;
-  /** Some output was lost in an unknown amount (snapshot mode, no overlap found). */
+  /** Some output was (or may have been) lost in an unknown amount (snapshot mode, no trusted overlap). */
   lostUnknown: boolean;
   /** True when the increment was computed from cursors. */
   exact: boolean;
@@ -45,7 +48,13 @@ export class SnapshotDelta {
   private byOverlap(snapshot: ProviderOutput): OutputDelta {
     const next = snapshot.output;
     const overlap = overlapLength(this.previous, next);
-    const lostUnknown = this.previous.length > 0 && overlap === 0 && snapshot.truncated && next.length > 0;
+    // The client cut its output: a short overlap may be a coincidence ("0000" ending one snapshot
+    // and starting the next), so output may have been lost between them. Say so.
+    // A first snapshot that is already truncated has lost its beginning for certain.
+    const lostUnknown =
+      snapshot.truncated &&
+      next.length > 0 &&
+      (this.previous.length === 0 || overlap < Math.min(MIN_TRUSTED_OVERLAP_CHARS, this.previous.length));
     const text = next.slice(overlap);
     this.previous = next;
     this.readBytes += Buffer.byteLength(text, "utf8");

@@ -30,7 +30,7 @@ export class OutputLog {
       this.appendNotice(`[acp-process] ${delta.lostBytes} bytes of output were dropped by the client's output limit before they could be read`);
     } else if (delta.lostUnknown) {
       this.record.lostUnknown = true;
-      this.appendNotice("[acp-process] some output was dropped by the client's output limit before it could be read (amount unknown: the client has no cursors)");
+      this.appendNotice("[acp-process] output may have been dropped here by the client's output limit before it could be read (amount unknown: the client has no cursors)");
     }
     return this.appendOutput(delta.text, final);
   }
