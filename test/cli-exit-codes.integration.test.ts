@@ -24,6 +24,15 @@ describe("acp-terminal run exit codes", () => {
     expect(stderr).toBe('Missing prompt: give it as the last argument\nRun "acp-terminal --help" for usage.\n');
   });
 
+  it("1 when --cwd or --agent-log cannot be used", async () => {
+    const cwd = await runCli(["run", "--cwd", "/no/such/dir", "--agent", fixture("echo"), "go"]);
+    expect(cwd.stderr).toBe('Invalid --cwd: expected an existing directory, received "/no/such/dir"\n');
+    expect(cwd.code).toBe(1);
+    const log = await runCli(["run", "--agent-log", "/no/such/dir/agent.log", "--agent", fixture("echo"), "go"]);
+    expect(log.stderr).toBe('Invalid --agent-log: cannot write to "/no/such/dir/agent.log" (ENOENT)\n');
+    expect(log.code).toBe(1);
+  });
+
   it("1 when the agent command does not exist", async () => {
     const { code, stderr } = await runCli(["run", "--agent", "no-such-agent-xyz --acp", "go"]);
     expect(stderr).toBe("Agent command not found: no-such-agent-xyz\n");

@@ -80,6 +80,8 @@ export class AgentProcess {
 
   constructor(options: LaunchOptions) {
     this.log = options.agentLogPath === undefined ? undefined : createWriteStream(options.agentLogPath, { flags: "a" });
+    // Checked writable before launch; should it fail later (disk full), the agent's stderr is lost, not us.
+    this.log?.on("error", (error) => options.stderr.write(`acp-terminal: --agent-log: ${error.message}\n`));
     this.child = spawn(options.commandLine, {
       shell: true,
       detached: true,

@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { closeSync, openSync, statSync } from "node:fs";
 import { setImmediate as nextTurn, setTimeout as delay } from "node:timers/promises";
 import { client, PROTOCOL_VERSION, type ClientConnection, type InitializeRequest } from "@agentclientprotocol/sdk";
 import { bindTerminalHost, terminalClientCapabilities, TerminalHost } from "../index.js";
@@ -40,6 +40,16 @@ function isDirectory(dir: string): boolean {
   }
 }
 
+/** Why `file` cannot be appended to, or undefined when it can. */
+function unwritable(file: string): string | undefined {
+  try {
+    closeSync(openSync(file, "a"));
+    return undefined;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? String(error);
+  }
+}
+
 /** Runs one prompt turn against the agent; resolves with the process exit code. Never throws. */
 export async function run(options: RunOptions, io: CliIo): Promise<number> {
   const err = outputOf(io.stderr);
@@ -51,6 +61,13 @@ export async function run(options: RunOptions, io: CliIo): Promise<number> {
   if (program !== undefined && !programExists(program, io.cwd)) {
     err.write(`${commandNotFound(options.agent).error}\n`);
     return ExitCode.usage;
+  }
+  if (options.agentLog !== undefined) {
+    const problem = unwritable(options.agentLog);
+    if (problem !== undefined) {
+      err.write(`Invalid --agent-log: cannot write to ${JSON.stringify(options.agentLog)} (${problem})\n`);
+      return ExitCode.usage;
+    }
   }
   const out = outputOf(io.stdout);
   const renderer = options.json ? new JsonRenderer(out, err) : new TextRenderer(out, err);
