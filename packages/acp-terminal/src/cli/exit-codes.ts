@@ -4,7 +4,7 @@ import type { StopReason } from "@agentclientprotocol/sdk";
 export const ExitCode = {
   /** The turn ended with `end_turn`. */
   ok: 0,
-  /** Bad flags or arguments, a missing agent command, a missing `--cwd`. */
+  /** Bad flags or arguments, an agent command not found, an unusable `--cwd` or `--agent-log`. */
   usage: 1,
   /** The agent stopped for `refusal`, `max_tokens` or `max_turn_requests`. */
   refused: 2,
@@ -36,7 +36,7 @@ export function exitCodeForStopReason(stopReason: StopReason): ExitCodeValue {
 
 export const EXIT_CODES_HELP = `Exit codes:
   0  the turn ended normally (end_turn)
-  1  usage error (bad flags, missing agent command, missing --cwd directory)
+  1  usage error (bad flags, agent command not found, unusable --cwd or --agent-log)
   2  the agent refused or hit a limit (refusal, max_tokens, max_turn_requests)
   3  cancelled (Ctrl-C, or the agent stopped with cancelled)
   4  the agent crashed, exited early, or does not speak ACP
