@@ -6,7 +6,7 @@ import type { OutputLog } from "./output-log.js";
 /**
  * Reads one terminal's output into a run's OutputLog: single-flight reads (a read asked for while
  * one is in flight runs once after it), and the adaptive poll loop — every `minMs` while output
- * flows, doubling to `maxMs` when idle, woken at once by `wake()`, stopped by `signal`.
+ * flows (and for `maxMs` after it), then doubling to `maxMs` when idle, woken at once by `wake()`, stopped by `signal`.
  */
 export class SnapshotReader {
   private readonly delta = new SnapshotDelta();
@@ -36,10 +36,13 @@ export class SnapshotReader {
 
   async poll(options: { minMs: number; maxMs: number; signal: AbortSignal; stop: () => boolean }): Promise<void> {
     let intervalMs = options.minMs;
+    let lastGrowthAtMs = Date.now();
     while (!options.stop() && !options.signal.aborted) {
       const before = this.log.itemCount;
       await this.read();
-      intervalMs = this.log.itemCount > before ? options.minMs : Math.min(options.maxMs, intervalMs * 2);
+      if (this.log.itemCount > before) lastGrowthAtMs = Date.now();
+      // Stay fast for a while after output (lines often come in bursts), then back off.
+      intervalMs = Date.now() - lastGrowthAtMs < options.maxMs ? options.minMs : Math.min(options.maxMs, intervalMs * 2);
       this.wakeController = new AbortController();
       const signal = AbortSignal.any([this.wakeController.signal, options.signal]);
       await sleep(intervalMs, undefined, { signal }).catch(() => undefined /* woken: exit or settle */);
