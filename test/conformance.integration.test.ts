@@ -36,6 +36,7 @@ async function reportPath(): Promise<string> {
 async function promptConformanceAgent(clientCapabilities: Record<string, unknown>, host?: Record<string, unknown>, report?: string) {
   const child = spawn(process.execPath, [CONFORMANCE_AGENT, ...(report ? ["--report", report] : [])], { stdio: ["pipe", "pipe", "inherit"] });
   track(child.pid!);
+  const exited = new Promise((resolve) => child.once("exit", resolve));
   const updates: { sessionUpdate: string; [key: string]: unknown }[] = [];
   const terminalCalls: string[] = [];
   const app = client({ name: "conformance-test-client" }).onNotification("session/update", ({ params }: { params: { update: (typeof updates)[number] } }) => {
@@ -57,6 +58,7 @@ async function promptConformanceAgent(clientCapabilities: Record<string, unknown
   } finally {
     connection.close();
     child.kill();
+    await withDeadline(exited, 5_000, "the conformance agent to exit");
   }
 }
 
