@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runTool, shellTool, type ProcessManager, type RunEvent } from "../src/index.js";
+import { execTool, processTool, processTools, runTool, shellTool, type ProcessManager, type RunEvent } from "../src/index.js";
 import { acpClient, type AcpClientRig } from "./acp-support.js";
 import { nodeScript, until } from "./support.js";
 
@@ -88,6 +88,22 @@ describe("ACP provider against our host over stdio (extensions advertised)", () 
     const run = await rig.manager.wait(id);
     expect(run.status).toBe("completed");
     expect(rig.manager.tail(id).text).toMatch(/hi acp/);
+  });
+
+  it("serves every tool surface over the wire", async () => {
+    rig = await acpRig();
+    const ctx = { manager: rig.manager, sessionId: "s1" };
+    const ok = async (tool: Parameters<typeof runTool>[0], input: unknown): Promise<Record<string, any>> => {
+      const outcome = await runTool(tool, ctx, input);
+      if (!outcome.ok) throw new Error(`${tool.name}: ${outcome.error.message}`);
+      return outcome.result as Record<string, any>;
+    };
+    const cat = await ok(execTool, { command: "cat", background: true });
+    await ok(processTool, { action: "write", sessionId: cat.sessionId, data: "typed", eof: true });
+    expect(await rig.manager.wait(cat.sessionId)).toMatchObject({ status: "completed" });
+    expect(await ok(processTool, { action: "poll", sessionId: cat.sessionId })).toMatchObject({ output: "typed", status: "completed", exitCode: 0 });
+    expect(await ok(processTools[0], { command: "echo run; exit 4" })).toMatchObject({ state: "completed", exit_code: 4, stdout: "run\n" });
+    expect(await ok(shellTool, { command: "echo shell" })).toMatchObject({ status: "completed", output: "shell\n" });
   });
 
   it("accounts for every byte when the client's limit drops output before it is read", async () => {

@@ -147,6 +147,21 @@ describe("ProcessManager over the local TerminalHost", () => {
     expect(() => rig!.manager.get(run.id)).toThrow(/No run/);
   });
 
+  it("reads output by byte offset and limit, in UTF-8", async () => {
+    rig = localRig();
+    const { run } = await rig.manager.run({ sessionId: "s", command: "printf 'aé€z'" });
+    expect(run.outputBytes).toBe(7);
+    expect(await rig.manager.bytes(run.id, { offset: 1, limit: 5 })).toMatchObject({ text: "é€", offset: 1, firstRetainedByte: 0 });
+  });
+
+  it("treats a kill after the exit as a no-op and keeps the first cause", async () => {
+    rig = localRig();
+    const { run } = await rig.manager.run({ sessionId: "s", command: "exit 0" });
+    const again = await rig.manager.kill(run.id, { signal: "SIGINT" });
+    expect(again).toMatchObject({ status: "completed", cause: null });
+    expect(rig.events.filter((e) => e.type === "exit")).toHaveLength(1);
+  });
+
   it("scopes runs to their session", async () => {
     rig = localRig();
     const { run } = await rig.manager.run({ sessionId: "a", command: "true" });
