@@ -6,7 +6,8 @@
  * support/canned-client.mjs), measured in alternating batches in the same run.
  *
  * - cycle: terminal/create (`true`) → terminal/wait_for_exit → terminal/release, and beside it
- *   also a bare child_process.spawn('true') → 'exit' in this process (what spawning costs).
+ *   also a bare child_process.spawn('true') → 'exit' in this process (what spawning costs) and
+ *   the same cycle on a TerminalHost in this process (what the host adds without the wire).
  * - terminal/output with 1 KiB and with 1 MiB retained (a finished terminal whose output is
  *   the same precomputed payload the canned client answers).
  *
@@ -15,6 +16,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
+import { TerminalHost } from "acp-terminal";
 import { fmt, header, Report } from "./support/report.mjs";
 import { alternate } from "./support/sampling.mjs";
 import { summarize } from "./support/stats.mjs";
@@ -31,6 +33,15 @@ async function cycle(client) {
   const { terminalId } = await client.request("terminal/create", { sessionId: SESSION, command: "true" });
   const exit = await client.request("terminal/wait_for_exit", { sessionId: SESSION, terminalId });
   await client.request("terminal/release", { sessionId: SESSION, terminalId });
+  if (exit.exitCode !== 0) throw new Error(`true exited with ${JSON.stringify(exit)}`);
+}
+
+const OWNER = { connectionId: "bench", sessionId: SESSION };
+
+async function inProcessCycle(host) {
+  const terminalId = await host.create(OWNER, { command: "true" });
+  const exit = await host.waitForExit(OWNER, terminalId);
+  await host.release(OWNER, terminalId);
   if (exit.exitCode !== 0) throw new Error(`true exited with ${JSON.stringify(exit)}`);
 }
 
@@ -70,10 +81,16 @@ export async function main() {
   );
   const hosted = await startClient(TERMINAL_CLIENT, { host: { maxOutputByteLimit: SIZES.mib } });
   const canned = await startClient(CANNED_CLIENT);
+  const local = new TerminalHost();
   const options = { warmup: WARMUP, iterations: ITERATIONS, batch: 10 };
   try {
     const cycles = await alternate(
-      { host: () => cycle(hosted.client), floor: () => cycle(canned.client), spawn: bareSpawn },
+      {
+        host: () => cycle(hosted.client),
+        floor: () => cycle(canned.client),
+        spawn: bareSpawn,
+        local: () => inProcessCycle(local),
+      },
       options,
     );
     const ids = { kib: await terminalHolding(hosted.client, SIZES.kib), mib: await terminalHolding(hosted.client, SIZES.mib) };
@@ -92,6 +109,7 @@ export async function main() {
     const host = summarize(cycles.host);
     const floor = summarize(cycles.floor);
     const spawned = summarize(cycles.spawn);
+    const inProcess = summarize(cycles.local);
     for (const p of ["p50", "p95"]) {
       report.row({
         figure: `cycle create→wait_for_exit→release (true) ${p}`,
@@ -109,6 +127,12 @@ export async function main() {
       ratio: fmt.ratio((host.p50 - floor.p50) / spawned.p50),
       goal: "(spawn cost is the part the host cannot avoid)",
     });
+    report.row({
+      figure: "  same cycle on a TerminalHost in this process p50",
+      value: fmt.ms(inProcess.p50),
+      baseline: `${fmt.ms(spawned.p50)} spawn`,
+      ratio: `+${fmt.ms(inProcess.p50 - spawned.p50)}`,
+    });
     for (const size of ["kib", "mib"]) {
       const h = summarize(outputs[size].host);
       const f = summarize(outputs[size].floor);
@@ -125,7 +149,7 @@ export async function main() {
     }
     report.print();
   } finally {
-    await Promise.all([hosted.stop(), canned.stop()]);
+    await Promise.all([hosted.stop(), canned.stop(), local.dispose()]);
   }
 }
 
