@@ -36,6 +36,17 @@ describe("TerminalTail", () => {
     expect(line!.endsWith("…")).toBe(true);
   });
 
+  it("never cuts a long line or an endless one inside a surrogate pair (emoji stay whole)", () => {
+    const tail = new TerminalTail();
+    // "é✓🚀" is 4 UTF-16 units; MAX_LINE_CHARS - 1 = 399 ends inside the 100th rocket.
+    const line = "é✓🚀".repeat(MAX_LINE_CHARS);
+    const [shown] = tail.push(bytes(`${line}\n`));
+    expect(shown).toBe(`${"é✓🚀".repeat(99)}é✓…`);
+    // The newest 1600 units of this endless line would start on the second half of a rocket.
+    tail.push(bytes(`abc${line}`));
+    expect(tail.partialLine!.startsWith("é✓🚀")).toBe(true);
+  });
+
   it("bounds an endless line without a newline", () => {
     const tail = new TerminalTail();
     for (let i = 0; i < 1000; i++) tail.push(bytes("y".repeat(1000)));

@@ -5,12 +5,29 @@ export const DEFAULT_TAIL_LINES = 10;
 /** Characters kept of any one line; longer lines end with an ellipsis. */
 export const MAX_LINE_CHARS = 400;
 
+/** True for the second half of a surrogate pair: cutting before it would leave half a character. */
+function isLowSurrogate(text: string, index: number): boolean {
+  const code = text.charCodeAt(index);
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/** The first `max` UTF-16 units of `text`, or one fewer so that a surrogate pair stays whole. */
+function headWhole(text: string, max: number): string {
+  return text.slice(0, isLowSurrogate(text, max) ? max - 1 : max);
+}
+
+/** The last `max` UTF-16 units of `text`, or one fewer so that a surrogate pair stays whole. */
+function tailWhole(text: string, max: number): string {
+  const start = text.length - max;
+  return text.slice(isLowSurrogate(text, start) ? start + 1 : start);
+}
+
 /** One line as a terminal would show it: escape sequences gone, `\r` overwrites from the start. */
 function displayLine(raw: string): string {
   const withoutCr = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
   const lastCr = withoutCr.lastIndexOf("\r");
   const visible = stripAnsi(lastCr === -1 ? withoutCr : withoutCr.slice(lastCr + 1));
-  return visible.length > MAX_LINE_CHARS ? `${visible.slice(0, MAX_LINE_CHARS - 1)}…` : visible;
+  return visible.length > MAX_LINE_CHARS ? `${headWhole(visible, MAX_LINE_CHARS - 1)}…` : visible;
 }
 
 /**
@@ -31,7 +48,7 @@ export class TerminalTail {
     const pieces = text.split("\n");
     this.partial = pieces.pop() ?? "";
     // A line without a newline can grow without bound (progress bars): keep its newest part.
-    if (this.partial.length > MAX_LINE_CHARS * 4) this.partial = this.partial.slice(-MAX_LINE_CHARS * 4);
+    if (this.partial.length > MAX_LINE_CHARS * 4) this.partial = tailWhole(this.partial, MAX_LINE_CHARS * 4);
     const done = pieces.map(displayLine);
     this.completed += done.length;
     for (const line of done.slice(-this.maxLines)) this.lines.push(line);
