@@ -211,6 +211,8 @@ export class Run {
       this.ctx.emit({ type: "exit", run: this.snapshot() });
     }
     await this.release();
+    // The reader holds the last snapshot (up to the client's output limit): let it go.
+    this.reader = null;
     this.resolveSettled(this.snapshot());
   }
 

@@ -3,6 +3,9 @@ import type { TerminalProvider } from "../providers/types.js";
 import { SnapshotDelta } from "./delta.js";
 import type { OutputLog } from "./output-log.js";
 
+/** Background polling reads at most ~8 MB/s of snapshots (a 1 MiB tail: every ~130 ms). */
+const POLL_CHARS_PER_MS = 8000;
+
 /**
  * Reads one terminal's output into a run's OutputLog: single-flight reads (a read asked for while
  * one is in flight runs once after it), and the adaptive poll loop — every `minMs` while output
@@ -13,6 +16,7 @@ export class SnapshotReader {
   private inflight: Promise<boolean> | null = null;
   private queued: Promise<boolean> | null = null;
   private wakeController: AbortController | null = null;
+  private lastSnapshotChars = 0;
 
   constructor(
     private readonly provider: TerminalProvider,
@@ -43,6 +47,8 @@ export class SnapshotReader {
       if (this.log.itemCount > before) lastGrowthAtMs = Date.now();
       // Stay fast for a while after output (lines often come in bursts), then back off.
       intervalMs = Date.now() - lastGrowthAtMs < options.maxMs ? options.minMs : Math.min(options.maxMs, intervalMs * 2);
+      // terminal/output returns the whole retained tail each time: cap the polling bandwidth.
+      intervalMs = Math.max(intervalMs, this.lastSnapshotChars / POLL_CHARS_PER_MS);
       this.wakeController = new AbortController();
       const signal = AbortSignal.any([this.wakeController.signal, options.signal]);
       await sleep(intervalMs, undefined, { signal }).catch(() => undefined /* woken: exit or settle */);
@@ -61,6 +67,7 @@ export class SnapshotReader {
       // A failed read is retried by the next poll; a vanished terminal surfaces through waitForExit.
       return false;
     }
+    this.lastSnapshotChars = snapshot.output.length;
     const exited = Boolean(snapshot.exitStatus);
     if (this.log.appendDelta(this.delta.next(snapshot), exited) > 0) this.onOutput();
     return exited;
