@@ -60,7 +60,7 @@ describe("acp-terminal run exit codes", () => {
 
   it("5 when --timeout elapses", async () => {
     const { code, stderr } = await runCli(["run", "--timeout", "0.5", "--agent", fixture("stubborn"), "go"]);
-    expect(stderr).toContain("Timed out after 0.5 s");
+    expect(stderr).toContain("Timed out after 0.5 s (--timeout), during the turn");
     expect(code).toBe(5);
   });
 

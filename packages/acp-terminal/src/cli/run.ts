@@ -123,7 +123,8 @@ class Run {
     const stopSignals = this.handleSignals(connection, host);
     const timeout = this.options.timeoutMs === undefined ? undefined : setTimeout(() => {
       this.cancelTurn(connection);
-      this.end({ exitCode: ExitCode.timeout, error: `Timed out after ${this.options.timeoutMs! / 1000} s` });
+      const during = { initialize: "waiting for initialize", session: "waiting for session/new", turn: "during the turn" }[this.phase];
+      this.end({ exitCode: ExitCode.timeout, error: `Timed out after ${this.options.timeoutMs! / 1000} s (--timeout), ${during}` });
     }, this.options.timeoutMs);
     void this.converse(connection, agent);
 
