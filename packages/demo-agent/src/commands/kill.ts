@@ -1,0 +1,17 @@
+import type { RunSnapshot } from "acp-process";
+import { describeRun, runFacts } from "../format.js";
+import type { DemoSession } from "../session.js";
+
+/**
+ * `kill <id>`: kills a run and everything it started. The kill goes through the provider: our
+ * host signals the command's process group, so children die with it.
+ */
+export async function killCommand(session: DemoSession, id: string): Promise<RunSnapshot> {
+  return session.tool(`kill ${id}`, { id }, async (call) => {
+    const before = session.manager.get(id, { sessionId: session.id });
+    const run = await session.manager.kill(id, { sessionId: session.id });
+    const text = before.status === "running" || before.status === "queued" ? `killed: ${describeRun(run)}` : `${id} had already ended: ${describeRun(run)}`;
+    await call.finish("completed", text, runFacts(run));
+    return run;
+  });
+}

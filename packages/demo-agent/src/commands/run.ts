@@ -1,0 +1,31 @@
+import type { RunSnapshot } from "acp-process";
+import { describeRun, fenced, runFacts } from "../format.js";
+import type { DemoSession } from "../session.js";
+import { toolStatusOf } from "../tool-call.js";
+
+export interface RunResult {
+  run: RunSnapshot;
+  /** The last output (up to 2000 characters): on a timeout, what the command printed before it. */
+  output: string;
+}
+
+/**
+ * `run [--timeout S] <cmd>`: a foreground run. The tool call shows the terminal while it runs and
+ * ends with the status and output. A timeout is a status (`timed_out`) with the partial output.
+ */
+export async function runCommand(session: DemoSession, command: string, timeoutSeconds: number): Promise<RunResult> {
+  return session.tool(`run: ${command}`, { command, timeoutSeconds }, async (call) => {
+    const started = await session.manager.start({
+      sessionId: session.id,
+      command,
+      cwd: session.cwd,
+      timeoutMs: Math.round(timeoutSeconds * 1000),
+      labels: { toolCallId: call.id },
+    });
+    await call.running(session.terminalOf(started));
+    const run = await session.untilDone(started.id);
+    const output = session.manager.tail(run.id, { maxChars: 2000 }).text;
+    await call.finish(toolStatusOf(run), `${describeRun(run)}\n${fenced(output)}`, runFacts(run));
+    return { run, output };
+  });
+}

@@ -1,0 +1,31 @@
+import { bgCommand } from "../../commands/bg.js";
+import { killCommand } from "../../commands/kill.js";
+import type { Step } from "../step.js";
+import { isAlive, outputMatching, survivors } from "../wait.js";
+
+/** A parent shell that starts a child and waits for it; each prints its pid. */
+const TREE_COMMAND = 'sleep 30 & echo "child pid $!"; echo "parent pid $$"; wait';
+const PIDS = /child pid (\d+)\nparent pid (\d+)/;
+
+export const killTree: Step = {
+  title: "Kill a process tree",
+  async run(session, say) {
+    const tree = await bgCommand(session, TREE_COMMAND);
+    const output = await outputMatching(session.manager, tree.id, (text) => PIDS.test(text), 10_000);
+    const [, child, parent] = PIDS.exec(output)!;
+    const pids = [Number(parent), Number(child)];
+    await say(`Parent ${parent} and child ${child} are running: alive ${pids.map(isAlive).join(", ")}.`);
+    const killed = await killCommand(session, tree.id);
+    await session.background.reported(tree.id);
+    // The group kill has been delivered; give the kernel a moment to reap the child.
+    const alive = await survivors(pids, 2000);
+    const verdict = alive.length === 0 ? "both gone" : `still alive: ${alive.join(", ")}`;
+    await say(`→ ${killed.status} (${killed.signal ?? `exit ${killed.exitCode}`}); pids ${pids.join(" and ")}: ${verdict} (checked on the agent's machine).`, {
+      step: "kill",
+      status: killed.status,
+      signal: killed.signal,
+      pids,
+      alive,
+    });
+  },
+};

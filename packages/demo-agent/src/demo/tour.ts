@@ -1,0 +1,24 @@
+import type { DemoSession } from "../session.js";
+import type { Step } from "./step.js";
+import { build } from "./steps/build.js";
+import { flood } from "./steps/flood.js";
+import { foreground } from "./steps/foreground.js";
+import { killTree } from "./steps/kill-tree.js";
+import { release } from "./steps/release.js";
+import { timeout } from "./steps/timeout.js";
+
+export const TOUR: readonly Step[] = [foreground, timeout, build, killTree, flood, release];
+
+/** `demo`: every step in order, each announced; stops early on `session/cancel`. */
+export async function runTour(session: DemoSession): Promise<void> {
+  const started = Date.now();
+  const say = (text: string, facts?: Record<string, unknown>) => session.say(`  ${text}\n`, facts);
+  await session.say(`The tour: ${TOUR.length} steps through acp-process.\n`);
+  for (const [index, step] of TOUR.entries()) {
+    if (session.turn.signal.aborted) return;
+    await session.say(`\n${index + 1}/${TOUR.length} ${step.title}\n`);
+    await step.run(session, say);
+  }
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  await session.say(`\nTour complete in ${seconds} s.\n`, { event: "tour_complete", steps: TOUR.length, seconds: Number(seconds) });
+}

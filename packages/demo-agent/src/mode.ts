@@ -1,0 +1,41 @@
+import type { AgentContext } from "@agentclientprotocol/sdk";
+import { AcpTerminalProvider, detectClientTerminalSupport, LocalTerminalProvider, type TerminalProvider } from "acp-process";
+import type { TerminalHost } from "acp-terminal";
+
+/** Where a session's commands run, and how to say so. */
+export interface ExecutionMode {
+  provider: TerminalProvider;
+  /** True when the client hosts the terminals: tool calls can embed them. */
+  clientTerminals: boolean;
+  description: string;
+}
+
+/**
+ * The client's terminals when it advertises `clientCapabilities.terminal`, else local processes.
+ * `localHost` is called only when needed, so an agent whose client has terminals starts none.
+ */
+export function chooseMode(clientCapabilities: unknown, client: AgentContext, sessionId: string, localHost: () => TerminalHost): ExecutionMode {
+  const support = detectClientTerminalSupport(clientCapabilities);
+  if (!support.terminal) {
+    return {
+      provider: new LocalTerminalProvider(localHost(), { owner: { connectionId: "demo-agent", sessionId } }),
+      clientTerminals: false,
+      description:
+        "This client does not advertise the terminal capability, so commands run as local processes on the agent's machine " +
+        "(acp-process's local provider); their output comes back as text.",
+    };
+  }
+  const { cursors, write, pty, signal } = support.capabilities;
+  const extras = Object.entries({ "exact output cursors": cursors, stdin: write, PTY: pty, signals: signal })
+    .filter(([, on]) => on)
+    .map(([name]) => name);
+  const extension =
+    extras.length > 0
+      ? `, with the acp-terminal extension (${extras.join(", ")})`
+      : " (the five terminal/* calls only; output increments are derived from snapshots)";
+  return {
+    provider: new AcpTerminalProvider(client, { sessionId, clientCapabilities }),
+    clientTerminals: true,
+    description: `Commands run in this client's terminals over ACP${extension}.`,
+  };
+}

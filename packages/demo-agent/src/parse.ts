@@ -1,0 +1,109 @@
+/** One prompt of the command language, parsed. */
+export type Command =
+  | { name: "run"; command: string; timeoutSeconds: number }
+  | { name: "bg"; command: string }
+  | { name: "poll"; id: string }
+  | { name: "log"; id: string; lines: number }
+  | { name: "kill"; id: string }
+  | { name: "list" }
+  | { name: "watch"; id: string; regex: string }
+  | { name: "help" }
+  | { name: "demo" }
+  | { name: "invalid"; message: string };
+
+export const DEFAULT_RUN_TIMEOUT_S = 30;
+export const DEFAULT_LOG_LINES = 20;
+export const MAX_LOG_LINES = 500;
+
+export const COMMAND_HELP = [
+  "run [--timeout S] <cmd>   run a command in the foreground (default timeout 30 s)",
+  "bg <cmd>                  start a command in the background; its exit is reported when it ends",
+  "poll <id>                 output of a run since the previous poll (by cursor)",
+  "log <id> [n]              the last n lines of a run (default 20)",
+  "kill <id>                 kill a run and everything it started",
+  "list                      every run of this session",
+  "watch <id> <regex>        report each output line of a run that matches",
+  "demo                      a scripted tour of every capability",
+  "help                      this list",
+].join("\n");
+
+function invalid(message: string): Command {
+  return { name: "invalid", message };
+}
+
+/** Splits off the first whitespace-delimited word; `rest` keeps the remaining text as typed. */
+function firstWord(text: string): { word: string; rest: string } {
+  const match = /^(\S+)\s*([\s\S]*)$/.exec(text.trim());
+  return match ? { word: match[1]!, rest: match[2]!.trim() } : { word: "", rest: "" };
+}
+
+function parseRun(rest: string): Command {
+  let timeoutSeconds = DEFAULT_RUN_TIMEOUT_S;
+  let command = rest;
+  const flag = /^--timeout(?:=|\s+)(\S+)\s*([\s\S]*)$/.exec(rest);
+  if (flag) {
+    timeoutSeconds = Number(flag[1]);
+    if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
+      return invalid(`run --timeout expects a number of seconds above 0, received "${flag[1]}".`);
+    }
+    command = flag[2]!.trim();
+  }
+  if (command === "") return invalid('run needs a command, e.g. "run ls -la".');
+  return { name: "run", command, timeoutSeconds };
+}
+
+function parseId(name: "poll" | "kill", rest: string): Command {
+  const { word, rest: extra } = firstWord(rest);
+  if (word === "" || extra !== "") return invalid(`${name} expects one run id, e.g. "${name} run_1a2b3c4d5e" (ids are shown by bg and list).`);
+  return { name, id: word };
+}
+
+function parseLog(rest: string): Command {
+  const [id, count, ...extra] = rest.split(/\s+/).filter(Boolean);
+  if (id === undefined || extra.length > 0) return invalid('log expects a run id and an optional line count, e.g. "log run_1a2b3c4d5e 50".');
+  if (count === undefined) return { name: "log", id, lines: DEFAULT_LOG_LINES };
+  const lines = Number(count);
+  if (!Number.isInteger(lines) || lines < 1 || lines > MAX_LOG_LINES) {
+    return invalid(`log expects a line count from 1 to ${MAX_LOG_LINES}, received "${count}".`);
+  }
+  return { name: "log", id, lines };
+}
+
+function parseWatch(rest: string): Command {
+  const { word: id, rest: pattern } = firstWord(rest);
+  if (id === "" || pattern === "") return invalid('watch expects a run id and a regular expression, e.g. "watch run_1a2b3c4d5e ERROR|done".');
+  // Accept /regex/ as people often type it.
+  const regex = /^\/(.+)\/$/.exec(pattern)?.[1] ?? pattern;
+  try {
+    new RegExp(regex);
+  } catch (error) {
+    return invalid(`watch: not a valid regular expression: ${regex} (${(error as Error).message}).`);
+  }
+  return { name: "watch", id, regex };
+}
+
+/** Parses a prompt. Never throws: mistakes come back as `invalid` with a message saying what is wrong. */
+export function parseCommand(text: string): Command {
+  const { word, rest } = firstWord(text);
+  switch (word.toLowerCase()) {
+    case "run":
+      return parseRun(rest);
+    case "bg":
+      return rest === "" ? invalid('bg needs a command, e.g. "bg npm run build".') : { name: "bg", command: rest };
+    case "poll":
+    case "kill":
+      return parseId(word.toLowerCase() as "poll" | "kill", rest);
+    case "log":
+      return parseLog(rest);
+    case "watch":
+      return parseWatch(rest);
+    case "list":
+    case "help":
+    case "demo":
+      return rest === "" ? { name: word.toLowerCase() as "list" | "help" | "demo" } : invalid(`${word} takes no arguments.`);
+    case "":
+      return invalid("The prompt is empty.");
+    default:
+      return invalid(`Unknown command: ${word}.`);
+  }
+}

@@ -1,0 +1,82 @@
+import type { AgentContext } from "@agentclientprotocol/sdk";
+import { ProcessManager, type RunSnapshot } from "acp-process";
+import { BackgroundReporter } from "./background.js";
+import type { ExecutionMode } from "./mode.js";
+import { ToolCall } from "./tool-call.js";
+
+/** Background runs get this hard timeout, so a forgotten `bg` does not run forever. */
+export const BACKGROUND_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * One ACP session: its ProcessManager (over the mode's provider), the poll cursor of each run,
+ * and the reporter that tells the client when background runs end.
+ */
+export class DemoSession {
+  readonly manager: ProcessManager;
+  readonly background: BackgroundReporter;
+  /** `poll` cursor per run: the `next_seq` returned by the previous poll. */
+  readonly cursors = new Map<string, number>();
+  /** Aborted by `session/cancel`; replaced at the start of each turn. */
+  turn = new AbortController();
+  introduced = false;
+
+  constructor(
+    readonly id: string,
+    readonly cwd: string,
+    readonly client: AgentContext,
+    readonly mode: ExecutionMode,
+  ) {
+    this.background = new BackgroundReporter(this);
+    this.manager = new ProcessManager({ provider: mode.provider, onEvent: (event) => this.background.onEvent(event) });
+  }
+
+  /** Message text to the client, with optional machine-readable facts in `_meta["demo-agent"]`. */
+  async say(text: string, facts?: Record<string, unknown>): Promise<void> {
+    await this.client.notify("session/update", {
+      sessionId: this.id,
+      update: {
+        sessionUpdate: "agent_message_chunk",
+        content: { type: "text", text },
+        ...(facts ? { _meta: { "demo-agent": facts } } : {}),
+      },
+    });
+  }
+
+  toolCall(title: string, rawInput: Record<string, unknown>): ToolCall {
+    return new ToolCall(this.client, this.id, title, rawInput);
+  }
+
+  /** Runs `body` as one tool call: announced pending; marked failed with the message if `body` throws. */
+  async tool<T>(title: string, rawInput: Record<string, unknown>, body: (call: ToolCall) => Promise<T>): Promise<T> {
+    const call = this.toolCall(title, rawInput);
+    await call.pending();
+    try {
+      return await body(call);
+    } catch (error) {
+      await call.fail(error instanceof Error ? error.message : String(error));
+      throw error;
+    }
+  }
+
+  /** The run's terminal id when the client hosts it (so a tool call can embed it), else null. */
+  terminalOf(run: RunSnapshot): string | null {
+    return this.mode.clientTerminals ? run.terminalId : null;
+  }
+
+  /** Waits for a run to finish; a `session/cancel` meanwhile kills it. */
+  async untilDone(runId: string): Promise<RunSnapshot> {
+    const signal = this.turn.signal;
+    const kill = (): void => void this.manager.kill(runId, { sessionId: this.id }).catch(() => undefined); // settles below either way
+    signal.addEventListener("abort", kill, { once: true });
+    try {
+      return await this.manager.wait(runId, { sessionId: this.id });
+    } finally {
+      signal.removeEventListener("abort", kill);
+    }
+  }
+
+  async dispose(): Promise<void> {
+    this.turn.abort();
+    await this.manager.dispose();
+  }
+}

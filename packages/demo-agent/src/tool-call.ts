@@ -1,0 +1,59 @@
+import { randomUUID } from "node:crypto";
+import type { AgentContext, ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk";
+import type { RunSnapshot } from "acp-process";
+
+/**
+ * One tool call as the client sees it: announced `pending`, then `in_progress` (with the run's
+ * terminal embedded when the client hosts it), then `completed` or `failed` with the result as text.
+ */
+export class ToolCall {
+  readonly id = `call_${randomUUID()}`;
+  /** Kept in every later update: an update's `content` replaces the previous content. */
+  private terminalId: string | null = null;
+
+  constructor(
+    private readonly client: AgentContext,
+    private readonly sessionId: string,
+    private readonly title: string,
+    private readonly rawInput: Record<string, unknown>,
+  ) {}
+
+  async pending(): Promise<void> {
+    await this.client.notify("session/update", {
+      sessionId: this.sessionId,
+      update: { sessionUpdate: "tool_call", toolCallId: this.id, title: this.title, kind: "execute", status: "pending", rawInput: this.rawInput },
+    });
+  }
+
+  /** `terminalId` is given only for a terminal the client hosts (the ACP provider). */
+  async running(terminalId: string | null, text?: string): Promise<void> {
+    this.terminalId = terminalId;
+    await this.update("in_progress", text === undefined ? [] : [textContent(text)]);
+  }
+
+  async finish(status: ToolCallStatus, text: string, rawOutput: unknown): Promise<void> {
+    await this.update(status, [textContent(text)], rawOutput);
+  }
+
+  /** A tool call that failed before it ran anything (bad id, spawn error). */
+  async fail(message: string): Promise<void> {
+    await this.update("failed", [textContent(message)], { error: message });
+  }
+
+  private async update(status: ToolCallStatus, text: ToolCallContent[], rawOutput?: unknown): Promise<void> {
+    const content: ToolCallContent[] = this.terminalId === null ? text : [{ type: "terminal", terminalId: this.terminalId }, ...text];
+    await this.client.notify("session/update", {
+      sessionId: this.sessionId,
+      update: { sessionUpdate: "tool_call_update", toolCallId: this.id, status, content, ...(rawOutput !== undefined ? { rawOutput } : {}) },
+    });
+  }
+}
+
+function textContent(text: string): ToolCallContent {
+  return { type: "content", content: { type: "text", text } };
+}
+
+/** A run that ended with exit code 0 completed; anything else (failure, timeout, kill) failed. */
+export function toolStatusOf(run: RunSnapshot): ToolCallStatus {
+  return run.status === "completed" ? "completed" : "failed";
+}
