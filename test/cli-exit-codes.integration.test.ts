@@ -60,7 +60,8 @@ describe("acp-terminal run exit codes", () => {
 
   it("5 when --timeout elapses", async () => {
     const { code, stderr } = await runCli(["run", "--timeout", "0.5", "--agent", fixture("stubborn"), "go"]);
-    expect(stderr).toContain("Timed out after 0.5 s (--timeout), during the turn");
+    // Where the run was when time ran out depends on how fast the machine starts the agent.
+    expect(stderr).toMatch(/^Timed out after 0\.5 s \(--timeout\), (waiting for initialize|waiting for session\/new|during the turn)$/m);
     expect(code).toBe(5);
   });
 

@@ -29,8 +29,10 @@ describe("acp-terminal run leaves no processes behind", () => {
   });
 
   it("when --timeout elapses: exit 5", async () => {
-    const cli = startCli(["run", "--timeout", "1", "--agent", fixture("stubborn"), "go"]);
+    // Long enough for a loaded machine to start the agent and its terminal before time runs out.
+    const cli = startCli(["run", "--timeout", "3", "--agent", fixture("stubborn"), "go"]);
     const { code, stderr } = await cli.result();
+    expect(stderr).toContain("Timed out after 3 s (--timeout), during the turn");
     expect(code).toBe(5);
     await expectAllGone(pidsOf(stderr));
   });
