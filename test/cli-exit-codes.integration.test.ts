@@ -58,6 +58,15 @@ describe("acp-terminal run exit codes", () => {
     expect(code).toBe(4);
   });
 
+  it("4 when the agent answers with an error or another protocol version", async () => {
+    const auth = await runCli(["run", "--agent", fixture("auth"), "go"]);
+    expect(auth.stderr.split("\n")[0]).toBe("session/new failed: Authentication required");
+    expect(auth.code).toBe(4);
+    const v2 = await runCli(["run", "--agent", fixture("v2"), "go"]);
+    expect(v2.stderr.split("\n")[0]).toBe("Agent speaks ACP protocol version 2; acp-terminal speaks 1");
+    expect(v2.code).toBe(4);
+  });
+
   it("5 when --timeout elapses", async () => {
     const { code, stderr } = await runCli(["run", "--timeout", "0.5", "--agent", fixture("stubborn"), "go"]);
     // Where the run was when time ran out depends on how fast the machine starts the agent.

@@ -191,7 +191,7 @@ class Run {
       const what = this.phase === "initialize" ? "initialize" : this.phase === "session" ? "session/new" : "session/prompt";
       // A request that failed because the agent died is reported by agentGone, with its exit code.
       const exited = await Promise.race([agent.exited, delay(EXIT_DRAIN_MS * 2, undefined)]);
-      if (exited === undefined) this.end(protocolFailure(`${what}`, error));
+      if (exited === undefined) this.end(protocolFailure(what, error));
     }
   }
 
