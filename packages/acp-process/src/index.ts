@@ -62,3 +62,4 @@ export {
 } from "./tools/process-api.js";
 export { shellTool, shellInputSchema, type ShellInput } from "./tools/shell.js";
 export { SqliteRunStore, type SqliteStoreOptions } from "./store/sqlite.js";
+export { providerForClient, type ClientProviderOptions } from "./providers/select.js";

@@ -1,0 +1,50 @@
+import { AcpTerminalProvider, type AcpRequester } from "./acp.js";
+import { detectClientTerminalSupport } from "./acp-capabilities.js";
+import { LocalTerminalProvider, type TerminalHostLike } from "./local.js";
+import type { TerminalProvider } from "./types.js";
+
+export interface ClientProviderOptions {
+  /** The agent's connection to the client (`AgentConnection.client` or a handler's `ctx.client`). */
+  connection: AcpRequester;
+  /** `clientCapabilities` from `initialize`. */
+  clientCapabilities: unknown;
+  /**
+   * Used when the client lacks the terminal capability: commands then run in this in-process host
+   * (on the agent's machine). Omitted: such clients get a provider whose every call fails with a
+   * clear message.
+   */
+  fallbackHost?: TerminalHostLike;
+}
+
+/**
+ * A `providerFor(sessionId)` for ProcessManager: the client's terminals over ACP when it has the
+ * terminal capability, else the fallback host. One provider per session, cached.
+ */
+export function providerForClient(options: ClientProviderOptions): (sessionId: string) => TerminalProvider {
+  const support = detectClientTerminalSupport(options.clientCapabilities);
+  const cache = new Map<string, TerminalProvider>();
+  return (sessionId) => {
+    let provider = cache.get(sessionId);
+    if (!provider) {
+      if (support.terminal) {
+        provider = new AcpTerminalProvider(options.connection, { sessionId, clientCapabilities: options.clientCapabilities });
+      } else if (options.fallbackHost) {
+        provider = new LocalTerminalProvider(options.fallbackHost, { owner: { connectionId: "local", sessionId } });
+      } else {
+        provider = new AcpTerminalProvider(refusingRequester, { sessionId });
+      }
+      // Bounded: forget the oldest session's provider (they are stateless, re-created on demand).
+      if (cache.size >= MAX_CACHED_SESSIONS) cache.delete(cache.keys().next().value!);
+      cache.set(sessionId, provider);
+    }
+    return provider;
+  };
+}
+
+const MAX_CACHED_SESSIONS = 1000;
+
+const refusingRequester: AcpRequester = {
+  request() {
+    return Promise.reject(new Error("the client does not offer terminals (clientCapabilities.terminal is not true) and no fallback host was given"));
+  },
+};
