@@ -162,6 +162,27 @@ describe("ProcessManager over the local TerminalHost", () => {
     expect(rig.events.filter((e) => e.type === "exit")).toHaveLength(1);
   });
 
+  it("does not release the terminal before onStart has finished (time to embed it in a tool call)", async () => {
+    rig = localRig();
+    let embedded!: () => void;
+    const seen: string[] = [];
+    const started = await rig.manager.start({
+      sessionId: "s",
+      command: "true",
+      onStart: (run) => {
+        seen.push(run.terminalId!);
+        return new Promise<void>((resolve) => (embedded = resolve));
+      },
+    });
+    expect(seen).toEqual([started.terminalId]);
+    await until(() => rig!.events.some((e) => e.type === "exit"), "the exit");
+    expect(rig.host.list().map((t) => t.terminalId)).toEqual([started.terminalId]);
+    embedded();
+    const run = await rig.manager.wait(started.id);
+    expect(run.terminalId).toBeNull();
+    expect(rig.host.list()).toHaveLength(0);
+  });
+
   it("scopes runs to their session", async () => {
     rig = localRig();
     const { run } = await rig.manager.run({ sessionId: "a", command: "true" });

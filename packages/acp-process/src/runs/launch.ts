@@ -1,10 +1,12 @@
 import type { ProviderCreateParams } from "../providers/types.js";
-import type { RunRecord } from "./types.js";
+import type { RunRecord, RunSnapshot } from "./types.js";
 
 /** How a run's terminal is opened, beyond what its record says. */
 export interface RunLaunch {
   stdin: boolean;
   ptySize?: { cols: number; rows: number };
+  /** Called once the terminal exists; the terminal is not released before its promise settles. */
+  onStart?: (run: RunSnapshot) => void | Promise<void>;
 }
 
 /** The provider's create request for a run. `args` omitted = the client's shell runs `command`. */

@@ -69,6 +69,7 @@ export class ProcessManager {
     const run = new Run(record, { provider, store: this.store, clock: this.clock, emit: (e) => this.emit(e), tuning: this.tuning }, {
       stdin: request.stdin ?? provider.capabilities.write,
       ...(typeof request.pty === "object" ? { ptySize: request.pty } : {}),
+      ...(request.onStart ? { onStart: request.onStart } : {}),
     });
     for (const spec of request.watch ?? []) run.log.watchers.add(spec);
     this.registry.add(run);

@@ -3,7 +3,7 @@ import type { TerminalProvider } from "../providers/types.js";
 import type { RunStore } from "../store/types.js";
 import type { RunTuning } from "./run.js";
 import type { SchedulerLimits } from "./scheduler.js";
-import type { RunEventSink, RunStatus, WatcherSpec } from "./types.js";
+import type { RunEventSink, RunSnapshot, RunStatus, WatcherSpec } from "./types.js";
 
 export interface ProcessManagerOptions {
   /** Provider for every session. Either this or `providerFor`. */
@@ -56,6 +56,12 @@ export interface StartRunOptions {
   watch?: WatcherSpec[];
   /** Free-form labels stored with the run. */
   labels?: Record<string, string>;
+  /**
+   * Called once the terminal exists (status `running`, `terminalId` set). The terminal is not
+   * released before the returned promise settles (bounded by `tuning.releaseWaitMs`): embed
+   * `{type: "terminal", terminalId}` in your tool call here, and a fast command cannot beat you.
+   */
+  onStart?: (run: RunSnapshot) => void | Promise<void>;
 }
 
 export interface ListRunsQuery {

@@ -49,6 +49,7 @@ export class Run {
   private resolveSettled!: (snapshot: RunSnapshot) => void;
   private exitStatus: ProviderExitStatus | null = null;
   private reader: SnapshotReader | null = null;
+  private startHook: Promise<void> = Promise.resolve();
   private lastOutputAtMs = 0;
   private settling = false;
   private starting = false;
@@ -95,6 +96,7 @@ export class Run {
     this.starting = false;
     this.record.startedAtMs = this.lastOutputAtMs = this.ctx.clock.now();
     this.transition("running");
+    this.startHook = this.callOnStart();
     armRunTimers({
       clock: this.ctx.clock,
       signal: this.controller.signal,
@@ -216,10 +218,21 @@ export class Run {
     this.resolveSettled(this.snapshot());
   }
 
+  /** The caller's onStart (e.g. embedding the terminal in a tool call); never rejects. */
+  private async callOnStart(): Promise<void> {
+    try {
+      await this.launch.onStart?.(this.snapshot());
+    } catch (error) {
+      this.log.appendNotice(`[acp-process] onStart failed: ${messageOf(error)}`);
+    }
+  }
+
   private async release(): Promise<void> {
     const terminalId = this.record.terminalId;
     if (!terminalId) return;
     const { provider, tuning } = this.ctx;
+    // Whoever embeds the terminal in the UI gets to do so before it is released (bounded).
+    await withinMs(this.startHook, tuning.releaseWaitMs);
     const outcome = await withinMs(
       provider.release(terminalId).then(
         () => null,
