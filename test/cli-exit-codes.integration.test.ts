@@ -52,6 +52,12 @@ describe("acp-terminal run exit codes", () => {
     expect(code).toBe(4);
   });
 
+  it("4 when the agent never answers initialize within --init-timeout", async () => {
+    const { code, stderr } = await runCli(["run", "--init-timeout", "0.5", "--agent", "sleep 30", "go"]);
+    expect(stderr.split("\n")[0]).toBe('Not an ACP agent: "sleep 30" did not answer initialize within 0.5 s (if it is just slow to start, raise --init-timeout)');
+    expect(code).toBe(4);
+  });
+
   it("4 when the agent exits before answering initialize", async () => {
     const { code, stderr } = await runCli(["run", "--agent", nodeAgent("-e", "process.exit(1)"), "go"]);
     expect(stderr.split("\n")[0]).toBe("Agent exited with code 1 before answering initialize; see its stderr above");

@@ -17,6 +17,7 @@ describe("acp-terminal arguments", () => {
         yes: true,
         json: true,
         timeoutMs: 2500,
+        initTimeoutMs: 10_000,
         agentLog: "a.log",
       },
     });
@@ -24,7 +25,8 @@ describe("acp-terminal arguments", () => {
 
   it("defaults cwd to the current directory and everything else to off", () => {
     const parsed = parse("run", "--agent", "a", "hello");
-    expect(parsed).toMatchObject({ kind: "run", options: { cwd: "/home/me", pty: false, yes: false, json: false, timeoutMs: undefined } });
+    expect(parsed).toMatchObject({ kind: "run", options: { cwd: "/home/me", pty: false, yes: false, json: false, timeoutMs: undefined, initTimeoutMs: 10_000 } });
+    expect(parse("run", "--agent", "a", "--init-timeout", "30", "x")).toMatchObject({ options: { initTimeoutMs: 30_000 } });
   });
 
   it("answers help and version, and help with no command", () => {
@@ -39,6 +41,7 @@ describe("acp-terminal arguments", () => {
     [["run", "--agent", "a"], /Missing prompt/],
     [["run", "--agent", "a", "--timeout", "soon", "x"], /Invalid --timeout: expected a positive number of seconds, received "soon"/],
     [["run", "--agent", "a", "--timeout", "0", "x"], /Invalid --timeout/],
+    [["run", "--agent", "a", "--init-timeout", "", "x"], /Invalid --init-timeout: expected a positive number of seconds, received ""/],
     [["walk", "--agent", "a", "x"], /Unknown command: walk/],
     [["run", "--agent", "a", "--colour", "x"], /Unknown option '--colour'/],
   ])("reports %j as a usage error", (argv, message) => {

@@ -11,6 +11,8 @@ export interface RunOptions {
   json: boolean;
   /** Whole-run deadline in milliseconds, or undefined for none. */
   timeoutMs?: number;
+  /** How long the agent may take to answer `initialize`. */
+  initTimeoutMs: number;
   agentLog?: string;
 }
 
@@ -33,12 +35,26 @@ Options:
   --yes, -y          allow every permission request (picks the first allow option)
   --json             one JSON object per line on stdout, for programs
   --timeout S        give up after S seconds for the whole run
+  --init-timeout S   how long the agent may take to answer initialize (default 10)
   --agent-log FILE   write the agent's stderr to FILE instead of this stderr
   --help, -h         this help
   --version          the version
 
 ${EXIT_CODES_HELP}
 `;
+
+/** An agent that has not answered `initialize` by then is taken for something else. */
+export const DEFAULT_INIT_TIMEOUT_MS = 10_000;
+
+/** A positive number of seconds as milliseconds, undefined when absent, or an error message. */
+function seconds(flag: string, value: string | undefined): number | string | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (value.trim() === "" || !Number.isFinite(parsed) || parsed <= 0) {
+    return `Invalid ${flag}: expected a positive number of seconds, received ${JSON.stringify(value)}`;
+  }
+  return Math.round(parsed * 1000);
+}
 
 /** Parses argv (without node and the script). Never throws: errors come back as values. */
 export function parseCommand(argv: string[], cwd: string, resolvePath: (base: string, p: string) => string): ParsedCommand {
@@ -55,6 +71,7 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
         yes: { type: "boolean", short: "y", default: false },
         json: { type: "boolean", default: false },
         timeout: { type: "string" },
+        "init-timeout": { type: "string" },
         "agent-log": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
@@ -77,14 +94,10 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
   if (rest.length === 0 || rest.join(" ").trim() === "") {
     return { kind: "error", message: "Missing prompt: give it as the last argument" };
   }
-  let timeoutMs: number | undefined;
-  if (values.timeout !== undefined) {
-    const seconds = Number(values.timeout);
-    if (!Number.isFinite(seconds) || seconds <= 0) {
-      return { kind: "error", message: `Invalid --timeout: expected a positive number of seconds, received ${JSON.stringify(values.timeout)}` };
-    }
-    timeoutMs = Math.round(seconds * 1000);
-  }
+  const timeoutMs = seconds("--timeout", values.timeout);
+  if (typeof timeoutMs === "string") return { kind: "error", message: timeoutMs };
+  const initTimeoutMs = seconds("--init-timeout", values["init-timeout"]) ?? DEFAULT_INIT_TIMEOUT_MS;
+  if (typeof initTimeoutMs === "string") return { kind: "error", message: initTimeoutMs };
   return {
     kind: "run",
     options: {
@@ -95,6 +108,7 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
       yes: values.yes,
       json: values.json,
       timeoutMs,
+      initTimeoutMs,
       agentLog: values["agent-log"],
     },
   };

@@ -13,8 +13,6 @@ import { outputOf, type Renderer } from "./renderer.js";
 import { followHost } from "./terminal-ledger.js";
 import { TextRenderer } from "./text-renderer.js";
 
-/** An agent that has not answered `initialize` by then is taken for something else. */
-export const INITIALIZE_TIMEOUT_MS = 10_000;
 /** After Ctrl-C, how long the agent gets to end its turn with `cancelled`. */
 export const CANCEL_GRACE_MS = 2_000;
 /** After the agent's process exits, how long its last messages get to arrive. */
@@ -155,7 +153,7 @@ class Run {
   private async converse(connection: ClientConnection, agent: AgentProcess): Promise<void> {
     const ac = new AbortController();
     try {
-      const initTimeout = delay(INITIALIZE_TIMEOUT_MS, "timeout" as const, { signal: ac.signal });
+      const initTimeout = delay(this.options.initTimeoutMs, "timeout" as const, { signal: ac.signal });
       const params: InitializeRequest = {
         protocolVersion: PROTOCOL_VERSION,
         clientCapabilities: terminalClientCapabilities(),
@@ -167,7 +165,7 @@ class Run {
       if (init === "timeout") {
         return this.end({
           exitCode: ExitCode.agentFailed,
-          error: `Not an ACP agent: "${this.options.agent}" did not answer initialize within ${INITIALIZE_TIMEOUT_MS / 1000} s`,
+          error: `Not an ACP agent: "${this.options.agent}" did not answer initialize within ${this.options.initTimeoutMs / 1000} s (if it is just slow to start, raise --init-timeout)`,
         });
       }
       if (init.protocolVersion !== PROTOCOL_VERSION) {
