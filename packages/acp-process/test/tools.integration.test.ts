@@ -48,6 +48,16 @@ describe("exec + process tools", () => {
     expect(gone).toMatchObject({ ok: false, error: { code: "not_found" } });
   });
 
+  it("passes the context's onStart and labels to the runs it starts", async () => {
+    const seen: (string | null)[] = [];
+    const outcome = await runTool(execTool, { ...ctx(), labels: { toolCallId: "call-1" }, onStart: (run) => void seen.push(run.terminalId) }, { command: "true" });
+    expect(outcome.ok).toBe(true);
+    const id = outcome.ok ? (outcome.result as { sessionId: string }).sessionId : "";
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatch(/.+/);
+    expect(rig!.manager.get(id).labels).toEqual({ toolCallId: "call-1", tool: "exec" });
+  });
+
   it("starts in the background at once", async () => {
     const started = await call(execTool, { command: hangLine, background: true });
     expect(started).toMatchObject({ status: "running" });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { isFinished } from "../runs/types.js";
 import { outputFor } from "./format.js";
-import { defineTool } from "./types.js";
+import { defineTool, fromContext } from "./types.js";
 
 const DEFAULT_TIMEOUT_S = 1800;
 const TAIL_CHARS = 2000;
@@ -43,7 +43,8 @@ export const execTool = defineTool<ExecInput, ExecResult>({
     "Run a shell command. Returns its output when it finishes within yieldMs; otherwise returns status 'running' " +
     "with a sessionId to use with the process tool (poll, log, write, kill). background: true returns at once.",
   schema: execInputSchema,
-  async run({ manager, sessionId }, input) {
+  async run(ctx, input) {
+    const { manager, sessionId } = ctx;
     const request = {
       sessionId,
       command: input.command,
@@ -51,7 +52,7 @@ export const execTool = defineTool<ExecInput, ExecResult>({
       ...(input.env ? { env: input.env } : {}),
       ...(input.pty ? { pty: true } : {}),
       timeoutMs: Math.round((input.timeout ?? DEFAULT_TIMEOUT_S) * 1000),
-      labels: { tool: "exec" },
+      ...fromContext(ctx, "exec"),
     };
     const run = input.background
       ? await manager.start(request)

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ProcessManager } from "../runs/manager.js";
 import type { RunSnapshot, RunStatus } from "../runs/types.js";
-import { defineTool } from "./types.js";
+import { defineTool, fromContext } from "./types.js";
 
 const DEFAULT_TIMEOUT_S = 300;
 const MAX_TIMEOUT_S = 3600;
@@ -59,7 +59,8 @@ export const processRunTool = defineTool({
   name: "process.run",
   description: "Run a command to completion (or in the background) and return its state, exit code, output and duration.",
   schema: processRunSchema,
-  async run({ manager, sessionId }, input) {
+  async run(ctx, input) {
+    const { manager, sessionId } = ctx;
     const started = await manager.start({
       sessionId,
       command: input.command,
@@ -67,7 +68,7 @@ export const processRunTool = defineTool({
       ...(input.cwd ? { cwd: input.cwd } : {}),
       ...(input.env ? { env: input.env } : {}),
       timeoutMs: Math.round((input.timeout ?? DEFAULT_TIMEOUT_S) * 1000),
-      labels: { tool: "process.run" },
+      ...fromContext(ctx, "process.run"),
     });
     const run = input.background ? started : await manager.wait(started.id);
     return describe(manager, run, manager.limits.maxOutputChars);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ProcessError } from "../errors.js";
 import type { RunSnapshot } from "../runs/types.js";
 import { toolState } from "./tool-state.js";
-import { defineTool } from "./types.js";
+import { defineTool, fromContext } from "./types.js";
 
 const MAX_LIMIT = 500;
 const DEFAULT_TIMEOUT_S = 120;
@@ -67,7 +67,8 @@ export const shellTool = defineTool<ShellInput, Record<string, unknown>>({
     "Run shell commands. No action: run once and return output. spawn: start in the background (optionally with regex watchers); " +
     "poll: new output items since since_seq (returns next_seq); log: lines; kill; send_keys: type keys into the command.",
   schema: shellInputSchema,
-  async run({ manager, sessionId }, input) {
+  async run(ctx, input) {
+    const { manager, sessionId } = ctx;
     const state = toolState(manager);
     const maxBytes = input.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES;
     const note = input.stream && input.stream !== "combined" ? { stream_note: STREAM_NOTE } : {};
@@ -83,7 +84,7 @@ export const shellTool = defineTool<ShellInput, Record<string, unknown>>({
           ...(input.pty ? { pty: true } : {}),
           ...(input.watch ? { watch: input.watch } : {}),
           timeoutMs: input.timeout_secs !== undefined ? Math.round(input.timeout_secs * 1000) : input.action ? 0 : DEFAULT_TIMEOUT_S * 1000,
-          labels: { tool: "shell" },
+          ...fromContext(ctx, "shell"),
         });
         if (input.action === "spawn") return { ...status(started), next_seq: 0 };
         const run = await manager.wait(started.id);

@@ -1,11 +1,21 @@
 import { z } from "zod";
 import { ProcessError } from "../errors.js";
 import type { ProcessManager } from "../runs/manager.js";
+import type { RunSnapshot } from "../runs/types.js";
 
 /** Who is calling: the manager to act on and the ACP session whose runs the model may see. */
 export interface ToolContext {
   manager: ProcessManager;
   sessionId: string;
+  /** Passed to every run a tool starts (embed the terminal in the tool call here). */
+  onStart?: (run: RunSnapshot) => void | Promise<void>;
+  /** Added to the labels of every run a tool starts (e.g. `{toolCallId}`). */
+  labels?: Record<string, string>;
+}
+
+/** The start options every tool adds from its context. */
+export function fromContext(ctx: ToolContext, tool: string): { labels: Record<string, string>; onStart?: ToolContext["onStart"] } {
+  return { labels: { ...ctx.labels, tool }, ...(ctx.onStart ? { onStart: ctx.onStart } : {}) };
 }
 
 /** A model tool: a zod schema (also as JSON Schema) and a handler over ProcessManager. */
