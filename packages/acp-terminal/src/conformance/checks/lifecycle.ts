@@ -1,5 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { sh, type Check } from "../check.js";
 import { CheckFailure, CheckSkip, expect, RpcFailure } from "../probe.js";
 
@@ -8,14 +9,25 @@ const LONG = { command: "sleep", args: ["60"] };
 /** terminal/create must not wait for the command: this is generous for a slow machine. */
 const CREATE_AT_ONCE_MS = 3_000;
 
+/** A zombie has exited; only its parent (the client) has not collected its status yet. */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    // No /proc (macOS) or the process just went away: kill(pid, 0) alone decides.
+    return false;
+  }
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: it exists but belongs to someone else; ESRCH: it is gone.
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
+  return !isZombie(pid);
 }
 
 export const lifecycleChecks: Check[] = [
