@@ -1,0 +1,119 @@
+/**
+ * demo-agent driven by a tiny SDK client that does not advertise the terminal capability: commands
+ * run as local processes (acp-process's local provider), the agent says so, and background exits
+ * are reported once, even after the turn that started them has ended.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { until } from "./support/until.js";
+import { facts, messageText, startDemoClient, type DemoClient, type Update } from "./fixtures/demo-client.js";
+import { markedPids, newMark } from "./fixtures/demo-processes.js";
+
+let demo: DemoClient | undefined;
+let mark = "";
+let dir: string | undefined;
+
+afterEach(async () => {
+  await demo?.stop();
+  demo = undefined;
+  // Everything the agent started carries the mark; none of it may outlive the agent.
+  await until(() => markedPids(mark).length === 0, { timeoutMs: 5000, message: `no process marked ${mark}` });
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+async function start(): Promise<DemoClient> {
+  mark = newMark();
+  demo = await startDemoClient({ fs: { readTextFile: false, writeTextFile: false } }, mark);
+  return demo;
+}
+
+const toolUpdates = (updates: Update[], toolCallId: string) =>
+  updates.filter((u) => (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && u.toolCallId === toolCallId);
+const contentText = (update: Update) =>
+  ((update.content ?? []) as { type: string; content?: { text: string } }[]).map((c) => c.content?.text ?? "").join("");
+const exitFacts = (updates: Update[], id: string) => facts(updates).filter((f) => f.event === "exit" && f.id === id);
+
+describe("demo-agent without a terminal-capable client", () => {
+  it("runs a command as a local process and says so in its first message", async () => {
+    const client = await start();
+    expect(markedPids(mark)).toContain(client.pid); // the orphan check in afterEach can see the agent
+    expect(await client.prompt("run echo hello-local")).toBe("end_turn");
+    expect(facts(client.updates)[0]).toEqual({ event: "mode", provider: "local" });
+    expect(messageText(client.updates)).toContain("does not advertise the terminal capability, so commands run as local processes");
+
+    const call = client.updates.find((u) => u.sessionUpdate === "tool_call")!;
+    expect(call).toMatchObject({ kind: "execute", status: "pending", title: "run: echo hello-local" });
+    const steps = toolUpdates(client.updates, call.toolCallId as string);
+    expect(steps.map((u) => u.status)).toEqual(["pending", "in_progress", "completed"]);
+    expect(steps.flatMap((u) => (u.content ?? []) as { type: string }[]).some((c) => c.type === "terminal")).toBe(false);
+    expect(contentText(steps.at(-1)!)).toContain("hello-local");
+    expect(steps.at(-1)!.rawOutput).toMatchObject({ status: "completed", exitCode: 0 });
+    expect(client.terminalRequests).toEqual([]);
+  });
+
+  it("reports a background exit once, after the turn that started it has ended", async () => {
+    const client = await start();
+    dir = await mkdtemp(path.join(tmpdir(), "demo-local-"));
+    const gate = path.join(dir, "go");
+    expect(await client.prompt(`bg while [ ! -e '${gate}' ]; do sleep 0.02; done; echo finished-later`)).toBe("end_turn");
+    const id = facts(client.updates).find((f) => f.event === "started")!.id as string;
+    expect(exitFacts(client.updates, id)).toEqual([]);
+
+    await writeFile(gate, "");
+    const exit = await client.waitFor((u) => facts([u])[0]?.event === "exit", "the background exit message");
+    expect(facts([exit])[0]).toMatchObject({ id, status: "completed", exitCode: 0 });
+    const bgCall = client.updates.find((u) => u.sessionUpdate === "tool_call")!;
+    expect(toolUpdates(client.updates, bgCall.toolCallId as string).at(-1)).toMatchObject({ status: "completed" });
+    expect(contentText(toolUpdates(client.updates, bgCall.toolCallId as string).at(-1)!)).toContain("finished-later");
+
+    expect(await client.prompt("list")).toBe("end_turn");
+    expect(exitFacts(client.updates, id)).toHaveLength(1);
+  });
+
+  it("watches, polls by cursor and kills a background run over several turns", async () => {
+    const client = await start();
+    dir = await mkdtemp(path.join(tmpdir(), "demo-local-"));
+    const gate = path.join(dir, "go");
+    await client.prompt(`bg echo "tick 1"; while [ ! -e '${gate}' ]; do sleep 0.02; done; echo "tick 2"; echo "ERROR: disk full"; sleep 30`);
+    const id = facts(client.updates).find((f) => f.event === "started")!.id as string;
+    const polled = async (text: string) => {
+      await client.prompt(`poll ${id}`);
+      return contentText(client.updates.at(-1)!).includes(text);
+    };
+    await until(() => polled("tick 1"), { timeoutMs: 10_000, message: '"tick 1" in a poll' });
+
+    await client.prompt(`watch ${id} /ERROR/`);
+    await writeFile(gate, "");
+    const hit = await client.waitFor((u) => facts([u])[0]?.event === "watch", "the watcher to fire");
+    expect(facts([hit])[0]).toMatchObject({ runId: id, pattern: "ERROR", match: "ERROR" });
+    await until(() => polled("disk full"), { timeoutMs: 10_000, message: '"disk full" in a poll' });
+
+    const polls = client.updates.flatMap((u) => ((u.rawOutput as { nextSeq?: number } | undefined)?.nextSeq === undefined ? [] : [u.rawOutput as { sinceSeq: number; nextSeq: number }]));
+    for (const [i, poll] of polls.entries()) expect(poll.sinceSeq).toBe(i === 0 ? 0 : polls[i - 1]!.nextSeq);
+    expect(polls.at(-1)!.nextSeq).toBeGreaterThan(polls[0]!.nextSeq);
+
+    expect(await client.prompt(`kill ${id}`)).toBe("end_turn");
+    await client.waitFor((u) => facts([u])[0]?.event === "exit", "the exit of the killed run");
+    expect(exitFacts(client.updates, id)).toEqual([expect.objectContaining({ status: "killed" })]);
+    expect(facts(client.updates).filter((f) => f.event === "watch")).toHaveLength(1);
+    expect(client.terminalRequests).toEqual([]);
+  });
+
+  it("answers an unknown command with the list of commands (end_turn, not an error)", async () => {
+    const client = await start();
+    expect(await client.prompt("make coffee")).toBe("end_turn");
+    const text = messageText(client.updates);
+    expect(text).toContain("Unknown command: make.");
+    for (const name of ["run", "bg", "poll", "log", "kill", "list", "watch", "help", "demo"]) expect(text).toMatch(new RegExp(`^${name}\\b`, "m"));
+  });
+
+  it("says what is wrong with an unknown run id, as a failed tool call", async () => {
+    const client = await start();
+    expect(await client.prompt("poll run_nope")).toBe("end_turn");
+    expect(client.updates.find((u) => u.sessionUpdate === "tool_call_update")).toMatchObject({ status: "failed" });
+    expect(messageText(client.updates)).toContain('No run "run_nope"');
+  });
+});
