@@ -128,6 +128,8 @@ export class Run {
    */
   async terminate(cause: TerminationCause, options: { signal?: string; forceAfterMs?: number } = {}): Promise<RunSnapshot> {
     if (this.isSettled) return this.snapshot();
+    // It already ended on its own (its final output is being read): that end is the first cause.
+    if (this.exitStatus) return this.settled;
     this.record.cause ??= cause;
     if (this.record.status === "queued") {
       // While the terminal is being created, start() ends it as soon as it exists.
@@ -135,7 +137,7 @@ export class Run {
       return this.settled;
     }
     const terminalId = this.record.terminalId;
-    if (!terminalId || this.exitStatus) return this.settled;
+    if (!terminalId) return this.settled;
     const { provider, tuning } = this.ctx;
     const wanted = options.signal?.toUpperCase();
     if (wanted && wanted !== "SIGKILL") {
