@@ -37,6 +37,9 @@ describe("acp-terminal run exit codes", () => {
     const { code, stderr } = await runCli(["run", "--agent", "no-such-agent-xyz --acp", "go"]);
     expect(stderr).toBe("Agent command not found: no-such-agent-xyz\n");
     expect(code).toBe(1);
+    const json = await runCli(["run", "--json", "--agent", "no-such-agent-xyz --acp", "go"]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ type: "result", exitCode: 1, error: "Agent command not found: no-such-agent-xyz" });
+    expect(json.code).toBe(1);
   });
 
   it("1 when the shell cannot find the agent command behind shell syntax", async () => {

@@ -51,25 +51,28 @@ function unwritable(file: string): string | undefined {
 /** Runs one prompt turn against the agent; resolves with the process exit code. Never throws. */
 export async function run(options: RunOptions, io: CliIo): Promise<number> {
   const err = outputOf(io.stderr);
-  if (!isDirectory(options.cwd)) {
-    err.write(`Invalid --cwd: expected an existing directory, received ${JSON.stringify(options.cwd)}\n`);
-    return ExitCode.usage;
-  }
-  const program = leadingProgram(options.agent);
-  if (program !== undefined && !programExists(program, io.cwd)) {
-    err.write(`${commandNotFound(options.agent).error}\n`);
-    return ExitCode.usage;
-  }
-  if (options.agentLog !== undefined) {
-    const problem = unwritable(options.agentLog);
-    if (problem !== undefined) {
-      err.write(`Invalid --agent-log: cannot write to ${JSON.stringify(options.agentLog)} (${problem})\n`);
-      return ExitCode.usage;
-    }
-  }
   const out = outputOf(io.stdout);
+  const problem = checkBeforeLaunch(options, io.cwd);
+  if (problem !== undefined) {
+    // Machines reading --json still get their result line; people get the one line of error.
+    if (options.json) new JsonRenderer(out, err).finish({ exitCode: ExitCode.usage, error: problem, elapsedMs: 0, terminals: [] });
+    else err.write(`${problem}\n`);
+    return ExitCode.usage;
+  }
   const renderer = options.json ? new JsonRenderer(out, err) : new TextRenderer(out, err);
   return new Run(options, io, renderer).execute();
+}
+
+/** What makes the run impossible before anything starts (a usage error), if anything. */
+function checkBeforeLaunch(options: RunOptions, cwd: string): string | undefined {
+  if (!isDirectory(options.cwd)) return `Invalid --cwd: expected an existing directory, received ${JSON.stringify(options.cwd)}`;
+  const program = leadingProgram(options.agent);
+  if (program !== undefined && !programExists(program, cwd)) return commandNotFound(options.agent).error;
+  if (options.agentLog !== undefined) {
+    const reason = unwritable(options.agentLog);
+    if (reason !== undefined) return `Invalid --agent-log: cannot write to ${JSON.stringify(options.agentLog)} (${reason})`;
+  }
+  return undefined;
 }
 
 class Run {
