@@ -102,6 +102,18 @@ describe("demo-agent without a terminal-capable client", () => {
     expect(client.terminalRequests).toEqual([]);
   });
 
+  it("stops the tour and its runs on session/cancel (stop reason cancelled)", async () => {
+    const client = await start();
+    const turn = client.prompt("demo");
+    await client.waitFor((u) => facts([u])[0]?.event === "started", "the tour's background build to start");
+    await client.cancel();
+    expect(await turn).toBe("cancelled");
+    const started = facts(client.updates).filter((f) => f.event === "started").map((f) => f.id);
+    await client.waitFor((u) => facts([u])[0]?.event === "exit", "the build's exit after the cancel");
+    expect(facts(client.updates).filter((f) => f.event === "exit").map((f) => f.id)).toEqual(started);
+    expect(facts(client.updates).some((f) => f.event === "tour_complete")).toBe(false);
+  });
+
   it("answers an unknown command with the list of commands (end_turn, not an error)", async () => {
     const client = await start();
     expect(await client.prompt("make coffee")).toBe("end_turn");

@@ -1,13 +1,14 @@
 import type { RunSnapshot } from "acp-process";
 
-/** "completed, exit 0, 12 ms" / "timed_out: timed out after 1000 ms: sleep 5" / "killed by SIGTERM". */
+/** "completed, exit 0, 12 ms" / "timed_out after 1000 ms, signal SIGTERM" / "failed, exit 2 (exited with code 2: make)". */
 export function describeRun(run: RunSnapshot): string {
-  const parts: string[] = [run.status];
+  const parts: string[] = [run.status === "timed_out" ? `timed_out after ${run.timeoutMs} ms` : run.status];
   if (run.exitCode !== null) parts.push(`exit ${run.exitCode}`);
   if (run.signal !== null) parts.push(`signal ${run.signal}`);
   if (run.durationMs !== null) parts.push(`${run.durationMs} ms`);
   const summary = parts.join(", ");
-  return run.error !== null && run.status !== "completed" ? `${summary} (${run.error})` : summary;
+  // A failure's error says why (spawn error, lost terminal); for the other statuses it repeats the above.
+  return run.error !== null && (run.status === "failed" || run.status === "lost") ? `${summary} (${run.error})` : summary;
 }
 
 /** The facts of a run for `rawOutput`: what a program checking the session needs. */

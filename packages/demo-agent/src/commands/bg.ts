@@ -17,7 +17,7 @@ export async function bgCommand(session: DemoSession, command: string, watch: Wa
       labels: { toolCallId: call.id, background: "true" },
     });
     await call.running(session.terminalOf(run), `Started ${run.id} in the background. poll ${run.id} · log ${run.id} · kill ${run.id}`);
-    await session.say(`Started ${run.id} in the background: ${command}\n`, { event: "started", id: run.id, status: run.status });
+    await session.say(`Started ${run.id} in the background.\n`, { event: "started", id: run.id, status: run.status });
     return run;
   });
 }

@@ -4,7 +4,7 @@ import type { ProcessManager } from "acp-process";
 
 /**
  * Resolves with the run's output once `test` accepts it, checked now and on every new output
- * item acp-process reports. Rejects after `timeoutMs` saying what it waited for.
+ * item acp-process reports. Rejects if the run ends first, or after `timeoutMs`, saying what it waited for.
  */
 export function outputMatching(manager: ProcessManager, runId: string, test: (output: string) => boolean, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -21,6 +21,10 @@ export function outputMatching(manager: ProcessManager, runId: string, test: (ou
     }, timeoutMs);
     const unsubscribe = manager.subscribe((event) => {
       if (event.type === "output" && event.runId === runId) check();
+      if (event.type === "exit" && event.run.id === runId && !check()) {
+        finish();
+        reject(new Error(`${runId} ended (${event.run.status}) before printing what the tour expected`));
+      }
     });
     const finish = (): void => {
       clearTimeout(timer);
