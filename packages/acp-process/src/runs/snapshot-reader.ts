@@ -41,7 +41,12 @@ export class SnapshotReader {
   async poll(options: { minMs: number; maxMs: number; signal: AbortSignal; stop: () => boolean }): Promise<void> {
     let intervalMs = options.minMs;
     let lastGrowthAtMs = Date.now();
-    while (!options.stop() && !options.signal.aborted) {
+    // The first read waits one interval: a quick command has exited by then and is read once, on exit.
+    for (;;) {
+      this.wakeController = new AbortController();
+      const signal = AbortSignal.any([this.wakeController.signal, options.signal]);
+      await sleep(intervalMs, undefined, { signal }).catch(() => undefined /* woken: exit or settle */);
+      if (options.stop() || options.signal.aborted) return;
       const before = this.log.itemCount;
       await this.read();
       if (this.log.itemCount > before) lastGrowthAtMs = Date.now();
@@ -49,9 +54,6 @@ export class SnapshotReader {
       intervalMs = Date.now() - lastGrowthAtMs < options.maxMs ? options.minMs : Math.min(options.maxMs, intervalMs * 2);
       // terminal/output returns the whole retained tail each time: cap the polling bandwidth.
       intervalMs = Math.max(intervalMs, this.lastSnapshotChars / POLL_CHARS_PER_MS);
-      this.wakeController = new AbortController();
-      const signal = AbortSignal.any([this.wakeController.signal, options.signal]);
-      await sleep(intervalMs, undefined, { signal }).catch(() => undefined /* woken: exit or settle */);
     }
   }
 
