@@ -8,6 +8,7 @@ export type ProcessErrorCode =
   | "invalid_params" // a bad option or tool argument
   | "unsupported" // the provider cannot do this (no stdin, no PTY, no signals)
   | "not_running" // write/resize/signal to a finished run
+  | "stdin_closed" // write to a run started without stdin
   | "still_running" // remove/clear of a live run without kill
   | "limit_reached" // too many runs, watchers or queued runs
   | "provider_error" // the client/host refused or failed a call

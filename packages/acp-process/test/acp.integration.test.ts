@@ -47,6 +47,7 @@ describe("ACP provider against our host over stdio (extensions advertised)", () 
     const started = await rig.manager.start({
       sessionId: "s1",
       ...nodeScript("process-split-word.mjs"),
+      stdin: true,
       watch: [{ regex: "READY", event: "ready", scope: "stream" }],
     });
     await until(() => rig.events.some((e) => e.type === "output" && e.item.text === "RE"), "the first half");

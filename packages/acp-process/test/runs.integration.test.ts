@@ -65,7 +65,7 @@ describe("ProcessManager over the local TerminalHost", () => {
 
   it("auto-backgrounds after yieldMs and notifies the exit exactly once", async () => {
     rig = localRig({ manualClock: true });
-    const pending = rig.manager.run({ sessionId: "s", ...nodeScript("process-split-word.mjs"), yieldMs: 200 });
+    const pending = rig.manager.run({ sessionId: "s", ...nodeScript("process-split-word.mjs"), stdin: true, yieldMs: 200 });
     await until(() => rig!.manager.list().find((r) => r.status === "running"), "a running run");
     rig.clock!.advance(200);
     const { run, yielded } = await pending;
@@ -114,6 +114,7 @@ describe("ProcessManager over the local TerminalHost", () => {
     const started = await rig.manager.start({
       sessionId: "s",
       ...nodeScript("process-split-word.mjs"),
+      stdin: true,
       watch: [{ regex: "READY", event: "ready", scope: "stream", once: true }, { regex: "^READY$", event: "line" }],
     });
     await until(() => rig!.events.some((e) => e.type === "output" && e.item.text === "RE"), "the first half as its own chunk");
@@ -125,7 +126,7 @@ describe("ProcessManager over the local TerminalHost", () => {
 
   it("runs one at a time per session when asked, queueing the rest", async () => {
     rig = localRig({ limits: { maxConcurrentPerSession: 1 } });
-    const first = await rig.manager.start({ sessionId: "s", ...nodeScript("process-split-word.mjs") });
+    const first = await rig.manager.start({ sessionId: "s", ...nodeScript("process-split-word.mjs"), stdin: true });
     const second = await rig.manager.start({ sessionId: "s", command: "echo second" });
     const other = await rig.manager.start({ sessionId: "t", command: "echo other" });
     expect(first.status).toBe("running");
@@ -181,6 +182,15 @@ describe("ProcessManager over the local TerminalHost", () => {
     const run = await rig.manager.wait(started.id);
     expect(run.terminalId).toBeNull();
     expect(rig.host.list()).toHaveLength(0);
+  });
+
+  it("keeps stdin closed unless asked, so readers see end-of-file, and says how to open it", async () => {
+    rig = localRig();
+    const { run } = await rig.manager.run({ sessionId: "s", command: "cat; echo after-eof" });
+    expect(run).toMatchObject({ status: "completed", stdin: false });
+    expect(rig.manager.tail(run.id).text).toBe("after-eof\n");
+    const hang = await rig.manager.start({ sessionId: "s", ...nodeScript("process-ready-then-hang.mjs") });
+    await expect(rig.manager.write(hang.id, "x")).rejects.toThrow(/stdin of run .* is closed: start it with stdin: true/);
   });
 
   it("scopes runs to their session", async () => {

@@ -33,7 +33,7 @@ function managerOn(path: string, events: RunEvent[] = []): { manager: ProcessMan
 
 function record(id: string, overrides: Partial<RunRecord> = {}): RunRecord {
   return {
-    id, sessionId: "s", command: "echo again", args: null, cwd: null, env: null, pty: false, status: "running",
+    id, sessionId: "s", command: "echo again", args: null, cwd: null, env: null, pty: false, stdin: false, status: "running",
     exitCode: null, signal: null, cause: null, error: null, createdAtMs: 1, startedAtMs: 1, endedAtMs: null,
     terminalId: "t1", timeoutMs: 60_000, idleTimeoutMs: 0, nextSeq: 0, outputBytes: 0, lostBytes: 0,
     lostUnknown: false, lineCount: 0, exitNotified: false, labels: {}, ...overrides,

@@ -66,8 +66,9 @@ export class ProcessManager {
       throw ProcessError.unsupported("A PTY", provider.kind, "run without pty, or use a client that advertises the acp-terminal extension");
     }
     const record = newRecord(request, this.clock.now(), this.defaultTimeoutMs);
+    record.stdin = Boolean(request.stdin) && provider.capabilities.write;
     const run = new Run(record, { provider, store: this.store, clock: this.clock, emit: (e) => this.emit(e), tuning: this.tuning }, {
-      stdin: request.stdin ?? provider.capabilities.write,
+      stdin: record.stdin,
       ...(typeof request.pty === "object" ? { ptySize: request.pty } : {}),
       ...(request.onStart ? { onStart: request.onStart } : {}),
     });
@@ -159,6 +160,9 @@ export class ProcessManager {
     const terminalId = run.requireRunning();
     if (!run.provider.capabilities.write || !run.provider.write) {
       throw ProcessError.unsupported("Writing to stdin", run.provider.kind, "the client does not advertise the acp-terminal stdin extension; pass input through the command line instead");
+    }
+    if (!run.record.stdin && !run.record.pty) {
+      throw new ProcessError("stdin_closed", `stdin of run ${runId} is closed: start it with stdin: true (exec: background or pty; shell: spawn) to write to it`);
     }
     await run.provider.write(terminalId, data, options.eof ? { eof: true } : {});
   }

@@ -50,7 +50,10 @@ export interface StartRunOptions {
   idleTimeoutMs?: number;
   /** Run in a PTY (provider must support it). */
   pty?: boolean | { cols: number; rows: number };
-  /** Keep stdin open for `write`/`sendKeys`. Default: true when the provider can write. */
+  /**
+   * Keep stdin open for `write`/`sendKeys` (where the provider can write). Default false: commands
+   * that read stdin see end-of-file instead of hanging. PTY runs always take input.
+   */
   stdin?: boolean;
   /** Watchers installed before the first output is read. */
   watch?: WatcherSpec[];

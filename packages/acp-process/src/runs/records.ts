@@ -13,6 +13,7 @@ export function newRecord(request: StartRunOptions, nowMs: number, defaultTimeou
     cwd: request.cwd ?? null,
     env: request.env ?? null,
     pty: Boolean(request.pty),
+    stdin: false,
     status: "queued",
     exitCode: null,
     signal: null,
@@ -54,6 +55,7 @@ export function restartRequest(record: RunRecord): StartRunOptions {
     timeoutMs: record.timeoutMs,
     idleTimeoutMs: record.idleTimeoutMs,
     pty: record.pty,
+    stdin: record.stdin,
     labels: { ...record.labels, requeuedFrom: record.id },
   };
 }

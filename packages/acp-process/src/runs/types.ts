@@ -21,6 +21,8 @@ export interface RunRecord {
   cwd: string | null;
   env: Record<string, string> | null;
   pty: boolean;
+  /** stdin was kept open for writes (a PTY always takes input). */
+  stdin: boolean;
   status: RunStatus;
   exitCode: number | null;
   signal: string | null;

@@ -51,6 +51,8 @@ export const execTool = defineTool<ExecInput, ExecResult>({
       ...(input.workdir ? { cwd: input.workdir } : {}),
       ...(input.env ? { env: input.env } : {}),
       ...(input.pty ? { pty: true } : {}),
+      // Background runs take input through `process write`; foreground ones see end-of-file.
+      ...(input.background ? { stdin: true } : {}),
       timeoutMs: Math.round((input.timeout ?? DEFAULT_TIMEOUT_S) * 1000),
       ...fromContext(ctx, "exec"),
     };

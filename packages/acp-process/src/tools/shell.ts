@@ -83,6 +83,7 @@ export const shellTool = defineTool<ShellInput, Record<string, unknown>>({
           ...(input.env ? { env: input.env } : {}),
           ...(input.pty ? { pty: true } : {}),
           ...(input.watch ? { watch: input.watch } : {}),
+          ...(input.action === "spawn" ? { stdin: true } : {}),
           timeoutMs: input.timeout_secs !== undefined ? Math.round(input.timeout_secs * 1000) : input.action ? 0 : DEFAULT_TIMEOUT_S * 1000,
           ...fromContext(ctx, "shell"),
         });
