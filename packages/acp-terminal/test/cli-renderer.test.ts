@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import type { TerminalInfo } from "../src/host/types.js";
 import { JsonRenderer } from "../src/cli/json-renderer.js";
 import type { Output } from "../src/cli/renderer.js";
-import { PLAIN_STREAM_LINES, TextRenderer } from "../src/cli/text-renderer.js";
+import { TextRenderer } from "../src/cli/text-renderer.js";
+import { PLAIN_STREAM_LINES } from "../src/cli/views.js";
 import { until } from "../../../test/support/until.js";
 
 function sink(isTTY = false): Output & { text: string } {
@@ -79,6 +80,18 @@ describe("TextRenderer, piped", () => {
     expect(printed).not.toContain(`  │ line ${PLAIN_STREAM_LINES + 1}`);
     expect(printed).toContain("  │ … 50 lines not shown");
     expect(printed.slice(-3)).toEqual([`  │ line ${PLAIN_STREAM_LINES + 50}`, "  └ killed by SIGTERM", ""]);
+  });
+
+  it("shows the text content of a tool call without a terminal, not of one with a terminal", () => {
+    const out = sink();
+    const r = new TextRenderer(out, sink());
+    const text = (t: string) => [{ type: "content" as const, content: { type: "text" as const, text: t } }];
+    r.sessionUpdate({ sessionUpdate: "tool_call", toolCallId: "read", title: "read notes.txt", status: "completed", content: text("line one\nline two\n") });
+    r.terminalCreated(info("t1"));
+    r.sessionUpdate(toolCall("in_progress", "t1"));
+    r.terminalExited("t1", { exitCode: 0, signal: null });
+    r.sessionUpdate({ ...done, content: [{ type: "terminal", terminalId: "t1" }, ...text("summary that repeats the output")] });
+    expect(out.text).toBe(["✓ read notes.txt [completed]", "  line one", "  line two", "▸ make test [in_progress]", "✓ make test [completed]", "  └ exit 0", ""].join("\n"));
   });
 
   it("prints notices and errors on stderr, on a line of their own", () => {

@@ -1,43 +1,25 @@
-import type { SessionUpdate, ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk";
+import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { ExitStatus, TerminalInfo } from "../host/types.js";
-import { formatExitStatus, formatSummary, type RunResult } from "./format.js";
+import { formatSummary, type RunResult } from "./format.js";
 import { LiveRegion } from "./live-region.js";
 import type { Output, Renderer } from "./renderer.js";
 import { TerminalTail } from "./terminal-tail.js";
+import {
+  DONE,
+  finalLines,
+  GUTTER,
+  header,
+  PLAIN_STREAM_LINES,
+  tailLines,
+  terminalIdsOf,
+  textLines,
+  textOf,
+  type TerminalView,
+  type ToolCallView,
+} from "./views.js";
 
-/** Lines of one terminal printed as they arrive when piped; after that only the final tail. */
-export const PLAIN_STREAM_LINES = 200;
 /** Message text held back while the live region is up, before it is written anyway. */
 const MAX_PENDING_TEXT = 4096;
-const GUTTER = "  │ ";
-
-interface ToolCallView {
-  title: string;
-  status: ToolCallStatus;
-  terminalIds: string[];
-  /** Printed for good (on a TTY: moved out of the live region). */
-  committed: boolean;
-}
-
-interface TerminalView {
-  tail: TerminalTail;
-  exitStatus?: ExitStatus;
-  released: boolean;
-  toolCallId?: string;
-  /** Piped: complete lines accounted for (printed, or skipped past the cap). */
-  streamed: number;
-}
-
-const DONE: ReadonlySet<ToolCallStatus> = new Set(["completed", "failed"]);
-
-function terminalIdsOf(content: ToolCallContent[] | null | undefined): string[] {
-  return (content ?? []).flatMap((item) => (item.type === "terminal" ? [item.terminalId] : []));
-}
-
-function header(view: ToolCallView): string {
-  const mark = view.status === "completed" ? "✓" : view.status === "failed" ? "✗" : "▸";
-  return `${mark} ${view.title} [${view.status}]`;
-}
 
 /**
  * Renders a run for people: message text as it streams, tool calls with their status, and the
@@ -62,7 +44,7 @@ export class TextRenderer implements Renderer {
     if (update.sessionUpdate === "agent_message_chunk") {
       if (update.content.type === "text") this.text(update.content.text);
     } else if (update.sessionUpdate === "tool_call") {
-      const view = { title: update.title, status: update.status ?? "pending", terminalIds: [], committed: false };
+      const view: ToolCallView = { title: update.title, status: update.status ?? "pending", terminalIds: [], text: textOf(update.content), committed: false };
       this.toolCalls.set(update.toolCallId, view);
       this.toolCallChanged(update.toolCallId, terminalIdsOf(update.content), true);
     } else if (update.sessionUpdate === "tool_call_update") {
@@ -71,6 +53,7 @@ export class TextRenderer implements Renderer {
       const before = header(view);
       if (update.title) view.title = update.title;
       if (update.status) view.status = update.status;
+      if (update.content) view.text = textOf(update.content);
       this.toolCallChanged(update.toolCallId, terminalIdsOf(update.content), header(view) !== before);
     }
   }
@@ -206,30 +189,16 @@ export class TextRenderer implements Renderer {
     const view = this.toolCalls.get(toolCallId)!;
     if (view.committed) return;
     view.committed = true;
-    const lines = [header(view), ...view.terminalIds.flatMap((id) => this.finalLines(id))];
+    const terminalLines = view.terminalIds.flatMap((id) => {
+      const term = this.terminals.get(id);
+      return term === undefined ? [] : finalLines(term, this.live !== undefined);
+    });
+    const lines = [header(view), ...textLines(view), ...terminalLines];
     this.live?.clear();
     this.flushText();
     this.breakLine();
     this.out.write(lines.map((line) => `${line}\n`).join(""));
     this.live?.draw();
-  }
-
-  /** A terminal's closing lines: what the reader has not seen of its tail, then how it ended. */
-  private finalLines(terminalId: string): string[] {
-    const term = this.terminals.get(terminalId);
-    if (term === undefined) return [];
-    const { tail } = term;
-    const lines: string[] = [];
-    if (this.live !== undefined || term.streamed > PLAIN_STREAM_LINES) {
-      const skipped = this.live !== undefined ? tail.hiddenLines : term.streamed - PLAIN_STREAM_LINES;
-      if (skipped > 0) lines.push(`${GUTTER}… ${skipped} lines not shown`);
-      lines.push(...tail.tail().map((line) => GUTTER + line));
-    } else if (tail.partialLine !== undefined) {
-      lines.push(GUTTER + tail.partialLine);
-    }
-    const ended = term.exitStatus !== undefined ? formatExitStatus(term.exitStatus) : term.released ? "released" : "still running";
-    lines.push(`  └ ${ended}`);
-    return lines;
   }
 
   /** The live region: every tool call not yet printed for good, with its terminals' tails. */
@@ -241,8 +210,7 @@ export class TextRenderer implements Renderer {
       for (const id of view.terminalIds) {
         const tail = this.terminals.get(id)?.tail;
         if (tail === undefined) continue;
-        if (tail.hiddenLines > 0) lines.push(`${GUTTER}… ${tail.hiddenLines} earlier lines`);
-        lines.push(...tail.tail().map((line) => GUTTER + line));
+        lines.push(...tailLines(tail));
       }
     }
     return lines;

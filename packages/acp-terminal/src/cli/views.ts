@@ -1,0 +1,75 @@
+import type { ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk";
+import type { ExitStatus } from "../host/types.js";
+import { formatExitStatus } from "./format.js";
+import type { TerminalTail } from "./terminal-tail.js";
+
+/** Lines of one terminal printed as they arrive when piped; after that only the final tail. */
+export const PLAIN_STREAM_LINES = 200;
+/** Lines of a tool call's text content shown when it has no terminal. */
+const TEXT_LINES = 10;
+export const GUTTER = "  │ ";
+
+export interface ToolCallView {
+  title: string;
+  status: ToolCallStatus;
+  terminalIds: string[];
+  /** The tool call's text content, shown when it has no terminal. */
+  text?: string;
+  /** Printed for good (on a TTY: moved out of the live region). */
+  committed: boolean;
+}
+
+export interface TerminalView {
+  tail: TerminalTail;
+  exitStatus?: ExitStatus;
+  released: boolean;
+  toolCallId?: string;
+  /** Piped: complete lines accounted for (printed, or skipped past the cap). */
+  streamed: number;
+}
+
+export const DONE: ReadonlySet<ToolCallStatus> = new Set(["completed", "failed"]);
+
+export function terminalIdsOf(content: ToolCallContent[] | null | undefined): string[] {
+  return (content ?? []).flatMap((item) => (item.type === "terminal" ? [item.terminalId] : []));
+}
+
+/** The text blocks of tool call content, joined; undefined when there are none. */
+export function textOf(content: ToolCallContent[] | null | undefined): string | undefined {
+  const texts = (content ?? []).flatMap((item) => (item.type === "content" && item.content.type === "text" ? [item.content.text] : []));
+  return texts.length === 0 ? undefined : texts.join("\n");
+}
+
+export function header(view: ToolCallView): string {
+  const mark = view.status === "completed" ? "✓" : view.status === "failed" ? "✗" : "▸";
+  return `${mark} ${view.title} [${view.status}]`;
+}
+
+/** A tool call's text (when it has no terminal to show instead): its last lines, indented. */
+export function textLines(view: ToolCallView): string[] {
+  if (view.terminalIds.length > 0 || view.text === undefined) return [];
+  const lines = view.text.trimEnd().split("\n");
+  const shown = lines.slice(-TEXT_LINES).map((line) => `  ${line.length > 400 ? `${line.slice(0, 399)}…` : line}`);
+  return lines.length > TEXT_LINES ? [`  … ${lines.length - TEXT_LINES} earlier lines`, ...shown] : shown;
+}
+
+/** The tail of a terminal as display lines, with a marker for what it no longer shows. */
+export function tailLines(tail: TerminalTail, hidden = tail.hiddenLines, marker = "earlier lines"): string[] {
+  const lines = hidden > 0 ? [`${GUTTER}… ${hidden} ${marker}`] : [];
+  return [...lines, ...tail.tail().map((line) => GUTTER + line)];
+}
+
+/**
+ * A terminal's closing lines: what the reader has not seen of its output (on a TTY the whole
+ * tail, since the live region is erased; piped, the unfinished last line, or the tail when
+ * streaming stopped at the cap), then how it ended.
+ */
+export function finalLines(term: TerminalView, tty: boolean): string[] {
+  const { tail } = term;
+  let lines: string[] = [];
+  if (tty) lines = tailLines(tail, tail.hiddenLines, "lines not shown");
+  else if (term.streamed > PLAIN_STREAM_LINES) lines = tailLines(tail, term.streamed - PLAIN_STREAM_LINES, "lines not shown");
+  else if (tail.partialLine !== undefined) lines = [GUTTER + tail.partialLine];
+  const ended = term.exitStatus !== undefined ? formatExitStatus(term.exitStatus) : term.released ? "released" : "still running";
+  return [...lines, `  └ ${ended}`];
+}
