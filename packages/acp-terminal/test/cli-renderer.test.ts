@@ -122,6 +122,22 @@ describe("TextRenderer, on a TTY", () => {
     r.finish(result);
   });
 
+  it("draws nothing in place while paused for a question, and redraws on resume", async () => {
+    const out = sink(true);
+    const r = new TextRenderer(out, sink(true));
+    r.terminalCreated(info("t1"));
+    r.sessionUpdate(toolCall("in_progress", "t1"));
+    r.pause();
+    r.pause();
+    expect(out.text).toBe("▸ make test [in_progress]\n\x1b[1F\x1b[0J");
+    r.terminalOutput("t1", bytes("while asking\n"));
+    r.resume();
+    expect(out.text).not.toContain("while asking");
+    r.resume();
+    await until(() => out.text.endsWith("▸ make test [in_progress]\n  │ while asking\n"), { message: "the redraw after resume" });
+    r.finish(result);
+  });
+
   it("holds a partial message line while the live region is up", () => {
     const out = sink(true);
     const r = new TextRenderer(out, sink(true));

@@ -54,6 +54,14 @@ export class JsonRenderer implements Renderer {
     this.err.write(`${message}\n`);
   }
 
+  pause(): void {
+    // Nothing is drawn in place in JSON mode.
+  }
+
+  resume(): void {
+    // Nothing is drawn in place in JSON mode.
+  }
+
   finish(result: RunResult): void {
     if (result.error !== undefined) this.err.write(`${result.error}\n`);
     this.emit({

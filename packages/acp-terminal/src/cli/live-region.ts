@@ -11,6 +11,7 @@ const MAX_REGION_LINES = 40;
  */
 export class LiveRegion {
   private drawn = 0;
+  private held = false;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -31,6 +32,7 @@ export class LiveRegion {
   }
 
   draw(): void {
+    if (this.held) return;
     const lines = this.frame().slice(-MAX_REGION_LINES);
     if (lines.length === 0) return;
     this.beforeDraw();
@@ -38,6 +40,17 @@ export class LiveRegion {
     const width = Math.max(20, columns - 1);
     this.out.write(lines.map((line) => `${line.length > width ? `${line.slice(0, width - 1)}…` : line}\n`).join(""));
     this.drawn = lines.length;
+  }
+
+  /** Takes the region off the screen and keeps it off (someone else needs the TTY) until `release`. */
+  hold(): void {
+    this.clear();
+    this.held = true;
+  }
+
+  release(): void {
+    this.held = false;
+    this.draw();
   }
 
   /** Redraws on the next frame; calls in between coalesce. */

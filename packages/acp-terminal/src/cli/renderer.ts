@@ -11,6 +11,9 @@ export interface Renderer {
   terminalReleased(terminalId: string): void;
   /** A line for the user about the run itself (hints, warnings, the error that ended it). */
   notice(message: string): void;
+  /** Someone else (a permission question) writes to the TTY until `resume`: draw nothing live. */
+  pause(): void;
+  resume(): void;
   finish(result: RunResult): void;
 }
 

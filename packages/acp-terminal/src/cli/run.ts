@@ -107,14 +107,19 @@ class Run {
     });
     const app = client({ name: "acp-terminal" })
       .onNotification("session/update", ({ params }) => this.renderer.sessionUpdate(params.update))
-      .onRequest("session/request_permission", ({ params }) =>
-        decidePermission(params, this.permissionMode(), {
-          input: this.io.stdin,
-          output: this.io.stderr,
-          notice: (message) => this.renderer.notice(message),
-          signal: this.cancelled.signal,
-        }),
-      );
+      .onRequest("session/request_permission", async ({ params }) => {
+        this.renderer.pause();
+        try {
+          return await decidePermission(params, this.permissionMode(), {
+            input: this.io.stdin,
+            output: this.io.stderr,
+            notice: (message) => this.renderer.notice(message),
+            signal: this.cancelled.signal,
+          });
+        } finally {
+          this.renderer.resume();
+        }
+      });
     bindTerminalHost(app, host, {
       sessionCwd: () => this.options.cwd,
       onError: (error, context) => this.renderer.notice(`acp-terminal: ${context}: ${String(error)}`),

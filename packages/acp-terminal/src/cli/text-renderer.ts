@@ -32,6 +32,8 @@ export class TextRenderer implements Renderer {
   private readonly live: LiveRegion | undefined;
   private openLine = false;
   private pendingText = "";
+  /** Permission questions in progress (they may overlap). */
+  private pauses = 0;
 
   constructor(
     private readonly out: Output,
@@ -92,6 +94,16 @@ export class TextRenderer implements Renderer {
     this.breakLine();
     this.err.write(`${message}\n`);
     this.live?.draw();
+  }
+
+  pause(): void {
+    if (this.pauses++ > 0) return;
+    this.live?.hold();
+    this.breakLine();
+  }
+
+  resume(): void {
+    if (--this.pauses === 0) this.live?.release();
   }
 
   finish(result: RunResult): void {
