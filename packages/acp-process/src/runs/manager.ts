@@ -1,4 +1,4 @@
-import { encodeKeys, type KeyInput } from "acp-terminal";
+import type { KeyInput } from "acp-terminal";
 import { systemClock, type Clock } from "../clock.js";
 import { resolveLimits, type ResolvedLimits } from "../config.js";
 import { ProcessError } from "../errors.js";
@@ -7,7 +7,8 @@ import { MemoryRunStore } from "../store/memory.js";
 import type { RunStore } from "../store/types.js";
 import { snapshotOf } from "./describe.js";
 import { DEFAULT_TUNING, type KillOptions, type ListRunsQuery, type ProcessManagerOptions, type ReadQuery, type StartRunOptions } from "./options.js";
-import { Run, messageOf, type RunTuning } from "./run.js";
+import { Run, type RunTuning } from "./run.js";
+import { encodeKeyInput, resizeRun, writeInput } from "./input.js";
 import { Scheduler } from "./scheduler.js";
 import { isFinished, type RunEvent, type RunEventSink, type RunSnapshot, type WatcherSpec } from "./types.js";
 import { byteView, lineView, tailText, type LineView } from "./views.js";
@@ -16,7 +17,6 @@ import { RunRegistry } from "./registry.js";
 import { recoverRuns, type RecoveryPolicy, type RecoveryReport } from "./recovery.js";
 import { newRecord, restartRequest, validateStart } from "./records.js";
 
-const MAX_LIST = 500;
 
 /**
  * The run registry. Starts commands through a TerminalProvider, tracks their status and output as
@@ -117,14 +117,7 @@ export class ProcessManager {
   }
 
   list(query: ListRunsQuery = {}): RunSnapshot[] {
-    const statuses = query.status === undefined ? undefined : new Set(typeof query.status === "string" ? [query.status] : query.status);
-    const limit = Math.min(Math.max(1, query.limit ?? 50), MAX_LIST);
-    const now = this.clock.now();
-    return this.registry.all()
-      .filter((r) => (query.sessionId === undefined || r.sessionId === query.sessionId) && (!statuses || statuses.has(r.status)))
-      .sort((a, b) => b.createdAtMs - a.createdAtMs)
-      .slice(0, limit)
-      .map((r) => snapshotOf(r, now));
+    return this.registry.list(query).map((r) => snapshotOf(r, this.clock.now()));
   }
 
   /** Items from `sinceSeq` on; reads the client's output first so the answer is current. */
@@ -155,16 +148,9 @@ export class ProcessManager {
     return tailText(this.store.allItems(runId), Math.max(1, options.maxChars ?? 2000));
   }
 
+  /** Writes to a running run's stdin (see `StartRunOptions.stdin`). */
   async write(runId: string, data: string | Uint8Array, options: { sessionId?: string; eof?: boolean } = {}): Promise<void> {
-    const run = this.registry.requireLive(runId, options.sessionId);
-    const terminalId = run.requireRunning();
-    if (!run.provider.capabilities.write || !run.provider.write) {
-      throw ProcessError.unsupported("Writing to stdin", run.provider.kind, "the client does not advertise the acp-terminal stdin extension; pass input through the command line instead");
-    }
-    if (!run.record.stdin && !run.record.pty) {
-      throw new ProcessError("stdin_closed", `stdin of run ${runId} is closed: start it with stdin: true (exec: background or pty; shell: spawn) to write to it`);
-    }
-    await run.provider.write(terminalId, data, options.eof ? { eof: true } : {});
+    await writeInput(this.registry.requireLive(runId, options.sessionId), data, options.eof ?? false);
   }
 
   /**
@@ -172,22 +158,11 @@ export class ProcessManager {
    * key table and written to stdin. Unknown-looking names throw with the list of valid ones.
    */
   async sendKeys(runId: string, keys: readonly KeyInput[], options: { sessionId?: string } = {}): Promise<void> {
-    let data: string;
-    try {
-      data = encodeKeys(keys);
-    } catch (error) {
-      throw new ProcessError("invalid_params", messageOf(error), { cause: error });
-    }
-    await this.write(runId, data, options);
+    await writeInput(this.registry.requireLive(runId, options.sessionId), encodeKeyInput(keys), false);
   }
 
   async resize(runId: string, cols: number, rows: number, options: { sessionId?: string } = {}): Promise<void> {
-    const run = this.registry.requireLive(runId, options.sessionId);
-    const terminalId = run.requireRunning();
-    if (!run.record.pty || !run.provider.resize) {
-      throw ProcessError.unsupported("Resizing", run.provider.kind, run.record.pty ? "the client cannot resize terminals" : "the run has no PTY; start it with pty");
-    }
-    await run.provider.resize(terminalId, cols, rows);
+    await resizeRun(this.registry.requireLive(runId, options.sessionId), cols, rows);
   }
 
   /** Ends a run (see `Run.terminate`); a finished run is returned unchanged. */

@@ -1,7 +1,10 @@
 import { ProcessError } from "../errors.js";
 import type { RunStore } from "../store/types.js";
+import type { ListRunsQuery } from "./options.js";
 import type { Run } from "./run.js";
 import { isFinished, type RunRecord } from "./types.js";
+
+const MAX_LIST = 500;
 
 /**
  * The runs a manager knows: live `Run`s of this process (their records are current) and runs
@@ -47,6 +50,16 @@ export class RunRegistry {
     const records = [...this.runs.values()].map((run) => run.record);
     for (const stored of this.store.listRuns()) if (!this.runs.has(stored.id)) records.push(stored);
     return records;
+  }
+
+  /** Newest first, filtered by session and status; `limit` default 50, max 500. */
+  list(query: ListRunsQuery): RunRecord[] {
+    const statuses = query.status === undefined ? undefined : new Set(typeof query.status === "string" ? [query.status] : query.status);
+    const limit = Math.min(Math.max(1, query.limit ?? 50), MAX_LIST);
+    return this.all()
+      .filter((r) => (query.sessionId === undefined || r.sessionId === query.sessionId) && (!statuses || statuses.has(r.status)))
+      .sort((a, b) => b.createdAtMs - a.createdAtMs)
+      .slice(0, limit);
   }
 
   delete(runId: string): void {

@@ -8,6 +8,7 @@ import { createParams, type RunLaunch } from "./launch.js";
 import { OutputLog } from "./output-log.js";
 import { armRunTimers } from "./run-timers.js";
 import { withinMs } from "./deadline.js";
+import { releaseTerminal } from "./release.js";
 import { describeEnd, displayCommand, snapshotOf } from "./describe.js";
 import type { RunEvent, RunRecord, RunSnapshot, TerminationCause } from "./types.js";
 import { WatcherSet, type WatcherLimits } from "./watchers.js";
@@ -232,17 +233,7 @@ export class Run {
   private async release(): Promise<void> {
     const terminalId = this.record.terminalId;
     if (!terminalId) return;
-    const { provider, tuning } = this.ctx;
-    // Whoever embeds the terminal in the UI gets to do so before it is released (bounded).
-    await withinMs(this.startHook, tuning.releaseWaitMs);
-    const outcome = await withinMs(
-      provider.release(terminalId).then(
-        () => null,
-        (error: unknown) => messageOf(error),
-      ),
-      tuning.releaseWaitMs,
-    );
-    const failure = outcome.ok ? outcome.value : `no answer within ${tuning.releaseWaitMs} ms`;
+    const failure = await releaseTerminal(this.ctx.provider, terminalId, this.startHook, this.ctx.tuning.releaseWaitMs);
     if (failure !== null) this.log.appendNotice(`[acp-process] releasing terminal ${terminalId} failed: ${failure}`);
     this.record.terminalId = null;
     this.ctx.store.putRun(this.record, { urgent: true });

@@ -1,0 +1,37 @@
+import { encodeKeys, type KeyInput } from "acp-terminal";
+import { ProcessError } from "../errors.js";
+import { messageOf, type Run } from "./run.js";
+
+/**
+ * Input to a running command: stdin writes, named keys, PTY resize. Each says clearly why it
+ * cannot happen (a client without the extension, stdin not opened, no PTY).
+ */
+export async function writeInput(run: Run, data: string | Uint8Array, eof: boolean): Promise<void> {
+  const terminalId = run.requireRunning();
+  const { provider, record } = run;
+  if (!provider.capabilities.write || !provider.write) {
+    throw ProcessError.unsupported("Writing to stdin", provider.kind, "the client does not advertise the acp-terminal stdin extension; pass input through the command line instead");
+  }
+  if (!record.stdin && !record.pty) {
+    throw new ProcessError("stdin_closed", `stdin of run ${record.id} is closed: start it with stdin: true (exec: background or pty; shell: spawn) to write to it`);
+  }
+  await provider.write(terminalId, data, eof ? { eof: true } : {});
+}
+
+/** Key names and text as the bytes a terminal expects (acp-terminal's key table). */
+export function encodeKeyInput(keys: readonly KeyInput[]): string {
+  try {
+    return encodeKeys(keys);
+  } catch (error) {
+    throw new ProcessError("invalid_params", messageOf(error), { cause: error });
+  }
+}
+
+export async function resizeRun(run: Run, cols: number, rows: number): Promise<void> {
+  const terminalId = run.requireRunning();
+  const { provider, record } = run;
+  if (!record.pty || !provider.resize) {
+    throw ProcessError.unsupported("Resizing", provider.kind, record.pty ? "the client cannot resize terminals" : "the run has no PTY; start it with pty");
+  }
+  await provider.resize(terminalId, cols, rows);
+}
