@@ -114,6 +114,14 @@ describe("demo-agent without a terminal-capable client", () => {
     expect(facts(client.updates).some((f) => f.event === "tour_complete")).toBe(false);
   });
 
+  it("stops its local processes when it is terminated by a signal", async () => {
+    const client = await start();
+    await client.prompt("bg sleep 30");
+    expect(markedPids(mark).length).toBeGreaterThan(1); // the agent and its sleep
+    expect(await client.signal("SIGTERM")).toBe(143);
+    // afterEach: nothing marked is left, though the sleep led a process group of its own
+  });
+
   it("answers an unknown command with the list of commands (end_turn, not an error)", async () => {
     const client = await start();
     expect(await client.prompt("make coffee")).toBe("end_turn");

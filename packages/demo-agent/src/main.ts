@@ -14,8 +14,18 @@ if (process.argv.includes("--help") || process.argv.includes("-h")) {
 const stream = ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
 const demo = demoAgent();
 const connection = demo.app.connect(stream);
-// The client closing our stdin ends every session: stop what still runs, then exit.
-void connection.closed.then(async () => {
+
+let exiting = false;
+/** Local commands lead process groups of their own: a signal to ours does not reach them, so stop them first. */
+async function shutdown(code: number): Promise<void> {
+  if (exiting) return;
+  exiting = true;
   await demo.dispose();
-  process.exit(0);
-});
+  process.exit(code);
+}
+
+// The client closing our stdin ends every session.
+void connection.closed.then(() => shutdown(0));
+for (const [signal, code] of [["SIGTERM", 143], ["SIGINT", 130], ["SIGHUP", 129]] as const) {
+  process.once(signal, () => void shutdown(code));
+}
