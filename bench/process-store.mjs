@@ -33,6 +33,7 @@ const dir = mkdtempSync(join(tmpdir(), "acp-process-bench-"));
 const dbSize = (path) => ["", "-wal"].reduce((n, suffix) => n + (statSync(path + suffix, { throwIfNoEntry: false })?.size ?? 0), 0);
 
 async function endToEnd(store) {
+  const stats = () => (store.stats ? store.stats() : undefined);
   const host = new TerminalHost({ defaultOutputByteLimit: 8 * 1024 * 1024 });
   const manager = new ProcessManager({ provider: new LocalTerminalProvider(host), store, env: {}, sweepIntervalMs: 0, maxOutputChars: 5_000_000 });
   const cpu = process.cpuUsage();
@@ -43,9 +44,10 @@ async function endToEnd(store) {
   store.flush();
   if (run.status !== "completed") throw new Error(`printer ended ${run.status}: ${run.error}`);
   if (run.outputBytes + run.lostBytes !== TOTAL * LINE_BYTES) throw new Error(`byte accounting: ${run.outputBytes} + ${run.lostBytes} != ${TOTAL * LINE_BYTES}`);
+  const sizes = stats();
   await manager.dispose();
   await host.dispose();
-  return { run, elapsedMs, cpuMs: (used.user + used.system) / 1000 };
+  return { run, elapsedMs, cpuMs: (used.user + used.system) / 1000, sizes };
 }
 
 function storeOnly(store, items) {
@@ -74,7 +76,7 @@ try {
     report.row({ figure: `${name}: items stored`, value: `${perSecond(result.run.nextSeq, result.elapsedMs)} (${result.run.nextSeq} items)`, baseline: `${perSecond(memory.run.nextSeq, memory.elapsedMs)} memory` });
     report.row({ figure: `${name}: agent CPU per 100k lines`, value: fmt.ms((result.cpuMs / lines) * 100_000), baseline: `${fmt.ms((memory.cpuMs / memory.run.lineCount) * 100_000)} memory`, ratio: fmt.ratio(result.cpuMs / lines / (memory.cpuMs / memory.run.lineCount)) });
     report.row({ figure: `${name}: bytes lost to the host limit`, value: String(result.run.lostBytes), baseline: `${memory.run.lostBytes} memory` });
-    report.row({ figure: `${name}: DB size`, value: `${fmt.mb(dbSize(path))} for ${fmt.mb(TOTAL * LINE_BYTES)} of output` });
+    report.row({ figure: `${name}: DB size`, value: `${fmt.mb(dbSize(path))} on disk with WAL, ${fmt.mb(result.sizes.liveBytes)} live pages, for ${fmt.mb(TOTAL * LINE_BYTES)} of output` });
   }
 
   const ITEMS = 300_000;

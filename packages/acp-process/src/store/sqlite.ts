@@ -156,12 +156,13 @@ export class SqliteRunStore implements RunStore {
     })();
   }
 
-  /** Database file size figures, for benchmarks and status. */
-  stats(): { pageCount: number; pageSize: number; bytes: number } {
+  /** Size figures, for benchmarks and status: the file's pages, and those holding live data. */
+  stats(): { bytes: number; liveBytes: number } {
     this.flush();
     const pageCount = this.db.pragma("page_count", { simple: true }) as number;
+    const freePages = this.db.pragma("freelist_count", { simple: true }) as number;
     const pageSize = this.db.pragma("page_size", { simple: true }) as number;
-    return { pageCount, pageSize, bytes: pageCount * pageSize };
+    return { bytes: pageCount * pageSize, liveBytes: (pageCount - freePages) * pageSize };
   }
 
   close(): void {
