@@ -8,7 +8,7 @@ export const ExitCode = {
   usage: 1,
   /** The agent stopped for `refusal`, `max_tokens` or `max_turn_requests`. */
   refused: 2,
-  /** The turn was cancelled (Ctrl-C, or the agent answered `cancelled`). */
+  /** The turn was cancelled (Ctrl-C, SIGTERM/SIGHUP, stdout closed, or the agent answered `cancelled`). */
   cancelled: 3,
   /** The agent crashed, exited early, or broke the protocol. */
   agentFailed: 4,
@@ -38,6 +38,6 @@ export const EXIT_CODES_HELP = `Exit codes:
   0  the turn ended normally (end_turn)
   1  usage error (bad flags, agent command not found, unusable --cwd or --agent-log)
   2  the agent refused or hit a limit (refusal, max_tokens, max_turn_requests)
-  3  cancelled (Ctrl-C, or the agent stopped with cancelled)
+  3  cancelled (Ctrl-C, SIGTERM, stdout closed, or the agent stopped with cancelled)
   4  the agent crashed, exited early, or does not speak ACP
   5  --timeout elapsed`;
