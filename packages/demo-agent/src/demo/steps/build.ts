@@ -14,9 +14,9 @@ export const build: Step = {
   async run(session, say) {
     const job = await bgCommand(session, BUILD_COMMAND);
     await watchCommand(session, job.id, WATCH_REGEX);
-    const lines = (n: number) => (output: string) => (output.match(/^\[build\]/gm) ?? []).length >= n;
+    const lines = (output: string): number => (output.match(/^\[build\]/gm) ?? []).length;
 
-    await outputMatching(session.manager, job.id, lines(2), 10_000);
+    await outputMatching(session.manager, job.id, (output) => lines(output) >= 2, 10_000);
     const first = await pollCommand(session, job.id);
     await say(`poll: since_seq ${first.sinceSeq} → next_seq ${first.page.nextSeq}, ${first.page.run.status}.`, {
       step: "poll",
@@ -24,7 +24,9 @@ export const build: Step = {
       nextSeq: first.page.nextSeq,
     });
 
-    await outputMatching(session.manager, job.id, lines(4), 10_000);
+    // Two more lines, and at least one item past the first poll's cursor (even on a slow machine).
+    const newItems = (): boolean => session.manager.get(job.id).nextSeq > first.page.nextSeq;
+    await outputMatching(session.manager, job.id, (output) => lines(output) >= 4 && newItems(), 10_000);
     const second = await pollCommand(session, job.id);
     await say(`poll again: since_seq ${second.sinceSeq} → next_seq ${second.page.nextSeq}: only the new lines.`, {
       step: "poll",
