@@ -129,7 +129,7 @@ describe("shell action API", () => {
     let text = "";
     let hits: { event: string }[] = [];
     for (;;) {
-      const poll = await call(shellTool, { action: "poll", id: spawned.id, since_seq: seq, limit: 2 });
+      const poll = await call(shellTool, { action: "poll", id: spawned.id, since_seq: seq, limit: seq === 0 ? 100_000 : 2 });
       expect(poll.next_seq).toBeGreaterThanOrEqual(seq);
       text += poll.items.map((i: { text: string }) => i.text).join("");
       hits = hits.concat(poll.watch_hits.filter((h: { seq: number }) => h.seq >= seq));

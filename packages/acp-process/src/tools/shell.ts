@@ -24,7 +24,7 @@ export const shellInputSchema = z.object({
   env: z.record(z.string(), z.string()).optional(),
   id: z.string().optional().describe("Run id from spawn (poll, log, kill, send_keys)"),
   since_seq: z.number().int().min(0).optional().describe("poll: first item wanted; pass the previous next_seq"),
-  limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(`poll: items, log: lines (max ${MAX_LIMIT})`),
+  limit: z.number().int().min(1).optional().describe(`poll: items, log: lines (default 100; larger values are capped at ${MAX_LIMIT})`),
   offset: z.number().int().min(0).optional().describe("log: first line; omitted = the last lines"),
   stream: z.enum(["stdout", "stderr", "combined"]).optional(),
   watch: z.array(watchSchema).max(16).optional().describe("spawn: regex watchers; hits are reported by poll"),
@@ -95,7 +95,7 @@ export const shellTool = defineTool<ShellInput, Record<string, unknown>>({
       case "poll": {
         const id = requireId(input);
         const since = input.since_seq ?? 0;
-        const page = await manager.read(id, { sessionId, sinceSeq: since, limit: input.limit ?? 100, maxChars: maxBytes });
+        const page = await manager.read(id, { sessionId, sinceSeq: since, limit: capped(input.limit), maxChars: maxBytes });
         return {
           ...status(page.run),
           items: page.items.map((item) => ({ seq: item.seq, kind: item.kind, text: item.text })),
@@ -109,7 +109,7 @@ export const shellTool = defineTool<ShellInput, Record<string, unknown>>({
       }
       case "log": {
         const id = requireId(input);
-        const view = await manager.lines(id, { sessionId, limit: input.limit ?? 100, ...(input.offset !== undefined ? { offset: input.offset } : {}) });
+        const view = await manager.lines(id, { sessionId, limit: capped(input.limit), ...(input.offset !== undefined ? { offset: input.offset } : {}) });
         return { ...status(view.run), lines: view.lines, offset: view.offset, total_lines: view.totalLines, dropped_lines: view.droppedLines, ...note };
       }
       case "kill": {
@@ -126,6 +126,10 @@ export const shellTool = defineTool<ShellInput, Record<string, unknown>>({
     }
   },
 });
+
+function capped(limit: number | undefined): number {
+  return Math.min(limit ?? 100, MAX_LIMIT);
+}
 
 function requireId(input: ShellInput): string {
   if (!input.id) throw ProcessError.invalidParams("id", `the run id returned by spawn for action ${input.action}`, input.id);
