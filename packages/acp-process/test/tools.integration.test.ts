@@ -94,8 +94,13 @@ describe("process.* tools", () => {
   });
 
   it("times out as a state, and monitors, kills, lists and reads logs", async () => {
-    const timedOut = await call(processRun, { ...hang, command: hang.command, timeout: 0.3 });
-    expect(timedOut).toMatchObject({ state: "timed_out", stdout: "ready\n" });
+    rig = localRig({ manualClock: true });
+    const pending = call(processRun, { ...hang, command: hang.command, timeout: 0.3 });
+    const running = await until(() => rig!.manager.list().find((r) => r.status === "running"), "the run");
+    await until(async () => (await call(processMonitor, { id: running.id })).stdout === "ready\n", "ready");
+    rig.clock!.advance(300);
+    const timedOut = await pending;
+    expect(timedOut).toMatchObject({ state: "timed_out", stdout: "ready\n", error: expect.stringMatching(/^timed out after 300 ms: /) });
     const bg = await call(processRun, { command: hang.command, args: hang.args, background: true });
     expect(bg.state).toBe("running");
     await until(async () => (await call(processMonitor, { id: bg.id })).stdout === "ready\n", "ready");
