@@ -193,6 +193,17 @@ describe("ProcessManager over the local TerminalHost", () => {
     await expect(rig.manager.write(hang.id, "x")).rejects.toThrow(/stdin of run .* is closed: start it with stdin: true/);
   });
 
+  it("notifies exactly one exit per run when kills race exits", async () => {
+    rig = localRig();
+    const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => rig!.manager.start({ sessionId: "s", command: `echo ${i}` })));
+    const ended = await Promise.all(runs.map((run, i) => (i % 2 === 0 ? rig!.manager.kill(run.id, { signal: "SIGTERM" }) : rig!.manager.wait(run.id))));
+    for (const run of ended) expect(["completed", "killed"]).toContain(run.status);
+    await Promise.all(runs.map((run) => rig!.manager.kill(run.id)));
+    const exits = rig.events.filter((e) => e.type === "exit").map((e) => e.type === "exit" && e.run.id);
+    expect(exits.sort()).toEqual(runs.map((r) => r.id).sort());
+    expect(rig.host.list()).toHaveLength(0);
+  });
+
   it("scopes runs to their session", async () => {
     rig = localRig();
     const { run } = await rig.manager.run({ sessionId: "a", command: "true" });
