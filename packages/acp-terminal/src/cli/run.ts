@@ -1,14 +1,13 @@
-import { closeSync, openSync, statSync } from "node:fs";
 import { setImmediate as nextTurn, setTimeout as delay } from "node:timers/promises";
 import { client, PROTOCOL_VERSION, type ClientConnection, type InitializeRequest } from "@agentclientprotocol/sdk";
 import { bindTerminalHost, terminalClientCapabilities, TerminalHost } from "../index.js";
 import { AgentProcess, type AgentExit } from "./agent-process.js";
 import type { RunOptions } from "./args.js";
-import { leadingProgram, programExists } from "./command-lookup.js";
 import { ExitCode, exitCodeForStopReason } from "./exit-codes.js";
-import { agentExited, commandNotFound, notAcp, protocolFailure, type Ending } from "./failure-messages.js";
+import { agentExited, notAcp, protocolFailure, type Ending } from "./failure-messages.js";
 import { JsonRenderer } from "./json-renderer.js";
 import { decidePermission, type PermissionMode } from "./permission.js";
+import { checkBeforeLaunch } from "./preflight.js";
 import { outputOf, type Renderer } from "./renderer.js";
 import { followHost } from "./terminal-ledger.js";
 import { TextRenderer } from "./text-renderer.js";
@@ -29,25 +28,6 @@ export interface CliIo {
 
 type Phase = "initialize" | "session" | "turn";
 
-function isDirectory(dir: string): boolean {
-  try {
-    return statSync(dir).isDirectory();
-  } catch {
-    // Missing or unreadable: either way not a directory we can use.
-    return false;
-  }
-}
-
-/** Why `file` cannot be appended to, or undefined when it can. */
-function unwritable(file: string): string | undefined {
-  try {
-    closeSync(openSync(file, "a"));
-    return undefined;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code ?? String(error);
-  }
-}
-
 /** Runs one prompt turn against the agent; resolves with the process exit code. Never throws. */
 export async function run(options: RunOptions, io: CliIo): Promise<number> {
   const err = outputOf(io.stderr);
@@ -61,18 +41,6 @@ export async function run(options: RunOptions, io: CliIo): Promise<number> {
   }
   const renderer = options.json ? new JsonRenderer(out, err) : new TextRenderer(out, err);
   return new Run(options, io, renderer).execute();
-}
-
-/** What makes the run impossible before anything starts (a usage error), if anything. */
-function checkBeforeLaunch(options: RunOptions, cwd: string): string | undefined {
-  if (!isDirectory(options.cwd)) return `Invalid --cwd: expected an existing directory, received ${JSON.stringify(options.cwd)}`;
-  const program = leadingProgram(options.agent);
-  if (program !== undefined && !programExists(program, cwd)) return commandNotFound(options.agent).error;
-  if (options.agentLog !== undefined) {
-    const reason = unwritable(options.agentLog);
-    if (reason !== undefined) return `Invalid --agent-log: cannot write to ${JSON.stringify(options.agentLog)} (${reason})`;
-  }
-  return undefined;
 }
 
 class Run {
