@@ -63,3 +63,4 @@ export {
 export { shellTool, shellInputSchema, type ShellInput } from "./tools/shell.js";
 export { SqliteRunStore, type SqliteStoreOptions } from "./store/sqlite.js";
 export { providerForClient, type ClientProviderOptions } from "./providers/select.js";
+export { allTools } from "./tools/all.js";

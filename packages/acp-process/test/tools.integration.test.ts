@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { execTool, processTool, processTools, runTool, shellTool, type ToolContext, type ToolDefinition } from "../src/index.js";
+import { allTools, execTool, processTool, processTools, runTool, shellTool, type ToolContext, type ToolDefinition } from "../src/index.js";
 import { localRig, nodeScript, until, type LocalRig } from "./support.js";
 
 let rig: LocalRig | undefined;
@@ -83,6 +83,8 @@ describe("exec + process tools", () => {
     expect(execTool.jsonSchema).toMatchObject({ type: "object", required: ["command"], properties: { command: { type: "string" }, yieldMs: { type: "integer" } } });
     expect(processTool.jsonSchema).toMatchObject({ properties: { action: { enum: ["list", "poll", "log", "write", "kill", "clear", "remove"] } } });
     expect(processRun.functionName).toBe("process_run");
+    expect(allTools.map((t) => t.name)).toEqual(["exec", "process", "process.run", "process.monitor", "process.kill", "process.list", "process.logs", "shell"]);
+    for (const tool of allTools) expect(tool.jsonSchema).toMatchObject({ type: "object" });
   });
 });
 

@@ -1,0 +1,8 @@
+import { execTool } from "./exec.js";
+import { processTool } from "./process.js";
+import { processTools } from "./process-api.js";
+import { shellTool } from "./shell.js";
+import type { ToolDefinition } from "./types.js";
+
+/** Every tool surface, for registries that list them by name (`exec`, `process`, `process.run`, ..., `shell`). */
+export const allTools: readonly ToolDefinition[] = [execTool, processTool, ...processTools, shellTool] as readonly ToolDefinition[];
