@@ -5,7 +5,8 @@
  * prefix of `next`. Repetitive output can make the match ambiguous; we take the longest overlap,
  * which can only under-report new text, never invent it.
  */
-const MAX_CANDIDATES = 256;
+// Each candidate costs a comparison up to the snapshot length; bounded for periodic output.
+const MAX_CANDIDATES = 32;
 const HEAD_CHARS = 64;
 
 export function overlapLength(previous: string, next: string): number {
