@@ -2,11 +2,11 @@
  * The `acp-terminal run` binary as a user runs it, against fixture agents over real stdio:
  * rendering, --json, permissions, --agent-log, and the exit codes.
  */
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { FIXTURE_AGENT, killAllStarted, nodeAgent, runCli } from "./fixtures/cli-process.js";
+import { FIXTURE_AGENT, killAllStarted, nodeAgent, REPO, runCli } from "./fixtures/cli-process.js";
 
 afterEach(() => {
   expect(killAllStarted()).toEqual([]);
@@ -49,6 +49,17 @@ describe("acp-terminal run", () => {
     expect(lines.find((l) => l.event === "create")).toMatchObject({ pty: true });
     expect(lines.filter((l) => l.event === "output").map((l) => l.output).join("")).toBe("first\r\nsecond\r\n");
     expect(code).toBe(0);
+  });
+
+  it("--cwd is the session's cwd and the terminals' default cwd", async () => {
+    const dir = await realpath(await mkdtemp(path.join(tmpdir(), "cli-cwd-")));
+    try {
+      const { code, stdout } = await runCli(["run", "--cwd", path.relative(REPO, dir), "--agent", fixture("cwd"), "go"]);
+      expect(stdout).toBe(`session cwd ${dir}; terminal ran in ${dir}\n`);
+      expect(code).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("rejects a permission request without --yes and says how to allow it", async () => {
