@@ -25,16 +25,15 @@ export function runFacts(run: RunSnapshot): Record<string, unknown> {
   };
 }
 
-/** Text shown inside a code fence, cut to its last `maxChars` characters. */
-export function fenced(text: string, maxChars = 2000): string {
-  const cut = text.length > maxChars ? `…${text.slice(-maxChars)}` : text;
-  return "```\n" + cut + (cut.endsWith("\n") || cut === "" ? "" : "\n") + "```";
+/** The last `maxChars` UTF-16 units of `text`, one fewer if the cut would split a surrogate pair. */
+function lastChars(text: string, maxChars: number): string {
+  const start = text.length - maxChars;
+  const low = text.charCodeAt(start) >= 0xdc00 && text.charCodeAt(start) <= 0xdfff;
+  return text.slice(low ? start + 1 : start);
 }
 
-/** A one-line preview of output for message text: `"step 1/5", "step 2/5"`. */
-export function quoteLines(text: string, maxLines = 3): string {
-  const lines = text.split("\n").filter((line) => line !== "");
-  const shown = lines.slice(0, maxLines).map((line) => JSON.stringify(line.length > 60 ? `${line.slice(0, 60)}…` : line));
-  const more = lines.length > maxLines ? ` and ${lines.length - maxLines} more` : "";
-  return lines.length === 0 ? "(no new output)" : shown.join(", ") + more;
+/** Text shown inside a code fence, cut to its last `maxChars` characters. */
+export function fenced(text: string, maxChars = 2000): string {
+  const cut = text.length > maxChars ? `…${lastChars(text, maxChars)}` : text;
+  return "```\n" + cut + (cut.endsWith("\n") || cut === "" ? "" : "\n") + "```";
 }
