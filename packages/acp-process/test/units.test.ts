@@ -74,6 +74,11 @@ describe("views", () => {
   it("tails by characters", () => {
     expect(tailText([item(0, "abc", 0), item(1, "def", 3)], 4)).toEqual({ text: "cdef", truncated: true });
   });
+
+  it("tails on a character boundary: never half of a surrogate pair", () => {
+    expect(tailText([item(0, "a🚀b", 0)], 2)).toEqual({ text: "b", truncated: true });
+    expect(tailText([item(0, "a🚀b", 0)], 3)).toEqual({ text: "🚀b", truncated: true });
+  });
 });
 
 describe("MemoryRunStore", () => {

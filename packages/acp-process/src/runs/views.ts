@@ -58,5 +58,9 @@ export function tailText(items: readonly RunItem[], maxChars: number): { text: s
     if (item.kind === "output") text = item.text + text;
   }
   const truncated = text.length > maxChars || (items.length > 0 && items[0]!.byteOffset > 0);
-  return { text: text.length > maxChars ? text.slice(text.length - maxChars) : text, truncated };
+  if (text.length <= maxChars) return { text, truncated };
+  // Cut at a character boundary: starting on the second half of a surrogate pair would show U+FFFD.
+  const start = text.length - maxChars;
+  const code = text.charCodeAt(start);
+  return { text: text.slice(code >= 0xdc00 && code <= 0xdfff ? start + 1 : start), truncated };
 }
