@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { FirstLineSniffer } from "../src/cli/first-line-sniffer.js";
 import { leadingProgram, programExists } from "../src/cli/command-lookup.js";
 import { MAX_LINE_CHARS, TerminalTail } from "../src/cli/terminal-tail.js";
+import { columnsWide, fitColumns } from "../src/cli/display-width.js";
 
 const bytes = (text: string) => new Uint8Array(Buffer.from(text, "utf8"));
 
@@ -95,5 +96,16 @@ describe("agent command lookup", () => {
     expect(programExists("no-such-program-acp-terminal", "/")).toBe(false);
     expect(programExists("./no-such-file", "/tmp")).toBe(false);
     expect(programExists(process.execPath, "/")).toBe(true);
+  });
+});
+
+describe("fitColumns", () => {
+  it("keeps a line that fits and cuts one that does not, counting wide characters as two", () => {
+    expect(fitColumns("hello", 5)).toBe("hello");
+    expect(fitColumns("hello!", 5)).toBe("hell…");
+    expect(columnsWide("日本語")).toBe(6);
+    expect(fitColumns("日本語です", 6)).toBe("日本…");
+    expect(columnsWide(fitColumns("日本語です", 6))).toBeLessThanOrEqual(6);
+    expect(fitColumns("😀😀😀", 5)).toBe("😀😀…");
   });
 });

@@ -1,3 +1,4 @@
+import { fitColumns } from "./display-width.js";
 import type { Output } from "./renderer.js";
 
 /** Redraws at most this often, however fast output arrives. */
@@ -38,7 +39,7 @@ export class LiveRegion {
     this.beforeDraw();
     const columns = this.out.columns !== undefined && this.out.columns > 0 ? this.out.columns : 80;
     const width = Math.max(20, columns - 1);
-    this.out.write(lines.map((line) => `${line.length > width ? `${line.slice(0, width - 1)}…` : line}\n`).join(""));
+    this.out.write(lines.map((line) => `${fitColumns(line, width)}\n`).join(""));
     this.drawn = lines.length;
   }
 
