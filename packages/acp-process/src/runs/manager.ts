@@ -145,7 +145,13 @@ export class ProcessManager {
   /** The last `maxChars` characters of output (default 2000), for status lines and snippets. */
   tail(runId: string, options: { sessionId?: string; maxChars?: number } = {}): { text: string; truncated: boolean } {
     this.registry.record(runId, options.sessionId);
-    return tailText(this.store.allItems(runId), Math.max(1, options.maxChars ?? 2000));
+    const maxChars = Math.max(1, options.maxChars ?? 2000);
+    // Read only the newest items, more of them until they hold maxChars or there are no more.
+    for (let limit = 16; ; limit *= 4) {
+      const items = this.store.lastItems(runId, limit);
+      const chars = items.reduce((n, item) => n + (item.kind === "output" ? item.text.length : 0), 0);
+      if (chars >= maxChars || items.length < limit || limit >= this.store.retention.maxItemsPerRun) return tailText(items, maxChars);
+    }
   }
 
   /** Writes to a running run's stdin (see `StartRunOptions.stdin`). */

@@ -57,6 +57,11 @@ export class MemoryRunStore implements RunStore {
     return log ? log.items.slice(log.head) : [];
   }
 
+  lastItems(runId: string, limit: number): RunItem[] {
+    const log = this.logs.get(runId);
+    return log ? log.items.slice(Math.max(log.head, log.items.length - Math.max(0, limit))) : [];
+  }
+
   getRun(runId: string): RunRecord | undefined {
     const record = this.runs.get(runId);
     return record ? { ...record } : undefined;

@@ -74,6 +74,7 @@ export class SqliteRunStore implements RunStore {
       insertItem: this.db.prepare("INSERT OR REPLACE INTO exec_run_items (run_id, seq, kind, text, at_ms, byte_offset) VALUES (?, ?, ?, ?, ?, ?)"),
       prune: this.db.prepare("DELETE FROM exec_run_items WHERE run_id = ? AND seq < ?"),
       readItems: this.db.prepare("SELECT seq, kind, text, at_ms, byte_offset FROM exec_run_items WHERE run_id = ? AND seq >= ? ORDER BY seq LIMIT ?"),
+      lastItems: this.db.prepare("SELECT seq, kind, text, at_ms, byte_offset FROM exec_run_items WHERE run_id = ? ORDER BY seq DESC LIMIT ?"),
       firstSeq: this.db.prepare("SELECT MIN(seq) AS seq FROM exec_run_items WHERE run_id = ?"),
       getRun: this.db.prepare("SELECT record FROM exec_runs WHERE id = ?"),
       listRuns: this.db.prepare("SELECT record FROM exec_runs ORDER BY created_at_ms"),
@@ -112,6 +113,11 @@ export class SqliteRunStore implements RunStore {
 
   allItems(runId: string): RunItem[] {
     return this.readItems(runId, { limit: this.retention.maxItemsPerRun }).items;
+  }
+
+  lastItems(runId: string, limit: number): RunItem[] {
+    this.flush();
+    return (this.statements.lastItems.all(runId, Math.max(0, limit)) as ItemRow[]).map(toItem).reverse();
   }
 
   getRun(runId: string): RunRecord | undefined {

@@ -33,6 +33,8 @@ export interface RunStore {
   readItems(runId: string, query: ItemQuery): ItemPage;
   /** All retained items of a run, oldest first (bounded by retention). */
   allItems(runId: string): RunItem[];
+  /** The newest `limit` retained items, oldest first. */
+  lastItems(runId: string, limit: number): RunItem[];
   getRun(runId: string): RunRecord | undefined;
   listRuns(): RunRecord[];
   deleteRun(runId: string): void;
