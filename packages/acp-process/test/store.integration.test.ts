@@ -61,6 +61,8 @@ describe("SqliteRunStore", () => {
     const second = managerOn(path);
     expect(second.manager.get(run.id)).toMatchObject({ status: "completed", exitCode: 0 });
     expect((await second.manager.lines(run.id)).lines).toEqual(["a", "b"]);
+    expect(second.manager.tail(run.id, { maxChars: 3 })).toEqual({ text: "\nb\n", truncated: true });
+    expect(second.store.lastItems(run.id, 1).map((i) => i.seq)).toEqual([run.nextSeq - 1]);
   });
 
   it("survives SIGKILL of the agent: opens cleanly, loses no acknowledged item, marks the run lost once", async () => {
