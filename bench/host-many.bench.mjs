@@ -7,9 +7,11 @@
  * with pipes waited to 'close', in the same run.
  *
  * The host's defaults (maxTerminalsPerSession 64, maxTerminals 1024) are raised for this bench.
+ * Each measurement runs in a fresh Node process (`--variant plain|host N`, one JSON line out), so
+ * neither inherits the other's heap (fork time grows with the parent's memory).
  * BENCH_COUNTS (default "200,1000").
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { DEFAULT_MAX_TERMINALS, DEFAULT_MAX_TERMINALS_PER_SESSION, TerminalHost } from "acp-terminal";
@@ -60,8 +62,8 @@ export async function main() {
   );
   const report = new Report();
   for (const count of COUNTS) {
-    const plain = await plainSpawns(count);
-    const host = await hosted(count);
+    const plain = inFreshProcess("plain", count);
+    const host = inFreshProcess("host", count);
     report.row({
       figure: `${count} terminals: first create → last exit`,
       value: fmt.s(host.ms),
@@ -87,4 +89,20 @@ export async function main() {
   report.print();
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
+function inFreshProcess(variant, count) {
+  const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--variant", variant, String(count)], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return JSON.parse(out.trim().split("\n").at(-1));
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv[2] === "--variant") {
+    const count = Number(process.argv[4]);
+    const result = process.argv[3] === "plain" ? await plainSpawns(count) : await hosted(count);
+    console.log(JSON.stringify(result));
+  } else {
+    await main();
+  }
+}
