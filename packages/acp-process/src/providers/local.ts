@@ -69,7 +69,8 @@ export class LocalTerminalProvider implements TerminalProvider {
     this.capabilities = Object.freeze({
       cursors: true,
       write: typeof host.write === "function",
-      pty: typeof host.resize === "function",
+      // A host that could not load its PTY backend says `ptyAvailable: false`.
+      pty: typeof host.resize === "function" && (host as { ptyAvailable?: boolean }).ptyAvailable !== false,
       signal: typeof host.signal === "function",
     });
   }
