@@ -64,3 +64,4 @@ export { shellTool, shellInputSchema, type ShellInput } from "./tools/shell.js";
 export { SqliteRunStore, type SqliteStoreOptions } from "./store/sqlite.js";
 export { providerForClient, type ClientProviderOptions } from "./providers/select.js";
 export { allTools } from "./tools/all.js";
+export { DEFAULT_WATCHER_LIMITS, type WatcherLimits } from "./runs/watchers.js";
