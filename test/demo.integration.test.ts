@@ -81,14 +81,17 @@ describe("corepack pnpm demo (the main job)", () => {
   });
 
   it("polls the background build by cursor: each since_seq is the previous next_seq", () => {
-    const polls = step("poll") as { sinceSeq: number; nextSeq: number }[];
-    expect(polls.length).toBeGreaterThanOrEqual(2);
+    const [build] = step("build");
+    expect(build).toMatchObject({ status: "completed", exitCode: 0, done: true });
+    const polls = build!.polls as { sinceSeq: number; nextSeq: number }[];
+    expect(polls).toHaveLength(3);
     expect(polls[0]!.sinceSeq).toBe(0);
     for (const [i, poll] of polls.entries()) {
-      expect(poll.nextSeq).toBeGreaterThan(poll.sinceSeq);
       if (i > 0) expect(poll.sinceSeq).toBe(polls[i - 1]!.nextSeq);
     }
-    expect(step("build")).toEqual([expect.objectContaining({ status: "completed", exitCode: 0, done: true })]);
+    // The two polls while it runs return something new; the last may find nothing left on a slow machine.
+    expect(polls[0]!.nextSeq).toBeGreaterThan(polls[0]!.sinceSeq);
+    expect(polls[1]!.nextSeq).toBeGreaterThan(polls[1]!.sinceSeq);
   });
 
   it("fires the watcher once and reports each background exit exactly once", () => {

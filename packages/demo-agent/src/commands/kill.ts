@@ -10,7 +10,7 @@ export async function killCommand(session: DemoSession, id: string): Promise<Run
   return session.tool(`kill ${id}`, { id }, async (call) => {
     const before = session.manager.get(id, { sessionId: session.id });
     const run = await session.manager.kill(id, { sessionId: session.id });
-    const text = before.status === "running" || before.status === "queued" ? `killed: ${describeRun(run)}` : `${id} had already ended: ${describeRun(run)}`;
+    const text = before.status === "running" || before.status === "queued" ? `Killed ${id}: ${describeRun(run)}` : `${id} had already ended: ${describeRun(run)}`;
     await call.finish("completed", text, runFacts(run));
     return run;
   });

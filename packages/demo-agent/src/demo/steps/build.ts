@@ -12,38 +12,33 @@ const WATCH_REGEX = "ERROR|done";
 export const build: Step = {
   title: "A background build, polled and logged by cursor, with a watcher",
   async run(session, say) {
+    await say(`Start it in the background, and watch its output for /${WATCH_REGEX}/:`);
     const job = await bgCommand(session, BUILD_COMMAND);
     await watchCommand(session, job.id, WATCH_REGEX);
     const lines = (output: string): number => (output.match(/^\[build\]/gm) ?? []).length;
 
+    await say("Poll it twice while it runs: each poll starts at the previous next_seq and returns only what is new.");
     await outputMatching(session.manager, job.id, (output) => lines(output) >= 2, 10_000);
     const first = await pollCommand(session, job.id);
-    await say(`poll: since_seq ${first.sinceSeq} → next_seq ${first.page.nextSeq}, ${first.page.run.status}.`, {
-      step: "poll",
-      sinceSeq: first.sinceSeq,
-      nextSeq: first.page.nextSeq,
-    });
-
     // Two more lines, and at least one item past the first poll's cursor (even on a slow machine).
     const newItems = (): boolean => session.manager.get(job.id).nextSeq > first.page.nextSeq;
     await outputMatching(session.manager, job.id, (output) => lines(output) >= 4 && newItems(), 10_000);
     const second = await pollCommand(session, job.id);
-    await say(`poll again: since_seq ${second.sinceSeq} → next_seq ${second.page.nextSeq}: only the new lines.`, {
-      step: "poll",
-      sinceSeq: second.sinceSeq,
-      nextSeq: second.page.nextSeq,
-    });
 
-    const log = await logCommand(session, job.id, 2);
-    await say(`log (last 2 lines): ${log.lines.map((line) => JSON.stringify(line)).join(", ")}, lines ${log.offset + 1}–${log.offset + log.lines.length} of ${log.totalLines}.`);
+    await say("Its last 2 lines so far, by line number:");
+    await logCommand(session, job.id, 2);
 
     // A headless client lives for one turn: wait here for the exit the reporter announces.
+    await say("Wait for it to end (the exit is reported once), then poll the rest:");
     const ended = await session.background.reported(job.id);
     const last = await pollCommand(session, job.id);
-    await say(`The job ended (${ended.status}, exit code ${ended.exitCode}); a last poll: since_seq ${last.sinceSeq} → next_seq ${last.page.nextSeq}, done ${last.page.done}.`, {
+    const polls = [first, second, last].map((poll) => ({ sinceSeq: poll.sinceSeq, nextSeq: poll.page.nextSeq }));
+    const cursor = [0, ...polls.map((poll) => poll.nextSeq)].join(" → ");
+    await say(`→ ${ended.status}, exit code ${ended.exitCode}; the cursor went ${cursor}, done ${last.page.done}.`, {
       step: "build",
       status: ended.status,
       exitCode: ended.exitCode,
+      polls,
       done: last.page.done,
     });
   },
