@@ -12,7 +12,7 @@ function isLowSurrogate(text: string, index: number): boolean {
 }
 
 /** The first `max` UTF-16 units of `text`, or one fewer so that a surrogate pair stays whole. */
-function headWhole(text: string, max: number): string {
+export function headWhole(text: string, max: number): string {
   return text.slice(0, isLowSurrogate(text, max) ? max - 1 : max);
 }
 

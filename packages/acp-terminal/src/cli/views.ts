@@ -1,7 +1,7 @@
 import type { ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk";
 import type { ExitStatus } from "../host/types.js";
 import { formatExitStatus } from "./format.js";
-import type { TerminalTail } from "./terminal-tail.js";
+import { headWhole, MAX_LINE_CHARS, type TerminalTail } from "./terminal-tail.js";
 
 /** Lines of one terminal printed as they arrive when piped; after that only the final tail. */
 export const PLAIN_STREAM_LINES = 200;
@@ -49,7 +49,7 @@ export function header(view: ToolCallView): string {
 export function textLines(view: ToolCallView): string[] {
   if (view.terminalIds.length > 0 || view.text === undefined) return [];
   const lines = view.text.trimEnd().split("\n");
-  const shown = lines.slice(-TEXT_LINES).map((line) => `  ${line.length > 400 ? `${line.slice(0, 399)}…` : line}`);
+  const shown = lines.slice(-TEXT_LINES).map((line) => `  ${line.length > MAX_LINE_CHARS ? `${headWhole(line, MAX_LINE_CHARS - 1)}…` : line}`);
   return lines.length > TEXT_LINES ? [`  … ${lines.length - TEXT_LINES} earlier lines`, ...shown] : shown;
 }
 
