@@ -13,8 +13,9 @@ export interface AcpClientRig {
 }
 
 /** Spawns the fixture client, connects an agent to it over real stdio. One per describe block. */
-export async function acpClient(options: { plain?: boolean } = {}): Promise<AcpClientRig> {
-  const child: ChildProcess = spawn(process.execPath, [`${FIXTURES}process-acp-client.mjs`, ...(options.plain ? ["--plain"] : [])], {
+export async function acpClient(options: { plain?: boolean; silentCreate?: boolean } = {}): Promise<AcpClientRig> {
+  const flags = [...(options.plain ? ["--plain"] : []), ...(options.silentCreate ? ["--silent-create"] : [])];
+  const child: ChildProcess = spawn(process.execPath, [`${FIXTURES}process-acp-client.mjs`, ...flags], {
     stdio: ["pipe", "pipe", "inherit"],
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

@@ -167,3 +167,17 @@ describe("ACP provider against a plain client (five calls, no _meta)", () => {
     expect(invented).toEqual([]);
   });
 });
+
+describe("ACP provider against a client that stops answering", () => {
+  let client: AcpClientRig;
+  beforeAll(async () => (client = await acpClient({ plain: true, silentCreate: true })));
+  afterAll(() => client.dispose());
+
+  it("fails the start after callWaitMs instead of hanging", async () => {
+    const { manager, events } = client.managerFor({ tuning: { callWaitMs: 300 } });
+    const run = await manager.start({ sessionId: "s1", command: "true" });
+    expect(run.status).toBe("failed");
+    expect(run.error).toBe("could not start (the client did not create the terminal within 300 ms): true");
+    expect(events.filter((e) => e.type === "exit")).toHaveLength(1);
+  });
+});

@@ -99,6 +99,7 @@ export const DEFAULT_TUNING: RunTuning = {
   killWaitMs: 10_000,
   forceAfterMs: 2000,
   releaseWaitMs: 5000,
+  callWaitMs: 30_000,
   outputByteLimit: undefined,
   watcherLimits: { maxWatchers: 16, maxPatternLength: 512, streamWindowChars: 4096, maxLineChars: 16_384 },
 };

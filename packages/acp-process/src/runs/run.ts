@@ -26,6 +26,8 @@ export interface RunTuning {
   forceAfterMs: number;
   /** Bound on `release`. */
   releaseWaitMs: number;
+  /** Bound on `create` and on a caller's wait for a fresh `output` (a client that does not answer). */
+  callWaitMs: number;
   outputByteLimit: number | undefined;
   watcherLimits: WatcherLimits;
 }
@@ -86,7 +88,14 @@ export class Run {
     const { provider, tuning } = this.ctx;
     this.starting = true;
     try {
-      this.record.terminalId = await provider.create(createParams(this.record, this.launch, tuning.outputByteLimit));
+      const creating = provider.create(createParams(this.record, this.launch, tuning.outputByteLimit));
+      const created = await withinMs(creating, tuning.callWaitMs);
+      if (!created.ok) {
+        // If the terminal appears after all, nobody owns it: release it.
+        creating.then((id) => provider.release(id)).catch(() => undefined /* it never existed */);
+        throw new Error(`the client did not create the terminal within ${tuning.callWaitMs} ms`);
+      }
+      this.record.terminalId = created.value;
     } catch (error) {
       this.record.cause = "spawn_error";
       this.record.error = `could not start (${messageOf(error)}): ${displayCommand(this.record)}`;
@@ -120,7 +129,8 @@ export class Run {
 
   /** Reads the client's output now (coalesced with a read already in flight). */
   async refresh(): Promise<void> {
-    if (this.reader && !this.isSettled) await this.reader.read();
+    // A client that stops answering must not hang readers: they get what was read so far.
+    if (this.reader && !this.isSettled) await withinMs(this.reader.read(), this.ctx.tuning.callWaitMs);
   }
 
   /**
