@@ -200,12 +200,15 @@ export class Run {
     return this.isSettled || (await withinMs(this.settled, ms)).ok;
   }
 
+  /** A kill or signal call, bounded by `callWaitMs`; a refusal or silence is noted, not thrown. */
   private async tryProvider(call: () => Promise<void>): Promise<void> {
+    const { provider, tuning } = this.ctx;
     try {
-      await call();
+      const answered = await withinMs(call(), tuning.callWaitMs);
+      if (!answered.ok) this.log.appendNotice(`[acp-process] the ${provider.kind} provider did not answer within ${tuning.callWaitMs} ms`);
     } catch (error) {
       // The command may have exited meanwhile; the exit path settles the run either way.
-      this.log.appendNotice(`[acp-process] ${this.ctx.provider.kind} provider refused: ${messageOf(error)}`);
+      this.log.appendNotice(`[acp-process] ${provider.kind} provider refused: ${messageOf(error)}`);
     }
   }
 
