@@ -204,6 +204,18 @@ describe("ProcessManager over the local TerminalHost", () => {
     expect(rig.host.list()).toHaveLength(0);
   });
 
+  it("does not hang a writer when the command never reads its input", async () => {
+    rig = localRig({ tuning: { callWaitMs: 500 } });
+    const started = await rig.manager.start({ sessionId: "s", ...nodeScript("process-ready-then-hang.mjs"), stdin: true });
+    const chunk = "x".repeat(1 << 20);
+    const outcome = await (async () => {
+      for (let i = 0; i < 64; i++) await rig!.manager.write(started.id, chunk);
+      return "all written";
+    })().catch((error: Error) => error.message);
+    expect(outcome).not.toBe("all written");
+    expect(rig.manager.get(started.id).status).toBe("running");
+  });
+
   it("scopes runs to their session", async () => {
     rig = localRig();
     const { run } = await rig.manager.run({ sessionId: "a", command: "true" });

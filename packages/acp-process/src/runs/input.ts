@@ -1,5 +1,6 @@
 import { encodeKeys, type KeyInput } from "acp-terminal";
 import { ProcessError } from "../errors.js";
+import { withinMs } from "./deadline.js";
 import { messageOf, type Run } from "./run.js";
 
 /**
@@ -15,7 +16,10 @@ export async function writeInput(run: Run, data: string | Uint8Array, eof: boole
   if (!record.stdin && !record.pty) {
     throw new ProcessError("stdin_closed", `stdin of run ${record.id} is closed: start it with stdin: true (exec: background or pty; shell: spawn) to write to it`);
   }
-  await provider.write(terminalId, data, eof ? { eof: true } : {});
+  const answered = await withinMs(provider.write(terminalId, data, eof ? { eof: true } : {}), run.callWaitMs);
+  if (!answered.ok) {
+    throw new ProcessError("provider_error", `the client did not confirm the write within ${run.callWaitMs} ms (is the command reading its input?): run ${record.id}`);
+  }
 }
 
 /** Key names and text as the bytes a terminal expects (acp-terminal's key table). */
@@ -33,5 +37,6 @@ export async function resizeRun(run: Run, cols: number, rows: number): Promise<v
   if (!record.pty || !provider.resize) {
     throw ProcessError.unsupported("Resizing", provider.kind, record.pty ? "the client cannot resize terminals" : "the run has no PTY; start it with pty");
   }
-  await provider.resize(terminalId, cols, rows);
+  const answered = await withinMs(provider.resize(terminalId, cols, rows), run.callWaitMs);
+  if (!answered.ok) throw new ProcessError("provider_error", `the client did not confirm the resize within ${run.callWaitMs} ms: run ${record.id}`);
 }

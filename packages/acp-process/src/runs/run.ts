@@ -70,6 +70,11 @@ export class Run {
     return this.ctx.provider;
   }
 
+  /** Bound on a single call to the provider (see `RunTuning.callWaitMs`). */
+  get callWaitMs(): number {
+    return this.ctx.tuning.callWaitMs;
+  }
+
   get settled(): Promise<RunSnapshot> {
     return this.settledPromise;
   }
