@@ -26,7 +26,7 @@ export interface RunTuning {
   forceAfterMs: number;
   /** Bound on `release`. */
   releaseWaitMs: number;
-  /** Bound on `create` and on a caller's wait for a fresh `output` (a client that does not answer). */
+  /** Bound on each provider call a caller waits for: create, fresh output, kill, signal, write, resize. */
   callWaitMs: number;
   outputByteLimit: number | undefined;
   watcherLimits: WatcherLimits;
