@@ -216,6 +216,17 @@ describe("ProcessManager over the local TerminalHost", () => {
     expect(rig.manager.get(started.id).status).toBe("running");
   });
 
+  it("sweeps on its own on the clock, and evicts the oldest finished run beyond maxRuns", async () => {
+    rig = localRig({ manualClock: true, ttlMs: 60_000, sweepIntervalMs: 30_000, maxRuns: 2 });
+    const first = (await rig.manager.run({ sessionId: "s", command: "true" })).run;
+    const second = (await rig.manager.run({ sessionId: "s", command: "true" })).run;
+    const third = (await rig.manager.run({ sessionId: "s", command: "true" })).run;
+    expect(rig.manager.list().map((r) => r.id).sort()).toEqual([second.id, third.id].sort());
+    expect(() => rig!.manager.get(first.id)).toThrow(/No run/);
+    rig.clock!.advance(90_000);
+    expect(rig.manager.list()).toHaveLength(0);
+  });
+
   it("scopes runs to their session", async () => {
     rig = localRig();
     const { run } = await rig.manager.run({ sessionId: "a", command: "true" });
