@@ -6,8 +6,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { Readable, Writable } from "node:stream";
-import { readTerminalCapability, WRITE_METHOD } from "./lib/acp-terminal.mjs";
-import { agent, ndJsonStream, PROTOCOL_VERSION } from "./lib/sdk.mjs";
+import { readTerminalCapability, WRITE_METHOD } from "acp-terminal";
+import { agent, ndJsonStream, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 
 /** What the agent runs: direct exec with args, a shell line (no args), and a failing command. */
 const COMMANDS = [

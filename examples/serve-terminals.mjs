@@ -11,8 +11,8 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
-import { TerminalHost, bindTerminalHost, terminalClientCapabilities } from "./lib/acp-terminal.mjs";
-import { client, ndJsonStream, PROTOCOL_VERSION } from "./lib/sdk.mjs";
+import { TerminalHost, bindTerminalHost, terminalClientCapabilities } from "acp-terminal";
+import { client, ndJsonStream, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 
 const agentPath = process.argv[2] ?? fileURLToPath(new URL("./echo-agent.mjs", import.meta.url));
 const agentProcess = spawn(process.execPath, [agentPath], { stdio: ["pipe", "pipe", "inherit"] });

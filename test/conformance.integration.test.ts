@@ -10,7 +10,7 @@ import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import { TerminalHost, bindTerminalHost } from "acp-terminal";
-import { client, ndJsonStream } from "./support/acp-terminal-sdk.mjs";
+import { client, ndJsonStream } from "@agentclientprotocol/sdk";
 import { withDeadline } from "./support/until.js";
 import { CONFORMANCE_AGENT, killAllStarted, nodeAgent, runCli, track } from "./fixtures/cli-process.js";
 
