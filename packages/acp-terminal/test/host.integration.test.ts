@@ -5,7 +5,19 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { TerminalError } from "../src/host/errors.js";
 import type { AuthorizeRequest, TerminalOwner } from "../src/host/types.js";
-import { fixture, isAlive, makeHost, node, otherConnection, otherSession, outputMatching, owner, processGone, rejection } from "./host-helpers.js";
+import {
+  fixture,
+  isAlive,
+  makeHost,
+  node,
+  otherConnection,
+  otherSession,
+  outputMatching,
+  owner,
+  processGone,
+  rejection,
+  until,
+} from "./host-helpers.js";
 
 /** Runs a command to completion and returns its final output snapshot. */
 async function run(host = makeHost(), params: Parameters<ReturnType<typeof makeHost>["create"]>[1], context?: { sessionCwd?: string }) {
@@ -52,6 +64,29 @@ describe("output", () => {
   it("decodes characters written one byte at a time", async () => {
     const snapshot = await run(makeHost(), { command: node, args: [fixture("utf8-split.mjs")] });
     expect(snapshot.output).toBe("é€😀\n");
+  });
+
+  it("reads a character split across writes whole through the cursors", async () => {
+    const host = makeHost();
+    let rawBytes = 0;
+    host.on("output", ({ data }) => (rawBytes += data.byteLength));
+    const id = await host.create(owner, { command: node, args: [fixture("utf8-split-handshake.mjs")], stdin: true });
+    // "a" and the first byte of "é" have arrived; the second waits for our line.
+    await until(() => rawBytes === 2, { message: "the first write (2 bytes)" });
+    let text = "";
+    let readBytes = 0;
+    const readIncrement = (): void => {
+      const { output, totalBytes, droppedBytes } = host.output(owner, id);
+      expect(Buffer.byteLength(output, "utf8")).toBe(totalBytes - droppedBytes);
+      text += Buffer.from(output, "utf8").subarray(readBytes - droppedBytes).toString("utf8");
+      readBytes = totalBytes;
+    };
+    readIncrement();
+    expect(text).toBe("a");
+    await host.write(owner, id, "go\n", { eof: true });
+    await host.waitForExit(owner, id);
+    readIncrement();
+    expect(text).toBe("aéb");
   });
 
   it("caps outputByteLimit at the host ceiling", async () => {

@@ -106,6 +106,32 @@ describe("OutputBuffer character boundaries", () => {
     expect(ended.text()).toBe("a\uFFFD");
   });
 
+  it("counts the held-back bytes in pendingBytes until the character completes or the stream ends", () => {
+    const euro = utf8("€");
+    const buffer = bufferOf(100, "a", euro.subarray(0, 2));
+    expect(buffer.pendingBytes).toBe(2);
+    buffer.append(euro.subarray(2));
+    expect(buffer.pendingBytes).toBe(0);
+    buffer.append(euro.subarray(0, 1));
+    expect(buffer.pendingBytes).toBe(1);
+    buffer.end();
+    expect(buffer.pendingBytes).toBe(0);
+  });
+
+  it.each([
+    ["untruncated", 100],
+    ["truncated inside a character", 4],
+    ["truncated to the pending bytes alone", 1],
+  ])("text() is bytes [droppedBytes, totalBytes - pendingBytes) after every append (%s)", (_, limit) => {
+    const buffer = new OutputBuffer(limit);
+    // "é€😀" one byte at a time: every append leaves a different incomplete tail, or none.
+    for (const byte of utf8("xé€😀y")) {
+      buffer.append(Uint8Array.of(byte));
+      const textBytes = utf8(buffer.text()).length;
+      expect(textBytes).toBe(buffer.totalBytes - buffer.pendingBytes - buffer.droppedBytes);
+    }
+  });
+
   it("turns invalid UTF-8 into U+FFFD", () => {
     const buffer = bufferOf(100, Uint8Array.of(0x61, 0xff, 0x62, 0xc0, 0x80, 0x63));
     buffer.end();

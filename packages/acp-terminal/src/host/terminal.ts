@@ -3,6 +3,7 @@ import { renderPtyText } from "../output/pty-text.js";
 import type { SpawnedProcess } from "../spawn/types.js";
 import { killLeftovers, processGroupAlive, signalProcessGroup, terminateProcessGroup } from "../terminate/kill.js";
 import { TerminalError } from "./errors.js";
+import { readOutputSince } from "./output-since.js";
 import type {
   ExitStatus,
   TerminalInfo,
@@ -109,13 +110,25 @@ export class Terminal {
     };
   }
 
+  /**
+   * `output` is bytes `[droppedBytes, totalBytes)`: an incomplete character the text holds back
+   * is not counted yet, so an agent reading increments from `totalBytes` gets it whole next time.
+   */
   snapshot(): TerminalOutputSnapshot {
     return {
       output: this.#text(),
       truncated: this.buffer.truncated,
       ...(this.#exitStatus ? { exitStatus: { ...this.#exitStatus } } : {}),
-      totalBytes: this.buffer.totalBytes,
+      totalBytes: this.buffer.totalBytes - this.buffer.pendingBytes,
       droppedBytes: this.buffer.droppedBytes,
+    };
+  }
+
+  /** The output from stream offset `sinceByte` on, with `fromByte` (see `readOutputSince`). */
+  snapshotSince(sinceByte: unknown): TerminalOutputSnapshot & { fromByte: number } {
+    return {
+      ...readOutputSince(this.buffer, this.process.pty, sinceByte),
+      ...(this.#exitStatus ? { exitStatus: { ...this.#exitStatus } } : {}),
     };
   }
 

@@ -45,10 +45,18 @@ export interface TerminalOutputSnapshot {
   truncated: boolean;
   /** Present once the command has exited and its output is drained. */
   exitStatus?: ExitStatus;
-  /** Bytes the command has written since it started (cursor extension). */
+  /**
+   * Bytes the command has written since it started, up to the end of `output` (cursor extension):
+   * while it runs, an incomplete character at the end is counted once it completes.
+   */
   totalBytes: number;
   /** Bytes dropped from the beginning to honour the limit (cursor extension). */
   droppedBytes: number;
+  /**
+   * Read with `sinceByte` (exact-increments extension): the stream offset `output` starts at,
+   * `max(sinceByte, droppedBytes)` moved to a character boundary; `fromByte - sinceByte` bytes were missed.
+   */
+  fromByte?: number;
 }
 
 export type TerminalState = "running" | "exited" | "released";
@@ -141,4 +149,13 @@ export interface TerminalHostEvents {
 export interface WriteOptions {
   /** Close stdin after this write. */
   eof?: boolean;
+}
+
+export interface OutputOptions {
+  /**
+   * Exact increments: return only the text from this stream offset on (usually the `totalBytes`
+   * of the previous read); the snapshot then carries `fromByte`. A non-negative integer, at most
+   * the current `totalBytes`.
+   */
+  sinceByte?: number;
 }

@@ -48,6 +48,14 @@ export class OutputBuffer {
     return this.#size - this.#boundarySkip();
   }
 
+  /**
+   * Bytes of an incomplete character at the end that `text()` holds back while the command runs
+   * (its rest may still come); 0 once ended. `text()` is bytes `[droppedBytes, totalBytes - pendingBytes)`.
+   */
+  get pendingBytes(): number {
+    return this.#ended ? 0 : incompleteTailBytes((i) => this.#byteAt(i), this.#size);
+  }
+
   /** True from the first dropped byte on. */
   get truncated(): boolean {
     return this.#totalBytes > this.#size;
@@ -105,10 +113,28 @@ export class OutputBuffer {
   text(): string {
     if (this.#cachedText?.version === this.#version) return this.#cachedText.text;
     const from = this.#boundarySkip();
-    const to = this.#ended ? this.#size : this.#size - incompleteTailBytes((i) => this.#byteAt(i), this.#size);
+    const to = this.#size - this.pendingBytes;
     const text = to > from ? this.#decoder.decode(this.#slice(from, to)) : "";
     this.#cachedText = { version: this.#version, text };
     return text;
+  }
+
+  /**
+   * The retained text from stream offset `sinceByte` on: from `max(sinceByte, droppedBytes)`,
+   * moved forward past continuation bytes to a character boundary, to `totalBytes - pendingBytes`.
+   * `fromByte` is the offset the text starts at. An offset past the end gives "". Not cached:
+   * increments are small and each caller asks for its own.
+   */
+  textSince(sinceByte: number): { text: string; fromByte: number } {
+    const firstHeld = this.#totalBytes - this.#size; // stream offset of the oldest byte in the ring
+    const to = this.#size - this.pendingBytes;
+    let from = this.#boundarySkip();
+    if (sinceByte - firstHeld > from) {
+      const start = sinceByte - firstHeld;
+      from = start + leadingContinuationBytes((i) => this.#byteAt(start + i), Math.max(0, to - start));
+    }
+    if (from >= to) return { text: "", fromByte: firstHeld + Math.min(from, to) };
+    return { text: this.#decoder.decode(this.#slice(from, to)), fromByte: firstHeld + from };
   }
 
   #boundarySkip(): number {
