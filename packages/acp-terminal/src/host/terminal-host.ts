@@ -15,6 +15,7 @@ import { Terminal } from "./terminal.js";
 import type {
   CreateTerminalParams,
   ExitStatus,
+  OutputOptions,
   TerminalHostEvents,
   TerminalHostOptions,
   TerminalInfo,
@@ -162,9 +163,11 @@ export class TerminalHost {
     }
   }
 
-  /** The output so far; never waits. */
-  output(owner: TerminalOwner, terminalId: string): TerminalOutputSnapshot {
-    return this.#get(owner, terminalId).snapshot();
+  /** The output so far, or with `sinceByte` only what follows that offset; never waits. */
+  output(owner: TerminalOwner, terminalId: string, options?: OutputOptions): TerminalOutputSnapshot {
+    const terminal = this.#get(owner, terminalId);
+    const sinceByte = options?.sinceByte;
+    return sinceByte === undefined ? terminal.snapshot() : terminal.snapshotSince(sinceByte);
   }
 
   /** Resolves once the command has exited and its output is drained. */

@@ -18,6 +18,11 @@ export interface AcpTerminalCapability {
   methods: string[];
   /** `terminal/output` results carry `_meta["acp-terminal"].totalBytes/droppedBytes`. */
   cursors: boolean;
+  /**
+   * `terminal/output` accepts `_meta["acp-terminal"].sinceByte` and then returns only the text from
+   * that stream offset on, with `fromByte` (exact increments).
+   */
+  outputSince: boolean;
   /** `terminal/create` accepts `_meta["acp-terminal"].pty`. */
   pty: boolean;
   /** `terminal/create` accepts `_meta["acp-terminal"].stdin` and `_acp-terminal/write` works. */
@@ -44,6 +49,7 @@ export function terminalClientCapabilities(host?: object): TerminalClientCapabil
         version: ACP_TERMINAL_EXTENSION_VERSION,
         methods: [...EXTENSION_METHODS],
         cursors: true,
+        outputSince: true,
         pty: ptyAvailable,
         stdin: true,
       },
@@ -67,6 +73,7 @@ export function readTerminalCapability(clientCapabilities: unknown): AcpTerminal
     version: c.version,
     methods: Array.isArray(c.methods) ? c.methods.filter((m): m is string => typeof m === "string") : [],
     cursors: c.cursors === true,
+    outputSince: c.outputSince === true,
     pty: c.pty === true,
     stdin: c.stdin === true,
   };

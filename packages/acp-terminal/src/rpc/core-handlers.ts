@@ -4,6 +4,7 @@ import { ACP_TERMINAL_META_KEY } from "./capabilities.js";
 import { killMetaOf, toCreateTerminalParams } from "./create-params.js";
 import { fitOutputToBudget } from "./fit-output.js";
 import type { TerminalHostPort } from "./host-port.js";
+import { outputMetaOf, sinceByteError } from "./output-params.js";
 import { answer, untilAborted, type ScopeOf } from "./request-scope.js";
 
 export interface CoreHandlerDeps {
@@ -19,18 +20,19 @@ export interface CoreHandlerDeps {
  * When the output had to be trimmed to fit the message, `droppedBytes` grows by the UTF-8 size of
  * the removed text; that equals the raw bytes removed unless they held invalid UTF-8 (each
  * invalid byte decoded to a 3-byte U+FFFD), which only matters for escape floods past the limit.
+ * Read with `sinceByte` (the snapshot has `fromByte`): `fromByte` grows by the trimmed size instead,
+ * and `droppedBytes` stays where the terminal's retained output starts.
  */
 export function toOutputResponse(snapshot: TerminalOutputSnapshot, outputBudgetBytes: number): TerminalOutputResponse {
   const fitted = fitOutputToBudget(snapshot.output, outputBudgetBytes);
+  const cursors =
+    snapshot.fromByte === undefined
+      ? { totalBytes: snapshot.totalBytes, droppedBytes: snapshot.droppedBytes + fitted.trimmedBytes }
+      : { totalBytes: snapshot.totalBytes, droppedBytes: snapshot.droppedBytes, fromByte: snapshot.fromByte + fitted.trimmedBytes };
   const response: TerminalOutputResponse = {
     output: fitted.output,
     truncated: snapshot.truncated || fitted.trimmedBytes > 0,
-    _meta: {
-      [ACP_TERMINAL_META_KEY]: {
-        totalBytes: snapshot.totalBytes,
-        droppedBytes: snapshot.droppedBytes + fitted.trimmedBytes,
-      },
-    },
+    _meta: { [ACP_TERMINAL_META_KEY]: cursors },
   };
   if (snapshot.exitStatus) response.exitStatus = toWireExitStatus(snapshot.exitStatus);
   return response;
@@ -61,7 +63,13 @@ export function registerCoreHandlers(app: ClientApp, deps: CoreHandlerDeps): voi
   app.onRequest(methods.client.terminal.output, ({ params, agent, signal }) =>
     answer(signal, () => {
       const owner = scopeOf(agent).owner(params.sessionId);
-      return toOutputResponse(host.output(owner, params.terminalId), deps.outputBudgetBytes);
+      const { sinceByte } = outputMetaOf(params._meta);
+      try {
+        const snapshot = host.output(owner, params.terminalId, sinceByte === undefined ? undefined : { sinceByte });
+        return toOutputResponse(snapshot, deps.outputBudgetBytes);
+      } catch (error) {
+        throw sinceByteError(error);
+      }
     }),
   );
 

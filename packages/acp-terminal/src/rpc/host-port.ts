@@ -1,6 +1,7 @@
 import type {
   CreateTerminalParams,
   ExitStatus,
+  OutputOptions,
   TerminalOutputSnapshot,
   TerminalOwner,
   WriteOptions,
@@ -12,7 +13,7 @@ import type {
  */
 export interface TerminalHostPort {
   create(owner: TerminalOwner, params: CreateTerminalParams, context?: { sessionCwd?: string }): Promise<string>;
-  output(owner: TerminalOwner, terminalId: string): TerminalOutputSnapshot;
+  output(owner: TerminalOwner, terminalId: string, options?: OutputOptions): TerminalOutputSnapshot;
   waitForExit(owner: TerminalOwner, terminalId: string): Promise<ExitStatus>;
   kill(owner: TerminalOwner, terminalId: string, signal?: string): Promise<ExitStatus>;
   release(owner: TerminalOwner, terminalId: string): Promise<void>;

@@ -51,6 +51,18 @@ export const killTerminalMetaSchema = z.object({
 });
 export type KillTerminalMeta = z.infer<typeof killTerminalMetaSchema>;
 
+/**
+ * `terminal/output` `_meta["acp-terminal"]`: `sinceByte` asks for exact increments, only the
+ * text from that stream offset on (usually the previous read's `totalBytes`).
+ */
+export const outputTerminalMetaSchema = z.object({
+  sinceByte: z
+    .int({ error: (issue) => `expected a non-negative integer (a stream offset in bytes), received ${JSON.stringify(issue.input)}` })
+    .min(0, { error: (issue) => `expected a non-negative integer (a stream offset in bytes), received ${JSON.stringify(issue.input)}` })
+    .optional(),
+});
+export type OutputTerminalMeta = z.infer<typeof outputTerminalMetaSchema>;
+
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /**

@@ -1,0 +1,43 @@
+import type { OutputBuffer } from "../output/output-buffer.js";
+import { renderPtyText } from "../output/pty-text.js";
+import { TerminalError } from "./errors.js";
+import { nonNegativeInteger } from "./validate.js";
+
+/** What a read from a stream offset returns, before the exit status is added. */
+export interface OutputSince {
+  output: string;
+  truncated: boolean;
+  totalBytes: number;
+  droppedBytes: number;
+  fromByte: number;
+}
+
+/**
+ * The output from stream offset `sinceByte` on (the exact-increments extension): the retained
+ * text from `max(sinceByte, droppedBytes)`, moved to a character boundary, to `totalBytes`;
+ * `fromByte` is where it starts, so `fromByte - sinceByte` bytes were missed.
+ *
+ * PTY terminals: offsets count raw bytes (escape sequences included), and the text is the
+ * rendering of raw bytes `[fromByte, totalBytes)` alone. That is an approximation of the whole
+ * rendering: a `\r` that overwrites a line printed before `sinceByte`, or an escape sequence cut
+ * by the offset, renders differently than it would in one piece.
+ */
+export function readOutputSince(buffer: OutputBuffer, pty: boolean, sinceByteInput: unknown): OutputSince {
+  const sinceByte = nonNegativeInteger("sinceByte", sinceByteInput, "a stream offset in bytes");
+  const totalBytes = buffer.totalBytes - buffer.pendingBytes;
+  if (sinceByte > totalBytes) {
+    throw new TerminalError(
+      "invalid_params",
+      `Invalid sinceByte: ${sinceByte} is beyond totalBytes ${totalBytes}; pass the totalBytes of an earlier output read`,
+      { field: "sinceByte", sinceByte, totalBytes },
+    );
+  }
+  const { text, fromByte } = buffer.textSince(sinceByte);
+  return {
+    output: pty ? renderPtyText(text) : text,
+    truncated: buffer.truncated,
+    totalBytes,
+    droppedBytes: buffer.droppedBytes,
+    fromByte,
+  };
+}

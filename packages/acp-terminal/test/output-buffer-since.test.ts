@@ -1,0 +1,68 @@
+/** OutputBuffer.textSince: the text from a stream offset, for exact increments. */
+import { describe, expect, it } from "vitest";
+import { OutputBuffer } from "../src/output/output-buffer.js";
+
+const utf8 = (text: string): Uint8Array => Buffer.from(text, "utf8");
+
+function bufferOf(limit: number, ...chunks: (string | Uint8Array)[]): OutputBuffer {
+  const buffer = new OutputBuffer(limit);
+  for (const chunk of chunks) buffer.append(typeof chunk === "string" ? utf8(chunk) : chunk);
+  return buffer;
+}
+
+describe("OutputBuffer.textSince", () => {
+  it("returns the text after an offset inside the retained bytes, and nothing at the end", () => {
+    const buffer = bufferOf(100, "hello ", "world");
+    expect(buffer.textSince(0)).toEqual({ text: "hello world", fromByte: 0 });
+    expect(buffer.textSince(6)).toEqual({ text: "world", fromByte: 6 });
+    expect(buffer.textSince(10)).toEqual({ text: "d", fromByte: 10 });
+    expect(buffer.textSince(11)).toEqual({ text: "", fromByte: 11 });
+  });
+
+  it("starts at the first retained character when the offset was dropped (N-1, N, N+1 around droppedBytes)", () => {
+    const buffer = bufferOf(5, "0123456789"); // keeps "56789", droppedBytes 5
+    expect(buffer.textSince(4)).toEqual({ text: "56789", fromByte: 5 });
+    expect(buffer.textSince(5)).toEqual({ text: "56789", fromByte: 5 });
+    expect(buffer.textSince(6)).toEqual({ text: "6789", fromByte: 6 });
+  });
+
+  it("moves an offset inside a character forward to the next boundary", () => {
+    const buffer = bufferOf(100, "a€b"); // € is bytes 1..3
+    expect(buffer.textSince(1)).toEqual({ text: "€b", fromByte: 1 });
+    expect(buffer.textSince(2)).toEqual({ text: "b", fromByte: 4 });
+    expect(buffer.textSince(3)).toEqual({ text: "b", fromByte: 4 });
+  });
+
+  it("starts on the retained character boundary when the limit cut a character", () => {
+    const buffer = bufferOf(4, "x€€"); // 7 bytes; the ring holds the last 4: one continuation byte, then €
+    expect(buffer.droppedBytes).toBe(4);
+    expect(buffer.textSince(0)).toEqual({ text: "€", fromByte: 4 });
+    expect(buffer.textSince(3)).toEqual({ text: "€", fromByte: 4 });
+  });
+
+  it("holds back an incomplete character at the end while running, like text()", () => {
+    const euro = utf8("€");
+    const buffer = bufferOf(100, "ab", euro.subarray(0, 2));
+    expect(buffer.textSince(1)).toEqual({ text: "b", fromByte: 1 });
+    expect(buffer.textSince(2)).toEqual({ text: "", fromByte: 2 });
+    buffer.append(euro.subarray(2));
+    expect(buffer.textSince(2)).toEqual({ text: "€", fromByte: 2 });
+  });
+
+  it("joins increments read at every totalBytes into the whole text, across a wrapping ring", () => {
+    const buffer = new OutputBuffer(4096);
+    let joined = "";
+    let cursor = 0;
+    const whole: string[] = [];
+    for (let i = 0; i < 400; i++) {
+      const line = `line ${i} é€😀\n`;
+      whole.push(line);
+      buffer.append(utf8(line));
+      const { text, fromByte } = buffer.textSince(cursor);
+      expect(fromByte).toBe(cursor);
+      joined += text;
+      cursor = buffer.totalBytes - buffer.pendingBytes;
+    }
+    expect(joined).toBe(whole.join(""));
+  });
+});
