@@ -15,8 +15,10 @@ export async function bgCommand(session: DemoSession, command: string, watch: Wa
       timeoutMs: BACKGROUND_TIMEOUT_MS,
       watch,
       labels: { toolCallId: call.id, background: "true" },
+      // Embedded from onStart, which the release of the terminal waits for: a command that ends
+      // at once is still shown in the client's terminal (and a queued one when it starts).
+      onStart: (started) => call.running(session.terminalOf(started), `Started ${started.id} in the background. poll ${started.id} · log ${started.id} · kill ${started.id}`),
     });
-    await call.running(session.terminalOf(run), `Started ${run.id} in the background. poll ${run.id} · log ${run.id} · kill ${run.id}`);
     await session.say(`Started ${run.id} in the background.\n`, { event: "started", id: run.id, status: run.status });
     return run;
   });

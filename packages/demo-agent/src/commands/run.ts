@@ -21,8 +21,10 @@ export async function runCommand(session: DemoSession, command: string, timeoutS
       cwd: session.cwd,
       timeoutMs: Math.round(timeoutSeconds * 1000),
       labels: { toolCallId: call.id },
+      // Embedded from onStart: the run keeps its terminal until this update is sent, so even an
+      // instant command is shown in the client's terminal before it is released.
+      onStart: (run) => call.running(session.terminalOf(run)),
     });
-    await call.running(session.terminalOf(started));
     const run = await session.untilDone(started.id);
     const output = session.manager.tail(run.id, { maxChars: 2000 }).text;
     await call.finish(toolStatusOf(run), `${describeRun(run)}\n${fenced(output)}`, runFacts(run));
