@@ -29,6 +29,7 @@ describe("terminal/* over stdio", () => {
       version: 1,
       methods: ["_acp-terminal/write", "_acp-terminal/resize", "_acp-terminal/signal"],
       cursors: true,
+      outputSince: true,
       pty: true,
       stdin: true,
     });

@@ -9,6 +9,7 @@ describe("terminal capabilities", () => {
       version: 1,
       methods: ["_acp-terminal/write", "_acp-terminal/resize", "_acp-terminal/signal"],
       cursors: true,
+      outputSince: true,
       pty: true,
       stdin: true,
     });
