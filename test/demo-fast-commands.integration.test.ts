@@ -65,6 +65,8 @@ describe("demo-agent: instant commands keep their terminal in the transcript", (
     expect(at).toBeLessThan(events.find((e) => e.event === "release")!.at);
 
     const text = (await demo("run echo instant", false)).split("\n");
+    // Piped, its line is printed once when it starts (pending → in_progress adds nothing), once when it ends.
+    expect(text.filter((line) => line.includes("run: echo instant"))).toEqual(["▸ run: echo instant [pending]", "✓ run: echo instant [completed]"]);
     const done = text.indexOf("✓ run: echo instant [completed]");
     expect(done).toBeGreaterThan(0);
     expect(text.slice(0, done)).toContain("  │ instant");

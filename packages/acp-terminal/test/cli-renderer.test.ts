@@ -94,6 +94,34 @@ describe("TextRenderer, piped", () => {
     expect(out.text).toBe(["✓ read notes.txt [completed]", "  line one", "  line two", "▸ make test [in_progress]", "✓ make test [completed]", "  └ exit 0", ""].join("\n"));
   });
 
+  it("prints a tool call's line once when it starts: pending then in_progress with nothing between is one line", () => {
+    const out = sink();
+    const r = new TextRenderer(out, sink());
+    r.terminalCreated(info("t1"));
+    r.sessionUpdate(toolCall("pending"));
+    r.sessionUpdate({ sessionUpdate: "tool_call_update", toolCallId: "call-1", status: "in_progress", content: [{ type: "terminal", terminalId: "t1" }] });
+    r.terminalOutput("t1", bytes("ok\n"));
+    r.terminalExited("t1", { exitCode: 0, signal: null });
+    r.sessionUpdate(done);
+    expect(out.text).toBe(["▸ make test [pending]", "  │ ok", "✓ make test [completed]", "  └ exit 0", ""].join("\n"));
+  });
+
+  it("prints in_progress after pending when other lines came between, and any other change of its line", () => {
+    const out = sink();
+    const r = new TextRenderer(out, sink());
+    r.terminalCreated(info("t1"));
+    r.sessionUpdate(toolCall("pending"));
+    r.sessionUpdate({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Waiting for the lock.\n" } });
+    r.sessionUpdate({ sessionUpdate: "tool_call_update", toolCallId: "call-1", status: "in_progress", content: [{ type: "terminal", terminalId: "t1" }] });
+    r.sessionUpdate({ sessionUpdate: "tool_call_update", toolCallId: "call-1", status: "in_progress" }); // no change: nothing printed
+    r.sessionUpdate({ sessionUpdate: "tool_call_update", toolCallId: "call-1", title: "make test -j4" });
+    r.terminalExited("t1", { exitCode: 1, signal: null });
+    r.sessionUpdate({ sessionUpdate: "tool_call_update", toolCallId: "call-1", status: "failed" });
+    expect(out.text).toBe(
+      ["▸ make test [pending]", "Waiting for the lock.", "▸ make test [in_progress]", "▸ make test -j4 [in_progress]", "✗ make test -j4 [failed]", "  └ exit 1", ""].join("\n"),
+    );
+  });
+
   it("prints notices and errors on stderr, on a line of their own", () => {
     const out = sink();
     const err = sink();

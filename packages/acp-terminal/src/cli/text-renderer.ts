@@ -34,6 +34,8 @@ export class TextRenderer implements Renderer {
   private pendingText = "";
   /** Permission questions in progress (they may overlap). */
   private pauses = 0;
+  /** Piped: the tool call whose header is the last line printed (nothing printed after it). */
+  private headerOnTop: string | undefined;
 
   constructor(
     private readonly out: Output,
@@ -52,11 +54,11 @@ export class TextRenderer implements Renderer {
     } else if (update.sessionUpdate === "tool_call_update") {
       const view = this.toolCalls.get(update.toolCallId);
       if (view === undefined || view.committed) return;
-      const before = header(view);
+      const before = { ...view };
       if (update.title) view.title = update.title;
       if (update.status) view.status = update.status;
       if (update.content) view.text = textOf(update.content);
-      this.toolCallChanged(update.toolCallId, terminalIdsOf(update.content), header(view) !== before);
+      this.toolCallChanged(update.toolCallId, terminalIdsOf(update.content), this.headerWorthPrinting(update.toolCallId, before, view));
     }
   }
 
@@ -115,12 +117,26 @@ export class TextRenderer implements Renderer {
     this.err.write(`${formatSummary(result)}\n`);
   }
 
-  private toolCallChanged(toolCallId: string, terminalIds: string[], headerChanged: boolean): void {
+  private toolCallChanged(toolCallId: string, terminalIds: string[], printHeader: boolean): void {
     const view = this.toolCalls.get(toolCallId)!;
-    if (this.live === undefined && headerChanged && !DONE.has(view.status)) this.print(header(view));
+    if (this.live === undefined && printHeader && !DONE.has(view.status)) {
+      this.print(header(view));
+      this.headerOnTop = toolCallId;
+    }
     this.attach(view, toolCallId, terminalIds);
     this.settle(toolCallId);
     if (this.live !== undefined) this.redraw();
+  }
+
+  /**
+   * Piped, a tool call's header is printed when it starts and again when its header changes, except
+   * for `pending` → `in_progress` with nothing printed since its header: that line would only
+   * repeat the one above it. (Its final status is printed when it ends, by `commit`.)
+   */
+  private headerWorthPrinting(toolCallId: string, before: ToolCallView, after: ToolCallView): boolean {
+    if (header(before) === header(after)) return false;
+    const quietStart = before.status === "pending" && after.status === "in_progress" && before.title === after.title;
+    return !(quietStart && this.headerOnTop === toolCallId);
   }
 
   private text(text: string): void {
@@ -149,7 +165,9 @@ export class TextRenderer implements Renderer {
 
   private write(text: string): void {
     this.out.write(text);
-    if (text !== "") this.openLine = !text.endsWith("\n");
+    if (text === "") return;
+    this.openLine = !text.endsWith("\n");
+    this.headerOnTop = undefined;
   }
 
   /** Appends a permanent line above the live region. */
@@ -157,6 +175,7 @@ export class TextRenderer implements Renderer {
     this.live?.clear();
     this.breakLine();
     this.out.write(`${line}\n`);
+    this.headerOnTop = undefined;
     this.live?.draw();
   }
 
@@ -210,6 +229,7 @@ export class TextRenderer implements Renderer {
     this.flushText();
     this.breakLine();
     this.out.write(lines.map((line) => `${line}\n`).join(""));
+    this.headerOnTop = undefined;
     this.live?.draw();
   }
 
