@@ -52,6 +52,9 @@ async function drainAfterExit(
  * process has spawned; an `error` before `spawn` means it never ran, and rejects with what and why.
  */
 export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProcess> {
+  // The callbacks below live as long as the terminal: they must not close over `request`, whose
+  // copy of the environment could then never be collected.
+  const { onData: deliver, exitDrainGraceMs, signal } = request;
   let child: ChildProcess;
   try {
     child = spawnChild(request.file, request.args, {
@@ -68,7 +71,7 @@ export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProc
   let bytesRead = 0;
   const onData = (chunk: Buffer): void => {
     bytesRead += chunk.byteLength;
-    request.onData(chunk);
+    deliver(chunk);
   };
   for (const stream of outputs) {
     stream.on("data", onData);
@@ -94,7 +97,7 @@ export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProc
   const input = child.stdin ? new PipeInput(child.stdin, request.maxPendingStdinBytes) : undefined;
   const settled = (async () => {
     const status = await leaderExited;
-    const drained = await drainAfterExit(outputs, request.exitDrainGraceMs, request.signal, () => bytesRead);
+    const drained = await drainAfterExit(outputs, exitDrainGraceMs, signal, () => bytesRead);
     if (!drained) {
       // A background grandchild still holds the pipes: stop reading so nothing waits on it.
       for (const stream of outputs) {

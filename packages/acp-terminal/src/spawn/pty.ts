@@ -61,6 +61,7 @@ function exitStatusOf(event: { exitCode: number; signal?: number }): ExitStatus 
  * when a background process keeps the terminal open), so exit and drain arrive together.
  */
 export async function spawnWithPty(request: SpawnRequest & { pty: { cols: number; rows: number } }): Promise<SpawnedProcess> {
+  const { onData: deliver } = request; // not `request` itself: it would keep the env alive (see pipes.ts)
   const pty = await loadPty();
   checkProgram(request.file, request.cwd, request.env.PATH);
   let terminal: IPty;
@@ -77,7 +78,7 @@ export async function spawnWithPty(request: SpawnRequest & { pty: { cols: number
     throw spawnError(request.file, error);
   }
   const dataSubscription = terminal.onData((data: string | Buffer) => {
-    request.onData(typeof data === "string" ? Buffer.from(data) : data);
+    deliver(typeof data === "string" ? Buffer.from(data) : data);
   });
   let exitStatus: ExitStatus | undefined;
   const leaderExited = new Promise<ExitStatus>((resolve) => {
