@@ -7,6 +7,7 @@ export {
   type ProviderCreateParams,
   type ProviderExitStatus,
   type ProviderOutput,
+  type ProviderOutputOptions,
   type TerminalProvider,
 } from "./providers/types.js";
 export { LocalTerminalProvider, type LocalProviderOptions, type TerminalHostLike, type TerminalOwner } from "./providers/local.js";

@@ -7,6 +7,8 @@ import { FIXTURES } from "./support.js";
 export interface AcpClientRig {
   provider: AcpTerminalProvider;
   connection: AgentConnection;
+  /** What the fixture client sent in `initialize`. */
+  clientCapabilities: unknown;
   /** A fresh manager on this connection; disposed with the rig. */
   managerFor(options?: Partial<ProcessManagerOptions>): { manager: ProcessManager; events: RunEvent[] };
   dispose(): Promise<void>;
@@ -37,6 +39,7 @@ export async function acpClient(options: { plain?: boolean; silentCreate?: boole
   return {
     provider,
     connection,
+    clientCapabilities,
     managerFor(managerOptions = {}) {
       const events: RunEvent[] = [];
       const manager = new ProcessManager({ provider, env: {}, sweepIntervalMs: 0, ...managerOptions, onEvent: (e) => events.push(e) });

@@ -33,7 +33,7 @@ describe("ACP provider against our host over stdio (extensions advertised)", () 
   let rig: Rig;
   it("detects the extensions and runs a command with exact cursors, releasing the terminal", async () => {
     rig = await acpRig();
-    expect(rig.provider.capabilities).toEqual({ cursors: true, write: true, pty: true, signal: true });
+    expect(rig.provider.capabilities).toEqual({ cursors: true, outputSince: true, write: true, pty: true, signal: true });
     const started = await rig.manager.start({ sessionId: "s1", ...nodeScript("process-chatty.mjs", "2000", "30") });
     const terminalId = started.terminalId!;
     const run = await rig.manager.wait(started.id);
@@ -129,7 +129,7 @@ describe("ACP provider against a plain client (five calls, no _meta)", () => {
   let rig: Rig;
   it("offers no extensions and says so when asked for them", async () => {
     rig = await acpRig();
-    expect(rig.provider.capabilities).toEqual({ cursors: false, write: false, pty: false, signal: false });
+    expect(rig.provider.capabilities).toEqual({ cursors: false, outputSince: false, write: false, pty: false, signal: false });
     await expect(rig.manager.start({ sessionId: "s1", command: "true", pty: true })).rejects.toThrow(/A PTY is not available with the acp terminal provider/);
     const started = await rig.manager.start({ sessionId: "s1", ...nodeScript("process-ready-then-hang.mjs") });
     await expect(rig.manager.write(started.id, "x")).rejects.toThrow(/Writing to stdin is not available with the acp terminal provider/);

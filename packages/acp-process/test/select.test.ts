@@ -9,7 +9,7 @@ describe("providerForClient", () => {
     const providerFor = providerForClient({ connection: neverCalled, clientCapabilities: { terminal: true } });
     const provider = providerFor("s");
     expect(provider.kind).toBe("acp");
-    expect(provider.capabilities).toEqual({ cursors: false, write: false, pty: false, signal: false });
+    expect(provider.capabilities).toEqual({ cursors: false, outputSince: false, write: false, pty: false, signal: false });
     expect(providerFor("s")).toBe(provider);
   });
 

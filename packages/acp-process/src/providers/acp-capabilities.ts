@@ -22,6 +22,7 @@ interface AdvertisedExtension {
   version?: unknown;
   methods?: unknown;
   cursors?: unknown;
+  outputSince?: unknown;
   pty?: unknown;
   stdin?: unknown;
 }
@@ -43,6 +44,7 @@ export function detectClientTerminalSupport(clientCapabilities: unknown): Client
     ...(version !== undefined ? { extensionVersion: version } : {}),
     capabilities: Object.freeze({
       cursors: usable && ext.cursors === true,
+      outputSince: usable && ext.cursors === true && ext.outputSince === true,
       write: usable && ext.stdin === true && methods.includes(EXTENSION_METHODS.write),
       pty: usable && ext.pty === true && methods.includes(EXTENSION_METHODS.resize),
       signal: usable && methods.includes(EXTENSION_METHODS.signal),

@@ -4,6 +4,7 @@ import type {
   ProviderCreateParams,
   ProviderExitStatus,
   ProviderOutput,
+  ProviderOutputOptions,
   TerminalProvider,
 } from "./types.js";
 
@@ -56,18 +57,26 @@ export class AcpTerminalProvider implements TerminalProvider {
     return response.terminalId;
   }
 
-  async output(terminalId: string): Promise<ProviderOutput> {
-    const response = await this.connection.request<Record<string, unknown>>("terminal/output", this.ref(terminalId));
+  /** With `sinceByte` (sent only when the client advertised `outputSince`): exact increments. */
+  async output(terminalId: string, options?: ProviderOutputOptions): Promise<ProviderOutput> {
+    const sinceByte = this.capabilities.outputSince ? options?.sinceByte : undefined;
+    const response = await this.connection.request<Record<string, unknown>>("terminal/output", {
+      ...this.ref(terminalId),
+      ...(sinceByte !== undefined ? { _meta: { [EXTENSION_KEY]: { sinceByte } } } : {}),
+    });
     const exit = isRecord(response["exitStatus"]) ? response["exitStatus"] : undefined;
     const meta = isRecord(response["_meta"]) ? response["_meta"] : undefined;
     const cursor = meta && isRecord(meta[EXTENSION_KEY]) ? meta[EXTENSION_KEY] : undefined;
     const totalBytes = cursor?.["totalBytes"];
     const droppedBytes = cursor?.["droppedBytes"];
+    const fromByte = cursor?.["fromByte"];
+    const cursors = typeof totalBytes === "number" && typeof droppedBytes === "number";
     return {
       output: typeof response["output"] === "string" ? response["output"] : "",
       truncated: response["truncated"] === true,
       exitStatus: exit ? toExitStatus(exit) : null,
-      ...(typeof totalBytes === "number" && typeof droppedBytes === "number" ? { totalBytes, droppedBytes } : {}),
+      ...(cursors ? { totalBytes, droppedBytes } : {}),
+      ...(cursors && sinceByte !== undefined && typeof fromByte === "number" ? { fromByte } : {}),
     };
   }
 

@@ -3,6 +3,7 @@ import type {
   ProviderCreateParams,
   ProviderExitStatus,
   ProviderOutput,
+  ProviderOutputOptions,
   TerminalProvider,
 } from "./types.js";
 
@@ -28,6 +29,7 @@ interface TerminalOutputSnapshot {
   exitStatus?: ProviderExitStatus;
   totalBytes: number;
   droppedBytes: number;
+  fromByte?: number;
 }
 
 type ExitStatus = ProviderExitStatus;
@@ -38,7 +40,12 @@ type ExitStatus = ProviderExitStatus;
  */
 export interface TerminalHostLike {
   create(owner: TerminalOwner, params: CreateTerminalParams): Promise<string>;
-  output(owner: TerminalOwner, terminalId: string): TerminalOutputSnapshot | Promise<TerminalOutputSnapshot>;
+  /** `options.sinceByte`: exact increments (acp-terminal ≥ outputSince); a host that ignores it sends whole snapshots. */
+  output(
+    owner: TerminalOwner,
+    terminalId: string,
+    options?: { sinceByte?: number },
+  ): TerminalOutputSnapshot | Promise<TerminalOutputSnapshot>;
   waitForExit(owner: TerminalOwner, terminalId: string): Promise<ExitStatus>;
   kill(owner: TerminalOwner, terminalId: string, signal?: string): Promise<ExitStatus | void>;
   release(owner: TerminalOwner, terminalId: string): Promise<void> | void;
@@ -68,6 +75,8 @@ export class LocalTerminalProvider implements TerminalProvider {
     this.owner = options.owner ?? { connectionId: "local", sessionId: "local" };
     this.capabilities = Object.freeze({
       cursors: true,
+      // A host that ignores sinceByte answers with whole snapshots (no fromByte), which the reader handles.
+      outputSince: true,
       write: typeof host.write === "function",
       // A host that could not load its PTY backend says `ptyAvailable: false`.
       pty: typeof host.resize === "function" && (host as { ptyAvailable?: boolean }).ptyAvailable !== false,
@@ -88,14 +97,18 @@ export class LocalTerminalProvider implements TerminalProvider {
     });
   }
 
-  async output(terminalId: string): Promise<ProviderOutput> {
-    const snapshot = await this.host.output(this.owner, terminalId);
+  async output(terminalId: string, options?: ProviderOutputOptions): Promise<ProviderOutput> {
+    const sinceByte = options?.sinceByte;
+    const snapshot = await (sinceByte === undefined
+      ? this.host.output(this.owner, terminalId)
+      : this.host.output(this.owner, terminalId, { sinceByte }));
     return {
       output: snapshot.output,
       truncated: snapshot.truncated,
       exitStatus: snapshot.exitStatus ?? null,
       totalBytes: snapshot.totalBytes,
       droppedBytes: snapshot.droppedBytes,
+      ...(sinceByte !== undefined && typeof snapshot.fromByte === "number" ? { fromByte: snapshot.fromByte } : {}),
     };
   }
 

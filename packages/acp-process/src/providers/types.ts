@@ -33,11 +33,24 @@ export interface ProviderOutput {
   totalBytes?: number;
   /** Cursor extension: bytes dropped from the beginning. */
   droppedBytes?: number;
+  /**
+   * Exact increments: present when the read asked for `sinceByte` and the client honoured it.
+   * `output` is then the text from stream offset `fromByte` to `totalBytes`; `fromByte - sinceByte`
+   * bytes were dropped before they could be read.
+   */
+  fromByte?: number;
+}
+
+export interface ProviderOutputOptions {
+  /** Ask for only the text from this stream offset on (requires `capabilities.outputSince`). */
+  sinceByte?: number;
 }
 
 export interface ProviderCapabilities {
   /** `output` carries `totalBytes`/`droppedBytes`, so increments are exact. */
   readonly cursors: boolean;
+  /** `output` takes `{sinceByte}` and then returns only the text from that offset, with `fromByte`. */
+  readonly outputSince: boolean;
   /** `write` to stdin is available (and `stdin: true` on create is honoured). */
   readonly write: boolean;
   /** PTY terminals can be requested and resized. */
@@ -51,7 +64,8 @@ export interface TerminalProvider {
   readonly kind: string;
   readonly capabilities: ProviderCapabilities;
   create(params: ProviderCreateParams): Promise<string>;
-  output(terminalId: string): Promise<ProviderOutput>;
+  /** The retained tail, or with `sinceByte` (when `capabilities.outputSince`) only what follows it. */
+  output(terminalId: string, options?: ProviderOutputOptions): Promise<ProviderOutput>;
   waitForExit(terminalId: string): Promise<ProviderExitStatus>;
   /** Ends the command (the client's own escalation); the terminal stays readable. */
   kill(terminalId: string): Promise<void>;
@@ -66,6 +80,7 @@ export interface TerminalProvider {
 
 export const NO_EXTENSIONS: ProviderCapabilities = Object.freeze({
   cursors: false,
+  outputSince: false,
   write: false,
   pty: false,
   signal: false,

@@ -18,14 +18,37 @@ export interface OutputDelta {
 /**
  * Turns successive `terminal/output` snapshots into increments. With cursors (`totalBytes`,
  * `droppedBytes`) the increment is exact; without, it is derived by overlap with the previous
- * snapshot. Loss is reported, never invented.
+ * snapshot. A client with exact increments (`sinceByte` asked, `fromByte` answered) sends only
+ * new text: it is taken as is. Loss is reported, never invented.
  */
 export class SnapshotDelta {
   private readBytes = 0;
   private previous = "";
+  /** True while `readBytes` is a stream offset: no increment was ever derived by overlap. */
+  private onStreamOffsets = true;
+  private sinceRefused = false;
 
-  next(snapshot: ProviderOutput): OutputDelta {
+  /**
+   * The offset to ask the client for (`sinceByte`), or undefined when increments cannot be
+   * trusted: the client answered a `sinceByte` read without `fromByte`, or we lost the offsets.
+   */
+  get sinceByte(): number | undefined {
+    return this.onStreamOffsets && !this.sinceRefused ? this.readBytes : undefined;
+  }
+
+  /** `sinceByte` is what the read asked for, if it asked for an increment. */
+  next(snapshot: ProviderOutput, sinceByte?: number): OutputDelta {
     const { totalBytes, droppedBytes } = snapshot;
+    if (sinceByte !== undefined) {
+      if (typeof snapshot.fromByte === "number" && typeof totalBytes === "number") {
+        const increment = this.increment(snapshot.output, sinceByte, snapshot.fromByte, totalBytes);
+        if (increment) return increment;
+        this.sinceRefused = true;
+        // An answer we cannot place: take nothing from it; the next (whole) snapshot continues from readBytes.
+        return { text: "", lostBytes: 0, lostUnknown: false, exact: false };
+      }
+      this.sinceRefused = true; // the client ignored sinceByte and sent the whole tail
+    }
     if (typeof totalBytes === "number" && typeof droppedBytes === "number") {
       const exact = this.exact(snapshot.output, totalBytes, droppedBytes);
       if (exact) return exact;
@@ -45,7 +68,14 @@ export class SnapshotDelta {
     return { text, lostBytes, lostUnknown: false, exact: true };
   }
 
+  private increment(output: string, sinceByte: number, fromByte: number, totalBytes: number): OutputDelta | undefined {
+    if (sinceByte !== this.readBytes || fromByte < sinceByte || totalBytes < fromByte) return undefined;
+    this.readBytes = totalBytes;
+    return { text: output, lostBytes: fromByte - sinceByte, lostUnknown: false, exact: true };
+  }
+
   private byOverlap(snapshot: ProviderOutput): OutputDelta {
+    this.onStreamOffsets = false;
     const next = snapshot.output;
     const overlap = overlapLength(this.previous, next);
     // The client cut its output: a short overlap may be a coincidence ("0000" ending one snapshot

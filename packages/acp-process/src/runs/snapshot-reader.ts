@@ -3,7 +3,10 @@ import type { TerminalProvider } from "../providers/types.js";
 import { SnapshotDelta } from "./delta.js";
 import type { OutputLog } from "./output-log.js";
 
-/** Background polling reads at most ~8 MB/s of snapshots (a 1 MiB tail: every ~130 ms). */
+/**
+ * Background polling reads at most ~8 MB/s of whole snapshots (a 1 MiB tail: every ~130 ms).
+ * Exact increments (`sinceByte`) carry only new text and are not capped.
+ */
 const POLL_CHARS_PER_MS = 8000;
 
 /**
@@ -52,7 +55,7 @@ export class SnapshotReader {
       if (this.log.itemCount > before) lastGrowthAtMs = Date.now();
       // Stay fast for a while after output (lines often come in bursts), then back off.
       intervalMs = Date.now() - lastGrowthAtMs < options.maxMs ? options.minMs : Math.min(options.maxMs, intervalMs * 2);
-      // terminal/output returns the whole retained tail each time: cap the polling bandwidth.
+      // A whole snapshot repeats the retained tail each time: cap the polling bandwidth.
       intervalMs = Math.max(intervalMs, this.lastSnapshotChars / POLL_CHARS_PER_MS);
     }
   }
@@ -62,16 +65,18 @@ export class SnapshotReader {
   }
 
   private async readOnce(): Promise<boolean> {
+    const sinceByte = this.provider.capabilities.outputSince ? this.delta.sinceByte : undefined;
     let snapshot;
     try {
-      snapshot = await this.provider.output(this.terminalId);
+      snapshot = await this.provider.output(this.terminalId, sinceByte === undefined ? undefined : { sinceByte });
     } catch {
       // A failed read is retried by the next poll; a vanished terminal surfaces through waitForExit.
       return false;
     }
-    this.lastSnapshotChars = snapshot.output.length;
+    const increment = sinceByte !== undefined && snapshot.fromByte !== undefined;
+    this.lastSnapshotChars = increment ? 0 : snapshot.output.length;
     const exited = Boolean(snapshot.exitStatus);
-    if (this.log.appendDelta(this.delta.next(snapshot), exited) > 0) this.onOutput();
+    if (this.log.appendDelta(this.delta.next(snapshot, sinceByte), exited) > 0) this.onOutput();
     return exited;
   }
 }
