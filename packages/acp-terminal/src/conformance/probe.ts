@@ -82,8 +82,11 @@ export class TerminalProbe {
     return terminalId;
   }
 
-  output(terminalId: string): Promise<TerminalOutputResponse> {
-    return bounded("terminal/output", this.client.request("terminal/output", { sessionId: this.sessionId, terminalId }));
+  output(terminalId: string, meta?: Record<string, unknown>): Promise<TerminalOutputResponse> {
+    return bounded(
+      "terminal/output",
+      this.client.request("terminal/output", { sessionId: this.sessionId, terminalId, ...(meta ? { _meta: meta } : {}) }),
+    );
   }
 
   waitForExit(terminalId: string, timeoutMs?: number): Promise<TerminalExitStatus> {

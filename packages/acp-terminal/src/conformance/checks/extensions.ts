@@ -1,6 +1,7 @@
 import { ACP_TERMINAL_META_KEY, RESIZE_METHOD, SIGNAL_METHOD, WRITE_METHOD } from "../../rpc/capabilities.js";
 import { sh, type Check, type CheckContext } from "../check.js";
 import { CheckSkip, expect } from "../probe.js";
+import { outputSinceCheck } from "./output-since.js";
 
 function requireMethod(ctx: CheckContext, method: string): void {
   if (ctx.extension === undefined) throw new CheckSkip(`the client does not advertise _meta["${ACP_TERMINAL_META_KEY}"]`);
@@ -82,4 +83,5 @@ export const extensionChecks: Check[] = [
       return "killed with SIGINT as asked";
     },
   },
+  outputSinceCheck,
 ];
