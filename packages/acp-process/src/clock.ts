@@ -5,11 +5,26 @@ export interface Clock {
   setTimeout(callback: () => void, ms: number): () => void;
 }
 
+/**
+ * Node fires a timer of more than 2^31-1 ms (about 24.8 days) after 1 ms instead. Longer delays are
+ * chained: the timer is re-armed in steps of at most this many ms until the deadline is reached.
+ */
+export const MAX_TIMER_STEP_MS = 2 ** 31 - 1;
+
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout(callback, ms) {
-    const timer = setTimeout(callback, ms);
-    timer.unref?.();
+    const deadline = Date.now() + Math.max(0, ms);
+    let timer: NodeJS.Timeout;
+    const arm = (remainingMs: number): void => {
+      timer = setTimeout(() => {
+        const left = deadline - Date.now();
+        if (left > 0) arm(left);
+        else callback();
+      }, Math.min(remainingMs, MAX_TIMER_STEP_MS));
+      timer.unref?.();
+    };
+    arm(Math.max(0, ms));
     return () => clearTimeout(timer);
   },
 };

@@ -35,12 +35,17 @@ export function newRecord(request: StartRunOptions, nowMs: number, defaultTimeou
   };
 }
 
+/** Longest timeout a run accepts: 30 days (the clock chains timers beyond Node's 24.8-day cap). */
+export const MAX_RUN_TIMEOUT_MS = 30 * 24 * 3_600_000;
+
 export function validateStart(request: StartRunOptions): void {
   if (typeof request.command !== "string" || request.command.trim() === "") {
     throw ProcessError.invalidParams("command", "a non-empty string", request.command);
   }
   for (const [name, value] of [["timeoutMs", request.timeoutMs], ["idleTimeoutMs", request.idleTimeoutMs]] as const) {
-    if (value !== undefined && (!Number.isFinite(value) || value < 0)) throw ProcessError.invalidParams(name, "a number of milliseconds >= 0", value);
+    if (value !== undefined && (!Number.isFinite(value) || value < 0 || value > MAX_RUN_TIMEOUT_MS)) {
+      throw ProcessError.invalidParams(name, `a number of milliseconds from 0 to ${MAX_RUN_TIMEOUT_MS} (30 days; 0 = none)`, value);
+    }
   }
 }
 

@@ -4,6 +4,8 @@ import { outputFor } from "./format.js";
 import { defineTool, fromContext } from "./types.js";
 
 const DEFAULT_TIMEOUT_S = 1800;
+/** 30 days, the longest timeout a run accepts. */
+const MAX_TIMEOUT_S = 30 * 24 * 3600;
 const TAIL_CHARS = 2000;
 
 export const execInputSchema = z.object({
@@ -12,7 +14,7 @@ export const execInputSchema = z.object({
   env: z.record(z.string(), z.string()).optional().describe("Environment variables to add"),
   yieldMs: z.number().int().min(0).optional().describe("Return with status 'running' if the command takes longer than this (default 10000 ms, env PI_BASH_YIELD_MS)"),
   background: z.boolean().optional().describe("Start in the background and return at once"),
-  timeout: z.number().positive().optional().describe(`Kill the command after this many seconds (default ${DEFAULT_TIMEOUT_S})`),
+  timeout: z.number().positive().max(MAX_TIMEOUT_S).optional().describe(`Kill the command after this many seconds (default ${DEFAULT_TIMEOUT_S}, at most ${MAX_TIMEOUT_S})`),
   pty: z.boolean().optional().describe("Run in a pseudo-terminal (needs a client with the acp-terminal extension)"),
 });
 

@@ -1,0 +1,37 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { execTool, runTool, systemClock } from "../src/index.js";
+import { localRig, type LocalRig } from "./support.js";
+
+let rig: LocalRig | undefined;
+afterEach(async () => {
+  await rig?.dispose();
+  rig = undefined;
+});
+
+// Node fires a timer longer than 2^31-1 ms (24.8 days) after 1 ms; these runs would time out at once.
+describe("timeouts longer than Node's timer range", () => {
+  it("a run with a 29-day timeout completes instead of timing out at once", async () => {
+    rig = localRig();
+    let fired = false;
+    const cancel = systemClock.setTimeout(() => (fired = true), 2.5e9);
+    const { run } = await rig.manager.run({ sessionId: "s", command: "sleep 0.2; echo done", timeoutMs: 2.5e9 });
+    expect(run.status).toBe("completed");
+    expect(fired).toBe(false);
+    cancel();
+  });
+
+  it("exec with a timeout within 30 days completes; beyond it is refused", async () => {
+    rig = localRig();
+    const ctx = { manager: rig.manager, sessionId: "s" };
+    const done = await runTool(execTool, ctx, { command: "sleep 0.2; echo done", timeout: 2.5e6 });
+    expect(done).toMatchObject({ ok: true, result: { status: "completed", output: "done\n" } });
+    const refused = await runTool(execTool, ctx, { command: "true", timeout: 1e7 });
+    expect(refused).toMatchObject({ ok: false, error: { code: "invalid_params" } });
+    expect(JSON.stringify(refused)).toMatch(/timeout/);
+  });
+
+  it("start refuses a timeout beyond 30 days, naming the option", async () => {
+    rig = localRig();
+    await expect(rig.manager.start({ sessionId: "s", command: "true", timeoutMs: 3e9 })).rejects.toThrow(/Invalid timeoutMs: expected a number of milliseconds from 0 to 2592000000/);
+  });
+});
