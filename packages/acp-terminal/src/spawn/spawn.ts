@@ -3,9 +3,22 @@ import { spawnWithPipes } from "./pipes.js";
 import { spawnWithPty } from "./pty.js";
 import type { SpawnedProcess, SpawnRequest } from "./types.js";
 
-/** Starts a command with the backend the request selects, after checking its working directory. */
+/**
+ * Starts a command with the backend the request selects. With pipes the working directory is
+ * looked at only when the spawn failed: the OS then blames the command (ENOENT) for a missing cwd,
+ * and the error says which was missing, without a stat before every spawn. node-pty cannot report
+ * a bad cwd at all (the child prints an error and exits 1), so a PTY's is checked first.
+ */
 export async function spawnProcess(request: SpawnRequest): Promise<SpawnedProcess> {
-  await checkWorkingDirectory(request.cwd);
   const { pty } = request;
-  return pty ? spawnWithPty({ ...request, pty }) : spawnWithPipes(request);
+  if (pty) {
+    await checkWorkingDirectory(request.cwd);
+    return spawnWithPty({ ...request, pty });
+  }
+  try {
+    return await spawnWithPipes(request);
+  } catch (error) {
+    await checkWorkingDirectory(request.cwd);
+    throw error;
+  }
 }
