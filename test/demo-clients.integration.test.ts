@@ -39,6 +39,22 @@ describe("demo-agent with other clients", () => {
     expect(content[1]!.content!.text).toContain("via-client-terminal");
   });
 
+  it("skips the interactive step with a plain client's terminals, saying why, and completes the tour", async () => {
+    const client = await start({ terminal: true }, true);
+    expect(await client.prompt("demo")).toBe("end_turn");
+    expect(step(client.updates, "interactive")).toEqual([{ step: "interactive", skipped: true, reason: "no stdin extension" }]);
+    expect(messageText(client.updates)).toContain("Skipped: this client's terminals take no input");
+    for (const name of ["foreground", "timeout", "build", "kill", "release"]) {
+      expect(step(client.updates, name), name).toEqual([expect.not.objectContaining({ status: "failed" })]);
+    }
+    expect(facts(client.updates).at(-1)).toMatchObject({ event: "tour_complete", steps: 7 });
+
+    // Asked directly, input is refused before anything runs, with the reason.
+    expect(await client.prompt("bg --stdin cat")).toBe("end_turn");
+    expect(client.updates.filter((u) => u.sessionUpdate === "tool_call_update").at(-1)).toMatchObject({ status: "failed" });
+    expect(messageText(client.updates)).toContain("bg failed: stdin is not available with the acp terminal provider: this client's terminals take no input");
+  });
+
   it("runs the whole tour with local processes when the client has no terminals", async () => {
     const client = await start({}, false);
     expect(await client.prompt("demo")).toBe("end_turn");
@@ -56,8 +72,9 @@ describe("demo-agent with other clients", () => {
     const [flood] = step(client.updates, "flood");
     expect(flood).toMatchObject({ truncated: true, wholeCharacters: true, totalBytes: 204_804 });
     expect(flood!.bytes).toBeLessThanOrEqual(4096);
+    expect(step(client.updates, "interactive")).toEqual([expect.objectContaining({ skipped: false, status: "completed", exitCode: 0, output: "name? hello acp\n" })]);
     expect(step(client.updates, "release")).toEqual([expect.objectContaining({ running: 0 })]);
-    expect(all.at(-1)).toMatchObject({ event: "tour_complete", steps: 6 });
+    expect(all.at(-1)).toMatchObject({ event: "tour_complete", steps: 7 });
     const toolContent = client.updates.flatMap((u) => (u.sessionUpdate.startsWith("tool_call") ? ((u.content ?? []) as { type: string }[]) : []));
     expect(toolContent.filter((c) => c.type === "terminal")).toEqual([]);
     expect(client.terminalRequests).toEqual([]);

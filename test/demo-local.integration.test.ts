@@ -102,6 +102,49 @@ describe("demo-agent without a terminal-capable client", () => {
     expect(client.terminalRequests).toEqual([]);
   });
 
+  it("answers a prompt with send and closes stdin with send --eof; a run without open stdin says so", async () => {
+    const client = await start();
+    await client.prompt(`bg --stdin read a; echo "got $a"; cat; echo "eof seen"`);
+    const id = facts(client.updates).find((f) => f.event === "started")!.id as string;
+    expect(await client.prompt(`send ${id} first line`)).toBe("end_turn");
+    expect(client.updates.at(-1)).toMatchObject({ status: "completed", rawOutput: { id, bytes: 11, eof: false } });
+    expect(await client.prompt(`send --eof ${id} last`)).toBe("end_turn");
+    const exit = await client.waitFor((u) => facts([u])[0]?.event === "exit", "the exit once stdin is closed");
+    expect(facts([exit])[0]).toMatchObject({ id, status: "completed", exitCode: 0 });
+    await client.prompt(`poll ${id}`);
+    expect(contentText(client.updates.at(-1)!)).toContain("got first line\nlast\neof seen\n");
+
+    await client.prompt("bg sleep 30");
+    const closed = facts(client.updates).filter((f) => f.event === "started").at(-1)!.id as string;
+    expect(await client.prompt(`send ${closed} hello`)).toBe("end_turn");
+    expect(client.updates.filter((u) => u.sessionUpdate === "tool_call_update").at(-1)).toMatchObject({ status: "failed" });
+    expect(messageText(client.updates)).toContain(`stdin of run ${closed} is closed`);
+  });
+
+  it("types named keys into a PTY run: y Enter answers a prompt, C-c interrupts it, a mistyped name is refused", async () => {
+    const client = await start();
+    await client.prompt(`bg --pty printf "continue? "; read a; echo "answer $a"; sleep 30`);
+    const id = facts(client.updates).find((f) => f.event === "started")!.id as string;
+    const polled = async (text: string) => {
+      await client.prompt(`poll ${id}`);
+      return contentText(client.updates.at(-1)!).includes(text);
+    };
+    await until(() => polled("continue?"), { timeoutMs: 10_000, message: '"continue?" in a poll' });
+    expect(await client.prompt(`keys ${id} y Enter`)).toBe("end_turn");
+    expect(client.updates.at(-1)).toMatchObject({ status: "completed", rawOutput: { id, keys: ["y", "Enter"], bytes: "y\r" } });
+    await until(() => polled("answer y"), { timeoutMs: 10_000, message: '"answer y" in a poll' });
+
+    expect(await client.prompt(`keys ${id} Entr`)).toBe("end_turn");
+    expect(client.updates.filter((u) => u.sessionUpdate === "tool_call_update").at(-1)).toMatchObject({ status: "failed" });
+    expect(messageText(client.updates)).toMatch(/keys failed: .*Entr.*Enter/);
+
+    expect(await client.prompt(`keys ${id} C-c`)).toBe("end_turn");
+    const exit = await client.waitFor((u) => facts([u])[0]?.event === "exit", "the exit after C-c");
+    const ended = facts([exit])[0]!;
+    expect(ended).toMatchObject({ id, status: "failed" });
+    expect(ended.signal === "SIGINT" || ended.exitCode === 130, JSON.stringify(ended)).toBe(true);
+  });
+
   it("stops the tour and its runs on session/cancel (stop reason cancelled)", async () => {
     const client = await start();
     const turn = client.prompt("demo");
@@ -127,7 +170,7 @@ describe("demo-agent without a terminal-capable client", () => {
     expect(await client.prompt("make coffee")).toBe("end_turn");
     const text = messageText(client.updates);
     expect(text).toContain("Unknown command: make.");
-    for (const name of ["run", "bg", "poll", "log", "kill", "list", "watch", "help", "demo"]) expect(text).toMatch(new RegExp(`^${name}\\b`, "m"));
+    for (const name of ["run", "bg", "send", "keys", "poll", "log", "kill", "list", "watch", "help", "demo"]) expect(text).toMatch(new RegExp(`^${name}\\b`, "m"));
   });
 
   it("says what is wrong with an unknown run id, as a failed tool call", async () => {

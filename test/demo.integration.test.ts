@@ -62,8 +62,9 @@ const facts = () => updates().flatMap((u) => (u.sessionUpdate === "agent_message
 const step = (name: string) => facts().filter((f) => f.step === name);
 
 describe("corepack pnpm demo (the main job)", () => {
-  it("ends the turn with end_turn and exit code 0, well under 30 s", () => {
+  it("ends the turn with end_turn and exit code 0, well under 30 s, after every step", () => {
     expect(code).toBe(0);
+    expect(facts().at(-1)).toMatchObject({ event: "tour_complete", steps: 7 });
     expect(lines.at(-1)).toMatchObject({ type: "result", stopReason: "end_turn", exitCode: 0 });
     expect(elapsedMs).toBeLessThan(20_000);
   });
@@ -99,8 +100,14 @@ describe("corepack pnpm demo (the main job)", () => {
     expect(watches).toEqual([expect.objectContaining({ pattern: "ERROR|done", match: "done" })]);
     const started = facts().filter((f) => f.event === "started").map((f) => f.id);
     const exits = facts().filter((f) => f.event === "exit").map((f) => f.id);
-    expect(started).toHaveLength(2);
+    expect(started).toHaveLength(3); // the build, the interactive prompt, the process tree
     expect(exits.sort()).toEqual([...started].sort());
+  });
+
+  it("answers an interactive prompt through stdin (the client's write extension)", () => {
+    const [interactive] = step("interactive");
+    expect(interactive).toMatchObject({ skipped: false, status: "completed", exitCode: 0 });
+    expect(interactive!.output).toBe("name? hello acp\n");
   });
 
   it("kills a process tree: parent and child are gone", () => {
@@ -124,7 +131,7 @@ describe("corepack pnpm demo (the main job)", () => {
     const terminalEvents = lines.filter((l) => l.type === "terminal");
     const created = terminalEvents.filter((l) => l.event === "create").map((l) => l.terminalId);
     const released = terminalEvents.filter((l) => l.event === "release").map((l) => l.terminalId);
-    expect(created.length).toBeGreaterThanOrEqual(5);
+    expect(created.length).toBeGreaterThanOrEqual(6);
     expect(released.sort()).toEqual([...created].sort());
     const finalStatus = new Map<string, string>();
     for (const u of updates()) if (u.toolCallId !== undefined && u.status) finalStatus.set(u.toolCallId, u.status);

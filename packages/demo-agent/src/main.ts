@@ -5,7 +5,7 @@ import { demoAgent } from "./agent.js";
 
 if (process.argv.includes("--help") || process.argv.includes("-h")) {
   process.stdout.write(
-    "Usage: demo-agent\n\nAn ACP agent (stdio) with no model. Prompts are commands: run, bg, poll, log, kill, list, watch, help, demo.\n" +
+    "Usage: demo-agent\n\nAn ACP agent (stdio) with no model. Prompts are commands: run, bg, send, keys, poll, log, kill, list, watch, help, demo.\n" +
       'Try: acp-terminal run --agent demo-agent demo\n',
   );
   process.exit(0);

@@ -1,7 +1,9 @@
 /** One prompt of the command language, parsed. */
 export type Command =
   | { name: "run"; command: string; timeoutSeconds: number }
-  | { name: "bg"; command: string }
+  | { name: "bg"; command: string; stdin: boolean; pty: boolean }
+  | { name: "send"; id: string; text: string | null; eof: boolean }
+  | { name: "keys"; id: string; keys: string[] }
   | { name: "poll"; id: string }
   | { name: "log"; id: string; lines: number }
   | { name: "kill"; id: string }
@@ -18,6 +20,9 @@ export const MAX_LOG_LINES = 500;
 export const COMMAND_HELP = [
   "run [--timeout S] <cmd>   run a command in the foreground (default timeout 30 s)",
   "bg <cmd>                  start a command in the background; its exit is reported when it ends",
+  "bg --stdin <cmd>          the same, with stdin open for send and keys (bg --pty <cmd>: in a PTY)",
+  "send <id> <text>          write a line to a run's stdin (send --eof <id> [text]: then close it)",
+  "keys <id> <key>...        type named keys into a run: keys run_1 y Enter, keys run_1 C-c",
   "poll <id>                 output of a run since the previous poll (by cursor)",
   "log <id> [n]              the last n lines of a run (default 20)",
   "kill <id>                 kill a run and everything it started",
@@ -50,6 +55,39 @@ function parseRun(rest: string): Command {
   }
   if (command === "") return invalid('run needs a command, e.g. "run ls -la".');
   return { name: "run", command, timeoutSeconds };
+}
+
+const BG_FLAG = /^--(stdin|pty)(?:\s+|$)([\s\S]*)$/;
+
+/** `bg [--stdin] [--pty] <cmd>`: the flags come first; the rest is the command line as typed. */
+function parseBg(rest: string): Command {
+  let command = rest;
+  let stdin = false;
+  let pty = false;
+  let flag: RegExpExecArray | null;
+  while ((flag = BG_FLAG.exec(command)) !== null) {
+    if (flag[1] === "stdin") stdin = true;
+    else pty = true;
+    command = flag[2]!.trim();
+  }
+  if (command === "") return invalid('bg needs a command, e.g. "bg npm run build" or "bg --stdin python3 -i".');
+  return { name: "bg", command, stdin, pty };
+}
+
+/** `send [--eof] <id> <text>`: the text is the rest of the prompt as typed; with --eof it may be omitted. */
+function parseSend(rest: string): Command {
+  const flag = /^--eof(?:\s+|$)([\s\S]*)$/.exec(rest);
+  const { word: id, rest: text } = firstWord(flag ? flag[1]! : rest);
+  if (id === "" || (text === "" && !flag)) {
+    return invalid('send expects a run id and a line of text, e.g. "send run_1a2b3c4d5e yes", or "send --eof run_1a2b3c4d5e" to close its stdin.');
+  }
+  return { name: "send", id, text: text === "" ? null : text, eof: flag !== null };
+}
+
+function parseKeys(rest: string): Command {
+  const [id, ...keys] = rest.split(/\s+/).filter(Boolean);
+  if (id === undefined || keys.length === 0) return invalid('keys expects a run id and key names, e.g. "keys run_1a2b3c4d5e y Enter" or "keys run_1a2b3c4d5e C-c".');
+  return { name: "keys", id, keys };
 }
 
 function parseId(name: "poll" | "kill", rest: string): Command {
@@ -89,7 +127,11 @@ export function parseCommand(text: string): Command {
     case "run":
       return parseRun(rest);
     case "bg":
-      return rest === "" ? invalid('bg needs a command, e.g. "bg npm run build".') : { name: "bg", command: rest };
+      return parseBg(rest);
+    case "send":
+      return parseSend(rest);
+    case "keys":
+      return parseKeys(rest);
     case "poll":
     case "kill":
       return parseId(word.toLowerCase() as "poll" | "kill", rest);

@@ -25,8 +25,31 @@ describe("parseCommand", () => {
   });
 
   it("bg keeps the command line whole", () => {
-    expect(parseCommand("bg npm run build && echo ok")).toEqual({ name: "bg", command: "npm run build && echo ok" });
+    expect(parseCommand("bg npm run build && echo ok")).toEqual({ name: "bg", command: "npm run build && echo ok", stdin: false, pty: false });
     expect(invalidMessage(parseCommand("bg"))).toContain("bg needs a command");
+  });
+
+  it("bg --stdin and --pty come before the command; later flags belong to the command", () => {
+    expect(parseCommand("bg --stdin python3 -i")).toEqual({ name: "bg", command: "python3 -i", stdin: true, pty: false });
+    expect(parseCommand("bg --pty --stdin top")).toEqual({ name: "bg", command: "top", stdin: true, pty: true });
+    expect(parseCommand("bg grep --stdin x")).toEqual({ name: "bg", command: "grep --stdin x", stdin: false, pty: false });
+    expect(parseCommand("bg --stdinx")).toEqual({ name: "bg", command: "--stdinx", stdin: false, pty: false });
+    expect(invalidMessage(parseCommand("bg --pty"))).toContain("bg needs a command");
+  });
+
+  it("send: a run id and the rest of the prompt as text; --eof closes stdin, with or without text", () => {
+    expect(parseCommand("send run_1 yes  please")).toEqual({ name: "send", id: "run_1", text: "yes  please", eof: false });
+    expect(parseCommand("send --eof run_1")).toEqual({ name: "send", id: "run_1", text: null, eof: true });
+    expect(parseCommand("send --eof run_1 bye")).toEqual({ name: "send", id: "run_1", text: "bye", eof: true });
+    expect(invalidMessage(parseCommand("send run_1"))).toContain("send expects a run id and a line of text");
+    expect(invalidMessage(parseCommand("send"))).toContain("send expects");
+    expect(invalidMessage(parseCommand("send --eof"))).toContain("send expects");
+  });
+
+  it("keys: a run id and at least one key", () => {
+    expect(parseCommand("keys run_3 y Enter")).toEqual({ name: "keys", id: "run_3", keys: ["y", "Enter"] });
+    expect(parseCommand("keys run_3 C-c")).toEqual({ name: "keys", id: "run_3", keys: ["C-c"] });
+    expect(invalidMessage(parseCommand("keys run_3"))).toContain("keys expects a run id and key names");
   });
 
   it("poll and kill take exactly one id", () => {

@@ -1,12 +1,32 @@
-import type { RunSnapshot, WatcherSpec } from "acp-process";
+import { ProcessError, type RunSnapshot, type WatcherSpec } from "acp-process";
 import { BACKGROUND_TIMEOUT_MS, type DemoSession } from "../session.js";
 
+export interface BgOptions {
+  /** Keep stdin open for `send` and `keys` (the client must offer the acp-terminal stdin extension). */
+  stdin?: boolean;
+  /** Run in a PTY (takes input too). */
+  pty?: boolean;
+  watch?: WatcherSpec[];
+}
+
+/** The prompt as typed: `bg --stdin <cmd>`, `bg --pty <cmd>`, `bg <cmd>`. */
+function titleOf(command: string, { stdin, pty }: BgOptions): string {
+  return `bg${stdin ? " --stdin" : ""}${pty ? " --pty" : ""}: ${command}`;
+}
+
 /**
- * `bg <cmd>`: starts a background run and returns at once. Its tool call stays in progress with
- * the terminal embedded; the BackgroundReporter finishes it and says so when the run ends.
+ * `bg [--stdin] [--pty] <cmd>`: starts a background run and returns at once. Its tool call stays
+ * in progress with the terminal embedded; the BackgroundReporter finishes it and says so when the
+ * run ends.
  */
-export async function bgCommand(session: DemoSession, command: string, watch: WatcherSpec[] = []): Promise<RunSnapshot> {
-  return session.tool(`bg: ${command}`, { command, background: true }, async (call) => {
+export async function bgCommand(session: DemoSession, command: string, options: BgOptions = {}): Promise<RunSnapshot> {
+  const { stdin = false, pty = false, watch = [] } = options;
+  return session.tool(titleOf(command, options), { command, background: true, stdin, pty }, async (call) => {
+    const provider = session.mode.provider;
+    if (stdin && !provider.capabilities.write) {
+      // acp-process would start it with stdin closed; say so instead of running it without input.
+      throw ProcessError.unsupported("stdin", provider.kind, "this client's terminals take no input (no acp-terminal stdin extension); run the command without --stdin");
+    }
     session.background.expect(call); // before the start: a fast command may end at once
     const run = await session.manager.start({
       sessionId: session.id,
@@ -14,12 +34,18 @@ export async function bgCommand(session: DemoSession, command: string, watch: Wa
       cwd: session.cwd,
       timeoutMs: BACKGROUND_TIMEOUT_MS,
       watch,
+      stdin,
+      pty,
       labels: { toolCallId: call.id, background: "true" },
       // Embedded from onStart, which the release of the terminal waits for: a command that ends
       // at once is still shown in the client's terminal (and a queued one when it starts).
-      onStart: (started) => call.running(session.terminalOf(started), `Started ${started.id} in the background. poll ${started.id} · log ${started.id} · kill ${started.id}`),
+      onStart: (started) => call.running(session.terminalOf(started), `Started ${started.id} in the background. ${hints(started.id, stdin || pty)}`),
     });
-    await session.say(`Started ${run.id} in the background.\n`, { event: "started", id: run.id, status: run.status });
+    await session.say(`Started ${run.id} in the background.\n`, { event: "started", id: run.id, status: run.status, input: stdin || pty });
     return run;
   });
+}
+
+function hints(id: string, input: boolean): string {
+  return [`poll ${id}`, ...(input ? [`send ${id} <text>`, `keys ${id} <key>...`] : []), `log ${id}`, `kill ${id}`].join(" · ");
 }

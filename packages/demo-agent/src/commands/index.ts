@@ -3,11 +3,13 @@ import type { Command } from "../parse.js";
 import type { DemoSession } from "../session.js";
 import { bgCommand } from "./bg.js";
 import { helpCommand } from "./help.js";
+import { keysCommand } from "./keys.js";
 import { killCommand } from "./kill.js";
 import { listCommand } from "./list.js";
 import { logCommand } from "./log.js";
 import { pollCommand } from "./poll.js";
 import { runCommand } from "./run.js";
+import { sendCommand } from "./send.js";
 import { watchCommand } from "./watch.js";
 
 /** Runs one parsed command. Errors (an unknown run id, ...) are told to the user, not thrown. */
@@ -18,7 +20,13 @@ export async function dispatch(session: DemoSession, command: Command): Promise<
         await runCommand(session, command.command, command.timeoutSeconds);
         return;
       case "bg":
-        await bgCommand(session, command.command);
+        await bgCommand(session, command.command, { stdin: command.stdin, pty: command.pty });
+        return;
+      case "send":
+        await sendCommand(session, command.id, command.text, command.eof);
+        return;
+      case "keys":
+        await keysCommand(session, command.id, command.keys);
         return;
       case "poll":
         await pollCommand(session, command.id);
