@@ -31,7 +31,9 @@ export const interactive: Step = {
     await sendCommand(session, job.id, ANSWER, false);
     const ended = await session.background.reported(job.id);
     const output = session.manager.tail(job.id, { maxChars: 2000 }).text;
-    await say(`→ ${ended.status}, exit code ${ended.exitCode}; its terminal shows ${JSON.stringify(output.trim())} (the answer is not echoed: stdin is a pipe).`, {
+    // On a pipe the answer is not shown; a PTY (the client's choice, e.g. `acp-terminal run --pty`) echoes it.
+    const echo = output.includes(`${PROMPT} ${ANSWER}`) ? "the terminal echoed the answer" : "the answer is not echoed: stdin is a pipe";
+    await say(`→ ${ended.status}, exit code ${ended.exitCode}; its terminal shows ${JSON.stringify(output.trim())} (${echo}).`, {
       step: "interactive",
       skipped: false,
       status: ended.status,
