@@ -1,4 +1,3 @@
-// ENGINEERS: before you write code, read /tmp/common.md (team rules, tools, deadline 07:55 UTC). Remove this line when you first edit this file.
 /**
  * The contract of the transport-free TerminalHost. The ACP binding, the CLI and the agent-side
  * local provider all program against these types; change them only together with their users.
