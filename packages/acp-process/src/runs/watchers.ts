@@ -1,4 +1,5 @@
 import { ProcessError } from "../errors.js";
+import { unsafeRegexReason } from "./safe-regex.js";
 import type { WatcherSpec } from "./types.js";
 
 export interface WatcherLimits {
@@ -16,7 +17,9 @@ export const DEFAULT_WATCHER_LIMITS: WatcherLimits = {
   maxWatchers: 16,
   maxPatternLength: 512,
   streamWindowChars: 4096,
-  maxLineChars: 16_384,
+  // Both bound the text one match runs over, and so the time a pattern that backtracks
+  // polynomially (`.*a.*b`) can take; exponential patterns are refused at add().
+  maxLineChars: 4096,
 };
 
 export interface WatchHit {
@@ -64,6 +67,14 @@ export class WatcherSet {
     }
     const flags = spec.flags ?? "";
     if (!/^[imsu]*$/.test(flags)) throw ProcessError.invalidParams("watch.flags", "some of i, m, s, u", flags);
+    const unsafe = unsafeRegexReason(spec.regex, flags);
+    if (unsafe !== null) {
+      throw new ProcessError(
+        "invalid_params",
+        `Invalid watch.regex ${JSON.stringify(spec.regex)}: refused ${unsafe}, which could freeze the agent on some output; ` +
+          "use a simpler pattern without a repeat inside a repeated group (e.g. a+ instead of (a+)+, (?:ab)+ instead of (a|ab)+)",
+      );
+    }
     let regex: RegExp;
     try {
       regex = new RegExp(spec.regex, `${flags}g`);
