@@ -113,20 +113,38 @@ describe("terminal/* over stdio", () => {
     await peer.client.request("terminal/release", { sessionId, terminalId });
   });
 
-  it("answers -32602 naming the field for bad params", async () => {
-    const cases: Array<[Record<string, unknown>, string]> = [
-      [{ cwd: "relative/dir" }, "cwd"],
-      [{ outputByteLimit: -1 }, "outputByteLimit"],
-      [{ _meta: { "acp-terminal": { pty: "yes" } } }, '_meta["acp-terminal"].pty'],
-      [{ _meta: { "acp-terminal": { stdin: "no" } } }, '_meta["acp-terminal"].stdin'],
+  it("answers -32602 naming the method and the field for bad params", async () => {
+    const create = "Invalid params for terminal/create: ";
+    const cases: Array<[Record<string, unknown>, string, string]> = [
+      [{ cwd: "relative/dir" }, "cwd", 'cwd: expected an absolute path, received "relative/dir"'],
+      [{ outputByteLimit: -1 }, "outputByteLimit", "outputByteLimit: expected a non-negative integer (bytes), received -1"],
+      [{ outputByteLimit: 1.5 }, "outputByteLimit", "outputByteLimit: expected a non-negative integer (bytes), received 1.5"],
+      [{ outputByteLimit: "10" }, "outputByteLimit", 'outputByteLimit: expected a non-negative integer (bytes), received "10"'],
+      [{ args: "-la" }, "args", 'args: expected an array of strings, received "-la"'],
+      [{ args: ["ok", 2] }, "args[1]", "args[1]: expected a string, received 2"],
+      [{ env: [{ name: "A" }] }, "env[0].value", "env[0].value: missing; expected a string"],
+      [{ command: undefined }, "command", "command: missing; expected a non-empty command"],
+      [{ command: "  " }, "command", 'command: expected a non-empty command, received "  "'],
+      [{ sessionId: "" }, "sessionId", 'sessionId: expected a non-empty string, received ""'],
+      [{ _meta: { "acp-terminal": { pty: "yes" } } }, '_meta["acp-terminal"].pty', '_meta["acp-terminal"].pty: '],
+      [{ _meta: { "acp-terminal": { stdin: "no" } } }, '_meta["acp-terminal"].stdin', '_meta["acp-terminal"].stdin: '],
+      // Checked by the host rather than the schema: the message reads the same.
+      [{ args: ["a\0b"] }, "args[0]", 'args[0]: expected a string without NUL characters, received "a\\u0000b"'],
     ];
-    for (const [extra, field] of cases) {
+    for (const [extra, field, message] of cases) {
       const error = await rejectionOf(
         peer.client.request("terminal/create", { sessionId, command: "echo", args: ["x"], ...extra }),
       );
       expect(error.code, field).toBe(-32602);
-      // The SDK's own schema check names the field in data; ours name it in the message too.
-      expect(`${error.message} ${JSON.stringify(error.data)}`, field).toContain(field.split("[")[0]);
+      expect(error.message, field).toContain(create + message);
+      expect((error.data as { field?: string }).field, field).toBe(field);
+    }
+    for (const method of ["terminal/output", "terminal/wait_for_exit", "terminal/kill", "terminal/release"]) {
+      const noId = await rejectionOf(peer.client.request(method, { sessionId }));
+      expect(noId.code, method).toBe(-32602);
+      expect(noId.message).toBe(`Invalid params for ${method}: terminalId: missing; expected a non-empty string`);
+      const badId = await rejectionOf(peer.client.request(method, { sessionId, terminalId: 7 }));
+      expect(badId.message).toBe(`Invalid params for ${method}: terminalId: expected a non-empty string, received 7`);
     }
     const missingCwd = await rejectionOf(
       peer.client.request("terminal/create", { sessionId, command: "echo", cwd: "/no/such/dir/anywhere" }),

@@ -181,7 +181,8 @@ describe("bindTerminalHost", () => {
     host.fail = TerminalError.invalidParams("outputByteLimit", "at most 8388608", 1e12);
     const invalid = await rejection(a.client.request("terminal/create", { sessionId: "s", command: "x" }));
     expect(invalid.code).toBe(-32602);
-    expect(invalid.message).toContain("outputByteLimit");
+    expect(invalid.message).toBe("Invalid params for terminal/create: outputByteLimit: expected at most 8388608, received 1000000000000");
+    expect(invalid.data).toEqual({ field: "outputByteLimit" });
 
     host.fail = new TerminalError("spawn_failed", "Command not found: nope (ENOENT). Check the command name and PATH.");
     const spawn = await rejection(a.client.request("terminal/create", { sessionId: "s", command: "nope" }));
@@ -195,7 +196,8 @@ describe("bindTerminalHost", () => {
     const a = connect();
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ cwd: "relative/dir" }, /cwd: expected an absolute path, received "relative\/dir"/],
-      [{ outputByteLimit: -1 }, /./],
+      [{ outputByteLimit: -1 }, /^Invalid params for terminal\/create: outputByteLimit: expected a non-negative integer \(bytes\), received -1$/],
+      [{ args: "ls" }, /^Invalid params for terminal\/create: args: expected an array of strings, received "ls"$/],
       [{ _meta: { "acp-terminal": { pty: "yes" } } }, /_meta\["acp-terminal"\]\.pty/],
       [{ _meta: { "acp-terminal": { pty: { cols: 0 } } } }, /_meta\["acp-terminal"\]\.pty\.cols/],
       [{ _meta: { "acp-terminal": { stdin: 1 } } }, /_meta\["acp-terminal"\]\.stdin/],

@@ -1,7 +1,17 @@
-import { methods, type ClientApp, type TerminalOutputResponse } from "@agentclientprotocol/sdk";
+import {
+  methods,
+  type ClientApp,
+  type CreateTerminalResponse,
+  type KillTerminalResponse,
+  type ReleaseTerminalResponse,
+  type TerminalOutputResponse,
+  type WaitForTerminalExitResponse,
+} from "@agentclientprotocol/sdk";
 import type { ExitStatus, TerminalOutputSnapshot } from "../host/types.js";
 import { ACP_TERMINAL_META_KEY } from "./capabilities.js";
+import { createTerminalRequestSchema, terminalIdRequestSchema } from "./core-schemas.js";
 import { killMetaOf, toCreateTerminalParams } from "./create-params.js";
+import { paramsParser } from "./errors.js";
 import { fitOutputToBudget } from "./fit-output.js";
 import type { TerminalHostPort } from "./host-port.js";
 import { outputMetaOf, sinceByteError } from "./output-params.js";
@@ -42,12 +52,22 @@ function toWireExitStatus(status: ExitStatus): { exitCode: number | null; signal
   return { exitCode: status.exitCode, signal: status.signal };
 }
 
-/** Registers the five ACP v1 terminal methods. The SDK has validated their shape already. */
+const CREATE = methods.client.terminal.create;
+const OUTPUT = methods.client.terminal.output;
+const WAIT_FOR_EXIT = methods.client.terminal.waitForExit;
+const KILL = methods.client.terminal.kill;
+const RELEASE = methods.client.terminal.release;
+
+/**
+ * Registers the five ACP v1 terminal methods, each with our own params parser (core-schemas.ts),
+ * so a bad param is a -32602 whose message names the field and the method.
+ */
 export function registerCoreHandlers(app: ClientApp, deps: CoreHandlerDeps): void {
   const { host, scopeOf } = deps;
+  const idParams = (method: string) => paramsParser(method, terminalIdRequestSchema);
 
-  app.onRequest(methods.client.terminal.create, ({ params, agent, signal }) =>
-    answer(signal, async () => {
+  app.onRequest(CREATE, paramsParser(CREATE, createTerminalRequestSchema), ({ params, agent, signal }) =>
+    answer(CREATE, signal, async (): Promise<CreateTerminalResponse> => {
       const scope = scopeOf(agent);
       const owner = scope.owner(params.sessionId);
       const createParams = toCreateTerminalParams(params);
@@ -60,8 +80,8 @@ export function registerCoreHandlers(app: ClientApp, deps: CoreHandlerDeps): voi
     }),
   );
 
-  app.onRequest(methods.client.terminal.output, ({ params, agent, signal }) =>
-    answer(signal, () => {
+  app.onRequest(OUTPUT, idParams(OUTPUT), ({ params, agent, signal }) =>
+    answer(OUTPUT, signal, (): TerminalOutputResponse => {
       const owner = scopeOf(agent).owner(params.sessionId);
       const { sinceByte } = outputMetaOf(params._meta);
       try {
@@ -73,15 +93,15 @@ export function registerCoreHandlers(app: ClientApp, deps: CoreHandlerDeps): voi
     }),
   );
 
-  app.onRequest(methods.client.terminal.waitForExit, ({ params, agent, signal }) =>
-    answer(signal, async () => {
+  app.onRequest(WAIT_FOR_EXIT, idParams(WAIT_FOR_EXIT), ({ params, agent, signal }) =>
+    answer(WAIT_FOR_EXIT, signal, async (): Promise<WaitForTerminalExitResponse> => {
       const owner = scopeOf(agent).owner(params.sessionId);
       return toWireExitStatus(await untilAborted(host.waitForExit(owner, params.terminalId), signal));
     }),
   );
 
-  app.onRequest(methods.client.terminal.kill, ({ params, agent, signal }) =>
-    answer(signal, async () => {
+  app.onRequest(KILL, idParams(KILL), ({ params, agent, signal }) =>
+    answer(KILL, signal, async (): Promise<KillTerminalResponse> => {
       const owner = scopeOf(agent).owner(params.sessionId);
       const { signal: killSignal } = killMetaOf(params._meta);
       await host.kill(owner, params.terminalId, killSignal);
@@ -89,8 +109,8 @@ export function registerCoreHandlers(app: ClientApp, deps: CoreHandlerDeps): voi
     }),
   );
 
-  app.onRequest(methods.client.terminal.release, ({ params, agent, signal }) =>
-    answer(signal, async () => {
+  app.onRequest(RELEASE, idParams(RELEASE), ({ params, agent, signal }) =>
+    answer(RELEASE, signal, async (): Promise<ReleaseTerminalResponse> => {
       const owner = scopeOf(agent).owner(params.sessionId);
       await host.release(owner, params.terminalId);
       return {};

@@ -12,9 +12,10 @@ export const JSON_RPC_ERROR_CODES = {
 /**
  * Maps what a host call threw to the JSON-RPC error the agent sees. The host's message is kept
  * as the message (never a bare "Internal error"), and `data.reason` carries the TerminalError code
- * so an agent can tell `stdin_closed` from `exited` without parsing text.
+ * so an agent can tell `stdin_closed` from `exited` without parsing text. With `method`, a host
+ * `invalid_params` reads like the binding's own: `Invalid params for <method>: <field>: ...`.
  */
-export function toRequestError(error: unknown): RequestError {
+export function toRequestError(error: unknown, method?: string): RequestError {
   if (error instanceof RequestError) return error;
   if (!(error instanceof TerminalError)) {
     const message = error instanceof Error ? error.message : String(error);
@@ -26,13 +27,25 @@ export function toRequestError(error: unknown): RequestError {
         terminalId: error.data?.["terminalId"],
       });
     case "invalid_params":
-      return new RequestError(JSON_RPC_ERROR_CODES.invalidParams, error.message, { ...error.data });
+      return new RequestError(JSON_RPC_ERROR_CODES.invalidParams, invalidParamsMessage(error, method), { ...error.data });
     default:
       return new RequestError(JSON_RPC_ERROR_CODES.internalError, error.message, {
         ...error.data,
         reason: error.code,
       });
   }
+}
+
+/**
+ * The host says `Invalid <field>: expected ..., received ...`; over the wire the method goes first,
+ * as in the binding's own -32602 messages.
+ */
+function invalidParamsMessage(error: TerminalError, method: string | undefined): string {
+  const field = error.data?.["field"];
+  if (method === undefined || typeof field !== "string") return error.message;
+  const hostPrefix = `Invalid ${field}: `;
+  const detail = error.message.startsWith(hostPrefix) ? error.message.slice(hostPrefix.length) : error.message;
+  return `Invalid params for ${method}: ${field}: ${detail}`;
 }
 
 /** A -32602 whose message names the first bad field, with every issue in `data.issues`. */

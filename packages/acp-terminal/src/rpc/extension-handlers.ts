@@ -22,7 +22,7 @@ export function registerExtensionHandlers(app: ClientApp, host: TerminalHostPort
     WRITE_METHOD,
     paramsParser(WRITE_METHOD, writeParamsSchema),
     ({ params, agent, signal }) =>
-      answer(signal, async () => {
+      answer(WRITE_METHOD, signal, async () => {
         const owner = scopeOf(agent).owner(params.sessionId);
         await host.write(owner, params.terminalId, payloadOf(params), { eof: params.eof === true });
         return {};
@@ -30,14 +30,14 @@ export function registerExtensionHandlers(app: ClientApp, host: TerminalHostPort
   );
 
   app.onRequest(RESIZE_METHOD, paramsParser(RESIZE_METHOD, resizeParamsSchema), ({ params, agent, signal }) =>
-    answer(signal, (): ExtensionResult => {
+    answer(RESIZE_METHOD, signal, (): ExtensionResult => {
       host.resize(scopeOf(agent).owner(params.sessionId), params.terminalId, params.cols, params.rows);
       return {};
     }),
   );
 
   app.onRequest(SIGNAL_METHOD, paramsParser(SIGNAL_METHOD, signalParamsSchema), ({ params, agent, signal }) =>
-    answer(signal, (): ExtensionResult => {
+    answer(SIGNAL_METHOD, signal, (): ExtensionResult => {
       host.signal(scopeOf(agent).owner(params.sessionId), params.terminalId, params.signal);
       return {};
     }),

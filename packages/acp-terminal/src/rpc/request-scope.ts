@@ -12,15 +12,16 @@ export interface RequestScope {
 export type ScopeOf = (agent: ClientContext) => RequestScope;
 
 /**
- * Runs a handler body and turns whatever it throws into the JSON-RPC error the agent should see.
- * A cancelled request (`$/cancel_request`) keeps its AbortError so the SDK answers -32800.
+ * Runs the body of a `method` handler and turns whatever it throws into the JSON-RPC error the
+ * agent should see. A cancelled request (`$/cancel_request`) keeps its AbortError so the SDK
+ * answers -32800.
  */
-export async function answer<T>(signal: AbortSignal, body: () => Promise<T> | T): Promise<T> {
+export async function answer<T>(method: string, signal: AbortSignal, body: () => Promise<T> | T): Promise<T> {
   try {
     return await body();
   } catch (error) {
     if (signal.aborted && error instanceof Error && error.name === "AbortError") throw error;
-    throw toRequestError(error);
+    throw toRequestError(error, method);
   }
 }
 
