@@ -19,6 +19,8 @@ export class OutputLog {
     private readonly emit: (event: RunEvent) => void,
     watchers: WatcherSet,
     private readonly now: () => number,
+    /** A store that fails must not stop the output (or the run): the failure is reported here. */
+    private readonly onStoreError: (error: unknown) => void = () => {},
   ) {
     this.watchers = watchers;
   }
@@ -66,8 +68,12 @@ export class OutputLog {
   }
 
   private commit(items: RunItem[]): void {
-    this.store.appendItems(this.record.id, items);
-    this.store.putRun(this.record);
+    try {
+      this.store.appendItems(this.record.id, items);
+      this.store.putRun(this.record);
+    } catch (error) {
+      this.onStoreError(error);
+    }
     for (const item of items) this.emit({ type: "output", runId: this.record.id, sessionId: this.record.sessionId, item });
   }
 

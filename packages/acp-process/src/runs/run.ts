@@ -56,6 +56,7 @@ export class Run {
   private lastOutputAtMs = 0;
   private settling = false;
   private starting = false;
+  private storeFailure: string | null = null;
 
   constructor(
     readonly record: RunRecord,
@@ -63,7 +64,9 @@ export class Run {
     private readonly launch: RunLaunch,
   ) {
     this.settledPromise = new Promise((resolve) => (this.resolveSettled = resolve));
-    this.log = new OutputLog(record, ctx.store, ctx.emit, new WatcherSet(ctx.tuning.watcherLimits), () => ctx.clock.now());
+    this.log = new OutputLog(record, ctx.store, ctx.emit, new WatcherSet(ctx.tuning.watcherLimits), () => ctx.clock.now(), (error) =>
+      this.noteStoreFailure(error),
+    );
   }
 
   get provider(): TerminalProvider {
@@ -217,26 +220,49 @@ export class Run {
     }
   }
 
-  /** The single place a run ends: status, events (exit exactly once), release, abort timers. */
+  /**
+   * The single place a run ends: status, events (exit exactly once), release, abort timers. A store
+   * that fails here is noted in `error`; the terminal is released and waiters resolve regardless.
+   */
   private async settle(): Promise<void> {
     if (this.settling) return;
     this.settling = true;
-    const end = describeEnd(this.record, this.exitStatus);
-    this.record.exitCode = this.exitStatus?.exitCode ?? null;
-    this.record.signal = this.exitStatus?.signal ?? null;
-    this.record.error ??= end.error;
-    this.record.endedAtMs = this.ctx.clock.now();
     this.controller.abort();
-    this.transition(end.status);
-    if (!this.record.exitNotified) {
-      this.record.exitNotified = true;
-      this.ctx.store.putRun(this.record, { urgent: true });
-      this.ctx.emit({ type: "exit", run: this.snapshot() });
+    try {
+      const end = describeEnd(this.record, this.exitStatus);
+      this.record.exitCode = this.exitStatus?.exitCode ?? null;
+      this.record.signal = this.exitStatus?.signal ?? null;
+      // A store failure noted earlier stays, after the reason the run ended.
+      if (end.error && this.record.error === this.storeFailure) this.record.error = `${end.error}; ${this.storeFailure}`;
+      else this.record.error ??= end.error;
+      this.record.endedAtMs = this.ctx.clock.now();
+      this.transition(end.status);
+      if (!this.record.exitNotified) {
+        this.record.exitNotified = true;
+        this.save();
+        this.ctx.emit({ type: "exit", run: this.snapshot() });
+      }
+    } finally {
+      await this.release();
+      // The reader holds the last snapshot (up to the client's output limit): let it go.
+      this.reader = null;
+      this.resolveSettled(this.snapshot());
     }
-    await this.release();
-    // The reader holds the last snapshot (up to the client's output limit): let it go.
-    this.reader = null;
-    this.resolveSettled(this.snapshot());
+  }
+
+  /** Writes the record through to the store; a failure is noted, never thrown. */
+  private save(): void {
+    try {
+      this.ctx.store.putRun(this.record, { urgent: true });
+    } catch (error) {
+      this.noteStoreFailure(error);
+    }
+  }
+
+  private noteStoreFailure(error: unknown): void {
+    if (this.storeFailure !== null) return; // the first failure says it; the rest would repeat it
+    this.storeFailure = `the run store failed (${messageOf(error)}), so this run's stored record or output may be incomplete: check the disk and the database file`;
+    this.record.error = this.record.error ? `${this.record.error}; ${this.storeFailure}` : this.storeFailure;
   }
 
   /** The caller's onStart (e.g. embedding the terminal in a tool call); never rejects. */
@@ -254,14 +280,14 @@ export class Run {
     const failure = await releaseTerminal(this.ctx.provider, terminalId, this.startHook, this.ctx.tuning.releaseWaitMs);
     if (failure !== null) this.log.appendNotice(`[acp-process] releasing terminal ${terminalId} failed: ${failure}`);
     this.record.terminalId = null;
-    this.ctx.store.putRun(this.record, { urgent: true });
+    this.save();
   }
 
   private transition(status: RunRecord["status"]): void {
     const previous = this.record.status;
     if (previous === status) return;
     this.record.status = status;
-    this.ctx.store.putRun(this.record, { urgent: true });
+    this.save();
     this.ctx.emit({ type: "status", run: this.snapshot(), previous });
   }
 

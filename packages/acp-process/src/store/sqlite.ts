@@ -9,6 +9,11 @@ export interface SqliteStoreOptions {
   flushIntervalMs?: number;
   /** Appends are written once this many items are pending. Default 2000. */
   flushItems?: number;
+  /**
+   * Called when a batched write from the flush timer fails (disk full, file removed); the batch is
+   * kept and retried on the next flush. Default: one line on stderr.
+   */
+  onError?: (error: Error) => void;
 }
 
 const SCHEMA = `
@@ -56,12 +61,14 @@ export class SqliteRunStore implements RunStore {
   private readonly pruneFloor = new Map<string, number>();
   private readonly flushItems: number;
   private timer: NodeJS.Timeout | null = null;
+  private readonly onError: (error: Error) => void;
   private readonly statements;
   private closed = false;
 
   constructor(path: string, options: SqliteStoreOptions = {}) {
     this.retention = { ...DEFAULT_RETENTION, ...options.retention };
     this.flushItems = options.flushItems ?? 2000;
+    this.onError = options.onError ?? ((error) => process.stderr.write(`acp-process: ${error.message}\n`));
     this.db = new Database(path);
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("synchronous = NORMAL");
@@ -150,6 +157,17 @@ export class SqliteRunStore implements RunStore {
     const items = this.pendingItems.splice(0);
     const runs = [...this.pendingRuns.values()];
     this.pendingRuns.clear();
+    try {
+      this.write(items, runs);
+    } catch (error) {
+      // Keep the batch (newer updates of a run win) so the next flush retries it.
+      this.pendingItems.unshift(...items);
+      for (const r of runs) if (!this.pendingRuns.has(r.id)) this.pendingRuns.set(r.id, r);
+      throw error;
+    }
+  }
+
+  private write(items: { runId: string; item: RunItem }[], runs: RunRecord[]): void {
     const { insertItem, upsertRun, prune } = this.statements;
     this.db.transaction(() => {
       const touched = new Set<string>();
@@ -180,7 +198,15 @@ export class SqliteRunStore implements RunStore {
 
   private scheduleFlush(): void {
     if (this.timer || this.closed) return;
-    this.timer = setTimeout(() => this.flush(), this.flushInterval);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      try {
+        this.flush();
+      } catch (error) {
+        // From a timer nobody awaits: report it instead of crashing the agent; retried on the next write.
+        this.onError(new Error(`writing run output to the SQLite store failed (${error instanceof Error ? error.message : String(error)}); check the disk and the database file`, { cause: error }));
+      }
+    }, this.flushInterval);
     this.timer.unref();
   }
 }
