@@ -3,7 +3,7 @@
  * end-of-file, PTY resize, signals, an interactive prompt, and a command that never reads.
  */
 import type { TerminalOutputResponse } from "@agentclientprotocol/sdk";
-import { encodeKeys } from "acp-terminal";
+import { encodeKeys, MAX_PTY_DIMENSION } from "acp-terminal";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { outputWhere, rejectionOf, startTerminalClient, type TerminalClientProcess } from "./support/terminal-client.js";
 import { until, withDeadline } from "./support/until.js";
@@ -72,6 +72,36 @@ describe("_acp-terminal extensions over stdio", () => {
     await peer.client.request("_acp-terminal/write", { ...ids, data: encodeKeys(["Enter"]) });
     await outputWhere(peer.client, ids, (out) => out.includes("40 120"));
     expect(await peer.client.request("terminal/wait_for_exit", ids)).toEqual({ exitCode: 0, signal: null });
+  });
+
+  it("accepts PTY sizes up to MAX_PTY_DIMENSION and names the field beyond it, at create and resize", async () => {
+    const max = MAX_PTY_DIMENSION;
+    const tooWide = await rejectionOf(
+      peer.client.request("terminal/create", {
+        sessionId,
+        command: "true",
+        args: [],
+        _meta: { "acp-terminal": { pty: { cols: max + 1, rows: 24 } } },
+      }),
+    );
+    expect(tooWide.code).toBe(-32602);
+    expect(tooWide.message).toBe(
+      `Invalid params for terminal/create: _meta["acp-terminal"].pty.cols: expected an integer from 1 to ${max}, received ${max + 1}`,
+    );
+    const { terminalId } = await peer.client.request("terminal/create", {
+      sessionId,
+      command: "sh",
+      args: ["-c", "stty size; read line"],
+      _meta: { "acp-terminal": { pty: { cols: max, rows: 24 } } },
+    });
+    const ids = { sessionId, terminalId };
+    await outputWhere(peer.client, ids, (out) => out.includes(`24 ${max}`));
+    const tooTall = await rejectionOf(peer.client.request("_acp-terminal/resize", { ...ids, cols: 80, rows: max + 1 }));
+    expect(tooTall.code).toBe(-32602);
+    expect(tooTall.message).toBe(
+      `Invalid params for _acp-terminal/resize: rows: expected an integer from 1 to ${max}, received ${max + 1}`,
+    );
+    await peer.client.request("terminal/release", ids);
   });
 
   it("refuses to resize a pipe terminal with a clear error", async () => {

@@ -93,8 +93,9 @@ describe("terminal/output with sinceByte over stdio", () => {
     expect(cursorsOf(await since(client, terminalId, 5))).toEqual({ totalBytes: 5, droppedBytes: 0, fromByte: 5 });
     const beyond = await rejectionOf(since(client, terminalId, 6));
     expect(beyond.code).toBe(-32602);
+    expect(beyond.data).toMatchObject({ field: '_meta["acp-terminal"].sinceByte' });
     expect(beyond.message).toBe(
-      'Invalid params for terminal/output: _meta["acp-terminal"].sinceByte: Invalid sinceByte: 6 is beyond totalBytes 5; pass the totalBytes of an earlier output read',
+      'Invalid params for terminal/output: _meta["acp-terminal"].sinceByte: 6 is beyond totalBytes 5; pass the totalBytes of an earlier output read',
     );
     for (const bad of [-1, 2.5, "3", null]) {
       const error = await rejectionOf(since(client, terminalId, bad));

@@ -184,6 +184,19 @@ describe("bindTerminalHost", () => {
     expect(invalid.message).toBe("Invalid params for terminal/create: outputByteLimit: expected at most 8388608, received 1000000000000");
     expect(invalid.data).toEqual({ field: "outputByteLimit" });
 
+    // Host fields that the agent sent in _meta["acp-terminal"] are named as the agent wrote them.
+    host.fail = TerminalError.invalidParams("pty.cols", "an integer from 1 to 1000", 2000);
+    const pty = await rejection(a.client.request("terminal/create", { sessionId: "s", command: "x" }));
+    expect(pty.message).toBe(
+      'Invalid params for terminal/create: _meta["acp-terminal"].pty.cols: expected an integer from 1 to 1000, received 2000',
+    );
+    expect(pty.data).toEqual({ field: '_meta["acp-terminal"].pty.cols' });
+    host.fail = TerminalError.invalidParams("signal", "a POSIX signal name", "SIGFOO");
+    const kill = await rejection(a.client.request("terminal/kill", { sessionId: "s", terminalId: "t1" }));
+    expect(kill.message).toBe('Invalid params for terminal/kill: _meta["acp-terminal"].signal: expected a POSIX signal name, received "SIGFOO"');
+    const signal = await rejection(a.client.request("_acp-terminal/signal", { sessionId: "s", terminalId: "t1", signal: "SIGINT" }));
+    expect(signal.message).toBe('Invalid params for _acp-terminal/signal: signal: expected a POSIX signal name, received "SIGFOO"');
+
     host.fail = new TerminalError("spawn_failed", "Command not found: nope (ENOENT). Check the command name and PATH.");
     const spawn = await rejection(a.client.request("terminal/create", { sessionId: "s", command: "nope" }));
     expect(spawn.code).toBe(-32603);
@@ -199,7 +212,8 @@ describe("bindTerminalHost", () => {
       [{ outputByteLimit: -1 }, /^Invalid params for terminal\/create: outputByteLimit: expected a non-negative integer \(bytes\), received -1$/],
       [{ args: "ls" }, /^Invalid params for terminal\/create: args: expected an array of strings, received "ls"$/],
       [{ _meta: { "acp-terminal": { pty: "yes" } } }, /_meta\["acp-terminal"\]\.pty/],
-      [{ _meta: { "acp-terminal": { pty: { cols: 0 } } } }, /_meta\["acp-terminal"\]\.pty\.cols/],
+      [{ _meta: { "acp-terminal": { pty: { cols: 0 } } } }, /_meta\["acp-terminal"\]\.pty\.cols: expected an integer from 1 to 1000, received 0$/],
+      [{ _meta: { "acp-terminal": { pty: { rows: 1001 } } } }, /_meta\["acp-terminal"\]\.pty\.rows: expected an integer from 1 to 1000, received 1001$/],
       [{ _meta: { "acp-terminal": { stdin: 1 } } }, /_meta\["acp-terminal"\]\.stdin/],
       [{ command: "  " }, /command: expected a non-empty command/],
     ];

@@ -14,7 +14,7 @@ import { killMetaOf, toCreateTerminalParams } from "./create-params.js";
 import { paramsParser } from "./errors.js";
 import { fitOutputToBudget } from "./fit-output.js";
 import type { TerminalHostPort } from "./host-port.js";
-import { outputMetaOf, sinceByteError } from "./output-params.js";
+import { outputMetaOf } from "./output-params.js";
 import { answer, untilAborted, type ScopeOf } from "./request-scope.js";
 
 export interface CoreHandlerDeps {
@@ -84,12 +84,8 @@ export function registerCoreHandlers(app: ClientApp, deps: CoreHandlerDeps): voi
     answer(OUTPUT, signal, (): TerminalOutputResponse => {
       const owner = scopeOf(agent).owner(params.sessionId);
       const { sinceByte } = outputMetaOf(params._meta);
-      try {
-        const snapshot = host.output(owner, params.terminalId, sinceByte === undefined ? undefined : { sinceByte });
-        return toOutputResponse(snapshot, deps.outputBudgetBytes);
-      } catch (error) {
-        throw sinceByteError(error);
-      }
+      const snapshot = host.output(owner, params.terminalId, sinceByte === undefined ? undefined : { sinceByte });
+      return toOutputResponse(snapshot, deps.outputBudgetBytes);
     }),
   );
 

@@ -1,6 +1,7 @@
 import { RequestError } from "@agentclientprotocol/sdk";
 import type { z } from "zod";
 import { TerminalError } from "../host/errors.js";
+import { ACP_TERMINAL_META_KEY } from "./capabilities.js";
 
 /** JSON-RPC codes the binding answers with. */
 export const JSON_RPC_ERROR_CODES = {
@@ -27,7 +28,7 @@ export function toRequestError(error: unknown, method?: string): RequestError {
         terminalId: error.data?.["terminalId"],
       });
     case "invalid_params":
-      return new RequestError(JSON_RPC_ERROR_CODES.invalidParams, invalidParamsMessage(error, method), { ...error.data });
+      return invalidParamsError(error, method);
     default:
       return new RequestError(JSON_RPC_ERROR_CODES.internalError, error.message, {
         ...error.data,
@@ -37,15 +38,38 @@ export function toRequestError(error: unknown, method?: string): RequestError {
 }
 
 /**
- * The host says `Invalid <field>: expected ..., received ...`; over the wire the method goes first,
- * as in the binding's own -32602 messages.
+ * Host fields that travel in `_meta["acp-terminal"]` for a method: the host says `pty.cols`, the
+ * agent sent `_meta["acp-terminal"].pty.cols`.
  */
-function invalidParamsMessage(error: TerminalError, method: string | undefined): string {
+const META_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  "terminal/create": ["pty", "stdin"],
+  "terminal/output": ["sinceByte"],
+  "terminal/kill": ["signal"],
+};
+
+/** The name of a host field as the agent wrote it in `method`'s params. */
+export function wireFieldOf(method: string, field: string): string {
+  if (field === "owner.sessionId") return "sessionId";
+  const inMeta = META_FIELDS[method]?.some((name) => field === name || field.startsWith(`${name}.`));
+  return inMeta ? `_meta[${JSON.stringify(ACP_TERMINAL_META_KEY)}].${field}` : field;
+}
+
+/**
+ * The host says `Invalid <field>: expected ..., received ...`; over the wire the method goes first,
+ * as in the binding's own -32602 messages, and the field is named as the agent wrote it.
+ */
+function invalidParamsError(error: TerminalError, method: string | undefined): RequestError {
   const field = error.data?.["field"];
-  if (method === undefined || typeof field !== "string") return error.message;
+  if (method === undefined || typeof field !== "string") {
+    return new RequestError(JSON_RPC_ERROR_CODES.invalidParams, error.message, { ...error.data });
+  }
   const hostPrefix = `Invalid ${field}: `;
   const detail = error.message.startsWith(hostPrefix) ? error.message.slice(hostPrefix.length) : error.message;
-  return `Invalid params for ${method}: ${field}: ${detail}`;
+  const wireField = wireFieldOf(method, field);
+  return new RequestError(JSON_RPC_ERROR_CODES.invalidParams, `Invalid params for ${method}: ${wireField}: ${detail}`, {
+    ...error.data,
+    field: wireField,
+  });
 }
 
 /** A -32602 whose message names the first bad field, with every issue in `data.issues`. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_PTY_DIMENSION } from "../host/validate.js";
 
 /**
  * Zod schemas for the acp-terminal extensions. Exported so the agent side can validate what it
@@ -27,8 +28,12 @@ export const signalNameSchema = z.enum(SUPPORTED_SIGNALS, {
     `expected one of ${SUPPORTED_SIGNALS.join(", ")}, received ${JSON.stringify(issue.input)}`,
 });
 
-/** Terminal sizes are unsigned 16-bit in the kernel's winsize. */
-const terminalDimension = z.int().min(1).max(65_535);
+/** The host's bound (`MAX_PTY_DIMENSION`), so the wire and the host accept the same sizes. */
+const dimensionError = {
+  error: (issue: { input?: unknown }) =>
+    `expected an integer from 1 to ${MAX_PTY_DIMENSION}, received ${JSON.stringify(issue.input)}`,
+};
+const terminalDimension = z.int(dimensionError).min(1, dimensionError).max(MAX_PTY_DIMENSION, dimensionError);
 
 export const ptySizeSchema = z.object({
   cols: terminalDimension.optional(),
