@@ -1,4 +1,4 @@
-import type { KeyInput } from "acp-terminal";
+import { SUPPORTED_SIGNALS, type KeyInput, type SupportedSignal } from "acp-terminal";
 import { systemClock, type Clock } from "../clock.js";
 import { resolveLimits, type ResolvedLimits } from "../config.js";
 import { ProcessError } from "../errors.js";
@@ -173,6 +173,9 @@ export class ProcessManager {
 
   /** Ends a run (see `Run.terminate`); a finished run is returned unchanged. */
   async kill(runId: string, options: KillOptions = {}): Promise<RunSnapshot> {
+    if (options.signal !== undefined && !SUPPORTED_SIGNALS.includes(options.signal.toUpperCase() as SupportedSignal)) {
+      throw ProcessError.invalidParams("signal", `one of ${SUPPORTED_SIGNALS.join(", ")}`, options.signal);
+    }
     const run = this.registry.live(runId, options.sessionId);
     if (!run) return this.get(runId, options);
     await run.terminate("kill", { ...(options.signal ? { signal: options.signal } : {}), ...(options.forceAfterMs !== undefined ? { forceAfterMs: options.forceAfterMs } : {}) });

@@ -159,13 +159,14 @@ export class Run {
     if (!terminalId) return this.settled;
     const { provider, tuning } = this.ctx;
     const wanted = options.signal?.toUpperCase();
-    if (wanted && wanted !== "SIGKILL") {
+    if (wanted) {
       if (provider.capabilities.signal && provider.signal) {
-        const exited = await this.tryProvider(() => provider.signal!(terminalId, wanted)).then(() =>
-          this.settledWithin(options.forceAfterMs ?? tuning.forceAfterMs),
-        );
-        if (exited) return this.snapshot();
-      } else {
+        // A refused signal escalates at once; a delivered one is given forceAfterMs to work.
+        const delivered = await this.tryProvider(() => provider.signal!(terminalId, wanted));
+        const forceAfterMs = options.forceAfterMs ?? tuning.forceAfterMs;
+        if (delivered && (await this.settledWithin(forceAfterMs))) return this.snapshot();
+        if (delivered) this.log.appendNotice(`[acp-process] ${wanted} did not end the command within ${forceAfterMs} ms; forcing it with the ${provider.kind} provider's kill`);
+      } else if (wanted !== "SIGKILL") {
         this.log.appendNotice(`[acp-process] ${wanted} cannot be sent with the ${provider.kind} provider (the client does not offer signals); used its kill instead`);
       }
     }
@@ -208,15 +209,20 @@ export class Run {
     return this.isSettled || (await withinMs(this.settled, ms)).ok;
   }
 
-  /** A kill or signal call, bounded by `callWaitMs`; a refusal or silence is noted, not thrown. */
-  private async tryProvider(call: () => Promise<void>): Promise<void> {
+  /**
+   * A kill or signal call, bounded by `callWaitMs`; a refusal or silence is noted, not thrown.
+   * Returns whether the provider accepted the call.
+   */
+  private async tryProvider(call: () => Promise<void>): Promise<boolean> {
     const { provider, tuning } = this.ctx;
     try {
       const answered = await withinMs(call(), tuning.callWaitMs);
       if (!answered.ok) this.log.appendNotice(`[acp-process] the ${provider.kind} provider did not answer within ${tuning.callWaitMs} ms`);
+      return answered.ok;
     } catch (error) {
       // The command may have exited meanwhile; the exit path settles the run either way.
       this.log.appendNotice(`[acp-process] ${provider.kind} provider refused: ${messageOf(error)}`);
+      return false;
     }
   }
 

@@ -1,3 +1,4 @@
+import { signalNameSchema } from "acp-terminal";
 import { z } from "zod";
 import type { ProcessManager } from "../runs/manager.js";
 import type { RunSnapshot, RunStatus } from "../runs/types.js";
@@ -90,7 +91,7 @@ export const processMonitorTool = defineTool({
 
 export const processKillSchema = z.object({
   id: z.string().min(1),
-  signal: z.string().optional().describe("Signal name, default SIGTERM (delivered where the client supports signals)"),
+  signal: signalNameSchema.optional().describe("Signal name, default SIGTERM (delivered where the client supports signals)"),
   force_after: z.number().min(0).max(60).optional().describe("Seconds before escalating to a forced kill (default 5)"),
 });
 

@@ -1,3 +1,4 @@
+import { signalNameSchema } from "acp-terminal";
 import { z } from "zod";
 import { ProcessError } from "../errors.js";
 import { isFinished } from "../runs/types.js";
@@ -14,7 +15,7 @@ export const processInputSchema = z.object({
   eof: z.boolean().optional().describe("write: close stdin after the data"),
   offset: z.number().int().min(0).optional().describe("log: first line (0-based); omitted = the last `limit` lines"),
   limit: z.number().int().min(1).max(10_000).optional().describe("log: number of lines (default 200)"),
-  signal: z.string().optional().describe("kill: signal name such as SIGINT (default: the client's kill)"),
+  signal: signalNameSchema.optional().describe("kill: signal name such as SIGINT (default: the client's kill)"),
 });
 
 export type ProcessInput = z.infer<typeof processInputSchema>;

@@ -1,3 +1,4 @@
+import { signalNameSchema } from "acp-terminal";
 import { z } from "zod";
 import { ProcessError } from "../errors.js";
 import type { RunSnapshot } from "../runs/types.js";
@@ -31,7 +32,7 @@ export const shellInputSchema = z.object({
   max_output_bytes: z.number().int().min(100).max(1_000_000).optional().describe(`Output bytes returned (default ${DEFAULT_MAX_OUTPUT_BYTES})`),
   timeout_secs: z.number().positive().max(86_400).optional().describe(`Kill after this many seconds (one-shot default ${DEFAULT_TIMEOUT_S})`),
   keys: z.array(z.union([z.string(), z.object({ text: z.string() })])).max(200).optional().describe('send_keys: key names or text, e.g. ["y", "Enter"], ["C-c"]'),
-  signal: z.string().optional().describe("kill: signal name (default: the client's kill)"),
+  signal: signalNameSchema.optional().describe("kill: signal name (default: the client's kill)"),
   pty: z.boolean().optional(),
 });
 

@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { LocalTerminalProvider, ProcessManager, processKillTool, processTool, runTool, shellTool, type TerminalProvider } from "../src/index.js";
+import { localRig, nodeScript, until, type LocalRig } from "./support.js";
+
+let rig: LocalRig | undefined;
+afterEach(async () => {
+  await rig?.dispose();
+  rig = undefined;
+});
+
+async function ready(runId: string): Promise<void> {
+  await until(async () => (await rig!.manager.read(runId)).items.some((i) => i.text.includes("ready")), "ready");
+}
+
+describe("kill signals", () => {
+  it("an unknown signal name is refused at once by the manager and by every tool surface", async () => {
+    rig = localRig();
+    const run = await rig.manager.start({ sessionId: "s", ...nodeScript("process-ready-then-hang.mjs") });
+    await expect(rig.manager.kill(run.id, { signal: "SIGFOO" })).rejects.toThrow(/Invalid signal: expected one of SIGINT, SIGTERM, SIGKILL.*received "SIGFOO"/);
+    const ctx = { manager: rig.manager, sessionId: "s" };
+    for (const [tool, input] of [
+      [processKillTool, { id: run.id, signal: "SIGFOO" }],
+      [processTool, { action: "kill", sessionId: run.id, signal: "SIGFOO" }],
+      [shellTool, { action: "kill", id: run.id, signal: "SIGFOO" }],
+    ] as const) {
+      const outcome = await runTool(tool as typeof processKillTool, ctx, input as never);
+      expect(outcome).toMatchObject({ ok: false, error: { code: "invalid_params", message: expect.stringMatching(/signal.*SIGFOO/) } });
+    }
+    expect(rig.manager.get(run.id).status).toBe("running");
+  });
+
+  it("SIGKILL goes through the signal capability when the provider has one", async () => {
+    rig = localRig();
+    const run = await rig.manager.start({ sessionId: "s", ...nodeScript("process-ready-then-hang.mjs") });
+    await ready(run.id);
+    const killed = await rig.manager.kill(run.id, { signal: "SIGKILL" });
+    expect(killed).toMatchObject({ status: "killed", signal: "SIGKILL" });
+  });
+
+  it("a signal the provider refuses escalates to its kill at once, not after forceAfterMs", async () => {
+    rig = localRig();
+    const local = new LocalTerminalProvider(rig.host);
+    const refusing: TerminalProvider = Object.assign(Object.create(local) as LocalTerminalProvider, {
+      signal: () => Promise.reject(new Error("signals are switched off")),
+    });
+    const manager = new ProcessManager({ provider: refusing, env: {}, sweepIntervalMs: 0 });
+    try {
+      const run = await manager.start({ sessionId: "s", ...nodeScript("process-ready-then-hang.mjs") });
+      await until(async () => (await manager.read(run.id)).items.some((i) => i.text.includes("ready")), "ready");
+      const killed = await manager.kill(run.id, { signal: "SIGINT", forceAfterMs: 60_000 });
+      expect(killed.status).toBe("killed");
+      expect(killed.durationMs).toBeLessThan(30_000);
+      const notices = (await manager.read(run.id)).items.filter((i) => i.kind === "notice").map((i) => i.text);
+      expect(notices.join("\n")).toMatch(/refused: signals are switched off/);
+    } finally {
+      await manager.dispose();
+    }
+  });
+
+  it("a command that ignores the signal is forced after force_after, and a notice says so", async () => {
+    rig = localRig();
+    const run = await rig.manager.start({ sessionId: "s", ...nodeScript("process-ignores-int.mjs") });
+    await ready(run.id);
+    const killed = await runTool(processKillTool, { manager: rig.manager, sessionId: "s" }, { id: run.id, signal: "SIGINT", force_after: 0.3 });
+    expect(killed).toMatchObject({ ok: true, result: { state: "killed", signal: "SIGTERM" } });
+    const snapshot = rig.manager.get(run.id);
+    expect(snapshot.endedAtMs! - snapshot.startedAtMs!).toBeGreaterThanOrEqual(300);
+    const texts = (await rig.manager.read(run.id)).items.map((i) => i.text).join("");
+    expect(texts).toContain("ignored SIGINT");
+    expect(texts).toMatch(/SIGINT did not end the command within 300 ms; forcing it with the local provider's kill/);
+  });
+});
