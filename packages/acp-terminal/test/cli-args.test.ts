@@ -18,6 +18,7 @@ describe("acp-terminal arguments", () => {
         json: true,
         timeoutMs: 2500,
         initTimeoutMs: 10_000,
+        cancelGraceMs: 2_000,
         agentLog: "a.log",
       },
     });
@@ -27,6 +28,7 @@ describe("acp-terminal arguments", () => {
     const parsed = parse("run", "--agent", "a", "hello");
     expect(parsed).toMatchObject({ kind: "run", options: { cwd: "/home/me", pty: false, yes: false, json: false, timeoutMs: undefined, initTimeoutMs: 10_000 } });
     expect(parse("run", "--agent", "a", "--init-timeout", "30", "x")).toMatchObject({ options: { initTimeoutMs: 30_000 } });
+    expect(parse("run", "--agent", "a", "--cancel-grace", "60", "x")).toMatchObject({ options: { cancelGraceMs: 60_000 } });
   });
 
   it("answers help and version, and help with no command", () => {
@@ -42,6 +44,7 @@ describe("acp-terminal arguments", () => {
     [["run", "--agent", "a", "--timeout", "soon", "x"], /Invalid --timeout: expected a positive number of seconds, received "soon"/],
     [["run", "--agent", "a", "--timeout", "0", "x"], /Invalid --timeout/],
     [["run", "--agent", "a", "--init-timeout", "", "x"], /Invalid --init-timeout: expected a positive number of seconds, received ""/],
+    [["run", "--agent", "a", "--cancel-grace", "0", "x"], /Invalid --cancel-grace: expected a positive number of seconds, received "0"/],
     [["walk", "--agent", "a", "x"], /Unknown command: walk/],
     [["run", "--agent", "a", "--colour", "x"], /Unknown option '--colour'/],
   ])("reports %j as a usage error", (argv, message) => {

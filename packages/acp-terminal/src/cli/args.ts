@@ -13,6 +13,8 @@ export interface RunOptions {
   timeoutMs?: number;
   /** How long the agent may take to answer `initialize`. */
   initTimeoutMs: number;
+  /** After Ctrl-C, how long the agent gets to end its turn with `cancelled`. */
+  cancelGraceMs: number;
   agentLog?: string;
 }
 
@@ -36,6 +38,7 @@ Options:
   --json             one JSON object per line on stdout, for programs
   --timeout S        give up after S seconds for the whole run
   --init-timeout S   how long the agent may take to answer initialize (default 10)
+  --cancel-grace S   after Ctrl-C, how long the agent may take to end its turn (default 2)
   --agent-log FILE   write the agent's stderr to FILE instead of this stderr
   --help, -h         this help
   --version          the version
@@ -45,6 +48,8 @@ ${EXIT_CODES_HELP}
 
 /** An agent that has not answered `initialize` by then is taken for something else. */
 export const DEFAULT_INIT_TIMEOUT_MS = 10_000;
+/** After Ctrl-C, how long the agent gets to end its turn with `cancelled` before we quit anyway. */
+export const DEFAULT_CANCEL_GRACE_MS = 2_000;
 
 /** A positive number of seconds as milliseconds, undefined when absent, or an error message. */
 function seconds(flag: string, value: string | undefined): number | string | undefined {
@@ -72,6 +77,7 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
         json: { type: "boolean", default: false },
         timeout: { type: "string" },
         "init-timeout": { type: "string" },
+        "cancel-grace": { type: "string" },
         "agent-log": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
@@ -98,6 +104,8 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
   if (typeof timeoutMs === "string") return { kind: "error", message: timeoutMs };
   const initTimeoutMs = seconds("--init-timeout", values["init-timeout"]) ?? DEFAULT_INIT_TIMEOUT_MS;
   if (typeof initTimeoutMs === "string") return { kind: "error", message: initTimeoutMs };
+  const cancelGraceMs = seconds("--cancel-grace", values["cancel-grace"]) ?? DEFAULT_CANCEL_GRACE_MS;
+  if (typeof cancelGraceMs === "string") return { kind: "error", message: cancelGraceMs };
   return {
     kind: "run",
     options: {
@@ -109,6 +117,7 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
       json: values.json,
       timeoutMs,
       initTimeoutMs,
+      cancelGraceMs,
       agentLog: values["agent-log"],
     },
   };

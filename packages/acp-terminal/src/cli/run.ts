@@ -12,8 +12,6 @@ import { outputOf, type Renderer } from "./renderer.js";
 import { followHost } from "./terminal-ledger.js";
 import { TextRenderer } from "./text-renderer.js";
 
-/** After Ctrl-C, how long the agent gets to end its turn with `cancelled`. */
-export const CANCEL_GRACE_MS = 2_000;
 /** After the agent's process exits, how long its last messages get to arrive. */
 const EXIT_DRAIN_MS = 500;
 
@@ -205,8 +203,9 @@ class Run {
         }
       }
       setTimeout(() => {
-        this.end({ exitCode: ExitCode.cancelled, error: `Cancelled; the agent did not end its turn within ${CANCEL_GRACE_MS / 1000} s` });
-      }, CANCEL_GRACE_MS).unref();
+        const graceMs = this.options.cancelGraceMs;
+        this.end({ exitCode: ExitCode.cancelled, error: `Cancelled; the agent did not end its turn within ${graceMs / 1000} s (--cancel-grace)` });
+      }, this.options.cancelGraceMs).unref();
     };
     const onTerminate = (signal: NodeJS.Signals) => this.end({ exitCode: ExitCode.cancelled, error: `Stopped by ${signal}` });
     // Whoever read our stdout is gone (`| head`): stop like SIGPIPE would, but clean up first.
