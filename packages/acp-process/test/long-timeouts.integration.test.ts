@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { execTool, runTool, systemClock } from "../src/index.js";
-import { localRig, type LocalRig } from "./support.js";
+import { localRig, until, type LocalRig } from "./support.js";
 
 let rig: LocalRig | undefined;
 afterEach(async () => {
@@ -33,5 +33,20 @@ describe("timeouts longer than Node's timer range", () => {
   it("start refuses a timeout beyond 30 days, naming the option", async () => {
     rig = localRig();
     await expect(rig.manager.start({ sessionId: "s", command: "true", timeoutMs: 3e9 })).rejects.toThrow(/Invalid timeoutMs: expected a number of milliseconds from 0 to 2592000000/);
+  });
+});
+
+describe("exec yieldMs", () => {
+  it("is clamped to 120000 ms: a huge yieldMs still returns 'running' after two minutes", async () => {
+    rig = localRig({ manualClock: true });
+    const pending = runTool(execTool, { manager: rig.manager, sessionId: "s" }, { command: "sleep 30", yieldMs: 3e9 });
+    await until(() => rig!.manager.list().find((r) => r.status === "running"), "the run");
+    rig.clock!.advance(119_999);
+    let settled = false;
+    void pending.then(() => (settled = true));
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    rig.clock!.advance(1);
+    expect(await pending).toMatchObject({ ok: true, result: { status: "running" } });
   });
 });

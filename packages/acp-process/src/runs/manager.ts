@@ -1,6 +1,6 @@
 import { SUPPORTED_SIGNALS, type KeyInput, type SupportedSignal } from "acp-terminal";
 import { systemClock, type Clock } from "../clock.js";
-import { resolveLimits, type ResolvedLimits } from "../config.js";
+import { clamp, resolveLimits, YIELD_MS, type ResolvedLimits } from "../config.js";
 import { ProcessError } from "../errors.js";
 import type { TerminalProvider } from "../providers/types.js";
 import { MemoryRunStore } from "../store/memory.js";
@@ -91,12 +91,14 @@ export class ProcessManager {
   }
 
   /**
-   * Foreground run with auto-background: waits up to `yieldMs` (default the manager's) for the
+   * Foreground run with auto-background: waits up to `yieldMs` (default the manager's, clamped to 10..120000) for the
    * run to finish. `yielded: true` means it keeps running in the background.
    */
   async run(request: StartRunOptions & { yieldMs?: number }): Promise<{ run: RunSnapshot; yielded: boolean }> {
     const started = await this.start(request);
-    const run = await this.wait(started.id, { timeoutMs: request.yieldMs ?? this.limits.yieldMs });
+    // Clamped like the manager's default (10..120000 ms, as in the exec tool design).
+    const yieldMs = clamp(request.yieldMs ?? this.limits.yieldMs, YIELD_MS);
+    const run = await this.wait(started.id, { timeoutMs: yieldMs });
     return { run, yielded: !isFinished(run.status) };
   }
 

@@ -12,7 +12,7 @@ export const execInputSchema = z.object({
   command: z.string().min(1).describe("Shell command line to run"),
   workdir: z.string().optional().describe("Absolute working directory (default: the session's)"),
   env: z.record(z.string(), z.string()).optional().describe("Environment variables to add"),
-  yieldMs: z.number().int().min(0).optional().describe("Return with status 'running' if the command takes longer than this (default 10000 ms, env PI_BASH_YIELD_MS)"),
+  yieldMs: z.number().int().min(0).optional().describe("Return with status 'running' if the command takes longer than this (default 10000 ms, env PI_BASH_YIELD_MS; clamped to 10..120000)"),
   background: z.boolean().optional().describe("Start in the background and return at once"),
   timeout: z.number().positive().max(MAX_TIMEOUT_S).optional().describe(`Kill the command after this many seconds (default ${DEFAULT_TIMEOUT_S}, at most ${MAX_TIMEOUT_S})`),
   pty: z.boolean().optional().describe("Run in a pseudo-terminal (needs a client with the acp-terminal extension)"),
