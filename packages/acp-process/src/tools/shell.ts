@@ -3,11 +3,13 @@ import { z } from "zod";
 import { ProcessError } from "../errors.js";
 import type { RunSnapshot } from "../runs/types.js";
 import { toolState } from "./tool-state.js";
+import { fitItems, lastBytes } from "./byte-budget.js";
 import { defineTool, fromContext } from "./types.js";
 
 const MAX_LIMIT = 500;
 const DEFAULT_TIMEOUT_S = 120;
 const DEFAULT_MAX_OUTPUT_BYTES = 30_000;
+const CUT_NOTE = "this item was larger than max_output_bytes and is cut; read the rest with action log";
 const SNIPPET_CHARS = 400;
 const STREAM_NOTE = "stdout and stderr arrive merged through ACP terminals; the stream filter cannot separate them";
 
@@ -39,14 +41,6 @@ export const shellInputSchema = z.object({
 export type ShellInput = z.infer<typeof shellInputSchema>;
 
 /** Cuts `text` to its last `maxBytes` UTF-8 bytes (on a character boundary). */
-function lastBytes(text: string, maxBytes: number): { text: string; truncated: boolean } {
-  const bytes = Buffer.from(text, "utf8");
-  if (bytes.length <= maxBytes) return { text, truncated: false };
-  let from = bytes.length - maxBytes;
-  while (from < bytes.length && (bytes[from]! & 0xc0) === 0x80) from++;
-  return { text: bytes.subarray(from).toString("utf8"), truncated: true };
-}
-
 function status(run: RunSnapshot): Record<string, unknown> {
   return {
     id: run.id,
@@ -97,12 +91,15 @@ export const shellTool = defineTool<ShellInput, Record<string, unknown>>({
         const id = requireId(input);
         const since = input.since_seq ?? 0;
         const page = await manager.read(id, { sessionId, sinceSeq: since, limit: capped(input.limit), maxChars: maxBytes });
+        // maxChars counts UTF-16 units of whole items; the byte budget is exact.
+        const fitted = fitItems(page.items, maxBytes, page.nextSeq);
         return {
           ...status(page.run),
-          items: page.items.map((item) => ({ seq: item.seq, kind: item.kind, text: item.text })),
-          next_seq: page.nextSeq,
+          items: fitted.items.map((item) => ({ seq: item.seq, kind: item.kind, text: item.text })),
+          next_seq: fitted.nextSeq,
+          ...(fitted.cut ? { cut_item: { seq: fitted.cut.seq, omitted_bytes: fitted.cut.omittedBytes, note: CUT_NOTE } } : {}),
           ...(page.missedItems > 0 ? { missed_items: page.missedItems } : {}),
-          done: page.done,
+          done: page.done && fitted.nextSeq >= page.nextSeq,
           watch_hits: state.hitsSince(id, since),
           snippet: manager.tail(id, { maxChars: SNIPPET_CHARS }).text,
           ...note,

@@ -1,0 +1,40 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { runTool, shellTool } from "../src/index.js";
+import { fitItems } from "../src/tools/byte-budget.js";
+import { localRig, type LocalRig } from "./support.js";
+
+let rig: LocalRig | undefined;
+afterEach(async () => {
+  await rig?.dispose();
+  rig = undefined;
+});
+
+const bytesOf = (items: { text: string }[]): number => items.reduce((sum, item) => sum + Buffer.byteLength(item.text, "utf8"), 0);
+
+describe("shell poll max_output_bytes", () => {
+  it("caps a poll exactly, cutting an oversized item on a character boundary, and the next poll continues", async () => {
+    rig = localRig();
+    const ctx = { manager: rig.manager, sessionId: "s" };
+    // One 8001-byte line of two-byte characters (one item).
+    const spawned = await runTool(shellTool, ctx, { action: "spawn", command: `${process.execPath} -e "process.stdout.write('é'.repeat(4000) + '\\n')"` });
+    const id = (spawned as { ok: true; result: { id: string } }).result.id;
+    await rig.manager.wait(id);
+    const first = (await runTool(shellTool, ctx, { action: "poll", id, since_seq: 0, max_output_bytes: 101 })) as { ok: true; result: Record<string, any> };
+    expect(first.ok).toBe(true);
+    expect(bytesOf(first.result.items)).toBeLessThanOrEqual(101);
+    expect(first.result.items[0].text).toBe("é".repeat(50));
+    expect(first.result.cut_item).toMatchObject({ seq: 0, omitted_bytes: 8001 - 100 });
+    expect(first.result.next_seq).toBe(1);
+    const rest = (await runTool(shellTool, ctx, { action: "poll", id, since_seq: first.result.next_seq, max_output_bytes: 30_000 })) as { ok: true; result: Record<string, any> };
+    expect(rest.result.done).toBe(true);
+    const log = (await runTool(shellTool, ctx, { action: "log", id })) as { ok: true; result: Record<string, any> };
+    expect(log.result.lines).toEqual(["é".repeat(4000)]);
+  });
+
+  it("fitItems keeps whole items while they fit in bytes, never more", () => {
+    const items = ["aaaa", "€€", "bb"].map((text, seq) => ({ seq, kind: "output" as const, text, atMs: 0, byteOffset: 0 }));
+    expect(fitItems(items, 10, 3)).toEqual({ items: items.slice(0, 2), nextSeq: 2 });
+    expect(fitItems(items, 12, 3)).toEqual({ items, nextSeq: 3 });
+    expect(fitItems(items, 3, 3)).toEqual({ items: [{ ...items[0], text: "aaa" }], nextSeq: 1, cut: { seq: 0, omittedBytes: 1 } });
+  });
+});
