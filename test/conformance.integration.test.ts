@@ -91,6 +91,43 @@ describe("acp-terminal-conformance", () => {
     expect(updates.some((u) => u.sessionUpdate === "tool_call")).toBe(false);
   });
 
+  it("reports where a client's process handling differs, without failing it", async () => {
+    // A client that signals only the command (no process group) and answers kill at once, waits
+    // a minute for a grandchild's output to close, and leaves the user's pager in place.
+    const real = new TerminalHost({ killGraceMs: 300, exitDrainGraceMs: 60_000, env: (base) => ({ ...base, PAGER: "less" }) });
+    const leaderOnly = new Proxy(real, {
+      get(target, key) {
+        if (key === "kill") {
+          return async (owner: unknown, id: string) => {
+            target.output(owner as never, id); // unknown ids fail as before
+            const pid = target.info(id)?.pid;
+            if (pid !== undefined && target.info(id)?.state === "running") process.kill(pid, "SIGTERM");
+            return { exitCode: null, signal: null };
+          };
+        }
+        const value = Reflect.get(target, key) as unknown;
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const report = await reportPath();
+    try {
+      const { stopReason } = await promptConformanceAgent({ terminal: true }, leaderOnly, report);
+      expect(stopReason).toBe("end_turn");
+      const { checks } = JSON.parse(await readFile(report, "utf8")) as Report;
+      const detail = (id: string) => checks.find((c) => c.id === id)?.detail;
+      expect(checks.filter((c) => c.status === "fail").map((c) => c.id)).toEqual([]);
+      expect(detail("kill-reaches-grandchild")).toMatch(/still ran 3 s after terminal\/kill: only the command itself was signalled \(differs from acp-terminal\)$/);
+      expect(detail("exit-despite-grandchild")).toMatch(/^wait_for_exit had not returned 5 s after sh exited.*\(differs from acp-terminal\)$/);
+      expect(detail("kill-returns-after-exit")).toMatch(/had no exitStatus yet.*\(differs from acp-terminal\)$/);
+      expect(detail("relative-cwd-refused")).toMatch(/^cwd "\." refused with code -32602: .*\(same as acp-terminal\)$/);
+      expect(detail("pager-cat")).toBe(
+        "PAGER=less GIT_PAGER=cat (acp-terminal sets both to cat unless its own environment sets them) (differs from acp-terminal)",
+      );
+    } finally {
+      await real.dispose();
+    }
+  }, 60_000);
+
   it("names the failures of a client that lies about truncation, and skips unadvertised extensions", async () => {
     const real = new TerminalHost({ killGraceMs: 300 });
     const lying = new Proxy(real, {

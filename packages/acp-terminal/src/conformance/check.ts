@@ -39,3 +39,8 @@ export interface CheckResult {
 export function sh(script: string): { command: string; args: string[] } {
   return { command: "sh", args: ["-c", script] };
 }
+
+/** A behaviour check's detail: what was observed, and whether acp-terminal decided the same way. */
+export function observed(same: boolean, what: string): string {
+  return `${what} (${same ? "same as" : "differs from"} acp-terminal)`;
+}

@@ -1,12 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ACP_TERMINAL_META_KEY } from "../../rpc/capabilities.js";
-import { sh, type Check } from "../check.js";
+import { observed, sh, type Check } from "../check.js";
 import { CheckFailure, RpcFailure } from "../probe.js";
-
-/** What was observed, and whether acp-terminal decided the same way (DESIGN.md, README). */
-function observed(same: boolean, what: string): string {
-  return `${what} (${same ? "same as" : "differs from"} acp-terminal)`;
-}
 
 const DEFAULT_LIMIT_PROBE_BYTES = 1536 * 1024;
 

@@ -1,5 +1,6 @@
 import type { Check } from "../check.js";
 import { behaviourChecks } from "./behaviour.js";
+import { processBehaviourChecks } from "./behaviour-process.js";
 import { extensionChecks } from "./extensions.js";
 import { lifecycleChecks } from "./lifecycle.js";
 import { limitChecks } from "./limits.js";
@@ -11,5 +12,6 @@ export const ALL_CHECKS: readonly Check[] = [
   ...limitChecks,
   ...processChecks,
   ...behaviourChecks,
+  ...processBehaviourChecks,
   ...extensionChecks,
 ];

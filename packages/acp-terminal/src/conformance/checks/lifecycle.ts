@@ -1,34 +1,12 @@
-import { setTimeout as delay } from "node:timers/promises";
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { sh, type Check } from "../check.js";
 import { CheckFailure, CheckSkip, expect, RpcFailure } from "../probe.js";
+import { isAlive, untilGone } from "./pids.js";
 
 /** A command that runs far longer than any check: only kill or release ends it. */
 const LONG = { command: "sleep", args: ["60"] };
 /** terminal/create must not wait for the command: this is generous for a slow machine. */
 const CREATE_AT_ONCE_MS = 3_000;
-
-/** A zombie has exited; only its parent (the client) has not collected its status yet. */
-function isZombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    // No /proc (macOS) or the process just went away: kill(pid, 0) alone decides.
-    return false;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else; ESRCH: it is gone.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-  return !isZombie(pid);
-}
 
 export const lifecycleChecks: Check[] = [
   {
@@ -126,12 +104,7 @@ export const lifecycleChecks: Check[] = [
       const pid = Number(/pid=(\d+)/.exec(output)![1]);
       if (!isAlive(pid)) throw new CheckSkip(`process ${pid} is not visible from the agent (another machine or pid namespace)`);
       await probe.release(id);
-      const deadline = Date.now() + 3_000;
-      while (isAlive(pid)) {
-        if (Date.now() > deadline) throw new CheckFailure(`process ${pid} still runs 3 s after terminal/release`);
-        // Watching another process end: there is no event to wait on, so poll briefly.
-        await delay(20);
-      }
+      if (!(await untilGone(pid, 3_000))) throw new CheckFailure(`process ${pid} still runs 3 s after terminal/release`);
       return `process ${pid} ended after release`;
     },
   },

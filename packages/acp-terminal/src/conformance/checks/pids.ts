@@ -1,0 +1,57 @@
+import { readFileSync } from "node:fs";
+import { setTimeout as delay } from "node:timers/promises";
+
+/**
+ * Watching the client's processes from the agent. Checks that need it run only when the client
+ * runs on this machine (true for stdio) and in the same pid namespace; otherwise they skip.
+ */
+
+/** A zombie has exited; only its parent (the client) has not collected its status yet. */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+  } catch {
+    // No /proc (macOS) or the process just went away: kill(pid, 0) alone decides.
+    return false;
+  }
+}
+
+/** Whether `pid` is a running (not zombie) process this agent can see. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else; ESRCH: it is gone.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  return !isZombie(pid);
+}
+
+/** Resolves true once `pid` is gone, false if it still runs after `timeoutMs`. */
+export async function untilGone(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    // Watching another process end: there is no event to wait on, so poll briefly.
+    await delay(20);
+  }
+  return true;
+}
+
+/**
+ * SIGKILLs a process a check started that the client left behind (a grandchild outside the reach
+ * of a client that does not kill process groups), so the battery leaves nothing running.
+ * Returns whether there was one to kill.
+ */
+export function killLeftover(pid: number | undefined): boolean {
+  if (pid === undefined || !isAlive(pid)) return false;
+  try {
+    process.kill(pid, "SIGKILL");
+    return true;
+  } catch (error) {
+    // ESRCH: it ended meanwhile; EPERM: not ours to kill (pid reused). Either way nothing to do.
+    if ((error as NodeJS.ErrnoException).code === "ESRCH" || (error as NodeJS.ErrnoException).code === "EPERM") return false;
+    throw error;
+  }
+}
