@@ -1,6 +1,7 @@
 /**
  * The `_acp-terminal/*` extensions over real stdio, against real pipes and PTYs: stdin write and
- * end-of-file, PTY resize, signals, an interactive prompt, and a command that never reads.
+ * end-of-file, PTY resize, signals, an interactive prompt, a REPL (node -i in a PTY), and a command
+ * that never reads.
  */
 import type { TerminalOutputResponse } from "@agentclientprotocol/sdk";
 import { encodeKeys, MAX_PTY_DIMENSION } from "acp-terminal";
@@ -57,6 +58,29 @@ describe("_acp-terminal extensions over stdio", () => {
     await peer.client.request("_acp-terminal/write", { ...ids, data: "world\n" });
     expect(await peer.client.request("terminal/wait_for_exit", ids)).toEqual({ exitCode: 0, signal: null });
     expect((await peer.client.request<TerminalOutputResponse>("terminal/output", ids)).output).toBe("name? hello, world\n");
+  });
+
+  it("drives a REPL in a PTY: node -i keeps state across typed lines and ends on Ctrl-D", async () => {
+    const { terminalId } = await peer.client.request("terminal/create", {
+      sessionId,
+      command: process.execPath,
+      args: ["-i"],
+      env: [{ name: "NODE_OPTIONS", value: "" }],
+      _meta: { "acp-terminal": { pty: { cols: 100, rows: 30 } } },
+    });
+    const ids = { sessionId, terminalId };
+    const type = (keys: string[]) => peer.client.request("_acp-terminal/write", { ...ids, data: encodeKeys(keys) });
+    await outputWhere(peer.client, ids, (out) => out.endsWith("\n> "));
+    await type(["const answer = 6 * 7", "Enter"]);
+    await outputWhere(peer.client, ids, (out) => out.endsWith("> const answer = 6 * 7\nundefined\n> "));
+    await type(["answer + 0.5", "Enter"]);
+    await outputWhere(peer.client, ids, (out) => out.endsWith("> answer + 0.5\n42.5\n> "));
+    await type(["C-d"]);
+    expect(await peer.client.request("terminal/wait_for_exit", ids)).toEqual({ exitCode: 0, signal: null });
+    const { output, exitStatus } = await peer.client.request<TerminalOutputResponse>("terminal/output", ids);
+    expect(output).toMatch(/> answer \+ 0\.5\n42\.5\n> \n?$/);
+    expect(exitStatus).toEqual({ exitCode: 0, signal: null });
+    await peer.client.request("terminal/release", ids);
   });
 
   it("resizes a PTY, as stty size inside it sees", async () => {
