@@ -15,8 +15,32 @@ describe("WatcherSet", () => {
     watchers.add({ regex: "ERR\\d+", scope: "stream" });
     expect(watchers.feed("xxER")).toEqual([]);
     expect(watchers.feed("R42 yy").map((h) => h.match)).toEqual(["ERR42"]);
-    expect(watchers.feed(" ERR7").map((h) => h.match)).toEqual(["ERR7"]);
-    expect(watchers.feed(" done")).toEqual([]);
+    expect(watchers.feed(" ERR7")).toEqual([]); // at the end of the output so far: it could grow
+    expect(watchers.feed(" done").map((h) => h.match)).toEqual(["ERR7"]);
+  });
+
+  it("stream matches are the same however the output is split", () => {
+    const whole = new WatcherSet();
+    whole.add({ regex: "\\d+", scope: "stream" });
+    whole.add({ regex: "error: .*", scope: "stream" });
+    const text = "build 123 done\nerror: disk full\nexit 4";
+    const expected = whole.feed(text, true).map((h) => h.match);
+    expect(expected).toEqual(["123", "4", "error: disk full"]);
+    for (let cut = 1; cut < text.length; cut++) {
+      const split = new WatcherSet();
+      split.add({ regex: "\\d+", scope: "stream" });
+      split.add({ regex: "error: .*", scope: "stream" });
+      const matches = [...split.feed(text.slice(0, cut)), ...split.feed(text.slice(cut)), ...split.feed("", true)].map((h) => h.match);
+      expect(matches.sort(), `split at ${cut}`).toEqual([...expected].sort());
+    }
+  });
+
+  it("a stream watcher added later does not report output from before it was added", () => {
+    const watchers = new WatcherSet();
+    watchers.add({ regex: "x", scope: "line" });
+    watchers.feed("ERR1 ");
+    watchers.add({ regex: "ERR\\d", scope: "stream" });
+    expect(watchers.feed("ERR2 ").map((h) => h.match)).toEqual(["ERR2"]);
   });
 
   it("removes once-watchers after the first hit", () => {

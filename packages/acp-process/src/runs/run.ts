@@ -235,11 +235,14 @@ export class Run {
     this.settling = true;
     this.controller.abort();
     try {
+      // The output is final: watchers report what they held back (a last line without a newline,
+      // a stream match at the very end).
+      this.log.appendOutput("", true);
       const end = describeEnd(this.record, this.exitStatus);
       this.record.exitCode = this.exitStatus?.exitCode ?? null;
       this.record.signal = this.exitStatus?.signal ?? null;
       // A store failure noted earlier stays, after the reason the run ended.
-      if (end.error && this.record.error === this.storeFailure) this.record.error = `${end.error}; ${this.storeFailure}`;
+      if (end.error && this.storeFailure !== null && this.record.error === this.storeFailure) this.record.error = `${end.error}; ${this.storeFailure}`;
       else this.record.error ??= end.error;
       this.record.endedAtMs = this.ctx.clock.now();
       this.transition(end.status);

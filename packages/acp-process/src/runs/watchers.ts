@@ -82,6 +82,8 @@ export class WatcherSet {
       throw ProcessError.invalidParams("watch.regex", "a valid JavaScript regular expression", spec.regex);
     }
     const id = `w${this.nextId++}`;
+    // A stream watcher sees output from now on, not what is already in the window.
+    this.lastStreamMatchEnd.set(id, this.windowStart + this.window.length);
     this.watchers.push({
       id,
       regex,
@@ -104,7 +106,7 @@ export class WatcherSet {
       this.track(text);
       return hits;
     }
-    this.feedStream(text, hits);
+    this.feedStream(text, final, hits);
     this.feedLines(text, final, hits);
     return hits;
   }
@@ -125,9 +127,15 @@ export class WatcherSet {
     }
   }
 
-  private feedStream(text: string, hits: WatchHit[]): void {
-    const newFrom = this.windowStart + this.window.length;
+  /**
+   * Stream scope. Everything before a watcher's floor (the end of its last match, or where it was
+   * added) has been dealt with. A match that ends at the end of the output seen so far is held back
+   * until more output arrives or the output is final, since more text could extend it: `\d+` over
+   * "build 12" + "3 done" reports "123", as over the whole text.
+   */
+  private feedStream(text: string, final: boolean, hits: WatchHit[]): void {
     this.appendWindow(text);
+    const windowEnd = this.windowStart + this.window.length;
     for (const watcher of [...this.watchers]) {
       if (watcher.spec.scope !== "stream") continue;
       const floor = Math.max(this.lastStreamMatchEnd.get(watcher.id) ?? 0, this.windowStart);
@@ -135,7 +143,8 @@ export class WatcherSet {
       for (const m of this.window.matchAll(watcher.regex)) {
         const start = this.windowStart + m.index;
         const end = start + m[0].length;
-        if (start < floor || end <= newFrom || m[0].length === 0) continue;
+        if (start < floor || m[0].length === 0) continue;
+        if (end === windowEnd && !final) break; // could grow with the next chunk
         this.lastStreamMatchEnd.set(watcher.id, end);
         hits.push({ watcherId: watcher.id, event: watcher.spec.event, match: m[0] });
         if (watcher.spec.once) {
