@@ -2,7 +2,7 @@
  * The exit codes of `acp-terminal run`, each provoked the way a user would meet it.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { CONFORMANCE_AGENT, FIXTURE_AGENT, killAllStarted, nodeAgent, runCli, startCli } from "./fixtures/cli-process.js";
+import { CONFORMANCE_AGENT, FIXTURE_AGENT, killAllStarted, MCP_SERVER, nodeAgent, runCli, startCli } from "./fixtures/cli-process.js";
 
 afterEach(() => {
   expect(killAllStarted()).toEqual([]);
@@ -22,6 +22,20 @@ describe("acp-terminal run exit codes", () => {
     expect(stderr.split("\n")[0]).toBe('Not an ACP agent: "echo hello" wrote "hello" on stdout where JSON-RPC was expected');
     expect(stderr).not.toMatch(/\n\s+at /);
     expect(code).toBe(4);
+  });
+
+  it("4 saying it is not an ACP agent when cat echoes our requests back, or an MCP server answers", async () => {
+    const cat = await runCli(["run", "--agent", "cat", "go"]);
+    expect(cat.stderr.split("\n")[0]).toBe(
+      'Not an ACP agent: "cat" answered initialize with "Method not found" (-32601); it probably speaks another JSON-RPC protocol or echoes its input',
+    );
+    expect(cat.code).toBe(4);
+    const mcpAgent = nodeAgent(MCP_SERVER);
+    const mcp = await runCli(["run", "--agent", mcpAgent, "go"]);
+    expect(mcp.stderr.split("\n")[0]).toBe(
+      `Not an ACP agent: "${mcpAgent}" answered initialize with protocolVersion "2024-11-05" (ACP's is a number, 1; a date like "2024-11-05" is MCP's)`,
+    );
+    expect(mcp.code).toBe(4);
   });
 
   it("4 when the agent never answers initialize within --init-timeout", async () => {

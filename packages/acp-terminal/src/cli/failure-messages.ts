@@ -47,3 +47,34 @@ export function protocolFailure(what: string, error: unknown): Ending {
   const message = error instanceof Error ? error.message : typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error);
   return { exitCode: ExitCode.agentFailed, error: `${what} failed: ${message}` };
 }
+
+/** JSON-RPC "Method not found". */
+const METHOD_NOT_FOUND = -32601;
+
+function codeOf(error: unknown): unknown {
+  return typeof error === "object" && error !== null && "code" in error ? error.code : undefined;
+}
+
+/**
+ * `initialize` failed. Every ACP agent implements it, so "Method not found" means something else
+ * answered: a JSON-RPC server of another protocol, or a program that echoes what it reads (`cat`
+ * sends our own request back, our client answers it "Method not found", and `cat` echoes that too).
+ */
+export function initializeFailure(commandLine: string, error: unknown): Ending {
+  if (codeOf(error) !== METHOD_NOT_FOUND) return protocolFailure("initialize", error);
+  return {
+    exitCode: ExitCode.agentFailed,
+    error: `Not an ACP agent: "${commandLine}" answered initialize with "Method not found" (${METHOD_NOT_FOUND}); it probably speaks another JSON-RPC protocol or echoes its input`,
+  };
+}
+
+/** The agent answered `initialize` with a protocol version we do not speak. */
+export function unsupportedProtocol(commandLine: string, version: unknown, ours: number): Ending {
+  if (typeof version !== "number") {
+    return {
+      exitCode: ExitCode.agentFailed,
+      error: `Not an ACP agent: "${commandLine}" answered initialize with protocolVersion ${JSON.stringify(version)} (ACP's is a number, ${ours}; a date like "2024-11-05" is MCP's)`,
+    };
+  }
+  return { exitCode: ExitCode.agentFailed, error: `Agent speaks ACP protocol version ${version}; acp-terminal speaks ${ours}` };
+}

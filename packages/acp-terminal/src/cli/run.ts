@@ -4,7 +4,14 @@ import { bindTerminalHost, terminalClientCapabilities, TerminalHost } from "../i
 import { AgentProcess, type AgentExit } from "./agent-process.js";
 import type { RunOptions } from "./args.js";
 import { ExitCode, exitCodeForStopReason } from "./exit-codes.js";
-import { agentExited, notAcp, protocolFailure, type Ending } from "./failure-messages.js";
+import {
+  agentExited,
+  initializeFailure,
+  notAcp,
+  protocolFailure,
+  unsupportedProtocol,
+  type Ending,
+} from "./failure-messages.js";
 import { JsonRenderer } from "./json-renderer.js";
 import { decidePermission, type PermissionMode } from "./permission.js";
 import { checkBeforeLaunch } from "./preflight.js";
@@ -143,10 +150,7 @@ class Run {
         });
       }
       if (init.protocolVersion !== PROTOCOL_VERSION) {
-        return this.end({
-          exitCode: ExitCode.agentFailed,
-          error: `Agent speaks ACP protocol version ${init.protocolVersion}; acp-terminal speaks ${PROTOCOL_VERSION}`,
-        });
+        return this.end(unsupportedProtocol(this.options.agent, init.protocolVersion, PROTOCOL_VERSION));
       }
       this.phase = "session";
       const session = await connection.agent.request("session/new", { cwd: this.options.cwd, mcpServers: [] });
@@ -163,7 +167,9 @@ class Run {
       const what = this.phase === "initialize" ? "initialize" : this.phase === "session" ? "session/new" : "session/prompt";
       // A request that failed because the agent died is reported by agentGone, with its exit code.
       const exited = await Promise.race([agent.exited, delay(EXIT_DRAIN_MS * 2, undefined)]);
-      if (exited === undefined) this.end(protocolFailure(what, error));
+      if (exited === undefined) {
+        this.end(what === "initialize" ? initializeFailure(this.options.agent, error) : protocolFailure(what, error));
+      }
     }
   }
 
