@@ -218,6 +218,7 @@ export class ProcessManager {
       now: () => this.clock.now(),
       emit: (event) => this.emit(event),
       restart: (record) => this.start(restartRequest(record)),
+      isLive: (runId) => this.registry.live(runId, undefined) !== undefined,
     });
   }
 

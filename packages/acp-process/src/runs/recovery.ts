@@ -22,10 +22,17 @@ export interface RecoveryReport {
 export async function recoverRuns(
   store: RunStore,
   policy: RecoveryPolicy,
-  hooks: { now: () => number; emit: (event: RunEvent) => void; restart: (record: RunRecord) => Promise<RunSnapshot> },
+  hooks: {
+    now: () => number;
+    emit: (event: RunEvent) => void;
+    restart: (record: RunRecord) => Promise<RunSnapshot>;
+    /** Runs this manager is running now: never lost, whatever the store says. */
+    isLive: (runId: string) => boolean;
+  },
 ): Promise<RecoveryReport> {
   const report: RecoveryReport = { lost: [], requeued: [], notified: [] };
   for (const record of store.listRuns()) {
+    if (hooks.isLive(record.id)) continue;
     if (record.status === "queued" || record.status === "running") {
       const previous = record.status;
       record.status = "lost";

@@ -1,5 +1,7 @@
 import Database from "better-sqlite3";
 import type { RunItem, RunRecord } from "../runs/types.js";
+import { ProcessError } from "../errors.js";
+import { StoreLease } from "./lease.js";
 import { RetentionWindow } from "./retention-window.js";
 import { DEFAULT_RETENTION, type ItemPage, type ItemQuery, type RetentionLimits, type RunStore } from "./types.js";
 
@@ -14,6 +16,12 @@ export interface SqliteStoreOptions {
    * kept and retried on the next flush. Default: one line on stderr.
    */
   onError?: (error: Error) => void;
+  /**
+   * Default true: the file is leased to this instance (see `StoreLease`); opening it while another
+   * live process or an unclosed instance holds it throws `store_in_use`. False: no lease (tools that
+   * only read the file while the agent runs).
+   */
+  exclusive?: boolean;
 }
 
 const SCHEMA = `
@@ -61,6 +69,7 @@ export class SqliteRunStore implements RunStore {
   private readonly pruneFloor = new Map<string, number>();
   private readonly flushItems: number;
   private timer: NodeJS.Timeout | null = null;
+  private readonly lease: StoreLease;
   private readonly onError: (error: Error) => void;
   private readonly statements;
   private closed = false;
@@ -69,10 +78,23 @@ export class SqliteRunStore implements RunStore {
     this.retention = { ...DEFAULT_RETENTION, ...options.retention };
     this.flushItems = options.flushItems ?? 2000;
     this.onError = options.onError ?? ((error) => process.stderr.write(`acp-process: ${error.message}\n`));
-    this.db = new Database(path);
-    this.db.pragma("journal_mode = WAL");
-    this.db.pragma("synchronous = NORMAL");
-    this.db.exec(SCHEMA);
+    try {
+      this.db = new Database(path);
+      this.db.pragma("journal_mode = WAL");
+      this.db.pragma("synchronous = NORMAL");
+      this.db.exec(SCHEMA);
+    } catch (error) {
+      throw new ProcessError("store_error", `Could not open the run store ${path} (${error instanceof Error ? error.message : String(error)}): check that the directory exists and is writable`, { cause: error });
+    }
+    this.lease = new StoreLease(this.db, path);
+    if (options.exclusive !== false) {
+      try {
+        this.lease.acquire();
+      } catch (error) {
+        this.db.close();
+        throw error;
+      }
+    }
     this.statements = {
       upsertRun: this.db.prepare(
         "INSERT INTO exec_runs (id, session_id, status, created_at_ms, ended_at_ms, record) VALUES (?, ?, ?, ?, ?, ?) " +
@@ -191,9 +213,13 @@ export class SqliteRunStore implements RunStore {
 
   close(): void {
     if (this.closed) return;
-    this.flush();
-    this.closed = true;
-    this.db.close();
+    try {
+      this.flush();
+      this.lease.release();
+    } finally {
+      this.closed = true;
+      this.db.close();
+    }
   }
 
   private scheduleFlush(): void {
