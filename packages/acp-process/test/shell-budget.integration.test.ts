@@ -38,3 +38,14 @@ describe("shell poll max_output_bytes", () => {
     expect(fitItems(items, 3, 3)).toEqual({ items: [{ ...items[0], text: "aaa" }], nextSeq: 1, cut: { seq: 0, omittedBytes: 1 } });
   });
 });
+
+describe("a cursor past the end", () => {
+  it("is refused (it would skip the output still to come), in the manager and in shell poll", async () => {
+    rig = localRig();
+    const { run } = await rig.manager.run({ sessionId: "s", command: "echo x" });
+    await expect(rig.manager.read(run.id, { sinceSeq: 1000 })).rejects.toThrow(/Invalid sinceSeq: expected a seq from 0 to 1 .*received 1000/);
+    await expect(rig.manager.read(run.id, { sinceSeq: 1 })).resolves.toMatchObject({ items: [], nextSeq: 1, done: true });
+    const polled = await runTool(shellTool, { manager: rig.manager, sessionId: "s" }, { action: "poll", id: run.id, since_seq: 1000 });
+    expect(polled).toMatchObject({ ok: false, error: { code: "invalid_params", message: expect.stringMatching(/Invalid since_seq: .*pass next_seq/) } });
+  });
+});

@@ -1,3 +1,4 @@
+import { ProcessError } from "../errors.js";
 import type { RunStore } from "../store/types.js";
 import { snapshotOf } from "./describe.js";
 import { isFinished, type RunItem, type RunRecord, type RunSnapshot } from "./types.js";
@@ -23,6 +24,10 @@ export function readPage(
   nowMs: number,
 ): ReadResult {
   const since = Math.max(0, query.sinceSeq ?? 0);
+  // A cursor past the end would silently skip the output still to come.
+  if (since > record.nextSeq) {
+    throw ProcessError.invalidParams("sinceSeq", `a seq from 0 to ${record.nextSeq} (the run's next seq; pass nextSeq from the previous read)`, query.sinceSeq);
+  }
   const limit = Math.min(Math.max(1, query.limit ?? 200), MAX_READ_ITEMS);
   const page = store.readItems(record.id, { sinceSeq: since, limit });
   const items: RunItem[] = [];

@@ -90,7 +90,11 @@ export const shellTool = defineTool<ShellInput, Record<string, unknown>>({
       case "poll": {
         const id = requireId(input);
         const since = input.since_seq ?? 0;
-        const page = await manager.read(id, { sessionId, sinceSeq: since, limit: capped(input.limit), maxChars: maxBytes });
+        const page = await manager.read(id, { sessionId, sinceSeq: since, limit: capped(input.limit), maxChars: maxBytes }).catch((error: unknown) => {
+          // Name the tool's field, not the manager's option.
+          if (error instanceof ProcessError && error.code === "invalid_params") throw new ProcessError("invalid_params", error.message.replace("sinceSeq", "since_seq").replace("nextSeq", "next_seq"));
+          throw error;
+        });
         // maxChars counts UTF-16 units of whole items; the byte budget is exact.
         const fitted = fitItems(page.items, maxBytes, page.nextSeq);
         return {
