@@ -1,3 +1,4 @@
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { FirstLineSniffer } from "../src/cli/first-line-sniffer.js";
 import { leadingProgram, programExists } from "../src/cli/command-lookup.js";
@@ -96,6 +97,14 @@ describe("agent command lookup", () => {
     expect(programExists("no-such-program-acp-terminal", "/")).toBe(false);
     expect(programExists("./no-such-file", "/tmp")).toBe(false);
     expect(programExists(process.execPath, "/")).toBe(true);
+    expect(programExists("sh", "/", "/no/such/dir")).toBe(false);
+    // Relative PATH entries (npm's ./node_modules/.bin, "" for the cwd) are searched from cwd, as the shell does.
+    const node = path.basename(process.execPath);
+    const nodeDir = path.dirname(process.execPath);
+    expect(programExists(node, nodeDir, "/no/such/dir:.")).toBe(true);
+    expect(programExists(node, nodeDir, "/no/such/dir:")).toBe(true);
+    expect(programExists(node, path.dirname(nodeDir), `/no/such/dir:./${path.basename(nodeDir)}`)).toBe(true);
+    expect(programExists(node, "/", "/no/such/dir:.")).toBe(false);
   });
 });
 

@@ -2,12 +2,10 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { once } from "node:events";
 import { Writable, type Readable } from "node:stream";
-import { setTimeout as delay } from "node:timers/promises";
 import { ndJsonStream, type Stream } from "@agentclientprotocol/sdk";
+import { KILL_GRACE_MS, terminateProcessGroup } from "../terminate/kill.js";
 import { FirstLineSniffer } from "./first-line-sniffer.js";
 
-/** SIGTERM → SIGKILL grace for the agent's process group. */
-export const AGENT_KILL_GRACE_MS = 1000;
 /** Bytes of the agent's stderr kept to explain a failure. */
 const STDERR_TAIL_BYTES = 2048;
 
@@ -67,7 +65,8 @@ function readableOf(stdout: Readable, sniffer: FirstLineSniffer): ReadableStream
 
 /**
  * The agent as a child process: its command line runs through the shell in a process group of
- * its own, so that `kill()` reaches the whole tree the agent may have started (npx → node → …).
+ * its own (`detached: true`), so that `kill()` reaches the whole tree the agent may have started
+ * (npx → node → …), exactly as the host kills a terminal's command.
  */
 export class AgentProcess {
   readonly stream: Stream;
@@ -123,33 +122,25 @@ export class AgentProcess {
     return lines.at(-1)?.trim();
   }
 
-  /** SIGTERM to the agent's process group, SIGKILL after a grace; resolves when the agent has exited. */
-  async kill(graceMs = AGENT_KILL_GRACE_MS): Promise<void> {
+  /**
+   * SIGTERM to the agent's process group, SIGKILL after `graceMs`, then SIGKILL to whatever is
+   * left in the group (the host's process-group termination, src/terminate/kill.ts); resolves once
+   * the agent has exited and its log is closed.
+   */
+  async kill(graceMs = KILL_GRACE_MS): Promise<void> {
     this.child.stdin?.end();
-    if (this.exitInfo === undefined) {
-      this.signalGroup("SIGTERM");
-      const ac = new AbortController();
-      await Promise.race([this.exited, delay(graceMs, undefined, { signal: ac.signal }).catch(() => undefined)]);
-      ac.abort();
+    const pid = this.child.pid;
+    // No pid: the shell never started; `exited` has its spawn error.
+    if (pid !== undefined) {
+      await terminateProcessGroup(
+        { pid, leaderExited: this.exited, hasExited: () => this.exitInfo !== undefined },
+        { signal: "SIGTERM", graceMs },
+      );
     }
-    // Group members that outlived the leader (or ignored SIGTERM) go now. The group id stays
-    // reserved while any member lives, so this cannot hit an unrelated process group.
-    this.signalGroup("SIGKILL");
-    if (this.exitInfo === undefined) await this.exited;
+    await this.exited;
     if (this.log !== undefined) {
       this.log.end();
       await once(this.log, "close").catch(() => undefined);
-    }
-  }
-
-  private signalGroup(signal: NodeJS.Signals): void {
-    const pid = this.child.pid;
-    if (pid === undefined) return;
-    try {
-      process.kill(-pid, signal);
-    } catch (error) {
-      // ESRCH: the group is already gone, which is what we want.
-      if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
     }
   }
 

@@ -1,5 +1,5 @@
-import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
+import { findOnPath, isExecutableFile } from "../spawn/command.js";
 
 /** Words the shell handles itself: a command line starting with one is never looked up on PATH. */
 const SHELL_WORDS = new Set([
@@ -18,21 +18,17 @@ export function leadingProgram(commandLine: string): string | undefined {
   return first;
 }
 
-function isExecutableFile(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return statSync(file).isFile();
-  } catch {
-    // Missing, not executable or unreadable: all mean "the shell could not run it".
-    return false;
-  }
-}
-
-/** True when the shell would find `program` (a path, or a name on PATH). */
+/**
+ * True when the shell would find `program` (a path, or a name on PATH), with the host's own PATH
+ * search (`findOnPath`) for absolute entries. That search skips relative entries, which the shell
+ * searches from its cwd (npm and pnpm put `./node_modules/.bin` on PATH; `""` means the cwd itself),
+ * so those are looked at here, from `cwd`, where the agent's shell starts.
+ */
 export function programExists(program: string, cwd: string, envPath = process.env.PATH ?? ""): boolean {
   if (program.includes("/")) return isExecutableFile(path.resolve(cwd, program));
+  if (findOnPath(program, envPath) !== undefined) return true;
   return envPath
     .split(path.delimiter)
-    .filter((dir) => dir !== "")
-    .some((dir) => isExecutableFile(path.join(dir, program)));
+    .filter((dir) => !path.isAbsolute(dir))
+    .some((dir) => isExecutableFile(path.resolve(cwd, dir, program)));
 }

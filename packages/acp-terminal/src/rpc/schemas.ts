@@ -43,6 +43,13 @@ export const ptySizeSchema = z.object({
 const metaSchema = z.record(z.string(), z.unknown()).nullish();
 const idSchema = z.string().min(1);
 
+/** What every extension method is scoped by, like the v1 methods: the session and the terminal. */
+const terminalScopeSchema = z.object({
+  sessionId: idSchema,
+  terminalId: idSchema,
+  _meta: metaSchema,
+});
+
 /** `terminal/create` `_meta["acp-terminal"]`: run in a PTY, keep stdin open. Unknown keys are ignored. */
 export const createTerminalMetaSchema = z.object({
   pty: z.union([z.boolean(), ptySizeSchema]).optional(),
@@ -74,14 +81,11 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
  * `_acp-terminal/write`: `data` is UTF-8 text, `dataBase64` raw bytes; at most one of them.
  * `eof: true` closes stdin after the write (alone, it just closes stdin).
  */
-export const writeParamsSchema = z
-  .object({
-    sessionId: idSchema,
-    terminalId: idSchema,
+export const writeParamsSchema = terminalScopeSchema
+  .extend({
     data: z.string().optional(),
     dataBase64: z.string().regex(BASE64, "expected standard base64 (A-Z a-z 0-9 + /, = padding)").optional(),
     eof: z.boolean().optional(),
-    _meta: metaSchema,
   })
   .superRefine((params, ctx) => {
     if (params.data !== undefined && params.dataBase64 !== undefined) {
@@ -93,21 +97,15 @@ export const writeParamsSchema = z
 export type WriteParams = z.infer<typeof writeParamsSchema>;
 
 /** `_acp-terminal/resize`: PTY terminals only. */
-export const resizeParamsSchema = z.object({
-  sessionId: idSchema,
-  terminalId: idSchema,
+export const resizeParamsSchema = terminalScopeSchema.extend({
   cols: terminalDimension,
   rows: terminalDimension,
-  _meta: metaSchema,
 });
 export type ResizeParams = z.infer<typeof resizeParamsSchema>;
 
 /** `_acp-terminal/signal`: deliver a signal to the command's process group. */
-export const signalParamsSchema = z.object({
-  sessionId: idSchema,
-  terminalId: idSchema,
+export const signalParamsSchema = terminalScopeSchema.extend({
   signal: signalNameSchema,
-  _meta: metaSchema,
 });
 export type SignalParams = z.infer<typeof signalParamsSchema>;
 

@@ -31,7 +31,7 @@ export function planCommand(
   return useShell ? { file: shellPath(), args: ["-c", command], shell: true } : { file: command, args: [], shell: false };
 }
 
-function isExecutableFile(path: string): boolean {
+export function isExecutableFile(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
     return statSync(path).isFile();
