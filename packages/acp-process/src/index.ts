@@ -11,6 +11,7 @@ export {
   type TerminalProvider,
 } from "./providers/types.js";
 export { LocalTerminalProvider, type LocalProviderOptions, type TerminalHostLike, type TerminalOwner } from "./providers/local.js";
+export { processGroupUsage, type ResourceUsage } from "./providers/proc-usage.js";
 export { AcpTerminalProvider, type AcpProviderOptions, type AcpRequester } from "./providers/acp.js";
 export {
   EXTENSION_KEY,

@@ -32,7 +32,7 @@ const PROVIDERS: [string, () => Promise<Provide>][] = [
   ],
 ];
 
-describe.each(PROVIDERS)("tool surfaces over the %s provider", (_name, setup) => {
+describe.each(PROVIDERS)("tool surfaces over the %s provider", (name, setup) => {
   let provide!: Provide;
   let rig: Rig | undefined;
   beforeAll(async () => {
@@ -154,10 +154,17 @@ describe.each(PROVIDERS)("tool surfaces over the %s provider", (_name, setup) =>
       expect(bg.state).toBe("running");
       await until(async () => (await call(processMonitor, { id: bg.id })).stdout === "ready\n", "ready");
       const monitored = await call(processMonitor, { id: bg.id });
-      expect(monitored).toMatchObject({ state: "running", resource_usage: null });
-      expect(monitored.resource_usage_note).toMatch(/not measurable/);
+      if (name === "local") {
+        // Measured from /proc for the command's process group (the node fixture: tens of MB resident).
+        expect(monitored.resource_usage).toMatchObject({ processes: 1, rss_bytes: expect.any(Number), cpu_user_ms: expect.any(Number), cpu_system_ms: expect.any(Number) });
+        expect(monitored.resource_usage.rss_bytes).toBeGreaterThan(1_000_000);
+        expect(monitored.resource_usage.cpu_user_ms + monitored.resource_usage.cpu_system_ms).toBeGreaterThan(0);
+      } else {
+        expect(monitored).toMatchObject({ state: "running", resource_usage: null });
+        expect(monitored.resource_usage_note).toMatch(/not measurable: commands run in the client's terminal \(acp provider\)/);
+      }
       const killed = await call(processKill, { id: bg.id, signal: "SIGINT", force_after: 1 });
-      expect(killed).toMatchObject({ state: "killed", signal: "SIGINT" });
+      expect(killed).toMatchObject({ state: "killed", signal: "SIGINT", resource_usage: null, resource_usage_note: "measured only while the command runs" });
       const list = await call(processList, { state: "timed_out" });
       expect(list.processes.map((p: { id: string }) => p.id)).toEqual([timedOut.id]);
       const logs = await call(processLogs, { id: bg.id });

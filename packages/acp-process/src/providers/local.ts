@@ -1,3 +1,4 @@
+import { processGroupUsage, type ResourceUsage } from "./proc-usage.js";
 import type {
   ProviderCapabilities,
   ProviderCreateParams,
@@ -52,6 +53,8 @@ export interface TerminalHostLike {
   write?(owner: TerminalOwner, terminalId: string, data: string | Uint8Array, options?: { eof?: boolean }): Promise<void> | void;
   resize?(owner: TerminalOwner, terminalId: string, cols: number, rows: number): Promise<void> | void;
   signal?(owner: TerminalOwner, terminalId: string, signal: string): Promise<void> | void;
+  /** `pid` is the command's process-group id (acp-terminal's `TerminalInfo`). */
+  info?(terminalId: string): { pid?: number } | undefined;
 }
 
 export interface LocalProviderOptions {
@@ -135,5 +138,11 @@ export class LocalTerminalProvider implements TerminalProvider {
 
   async signal(terminalId: string, signal: string): Promise<void> {
     await this.host.signal!(this.owner, terminalId, signal);
+  }
+
+  /** From /proc for the terminal's process group (Linux); null elsewhere or once it has exited. */
+  async resourceUsage(terminalId: string): Promise<ResourceUsage | null> {
+    const pgid = this.host.info?.(terminalId)?.pid;
+    return pgid === undefined ? null : processGroupUsage(pgid);
   }
 }

@@ -1,3 +1,4 @@
+import type { ResourceUsage } from "./proc-usage.js";
 /**
  * The five ACP terminal primitives as an interface, plus the optional capabilities our host
  * advertises (exact cursors, stdin write, resize, signals). A provider is bound to one session.
@@ -76,6 +77,8 @@ export interface TerminalProvider {
   resize?(terminalId: string, cols: number, rows: number): Promise<void>;
   /** Present when `capabilities.signal`. */
   signal?(terminalId: string, signal: string): Promise<void>;
+  /** CPU time and memory of the command's process group; null when it cannot be measured now. */
+  resourceUsage?(terminalId: string): Promise<ResourceUsage | null>;
 }
 
 export const NO_EXTENSIONS: ProviderCapabilities = Object.freeze({

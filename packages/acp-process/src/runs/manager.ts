@@ -2,6 +2,7 @@ import { SUPPORTED_SIGNALS, type KeyInput, type SupportedSignal } from "acp-term
 import { systemClock, type Clock } from "../clock.js";
 import { clamp, resolveLimits, YIELD_MS, type ResolvedLimits } from "../config.js";
 import { ProcessError } from "../errors.js";
+import type { ResourceUsage } from "../providers/proc-usage.js";
 import type { TerminalProvider } from "../providers/types.js";
 import { MemoryRunStore } from "../store/memory.js";
 import type { RunStore } from "../store/types.js";
@@ -182,6 +183,21 @@ export class ProcessManager {
     if (!run) return this.get(runId, options);
     await run.terminate("kill", { ...(options.signal ? { signal: options.signal } : {}), ...(options.forceAfterMs !== undefined ? { forceAfterMs: options.forceAfterMs } : {}) });
     return run.settled;
+  }
+
+  /**
+   * CPU time and memory of a running command's process group, where the provider can measure them
+   * (the local provider on Linux); otherwise `usage: null` and a note saying why.
+   */
+  async resourceUsage(runId: string, options: { sessionId?: string } = {}): Promise<{ usage: ResourceUsage | null; note?: string }> {
+    const run = this.registry.live(runId, options.sessionId);
+    const record = run?.record ?? this.get(runId, options);
+    if (!run || !record.terminalId || record.status !== "running") return { usage: null, note: "measured only while the command runs" };
+    if (!run.provider.resourceUsage) {
+      return { usage: null, note: `not measurable: commands run in the client's terminal (${run.provider.kind} provider), and ACP terminals report no process statistics` };
+    }
+    const usage = await run.provider.resourceUsage(record.terminalId);
+    return usage ? { usage } : { usage: null, note: "not measurable here: read from /proc for the command's process group, on Linux only (or the command has just exited)" };
   }
 
   watch(runId: string, spec: WatcherSpec, options: { sessionId?: string } = {}): string {

@@ -25,8 +25,12 @@ export function processState(status: RunStatus): ProcessState {
   }
 }
 
-const RESOURCE_USAGE_NOTE =
-  "not measurable: commands run in the client's terminal, and ACP terminals report no process statistics";
+/** `resource_usage` `{cpu_user_ms, cpu_system_ms, rss_bytes, processes}` or null with `resource_usage_note`. */
+async function usageOf(manager: ProcessManager, runId: string, sessionId: string): Promise<Record<string, unknown>> {
+  const { usage, note } = await manager.resourceUsage(runId, { sessionId });
+  if (!usage) return { resource_usage: null, resource_usage_note: note };
+  return { resource_usage: { cpu_user_ms: usage.cpuUserMs, cpu_system_ms: usage.cpuSystemMs, rss_bytes: usage.rssBytes, processes: usage.processes } };
+}
 
 function describe(manager: ProcessManager, run: RunSnapshot, outputChars: number): Record<string, unknown> {
   const tail = manager.tail(run.id, { maxChars: outputChars });
@@ -72,7 +76,7 @@ export const processRunTool = defineTool({
       ...fromContext(ctx, "process.run"),
     });
     const run = input.background ? started : await manager.wait(started.id);
-    return describe(manager, run, manager.limits.maxOutputChars);
+    return { ...describe(manager, run, manager.limits.maxOutputChars), ...(await usageOf(manager, run.id, sessionId)) };
   },
 });
 
@@ -85,7 +89,7 @@ export const processMonitorTool = defineTool({
   async run({ manager, sessionId }, input) {
     await manager.refresh(input.id, sessionId);
     const run = manager.get(input.id, { sessionId });
-    return { ...describe(manager, run, 2000), resource_usage: null, resource_usage_note: RESOURCE_USAGE_NOTE };
+    return { ...describe(manager, run, 2000), ...(await usageOf(manager, run.id, sessionId)) };
   },
 });
 
@@ -101,7 +105,7 @@ export const processKillTool = defineTool({
   schema: processKillSchema,
   async run({ manager, sessionId }, input) {
     const run = await manager.kill(input.id, { sessionId, signal: input.signal ?? "SIGTERM", forceAfterMs: Math.round((input.force_after ?? 5) * 1000) });
-    return describe(manager, run, 2000);
+    return { ...describe(manager, run, 2000), ...(await usageOf(manager, run.id, sessionId)) };
   },
 });
 
