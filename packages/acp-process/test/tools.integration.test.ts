@@ -139,6 +139,9 @@ describe.each(PROVIDERS)("tool surfaces over the %s provider", (name, setup) => 
     it("runs to completion with state, exit code, output, line count and duration", async () => {
       const result = await call(processRun, { command: "echo hi; exit 2" });
       expect(result).toMatchObject({ state: "completed", exit_code: 2, stdout: "hi\n", stdout_lines: 1, streams_merged: true });
+      const open = await call(processRun, { command: "printf 'a\\nb'" });
+      expect(open).toMatchObject({ stdout: "a\nb", stdout_lines: 2 });
+      expect(await call(processLogs, { id: open.id })).toMatchObject({ total_lines: 2, lines: ["a", "b"] });
       expect(typeof result.duration_ms).toBe("number");
     });
 

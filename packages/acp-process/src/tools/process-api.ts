@@ -46,7 +46,8 @@ function describe(manager: ProcessManager, run: RunSnapshot, outputChars: number
     stderr: "",
     streams_merged: true,
     stdout_truncated: tail.truncated,
-    stdout_lines: run.lineCount,
+    // As process.logs' total_lines: an unterminated last line counts.
+    stdout_lines: run.lineCount + (tail.text.length > 0 && !tail.text.endsWith("\n") ? 1 : 0),
     ...(run.error ? { error: run.error } : {}),
   };
 }
