@@ -40,11 +40,11 @@ export class ProcessError extends Error {
   }
 
   static notRunning(runId: string, status: string): ProcessError {
-    return new ProcessError("not_running", `Run ${runId} is ${status}, not running`);
+    return new ProcessError("not_running", `Run ${runId} is ${status}, not running: read its output with read/lines, or start it again`);
   }
 
   static disposed(): ProcessError {
-    return new ProcessError("disposed", "The process manager was disposed");
+    return new ProcessError("disposed", "The process manager was disposed (its runs were killed and released): create a new ProcessManager to run commands");
   }
 }
 

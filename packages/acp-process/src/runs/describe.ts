@@ -2,8 +2,14 @@ import type { ProviderExitStatus } from "../providers/types.js";
 import type { RunRecord, RunSnapshot, RunStatus } from "./types.js";
 
 /** The command as a user would type it, for messages. Long commands are shortened. */
+/** The whole command line, arguments quoted where needed (for tool results). */
+export function commandLine(record: Pick<RunRecord, "command" | "args">): string {
+  return [record.command, ...(record.args ?? []).map(quoteArg)].join(" ");
+}
+
+/** The command line for messages: at most 200 characters. */
 export function displayCommand(record: Pick<RunRecord, "command" | "args">): string {
-  const text = [record.command, ...(record.args ?? []).map(quoteArg)].join(" ");
+  const text = commandLine(record);
   return text.length > 200 ? `${text.slice(0, 197)}...` : text;
 }
 

@@ -55,7 +55,10 @@ export class RunRegistry {
   /** Newest first, filtered by session and status; `limit` default 50, max 500. */
   list(query: ListRunsQuery): RunRecord[] {
     const statuses = query.status === undefined ? undefined : new Set(typeof query.status === "string" ? [query.status] : query.status);
-    const limit = Math.min(Math.max(1, query.limit ?? 50), MAX_LIST);
+    if (query.limit !== undefined && (!Number.isInteger(query.limit) || query.limit < 1)) {
+      throw ProcessError.invalidParams("limit", `a whole number of runs from 1 (larger values are capped at ${MAX_LIST})`, query.limit);
+    }
+    const limit = Math.min(query.limit ?? 50, MAX_LIST);
     return this.all()
       .filter((r) => (query.sessionId === undefined || r.sessionId === query.sessionId) && (!statuses || statuses.has(r.status)))
       .sort((a, b) => b.createdAtMs - a.createdAtMs)

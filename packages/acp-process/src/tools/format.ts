@@ -1,3 +1,4 @@
+import { commandLine } from "../runs/describe.js";
 import type { ProcessManager } from "../runs/manager.js";
 import type { RunSnapshot } from "../runs/types.js";
 
@@ -6,7 +7,7 @@ export function runSummary(run: RunSnapshot): Record<string, unknown> {
   return {
     id: run.id,
     status: run.status,
-    command: run.args ? [run.command, ...run.args].join(" ") : run.command,
+    command: commandLine(run),
     exitCode: run.exitCode,
     signal: run.signal,
     startedAt: run.startedAtMs === null ? null : new Date(run.startedAtMs).toISOString(),

@@ -1,3 +1,4 @@
+import { commandLine } from "../runs/describe.js";
 import { signalNameSchema } from "acp-terminal";
 import { z } from "zod";
 import type { ProcessManager } from "../runs/manager.js";
@@ -36,7 +37,7 @@ function describe(manager: ProcessManager, run: RunSnapshot, outputChars: number
   const tail = manager.tail(run.id, { maxChars: outputChars });
   return {
     id: run.id,
-    command: run.args ? [run.command, ...run.args].join(" ") : run.command,
+    command: commandLine(run),
     state: processState(run.status),
     exit_code: run.exitCode,
     signal: run.signal,
@@ -124,7 +125,7 @@ export const processListTool = defineTool({
     return {
       processes: runs.slice(0, input.limit ?? 50).map((run) => ({
         id: run.id,
-        command: run.args ? [run.command, ...run.args].join(" ") : run.command,
+        command: commandLine(run),
         state: processState(run.status),
         exit_code: run.exitCode,
         duration_ms: run.durationMs,
