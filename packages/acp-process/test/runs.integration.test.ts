@@ -214,7 +214,8 @@ describe("ProcessManager over the local TerminalHost", () => {
     })().catch((error: Error) => error.message);
     expect(outcome).not.toBe("all written");
     expect(rig.manager.get(started.id).status).toBe("running");
-  });
+    // Bounded by callWaitMs (500 ms) on a full pipe; room for a loaded machine.
+  }, 20_000);
 
   it("sweeps on its own on the clock, and evicts the oldest finished run beyond maxRuns", async () => {
     rig = localRig({ manualClock: true, ttlMs: 60_000, sweepIntervalMs: 30_000, maxRuns: 2 });

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { TerminalHost } from "acp-terminal";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { LocalTerminalProvider, ProcessManager, SqliteRunStore, type RunEvent, type RunRecord } from "../src/index.js";
 import { FIXTURES } from "./support.js";
@@ -42,10 +43,14 @@ function record(id: string, overrides: Partial<RunRecord> = {}): RunRecord {
 
 describe("SqliteRunStore", () => {
   it("batches appends, flushes before reads and keeps only the retention window", () => {
-    const store = new SqliteRunStore(tempDb(), { retention: { maxItemsPerRun: 100 }, flushItems: 1_000_000, flushIntervalMs: 60_000 });
-    cleanups.push(() => store.close());
+    const path = tempDb();
+    const store = new SqliteRunStore(path, { retention: { maxItemsPerRun: 100 }, flushItems: 1_000_000, flushIntervalMs: 60_000 });
+    const other = new Database(path, { readonly: true });
+    cleanups.push(() => (other.close(), store.close()));
     store.putRun(record("r1", { nextSeq: 250 }));
     for (let seq = 0; seq < 250; seq++) store.appendItems("r1", [{ seq, kind: "output", text: `line ${seq}\n`, atMs: seq, byteOffset: 0 }]);
+    // Nothing is written per append: another connection sees no item before the flush.
+    expect(other.prepare("SELECT COUNT(*) AS n FROM exec_run_items").get()).toEqual({ n: 0 });
     const page = store.readItems("r1", { sinceSeq: 0, limit: 10 });
     expect(page.firstSeq).toBe(150);
     expect(page.items.map((i) => i.seq)).toEqual([150, 151, 152, 153, 154, 155, 156, 157, 158, 159]);
