@@ -70,3 +70,24 @@ describe("kill signals", () => {
     expect(texts).toMatch(/SIGINT did not end the command within 300 ms; forcing it with the local provider's kill/);
   });
 });
+
+describe("a provider whose output keeps failing", () => {
+  it("is given up after repeated failures: the run fails with the reason instead of being polled forever", async () => {
+    rig = localRig();
+    const local = new LocalTerminalProvider(rig.host);
+    const broken: TerminalProvider = Object.assign(Object.create(local) as LocalTerminalProvider, {
+      output: () => Promise.reject(new Error("connection reset")),
+    });
+    const manager = new ProcessManager({ provider: broken, env: {}, sweepIntervalMs: 0, tuning: { pollMinMs: 1, pollMaxMs: 2 } });
+    try {
+      const run = await manager.start({ sessionId: "s", ...nodeScript("process-ready-then-hang.mjs") });
+      const ended = await manager.wait(run.id, { timeoutMs: 10_000 });
+      expect(ended).toMatchObject({ status: "failed", cause: "provider_error" });
+      expect(ended.error).toMatch(/^reading the output failed 10 times in a row \(connection reset\); the command was stopped: /);
+      const notices = manager.store.allItems(run.id).filter((i) => i.kind === "notice").map((i) => i.text);
+      expect(notices[0]).toBe("[acp-process] reading the output failed (connection reset); retrying");
+    } finally {
+      await manager.dispose();
+    }
+  });
+});

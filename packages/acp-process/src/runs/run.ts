@@ -123,7 +123,10 @@ export class Run {
       lastOutputAtMs: () => this.lastOutputAtMs,
       onTimeout: (cause) => void this.terminate(cause),
     });
-    this.reader = new SnapshotReader(provider, this.record.terminalId, this.log, () => (this.lastOutputAtMs = this.ctx.clock.now()));
+    this.reader = new SnapshotReader(provider, this.record.terminalId, this.log, () => (this.lastOutputAtMs = this.ctx.clock.now()), (reason) => {
+      this.record.error ??= `${reason}; the command was stopped: ${displayCommand(this.record)}`;
+      void this.terminate("provider_error");
+    });
     void this.reader.poll({
       minMs: tuning.pollMinMs,
       maxMs: tuning.pollMaxMs,

@@ -9,6 +9,9 @@ import type { OutputLog } from "./output-log.js";
  */
 const POLL_CHARS_PER_MS = 8000;
 
+/** Consecutive failed reads after which the terminal is given up (the run fails with the reason). */
+export const MAX_READ_FAILURES = 10;
+
 /**
  * Reads one terminal's output into a run's OutputLog: single-flight reads (a read asked for while
  * one is in flight runs once after it), and the adaptive poll loop — every `minMs` while output
@@ -20,12 +23,15 @@ export class SnapshotReader {
   private queued: Promise<boolean> | null = null;
   private wakeController: AbortController | null = null;
   private lastSnapshotChars = 0;
+  private failures = 0;
 
   constructor(
     private readonly provider: TerminalProvider,
     private readonly terminalId: string,
     private readonly log: OutputLog,
     private readonly onOutput: () => void,
+    /** Called once after `MAX_READ_FAILURES` consecutive failed reads, with the last error's message. */
+    private readonly onGiveUp: (message: string) => void = () => {},
   ) {}
 
   /** Reads now; resolves true when the snapshot says the command exited and its output drained. */
@@ -69,10 +75,16 @@ export class SnapshotReader {
     let snapshot;
     try {
       snapshot = await this.provider.output(this.terminalId, sinceByte === undefined ? undefined : { sinceByte });
-    } catch {
-      // A failed read is retried by the next poll; a vanished terminal surfaces through waitForExit.
+    } catch (error) {
+      // Retried by the next poll; a vanished terminal usually surfaces through waitForExit. A
+      // provider that keeps failing is given up rather than polled forever.
+      this.failures += 1;
+      const message = error instanceof Error ? error.message : String(error);
+      if (this.failures === 1) this.log.appendNotice(`[acp-process] reading the output failed (${message}); retrying`);
+      if (this.failures === MAX_READ_FAILURES) this.onGiveUp(`reading the output failed ${MAX_READ_FAILURES} times in a row (${message})`);
       return false;
     }
+    this.failures = 0;
     const increment = sinceByte !== undefined && snapshot.fromByte !== undefined;
     this.lastSnapshotChars = increment ? 0 : snapshot.output.length;
     const exited = Boolean(snapshot.exitStatus);
