@@ -33,7 +33,7 @@ async function reportPath(): Promise<string> {
 }
 
 /** Runs the conformance agent as a child with this test process as its ACP client. */
-async function promptConformanceAgent(clientCapabilities: Record<string, unknown>, host?: Record<string, unknown>, report?: string) {
+async function promptConformanceAgent(clientCapabilities: Record<string, unknown>, host?: TerminalHost, report?: string) {
   const child = spawn(process.execPath, [CONFORMANCE_AGENT, ...(report ? ["--report", report] : [])], { stdio: ["pipe", "pipe", "inherit"] });
   track(child.pid!);
   const exited = new Promise((resolve) => child.once("exit", resolve));
@@ -42,8 +42,13 @@ async function promptConformanceAgent(clientCapabilities: Record<string, unknown
   const app = client({ name: "conformance-test-client" }).onNotification("session/update", ({ params }: { params: { update: (typeof updates)[number] } }) => {
     updates.push(params.update);
   });
-  if (host !== undefined) bindTerminalHost(app, host as never);
-  else app.onRequest("terminal/create", () => terminalCalls.push("terminal/create"));
+  if (host !== undefined) bindTerminalHost(app, host);
+  else {
+    app.onRequest("terminal/create", () => {
+      terminalCalls.push("terminal/create");
+      throw new Error("terminal/create was not advertised");
+    });
+  }
   const connection = app.connect(ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)));
   try {
     await connection.agent.request("initialize", { protocolVersion: 1, clientCapabilities, clientInfo: { name: "test-client", version: "9.9.9" } });

@@ -18,7 +18,7 @@ afterEach(async () => {
 class FailingStore extends MemoryRunStore {
   override putRun(record: RunRecord, options?: { urgent?: boolean }): void {
     if (record.status !== "running" && record.status !== "queued") throw new Error("SQLITE_FULL: database or disk is full");
-    super.putRun(record, options);
+    super.putRun(record); // MemoryRunStore.putRun takes no options (nothing to flush)
   }
 }
 
