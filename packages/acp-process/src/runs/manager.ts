@@ -35,6 +35,7 @@ export class ProcessManager {
   private readonly listeners = new Set<RunEventSink>();
   private readonly defaultTimeoutMs: number;
   private stopSweeper: () => void = () => {};
+  private readonly attachments = new Map<symbol, unknown>();
   private disposed = false;
 
   constructor(private readonly options: ProcessManagerOptions) {
@@ -50,6 +51,15 @@ export class ProcessManager {
     this.scheduler = new Scheduler({ maxConcurrentRuns: 16, maxConcurrentPerSession: 16, maxQueuedRuns: 64, ...options.limits });
     if (options.onEvent) this.listeners.add(options.onEvent);
     this.scheduleSweep(options.sweepIntervalMs ?? 60_000);
+  }
+
+  /**
+   * Per-manager state of a layer built on top (e.g. the tool surfaces' poll cursors), created on
+   * first use and living as long as this manager: no module-level registries.
+   */
+  attached<T>(key: symbol, create: (manager: ProcessManager) => T): T {
+    if (!this.attachments.has(key)) this.attachments.set(key, create(this));
+    return this.attachments.get(key) as T;
   }
 
   /** Adds an event listener; returns its remover. */

@@ -51,10 +51,9 @@ export class ToolState {
   }
 }
 
-const states = new WeakMap<ProcessManager, ToolState>();
+const TOOL_STATE = Symbol("acp-process tool state");
 
+/** The tool surfaces' state of this manager (kept by the manager, see `ProcessManager.attached`). */
 export function toolState(manager: ProcessManager): ToolState {
-  let state = states.get(manager);
-  if (!state) states.set(manager, (state = new ToolState(manager)));
-  return state;
+  return manager.attached(TOOL_STATE, (owner) => new ToolState(owner));
 }
