@@ -12,7 +12,8 @@ import { Run, type RunTuning } from "./run.js";
 import { encodeKeyInput, resizeRun, writeInput } from "./input.js";
 import { Scheduler } from "./scheduler.js";
 import { isFinished, type RunEvent, type RunEventSink, type RunSnapshot, type WatcherSpec } from "./types.js";
-import { byteView, lineView, tailText, type LineView } from "./views.js";
+import { byteView, lineView, storeTail, type LineView } from "./views.js";
+import { runUsage } from "./usage.js";
 import { readPage, type ReadResult } from "./read-page.js";
 import { RunRegistry } from "./registry.js";
 import { recoverRuns, type RecoveryPolicy, type RecoveryReport } from "./recovery.js";
@@ -158,13 +159,7 @@ export class ProcessManager {
   /** The last `maxChars` characters of output (default 2000), for status lines and snippets. */
   tail(runId: string, options: { sessionId?: string; maxChars?: number } = {}): { text: string; truncated: boolean } {
     this.registry.record(runId, options.sessionId);
-    const maxChars = Math.max(1, options.maxChars ?? 2000);
-    // Read only the newest items, more of them until they hold maxChars or there are no more.
-    for (let limit = 16; ; limit *= 4) {
-      const items = this.store.lastItems(runId, limit);
-      const chars = items.reduce((n, item) => n + (item.kind === "output" ? item.text.length : 0), 0);
-      if (chars >= maxChars || items.length < limit || limit >= this.store.retention.maxItemsPerRun) return tailText(items, maxChars);
-    }
+    return storeTail(this.store, runId, Math.max(1, options.maxChars ?? 2000));
   }
 
   /** Writes to a running run's stdin (see `StartRunOptions.stdin`). */
@@ -201,13 +196,8 @@ export class ProcessManager {
    */
   async resourceUsage(runId: string, options: { sessionId?: string } = {}): Promise<{ usage: ResourceUsage | null; note?: string }> {
     const run = this.registry.live(runId, options.sessionId);
-    const record = run?.record ?? this.get(runId, options);
-    if (!run || !record.terminalId || record.status !== "running") return { usage: null, note: "measured only while the command runs" };
-    if (!run.provider.resourceUsage) {
-      return { usage: null, note: `not measurable: commands run in the client's terminal (${run.provider.kind} provider), and ACP terminals report no process statistics` };
-    }
-    const usage = await run.provider.resourceUsage(record.terminalId);
-    return usage ? { usage } : { usage: null, note: "not measurable here: read from /proc for the command's process group, on Linux only (or the command has just exited)" };
+    if (!run) this.get(runId, options); // not found → throws
+    return runUsage(run);
   }
 
   watch(runId: string, spec: WatcherSpec, options: { sessionId?: string } = {}): string {

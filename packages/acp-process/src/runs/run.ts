@@ -1,44 +1,19 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Clock } from "../clock.js";
 import { ProcessError } from "../errors.js";
 import type { ProviderExitStatus, TerminalProvider } from "../providers/types.js";
-import type { RunStore } from "../store/types.js";
 import { SnapshotReader } from "./snapshot-reader.js";
 import { createParams, type RunLaunch } from "./launch.js";
 import { OutputLog } from "./output-log.js";
 import { armRunTimers } from "./run-timers.js";
 import { withinMs } from "./deadline.js";
 import { releaseTerminal } from "./release.js";
+import { killSequence } from "./terminate.js";
 import { describeEnd, displayCommand, snapshotOf } from "./describe.js";
-import type { RunEvent, RunRecord, RunSnapshot, TerminationCause } from "./types.js";
-import { WatcherSet, type WatcherLimits } from "./watchers.js";
+import type { RunContext } from "./context.js";
+import type { RunRecord, RunSnapshot, TerminationCause } from "./types.js";
+import { WatcherSet } from "./watchers.js";
 
-export interface RunTuning {
-  /** Poll interval while output flows. */
-  pollMinMs: number;
-  /** Poll interval when idle (doubles up to this). */
-  pollMaxMs: number;
-  /** After exit, how long to wait for the client to report drained output. */
-  exitDrainMs: number;
-  /** After a kill, how long to wait for the exit before settling anyway. */
-  killWaitMs: number;
-  /** After a chosen signal, how long before escalating to the provider's kill. */
-  forceAfterMs: number;
-  /** Bound on `release`. */
-  releaseWaitMs: number;
-  /** Bound on each provider call a caller waits for: create, fresh output, kill, signal, write, resize. */
-  callWaitMs: number;
-  outputByteLimit: number | undefined;
-  watcherLimits: WatcherLimits;
-}
-
-export interface RunContext {
-  provider: TerminalProvider;
-  store: RunStore;
-  clock: Clock;
-  emit: (event: RunEvent) => void;
-  tuning: RunTuning;
-}
+export type { RunContext, RunTuning } from "./context.js";
 
 /**
  * One command's life: create the terminal, read output by adaptive polling, race the exit against
@@ -145,8 +120,8 @@ export class Run {
   }
 
   /**
-   * Ends the run. `signal` is sent where the provider supports signals, escalating to the
-   * provider's kill after `forceAfterMs`; otherwise the provider's kill is used and a notice says so.
+   * Ends the run (see `killSequence` for signals and escalation); a queued run ends without a
+   * terminal, a run that already exited keeps that end.
    */
   async terminate(cause: TerminationCause, options: { signal?: string; forceAfterMs?: number } = {}): Promise<RunSnapshot> {
     if (this.isSettled) return this.snapshot();
@@ -161,20 +136,9 @@ export class Run {
     const terminalId = this.record.terminalId;
     if (!terminalId) return this.settled;
     const { provider, tuning } = this.ctx;
-    const wanted = options.signal?.toUpperCase();
-    if (wanted) {
-      if (provider.capabilities.signal && provider.signal) {
-        // A refused signal escalates at once; a delivered one is given forceAfterMs to work.
-        const delivered = await this.tryProvider(() => provider.signal!(terminalId, wanted));
-        const forceAfterMs = options.forceAfterMs ?? tuning.forceAfterMs;
-        if (delivered && (await this.settledWithin(forceAfterMs))) return this.snapshot();
-        if (delivered) this.log.appendNotice(`[acp-process] ${wanted} did not end the command within ${forceAfterMs} ms; forcing it with the ${provider.kind} provider's kill`);
-      } else if (wanted !== "SIGKILL") {
-        this.log.appendNotice(`[acp-process] ${wanted} cannot be sent with the ${provider.kind} provider (the client does not offer signals); used its kill instead`);
-      }
-    }
-    await this.tryProvider(() => provider.kill(terminalId));
-    if (!(await this.settledWithin(tuning.killWaitMs))) {
+    const target = { provider, terminalId, log: this.log, callWaitMs: tuning.callWaitMs, settledWithin: (ms: number) => this.settledWithin(ms) };
+    const killOptions = { forceAfterMs: options.forceAfterMs ?? tuning.forceAfterMs, killWaitMs: tuning.killWaitMs, ...(options.signal ? { signal: options.signal } : {}) };
+    if (!(await killSequence(target, killOptions))) {
       this.record.error = `the client did not report an exit within ${tuning.killWaitMs} ms of the kill: ${displayCommand(this.record)}`;
       this.exitStatus ??= { exitCode: null, signal: null };
       await this.settle();
@@ -210,23 +174,6 @@ export class Run {
 
   private async settledWithin(ms: number): Promise<boolean> {
     return this.isSettled || (await withinMs(this.settled, ms)).ok;
-  }
-
-  /**
-   * A kill or signal call, bounded by `callWaitMs`; a refusal or silence is noted, not thrown.
-   * Returns whether the provider accepted the call.
-   */
-  private async tryProvider(call: () => Promise<void>): Promise<boolean> {
-    const { provider, tuning } = this.ctx;
-    try {
-      const answered = await withinMs(call(), tuning.callWaitMs);
-      if (!answered.ok) this.log.appendNotice(`[acp-process] the ${provider.kind} provider did not answer within ${tuning.callWaitMs} ms`);
-      return answered.ok;
-    } catch (error) {
-      // The command may have exited meanwhile; the exit path settles the run either way.
-      this.log.appendNotice(`[acp-process] ${provider.kind} provider refused: ${messageOf(error)}`);
-      return false;
-    }
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { RunStore } from "../store/types.js";
 import type { RunItem, RunRecord } from "./types.js";
 
 export interface LineView {
@@ -48,6 +49,15 @@ export function byteView(items: readonly RunItem[], query: { offset: number; lim
   const from = Math.max(query.offset, firstRetainedByte) - firstRetainedByte;
   const slice = bytes.subarray(from, from + Math.max(0, query.limit));
   return { text: slice.toString("utf8"), offset: firstRetainedByte + from, firstRetainedByte };
+}
+
+/** `tailText` over a run's newest stored items: more of them until they hold `maxChars` or there are no more. */
+export function storeTail(store: RunStore, runId: string, maxChars: number): { text: string; truncated: boolean } {
+  for (let limit = 16; ; limit *= 4) {
+    const items = store.lastItems(runId, limit);
+    const chars = items.reduce((n, item) => n + (item.kind === "output" ? item.text.length : 0), 0);
+    if (chars >= maxChars || items.length < limit || limit >= store.retention.maxItemsPerRun) return tailText(items, maxChars);
+  }
 }
 
 /** The last `maxChars` characters of the retained output, for status views. */
