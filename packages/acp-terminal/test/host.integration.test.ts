@@ -89,6 +89,17 @@ describe("output", () => {
     expect(text).toBe("aéb");
   });
 
+  it("gives output listeners chunks that stay as they were (stdout and stderr, many reads)", async () => {
+    const host = makeHost({ defaultOutputByteLimit: 4 * 1024 * 1024 });
+    const chunks: Uint8Array[] = [];
+    host.on("output", ({ data }) => chunks.push(data));
+    const id = await host.create(owner, { command: `${node} ${fixture("flood.mjs")} 1000000; echo err >&2` });
+    await host.waitForExit(owner, id);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(Buffer.concat(chunks).toString("utf8")).toBe(host.output(owner, id).output);
+    expect(host.output(owner, id).output).toMatch(/END\nerr\n$/);
+  });
+
   it("caps outputByteLimit at the host ceiling", async () => {
     const snapshot = await run(makeHost({ maxOutputByteLimit: 10 }), { command: "printf 0123456789abcdef", outputByteLimit: 1000 });
     expect(snapshot.output).toBe("6789abcdef");

@@ -37,6 +37,11 @@ export class TypedEvents<Events extends { [K in keyof Events]: unknown[] }> {
     this.on(event, wrapper);
   }
 
+  /** Whether any listener would receive `event` (lets an emitter skip building its arguments). */
+  has(event: keyof Events): boolean {
+    return (this.#listeners.get(event)?.size ?? 0) > 0;
+  }
+
   emit<E extends keyof Events>(event: E, ...args: Events[E]): void {
     const set = this.#listeners.get(event);
     if (!set) return;

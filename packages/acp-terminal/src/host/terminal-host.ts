@@ -131,9 +131,10 @@ export class TerminalHost {
         ...(pty ? { pty } : {}),
         exitDrainGraceMs: this.#options.exitDrainGraceMs,
         maxPendingStdinBytes: this.#options.maxPendingStdinBytes,
-        onData: (data) => {
-          buffer.append(data);
-          this.#events.emit("output", { terminalId, owner, data });
+        onData: (chunk) => {
+          buffer.append(chunk);
+          // The chunk is the backend's reused read buffer: listeners get a copy of their own.
+          if (this.#events.has("output")) this.#events.emit("output", { terminalId, owner, data: Buffer.from(chunk) });
         },
         signal: controller.signal,
       });

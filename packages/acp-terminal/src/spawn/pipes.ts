@@ -6,6 +6,7 @@ import type { TerminalError } from "../host/errors.js";
 import type { ExitStatus } from "../host/types.js";
 import { spawnError } from "./errors.js";
 import { inputClosed, PipeInput } from "./input.js";
+import { readPipe } from "./pipe-reader.js";
 import type { SpawnedProcess, SpawnRequest } from "./types.js";
 
 const noStdin = (): TerminalError =>
@@ -67,14 +68,15 @@ export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProc
   } catch (error) {
     throw spawnError(request.file, error); // thrown at once only for arguments Node refuses
   }
-  const outputs = [child.stdout, child.stderr].filter((stream): stream is Readable => stream !== null);
   let bytesRead = 0;
-  const onData = (chunk: Buffer): void => {
+  const onData = (chunk: Uint8Array): void => {
     bytesRead += chunk.byteLength;
     deliver(chunk);
   };
+  const outputs = [child.stdout, child.stderr]
+    .filter((stream): stream is Readable => stream !== null)
+    .map((stream) => readPipe(stream, onData));
   for (const stream of outputs) {
-    stream.on("data", onData);
     // A read error ends the stream ('close' follows), which the drain below already handles.
     stream.on("error", () => {});
   }
@@ -100,10 +102,7 @@ export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProc
     const drained = await drainAfterExit(outputs, exitDrainGraceMs, signal, () => bytesRead);
     if (!drained) {
       // A background grandchild still holds the pipes: stop reading so nothing waits on it.
-      for (const stream of outputs) {
-        stream.off("data", onData);
-        stream.destroy();
-      }
+      for (const stream of outputs) stream.destroy();
     }
     input?.close();
     return status;

@@ -15,7 +15,10 @@ export interface SpawnRequest {
   exitDrainGraceMs: number;
   /** Bytes of stdin that may wait for the command to read them before a write is refused. */
   maxPendingStdinBytes: number;
-  /** Every chunk of output, in arrival order (stdout and stderr merged). */
+  /**
+   * Every chunk of output, in arrival order (stdout and stderr merged). The chunk is valid only
+   * during the call (pipes read into a reused buffer): copy what you keep.
+   */
   onData: (chunk: Uint8Array) => void;
   /** The terminal's lifetime: aborted when it settles or is released. */
   signal: AbortSignal;

@@ -1,0 +1,58 @@
+import { Socket } from "node:net";
+import type { Readable } from "node:stream";
+
+/**
+ * One read buffer for every pipe in the process. A read fills it and its callback runs at once,
+ * before the next read of any pipe (all on this thread), so sharing it is safe as long as the
+ * callback copies what it keeps.
+ */
+let sharedBuffer: Buffer | undefined;
+const READ_BUFFER_BYTES = 64 * 1024;
+
+/** The libuv pipe behind a child's output stream, or undefined where Node does not expose it. */
+function pipeHandleOf(stream: Readable): object | undefined {
+  const handle: unknown = (stream as { _handle?: unknown })._handle;
+  const usable =
+    stream instanceof Socket &&
+    typeof handle === "object" &&
+    handle !== null &&
+    typeof (handle as { readStart?: unknown }).readStart === "function" &&
+    typeof (handle as { useUserBuffer?: unknown }).useUserBuffer === "function";
+  return usable ? handle : undefined;
+}
+
+/**
+ * Reads a child's output pipe, passing each chunk to `onChunk`; returns the stream whose `close`
+ * marks the end of the output (and whose `destroy` stops reading).
+ *
+ * Why not `stream.on("data")`: each of those reads allocates a new 64 KiB Buffer, garbage at once
+ * but collected only when V8's external-memory pressure triggers a GC, so 1 GiB of output grew
+ * RSS by ~60 MB. A `net.Socket` with `onread` reads into one given buffer instead, but
+ * `child_process` cannot be asked for one, so this moves the stream's pipe (its private `_handle`)
+ * to a new Socket that reads with `onread`; the old stream lets go of the handle first, so that
+ * destroying it (done here, so `child_process` does not resume it at exit) cannot close the pipe.
+ * Where `_handle` is not there as expected, the stream is read as usual.
+ *
+ * The chunk passed to `onChunk` is valid only during the call: copy what you keep.
+ */
+export function readPipe(stream: Readable, onChunk: (chunk: Uint8Array) => void): Readable {
+  const handle = pipeHandleOf(stream);
+  if (!handle) {
+    stream.on("data", onChunk);
+    return stream;
+  }
+  (stream as { _handle?: unknown })._handle = null;
+  stream.destroy();
+  sharedBuffer ??= Buffer.allocUnsafe(READ_BUFFER_BYTES);
+  return new Socket({
+    handle,
+    readable: true,
+    onread: {
+      buffer: sharedBuffer,
+      callback: (bytes: number, buffer: Uint8Array) => {
+        onChunk(buffer.subarray(0, bytes));
+        return true;
+      },
+    },
+  } as ConstructorParameters<typeof Socket>[0]);
+}
