@@ -1,12 +1,13 @@
+import { ACP_TERMINAL_META_KEY, RESIZE_METHOD, SIGNAL_METHOD, WRITE_METHOD, readTerminalCapability } from "acp-terminal";
 import type { ProviderCapabilities } from "./types.js";
 
-/** Key under which our host advertises and carries its extensions. */
-export const EXTENSION_KEY = "acp-terminal";
+/** Key under which our host advertises and carries its extensions (acp-terminal's constant). */
+export const EXTENSION_KEY = ACP_TERMINAL_META_KEY;
 
 export const EXTENSION_METHODS = {
-  write: "_acp-terminal/write",
-  resize: "_acp-terminal/resize",
-  signal: "_acp-terminal/signal",
+  write: WRITE_METHOD,
+  resize: RESIZE_METHOD,
+  signal: SIGNAL_METHOD,
 } as const;
 
 /** What an agent learns about a client's terminals from its `initialize` capabilities. */
@@ -18,15 +19,6 @@ export interface ClientTerminalSupport {
   capabilities: ProviderCapabilities;
 }
 
-interface AdvertisedExtension {
-  version?: unknown;
-  methods?: unknown;
-  cursors?: unknown;
-  outputSince?: unknown;
-  pty?: unknown;
-  stdin?: unknown;
-}
-
 /**
  * Reads `clientCapabilities` (as received in `initialize`). Anything missing or malformed means
  * "not supported": the extension is opt-in and never assumed.
@@ -34,19 +26,18 @@ interface AdvertisedExtension {
 export function detectClientTerminalSupport(clientCapabilities: unknown): ClientTerminalSupport {
   const caps = isRecord(clientCapabilities) ? clientCapabilities : {};
   const terminal = caps["terminal"] === true;
-  const meta = isRecord(caps["_meta"]) ? caps["_meta"] : {};
-  const ext: AdvertisedExtension = isRecord(meta[EXTENSION_KEY]) ? (meta[EXTENSION_KEY] as AdvertisedExtension) : {};
-  const version = typeof ext.version === "number" ? ext.version : undefined;
-  const methods = Array.isArray(ext.methods) ? ext.methods.filter((m): m is string => typeof m === "string") : [];
+  const ext = readTerminalCapability(clientCapabilities);
+  const version = ext?.version;
+  const methods = ext?.methods ?? [];
   const usable = terminal && version !== undefined && version >= 1;
   return {
     terminal,
     ...(version !== undefined ? { extensionVersion: version } : {}),
     capabilities: Object.freeze({
-      cursors: usable && ext.cursors === true,
-      outputSince: usable && ext.cursors === true && ext.outputSince === true,
-      write: usable && ext.stdin === true && methods.includes(EXTENSION_METHODS.write),
-      pty: usable && ext.pty === true && methods.includes(EXTENSION_METHODS.resize),
+      cursors: usable && ext?.cursors === true,
+      outputSince: usable && ext?.cursors === true && ext.outputSince,
+      write: usable && ext?.stdin === true && methods.includes(EXTENSION_METHODS.write),
+      pty: usable && ext?.pty === true && methods.includes(EXTENSION_METHODS.resize),
       signal: usable && methods.includes(EXTENSION_METHODS.signal),
     }),
   };
