@@ -6,6 +6,8 @@ import { isAlive, outputMatching, survivors } from "../wait.js";
 /** A parent shell that starts a child and waits for it; each prints its pid. */
 const TREE_COMMAND = 'sleep 30 & echo "child pid $!"; echo "parent pid $$"; wait';
 const PIDS = /child pid (\d+)\nparent pid (\d+)/;
+/** How long the killed pids may take to disappear before the step reports survivors. */
+const REAP_DEADLINE_MS = 5000;
 
 export const killTree: Step = {
   title: "Kill a process tree",
@@ -17,8 +19,9 @@ export const killTree: Step = {
     await say(`Parent ${parent} and child ${child} are running: alive ${pids.map(isAlive).join(", ")}.`);
     const killed = await killCommand(session, tree.id);
     await session.background.reported(tree.id);
-    // The group kill has been delivered; give the kernel a moment to reap the child.
-    const alive = await survivors(pids, 2000);
+    // The group kill has been delivered; the kernel may take a moment to reap the child (longer
+    // under load). A deadline, not a sleep: this returns as soon as both are gone.
+    const alive = await survivors(pids, REAP_DEADLINE_MS);
     const verdict = alive.length === 0 ? "both gone" : `still alive: ${alive.join(", ")}`;
     await say(`→ ${killed.status} (${killed.signal ?? `exit ${killed.exitCode}`}); pids ${pids.join(" and ")}: ${verdict} (checked on the agent's machine).`, {
       step: "kill",
