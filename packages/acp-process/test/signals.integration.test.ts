@@ -81,7 +81,7 @@ describe("a provider whose output keeps failing", () => {
     const manager = new ProcessManager({ provider: broken, env: {}, sweepIntervalMs: 0, tuning: { pollMinMs: 1, pollMaxMs: 2 } });
     try {
       const run = await manager.start({ sessionId: "s", ...nodeScript("process-ready-then-hang.mjs") });
-      const ended = await manager.wait(run.id, { timeoutMs: 10_000 });
+      const ended = await manager.wait(run.id, { timeoutMs: 25_000 });
       expect(ended).toMatchObject({ status: "failed", cause: "provider_error" });
       expect(ended.error).toMatch(/^reading the output failed 10 times in a row \(connection reset\); the command was stopped: /);
       const notices = manager.store.allItems(run.id).filter((i) => i.kind === "notice").map((i) => i.text);
