@@ -25,8 +25,9 @@ export function chooseMode(clientCapabilities: unknown, client: AgentContext, se
         "(acp-process's local provider); their output comes back as text.",
     };
   }
-  const { cursors, write, pty, signal } = support.capabilities;
-  const extras = Object.entries({ "exact output cursors": cursors, stdin: write, PTY: pty, signals: signal })
+  const { cursors, outputSince, write, pty, signal } = support.capabilities;
+  // outputSince (`_meta["acp-terminal"].outputSince`): each read returns only the new bytes.
+  const extras = Object.entries({ "exact output cursors": cursors, "exact increments": outputSince, stdin: write, PTY: pty, signals: signal })
     .filter(([, on]) => on)
     .map(([name]) => name);
   const extension =
