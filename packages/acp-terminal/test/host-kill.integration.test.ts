@@ -1,4 +1,7 @@
 /** Kill, signal, release and dispose with real process groups: nothing may outlive them. */
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fixture, isAlive, makeHost, node, outputMatching, owner, processGone, rejection } from "./host-helpers.js";
 
@@ -26,15 +29,25 @@ describe("kill", () => {
     expect(host.output(owner, id).output).toBe("ready\ngot SIGTERM\n");
   });
 
-  it("kills what is left of the group after the leader died of SIGTERM", async () => {
+  it("gives a grandchild that handles SIGTERM the grace after its parent died of SIGTERM", async () => {
     const host = makeHost({ killGraceMs: 5_000 });
+    const id = await host.create(owner, { command: `${node} ${fixture("cleanup-on-sigterm.mjs")}; echo after` });
+    await outputMatching(host, id, /ready/);
+    // bash dies of SIGTERM at once; node cleans up for 300 ms and its last words are kept.
+    expect(await host.kill(owner, id)).toEqual({ exitCode: null, signal: "SIGTERM" });
+    expect(host.output(owner, id).output).toBe("ready\ncleaned\n");
+  });
+
+  it("SIGKILLs a grandchild that ignores SIGTERM once the grace runs out, not before", async () => {
+    const host = makeHost({ killGraceMs: 300 });
     const id = await host.create(owner, { command: `${node} ${fixture("ignore-sigterm.mjs")} & echo "bg $!"; sleep 30` });
     const [, pid] = await outputMatching(host, id, /bg (\d+)/);
     await outputMatching(host, id, /ready/);
-    const started = Date.now();
+    const started = performance.now();
     expect(await host.kill(owner, id)).toEqual({ exitCode: null, signal: "SIGTERM" });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(280); // the grace, for the whole group
     await processGone(Number(pid));
-    expect(Date.now() - started).toBeLessThan(4_000); // did not wait for the 5 s grace
+    expect(host.output(owner, id).output).toContain("got SIGTERM");
   });
 
   it("kills with the signal asked for; killing an exited terminal returns its status", async () => {
@@ -89,6 +102,17 @@ describe("release", () => {
     expect(exits).toEqual([{ exitCode: null, signal: "SIGTERM" }]);
     expect(() => host.output(owner, id)).toThrow(expect.objectContaining({ code: "not_found" }));
     expect(host.list()).toEqual([]);
+  });
+
+  it("gives what an exited command left in its group SIGTERM and the grace before SIGKILL", async () => {
+    const marker = join(mkdtempSync(join(tmpdir(), "acp-kill-")), "marker");
+    const host = makeHost({ killGraceMs: 5_000 });
+    const id = await host.create(owner, { command: `${node} ${fixture("cleanup-on-sigterm.mjs")} ${marker} & echo "bg $!"` });
+    await host.waitForExit(owner, id);
+    const [, pid] = host.output(owner, id).output.match(/bg (\d+)/) ?? [];
+    await host.release(owner, id);
+    await processGone(Number(pid));
+    expect(readFileSync(marker, "utf8")).toBe("cleaned\n");
   });
 
   it("leaves no grandchild when the parent already exited", async () => {

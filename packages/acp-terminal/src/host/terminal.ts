@@ -1,7 +1,7 @@
 import type { OutputBuffer } from "../output/output-buffer.js";
 import { renderPtyText } from "../output/pty-text.js";
 import type { SpawnedProcess } from "../spawn/types.js";
-import { killLeftovers, processGroupAlive, signalProcessGroup, terminateProcessGroup } from "../terminate/kill.js";
+import { processGroupAlive, signalProcessGroup, terminateProcessGroup } from "../terminate/kill.js";
 import { TerminalError } from "./errors.js";
 import { readOutputSince } from "./output-since.js";
 import type {
@@ -139,8 +139,9 @@ export class Terminal {
   }
 
   /**
-   * `signal` to the process group, SIGKILL after the grace; resolves once exited and drained.
-   * A kill while one is under way joins it (a SIGKILL is sent at once). Exited: its status.
+   * `signal` to the process group, then one grace for the whole group (leader and grandchildren)
+   * before SIGKILL; resolves once exited and drained. Output the group writes while it cleans up
+   * is kept. A kill while one is under way joins it (a SIGKILL is sent at once). Exited: its status.
    */
   kill(signal: NodeJS.Signals): Promise<ExitStatus> {
     if (this.#exitStatus) return Promise.resolve({ ...this.#exitStatus });
@@ -148,11 +149,9 @@ export class Terminal {
       if (signal === "SIGKILL") this.sendSignal("SIGKILL");
       return this.#killing;
     }
-    const killing = terminateProcessGroup(this.process, {
-      signal,
-      graceMs: this.#killGraceMs,
-      abortSignal: this.#controller.signal,
-    }).then(
+    const terminating = terminateProcessGroup(this.process, { signal, graceMs: this.#killGraceMs });
+    this.process.holdDrainUntil(terminating);
+    const killing = terminating.then(
       () => this.#exited,
       (error: unknown) => {
         this.#killing = undefined;
@@ -174,7 +173,7 @@ export class Terminal {
 
   /**
    * Ends the terminal: pending waits reject with `reason` at once, the command is killed if it
-   * runs, and processes it left in its group are killed. Idempotent.
+   * runs, and processes it left in its group get SIGTERM, the grace, then SIGKILL. Idempotent.
    */
   release(reason: TerminalError): Promise<void> {
     if (this.#releasing) return this.#releasing;
@@ -183,7 +182,11 @@ export class Terminal {
     this.#releasing = (async () => {
       try {
         if (!this.#exitStatus) await this.kill("SIGTERM");
-        else if (this.#groupOutlivedLeader) killLeftovers(this.process.pid);
+        else if (this.#groupOutlivedLeader) {
+          await terminateProcessGroup(this.process, { signal: "SIGTERM", graceMs: this.#killGraceMs }).catch((error: unknown) => {
+            throw signalFailed(this.process.pid, "SIGTERM", error);
+          });
+        }
       } finally {
         this.#controller.abort();
       }

@@ -34,9 +34,15 @@ async function drainAfterExit(
   graceMs: number,
   signal: AbortSignal,
   bytesRead: () => number,
+  hold: () => Promise<unknown> | undefined,
 ): Promise<boolean> {
   const drained = Promise.all(outputs.map(closed)).then(() => true);
   for (let round = 0; round < MAX_DRAIN_ROUNDS; round++) {
+    // A kill under way: its group may still write while it cleans up; the kill bounds the wait.
+    for (let held = hold(); held; held = hold()) {
+      if (await Promise.race([drained, held.then(() => false)])) return true;
+      if (hold() === held) break;
+    }
     const before = bytesRead();
     // Aborted (released meanwhile): stop waiting as if the pipes had gone quiet.
     const waited = await Promise.race([drained, delay(graceMs, false, { signal }).catch(() => undefined)]);
@@ -97,9 +103,10 @@ export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProc
   child.on("error", () => {});
 
   const input = child.stdin ? new PipeInput(child.stdin, request.maxPendingStdinBytes) : undefined;
+  let drainHold: Promise<unknown> | undefined;
   const settled = (async () => {
     const status = await leaderExited;
-    const drained = await drainAfterExit(outputs, exitDrainGraceMs, signal, () => bytesRead);
+    const drained = await drainAfterExit(outputs, exitDrainGraceMs, signal, () => bytesRead, () => drainHold);
     if (!drained) {
       // A background grandchild still holds the pipes: stop reading so nothing waits on it.
       for (const stream of outputs) stream.destroy();
@@ -119,6 +126,16 @@ export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProc
     },
     write: (data) => (input ? input.write(data) : Promise.reject(noStdin())),
     endInput: () => (input ? input.endInput() : Promise.reject(noStdin())),
+    holdDrainUntil: (done) => {
+      const held = done.then(
+        () => undefined,
+        () => undefined,
+      );
+      drainHold = held;
+      void held.then(() => {
+        if (drainHold === held) drainHold = undefined;
+      });
+    },
     resize: () => {
       throw new Error("resize of a pipe terminal");
     },

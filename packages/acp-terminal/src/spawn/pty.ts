@@ -110,6 +110,7 @@ export async function spawnWithPty(request: SpawnRequest & { pty: { cols: number
     },
     write: (data) => input.write(data),
     endInput: () => input.endInput(),
+    holdDrainUntil: () => {}, // node-pty ends the output itself (see above)
     resize: (cols, rows) => terminal.resize(cols, rows),
   };
 }

@@ -40,6 +40,12 @@ export interface SpawnedProcess {
   write(data: Uint8Array): Promise<void>;
   /** Ends the input (pipes: closes stdin; PTY: sends the EOF character ^D). */
   endInput(): Promise<void>;
+  /**
+   * Output keeps being read until `done` settles even if the pipes go quiet after the exit: a
+   * kill holds the drain open while its grace runs, so what the group prints while it cleans up
+   * is kept. Pipes only; a PTY's end is decided by node-pty.
+   */
+  holdDrainUntil(done: Promise<unknown>): void;
   /** PTY only. */
   resize(cols: number, rows: number): void;
 }

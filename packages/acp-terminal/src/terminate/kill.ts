@@ -7,10 +7,11 @@
  * everything it started (pipelines, `make -j` workers, `npm run` children), unless one of them
  * moved itself to another group or session (setsid, `setpgid`), which no kill by group can reach.
  *
- * Termination is SIGTERM (or the signal asked for) to the group, then SIGKILL to the group after
- * a grace (`KILL_GRACE_MS` unless configured), then, once the leader has exited, SIGKILL to the
- * group once more for members that outlived it (a grandchild that ignored SIGTERM, or one started
- * during the grace). So kill and release leave no orphans.
+ * Termination is SIGTERM (or the signal asked for) to the group, then one grace (`KILL_GRACE_MS`
+ * unless configured) for the whole group: the leader and every other member. Members still there
+ * when the grace runs out get SIGKILL, also when the leader exited early (`bash -c "npm start"`:
+ * bash dies of SIGTERM at once, node gets the rest of the grace to clean up). So kill and release
+ * leave no orphans, and a command's SIGTERM handler gets its grace wherever it sits in the group.
  *
  * Fallback: if signalling the group fails with ESRCH (no process is in the group any more, e.g.
  * the command changed its own group), the leader's pid alone is signalled, but only while the
@@ -72,24 +73,48 @@ export interface TerminateTarget {
 export interface TerminateOptions {
   signal: NodeJS.Signals;
   graceMs: number;
-  /** Aborted when the terminal settles or is released; ends the grace timer. */
+  /** Ends the grace early (the caller gave up waiting): SIGKILL to the group at once. */
   abortSignal?: AbortSignal;
 }
 
+/** How often the group is looked at during the grace after its leader exited. */
+const GROUP_POLL_MS = 20;
+
 /**
- * Sends `signal` to the group, SIGKILL after `graceMs` if the leader is still running, and once
- * the leader has exited, SIGKILL to whatever is left in the group. Resolves after that.
+ * Sends `signal` to the group, waits up to `graceMs` for the whole group to exit (the leader,
+ * then every other member), and sends SIGKILL to the group if anything is left when the grace
+ * runs out. Resolves once the leader has exited and the group was emptied or SIGKILLed. A leader
+ * that already exited is not signalled (its pid may be reused); its group still is.
  */
 export async function terminateProcessGroup(target: TerminateTarget, options: TerminateOptions): Promise<void> {
-  if (!target.hasExited()) {
-    signalProcessGroup(target.pid, options.signal, true);
-    const timedOut = await Promise.race([
-      target.leaderExited.then(() => false),
-      // Aborted: the terminal settled or was released, so there is nothing left to escalate.
-      delay(options.graceMs, true, { signal: options.abortSignal }).catch(() => false),
-    ]);
-    if (timedOut && !target.hasExited()) signalProcessGroup(target.pid, "SIGKILL", true);
+  const deadline = Date.now() + options.graceMs;
+  const leaderRunning = !target.hasExited();
+  if (signalProcessGroup(target.pid, options.signal, leaderRunning) === "gone") {
     await target.leaderExited;
+    return;
+  }
+  const timers = new AbortController();
+  const giveUp = options.abortSignal;
+  const stop = (): void => timers.abort();
+  giveUp?.addEventListener("abort", stop, { once: true });
+  try {
+    if (leaderRunning) {
+      const graceOver = await Promise.race([
+        target.leaderExited.then(() => false),
+        delay(options.graceMs, true, { signal: timers.signal }).catch(() => true),
+      ]);
+      if (graceOver && !target.hasExited()) signalProcessGroup(target.pid, "SIGKILL", true);
+      await target.leaderExited;
+    }
+    // The leader is gone; the rest of the group gets what is left of the same grace.
+    while (!timers.signal.aborted && Date.now() < deadline && processGroupAlive(target.pid)) {
+      await delay(Math.min(GROUP_POLL_MS, Math.max(1, deadline - Date.now())), undefined, { signal: timers.signal }).catch(
+        () => undefined,
+      );
+    }
+  } finally {
+    giveUp?.removeEventListener("abort", stop);
+    timers.abort(); // clears a grace timer the leader's exit made needless
   }
   killLeftovers(target.pid);
 }
