@@ -1,5 +1,6 @@
 import type { RunEvent, RunSnapshot } from "acp-process";
 import { describeRun, fenced, runFacts } from "./format.js";
+import { reportError } from "./report-error.js";
 import type { DemoSession } from "./session.js";
 import { toolStatusOf, type ToolCall } from "./tool-call.js";
 
@@ -28,7 +29,7 @@ export class BackgroundReporter {
     if (event.type === "exit") void this.reportExit(event.run);
     if (event.type === "watch") {
       const text = `watch ${event.runId}: /${event.event}/ matched ${JSON.stringify(event.match)} (seq ${event.seq})\n`;
-      void this.send(this.session.say(text, { event: "watch", runId: event.runId, pattern: event.event, match: event.match, seq: event.seq }));
+      void this.send(this.session.say(text, { event: "watch", runId: event.runId, pattern: event.event, match: event.match, seq: event.seq }), `reporting a watcher hit of ${event.runId}`);
     }
   }
 
@@ -37,8 +38,8 @@ export class BackgroundReporter {
     if (call === undefined) return; // a foreground run: its own tool call reports the result
     this.calls.delete(call.id);
     const output = this.session.manager.tail(run.id, { maxChars: 2000 }).text;
-    await this.send(call.finish(toolStatusOf(run), `${describeRun(run)}\n${fenced(output)}`, runFacts(run)));
-    await this.send(this.session.say(`Background run ${run.id} ended: ${describeRun(run)}.\n`, { event: "exit", ...runFacts(run) }));
+    await this.send(call.finish(toolStatusOf(run), `${describeRun(run)}\n${fenced(output)}`, runFacts(run)), `finishing the tool call of ${run.id}`);
+    await this.send(this.session.say(`Background run ${run.id} ended: ${describeRun(run)}.\n`, { event: "exit", ...runFacts(run) }), `reporting the exit of ${run.id}`);
     this.exitEntry(run.id).resolve(run);
   }
 
@@ -53,8 +54,8 @@ export class BackgroundReporter {
     return entry;
   }
 
-  private async send(notification: Promise<void>): Promise<void> {
-    // The client may have closed the connection since the run started; nobody is left to tell.
-    await notification.catch(() => undefined);
+  /** Sends a report nobody awaits: a failure (often a client that has gone since the run started) is logged. */
+  private async send(notification: Promise<void>, what: string): Promise<void> {
+    await notification.catch((error: unknown) => reportError(what, error));
   }
 }

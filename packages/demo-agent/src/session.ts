@@ -1,6 +1,7 @@
 import type { AgentContext } from "@agentclientprotocol/sdk";
 import { ProcessManager, type RunSnapshot } from "acp-process";
 import { BackgroundReporter } from "./background.js";
+import { reportError } from "./report-error.js";
 import type { ExecutionMode } from "./mode.js";
 import { ToolCall } from "./tool-call.js";
 
@@ -66,7 +67,8 @@ export class DemoSession {
   /** Waits for a run to finish; a `session/cancel` meanwhile kills it. */
   async untilDone(runId: string): Promise<RunSnapshot> {
     const signal = this.turn.signal;
-    const kill = (): void => void this.manager.kill(runId, { sessionId: this.id }).catch(() => undefined); // settles below either way
+    // A failed kill is reported; the wait below still settles (acp-process bounds every kill).
+    const kill = (): void => void this.manager.kill(runId, { sessionId: this.id }).catch((error: unknown) => reportError(`killing ${runId} on cancel`, error));
     signal.addEventListener("abort", kill, { once: true });
     try {
       return await this.manager.wait(runId, { sessionId: this.id });

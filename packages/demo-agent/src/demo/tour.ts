@@ -1,3 +1,4 @@
+import { reportError } from "../report-error.js";
 import type { DemoSession } from "../session.js";
 import type { Step } from "./step.js";
 import { build } from "./steps/build.js";
@@ -17,7 +18,8 @@ export async function runTour(session: DemoSession): Promise<void> {
   const before = new Set(session.manager.list({ sessionId: session.id, limit: 500 }).map((run) => run.id));
   const stopTourRuns = (): void => {
     for (const run of session.manager.list({ sessionId: session.id, status: ["running", "queued"] })) {
-      if (!before.has(run.id)) void session.manager.kill(run.id, { sessionId: session.id }).catch(() => undefined); // ended meanwhile
+      if (before.has(run.id)) continue;
+      void session.manager.kill(run.id, { sessionId: session.id }).catch((error: unknown) => reportError(`stopping the tour's run ${run.id}`, error));
     }
   };
   session.turn.signal.addEventListener("abort", stopTourRuns, { once: true });
