@@ -9,6 +9,7 @@ import { parseSignalName } from "../terminate/signals.js";
 import { authorizeCreate } from "./authorize.js";
 import { TerminalError } from "./errors.js";
 import { TypedEvents } from "./events.js";
+import { ExitHook } from "./exit-hook.js";
 import { resolveHostOptions, type ResolvedHostOptions } from "./options.js";
 import { sameOwner, TerminalSlots } from "./slots.js";
 import { Terminal } from "./terminal.js";
@@ -57,6 +58,8 @@ export class TerminalHost {
   readonly #freeSlot = new Map<string, () => void>();
   /** Creates and releases in flight, so dispose() can wait for them. */
   readonly #inFlight = new Set<Promise<unknown>>();
+  /** SIGKILLs the groups of terminals not yet released if the process exits without dispose(). */
+  readonly #exitHook = new ExitHook();
   #shellPath: string | undefined;
   #disposing: Promise<void> | undefined;
 
@@ -156,6 +159,7 @@ export class TerminalHost {
       });
       this.#terminals.set(terminalId, terminal);
       this.#freeSlot.set(terminalId, freeSlot);
+      this.#exitHook.track(spawned.pid);
       this.#events.emit("create", { terminalId, info: terminal.info() });
       return terminalId;
     } catch (error) {
@@ -266,6 +270,7 @@ export class TerminalHost {
       const all = [...this.#terminals.values()];
       await Promise.allSettled(all.map((terminal) => this.#release(terminal, disposedError())));
       while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+      this.#exitHook.clear();
     })();
     return this.#disposing;
   }
@@ -319,6 +324,7 @@ export class TerminalHost {
       this.#freeSlot.delete(terminal.id);
     }
     const releasing = terminal.release(reason).then(() => {
+      this.#exitHook.untrack(terminal.process.pid);
       this.#events.emit("release", { terminalId: terminal.id, owner: terminal.owner });
     });
     this.#track(releasing);
