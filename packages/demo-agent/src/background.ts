@@ -8,10 +8,18 @@ import { toolStatusOf, type ToolCall } from "./tool-call.js";
  * Tells the client when a background run ends — once, because acp-process emits exactly one
  * `exit` event per run — and when a watcher matches. Both are sent even after the turn that
  * started the run has ended: ACP lets an agent send `session/update` at any time.
+ *
+ * It holds only what is still to come: the tool calls of background runs that have not ended,
+ * the exit reports being sent, and the callers waiting for an exit. Each entry goes when its run
+ * has been reported.
  */
 export class BackgroundReporter {
+  /** Tool calls of background runs not yet reported, by tool call id. */
   private readonly calls = new Map<string, ToolCall>();
-  private readonly exits = new Map<string, { promise: Promise<RunSnapshot>; resolve: (run: RunSnapshot) => void }>();
+  /** Exit reports being sent, by run id. */
+  private readonly reporting = new Map<string, Promise<RunSnapshot>>();
+  /** Callers of `reported()` waiting for a run that has not ended, by run id. */
+  private readonly waiters = new Map<string, ((run: RunSnapshot) => void)[]>();
 
   constructor(private readonly session: DemoSession) {}
 
@@ -20,9 +28,24 @@ export class BackgroundReporter {
     this.calls.set(call.id, call);
   }
 
-  /** Resolves once the exit of a background run has been reported. */
+  /** Drops a tool call whose run never started (the start threw): no exit will come for it. */
+  forget(call: ToolCall): void {
+    this.calls.delete(call.id);
+  }
+
+  /** Entries still held: tool calls awaiting their run's exit, reports being sent, waiting callers. */
+  get pending(): number {
+    return this.calls.size + this.reporting.size + this.waiters.size;
+  }
+
+  /** Resolves once the exit of a background run has been reported (at once if it already has). */
   reported(runId: string): Promise<RunSnapshot> {
-    return this.exitEntry(runId).promise;
+    const sending = this.reporting.get(runId);
+    if (sending !== undefined) return sending;
+    const run = this.session.manager.get(runId, { sessionId: this.session.id });
+    const exitToCome = run.endedAtMs === null || this.calls.has(run.labels["toolCallId"] ?? "");
+    if (!exitToCome) return Promise.resolve(run);
+    return new Promise((resolve) => this.waiters.set(runId, [...(this.waiters.get(runId) ?? []), resolve]));
   }
 
   onEvent(event: RunEvent): void {
@@ -35,23 +58,24 @@ export class BackgroundReporter {
 
   private async reportExit(run: RunSnapshot): Promise<void> {
     const call = this.calls.get(run.labels["toolCallId"] ?? "");
-    if (call === undefined) return; // a foreground run: its own tool call reports the result
-    this.calls.delete(call.id);
+    // A foreground run's own tool call reports its result; only waiters (if any) are told here.
+    if (call !== undefined) {
+      this.calls.delete(call.id);
+      const sent = this.announce(call, run);
+      this.reporting.set(run.id, sent);
+      await sent;
+      this.reporting.delete(run.id);
+    }
+    for (const resolve of this.waiters.get(run.id) ?? []) resolve(run);
+    this.waiters.delete(run.id);
+  }
+
+  /** Finishes the run's tool call and says that it ended. */
+  private async announce(call: ToolCall, run: RunSnapshot): Promise<RunSnapshot> {
     const output = this.session.manager.tail(run.id, { maxChars: 2000 }).text;
     await this.send(call.finish(toolStatusOf(run), `${describeRun(run)}\n${fenced(output)}`, runFacts(run)), `finishing the tool call of ${run.id}`);
     await this.send(this.session.say(`Background run ${run.id} ended: ${describeRun(run)}.\n`, { event: "exit", ...runFacts(run) }), `reporting the exit of ${run.id}`);
-    this.exitEntry(run.id).resolve(run);
-  }
-
-  private exitEntry(runId: string): { promise: Promise<RunSnapshot>; resolve: (run: RunSnapshot) => void } {
-    let entry = this.exits.get(runId);
-    if (entry === undefined) {
-      let resolve!: (run: RunSnapshot) => void;
-      const promise = new Promise<RunSnapshot>((r) => (resolve = r));
-      entry = { promise, resolve };
-      this.exits.set(runId, entry);
-    }
-    return entry;
+    return run;
   }
 
   /** Sends a report nobody awaits: a failure (often a client that has gone since the run started) is logged. */

@@ -28,19 +28,25 @@ export async function bgCommand(session: DemoSession, command: string, options: 
       throw ProcessError.unsupported("stdin", provider.kind, "this client's terminals take no input (no acp-terminal stdin extension); run the command without --stdin");
     }
     session.background.expect(call); // before the start: a fast command may end at once
-    const run = await session.manager.start({
-      sessionId: session.id,
-      command,
-      cwd: session.cwd,
-      timeoutMs: BACKGROUND_TIMEOUT_MS,
-      watch,
-      stdin,
-      pty,
-      labels: { toolCallId: call.id, background: "true" },
-      // Embedded from onStart, which the release of the terminal waits for: a command that ends
-      // at once is still shown in the client's terminal (and a queued one when it starts).
-      onStart: (started) => call.running(session.terminalOf(started), `Started ${started.id} in the background. ${hints(started.id, stdin || pty)}`),
-    });
+    let run: RunSnapshot;
+    try {
+      run = await session.manager.start({
+        sessionId: session.id,
+        command,
+        cwd: session.cwd,
+        timeoutMs: BACKGROUND_TIMEOUT_MS,
+        watch,
+        stdin,
+        pty,
+        labels: { toolCallId: call.id, background: "true" },
+        // Embedded from onStart, which the release of the terminal waits for: a command that ends
+        // at once is still shown in the client's terminal (and a queued one when it starts).
+        onStart: (started) => call.running(session.terminalOf(started), `Started ${started.id} in the background. ${hints(started.id, stdin || pty)}`),
+      });
+    } catch (error) {
+      session.background.forget(call); // no run, so no exit will come for it
+      throw error;
+    }
     await session.say(`Started ${run.id} in the background.\n`, { event: "started", id: run.id, status: run.status, input: stdin || pty });
     return run;
   });
