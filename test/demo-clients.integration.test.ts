@@ -47,6 +47,7 @@ describe("demo-agent with other clients", () => {
     for (const name of ["foreground", "timeout", "build", "kill", "release"]) {
       expect(step(client.updates, name), name).toEqual([expect.not.objectContaining({ status: "failed" })]);
     }
+    expect(step(client.updates, "release")).toEqual([expect.objectContaining({ unreleased: [], localTerminals: null, released: true })]);
     expect(facts(client.updates).at(-1)).toMatchObject({ event: "tour_complete", steps: 7 });
 
     // Asked directly, input is refused before anything runs, with the reason.
@@ -73,7 +74,8 @@ describe("demo-agent with other clients", () => {
     expect(flood).toMatchObject({ truncated: true, wholeCharacters: true, totalBytes: 204_804 });
     expect(flood!.bytes).toBeLessThanOrEqual(4096);
     expect(step(client.updates, "interactive")).toEqual([expect.objectContaining({ skipped: false, status: "completed", exitCode: 0, output: "name? hello acp\n" })]);
-    expect(step(client.updates, "release")).toEqual([expect.objectContaining({ running: 0 })]);
+    // Checked by the agent: every run's terminalId is null, and its local host holds no terminal.
+    expect(step(client.updates, "release")).toEqual([expect.objectContaining({ running: 0, unreleased: [], localTerminals: [], released: true })]);
     expect(all.at(-1)).toMatchObject({ event: "tour_complete", steps: 7 });
     const toolContent = client.updates.flatMap((u) => (u.sessionUpdate.startsWith("tool_call") ? ((u.content ?? []) as { type: string }[]) : []));
     expect(toolContent.filter((c) => c.type === "terminal")).toEqual([]);

@@ -127,7 +127,8 @@ describe("corepack pnpm demo (the main job)", () => {
   });
 
   it("releases everything: no run is left running, every terminal released, every tool call finished", () => {
-    expect(step("release")).toEqual([expect.objectContaining({ running: 0 })]);
+    // Checked by the agent: every run's terminalId is null (released); the client's terminals, below.
+    expect(step("release")).toEqual([expect.objectContaining({ running: 0, unreleased: [], localTerminals: null, released: true })]);
     const terminalEvents = lines.filter((l) => l.type === "terminal");
     const created = terminalEvents.filter((l) => l.event === "create").map((l) => l.terminalId);
     const released = terminalEvents.filter((l) => l.event === "release").map((l) => l.terminalId);

@@ -8,6 +8,8 @@ export interface ExecutionMode {
   /** True when the client hosts the terminals: tool calls can embed them. */
   clientTerminals: boolean;
   description: string;
+  /** Local mode: the ids of the terminals the local host still holds for this session. */
+  localTerminals?: () => string[];
 }
 
 /**
@@ -17,9 +19,12 @@ export interface ExecutionMode {
 export function chooseMode(clientCapabilities: unknown, client: AgentContext, sessionId: string, localHost: () => TerminalHost): ExecutionMode {
   const support = detectClientTerminalSupport(clientCapabilities);
   if (!support.terminal) {
+    const host = localHost();
+    const owner = { connectionId: "demo-agent", sessionId };
     return {
-      provider: new LocalTerminalProvider(localHost(), { owner: { connectionId: "demo-agent", sessionId } }),
+      provider: new LocalTerminalProvider(host, { owner }),
       clientTerminals: false,
+      localTerminals: () => host.list(owner).map((terminal) => terminal.terminalId),
       description:
         "This client does not advertise the terminal capability, so commands run as local processes on the agent's machine " +
         "(acp-process's local provider); their output comes back as text.",
