@@ -54,6 +54,17 @@ describe("PTY", () => {
     expect((await rejection(host.write(owner, id, "late"))).code).toMatch(/exited|stdin_closed/);
   });
 
+  it("refuses a write made right after an eof write, before that one resolved", async () => {
+    const host = makeHost();
+    const id = await host.create(owner, { command: "cat", pty: true });
+    const ending = host.write(owner, id, "first\n", { eof: true });
+    const late = rejection(host.write(owner, id, "after-eof\n"));
+    await ending;
+    expect((await late).code).toBe("stdin_closed");
+    expect(await host.waitForExit(owner, id)).toEqual({ exitCode: 0, signal: null });
+    expect(host.output(owner, id).output).not.toContain("after-eof");
+  });
+
   it("kills the command with its group; signals arrive by name", async () => {
     const host = makeHost();
     const id = await host.create(owner, { command: `${node} ${fixture("grandchild.mjs")}`, pty: true });

@@ -42,6 +42,17 @@ describe("write", () => {
     expect((await rejection(host.write(owner, exited, "z"))).code).toBe("exited");
   });
 
+  it("refuses a write made right after an eof write, before that one resolved", async () => {
+    const host = makeHost();
+    const id = await host.create(owner, { command: "cat", stdin: true });
+    const ending = host.write(owner, id, "first\n", { eof: true });
+    const late = rejection(host.write(owner, id, "after-eof\n"));
+    await ending;
+    expect([(await late).code, (await late).message]).toEqual(["stdin_closed", expect.stringMatching(/ended \(eof\)/)]);
+    expect(await host.waitForExit(owner, id)).toEqual({ exitCode: 0, signal: null });
+    expect(host.output(owner, id).output).toBe("first\n");
+  });
+
   it("bounds input the command never reads, and fails what is pending when it is killed", async () => {
     const maxPendingStdinBytes = 256 * 1024;
     const host = makeHost({ maxPendingStdinBytes });

@@ -221,8 +221,9 @@ export class TerminalHost {
       const eof = options?.eof ?? false;
       if (typeof eof !== "boolean") throw TerminalError.invalidParams("options.eof", "a boolean", eof);
       // The backend says why input is refused: no stdin, ended (eof), or the command exited.
-      if (bytes.byteLength > 0 || !eof) await terminal.process.write(bytes);
-      if (eof) await terminal.process.endInput();
+      // With eof the input counts as ended at once, so a write racing this one fails.
+      if (eof) await terminal.process.endInput(bytes);
+      else await terminal.process.write(bytes);
     });
   }
 

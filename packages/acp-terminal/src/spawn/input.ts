@@ -6,6 +6,8 @@ import { TerminalError } from "../host/errors.js";
 /** Retry pace for a PTY whose input queue is full (EAGAIN): from 5 ms, doubling to 100 ms. */
 const RETRY_MIN_MS = 5;
 const RETRY_MAX_MS = 100;
+/** ^D, the terminal's end-of-file character (VEOF) in its default settings. */
+const EOF_CHARACTER = Uint8Array.of(0x04);
 
 function pendingLimit(pendingBytes: number, maxPendingStdinBytes: number): TerminalError {
   return new TerminalError(
@@ -56,11 +58,21 @@ export class PipeInput {
     });
   }
 
-  endInput(): Promise<void> {
+  /** Writes `data`, then closes stdin; a write made after this call fails at once. */
+  endInput(data?: Uint8Array): Promise<void> {
     if (!this.writable) return Promise.reject(this.#closedError());
+    const bytes = data?.byteLength ? data : undefined;
+    const refused = bytes && overPendingLimit(this.stream.writableLength, bytes.byteLength, this.maxPendingBytes);
+    if (refused) return Promise.reject(refused);
     this.#closedBy = "eof";
+    const written = bytes
+      ? new Promise<void>((resolve, reject) => {
+          this.stream.write(bytes, (error) => (error ? reject(this.#closedError(error)) : resolve()));
+        })
+      : Promise.resolve();
     // Resolves on 'finish', or on an error (EPIPE): either way the input is closed.
-    return new Promise((resolve) => this.stream.end(() => resolve()));
+    const ended = new Promise<void>((resolve) => this.stream.end(() => resolve()));
+    return Promise.all([written, ended]).then(() => undefined);
   }
 
   /** The process has settled: unwritten input is dropped (its writes fail with "exited"). */
@@ -123,10 +135,15 @@ export class PtyInput {
     });
   }
 
-  /** Sends ^D (VEOF): a command reading a line at its start sees end-of-file. */
-  async endInput(): Promise<void> {
-    await this.write(Uint8Array.of(0x04));
+  /**
+   * Writes `data`, then ^D (VEOF): a command reading a line at its start sees end-of-file. The
+   * input counts as ended at once: a write made after this call fails.
+   */
+  endInput(data?: Uint8Array): Promise<void> {
+    const bytes = data?.byteLength ? Buffer.concat([data, EOF_CHARACTER]) : EOF_CHARACTER;
+    const written = this.write(bytes);
     this.#ended = true;
+    return written;
   }
 
   /** The process has settled: pending writes fail with "exited". */

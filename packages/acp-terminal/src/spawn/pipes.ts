@@ -125,7 +125,7 @@ export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProc
       return input?.writable ?? false;
     },
     write: (data) => (input ? input.write(data) : Promise.reject(noStdin())),
-    endInput: () => (input ? input.endInput() : Promise.reject(noStdin())),
+    endInput: (data) => (input ? input.endInput(data) : Promise.reject(noStdin())),
     holdDrainUntil: (done) => {
       const held = done.then(
         () => undefined,

@@ -109,7 +109,7 @@ export async function spawnWithPty(request: SpawnRequest & { pty: { cols: number
       return input.writable;
     },
     write: (data) => input.write(data),
-    endInput: () => input.endInput(),
+    endInput: (data) => input.endInput(data),
     holdDrainUntil: () => {}, // node-pty ends the output itself (see above)
     resize: (cols, rows) => terminal.resize(cols, rows),
   };

@@ -38,8 +38,11 @@ export interface SpawnedProcess {
   readonly writable: boolean;
   /** Resolves once the bytes were handed to the OS; rejects if they cannot be. */
   write(data: Uint8Array): Promise<void>;
-  /** Ends the input (pipes: closes stdin; PTY: sends the EOF character ^D). */
-  endInput(): Promise<void>;
+  /**
+   * Writes `data` (if any), then ends the input (pipes: closes stdin; PTY: sends the EOF
+   * character ^D). The input counts as ended at once: a write made before this resolves fails.
+   */
+  endInput(data?: Uint8Array): Promise<void>;
   /**
    * Output keeps being read until `done` settles even if the pipes go quiet after the exit: a
    * kill holds the drain open while its grace runs, so what the group prints while it cleans up
