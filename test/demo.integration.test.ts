@@ -17,7 +17,7 @@ interface Line {
   type: string;
   event?: string;
   terminalId?: string;
-  update?: { sessionUpdate: string; toolCallId?: string; status?: string; title?: string; rawOutput?: Record<string, unknown>; _meta?: Record<string, Record<string, unknown>> };
+  update?: { sessionUpdate: string; toolCallId?: string; status?: string; title?: string; rawInput?: Record<string, unknown>; rawOutput?: Record<string, unknown>; _meta?: Record<string, Record<string, unknown>> };
   stopReason?: string;
   exitCode?: number;
 }
@@ -98,6 +98,12 @@ describe("corepack pnpm demo (the main job)", () => {
   it("fires the watcher once and reports each background exit exactly once", () => {
     const watches = facts().filter((f) => f.event === "watch");
     expect(watches).toEqual([expect.objectContaining({ pattern: "ERROR|done", match: "done" })]);
+    // The watcher is given with the start (no window for a line to slip past), not added after it.
+    const calls = updates().filter((u) => u.sessionUpdate === "tool_call");
+    expect(calls.filter((u) => u.title!.startsWith("watch "))).toEqual([]);
+    expect(calls.filter((u) => (u.rawInput?.watch as unknown[] | undefined)?.length)).toEqual([
+      expect.objectContaining({ title: expect.stringMatching(/^bg: .* \(watching \/ERROR\|done\/\)$/), rawInput: expect.objectContaining({ watch: [{ regex: "ERROR|done", event: "ERROR|done" }] }) }),
+    ]);
     const started = facts().filter((f) => f.event === "started").map((f) => f.id);
     const exits = facts().filter((f) => f.event === "exit").map((f) => f.id);
     expect(started).toHaveLength(3); // the build, the interactive prompt, the process tree

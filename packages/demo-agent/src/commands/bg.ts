@@ -6,12 +6,14 @@ export interface BgOptions {
   stdin?: boolean;
   /** Run in a PTY (takes input too). */
   pty?: boolean;
+  /** Watchers installed at start, before any output is read: no line can slip past them. */
   watch?: WatcherSpec[];
 }
 
 /** The prompt as typed: `bg --stdin <cmd>`, `bg --pty <cmd>`, `bg <cmd>`. */
-function titleOf(command: string, { stdin, pty }: BgOptions): string {
-  return `bg${stdin ? " --stdin" : ""}${pty ? " --pty" : ""}: ${command}`;
+function titleOf(command: string, { stdin, pty, watch = [] }: BgOptions): string {
+  const watching = watch.length === 0 ? "" : ` (watching ${watch.map((spec) => `/${spec.regex}/`).join(", ")})`;
+  return `bg${stdin ? " --stdin" : ""}${pty ? " --pty" : ""}: ${command}${watching}`;
 }
 
 /**
@@ -21,7 +23,7 @@ function titleOf(command: string, { stdin, pty }: BgOptions): string {
  */
 export async function bgCommand(session: DemoSession, command: string, options: BgOptions = {}): Promise<RunSnapshot> {
   const { stdin = false, pty = false, watch = [] } = options;
-  return session.tool(titleOf(command, options), { command, background: true, stdin, pty }, async (call) => {
+  return session.tool(titleOf(command, options), { command, background: true, stdin, pty, ...(watch.length > 0 ? { watch } : {}) }, async (call) => {
     const provider = session.mode.provider;
     if (stdin && !provider.capabilities.write) {
       // acp-process would start it with stdin closed; say so instead of running it without input.

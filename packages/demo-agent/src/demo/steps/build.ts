@@ -1,7 +1,6 @@
 import { bgCommand } from "../../commands/bg.js";
 import { logCommand } from "../../commands/log.js";
 import { pollCommand } from "../../commands/poll.js";
-import { watchCommand } from "../../commands/watch.js";
 import type { Step } from "../step.js";
 import { outputMatching } from "../wait.js";
 
@@ -12,9 +11,10 @@ const WATCH_REGEX = "ERROR|done";
 export const build: Step = {
   title: "A background build, polled and logged by cursor, with a watcher",
   async run(session, say) {
-    await say(`Start it in the background, and watch its output for /${WATCH_REGEX}/:`);
-    const job = await bgCommand(session, BUILD_COMMAND);
-    await watchCommand(session, job.id, WATCH_REGEX);
+    // The watcher is given at start (acp-process installs it before the first output is read):
+    // added after the start, it could miss a line printed in between.
+    await say(`Start it in the background with a watcher for /${WATCH_REGEX}/, given at start so no line slips past it:`);
+    const job = await bgCommand(session, BUILD_COMMAND, { watch: [{ regex: WATCH_REGEX, event: WATCH_REGEX }] });
     const lines = (output: string): number => (output.match(/^\[build\]/gm) ?? []).length;
 
     await say("Poll it twice while it runs: each poll starts at the previous next_seq and returns only what is new.");
