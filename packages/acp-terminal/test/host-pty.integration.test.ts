@@ -85,6 +85,15 @@ describe("PTY", () => {
     ]);
   });
 
+  it("finds programs without a PATH (env: \"empty\") in the usual system directories", async () => {
+    const host = makeHost({ env: "empty" });
+    const id = await host.create(owner, { command: "printf", args: ["found\\n"], pty: true });
+    expect(await host.waitForExit(owner, id)).toEqual({ exitCode: 0, signal: null });
+    expect(host.output(owner, id).output).toBe("found\n");
+    const missing = await rejection(host.create(owner, { command: "no-such-program-x", args: [], pty: true }));
+    expect(missing.code).toBe("spawn_failed");
+  });
+
   it("resize of a pipe terminal is not_pty", async () => {
     const host = makeHost();
     const id = await host.create(owner, { command: "sleep", args: ["30"] });

@@ -27,12 +27,19 @@ function loadPty(): Promise<PtyModule> {
 }
 
 /**
- * node-pty reports a missing program only as exit code 1 with a message in the output, so the
- * program is looked up first (on the command's own PATH, as execvp will) to fail with ENOENT or
- * EACCES like the pipe backend does.
+ * Where a program is looked for when the command's environment has no PATH (`env: "empty"`):
+ * the usual system directories, as a shell's default PATH has them.
  */
-function checkProgram(file: string, cwd: string, path: string | undefined): void {
-  const candidate = file.includes("/") ? resolvePath(cwd, file) : findOnPath(file, path);
+const DEFAULT_SEARCH_PATH = "/usr/local/bin:/usr/bin:/bin";
+
+/**
+ * node-pty reports a missing program only as exit code 1 with a message in the output, so the
+ * program is looked up first (on the command's own PATH, as execvp will, or on
+ * DEFAULT_SEARCH_PATH when it has none) to fail with ENOENT or EACCES like the pipe backend does.
+ * Returns the file to execute: the program found, when it was found on DEFAULT_SEARCH_PATH.
+ */
+function checkProgram(file: string, cwd: string, path: string | undefined): string {
+  const candidate = file.includes("/") ? resolvePath(cwd, file) : findOnPath(file, path ?? DEFAULT_SEARCH_PATH);
   const fail = (code: string): never => {
     throw spawnError(file, Object.assign(new Error(`${code}: ${file}`), { code }));
   };
@@ -49,6 +56,8 @@ function checkProgram(file: string, cwd: string, path: string | undefined): void
   } catch {
     fail("EACCES"); // not executable by us
   }
+  // Without a PATH execvp would search its own default, which may lack the directory we found.
+  return path === undefined && !file.includes("/") ? candidate : file;
 }
 
 function exitStatusOf(event: { exitCode: number; signal?: number }): ExitStatus {
@@ -63,10 +72,10 @@ function exitStatusOf(event: { exitCode: number; signal?: number }): ExitStatus 
 export async function spawnWithPty(request: SpawnRequest & { pty: { cols: number; rows: number } }): Promise<SpawnedProcess> {
   const { onData: deliver } = request; // not `request` itself: it would keep the env alive (see pipes.ts)
   const pty = await loadPty();
-  checkProgram(request.file, request.cwd, request.env.PATH);
+  const file = checkProgram(request.file, request.cwd, request.env.PATH);
   let terminal: IPty;
   try {
-    terminal = pty.spawn(request.file, request.args, {
+    terminal = pty.spawn(file, request.args, {
       name: request.env.TERM ?? "xterm-256color",
       cols: request.pty.cols,
       rows: request.pty.rows,
