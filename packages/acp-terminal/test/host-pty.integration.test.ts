@@ -44,6 +44,19 @@ describe("PTY", () => {
     expect(snapshot.totalBytes).toBe(bytes.length);
   });
 
+  it("truncated output shows no fragment of an escape sequence the cut fell into", async () => {
+    const host = makeHost();
+    const command = "for i in 1 2 3 4 5 6; do printf '\\033[38;5;196mred\\033[0m\\n'; done";
+    const limits = [20, 21, 22, 23, 24, 25, 26, 27];
+    const ids = await Promise.all(limits.map((outputByteLimit) => host.create(owner, { command, pty: true, outputByteLimit })));
+    for (const [index, id] of ids.entries()) {
+      await host.waitForExit(owner, id);
+      const { output, truncated } = host.output(owner, id);
+      expect(truncated).toBe(true);
+      expect(output, `limit ${limits[index]}`).toMatch(/^(m?r?e?d?\n)?red\n$/);
+    }
+  });
+
   it("takes input (written to the terminal) and ^D on eof", async () => {
     const host = makeHost();
     const id = await host.create(owner, { command: "cat", pty: true });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { renderPtyText } from "../src/output/pty-text.js";
+import { renderPtyText, stripCutEscapeTail } from "../src/output/pty-text.js";
 
 describe("renderPtyText", () => {
   it.each([
@@ -14,5 +14,38 @@ describe("renderPtyText", () => {
     ["😀x\r😃", "😃x"],
   ])("%j → %j", (raw, text) => {
     expect(renderPtyText(raw)).toBe(text);
+  });
+});
+
+describe("stripCutEscapeTail (PTY output cut at its start)", () => {
+  const line = "\u001b[38;5;196mred\u001b[0m\r\n";
+  it("leaves no fragment of a colour sequence, wherever the cut falls in it", () => {
+    for (let start = 0; start < line.length; start++) {
+      const text = renderPtyText(line.slice(start) + line, true);
+      // The cut line may lose letters of "red" (or keep a lone final "m"), never show parameters.
+      expect(text, `cut at ${start}`).toMatch(/^(m?r?e?d?)?\n?red\n$/);
+      expect(text, `cut at ${start}`).not.toMatch(/[0-9;[]/);
+    }
+  });
+
+  it.each([
+    ["m\r\nnext", "\r\nnext"],
+    ["0m\nnext", "\nnext"],
+    ["[0m\nnext", "\nnext"],
+    ["8;5;196mred", "red"],
+    ["196mred", "red"],
+    ["0;title\u0007text", "text"],
+    ["title\u001b\\text", "text"],
+    ["plain words\n", "plain words\n"],
+    ["ok\n", "ok\n"],
+    ["123 passed\n", "123 passed\n"],
+    ["mred", "mred"],
+  ])("%j → %j", (raw, text) => {
+    expect(stripCutEscapeTail(raw)).toBe(text);
+  });
+
+  it("is applied only to output cut at its start", () => {
+    expect(renderPtyText("0m\n", false)).toBe("0m\n");
+    expect(renderPtyText("0m\n", true)).toBe("\n");
   });
 });

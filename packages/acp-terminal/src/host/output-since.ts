@@ -34,7 +34,8 @@ export function readOutputSince(buffer: OutputBuffer, pty: boolean, sinceByteInp
   }
   const { text, fromByte } = buffer.textSince(sinceByte);
   return {
-    output: pty ? renderPtyText(text) : text,
+    // Starting at the truncation cut, the text may begin inside an escape sequence.
+    output: pty ? renderPtyText(text, fromByte > 0 && fromByte === buffer.droppedBytes) : text,
     truncated: buffer.truncated,
     totalBytes,
     droppedBytes: buffer.droppedBytes,

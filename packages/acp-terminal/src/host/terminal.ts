@@ -197,7 +197,9 @@ export class Terminal {
   #text(): string {
     if (!this.process.pty) return this.buffer.text();
     const version = this.buffer.version;
-    if (this.#rendered?.version !== version) this.#rendered = { version, text: renderPtyText(this.buffer.text()) };
+    if (this.#rendered?.version !== version) {
+      this.#rendered = { version, text: renderPtyText(this.buffer.text(), this.buffer.droppedBytes > 0) };
+    }
     return this.#rendered.text;
   }
 }
