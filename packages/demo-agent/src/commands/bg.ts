@@ -6,6 +6,8 @@ export interface BgOptions {
   stdin?: boolean;
   /** Run in a PTY (takes input too). */
   pty?: boolean;
+  /** Variables added to the command's environment. */
+  env?: Record<string, string>;
   /** Watchers installed at start, before any output is read: no line can slip past them. */
   watch?: WatcherSpec[];
 }
@@ -22,7 +24,7 @@ function titleOf(command: string, { stdin, pty, watch = [] }: BgOptions): string
  * run ends.
  */
 export async function bgCommand(session: DemoSession, command: string, options: BgOptions = {}): Promise<RunSnapshot> {
-  const { stdin = false, pty = false, watch = [] } = options;
+  const { stdin = false, pty = false, watch = [], env } = options;
   return session.tool(titleOf(command, options), { command, background: true, stdin, pty, ...(watch.length > 0 ? { watch } : {}) }, async (call) => {
     const provider = session.mode.provider;
     if (stdin && !provider.capabilities.write) {
@@ -36,6 +38,7 @@ export async function bgCommand(session: DemoSession, command: string, options: 
         sessionId: session.id,
         command,
         cwd: session.cwd,
+        ...(env !== undefined ? { env } : {}),
         timeoutMs: BACKGROUND_TIMEOUT_MS,
         watch,
         stdin,
