@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { TerminalError } from "../src/host/errors.js";
 import { fixture, isAlive, makeHost, node, outputMatching, owner, processGone, rejection } from "./host-helpers.js";
 
 describe("kill", () => {
@@ -69,12 +70,25 @@ describe("kill", () => {
 });
 
 describe("signal", () => {
+  it("a signal the OS refuses is signal_failed, saying what was not permitted (not the user's denial)", () => {
+    const eperm = TerminalError.signalFailed(42, "SIGTERM", Object.assign(new Error("kill EPERM"), { code: "EPERM" }));
+    expect([eperm.code, eperm.message]).toEqual([
+      "signal_failed",
+      "Not permitted to send SIGTERM to process group 42 (EPERM): a process in it runs as another user; it may still be running. Stop it as that user, or release the terminal",
+    ]);
+    expect(TerminalError.signalFailed(42, "SIGINT", Object.assign(new Error("x"), { code: "EINVAL" })).message).toBe(
+      "Sending SIGINT to process group 42 failed (EINVAL)",
+    );
+  });
+
   it("SIGINT ends a sleep and the exit says SIGINT", async () => {
     const host = makeHost();
     const id = await host.create(owner, { command: "sleep", args: ["30"] });
     host.signal(owner, id, "SIGINT");
     expect(await host.waitForExit(owner, id)).toEqual({ exitCode: null, signal: "SIGINT" });
-    expect(() => host.signal(owner, id, "SIGTERM")).toThrow(expect.objectContaining({ code: "exited" }));
+    expect(() => host.signal(owner, id, "SIGTERM")).toThrow(
+      expect.objectContaining({ code: "exited", message: expect.stringMatching(/has exited; .*Read its output, or release it$/) }),
+    );
   });
 
   it("reaches the whole group and accepts short names", async () => {

@@ -39,7 +39,8 @@ describe("write", () => {
 
     const exited = await host.create(owner, { command: "true", stdin: true });
     await host.waitForExit(owner, exited);
-    expect((await rejection(host.write(owner, exited, "z"))).code).toBe("exited");
+    const afterExit = await rejection(host.write(owner, exited, "z"));
+    expect([afterExit.code, afterExit.message]).toEqual(["exited", expect.stringMatching(/Read its output, or release the terminal$/)]);
   });
 
   it("refuses a write made right after an eof write, before that one resolved", async () => {

@@ -92,11 +92,23 @@ describe("TerminalHost parameters", () => {
   it("reports an env option function that throws or returns non-strings", async () => {
     const throwing = makeHost({ env: () => { throw new Error("no env today"); } });
     const error = await rejection(throwing.create(owner, { command: "true" }));
-    expect([error.code, error.message]).toEqual(["invalid_params", "options.env(base) threw: no env today"]);
+    // The host's configuration, not the agent's params: never invalid_params (-32602 on the wire).
+    expect([error.code, error.message]).toEqual([
+      "spawn_failed",
+      expect.stringMatching(/^The host's env option failed: options\.env\(base\) threw: no env today\. .*fix it where the host is created$/),
+    ]);
     const numbers = makeHost({ env: () => ({ A: 1 }) as never });
-    expect((await rejection(numbers.create(owner, { command: "true" }))).message).toMatch(/options\.env\(\) result A: expected a string value/);
+    const numberError = await rejection(numbers.create(owner, { command: "true" }));
+    expect([numberError.code, numberError.message]).toEqual(["spawn_failed", expect.stringMatching(/returned 1 for A, not a string/)]);
     const nothing = makeHost({ env: () => null as never });
     expect((await rejection(nothing.create(owner, { command: "true" }))).message).toMatch(/must return an object of strings/);
+  });
+
+  it("quotes at most 200 characters of a received value, and says how long it was", async () => {
+    const host = makeHost();
+    const error = await rejection(host.create(owner, { command: "true", cwd: "x".repeat(2_000_000) }));
+    expect(error.message.length).toBeLessThan(400);
+    expect(error.message).toMatch(/^Invalid cwd: expected an absolute path, received "x{199}… \(2000002 chars\)$/);
   });
 
   it("rejects bad sizes and signal names on a real terminal", async () => {

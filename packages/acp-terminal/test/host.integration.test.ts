@@ -263,6 +263,14 @@ describe("spawn errors", () => {
     expect(error.message).toBe("Command not found: acp-terminal-no-such-command (ENOENT). Check the command name and PATH.");
   });
 
+  it("says an argument list too long (E2BIG) should go through stdin or a file", async () => {
+    const error = await rejection(makeHost().create(owner, { command: "true", args: ["x".repeat(200_000)] }));
+    expect([error.code, error.message]).toEqual([
+      "spawn_failed",
+      expect.stringMatching(/^Argument list too long: true \(E2BIG\).*Pass large data through stdin or a file\.$/),
+    ]);
+  });
+
   it("says permission was denied for a file that is not executable (EACCES)", async () => {
     const dir = await mkdtemp(join(tmpdir(), "acp-terminal-eacces-"));
     const script = join(dir, "script.sh");

@@ -202,6 +202,11 @@ describe("bindTerminalHost", () => {
     expect(spawn.code).toBe(-32603);
     expect(spawn.message).toBe("Command not found: nope (ENOENT). Check the command name and PATH.");
     expect(spawn.data).toEqual({ reason: "spawn_failed" });
+
+    // A signal the OS refused is its own reason, not the user's denial.
+    host.fail = TerminalError.signalFailed(42, "SIGTERM", Object.assign(new Error("kill EPERM"), { code: "EPERM" }));
+    const refused = await rejection(a.client.request("terminal/kill", { sessionId: "s", terminalId: "t1" }));
+    expect([refused.code, refused.data]).toEqual([-32603, { pid: 42, signal: "SIGTERM", code: "EPERM", reason: "signal_failed" }]);
   });
 
   it("rejects bad create params with -32602 naming the field", async () => {

@@ -11,7 +11,22 @@ export type TerminalErrorCode =
   | "stdin_closed" // write to a terminal without open stdin → -32603
   | "not_pty" // resize of a pipe terminal → -32603
   | "exited" // write/signal/resize after the command exited → -32603
+  | "signal_failed" // the OS refused a signal (EPERM: a member runs as another user) → -32603
   | "disposed"; // the host was disposed while waiting → -32603
+
+/** The longest rendering of a received value that an error message quotes. */
+const MAX_RECEIVED_CHARS = 200;
+
+/** A received value as JSON, cut to MAX_RECEIVED_CHARS with its full length named. */
+export function describeReceived(received: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(received) ?? String(received);
+  } catch {
+    text = String(received); // a BigInt or a cycle: JSON cannot show it
+  }
+  return text.length <= MAX_RECEIVED_CHARS ? text : `${text.slice(0, MAX_RECEIVED_CHARS)}… (${text.length} chars)`;
+}
 
 export class TerminalError extends Error {
   override readonly name = "TerminalError";
@@ -36,8 +51,19 @@ export class TerminalError extends Error {
   static invalidParams(field: string, expected: string, received: unknown): TerminalError {
     return new TerminalError(
       "invalid_params",
-      `Invalid ${field}: expected ${expected}, received ${JSON.stringify(received)}`,
+      `Invalid ${field}: expected ${expected}, received ${describeReceived(received)}`,
       { field },
     );
+  }
+
+  /** The OS refused to deliver `signal` to the process group `pid` (EPERM, or another failure). */
+  static signalFailed(pid: number, signal: string, cause: unknown): TerminalError {
+    const code = (cause as NodeJS.ErrnoException | undefined)?.code ?? String(cause);
+    const message =
+      code === "EPERM"
+        ? `Not permitted to send ${signal} to process group ${pid} (EPERM): a process in it runs as another user; ` +
+          "it may still be running. Stop it as that user, or release the terminal"
+        : `Sending ${signal} to process group ${pid} failed (${code})`;
+    return new TerminalError("signal_failed", message, { pid, signal, code }, { cause });
   }
 }

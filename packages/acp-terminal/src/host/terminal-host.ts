@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { OutputBuffer } from "../output/output-buffer.js";
 import { planCommand, resolveShell } from "../spawn/command.js";
-import { baseEnvironment, commandEnvironment } from "../spawn/env.js";
+import { commandEnvironment, hostBaseEnvironment } from "../spawn/env.js";
 import { spawnProcess } from "../spawn/spawn.js";
 import type { SpawnedProcess } from "../spawn/types.js";
 import { terminateProcessGroup } from "../terminate/kill.js";
@@ -116,7 +116,7 @@ export class TerminalHost {
       const args = params.args ?? [];
       await authorizeCreate(this.#options.authorize, { owner, command: params.command, args, cwd, shell: plan.shell });
       if (this.#disposing) throw disposedError();
-      const env = commandEnvironment(this.#baseEnvironment(), params.env);
+      const env = commandEnvironment(hostBaseEnvironment(this.#options.env), params.env);
       const pty = params.pty === undefined ? (this.#options.pty ? { ...DEFAULT_PTY_SIZE } : false) : params.pty;
       const outputByteLimit = Math.min(
         params.outputByteLimit ?? this.#options.defaultOutputByteLimit,
@@ -289,7 +289,11 @@ export class TerminalHost {
 
   #assertRunning(terminal: Terminal): void {
     if (terminal.exitStatus || terminal.process.hasExited()) {
-      throw new TerminalError("exited", `Terminal ${terminal.id} has exited`, { terminalId: terminal.id });
+      throw new TerminalError(
+        "exited",
+        `Terminal ${terminal.id} has exited; it takes no more input, signals or resizes. Read its output, or release it`,
+        { terminalId: terminal.id },
+      );
     }
   }
 
@@ -330,22 +334,6 @@ export class TerminalHost {
     });
     this.#track(releasing);
     return releasing;
-  }
-
-  #baseEnvironment(): Record<string, string> {
-    let base: Record<string, string>;
-    try {
-      base = baseEnvironment(this.#options.env);
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new TerminalError("invalid_params", `options.env(base) threw: ${reason}`, { field: "options.env" }, { cause: error });
-    }
-    for (const [name, value] of Object.entries(base)) {
-      if (typeof value !== "string") {
-        throw TerminalError.invalidParams(`options.env() result ${name}`, "a string value", value);
-      }
-    }
-    return base;
   }
 
   #shell(): string {

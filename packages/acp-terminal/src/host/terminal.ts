@@ -26,13 +26,7 @@ export interface TerminalInit {
   onExit: (exitStatus: ExitStatus) => void;
 }
 
-/** Wraps an OS failure to signal (EPERM: a member of the group runs as another user). */
-function signalFailed(pid: number, signal: string, error: unknown): TerminalError {
-  const code = (error as NodeJS.ErrnoException).code ?? String(error);
-  return new TerminalError("denied", `The OS refused ${signal} to process group ${pid} (${code})`, { pid, signal }, {
-    cause: error,
-  });
-}
+const signalFailed = TerminalError.signalFailed;
 
 /**
  * One command and everything the host knows about it. Its AbortController owns its timers and

@@ -1,3 +1,4 @@
+import { describeReceived, TerminalError } from "../host/errors.js";
 import type { EnvVariable, TerminalHostOptions } from "../host/types.js";
 
 /** Set for every command unless the base environment or the request sets them: no pager waits. */
@@ -18,6 +19,33 @@ export function baseEnvironment(option: TerminalHostOptions["env"]): Record<stri
     return { ...(env as Record<string, string>) };
   }
   return definedOnly(process.env);
+}
+
+/**
+ * The base environment for a command, with the result of an `env` function checked. What goes
+ * wrong here is the host's configuration, not the agent's request: a `spawn_failed` that names
+ * the host option (never `invalid_params`, which would blame the agent's params).
+ */
+export function hostBaseEnvironment(option: TerminalHostOptions["env"]): Record<string, string> {
+  const fail = (problem: string, cause?: unknown): never => {
+    throw new TerminalError(
+      "spawn_failed",
+      `The host's env option failed: ${problem}. This is the client's TerminalHost configuration ` +
+        "(options.env), not the request; fix it where the host is created",
+      { option: "options.env" },
+      { cause },
+    );
+  };
+  let base: Record<string, string> = {};
+  try {
+    base = baseEnvironment(option);
+  } catch (error) {
+    fail(`options.env(base) threw: ${error instanceof Error ? error.message : String(error)}`, error);
+  }
+  for (const [name, value] of Object.entries(base)) {
+    if (typeof value !== "string") fail(`options.env(base) returned ${describeReceived(value)} for ${name}, not a string`);
+  }
+  return base;
 }
 
 /** The base, then the request's variables on top (later ones win), then the pager defaults. */

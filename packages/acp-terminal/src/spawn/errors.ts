@@ -41,6 +41,13 @@ export function spawnError(command: string, error: unknown): TerminalError {
       );
     case "ENOEXEC":
       return spawnFailed(`Not an executable format: ${command} (ENOEXEC). Add a #! line or run it with its interpreter.`, data, error);
+    case "E2BIG":
+      return spawnFailed(
+        `Argument list too long: ${command} (E2BIG): its arguments and environment exceed the OS limit ` +
+          "(on Linux 128 KiB for one argument). Pass large data through stdin or a file.",
+        data,
+        error,
+      );
     default: {
       const reason = error instanceof Error ? error.message : String(error);
       return spawnFailed(`Failed to start ${command}: ${reason}${code ? ` (${code})` : ""}`, data, error);

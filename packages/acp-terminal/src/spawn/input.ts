@@ -28,7 +28,7 @@ export function inputClosed(reason: string): TerminalError {
 }
 
 export const exitedError = (): TerminalError =>
-  new TerminalError("exited", "The command has exited; it takes no more input");
+  new TerminalError("exited", "The command has exited; it takes no more input. Read its output, or release the terminal");
 
 /** stdin of a piped child: writes resolve when flushed to the OS, bounded by `maxPendingBytes`. */
 export class PipeInput {
