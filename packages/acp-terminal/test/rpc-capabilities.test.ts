@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { TerminalHost } from "../src/host/terminal-host.js";
 import { readTerminalCapability, terminalClientCapabilities } from "../src/rpc/capabilities.js";
 
 describe("terminal capabilities", () => {
@@ -18,6 +19,14 @@ describe("terminal capabilities", () => {
   it("advertises pty: false for a host that cannot open PTYs", () => {
     expect(terminalClientCapabilities({ ptyAvailable: false })._meta["acp-terminal"].pty).toBe(false);
     expect(terminalClientCapabilities({ ptyAvailable: true })._meta["acp-terminal"].pty).toBe(true);
+  });
+
+  it("a TerminalHost says whether node-pty loads, so its capability is honest", async () => {
+    const host = new TerminalHost();
+    expect("ptyAvailable" in host).toBe(true);
+    expect(host.ptyAvailable).toBe(true); // node-pty is built here
+    expect(terminalClientCapabilities(host)._meta["acp-terminal"].pty).toBe(true);
+    await host.dispose();
   });
 
   it("reads nothing from clients that did not advertise the extensions", () => {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { OutputBuffer } from "../output/output-buffer.js";
 import { planCommand, resolveShell } from "../spawn/command.js";
 import { commandEnvironment, hostBaseEnvironment } from "../spawn/env.js";
+import { ptyAvailable } from "../spawn/pty.js";
 import { spawnProcess } from "../spawn/spawn.js";
 import type { SpawnedProcess } from "../spawn/types.js";
 import { terminateProcessGroup } from "../terminate/kill.js";
@@ -66,6 +67,11 @@ export class TerminalHost {
   constructor(options?: TerminalHostOptions) {
     this.#options = resolveHostOptions(options);
     this.#slots = new TerminalSlots(this.#options.maxTerminalsPerSession, this.#options.maxTerminals);
+  }
+
+  /** Whether PTY terminals can be opened here (node-pty loads); `terminalClientCapabilities` advertises it. */
+  get ptyAvailable(): boolean {
+    return ptyAvailable();
   }
 
   get limits(): { defaultOutputByteLimit: number; maxOutputByteLimit: number } {

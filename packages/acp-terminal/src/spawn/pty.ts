@@ -1,4 +1,5 @@
 import { accessSync, constants, statSync } from "node:fs";
+import { createRequire } from "node:module";
 import { resolve as resolvePath } from "node:path";
 import type { IPty } from "node-pty";
 import { TerminalError } from "../host/errors.js";
@@ -10,20 +11,35 @@ import { PtyInput } from "./input.js";
 import type { SpawnedProcess, SpawnRequest } from "./types.js";
 
 type PtyModule = typeof import("node-pty");
-let ptyModule: Promise<PtyModule> | undefined;
+const requireModule = createRequire(import.meta.url);
+let ptyModule: PtyModule | undefined;
 
-/** node-pty is native: loaded on the first PTY terminal, so pipes work where it failed to build. */
-function loadPty(): Promise<PtyModule> {
-  ptyModule ??= import("node-pty").catch((error: unknown) => {
-    ptyModule = undefined;
+/**
+ * node-pty is native: loaded on the first PTY terminal (or the first `ptyAvailable()`), so pipes
+ * work where it failed to build. A failed load is tried again next time.
+ */
+function loadPty(): PtyModule {
+  try {
+    ptyModule ??= requireModule("node-pty") as PtyModule;
+    return ptyModule;
+  } catch (error) {
     throw new TerminalError(
       "spawn_failed",
       `PTY support is unavailable (node-pty failed to load: ${error instanceof Error ? error.message : String(error)}). Run without a PTY.`,
       undefined,
       { cause: error },
     );
-  });
-  return ptyModule;
+  }
+}
+
+/** Whether PTY terminals can be opened here: node-pty loads. */
+export function ptyAvailable(): boolean {
+  try {
+    loadPty();
+    return true;
+  } catch {
+    return false; // the reason is reported by the create that asks for a PTY
+  }
 }
 
 /**
@@ -71,7 +87,7 @@ function exitStatusOf(event: { exitCode: number; signal?: number }): ExitStatus 
  */
 export async function spawnWithPty(request: SpawnRequest & { pty: { cols: number; rows: number } }): Promise<SpawnedProcess> {
   const { onData: deliver } = request; // not `request` itself: it would keep the env alive (see pipes.ts)
-  const pty = await loadPty();
+  const pty = loadPty();
   const file = checkProgram(request.file, request.cwd, request.env.PATH);
   let terminal: IPty;
   try {
