@@ -47,7 +47,8 @@ describe("demo-agent without a terminal-capable client", () => {
     const call = client.updates.find((u) => u.sessionUpdate === "tool_call")!;
     expect(call).toMatchObject({ kind: "execute", status: "pending", title: "run: echo hello-local" });
     const steps = toolUpdates(client.updates, call.toolCallId as string);
-    expect(steps.map((u) => u.status)).toEqual(["pending", "in_progress", "completed"]);
+    // Repeated in_progress updates (the output so far, throttled) may come between on a slow machine.
+    expect(steps.map((u) => u.status).filter((status, i, all) => status !== all[i - 1])).toEqual(["pending", "in_progress", "completed"]);
     expect(steps.flatMap((u) => (u.content ?? []) as { type: string }[]).some((c) => c.type === "terminal")).toBe(false);
     expect(contentText(steps.at(-1)!)).toContain("hello-local");
     expect(steps.at(-1)!.rawOutput).toMatchObject({ status: "completed", exitCode: 0 });

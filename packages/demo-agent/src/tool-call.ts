@@ -4,12 +4,15 @@ import type { RunSnapshot } from "acp-process";
 
 /**
  * One tool call as the client sees it: announced `pending`, then `in_progress` (with the run's
- * terminal embedded when the client hosts it), then `completed` or `failed` with the result as text.
+ * terminal embedded when the client hosts it, and the output so far while it runs), then
+ * `completed` or `failed` with the result as text.
  */
 export class ToolCall {
   readonly id = `call_${randomUUID()}`;
   /** Kept in every later update: an update's `content` replaces the previous content. */
   private terminalId: string | null = null;
+  /** The text of the `in_progress` update, kept above the output of later ones. */
+  private runningText: string | undefined;
 
   constructor(
     private readonly client: AgentContext,
@@ -28,7 +31,13 @@ export class ToolCall {
   /** `terminalId` is given only for a terminal the client hosts (the ACP provider). */
   async running(terminalId: string | null, text?: string): Promise<void> {
     this.terminalId = terminalId;
+    this.runningText = text;
     await this.update("in_progress", text === undefined ? [] : [textContent(text)]);
+  }
+
+  /** A status update while it runs: the text given to `running`, then `output`. */
+  async progress(output: string): Promise<void> {
+    await this.update("in_progress", [textContent(this.runningText === undefined ? output : `${this.runningText}\n${output}`)]);
   }
 
   async finish(status: ToolCallStatus, text: string, rawOutput: unknown): Promise<void> {

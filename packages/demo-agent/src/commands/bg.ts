@@ -1,4 +1,5 @@
 import { ProcessError, type RunSnapshot, type WatcherSpec } from "acp-process";
+import { followProgress } from "../progress.js";
 import { BACKGROUND_TIMEOUT_MS, type DemoSession } from "../session.js";
 
 export interface BgOptions {
@@ -46,7 +47,11 @@ export async function bgCommand(session: DemoSession, command: string, options: 
         labels: { toolCallId: call.id, background: "true" },
         // Embedded from onStart, which the release of the terminal waits for: a command that ends
         // at once is still shown in the client's terminal (and a queued one when it starts).
-        onStart: (started) => call.running(session.terminalOf(started), `Started ${started.id} in the background. ${hints(started.id, stdin || pty)}`),
+        // Status updates with the output follow until the run's exit event.
+        onStart: (started) => {
+          followProgress(session, call, started.id);
+          return call.running(session.terminalOf(started), `Started ${started.id} in the background. ${hints(started.id, stdin || pty)}`);
+        },
       });
     } catch (error) {
       session.background.forget(call); // no run, so no exit will come for it

@@ -1,5 +1,6 @@
 import type { RunSnapshot } from "acp-process";
 import { describeRun, fenced, runFacts } from "../format.js";
+import { followProgress } from "../progress.js";
 import type { DemoSession } from "../session.js";
 import { toolStatusOf } from "../tool-call.js";
 
@@ -10,8 +11,9 @@ export interface RunResult {
 }
 
 /**
- * `run [--timeout S] <cmd>`: a foreground run. The tool call shows the terminal while it runs and
- * ends with the status and output. A timeout is a status (`timed_out`) with the partial output.
+ * `run [--timeout S] <cmd>`: a foreground run. The tool call shows the terminal and (throttled) the
+ * output so far while it runs, and ends with the status and output. A timeout is a status
+ * (`timed_out`) with the partial output.
  */
 export async function runCommand(session: DemoSession, command: string, timeoutSeconds: number): Promise<RunResult> {
   return session.tool(`run: ${command}`, { command, timeoutSeconds }, async (call) => {
@@ -23,7 +25,11 @@ export async function runCommand(session: DemoSession, command: string, timeoutS
       labels: { toolCallId: call.id },
       // Embedded from onStart: the run keeps its terminal until this update is sent, so even an
       // instant command is shown in the client's terminal before it is released.
-      onStart: (run) => call.running(session.terminalOf(run)),
+      // Status updates with the output follow until the run's exit event.
+      onStart: (run) => {
+        followProgress(session, call, run.id);
+        return call.running(session.terminalOf(run));
+      },
     });
     const run = await session.untilDone(started.id);
     const output = session.manager.tail(run.id, { maxChars: 2000 }).text;
