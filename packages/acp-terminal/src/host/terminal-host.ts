@@ -1,19 +1,15 @@
-import { randomUUID } from "node:crypto";
-import { OutputBuffer } from "../output/output-buffer.js";
 import { planCommand, resolveShell } from "../spawn/command.js";
-import { commandEnvironment, hostBaseEnvironment } from "../spawn/env.js";
 import { ptyAvailable } from "../spawn/pty.js";
-import { spawnProcess } from "../spawn/spawn.js";
-import type { SpawnedProcess } from "../spawn/types.js";
-import { terminateProcessGroup } from "../terminate/kill.js";
 import { parseSignalName } from "../terminate/signals.js";
 import { authorizeCreate } from "./authorize.js";
 import { TerminalError } from "./errors.js";
 import { TypedEvents } from "./events.js";
 import { ExitHook } from "./exit-hook.js";
+import { launchCwd, launchTerminal } from "./launch.js";
 import { resolveHostOptions, type ResolvedHostOptions } from "./options.js";
 import { sameOwner, TerminalSlots } from "./slots.js";
-import { Terminal } from "./terminal.js";
+import type { Terminal } from "./terminal.js";
+import { resizePty, signalTerminal, writeInput } from "./terminal-io.js";
 import type {
   CreateTerminalParams,
   ExitStatus,
@@ -25,23 +21,10 @@ import type {
   TerminalOwner,
   WriteOptions,
 } from "./types.js";
-import {
-  absolutePath,
-  DEFAULT_PTY_SIZE,
-  validateCreateParams,
-  validateOwner,
-  validatePtySize,
-  validateTerminalId,
-} from "./validate.js";
+import { validateCreateParams, validateOwner, validateTerminalId } from "./validate.js";
 
 function disposedError(): TerminalError {
   return new TerminalError("disposed", "The terminal host was disposed; its terminals were killed and released");
-}
-
-function toBytes(data: string | Uint8Array): Uint8Array {
-  if (typeof data === "string") return Buffer.from(data, "utf8");
-  if (data instanceof Uint8Array) return Uint8Array.prototype.slice.call(data);
-  throw TerminalError.invalidParams("data", "a string or Uint8Array", typeof data);
 }
 
 /**
@@ -61,7 +44,9 @@ export class TerminalHost {
   readonly #inFlight = new Set<Promise<unknown>>();
   /** SIGKILLs the groups of terminals not yet released if the process exits without dispose(). */
   readonly #exitHook = new ExitHook();
+  /** `bash` on the host's PATH (else /bin/sh), looked up once, on the first command that needs a shell. */
   #shellPath: string | undefined;
+  readonly #shell = (): string => (this.#shellPath ??= resolveShell(process.env.PATH));
   #disposing: Promise<void> | undefined;
 
   constructor(options?: TerminalHostOptions) {
@@ -111,63 +96,21 @@ export class TerminalHost {
     if (this.#disposing) throw disposedError();
     const owner = validateOwner(ownerInput);
     const params = validateCreateParams(paramsInput);
-    const sessionCwd =
-      context?.sessionCwd === undefined || context.sessionCwd === null
-        ? undefined
-        : absolutePath("context.sessionCwd", context.sessionCwd);
-    const cwd = params.cwd ?? sessionCwd ?? this.#options.cwd ?? process.cwd();
-    const plan = planCommand(params.command, params.args, this.#options.shell, () => this.#shell());
+    const cwd = launchCwd(params, context, this.#options);
+    const plan = planCommand(params.command, params.args, this.#options.shell, this.#shell);
     const freeSlot = this.#slots.reserve(owner);
     try {
       const args = params.args ?? [];
       await authorizeCreate(this.#options.authorize, { owner, command: params.command, args, cwd, shell: plan.shell });
       if (this.#disposing) throw disposedError();
-      const env = commandEnvironment(hostBaseEnvironment(this.#options.env), params.env);
-      const pty = params.pty === undefined ? (this.#options.pty ? { ...DEFAULT_PTY_SIZE } : false) : params.pty;
-      const outputByteLimit = Math.min(
-        params.outputByteLimit ?? this.#options.defaultOutputByteLimit,
-        this.#options.maxOutputByteLimit,
-      );
-      const terminalId = randomUUID();
-      const buffer = new OutputBuffer(outputByteLimit);
-      const controller = new AbortController();
-      const spawned = await spawnProcess({
-        file: plan.file,
-        args: plan.args,
-        cwd,
-        env,
-        stdin: params.stdin,
-        ...(pty ? { pty } : {}),
-        exitDrainGraceMs: this.#options.exitDrainGraceMs,
-        maxPendingStdinBytes: this.#options.maxPendingStdinBytes,
-        onData: (chunk) => {
-          buffer.append(chunk);
-          // The chunk is the backend's reused read buffer: listeners get a copy of their own.
-          if (this.#events.has("output")) this.#events.emit("output", { terminalId, owner, data: Buffer.from(chunk) });
-        },
-        signal: controller.signal,
-      });
-      if (this.#disposing) {
-        await this.#abandon(spawned, controller);
-        throw disposedError();
-      }
-      const terminal = new Terminal({
-        id: terminalId,
-        owner,
-        command: params.command,
-        args,
-        cwd,
-        buffer,
-        controller,
-        process: spawned,
-        killGraceMs: this.#options.killGraceMs,
-        onExit: (exitStatus) => this.#events.emit("exit", { terminalId, owner, exitStatus: { ...exitStatus } }),
-      });
-      this.#terminals.set(terminalId, terminal);
-      this.#freeSlot.set(terminalId, freeSlot);
-      this.#exitHook.track(spawned.pid);
-      this.#events.emit("create", { terminalId, info: terminal.info() });
-      return terminalId;
+      const launch = { owner, params, plan, cwd };
+      const terminal = await launchTerminal(launch, this.#options, this.#events, () => !this.#disposing);
+      if (!terminal) throw disposedError();
+      this.#terminals.set(terminal.id, terminal);
+      this.#freeSlot.set(terminal.id, freeSlot);
+      this.#exitHook.track(terminal.process.pid);
+      this.#events.emit("create", { terminalId: terminal.id, info: terminal.info() });
+      return terminal.id;
     } catch (error) {
       freeSlot();
       throw error;
@@ -221,37 +164,17 @@ export class TerminalHost {
 
   /** Writes to the command's stdin; resolves once the bytes were handed to the OS. */
   write(owner: TerminalOwner, terminalId: string, data: string | Uint8Array, options?: WriteOptions): Promise<void> {
-    return this.#async(async () => {
-      const terminal = this.#get(owner, terminalId);
-      const bytes = toBytes(data);
-      const eof = options?.eof ?? false;
-      if (typeof eof !== "boolean") throw TerminalError.invalidParams("options.eof", "a boolean", eof);
-      // The backend says why input is refused: no stdin, ended (eof), or the command exited.
-      // With eof the input counts as ended at once, so a write racing this one fails.
-      if (eof) await terminal.process.endInput(bytes);
-      else await terminal.process.write(bytes);
-    });
+    return this.#async(() => writeInput(this.#get(owner, terminalId), data, options));
   }
 
   /** Resizes a PTY terminal. */
   resize(owner: TerminalOwner, terminalId: string, cols: number, rows: number): void {
-    const terminal = this.#get(owner, terminalId);
-    const size = validatePtySize(cols, rows);
-    if (!terminal.process.pty) {
-      throw new TerminalError("not_pty", `Terminal ${terminalId} runs without a PTY; only PTY terminals can be resized`, {
-        terminalId,
-      });
-    }
-    this.#assertRunning(terminal);
-    terminal.process.resize(size.cols, size.rows);
+    resizePty(this.#get(owner, terminalId), cols, rows);
   }
 
   /** Sends a named POSIX signal (`"SIGINT"`) to the command's process group. */
   signal(owner: TerminalOwner, terminalId: string, signal: string): void {
-    const terminal = this.#get(owner, terminalId);
-    const name = parseSignalName(signal);
-    this.#assertRunning(terminal);
-    terminal.sendSignal(name);
+    signalTerminal(this.#get(owner, terminalId), signal);
   }
 
   /** A kill the user asked for in the UI: no owner check. */
@@ -293,16 +216,6 @@ export class TerminalHost {
     return terminal;
   }
 
-  #assertRunning(terminal: Terminal): void {
-    if (terminal.exitStatus || terminal.process.hasExited()) {
-      throw new TerminalError(
-        "exited",
-        `Terminal ${terminal.id} has exited; it takes no more input, signals or resizes. Read its output, or release it`,
-        { terminalId: terminal.id },
-      );
-    }
-  }
-
   #select(filter: { connectionId?: string; sessionId?: string }): Terminal[] {
     return [...this.#terminals.values()].filter(
       (terminal) =>
@@ -342,18 +255,4 @@ export class TerminalHost {
     return releasing;
   }
 
-  #shell(): string {
-    this.#shellPath ??= resolveShell(process.env.PATH);
-    return this.#shellPath;
-  }
-
-  /** A process that spawned after dispose() began: killed with its group, never registered. */
-  async #abandon(spawned: SpawnedProcess, controller: AbortController): Promise<void> {
-    try {
-      await terminateProcessGroup(spawned, { signal: "SIGKILL", graceMs: 0, abortSignal: controller.signal });
-      await spawned.settled;
-    } finally {
-      controller.abort();
-    }
-  }
 }

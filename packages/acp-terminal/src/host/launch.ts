@@ -1,0 +1,95 @@
+import { randomUUID } from "node:crypto";
+import { OutputBuffer } from "../output/output-buffer.js";
+import type { CommandPlan } from "../spawn/command.js";
+import { commandEnvironment, hostBaseEnvironment } from "../spawn/env.js";
+import { spawnProcess } from "../spawn/spawn.js";
+import type { SpawnedProcess } from "../spawn/types.js";
+import { terminateProcessGroup } from "../terminate/kill.js";
+import type { TypedEvents } from "./events.js";
+import type { ResolvedHostOptions } from "./options.js";
+import { Terminal } from "./terminal.js";
+import type { TerminalHostEvents, TerminalOwner } from "./types.js";
+import { absolutePath, DEFAULT_PTY_SIZE, type ValidCreateParams } from "./validate.js";
+
+/** A create that was validated and authorized: what to run, where, and for whom. */
+export interface Launch {
+  owner: TerminalOwner;
+  params: ValidCreateParams;
+  plan: CommandPlan;
+  cwd: string;
+}
+
+/** The request's cwd, else the session's (from the embedding client), else the host's, else ours. */
+export function launchCwd(
+  params: ValidCreateParams,
+  context: { sessionCwd?: string } | undefined,
+  options: ResolvedHostOptions,
+): string {
+  const sessionCwd =
+    context?.sessionCwd === undefined || context.sessionCwd === null
+      ? undefined
+      : absolutePath("context.sessionCwd", context.sessionCwd);
+  return params.cwd ?? sessionCwd ?? options.cwd ?? process.cwd();
+}
+
+/**
+ * Spawns an authorized create and wraps it in a Terminal whose output and exit reach `events`.
+ * `stillWanted` is asked once the process has spawned: when it says no (the host is being
+ * disposed), the process is killed with its group and `undefined` returned.
+ */
+export async function launchTerminal(
+  launch: Launch,
+  options: ResolvedHostOptions,
+  events: TypedEvents<TerminalHostEvents>,
+  stillWanted: () => boolean,
+): Promise<Terminal | undefined> {
+  const { owner, params, plan, cwd } = launch;
+  const env = commandEnvironment(hostBaseEnvironment(options.env), params.env);
+  const pty = params.pty === undefined ? (options.pty ? { ...DEFAULT_PTY_SIZE } : false) : params.pty;
+  const outputByteLimit = Math.min(params.outputByteLimit ?? options.defaultOutputByteLimit, options.maxOutputByteLimit);
+  const terminalId = randomUUID();
+  const buffer = new OutputBuffer(outputByteLimit);
+  const controller = new AbortController();
+  const spawned = await spawnProcess({
+    file: plan.file,
+    args: plan.args,
+    cwd,
+    env,
+    stdin: params.stdin,
+    ...(pty ? { pty } : {}),
+    exitDrainGraceMs: options.exitDrainGraceMs,
+    maxPendingStdinBytes: options.maxPendingStdinBytes,
+    onData: (chunk) => {
+      buffer.append(chunk);
+      // The chunk is the backend's reused read buffer: listeners get a copy of their own.
+      if (events.has("output")) events.emit("output", { terminalId, owner, data: Buffer.from(chunk) });
+    },
+    signal: controller.signal,
+  });
+  if (!stillWanted()) {
+    await abandon(spawned, controller);
+    return undefined;
+  }
+  return new Terminal({
+    id: terminalId,
+    owner,
+    command: params.command,
+    args: params.args ?? [],
+    cwd,
+    buffer,
+    controller,
+    process: spawned,
+    killGraceMs: options.killGraceMs,
+    onExit: (exitStatus) => events.emit("exit", { terminalId, owner, exitStatus: { ...exitStatus } }),
+  });
+}
+
+/** A process that spawned after dispose() began: killed with its group, never registered. */
+async function abandon(spawned: SpawnedProcess, controller: AbortController): Promise<void> {
+  try {
+    await terminateProcessGroup(spawned, { signal: "SIGKILL", graceMs: 0 });
+    await spawned.settled;
+  } finally {
+    controller.abort();
+  }
+}
