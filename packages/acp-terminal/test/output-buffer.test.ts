@@ -132,6 +132,14 @@ describe("OutputBuffer character boundaries", () => {
     }
   });
 
+  it("counts the command's raw bytes: decoded text may be longer in UTF-8 than the limit", () => {
+    const buffer = bufferOf(4, Uint8Array.of(0xff, 0xfe, 0x80, 0xc0));
+    buffer.end();
+    // Four invalid bytes fit the limit exactly; each decodes to U+FFFD, three bytes in UTF-8.
+    expect([buffer.text(), buffer.truncated, buffer.totalBytes]).toEqual(["\uFFFD".repeat(4), false, 4]);
+    expect(Buffer.byteLength(buffer.text())).toBe(12);
+  });
+
   it("turns invalid UTF-8 into U+FFFD", () => {
     const buffer = bufferOf(100, Uint8Array.of(0x61, 0xff, 0x62, 0xc0, 0x80, 0x63));
     buffer.end();
