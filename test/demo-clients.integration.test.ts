@@ -39,16 +39,17 @@ describe("demo-agent with other clients", () => {
     expect(content[1]!.content!.text).toContain("via-client-terminal");
   });
 
-  it("skips the interactive step with a plain client's terminals, saying why, and completes the tour", async () => {
+  it("skips the interactive and interrupt steps with a plain client's terminals, saying why, and completes the tour", async () => {
     const client = await start({ terminal: true }, true);
     expect(await client.prompt("demo")).toBe("end_turn");
     expect(step(client.updates, "interactive")).toEqual([{ step: "interactive", skipped: true, reason: "no stdin extension" }]);
+    expect(step(client.updates, "interrupt")).toEqual([{ step: "interrupt", skipped: true, reason: "no signal extension" }]);
     expect(messageText(client.updates)).toContain("Skipped: this client's terminals take no input");
-    for (const name of ["foreground", "timeout", "build", "kill", "release"]) {
+    for (const name of ["foreground", "timeout", "idle", "build", "kill", "release"]) {
       expect(step(client.updates, name), name).toEqual([expect.not.objectContaining({ status: "failed" })]);
     }
     expect(step(client.updates, "release")).toEqual([expect.objectContaining({ unreleased: [], localTerminals: null, released: true })]);
-    expect(facts(client.updates).at(-1)).toMatchObject({ event: "tour_complete", steps: 7 });
+    expect(facts(client.updates).at(-1)).toMatchObject({ event: "tour_complete", steps: 8 });
 
     // Asked directly, input is refused before anything runs, with the reason.
     expect(await client.prompt("bg --stdin cat")).toBe("end_turn");
@@ -63,6 +64,8 @@ describe("demo-agent with other clients", () => {
     expect(all[0]).toEqual({ event: "mode", provider: "local" });
     expect(step(client.updates, "foreground")).toEqual([expect.objectContaining({ status: "completed", exitCode: 0 })]);
     expect(step(client.updates, "timeout")).toEqual([expect.objectContaining({ status: "timed_out", output: expect.stringContaining("compiling") })]);
+    expect(step(client.updates, "idle")).toEqual([expect.objectContaining({ status: "timed_out", cause: "inactivity" })]);
+    expect(step(client.updates, "interrupt")).toEqual([expect.objectContaining({ skipped: false, status: "killed", exitCode: 130, output: expect.stringContaining("interrupted: cleaning up") })]);
     expect(step(client.updates, "build")).toEqual([expect.objectContaining({ status: "completed", exitCode: 0, done: true })]);
     expect(all.filter((f) => f.event === "watch")).toHaveLength(1);
     const started = all.filter((f) => f.event === "started").map((f) => f.id);
@@ -76,7 +79,7 @@ describe("demo-agent with other clients", () => {
     expect(step(client.updates, "interactive")).toEqual([expect.objectContaining({ skipped: false, status: "completed", exitCode: 0, output: "name? hello acp\n" })]);
     // Checked by the agent: every run's terminalId is null, and its local host holds no terminal.
     expect(step(client.updates, "release")).toEqual([expect.objectContaining({ running: 0, unreleased: [], localTerminals: [], released: true })]);
-    expect(all.at(-1)).toMatchObject({ event: "tour_complete", steps: 7 });
+    expect(all.at(-1)).toMatchObject({ event: "tour_complete", steps: 8 });
     const toolContent = client.updates.flatMap((u) => (u.sessionUpdate.startsWith("tool_call") ? ((u.content ?? []) as { type: string }[]) : []));
     expect(toolContent.filter((c) => c.type === "terminal")).toEqual([]);
     expect(client.terminalRequests).toEqual([]);

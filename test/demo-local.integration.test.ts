@@ -146,6 +146,26 @@ describe("demo-agent without a terminal-capable client", () => {
     expect(ended.signal === "SIGINT" || ended.exitCode === 130, JSON.stringify(ended)).toBe(true);
   });
 
+  it("kill --signal sends the chosen signal (a name acp-process does not know is refused); run --idle stops a silent command", async () => {
+    const client = await start();
+    await client.prompt(`bg trap 'echo "caught INT"; exit 130' INT; echo ready; while :; do sleep 0.05; done`);
+    const id = facts(client.updates).find((f) => f.event === "started")!.id as string;
+    expect(await client.prompt(`kill --signal SIGBOGUS ${id}`)).toBe("end_turn");
+    expect(client.updates.filter((u) => u.sessionUpdate === "tool_call_update").at(-1)).toMatchObject({ status: "failed" });
+    expect(messageText(client.updates)).toMatch(/kill failed: .*SIGBOGUS/);
+    expect(await client.prompt(`kill --signal sigint ${id}`)).toBe("end_turn");
+    const exit = await client.waitFor((u) => facts([u])[0]?.event === "exit", "the exit after SIGINT");
+    expect(facts([exit])[0]).toMatchObject({ id, status: "killed", exitCode: 130 });
+    await client.prompt(`poll ${id}`);
+    expect(contentText(client.updates.at(-1)!)).toContain("caught INT");
+
+    expect(await client.prompt("run --idle 0.3 echo started; sleep 10")).toBe("end_turn");
+    expect(client.updates.filter((u) => u.sessionUpdate === "tool_call_update").at(-1)).toMatchObject({
+      status: "failed",
+      rawOutput: { status: "timed_out", cause: "inactivity" },
+    });
+  });
+
   it("stops the tour and its runs on session/cancel (stop reason cancelled)", async () => {
     const client = await start();
     const turn = client.prompt("demo");

@@ -64,7 +64,7 @@ const step = (name: string) => facts().filter((f) => f.step === name);
 describe("corepack pnpm demo (the main job)", () => {
   it("ends the turn with end_turn and exit code 0, well under 30 s, after every step", () => {
     expect(code).toBe(0);
-    expect(facts().at(-1)).toMatchObject({ event: "tour_complete", steps: 7 });
+    expect(facts().at(-1)).toMatchObject({ event: "tour_complete", steps: 8 });
     expect(lines.at(-1)).toMatchObject({ type: "result", stopReason: "end_turn", exitCode: 0 });
     expect(elapsedMs).toBeLessThan(20_000);
   });
@@ -73,12 +73,22 @@ describe("corepack pnpm demo (the main job)", () => {
     expect(facts()[0]).toEqual({ event: "mode", provider: "acp" });
   });
 
-  it("runs a foreground command (completed, exit 0) and a timed-out one that keeps its partial output", () => {
+  it("runs a foreground command (completed, exit 0), and timed-out ones (hard limit, inactivity) that keep their partial output", () => {
     expect(step("foreground")).toEqual([expect.objectContaining({ status: "completed", exitCode: 0 })]);
     const [timeout] = step("timeout");
-    expect(timeout).toMatchObject({ status: "timed_out", exitCode: null });
+    expect(timeout).toMatchObject({ status: "timed_out", cause: "timeout", exitCode: null });
     expect(timeout!.output).toContain("compiling");
     expect(timeout!.output).not.toContain("never printed");
+    const [idle] = step("idle");
+    expect(idle).toMatchObject({ status: "timed_out", cause: "inactivity", exitCode: null });
+    expect(idle!.output).toContain("waiting for a server");
+    expect(idle!.output).not.toContain("never printed");
+  });
+
+  it("interrupts a command with SIGINT (the client's signal extension): its trap cleans up, then it exits 130", () => {
+    const [interrupt] = step("interrupt");
+    expect(interrupt).toMatchObject({ skipped: false, status: "killed", exitCode: 130 });
+    expect(interrupt!.output).toMatch(/serving .*\ninterrupted: cleaning up\n$/);
   });
 
   it("polls the background build by cursor: each since_seq is the previous next_seq", () => {
@@ -106,7 +116,7 @@ describe("corepack pnpm demo (the main job)", () => {
     ]);
     const started = facts().filter((f) => f.event === "started").map((f) => f.id);
     const exits = facts().filter((f) => f.event === "exit").map((f) => f.id);
-    expect(started).toHaveLength(3); // the build, the interactive prompt, the process tree
+    expect(started).toHaveLength(4); // the build, the interactive prompt, the process tree, the interrupted command
     expect(exits.sort()).toEqual([...started].sort());
   });
 

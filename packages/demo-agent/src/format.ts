@@ -1,14 +1,21 @@
 import type { RunSnapshot } from "acp-process";
 
-/** "completed, exit 0, 12 ms" / "timed_out after 1000 ms, signal SIGTERM" / "failed, exit 2 (exited with code 2: make)". */
+/**
+ * "completed, exit 0, 12 ms" / "timed_out after 1000 ms, signal SIGTERM" / "timed_out after 500 ms
+ * without output, ..." / "failed, exit 2 (exited with code 2: make)".
+ */
 export function describeRun(run: RunSnapshot): string {
-  const parts: string[] = [run.status === "timed_out" ? `timed_out after ${run.timeoutMs} ms` : run.status];
+  const parts: string[] = [run.status === "timed_out" ? timedOut(run) : run.status];
   if (run.exitCode !== null) parts.push(`exit ${run.exitCode}`);
   if (run.signal !== null) parts.push(`signal ${run.signal}`);
   if (run.durationMs !== null) parts.push(`${run.durationMs} ms`);
   const summary = parts.join(", ");
   // A failure's error says why (spawn error, lost terminal); for the other statuses it repeats the above.
   return run.error !== null && (run.status === "failed" || run.status === "lost") ? `${summary} (${run.error})` : summary;
+}
+
+function timedOut(run: RunSnapshot): string {
+  return run.cause === "inactivity" ? `timed_out after ${run.idleTimeoutMs} ms without output` : `timed_out after ${run.timeoutMs} ms`;
 }
 
 /** The facts of a run for `rawOutput`: what a program checking the session needs. */
@@ -19,6 +26,7 @@ export function runFacts(run: RunSnapshot): Record<string, unknown> {
     status: run.status,
     exitCode: run.exitCode,
     signal: run.signal,
+    cause: run.cause,
     durationMs: run.durationMs,
     outputBytes: run.outputBytes,
     error: run.error,

@@ -1,12 +1,12 @@
 /** One prompt of the command language, parsed. */
 export type Command =
-  | { name: "run"; command: string; timeoutSeconds: number }
+  | { name: "run"; command: string; timeoutSeconds: number; idleSeconds?: number }
   | { name: "bg"; command: string; stdin: boolean; pty: boolean }
   | { name: "send"; id: string; text: string | null; eof: boolean }
   | { name: "keys"; id: string; keys: string[] }
   | { name: "poll"; id: string }
   | { name: "log"; id: string; lines: number }
-  | { name: "kill"; id: string }
+  | { name: "kill"; id: string; signal?: string }
   | { name: "list" }
   | { name: "watch"; id: string; regex: string }
   | { name: "help" }
@@ -19,6 +19,7 @@ export const MAX_LOG_LINES = 500;
 
 export const COMMAND_HELP = [
   "run [--timeout S] <cmd>   run a command in the foreground (default timeout 30 s)",
+  "run --idle S <cmd>        the same, also stopped after S seconds without output",
   "bg <cmd>                  start a command in the background; its exit is reported when it ends",
   "bg --stdin <cmd>          the same, with stdin open for send and keys (bg --pty <cmd>: in a PTY)",
   "send <id> <text>          write a line to a run's stdin (send --eof <id> [text]: then close it)",
@@ -26,6 +27,7 @@ export const COMMAND_HELP = [
   "poll <id>                 output of a run since the previous poll (by cursor)",
   "log <id> [n]              the last n lines of a run (default 20)",
   "kill <id>                 kill a run and everything it started",
+  "kill --signal SIGINT <id> send that signal instead (forced after 2 s if it does not end)",
   "list                      every run of this session",
   "watch <id> <regex>        report each output line of a run that matches",
   "demo                      a scripted tour of every capability",
@@ -42,19 +44,25 @@ function firstWord(text: string): { word: string; rest: string } {
   return match ? { word: match[1]!, rest: match[2]!.trim() } : { word: "", rest: "" };
 }
 
+const RUN_FLAG = /^--(timeout|idle)(?:=|\s+)(\S+)\s*([\s\S]*)$/;
+
+/** `run [--timeout S] [--idle S] <cmd>`: the flags come first; the rest is the command line as typed. */
 function parseRun(rest: string): Command {
   let timeoutSeconds = DEFAULT_RUN_TIMEOUT_S;
+  let idleSeconds: number | undefined;
   let command = rest;
-  const flag = /^--timeout(?:=|\s+)(\S+)\s*([\s\S]*)$/.exec(rest);
-  if (flag) {
-    timeoutSeconds = Number(flag[1]);
-    if (!Number.isFinite(timeoutSeconds) || timeoutSeconds <= 0) {
-      return invalid(`run --timeout expects a number of seconds above 0, received "${flag[1]}".`);
+  let flag: RegExpExecArray | null;
+  while ((flag = RUN_FLAG.exec(command)) !== null) {
+    const seconds = Number(flag[2]);
+    if (!Number.isFinite(seconds) || seconds <= 0) {
+      return invalid(`run --${flag[1]} expects a number of seconds above 0, received "${flag[2]}".`);
     }
-    command = flag[2]!.trim();
+    if (flag[1] === "timeout") timeoutSeconds = seconds;
+    else idleSeconds = seconds;
+    command = flag[3]!.trim();
   }
   if (command === "") return invalid('run needs a command, e.g. "run ls -la".');
-  return { name: "run", command, timeoutSeconds };
+  return { name: "run", command, timeoutSeconds, ...(idleSeconds !== undefined ? { idleSeconds } : {}) };
 }
 
 const BG_FLAG = /^--(stdin|pty)(?:\s+|$)([\s\S]*)$/;
@@ -96,6 +104,14 @@ function parseId(name: "poll" | "kill", rest: string): Command {
   return { name, id: word };
 }
 
+/** `kill [--signal NAME] <id>`; acp-process checks the name (one of acp-terminal's supported signals). */
+function parseKill(rest: string): Command {
+  const flag = /^--signal(?:=|\s+)(\S+)\s*([\s\S]*)$/.exec(rest);
+  if (!flag) return parseId("kill", rest);
+  const command = parseId("kill", flag[2]!);
+  return command.name === "kill" ? { ...command, signal: flag[1]! } : command;
+}
+
 function parseLog(rest: string): Command {
   const [id, count, ...extra] = rest.split(/\s+/).filter(Boolean);
   if (id === undefined || extra.length > 0) return invalid('log expects a run id and an optional line count, e.g. "log run_1a2b3c4d5e 50".');
@@ -133,8 +149,9 @@ export function parseCommand(text: string): Command {
     case "keys":
       return parseKeys(rest);
     case "poll":
+      return parseId("poll", rest);
     case "kill":
-      return parseId(word.toLowerCase() as "poll" | "kill", rest);
+      return parseKill(rest);
     case "log":
       return parseLog(rest);
     case "watch":

@@ -16,6 +16,9 @@ describe("describeRun", () => {
     expect(describeRun(run({ status: "timed_out", exitCode: null, signal: "SIGTERM", timeoutMs: 1000, error: "timed out after 1000 ms: x" }))).toBe(
       "timed_out after 1000 ms, signal SIGTERM, 12 ms",
     );
+    expect(describeRun(run({ status: "timed_out", cause: "inactivity", exitCode: null, signal: "SIGTERM", idleTimeoutMs: 500 }))).toBe(
+      "timed_out after 500 ms without output, signal SIGTERM, 12 ms",
+    );
     expect(describeRun(run({ status: "failed", exitCode: 2, error: "exited with code 2: make" }))).toBe("failed, exit 2, 12 ms (exited with code 2: make)");
   });
 });

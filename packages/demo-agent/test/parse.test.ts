@@ -17,6 +17,20 @@ describe("parseCommand", () => {
     expect(parseCommand("run --timeout=0.5 sleep 1")).toEqual({ name: "run", command: "sleep 1", timeoutSeconds: 0.5 });
   });
 
+  it("run --idle S: also stopped after S seconds without output; the flags in any order", () => {
+    expect(parseCommand("run --idle 2 tail -f log")).toEqual({ name: "run", command: "tail -f log", timeoutSeconds: DEFAULT_RUN_TIMEOUT_S, idleSeconds: 2 });
+    expect(parseCommand("run --idle=0.5 --timeout 5 make")).toEqual({ name: "run", command: "make", timeoutSeconds: 5, idleSeconds: 0.5 });
+    expect(invalidMessage(parseCommand("run --idle never make"))).toBe('run --idle expects a number of seconds above 0, received "never".');
+    expect(parseCommand("run make --idle 2")).toEqual({ name: "run", command: "make --idle 2", timeoutSeconds: DEFAULT_RUN_TIMEOUT_S });
+  });
+
+  it("kill --signal NAME: the signal before the id", () => {
+    expect(parseCommand("kill --signal SIGINT run_1")).toEqual({ name: "kill", id: "run_1", signal: "SIGINT" });
+    expect(parseCommand("kill --signal=sigint run_1")).toEqual({ name: "kill", id: "run_1", signal: "sigint" });
+    expect(parseCommand("kill run_1")).toEqual({ name: "kill", id: "run_1" });
+    expect(invalidMessage(parseCommand("kill --signal SIGINT"))).toContain("kill expects one run id");
+  });
+
   it("run: a bad timeout or no command says what is expected", () => {
     expect(invalidMessage(parseCommand("run --timeout soon make"))).toContain('received "soon"');
     expect(invalidMessage(parseCommand("run --timeout 0 make"))).toContain("above 0");

@@ -17,7 +17,7 @@ export async function dispatch(session: DemoSession, command: Command): Promise<
   try {
     switch (command.name) {
       case "run":
-        await runCommand(session, command.command, command.timeoutSeconds);
+        await runCommand(session, command.command, command.timeoutSeconds, command.idleSeconds);
         return;
       case "bg":
         await bgCommand(session, command.command, { stdin: command.stdin, pty: command.pty });
@@ -35,7 +35,7 @@ export async function dispatch(session: DemoSession, command: Command): Promise<
         await logCommand(session, command.id, command.lines);
         return;
       case "kill":
-        await killCommand(session, command.id);
+        await killCommand(session, command.id, command.signal);
         return;
       case "list":
         await listCommand(session);

@@ -12,16 +12,18 @@ export interface RunResult {
 
 /**
  * `run [--timeout S] <cmd>`: a foreground run. The tool call shows the terminal and (throttled) the
- * output so far while it runs, and ends with the status and output. A timeout is a status
- * (`timed_out`) with the partial output.
+ * output so far while it runs, and ends with the status and output. A timeout — the hard one, or
+ * `--idle S` without output — is a status (`timed_out`) with the partial output.
  */
-export async function runCommand(session: DemoSession, command: string, timeoutSeconds: number): Promise<RunResult> {
-  return session.tool(`run: ${command}`, { command, timeoutSeconds }, async (call) => {
+export async function runCommand(session: DemoSession, command: string, timeoutSeconds: number, idleSeconds?: number): Promise<RunResult> {
+  const idle = idleSeconds === undefined ? {} : { idleSeconds };
+  return session.tool(`run${idleSeconds === undefined ? "" : ` --idle ${idleSeconds}`}: ${command}`, { command, timeoutSeconds, ...idle }, async (call) => {
     const started = await session.manager.start({
       sessionId: session.id,
       command,
       cwd: session.cwd,
       timeoutMs: Math.round(timeoutSeconds * 1000),
+      ...(idleSeconds === undefined ? {} : { idleTimeoutMs: Math.round(idleSeconds * 1000) }),
       labels: { toolCallId: call.id },
       // Embedded from onStart: the run keeps its terminal until this update is sent, so even an
       // instant command is shown in the client's terminal before it is released.

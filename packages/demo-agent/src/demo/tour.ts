@@ -5,11 +5,12 @@ import { build } from "./steps/build.js";
 import { flood } from "./steps/flood.js";
 import { foreground } from "./steps/foreground.js";
 import { interactive } from "./steps/interactive.js";
+import { interrupt } from "./steps/interrupt.js";
 import { killTree } from "./steps/kill-tree.js";
 import { release } from "./steps/release.js";
 import { timeout } from "./steps/timeout.js";
 
-export const TOUR: readonly Step[] = [foreground, timeout, build, interactive, killTree, flood, release];
+export const TOUR: readonly Step[] = [foreground, timeout, build, interactive, killTree, interrupt, flood, release];
 
 /** `demo`: every step in order, each announced; stops early on `session/cancel`. */
 export async function runTour(session: DemoSession): Promise<void> {
