@@ -1,10 +1,13 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { agent, PROTOCOL_VERSION, RequestError, type AgentApp, type ContentBlock } from "@agentclientprotocol/sdk";
+import { SqliteRunStore } from "acp-process";
 import { TerminalHost } from "acp-terminal";
 import { dispatch } from "./commands/index.js";
+import { sessionsManager } from "./manager.js";
 import { chooseMode } from "./mode.js";
 import { parseCommand } from "./parse.js";
+import { reportError } from "./report-error.js";
 import { DemoSession } from "./session.js";
 
 export interface DemoAgent {
@@ -17,9 +20,21 @@ function promptText(blocks: ContentBlock[]): string {
   return blocks.map((block) => (block.type === "text" ? block.text : "")).join(" ");
 }
 
+export interface DemoAgentOptions {
+  /**
+   * Keep runs and their output in this SQLite file (acp-process's SqliteRunStore) instead of in
+   * memory. Runs a previous agent left running are marked `lost` at start-up (`recover()`).
+   */
+  storePath?: string;
+}
+
 /** The demo agent: one app per client connection (stdio). */
-export function demoAgent(): DemoAgent {
+export function demoAgent(options: DemoAgentOptions = {}): DemoAgent {
   const sessions = new Map<string, DemoSession>();
+  const store = options.storePath === undefined ? undefined : new SqliteRunStore(options.storePath);
+  const manager = sessionsManager(sessions, store);
+  // Runs a previous agent left running in the store become `lost` (with a notice), before any new run.
+  const recovered = store === undefined ? Promise.resolve() : manager.recover().then(() => undefined, (error: unknown) => reportError("recovering the run store", error));
   let clientCapabilities: unknown;
   let localHost: TerminalHost | undefined;
   const local = (): TerminalHost => (localHost ??= new TerminalHost());
@@ -32,17 +47,23 @@ export function demoAgent(): DemoAgent {
     .onRequest("session/new", ({ params, client }) => {
       if (!path.isAbsolute(params.cwd)) throw RequestError.invalidParams({ cwd: params.cwd }, `cwd must be an absolute path, received ${JSON.stringify(params.cwd)}`);
       const sessionId = randomUUID();
-      sessions.set(sessionId, new DemoSession(sessionId, params.cwd, client, chooseMode(clientCapabilities, client, sessionId, local)));
+      sessions.set(sessionId, new DemoSession(sessionId, params.cwd, client, chooseMode(clientCapabilities, client, sessionId, local), manager));
       return { sessionId };
     })
     .onNotification("session/cancel", ({ params }) => sessions.get(params.sessionId)?.turn.abort())
     .onRequest("session/prompt", async ({ params }) => {
+      await recovered; // no new run before the store's leftovers are settled
       const session = sessions.get(params.sessionId);
       if (session === undefined) throw RequestError.resourceNotFound(params.sessionId);
       session.turn = new AbortController();
       if (!session.introduced) {
         session.introduced = true;
-        await session.say(`demo-agent: ${session.mode.description}\n`, { event: "mode", provider: session.mode.provider.kind });
+        const stored = options.storePath === undefined ? "" : ` Runs and their output are kept in ${options.storePath} (acp-process's SqliteRunStore).`;
+        await session.say(`demo-agent: ${session.mode.description}${stored}\n`, {
+          event: "mode",
+          provider: session.mode.provider.kind,
+          ...(options.storePath === undefined ? {} : { store: options.storePath }),
+        });
       }
       await dispatch(session, parseCommand(promptText(params.prompt)));
       return { stopReason: session.turn.signal.aborted ? "cancelled" : "end_turn" };
@@ -52,6 +73,8 @@ export function demoAgent(): DemoAgent {
     app,
     async dispose() {
       await Promise.all([...sessions.values()].map((session) => session.dispose()));
+      await manager.dispose();
+      store?.close();
       await localHost?.dispose();
     },
   };

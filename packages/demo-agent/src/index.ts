@@ -1,3 +1,3 @@
-export { demoAgent, type DemoAgent } from "./agent.js";
+export { demoAgent, type DemoAgent, type DemoAgentOptions } from "./agent.js";
 export { parseCommand, COMMAND_HELP, DEFAULT_RUN_TIMEOUT_S, DEFAULT_LOG_LINES, MAX_LOG_LINES, type Command } from "./parse.js";
 export { TOUR } from "./demo/tour.js";

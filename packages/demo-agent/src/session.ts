@@ -1,5 +1,5 @@
 import type { AgentContext } from "@agentclientprotocol/sdk";
-import { ProcessManager, type RunSnapshot } from "acp-process";
+import type { ProcessManager, RunSnapshot } from "acp-process";
 import { BackgroundReporter } from "./background.js";
 import { reportError } from "./report-error.js";
 import type { ExecutionMode } from "./mode.js";
@@ -9,11 +9,10 @@ import { ToolCall } from "./tool-call.js";
 export const BACKGROUND_TIMEOUT_MS = 10 * 60_000;
 
 /**
- * One ACP session: its ProcessManager (over the mode's provider), the poll cursor of each run,
- * and the reporter that tells the client when background runs end.
+ * One ACP session: where its commands run (the mode), the poll cursor of each run, and the
+ * reporter that tells the client when background runs end. Its runs live in the agent's manager.
  */
 export class DemoSession {
-  readonly manager: ProcessManager;
   readonly background: BackgroundReporter;
   /** `poll` cursor per run: the `next_seq` returned by the previous poll. */
   readonly cursors = new Map<string, number>();
@@ -21,14 +20,15 @@ export class DemoSession {
   turn = new AbortController();
   introduced = false;
 
+  /** `manager` is the agent's (see `sessionsManager`): it routes this session's events to `background`. */
   constructor(
     readonly id: string,
     readonly cwd: string,
     readonly client: AgentContext,
     readonly mode: ExecutionMode,
+    readonly manager: ProcessManager,
   ) {
     this.background = new BackgroundReporter(this);
-    this.manager = new ProcessManager({ provider: mode.provider, onEvent: (event) => this.background.onEvent(event) });
   }
 
   /** Message text to the client, with optional machine-readable facts in `_meta["demo-agent"]`. */
@@ -77,8 +77,10 @@ export class DemoSession {
     }
   }
 
+  /** Kills this session's live runs; each releases its terminal. */
   async dispose(): Promise<void> {
     this.turn.abort();
-    await this.manager.dispose();
+    const live = this.manager.list({ sessionId: this.id, status: ["running", "queued"], limit: 500 });
+    await Promise.all(live.map((run) => this.manager.kill(run.id, { sessionId: this.id }).catch((error: unknown) => reportError(`killing ${run.id} at the end of the session`, error))));
   }
 }

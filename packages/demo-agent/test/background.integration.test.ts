@@ -8,13 +8,14 @@ import { LocalTerminalProvider } from "acp-process";
 import { TerminalHost } from "acp-terminal";
 import { afterEach, describe, expect, it } from "vitest";
 import { bgCommand } from "../src/commands/bg.js";
-import { DemoSession } from "../src/session.js";
+import type { DemoSession } from "../src/session.js";
+import { testSession, type TestSession } from "./session-fixture.js";
 
 let host: TerminalHost | undefined;
-let session: DemoSession | undefined;
+let fixture: TestSession | undefined;
 
 afterEach(async () => {
-  await session?.dispose();
+  await fixture?.dispose();
   await host?.dispose();
 });
 
@@ -22,8 +23,8 @@ function localSession(): DemoSession {
   host = new TerminalHost();
   const provider = new LocalTerminalProvider(host, { owner: { connectionId: "test", sessionId: "s1" } });
   const client = { notify: async () => {} } as unknown as AgentContext;
-  session = new DemoSession("s1", process.cwd(), client, { provider, clientTerminals: false, description: "test" });
-  return session;
+  fixture = testSession(provider, client);
+  return fixture.session;
 }
 
 describe("the background reporter", () => {

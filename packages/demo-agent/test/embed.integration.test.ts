@@ -11,7 +11,8 @@ import { TerminalHost } from "acp-terminal";
 import { afterEach, describe, expect, it } from "vitest";
 import { bgCommand } from "../src/commands/bg.js";
 import { runCommand } from "../src/commands/run.js";
-import { DemoSession } from "../src/session.js";
+import type { DemoSession } from "../src/session.js";
+import { testSession, type TestSession } from "./session-fixture.js";
 
 interface Update {
   sessionUpdate: string;
@@ -20,10 +21,10 @@ interface Update {
 }
 
 let host: TerminalHost | undefined;
-let session: DemoSession | undefined;
+let fixture: TestSession | undefined;
 
 afterEach(async () => {
-  await session?.dispose();
+  await fixture?.dispose();
   await host?.dispose();
 });
 
@@ -59,7 +60,8 @@ function recordingSession(): { session: DemoSession; log: string[] } {
     },
   } as unknown as AgentContext;
 
-  session = new DemoSession("s1", process.cwd(), client, { provider, clientTerminals: true, description: "test" });
+  fixture = testSession(provider, client, true);
+  const session = fixture.session;
   session.manager.subscribe((event) => {
     if (event.type === "exit") exited();
   });

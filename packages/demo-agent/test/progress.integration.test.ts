@@ -13,7 +13,8 @@ import { bgCommand } from "../src/commands/bg.js";
 import { runCommand } from "../src/commands/run.js";
 import { FileGate } from "../src/demo/gate.js";
 import { PROGRESS_INTERVAL_MS } from "../src/progress.js";
-import { DemoSession } from "../src/session.js";
+import type { DemoSession } from "../src/session.js";
+import { testSession, type TestSession } from "./session-fixture.js";
 
 interface Update {
   sessionUpdate: string;
@@ -23,11 +24,11 @@ interface Update {
 }
 
 let host: TerminalHost | undefined;
-let session: DemoSession | undefined;
+let fixture: TestSession | undefined;
 let gate: FileGate | undefined;
 
 afterEach(async () => {
-  await session?.dispose();
+  await fixture?.dispose();
   await host?.dispose();
   await gate?.dispose();
 });
@@ -42,7 +43,8 @@ function recordingSession(): { session: DemoSession; updates: { atMs: number; up
       if (params.update.sessionUpdate.startsWith("tool_call")) updates.push({ atMs: performance.now(), update: params.update });
     },
   } as unknown as AgentContext;
-  session = new DemoSession("s1", process.cwd(), client, { provider, clientTerminals: false, description: "test" });
+  fixture = testSession(provider, client);
+  const session = fixture.session;
   return { session, updates };
 }
 

@@ -8,14 +8,14 @@ import { LocalTerminalProvider } from "acp-process";
 import { TerminalHost } from "acp-terminal";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { bgCommand } from "../src/commands/bg.js";
-import { DemoSession } from "../src/session.js";
+import { testSession, type TestSession } from "./session-fixture.js";
 
 let host: TerminalHost | undefined;
-let session: DemoSession | undefined;
+let fixture: TestSession | undefined;
 
 afterEach(async () => {
   vi.restoreAllMocks();
-  await session?.dispose();
+  await fixture?.dispose();
   await host?.dispose();
 });
 
@@ -29,7 +29,8 @@ describe("a report the client cannot take", () => {
         if (gone) throw new Error("connection closed");
       },
     } as unknown as AgentContext;
-    session = new DemoSession("s1", process.cwd(), client, { provider, clientTerminals: false, description: "test" });
+    fixture = testSession(provider, client);
+    const session = fixture.session;
     const stderr: string[] = [];
     vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
       stderr.push(String(chunk));
