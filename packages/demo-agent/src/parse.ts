@@ -30,7 +30,7 @@ export const COMMAND_HELP = [
   "kill --signal SIGINT <id> send that signal instead (forced after 2 s if it does not end)",
   "list                      every run of this session",
   "watch <id> <regex>        report each output line of a run that matches",
-  "demo                      a scripted tour of every capability",
+  "demo                      a scripted tour of acp-process (8 steps, a few seconds)",
   "help                      this list",
 ].join("\n");
 
