@@ -59,17 +59,20 @@ describe("PTY", () => {
 
   it("takes input (written to the terminal) and ^D on eof", async () => {
     const host = makeHost();
-    const id = await host.create(owner, { command: "cat", pty: true });
+    // cat under a shell: a leader that closes its stdio before exiting (coreutils do) can be
+    // hung up by the master closing in between (see the README's PTY notes).
+    const id = await host.create(owner, { command: 'cat; echo "cat ended $?"', pty: true });
     await host.write(owner, id, "hello\n");
     await outputMatching(host, id, /hello\nhello\n/); // the echo, then cat's copy
     await host.write(owner, id, "", { eof: true });
     expect(await host.waitForExit(owner, id)).toEqual({ exitCode: 0, signal: null });
+    expect(host.output(owner, id).output).toContain("cat ended 0");
     expect((await rejection(host.write(owner, id, "late"))).code).toMatch(/exited|stdin_closed/);
   });
 
   it("refuses a write made right after an eof write, before that one resolved", async () => {
     const host = makeHost();
-    const id = await host.create(owner, { command: "cat", pty: true });
+    const id = await host.create(owner, { command: 'cat; echo "cat ended $?"', pty: true });
     const ending = host.write(owner, id, "first\n", { eof: true });
     const late = rejection(host.write(owner, id, "after-eof\n"));
     await ending;
