@@ -1,8 +1,8 @@
 /** Kill, signal, release and dispose with real process groups: nothing may outlive them. */
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { TerminalError } from "../src/host/errors.js";
 import { fixture, isAlive, makeHost, node, outputMatching, owner, processGone, rejection } from "./host-helpers.js";
 
@@ -119,7 +119,9 @@ describe("release", () => {
   });
 
   it("gives what an exited command left in its group SIGTERM and the grace before SIGKILL", async () => {
-    const marker = join(mkdtempSync(join(tmpdir(), "acp-kill-")), "marker");
+    const markerDir = mkdtempSync(join(tmpdir(), "acp-kill-"));
+    onTestFinished(() => rmSync(markerDir, { recursive: true, force: true }));
+    const marker = join(markerDir, "marker");
     const host = makeHost({ killGraceMs: 5_000 });
     const id = await host.create(owner, { command: `${node} ${fixture("cleanup-on-sigterm.mjs")} ${marker} & echo "bg $!"` });
     await host.waitForExit(owner, id);

@@ -1,8 +1,8 @@
 /** TerminalHost with real processes over pipes: output, exit, shell, env, cwd, errors, scoping, limits. */
-import { chmod, mkdtemp, realpath, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { TerminalError } from "../src/host/errors.js";
 import type { AuthorizeRequest, TerminalOwner } from "../src/host/types.js";
 import {
@@ -27,6 +27,14 @@ async function run(host = makeHost(), params: Parameters<ReturnType<typeof makeH
 }
 
 const printArgs = "console.log(JSON.stringify(process.argv.slice(1)))";
+
+const tempDirs: string[] = [];
+async function tempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+afterAll(() => Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true }))));
 
 describe("output", () => {
   it("merges stdout and stderr in arrival order", async () => {
@@ -241,7 +249,7 @@ describe("environment and cwd", () => {
   });
 
   it("runs in the given cwd, else the session's, else the host option's, else process.cwd()", async () => {
-    const dir = await realpath(await mkdtemp(join(tmpdir(), "acp-terminal-cwd-")));
+    const dir = await realpath(await tempDir("acp-terminal-cwd-"));
     expect((await run(makeHost(), { command: "pwd", cwd: dir }, { sessionCwd: "/" })).output).toBe(`${dir}\n`);
     expect((await run(makeHost({ cwd: "/" }), { command: "pwd" }, { sessionCwd: dir })).output).toBe(`${dir}\n`);
     expect((await run(makeHost({ cwd: dir }), { command: "pwd" })).output).toBe(`${dir}\n`);
@@ -272,7 +280,7 @@ describe("spawn errors", () => {
   });
 
   it("says permission was denied for a file that is not executable (EACCES)", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "acp-terminal-eacces-"));
+    const dir = await tempDir("acp-terminal-eacces-");
     const script = join(dir, "script.sh");
     await writeFile(script, "#!/bin/sh\necho hi\n");
     await chmod(script, 0o644);
