@@ -1,17 +1,13 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { execTool, runTool, systemClock } from "../src/index.js";
-import { localRig, until, type LocalRig } from "./support.js";
+import { useLocalRigs, until } from "./support.js";
 
-let rig: LocalRig | undefined;
-afterEach(async () => {
-  await rig?.dispose();
-  rig = undefined;
-});
+const localRig = useLocalRigs();
 
 // Node fires a timer longer than 2^31-1 ms (24.8 days) after 1 ms; these runs would time out at once.
 describe("timeouts longer than Node's timer range", () => {
   it("a run with a 29-day timeout completes instead of timing out at once", async () => {
-    rig = localRig();
+    const rig = localRig();
     let fired = false;
     const cancel = systemClock.setTimeout(() => (fired = true), 2.5e9);
     const { run } = await rig.manager.run({ sessionId: "s", command: "sleep 0.2; echo done", timeoutMs: 2.5e9 });
@@ -21,7 +17,7 @@ describe("timeouts longer than Node's timer range", () => {
   });
 
   it("exec with a timeout within 30 days completes; beyond it is refused", async () => {
-    rig = localRig();
+    const rig = localRig();
     const ctx = { manager: rig.manager, sessionId: "s" };
     const done = await runTool(execTool, ctx, { command: "sleep 0.2; echo done", timeout: 2.5e6 });
     expect(done).toMatchObject({ ok: true, result: { status: "completed", output: "done\n" } });
@@ -31,16 +27,16 @@ describe("timeouts longer than Node's timer range", () => {
   });
 
   it("start refuses a timeout beyond 30 days, naming the option", async () => {
-    rig = localRig();
+    const rig = localRig();
     await expect(rig.manager.start({ sessionId: "s", command: "true", timeoutMs: 3e9 })).rejects.toThrow(/Invalid timeoutMs: expected a number of milliseconds from 0 to 2592000000/);
   });
 });
 
 describe("exec yieldMs", () => {
   it("is clamped to 120000 ms: a huge yieldMs still returns 'running' after two minutes", async () => {
-    rig = localRig({ manualClock: true });
+    const rig = localRig({ manualClock: true });
     const pending = runTool(execTool, { manager: rig.manager, sessionId: "s" }, { command: "sleep 30", yieldMs: 3e9 });
-    await until(() => rig!.manager.list().find((r) => r.status === "running"), "the run");
+    await until(() => rig.manager.list().find((r) => r.status === "running"), "the run");
     rig.clock!.advance(119_999);
     let settled = false;
     void pending.then(() => (settled = true));

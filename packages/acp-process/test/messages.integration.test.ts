@@ -1,24 +1,20 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { processListTool, runTool } from "../src/index.js";
-import { localRig, type LocalRig } from "./support.js";
+import { useLocalRigs } from "./support.js";
 
-let rig: LocalRig | undefined;
-afterEach(async () => {
-  await rig?.dispose();
-  rig = undefined;
-});
+const localRig = useLocalRigs();
 
 describe("errors say what to do", () => {
   it("list refuses a limit below 1 instead of returning one run", async () => {
-    rig = localRig();
+    const rig = localRig();
     await rig.manager.run({ sessionId: "s", command: "true" });
-    expect(() => rig!.manager.list({ limit: 0 })).toThrow(/Invalid limit: expected a whole number of runs from 1 .*received 0/);
-    expect(() => rig!.manager.list({ limit: -3 })).toThrow(/received -3/);
+    expect(() => rig.manager.list({ limit: 0 })).toThrow(/Invalid limit: expected a whole number of runs from 1 .*received 0/);
+    expect(() => rig.manager.list({ limit: -3 })).toThrow(/received -3/);
     expect(rig.manager.list({ limit: 1_000 })).toHaveLength(1);
   });
 
   it("not_running and disposed name the next step", async () => {
-    rig = localRig();
+    const rig = localRig();
     const { run } = await rig.manager.run({ sessionId: "s", command: "true", stdin: true });
     await expect(rig.manager.write(run.id, "x")).rejects.toThrow(/is completed, not running: read its output with read\/lines, or start it again/);
     await rig.manager.dispose();
@@ -26,7 +22,7 @@ describe("errors say what to do", () => {
   });
 
   it("tool results show the whole command line with arguments quoted", async () => {
-    rig = localRig();
+    const rig = localRig();
     await rig.manager.run({ sessionId: "s", command: "echo", args: ["a b", "c"] });
     const listed = await runTool(processListTool, { manager: rig.manager, sessionId: "s" }, {});
     expect(listed).toMatchObject({ ok: true, result: { processes: [{ command: "echo 'a b' c" }] } });

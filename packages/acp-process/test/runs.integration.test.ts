@@ -1,15 +1,11 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { localRig, nodeScript, until, type LocalRig } from "./support.js";
+import { describe, expect, it } from "vitest";
+import { useLocalRigs, nodeScript, until } from "./support.js";
 
-let rig: LocalRig | undefined;
-afterEach(async () => {
-  await rig?.dispose();
-  rig = undefined;
-});
+const localRig = useLocalRigs();
 
 describe("ProcessManager over the local TerminalHost", () => {
   it("runs a command in the foreground, keeps its output and releases the terminal", async () => {
-    rig = localRig();
+    const rig = localRig();
     const { run, yielded } = await rig.manager.run({ sessionId: "s", command: "printf 'one\\ntwo\\n'" });
     expect(yielded).toBe(false);
     expect(run.status).toBe("completed");
@@ -22,7 +18,7 @@ describe("ProcessManager over the local TerminalHost", () => {
   });
 
   it("reports a non-zero exit as failed with the code and the command", async () => {
-    rig = localRig();
+    const rig = localRig();
     const { run } = await rig.manager.run({ sessionId: "s", command: "exit 3" });
     expect(run.status).toBe("failed");
     expect(run.exitCode).toBe(3);
@@ -30,7 +26,7 @@ describe("ProcessManager over the local TerminalHost", () => {
   });
 
   it("reports a command that cannot start as failed, and notifies its end once", async () => {
-    rig = localRig();
+    const rig = localRig();
     const started = await rig.manager.start({ sessionId: "s", command: "/nonexistent/program", args: [] });
     const run = await rig.manager.wait(started.id);
     expect(run.status).toBe("failed");
@@ -39,9 +35,9 @@ describe("ProcessManager over the local TerminalHost", () => {
   });
 
   it("times out on the injected clock: a state with the partial output, terminal released", async () => {
-    rig = localRig({ manualClock: true });
+    const rig = localRig({ manualClock: true });
     const started = await rig.manager.start({ sessionId: "s", ...nodeScript("process-ready-then-hang.mjs"), timeoutMs: 1500 });
-    await until(async () => (await rig!.manager.read(started.id)).items.some((i) => i.text.includes("ready")), "ready");
+    await until(async () => (await rig.manager.read(started.id)).items.some((i) => i.text.includes("ready")), "ready");
     rig.clock!.advance(1499);
     expect(rig.manager.get(started.id).status).toBe("running");
     rig.clock!.advance(1);
@@ -53,9 +49,9 @@ describe("ProcessManager over the local TerminalHost", () => {
   });
 
   it("times out on inactivity, measured from the last output", async () => {
-    rig = localRig({ manualClock: true });
+    const rig = localRig({ manualClock: true });
     const started = await rig.manager.start({ sessionId: "s", ...nodeScript("process-ready-then-hang.mjs"), idleTimeoutMs: 1000, timeoutMs: 0 });
-    await until(async () => (await rig!.manager.read(started.id)).items.length > 0, "first output");
+    await until(async () => (await rig.manager.read(started.id)).items.length > 0, "first output");
     rig.clock!.advance(1000);
     const run = await rig.manager.wait(started.id);
     expect(run.status).toBe("timed_out");
@@ -64,9 +60,9 @@ describe("ProcessManager over the local TerminalHost", () => {
   });
 
   it("auto-backgrounds after yieldMs and notifies the exit exactly once", async () => {
-    rig = localRig({ manualClock: true });
+    const rig = localRig({ manualClock: true });
     const pending = rig.manager.run({ sessionId: "s", ...nodeScript("process-split-word.mjs"), stdin: true, yieldMs: 200 });
-    await until(() => rig!.manager.list().find((r) => r.status === "running"), "a running run");
+    await until(() => rig.manager.list().find((r) => r.status === "running"), "a running run");
     rig.clock!.advance(200);
     const { run, yielded } = await pending;
     expect(yielded).toBe(true);
@@ -80,9 +76,9 @@ describe("ProcessManager over the local TerminalHost", () => {
   });
 
   it("kills with a chosen signal and reports it", async () => {
-    rig = localRig();
+    const rig = localRig();
     const started = await rig.manager.start({ sessionId: "s", ...nodeScript("process-ready-then-hang.mjs") });
-    await until(async () => rig!.manager.tail(started.id).text.includes("ready") || (await rig!.manager.read(started.id)).items.length > 0, "ready");
+    await until(async () => rig.manager.tail(started.id).text.includes("ready") || (await rig.manager.read(started.id)).items.length > 0, "ready");
     const run = await rig.manager.kill(started.id, { signal: "SIGINT" });
     expect(run.status).toBe("killed");
     expect(run.signal).toBe("SIGINT");
@@ -90,7 +86,7 @@ describe("ProcessManager over the local TerminalHost", () => {
   });
 
   it("reads incrementally by seq cursor without gaps or repeats", async () => {
-    rig = localRig();
+    const rig = localRig();
     const started = await rig.manager.start({ sessionId: "s", ...nodeScript("process-chatty.mjs", "3000", "30") });
     let cursor = 0;
     let text = "";
@@ -110,14 +106,14 @@ describe("ProcessManager over the local TerminalHost", () => {
   });
 
   it("matches a watcher across a chunk boundary", async () => {
-    rig = localRig();
+    const rig = localRig();
     const started = await rig.manager.start({
       sessionId: "s",
       ...nodeScript("process-split-word.mjs"),
       stdin: true,
       watch: [{ regex: "READY", event: "ready", scope: "stream", once: true }, { regex: "^READY$", event: "line" }],
     });
-    await until(() => rig!.events.some((e) => e.type === "output" && e.item.text === "RE"), "the first half as its own chunk");
+    await until(() => rig.events.some((e) => e.type === "output" && e.item.text === "RE"), "the first half as its own chunk");
     await rig.manager.write(started.id, "go\n");
     await rig.manager.wait(started.id);
     const hits = rig.events.filter((e) => e.type === "watch");
@@ -125,7 +121,7 @@ describe("ProcessManager over the local TerminalHost", () => {
   });
 
   it("runs one at a time per session when asked, queueing the rest", async () => {
-    rig = localRig({ limits: { maxConcurrentPerSession: 1 } });
+    const rig = localRig({ limits: { maxConcurrentPerSession: 1 } });
     const first = await rig.manager.start({ sessionId: "s", ...nodeScript("process-split-word.mjs"), stdin: true });
     const second = await rig.manager.start({ sessionId: "s", command: "echo second" });
     const other = await rig.manager.start({ sessionId: "t", command: "echo other" });
@@ -139,24 +135,24 @@ describe("ProcessManager over the local TerminalHost", () => {
   });
 
   it("expires finished runs after the TTL on the injected clock", async () => {
-    rig = localRig({ manualClock: true, ttlMs: 60_000 });
+    const rig = localRig({ manualClock: true, ttlMs: 60_000 });
     const { run } = await rig.manager.run({ sessionId: "s", command: "true" });
     rig.clock!.advance(59_999);
     expect(rig.manager.sweep()).toBe(0);
     rig.clock!.advance(1);
     expect(rig.manager.sweep()).toBe(1);
-    expect(() => rig!.manager.get(run.id)).toThrow(/No run/);
+    expect(() => rig.manager.get(run.id)).toThrow(/No run/);
   });
 
   it("reads output by byte offset and limit, in UTF-8", async () => {
-    rig = localRig();
+    const rig = localRig();
     const { run } = await rig.manager.run({ sessionId: "s", command: "printf 'aé€z'" });
     expect(run.outputBytes).toBe(7);
     expect(await rig.manager.bytes(run.id, { offset: 1, limit: 5 })).toMatchObject({ text: "é€", offset: 1, firstRetainedByte: 0 });
   });
 
   it("treats a kill after the exit as a no-op and keeps the first cause", async () => {
-    rig = localRig();
+    const rig = localRig();
     const { run } = await rig.manager.run({ sessionId: "s", command: "exit 0" });
     const again = await rig.manager.kill(run.id, { signal: "SIGINT" });
     expect(again).toMatchObject({ status: "completed", cause: null });
@@ -164,7 +160,7 @@ describe("ProcessManager over the local TerminalHost", () => {
   });
 
   it("does not release the terminal before onStart has finished (time to embed it in a tool call)", async () => {
-    rig = localRig();
+    const rig = localRig();
     let embedded!: () => void;
     const seen: string[] = [];
     const started = await rig.manager.start({
@@ -176,7 +172,7 @@ describe("ProcessManager over the local TerminalHost", () => {
       },
     });
     expect(seen).toEqual([started.terminalId]);
-    await until(() => rig!.events.some((e) => e.type === "exit"), "the exit");
+    await until(() => rig.events.some((e) => e.type === "exit"), "the exit");
     expect(rig.host.list().map((t) => t.terminalId)).toEqual([started.terminalId]);
     embedded();
     const run = await rig.manager.wait(started.id);
@@ -185,7 +181,7 @@ describe("ProcessManager over the local TerminalHost", () => {
   });
 
   it("keeps stdin closed unless asked, so readers see end-of-file, and says how to open it", async () => {
-    rig = localRig();
+    const rig = localRig();
     const { run } = await rig.manager.run({ sessionId: "s", command: "cat; echo after-eof" });
     expect(run).toMatchObject({ status: "completed", stdin: false });
     expect(rig.manager.tail(run.id).text).toBe("after-eof\n");
@@ -194,22 +190,22 @@ describe("ProcessManager over the local TerminalHost", () => {
   });
 
   it("notifies exactly one exit per run when kills race exits", async () => {
-    rig = localRig();
-    const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => rig!.manager.start({ sessionId: "s", command: `echo ${i}` })));
-    const ended = await Promise.all(runs.map((run, i) => (i % 2 === 0 ? rig!.manager.kill(run.id, { signal: "SIGTERM" }) : rig!.manager.wait(run.id))));
+    const rig = localRig();
+    const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => rig.manager.start({ sessionId: "s", command: `echo ${i}` })));
+    const ended = await Promise.all(runs.map((run, i) => (i % 2 === 0 ? rig.manager.kill(run.id, { signal: "SIGTERM" }) : rig.manager.wait(run.id))));
     for (const run of ended) expect(["completed", "killed"]).toContain(run.status);
-    await Promise.all(runs.map((run) => rig!.manager.kill(run.id)));
+    await Promise.all(runs.map((run) => rig.manager.kill(run.id)));
     const exits = rig.events.filter((e) => e.type === "exit").map((e) => e.type === "exit" && e.run.id);
     expect(exits.sort()).toEqual(runs.map((r) => r.id).sort());
     expect(rig.host.list()).toHaveLength(0);
   });
 
   it("does not hang a writer when the command never reads its input", async () => {
-    rig = localRig({ tuning: { callWaitMs: 500 } });
+    const rig = localRig({ tuning: { callWaitMs: 500 } });
     const started = await rig.manager.start({ sessionId: "s", ...nodeScript("process-ready-then-hang.mjs"), stdin: true });
     const chunk = "x".repeat(1 << 20);
     const outcome = await (async () => {
-      for (let i = 0; i < 64; i++) await rig!.manager.write(started.id, chunk);
+      for (let i = 0; i < 64; i++) await rig.manager.write(started.id, chunk);
       return "all written";
     })().catch((error: Error) => error.message);
     expect(outcome).not.toBe("all written");
@@ -218,26 +214,26 @@ describe("ProcessManager over the local TerminalHost", () => {
   }, 20_000);
 
   it("sweeps on its own on the clock, and evicts the oldest finished run beyond maxRuns", async () => {
-    rig = localRig({ manualClock: true, ttlMs: 60_000, sweepIntervalMs: 30_000, maxRuns: 2 });
+    const rig = localRig({ manualClock: true, ttlMs: 60_000, sweepIntervalMs: 30_000, maxRuns: 2 });
     const first = (await rig.manager.run({ sessionId: "s", command: "true" })).run;
     const second = (await rig.manager.run({ sessionId: "s", command: "true" })).run;
     const third = (await rig.manager.run({ sessionId: "s", command: "true" })).run;
     expect(rig.manager.list().map((r) => r.id).sort()).toEqual([second.id, third.id].sort());
-    expect(() => rig!.manager.get(first.id)).toThrow(/No run/);
+    expect(() => rig.manager.get(first.id)).toThrow(/No run/);
     rig.clock!.advance(90_000);
     expect(rig.manager.list()).toHaveLength(0);
   });
 
   it("scopes runs to their session", async () => {
-    rig = localRig();
+    const rig = localRig();
     const { run } = await rig.manager.run({ sessionId: "a", command: "true" });
-    expect(() => rig!.manager.get(run.id, { sessionId: "b" })).toThrow(/No run/);
+    expect(() => rig.manager.get(run.id, { sessionId: "b" })).toThrow(/No run/);
     expect(rig.manager.list({ sessionId: "b" })).toHaveLength(0);
     expect(rig.manager.list({ sessionId: "a", status: "completed" })).toHaveLength(1);
   });
 
   it("keeps memory bounded under heavy output and accounts for every byte", async () => {
-    rig = localRig({ maxOutputChars: 50_000 });
+    const rig = localRig({ maxOutputChars: 50_000 });
     const { run } = await rig.manager.run({ sessionId: "s", ...nodeScript("process-chatty.mjs", "100000", "50") });
     expect(run.status).toBe("completed");
     const total = 100_000 * 51 + "DONE\n".length; // 50 characters and a newline per line

@@ -1,19 +1,15 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runTool, shellTool } from "../src/index.js";
 import { fitItems } from "../src/tools/byte-budget.js";
-import { localRig, type LocalRig } from "./support.js";
+import { useLocalRigs } from "./support.js";
 
-let rig: LocalRig | undefined;
-afterEach(async () => {
-  await rig?.dispose();
-  rig = undefined;
-});
+const localRig = useLocalRigs();
 
 const bytesOf = (items: { text: string }[]): number => items.reduce((sum, item) => sum + Buffer.byteLength(item.text, "utf8"), 0);
 
 describe("shell poll max_output_bytes", () => {
   it("caps a poll exactly, cutting an oversized item on a character boundary, and the next poll continues", async () => {
-    rig = localRig();
+    const rig = localRig();
     const ctx = { manager: rig.manager, sessionId: "s" };
     // One 8001-byte line of two-byte characters (one item).
     const spawned = await runTool(shellTool, ctx, { action: "spawn", command: `${process.execPath} -e "process.stdout.write('é'.repeat(4000) + '\\n')"` });
@@ -41,7 +37,7 @@ describe("shell poll max_output_bytes", () => {
 
 describe("a cursor past the end", () => {
   it("is refused (it would skip the output still to come), in the manager and in shell poll", async () => {
-    rig = localRig();
+    const rig = localRig();
     const { run } = await rig.manager.run({ sessionId: "s", command: "echo x" });
     await expect(rig.manager.read(run.id, { sinceSeq: 1000 })).rejects.toThrow(/Invalid sinceSeq: expected a seq from 0 to 1 .*received 1000/);
     await expect(rig.manager.read(run.id, { sinceSeq: 1 })).resolves.toMatchObject({ items: [], nextSeq: 1, done: true });

@@ -1,20 +1,16 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LocalTerminalProvider, ProcessManager, processKillTool, processTool, runTool, shellTool, type TerminalProvider } from "../src/index.js";
-import { localRig, nodeScript, until, type LocalRig } from "./support.js";
+import { nodeScript, until, useLocalRigs, type LocalRig } from "./support.js";
 
-let rig: LocalRig | undefined;
-afterEach(async () => {
-  await rig?.dispose();
-  rig = undefined;
-});
+const localRig = useLocalRigs();
 
-async function ready(runId: string): Promise<void> {
-  await until(async () => (await rig!.manager.read(runId)).items.some((i) => i.text.includes("ready")), "ready");
+async function ready(rig: LocalRig, runId: string): Promise<void> {
+  await until(async () => (await rig.manager.read(runId)).items.some((i) => i.text.includes("ready")), "ready");
 }
 
 describe("kill signals", () => {
   it("an unknown signal name is refused at once by the manager and by every tool surface", async () => {
-    rig = localRig();
+    const rig = localRig();
     const run = await rig.manager.start({ sessionId: "s", ...nodeScript("process-ready-then-hang.mjs") });
     await expect(rig.manager.kill(run.id, { signal: "SIGFOO" })).rejects.toThrow(/Invalid signal: expected one of SIGINT, SIGTERM, SIGKILL.*received "SIGFOO"/);
     const ctx = { manager: rig.manager, sessionId: "s" };
@@ -30,15 +26,15 @@ describe("kill signals", () => {
   });
 
   it("SIGKILL goes through the signal capability when the provider has one", async () => {
-    rig = localRig();
+    const rig = localRig();
     const run = await rig.manager.start({ sessionId: "s", ...nodeScript("process-ready-then-hang.mjs") });
-    await ready(run.id);
+    await ready(rig, run.id);
     const killed = await rig.manager.kill(run.id, { signal: "SIGKILL" });
     expect(killed).toMatchObject({ status: "killed", signal: "SIGKILL" });
   });
 
   it("a signal the provider refuses escalates to its kill at once, not after forceAfterMs", async () => {
-    rig = localRig();
+    const rig = localRig();
     const local = new LocalTerminalProvider(rig.host);
     const refusing: TerminalProvider = Object.assign(Object.create(local) as LocalTerminalProvider, {
       signal: () => Promise.reject(new Error("signals are switched off")),
@@ -58,9 +54,9 @@ describe("kill signals", () => {
   });
 
   it("a command that ignores the signal is forced after force_after, and a notice says so", async () => {
-    rig = localRig();
+    const rig = localRig();
     const run = await rig.manager.start({ sessionId: "s", ...nodeScript("process-ignores-int.mjs") });
-    await ready(run.id);
+    await ready(rig, run.id);
     const killed = await runTool(processKillTool, { manager: rig.manager, sessionId: "s" }, { id: run.id, signal: "SIGINT", force_after: 0.3 });
     expect(killed).toMatchObject({ ok: true, result: { state: "killed", signal: "SIGTERM" } });
     const snapshot = rig.manager.get(run.id);
@@ -73,7 +69,7 @@ describe("kill signals", () => {
 
 describe("a provider whose output keeps failing", () => {
   it("is given up after repeated failures: the run fails with the reason instead of being polled forever", async () => {
-    rig = localRig();
+    const rig = localRig();
     const local = new LocalTerminalProvider(rig.host);
     const broken: TerminalProvider = Object.assign(Object.create(local) as LocalTerminalProvider, {
       output: () => Promise.reject(new Error("connection reset")),

@@ -4,13 +4,11 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryRunStore, SqliteRunStore, type RunRecord } from "../src/index.js";
-import { localRig, type LocalRig } from "./support.js";
+import { useLocalRigs } from "./support.js";
 
-let rig: LocalRig | undefined;
+const localRig = useLocalRigs();
 const cleanups: (() => void)[] = [];
-afterEach(async () => {
-  await rig?.dispose();
-  rig = undefined;
+afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
@@ -24,7 +22,7 @@ class FailingStore extends MemoryRunStore {
 
 describe("a run store that fails", () => {
   it("does not stop a run from finishing: exit notified once, terminal released, the failure in error", async () => {
-    rig = localRig({ store: new FailingStore() });
+    const rig = localRig({ store: new FailingStore() });
     const { run, yielded } = await rig.manager.run({ sessionId: "s", command: "echo hi", yieldMs: 10_000 });
     expect(yielded).toBe(false);
     expect(run.status).toBe("completed");

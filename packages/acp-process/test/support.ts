@@ -1,4 +1,5 @@
 import { TerminalHost } from "acp-terminal";
+import { afterEach } from "vitest";
 import { LocalTerminalProvider, ManualClock, ProcessManager, type ProcessManagerOptions, type RunEvent } from "../src/index.js";
 
 /** Polls `predicate` until it holds or `timeoutMs` passes (then throws with `what`). */
@@ -41,6 +42,22 @@ export function localRig(options: Partial<ProcessManagerOptions> & { manualClock
       await manager.dispose();
       await host.dispose();
     },
+  };
+}
+
+/**
+ * A `localRig` factory for one test file: every rig it makes is disposed after each test.
+ * Call it at the top level of the file.
+ */
+export function useLocalRigs(): typeof localRig {
+  const rigs: LocalRig[] = [];
+  afterEach(async () => {
+    await Promise.all(rigs.splice(0).map((rig) => rig.dispose()));
+  });
+  return (options) => {
+    const rig = localRig(options);
+    rigs.push(rig);
+    return rig;
   };
 }
 
