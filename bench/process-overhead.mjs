@@ -46,6 +46,21 @@ async function managed(manager) {
   manager.remove(run.id);
 }
 
+/** Alternates bare calls with managed runs over `provider` and reports p50 and p95 of both. */
+async function compare(label, provider, bare) {
+  const manager = new ProcessManager({ provider, env: {}, sweepIntervalMs: 0 });
+  try {
+    const samples = await alternate({ bare, managed: () => managed(manager) }, { warmup: WARMUP, iterations: ITERATIONS });
+    const base = summarize(samples.bare);
+    const ours = summarize(samples.managed);
+    for (const p of ["p50", "p95"]) {
+      report.row({ figure: `${label}: run ${p}`, value: fmt.ms(ours[p]), baseline: `${fmt.ms(base[p])} bare calls`, ratio: fmt.ratio(ours[p] / base[p]) });
+    }
+  } finally {
+    await manager.dispose();
+  }
+}
+
 header("acp-process foreground overhead", `echo hi, ${ITERATIONS} iterations after ${WARMUP} warm-up, alternating batches`);
 const report = new Report();
 
@@ -53,13 +68,7 @@ const wire = await startClient(TERMINAL_CLIENT);
 try {
   const { terminalClientCapabilities } = await import("acp-terminal");
   const provider = new AcpTerminalProvider(wire.client, { sessionId: SESSION, clientCapabilities: terminalClientCapabilities() });
-  const manager = new ProcessManager({ provider, env: {}, sweepIntervalMs: 0 });
-  const samples = await alternate({ bare: () => bareAcp(wire.client), managed: () => managed(manager) }, { warmup: WARMUP, iterations: ITERATIONS });
-  const bare = summarize(samples.bare);
-  const ours = summarize(samples.managed);
-  report.row({ figure: "ACP over stdio: run p50", value: fmt.ms(ours.p50), baseline: `${fmt.ms(bare.p50)} bare calls`, ratio: fmt.ratio(ours.p50 / bare.p50) });
-  report.row({ figure: "ACP over stdio: run p95", value: fmt.ms(ours.p95), baseline: `${fmt.ms(bare.p95)} bare calls`, ratio: fmt.ratio(ours.p95 / bare.p95) });
-  await manager.dispose();
+  await compare("ACP over stdio", provider, () => bareAcp(wire.client));
 } finally {
   await wire.stop();
 }
@@ -67,13 +76,7 @@ try {
 const host = new TerminalHost();
 try {
   const owner = { connectionId: "bench", sessionId: SESSION };
-  const manager = new ProcessManager({ provider: new LocalTerminalProvider(host, { owner }), env: {}, sweepIntervalMs: 0 });
-  const samples = await alternate({ bare: () => bareLocal(host, owner), managed: () => managed(manager) }, { warmup: WARMUP, iterations: ITERATIONS });
-  const bare = summarize(samples.bare);
-  const ours = summarize(samples.managed);
-  report.row({ figure: "local host: run p50", value: fmt.ms(ours.p50), baseline: `${fmt.ms(bare.p50)} bare calls`, ratio: fmt.ratio(ours.p50 / bare.p50) });
-  report.row({ figure: "local host: run p95", value: fmt.ms(ours.p95), baseline: `${fmt.ms(bare.p95)} bare calls`, ratio: fmt.ratio(ours.p95 / bare.p95) });
-  await manager.dispose();
+  await compare("local host", new LocalTerminalProvider(host, { owner }), () => bareLocal(host, owner));
 } finally {
   await host.dispose();
 }
