@@ -1,26 +1,8 @@
 /** Process helpers for tests that must prove no process outlives them. */
-import { readFileSync } from "node:fs";
+import { isAlive } from "../../packages/acp-terminal/src/conformance/checks/pids.js";
 
-/** On Linux, a zombie (exited, not yet reaped by its parent or init) is dead for our purpose. */
-function isZombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return false; // no /proc (macOS) or the process just went away: kill(pid, 0) decides
-  }
-}
-
-/** True while a process with this pid runs (a zombie does not count). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else (a recycled pid); still "alive" for our purpose.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-  return !isZombie(pid);
-}
+// True while a process with this pid runs (a zombie does not count): the one the conformance checks use.
+export { isAlive };
 
 /** Last-resort cleanup in `afterEach`/`afterAll`: SIGKILL each pid's group, then the pid. */
 export function killSurvivors(pids: Iterable<number>): number[] {
