@@ -47,20 +47,26 @@ export class RpcFailure extends CheckFailure {
   }
 }
 
-async function bounded<T>(what: string, promise: Promise<T>, timeoutMs = REQUEST_TIMEOUT_MS): Promise<T> {
+/** `work`, or a CheckFailure saying `timeoutMessage` once `timeoutMs` have passed first. */
+export async function withDeadline<T>(work: Promise<T>, timeoutMs: number, timeoutMessage: string): Promise<T> {
   const ac = new AbortController();
   try {
     return await Promise.race([
-      promise.catch((error: unknown) => {
-        throw new RpcFailure(what, rpcErrorOf(error));
-      }),
+      work,
       delay(timeoutMs, undefined, { signal: ac.signal }).then(() => {
-        throw new CheckFailure(`${what} did not answer within ${timeoutMs} ms`);
+        throw new CheckFailure(timeoutMessage);
       }),
     ]);
   } finally {
     ac.abort();
   }
+}
+
+function bounded<T>(what: string, promise: Promise<T>, timeoutMs = REQUEST_TIMEOUT_MS): Promise<T> {
+  const answered = promise.catch((error: unknown) => {
+    throw new RpcFailure(what, rpcErrorOf(error));
+  });
+  return withDeadline(answered, timeoutMs, `${what} did not answer within ${timeoutMs} ms`);
 }
 
 /**

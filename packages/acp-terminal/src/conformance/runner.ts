@@ -1,8 +1,7 @@
-import { setTimeout as delay } from "node:timers/promises";
 import type { AgentContext, SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
 import type { AcpTerminalCapability } from "../rpc/capabilities.js";
 import type { Check, CheckResult, CheckStatus } from "./check.js";
-import { CheckFailure, CheckSkip, TerminalProbe } from "./probe.js";
+import { CheckSkip, TerminalProbe, withDeadline } from "./probe.js";
 
 /** Default deadline of one check, so a broken client cannot hang the battery. */
 export const CHECK_TIMEOUT_MS = 15_000;
@@ -19,20 +18,6 @@ const MARK: Record<CheckStatus, string> = { pass: "✓", fail: "✗", skip: "–
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-async function withDeadline(work: Promise<string>, timeoutMs: number): Promise<string> {
-  const ac = new AbortController();
-  try {
-    return await Promise.race([
-      work,
-      delay(timeoutMs, undefined, { signal: ac.signal }).then(() => {
-        throw new CheckFailure(`the check did not finish within ${timeoutMs} ms`);
-      }),
-    ]);
-  } finally {
-    ac.abort();
-  }
 }
 
 /**
@@ -68,12 +53,13 @@ async function runCheck(check: Check, ctx: RunnerContext): Promise<CheckResult> 
   let status: CheckStatus;
   let detail: string;
   try {
-    detail = await withDeadline(check.run({ probe, embed, extension: ctx.extension }), check.timeoutMs ?? CHECK_TIMEOUT_MS);
+    const timeoutMs = check.timeoutMs ?? CHECK_TIMEOUT_MS;
+    detail = await withDeadline(check.run({ probe, embed, extension: ctx.extension }), timeoutMs, `the check did not finish within ${timeoutMs} ms`);
     status = "pass";
   } catch (error) {
     detail = messageOf(error);
     // Behaviour is only ever reported: when it cannot be observed, that is a skip, not a failure.
-    status = error instanceof CheckSkip ? "skip" : check.kind === "behaviour" ? "skip" : "fail";
+    status = error instanceof CheckSkip || check.kind === "behaviour" ? "skip" : "fail";
     if (status === "skip" && !(error instanceof CheckSkip)) detail = `could not observe: ${detail}`;
   }
   await probe.cleanup();
