@@ -5,9 +5,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { isAlive } from "./support/processes.js";
-import { until } from "./support/until.js";
 import { facts, messageText, startDemoClient, type DemoClient, type Update } from "./fixtures/demo-client.js";
-import { markedPids, newMark } from "./fixtures/demo-processes.js";
+import { newMark, untilNoneMarked } from "./fixtures/demo-processes.js";
 
 let demo: DemoClient | undefined;
 let mark = "";
@@ -15,7 +14,7 @@ let mark = "";
 afterEach(async () => {
   await demo?.stop();
   demo = undefined;
-  await until(() => markedPids(mark).length === 0, { timeoutMs: 5000, message: `no process marked ${mark}` });
+  await untilNoneMarked(mark);
 });
 
 async function start(capabilities: Record<string, unknown>, hostTerminals: boolean): Promise<DemoClient> {

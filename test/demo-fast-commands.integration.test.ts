@@ -4,9 +4,8 @@
  * before that update is sent. Checked through the `acp-terminal run` CLI over real stdio.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { until } from "./support/until.js";
 import { CLI, killAllStarted, startCli } from "./fixtures/cli-process.js";
-import { DEMO_AGENT, MARK_VARIABLE, markedPids, newMark } from "./fixtures/demo-processes.js";
+import { DEMO_AGENT, MARK_VARIABLE, newMark, untilNoneMarked } from "./fixtures/demo-processes.js";
 
 interface Line {
   type: string;
@@ -25,7 +24,7 @@ beforeEach(() => {
 
 afterEach(async () => {
   expect(killAllStarted()).toEqual([]);
-  await until(() => markedPids(mark).length === 0, { timeoutMs: 5000, message: `no process marked ${mark}` });
+  await untilNoneMarked(mark);
 });
 
 async function demo(prompt: string, json: boolean): Promise<string> {

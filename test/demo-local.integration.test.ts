@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { until } from "./support/until.js";
 import { facts, messageText, startDemoClient, type DemoClient, type Update } from "./fixtures/demo-client.js";
-import { markedPids, newMark } from "./fixtures/demo-processes.js";
+import { markedPids, newMark, untilNoneMarked } from "./fixtures/demo-processes.js";
 
 let demo: DemoClient | undefined;
 let mark = "";
@@ -19,7 +19,7 @@ afterEach(async () => {
   await demo?.stop();
   demo = undefined;
   // Everything the agent started carries the mark; none of it may outlive the agent.
-  await until(() => markedPids(mark).length === 0, { timeoutMs: 5000, message: `no process marked ${mark}` });
+  await untilNoneMarked(mark);
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   dir = undefined;
 });

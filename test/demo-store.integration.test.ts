@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { SqliteRunStore } from "acp-process";
 import { afterEach, describe, expect, it } from "vitest";
-import { until, withDeadline } from "./support/until.js";
+import { withDeadline } from "./support/until.js";
 import { facts, startDemoClient, type DemoClient } from "./fixtures/demo-client.js";
-import { DEMO_AGENT, MARK_VARIABLE, markedPids, newMark } from "./fixtures/demo-processes.js";
+import { DEMO_AGENT, MARK_VARIABLE, newMark, untilNoneMarked } from "./fixtures/demo-processes.js";
 
 let demo: DemoClient | undefined;
 let mark = "";
@@ -21,7 +21,7 @@ let dir: string | undefined;
 afterEach(async () => {
   await demo?.stop();
   demo = undefined;
-  await until(() => markedPids(mark).length === 0, { timeoutMs: 5000, message: `no process marked ${mark}` });
+  await untilNoneMarked(mark);
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   dir = undefined;
 });

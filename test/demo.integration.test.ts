@@ -10,8 +10,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isAlive, killSurvivors } from "./support/processes.js";
-import { until, withDeadline } from "./support/until.js";
-import { MARK_VARIABLE, markedPids, newMark, REPO } from "./fixtures/demo-processes.js";
+import { withDeadline } from "./support/until.js";
+import { MARK_VARIABLE, markedPids, newMark, REPO, untilNoneMarked } from "./fixtures/demo-processes.js";
 
 interface Line {
   type: string;
@@ -156,6 +156,6 @@ describe("corepack pnpm demo (the main job)", () => {
   });
 
   it("leaves no process running", async () => {
-    await until(() => markedPids(mark).length === 0, { timeoutMs: 5000, message: `no process marked ${mark}` });
+    await untilNoneMarked(mark);
   });
 });
