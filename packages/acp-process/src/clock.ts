@@ -29,6 +29,17 @@ export const systemClock: Clock = {
   },
 };
 
+/** Calls `callback` every `intervalMs` on `clock` until the returned function is called. */
+export function repeatOnClock(clock: Clock, intervalMs: number, callback: () => void): () => void {
+  let cancel = (): void => {};
+  const tick = (): void => {
+    callback();
+    cancel = clock.setTimeout(tick, intervalMs);
+  };
+  cancel = clock.setTimeout(tick, intervalMs);
+  return () => cancel();
+}
+
 /** A clock that only moves when told to; fires due timers in order on `advance`. */
 export class ManualClock implements Clock {
   private timers: { at: number; callback: () => void; id: number }[] = [];

@@ -1,5 +1,5 @@
 import { SUPPORTED_SIGNALS, type KeyInput, type SupportedSignal } from "acp-terminal";
-import { systemClock, type Clock } from "../clock.js";
+import { repeatOnClock, systemClock, type Clock } from "../clock.js";
 import { clamp, resolveLimits, YIELD_MS, type ResolvedLimits } from "../config.js";
 import { ProcessError } from "../errors.js";
 import type { ResourceUsage } from "../providers/proc-usage.js";
@@ -7,18 +7,18 @@ import type { TerminalProvider } from "../providers/types.js";
 import { MemoryRunStore } from "../store/memory.js";
 import type { RunStore } from "../store/types.js";
 import { snapshotOf } from "./describe.js";
+import { RunEventHub } from "./event-hub.js";
 import { DEFAULT_TUNING, type KillOptions, type ListRunsQuery, type ProcessManagerOptions, type ReadQuery, type StartRunOptions } from "./options.js";
 import { Run, type RunTuning } from "./run.js";
 import { encodeKeyInput, resizeRun, writeInput } from "./input.js";
 import { Scheduler } from "./scheduler.js";
-import { isFinished, type RunEvent, type RunEventSink, type RunSnapshot, type WatcherSpec } from "./types.js";
+import { isFinished, type RunEventSink, type RunSnapshot, type WatcherSpec } from "./types.js";
 import { byteView, lineView, storeTail, type LineView } from "./views.js";
 import { runUsage } from "./usage.js";
 import { readPage, type ReadResult } from "./read-page.js";
 import { RunRegistry } from "./registry.js";
 import { recoverRuns, type RecoveryPolicy, type RecoveryReport } from "./recovery.js";
 import { newRecord, restartRequest, validateStart } from "./records.js";
-
 
 /**
  * The run registry. Starts commands through a TerminalProvider, tracks their status and output as
@@ -33,9 +33,9 @@ export class ProcessManager {
   private readonly tuning: RunTuning;
   private readonly registry: RunRegistry;
   private readonly scheduler: Scheduler;
-  private readonly listeners = new Set<RunEventSink>();
+  private readonly events = new RunEventHub();
   private readonly defaultTimeoutMs: number;
-  private stopSweeper: () => void = () => {};
+  private readonly stopSweeper: () => void;
   private readonly attachments = new Map<symbol, unknown>();
   private disposed = false;
 
@@ -50,8 +50,9 @@ export class ProcessManager {
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? 30 * 60_000;
     this.registry = new RunRegistry(this.store, options.maxRuns ?? 500);
     this.scheduler = new Scheduler({ maxConcurrentRuns: 16, maxConcurrentPerSession: 16, maxQueuedRuns: 64, ...options.limits });
-    if (options.onEvent) this.listeners.add(options.onEvent);
-    this.scheduleSweep(options.sweepIntervalMs ?? 60_000);
+    if (options.onEvent) this.events.add(options.onEvent);
+    const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
+    this.stopSweeper = sweepIntervalMs > 0 ? repeatOnClock(this.clock, sweepIntervalMs, () => this.sweep()) : () => {};
   }
 
   /**
@@ -65,8 +66,7 @@ export class ProcessManager {
 
   /** Adds an event listener; returns its remover. */
   subscribe(listener: RunEventSink): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.events.add(listener);
   }
 
   /** Starts (or queues) a run; resolves once it is running, queued, or failed to start. */
@@ -79,7 +79,7 @@ export class ProcessManager {
     }
     const record = newRecord(request, this.clock.now(), this.defaultTimeoutMs);
     record.stdin = Boolean(request.stdin) && provider.capabilities.write;
-    const run = new Run(record, { provider, store: this.store, clock: this.clock, emit: (e) => this.emit(e), tuning: this.tuning }, {
+    const run = new Run(record, { provider, store: this.store, clock: this.clock, emit: (e) => this.events.emit(e), tuning: this.tuning }, {
       stdin: record.stdin,
       ...(typeof request.pty === "object" ? { ptySize: request.pty } : {}),
       ...(request.onStart ? { onStart: request.onStart } : {}),
@@ -232,7 +232,7 @@ export class ProcessManager {
   async recover(policy: RecoveryPolicy = { onRunning: "mark_lost" }): Promise<RecoveryReport> {
     return recoverRuns(this.store, policy, {
       now: () => this.clock.now(),
-      emit: (event) => this.emit(event),
+      emit: (event) => this.events.emit(event),
       restart: (record) => this.start(restartRequest(record)),
       isLive: (runId) => this.registry.live(runId, undefined) !== undefined,
     });
@@ -259,25 +259,5 @@ export class ProcessManager {
 
   private providerFor(sessionId: string): TerminalProvider {
     return this.options.provider ?? this.options.providerFor!(sessionId);
-  }
-
-  private emit(event: RunEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        // A listener's bug must not break the run that emitted the event; report it on stderr.
-        console.error("acp-process: event listener threw:", error);
-      }
-    }
-  }
-
-  private scheduleSweep(intervalMs: number): void {
-    if (intervalMs <= 0) return;
-    const tick = (): void => {
-      this.sweep();
-      this.stopSweeper = this.clock.setTimeout(tick, intervalMs);
-    };
-    this.stopSweeper = this.clock.setTimeout(tick, intervalMs);
   }
 }
