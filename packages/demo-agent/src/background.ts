@@ -72,7 +72,7 @@ export class BackgroundReporter {
 
   /** Finishes the run's tool call and says that it ended. */
   private async announce(call: ToolCall, run: RunSnapshot): Promise<RunSnapshot> {
-    const output = this.session.manager.tail(run.id, { maxChars: 2000 }).text;
+    const output = this.session.outputTail(run.id);
     await this.send(call.finish(toolStatusOf(run), `${describeRun(run)}\n${fenced(output)}`, runFacts(run)), `finishing the tool call of ${run.id}`);
     await this.send(this.session.say(`Background run ${run.id} ended: ${describeRun(run)}.\n`, { event: "exit", ...runFacts(run) }), `reporting the exit of ${run.id}`);
     return run;

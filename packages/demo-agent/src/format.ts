@@ -40,8 +40,11 @@ function lastChars(text: string, maxChars: number): string {
   return text.slice(low ? start + 1 : start);
 }
 
+/** How much of a run's output a tool call or message shows: its last this many characters. */
+export const OUTPUT_TAIL_CHARS = 2000;
+
 /** Text shown inside a code fence, cut to its last `maxChars` characters. */
-export function fenced(text: string, maxChars = 2000): string {
+export function fenced(text: string, maxChars = OUTPUT_TAIL_CHARS): string {
   const cut = text.length > maxChars ? `…${lastChars(text, maxChars)}` : text;
   return "```\n" + cut + (cut.endsWith("\n") || cut === "" ? "" : "\n") + "```";
 }

@@ -5,13 +5,11 @@ import type { ToolCall } from "./tool-call.js";
 
 /** A running tool call gets at most one output update per this many ms (2 per second). */
 export const PROGRESS_INTERVAL_MS = 500;
-/** The tail of the output an update carries. */
-const PROGRESS_TAIL_CHARS = 2000;
 
 /**
  * Keeps a running tool call's status current, for a client that does not render the embedded
  * terminal live, and in local mode, where the client has no terminal at all: when the run prints,
- * an `in_progress` update with its bounded tail (acp-process `tail()`) follows
+ * an `in_progress` update with its bounded tail (`outputTail`) follows
  * PROGRESS_INTERVAL_MS later, and at most one per interval after that. A command that ends within
  * the interval sends none. Driven by acp-process `output` events; stops at the run's `exit` event,
  * which acp-process emits exactly once for every run, before its tool call is finished.
@@ -20,8 +18,7 @@ export function followProgress(session: DemoSession, call: ToolCall, runId: stri
   let timer: NodeJS.Timeout | undefined;
   const send = (): void => {
     timer = undefined;
-    const tail = session.manager.tail(runId, { maxChars: PROGRESS_TAIL_CHARS }).text;
-    void call.progress(fenced(tail, PROGRESS_TAIL_CHARS)).catch((error: unknown) => reportError(`sending the progress of ${runId}`, error));
+    void call.progress(fenced(session.outputTail(runId))).catch((error: unknown) => reportError(`sending the progress of ${runId}`, error));
   };
   const unsubscribe = session.manager.subscribe((event) => {
     if (event.type === "exit" && event.run.id === runId) {

@@ -1,6 +1,7 @@
 import type { AgentContext } from "@agentclientprotocol/sdk";
 import type { ProcessManager, RunSnapshot } from "acp-process";
 import { BackgroundReporter } from "./background.js";
+import { OUTPUT_TAIL_CHARS } from "./format.js";
 import { reportError } from "./report-error.js";
 import type { ExecutionMode } from "./mode.js";
 import { ToolCall } from "./tool-call.js";
@@ -43,13 +44,9 @@ export class DemoSession {
     });
   }
 
-  toolCall(title: string, rawInput: Record<string, unknown>): ToolCall {
-    return new ToolCall(this.client, this.id, title, rawInput);
-  }
-
   /** Runs `body` as one tool call: announced pending; marked failed with the message if `body` throws. */
   async tool<T>(title: string, rawInput: Record<string, unknown>, body: (call: ToolCall) => Promise<T>): Promise<T> {
-    const call = this.toolCall(title, rawInput);
+    const call = new ToolCall(this.client, this.id, title, rawInput);
     await call.pending();
     try {
       return await body(call);
@@ -62,6 +59,11 @@ export class DemoSession {
   /** The run's terminal id when the client hosts it (so a tool call can embed it), else null. */
   terminalOf(run: RunSnapshot): string | null {
     return this.mode.clientTerminals ? run.terminalId : null;
+  }
+
+  /** The last OUTPUT_TAIL_CHARS characters of a run's output. */
+  outputTail(runId: string): string {
+    return this.manager.tail(runId, { maxChars: OUTPUT_TAIL_CHARS }).text;
   }
 
   /** Waits for a run to finish; a `session/cancel` meanwhile kills it. */

@@ -6,7 +6,7 @@ import { toolStatusOf } from "../tool-call.js";
 
 export interface RunResult {
   run: RunSnapshot;
-  /** The last output (up to 2000 characters): on a timeout, what the command printed before it. */
+  /** The last output (up to OUTPUT_TAIL_CHARS characters): on a timeout, what the command printed before it. */
   output: string;
 }
 
@@ -34,7 +34,7 @@ export async function runCommand(session: DemoSession, command: string, timeoutS
       },
     });
     const run = await session.untilDone(started.id);
-    const output = session.manager.tail(run.id, { maxChars: 2000 }).text;
+    const output = session.outputTail(run.id);
     await call.finish(toolStatusOf(run), `${describeRun(run)}\n${fenced(output)}`, runFacts(run));
     return { run, output };
   });

@@ -30,7 +30,7 @@ export const interactive: Step = {
     await outputMatching(session.manager, job.id, (output) => output.includes(PROMPT), 10_000);
     await sendCommand(session, job.id, ANSWER, false);
     const ended = await session.background.reported(job.id);
-    const output = session.manager.tail(job.id, { maxChars: 2000 }).text;
+    const output = session.outputTail(job.id);
     // On a pipe the answer is not shown; a PTY (the client's choice, e.g. `acp-terminal run --pty`) echoes it.
     const echo = output.includes(`${PROMPT} ${ANSWER}`) ? "the terminal echoed the answer" : "the answer is not echoed: stdin is a pipe";
     await say(`→ ${ended.status}, exit code ${ended.exitCode}; its terminal shows ${JSON.stringify(output.trim())} (${echo}).`, {

@@ -26,7 +26,7 @@ export const interrupt: Step = {
     await outputMatching(session.manager, job.id, (output) => output.includes("serving"), 10_000);
     const killed = await killCommand(session, job.id, "SIGINT");
     await session.background.reported(job.id);
-    const output = session.manager.tail(job.id, { maxChars: 2000 }).text;
+    const output = session.outputTail(job.id);
     const lastLine = output.trim().split("\n").at(-1) ?? "";
     await say(`→ ${killed.status}, exit code ${killed.exitCode}; its trap ran first: ${JSON.stringify(lastLine)}.`, {
       step: "interrupt",
