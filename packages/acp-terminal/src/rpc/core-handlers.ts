@@ -10,11 +10,11 @@ import {
 import type { ExitStatus, TerminalOutputSnapshot } from "../host/types.js";
 import { ACP_TERMINAL_META_KEY } from "./capabilities.js";
 import { createTerminalRequestSchema, terminalIdRequestSchema } from "./core-schemas.js";
-import { killMetaOf, toCreateTerminalParams } from "./create-params.js";
+import { toCreateTerminalParams } from "./create-params.js";
 import { paramsParser } from "./errors.js";
 import { fitOutputToBudget } from "./fit-output.js";
 import type { TerminalHostPort } from "./host-port.js";
-import { outputMetaOf } from "./output-params.js";
+import { killMetaOf, outputMetaOf } from "./meta-params.js";
 import { answer, untilAborted, type ScopeOf } from "./request-scope.js";
 
 export interface CoreHandlerDeps {
@@ -33,7 +33,7 @@ export interface CoreHandlerDeps {
  * Read with `sinceByte` (the snapshot has `fromByte`): `fromByte` grows by the trimmed size instead,
  * and `droppedBytes` stays where the terminal's retained output starts.
  */
-export function toOutputResponse(snapshot: TerminalOutputSnapshot, outputBudgetBytes: number): TerminalOutputResponse {
+function toOutputResponse(snapshot: TerminalOutputSnapshot, outputBudgetBytes: number): TerminalOutputResponse {
   const fitted = fitOutputToBudget(snapshot.output, outputBudgetBytes);
   const cursors =
     snapshot.fromByte === undefined

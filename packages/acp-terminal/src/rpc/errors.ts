@@ -48,7 +48,7 @@ const META_FIELDS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** The name of a host field as the agent wrote it in `method`'s params. */
-export function wireFieldOf(method: string, field: string): string {
+function wireFieldOf(method: string, field: string): string {
   if (field === "owner.sessionId") return "sessionId";
   const inMeta = META_FIELDS[method]?.some((name) => field === name || field.startsWith(`${name}.`));
   return inMeta ? `_meta[${JSON.stringify(ACP_TERMINAL_META_KEY)}].${field}` : field;
