@@ -73,8 +73,6 @@ export interface TerminateTarget {
 export interface TerminateOptions {
   signal: NodeJS.Signals;
   graceMs: number;
-  /** Ends the grace early (the caller gave up waiting): SIGKILL to the group at once. */
-  abortSignal?: AbortSignal;
 }
 
 /** How often the group is looked at during the grace after its leader exited. */
@@ -94,9 +92,6 @@ export async function terminateProcessGroup(target: TerminateTarget, options: Te
     return;
   }
   const timers = new AbortController();
-  const giveUp = options.abortSignal;
-  const stop = (): void => timers.abort();
-  giveUp?.addEventListener("abort", stop, { once: true });
   try {
     if (leaderRunning) {
       const graceOver = await Promise.race([
@@ -107,19 +102,12 @@ export async function terminateProcessGroup(target: TerminateTarget, options: Te
       await target.leaderExited;
     }
     // The leader is gone; the rest of the group gets what is left of the same grace.
-    while (!timers.signal.aborted && Date.now() < deadline && processGroupAlive(target.pid)) {
-      await delay(Math.min(GROUP_POLL_MS, Math.max(1, deadline - Date.now())), undefined, { signal: timers.signal }).catch(
-        () => undefined,
-      );
+    while (Date.now() < deadline && processGroupAlive(target.pid)) {
+      await delay(Math.min(GROUP_POLL_MS, Math.max(1, deadline - Date.now())));
     }
   } finally {
-    giveUp?.removeEventListener("abort", stop);
     timers.abort(); // clears a grace timer the leader's exit made needless
   }
-  killLeftovers(target.pid);
-}
-
-/** SIGKILL to members left in the group after its leader exited; the group only, never the pid. */
-export function killLeftovers(pid: number): void {
-  signalProcessGroup(pid, "SIGKILL", false);
+  // Members left in the group after its leader exited: the group only, never the (reusable) pid.
+  signalProcessGroup(target.pid, "SIGKILL", false);
 }
