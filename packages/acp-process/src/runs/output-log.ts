@@ -4,7 +4,7 @@ import type { RunEvent, RunItem, RunRecord } from "./types.js";
 import { WatcherSet } from "./watchers.js";
 
 /** Largest item text; bigger increments are split, preferably after a newline. */
-export const MAX_ITEM_CHARS = 8192;
+const MAX_ITEM_CHARS = 8192;
 
 /**
  * Turns a run's increments into numbered items: assigns `seq`, keeps the byte and line counters
@@ -102,7 +102,7 @@ export function splitText(text: string, maxChars: number): string[] {
   return pieces;
 }
 
-export function countNewlines(text: string): number {
+function countNewlines(text: string): number {
   let count = 0;
   for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) count++;
   return count;

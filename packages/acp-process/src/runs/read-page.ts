@@ -14,7 +14,7 @@ export interface ReadResult {
   done: boolean;
 }
 
-export const MAX_READ_ITEMS = 1000;
+const MAX_READ_ITEMS = 1000;
 
 /** Items from `sinceSeq`, at most `limit` and `maxChars` (whole items, at least one). */
 export function readPage(

@@ -36,7 +36,7 @@ export function newRecord(request: StartRunOptions, nowMs: number, defaultTimeou
 }
 
 /** Longest timeout a run accepts: 30 days (the clock chains timers beyond Node's 24.8-day cap). */
-export const MAX_RUN_TIMEOUT_MS = 30 * 24 * 3_600_000;
+const MAX_RUN_TIMEOUT_MS = 30 * 24 * 3_600_000;
 
 export function validateStart(request: StartRunOptions): void {
   if (typeof request.command !== "string" || request.command.trim() === "") {

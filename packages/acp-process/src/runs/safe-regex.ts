@@ -21,7 +21,7 @@
  * fact harmless; the message says what to simplify. What remains (one long repeat, quadratic at
  * worst) is bounded by the text each match runs over (see `WatcherLimits`).
  */
-export const LONG_REPEAT = 64;
+const LONG_REPEAT = 64;
 
 export function unsafeRegexReason(source: string, flags = ""): string | null {
   const ignoreCase = flags.includes("i");

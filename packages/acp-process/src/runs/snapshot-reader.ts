@@ -10,7 +10,7 @@ import type { OutputLog } from "./output-log.js";
 const POLL_CHARS_PER_MS = 8000;
 
 /** Consecutive failed reads after which the terminal is given up (the run fails with the reason). */
-export const MAX_READ_FAILURES = 10;
+const MAX_READ_FAILURES = 10;
 
 /**
  * Reads one terminal's output into a run's OutputLog: single-flight reads (a read asked for while

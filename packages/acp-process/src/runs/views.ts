@@ -12,7 +12,7 @@ export interface LineView {
 }
 
 /** Output text of retained items (notices excluded). */
-export function outputText(items: readonly RunItem[]): string {
+function outputText(items: readonly RunItem[]): string {
   let text = "";
   for (const item of items) if (item.kind === "output") text += item.text;
   return text;

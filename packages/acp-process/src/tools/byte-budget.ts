@@ -1,7 +1,7 @@
 import type { RunItem } from "../runs/types.js";
 
 /** The first `maxBytes` of `text` in UTF-8, cut on a character boundary (never more). */
-export function firstBytes(text: string, maxBytes: number): { text: string; omittedBytes: number } {
+function firstBytes(text: string, maxBytes: number): { text: string; omittedBytes: number } {
   const bytes = Buffer.from(text, "utf8");
   if (bytes.length <= maxBytes) return { text, omittedBytes: 0 };
   let end = maxBytes;

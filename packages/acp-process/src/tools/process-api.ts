@@ -53,7 +53,7 @@ function describe(manager: ProcessManager, run: RunSnapshot, outputChars: number
   };
 }
 
-export const processRunSchema = z.object({
+const processRunSchema = z.object({
   command: z.string().min(1).describe("Command line (or program, when args are given)"),
   args: z.array(z.string()).optional(),
   cwd: z.string().optional().describe("Absolute working directory"),
@@ -82,7 +82,7 @@ export const processRunTool = defineTool({
   },
 });
 
-export const processMonitorSchema = z.object({ id: z.string().min(1) });
+const processMonitorSchema = z.object({ id: z.string().min(1) });
 
 export const processMonitorTool = defineTool({
   name: "process.monitor",
@@ -95,7 +95,7 @@ export const processMonitorTool = defineTool({
   },
 });
 
-export const processKillSchema = z.object({
+const processKillSchema = z.object({
   id: z.string().min(1),
   signal: signalNameSchema.optional().describe("Signal name, default SIGTERM (delivered where the client supports signals)"),
   force_after: z.number().min(0).max(60).optional().describe("Seconds before escalating to a forced kill (default 5)"),
@@ -111,7 +111,7 @@ export const processKillTool = defineTool({
   },
 });
 
-export const processListSchema = z.object({
+const processListSchema = z.object({
   state: z.enum(["completed", "running", "killed", "timed_out"]).optional(),
   limit: z.number().int().min(1).max(500).optional(),
 });
@@ -134,7 +134,7 @@ export const processListTool = defineTool({
   },
 });
 
-export const processLogsSchema = z.object({
+const processLogsSchema = z.object({
   id: z.string().min(1),
   offset: z.number().int().min(0).optional().describe("First line (0-based); omitted = the last `limit` lines"),
   limit: z.number().int().min(1).max(10_000).optional().describe("Lines (default 200)"),
