@@ -122,8 +122,10 @@ describe("release", () => {
     const markerDir = mkdtempSync(join(tmpdir(), "acp-kill-"));
     onTestFinished(() => rmSync(markerDir, { recursive: true, force: true }));
     const marker = join(markerDir, "marker");
-    const host = makeHost({ killGraceMs: 5_000 });
+    // The drain grace outlasts the background node's start, so its "ready" (SIGTERM handler in place) is read.
+    const host = makeHost({ killGraceMs: 5_000, exitDrainGraceMs: 1_000 });
     const id = await host.create(owner, { command: `${node} ${fixture("cleanup-on-sigterm.mjs")} ${marker} & echo "bg $!"` });
+    await outputMatching(host, id, /ready/);
     await host.waitForExit(owner, id);
     const [, pid] = host.output(owner, id).output.match(/bg (\d+)/) ?? [];
     await host.release(owner, id);
