@@ -57,3 +57,8 @@ function safeJson(value: unknown): string {
     return String(value);
   }
 }
+
+/** The message of anything thrown. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,3 +1,4 @@
+import { messageOf } from "../errors.js";
 import type { TerminalProvider } from "../providers/types.js";
 import { withinMs } from "./deadline.js";
 
@@ -8,12 +9,6 @@ import { withinMs } from "./deadline.js";
  */
 export async function releaseTerminal(provider: TerminalProvider, terminalId: string, startHook: Promise<void>, waitMs: number): Promise<string | null> {
   await withinMs(startHook, waitMs);
-  const outcome = await withinMs(
-    provider.release(terminalId).then(
-      () => null,
-      (error: unknown) => (error instanceof Error ? error.message : String(error)),
-    ),
-    waitMs,
-  );
+  const outcome = await withinMs(provider.release(terminalId).then(() => null, messageOf), waitMs);
   return outcome.ok ? outcome.value : `no answer within ${waitMs} ms`;
 }

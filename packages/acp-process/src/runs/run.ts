@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { ProcessError } from "../errors.js";
+import { messageOf, ProcessError } from "../errors.js";
 import type { ProviderExitStatus, TerminalProvider } from "../providers/types.js";
 import { SnapshotReader } from "./snapshot-reader.js";
 import { createParams, type RunLaunch } from "./launch.js";
@@ -257,8 +257,4 @@ export class Run {
     }
     return this.record.terminalId;
   }
-}
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { messageOf } from "../errors.js";
 import type { TerminalProvider } from "../providers/types.js";
 import { SnapshotDelta } from "./delta.js";
 import type { OutputLog } from "./output-log.js";
@@ -79,7 +80,7 @@ export class SnapshotReader {
       // Retried by the next poll; a vanished terminal usually surfaces through waitForExit. A
       // provider that keeps failing is given up rather than polled forever.
       this.failures += 1;
-      const message = error instanceof Error ? error.message : String(error);
+      const message = messageOf(error);
       if (this.failures === 1) this.log.appendNotice(`[acp-process] reading the output failed (${message}); retrying`);
       if (this.failures === MAX_READ_FAILURES) this.onGiveUp(`reading the output failed ${MAX_READ_FAILURES} times in a row (${message})`);
       return false;

@@ -1,3 +1,4 @@
+import { messageOf } from "../errors.js";
 import type { TerminalProvider } from "../providers/types.js";
 import { withinMs } from "./deadline.js";
 import type { OutputLog } from "./output-log.js";
@@ -49,7 +50,7 @@ async function callProvider(target: KillTarget, call: () => Promise<void>): Prom
     return answered.ok;
   } catch (error) {
     // The command may have exited meanwhile; the exit path settles the run either way.
-    log.appendNotice(`[acp-process] ${provider.kind} provider refused: ${error instanceof Error ? error.message : String(error)}`);
+    log.appendNotice(`[acp-process] ${provider.kind} provider refused: ${messageOf(error)}`);
     return false;
   }
 }

@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import type { RunItem, RunRecord } from "../runs/types.js";
-import { ProcessError } from "../errors.js";
+import { messageOf, ProcessError } from "../errors.js";
 import { StoreLease } from "./lease.js";
 import { RetentionWindow } from "./retention-window.js";
 import { DEFAULT_RETENTION, type ItemPage, type ItemQuery, type RetentionLimits, type RunStore } from "./types.js";
@@ -84,7 +84,7 @@ export class SqliteRunStore implements RunStore {
       this.db.pragma("synchronous = NORMAL");
       this.db.exec(SCHEMA);
     } catch (error) {
-      throw new ProcessError("store_error", `Could not open the run store ${path} (${error instanceof Error ? error.message : String(error)}): check that the directory exists and is writable`, { cause: error });
+      throw new ProcessError("store_error", `Could not open the run store ${path} (${messageOf(error)}): check that the directory exists and is writable`, { cause: error });
     }
     this.lease = new StoreLease(this.db, path);
     if (options.exclusive !== false) {
@@ -230,7 +230,7 @@ export class SqliteRunStore implements RunStore {
         this.flush();
       } catch (error) {
         // From a timer nobody awaits: report it instead of crashing the agent; retried on the next write.
-        this.onError(new Error(`writing run output to the SQLite store failed (${error instanceof Error ? error.message : String(error)}); check the disk and the database file`, { cause: error }));
+        this.onError(new Error(`writing run output to the SQLite store failed (${messageOf(error)}); check the disk and the database file`, { cause: error }));
       }
     }, this.flushInterval);
     this.timer.unref();

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ProcessError } from "../errors.js";
+import { messageOf, ProcessError } from "../errors.js";
 import type { ProcessManager } from "../runs/manager.js";
 import type { RunSnapshot } from "../runs/types.js";
 
@@ -40,7 +40,7 @@ export async function runTool<Output>(tool: ToolDefinition<unknown, Output>, ctx
     return { ok: true, result: await tool.handle(ctx, input) };
   } catch (error) {
     if (error instanceof ProcessError) return { ok: false, error: { code: error.code, message: error.message } };
-    return { ok: false, error: { code: "internal", message: error instanceof Error ? error.message : String(error) } };
+    return { ok: false, error: { code: "internal", message: messageOf(error) } };
   }
 }
 
