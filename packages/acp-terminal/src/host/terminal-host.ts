@@ -254,5 +254,4 @@ export class TerminalHost {
     this.#track(releasing);
     return releasing;
   }
-
 }

@@ -6,7 +6,7 @@
 /** Longest UTF-8 sequence, so the most continuation bytes a character can have is 3. */
 const MAX_SEQUENCE_BYTES = 4;
 
-export function isContinuationByte(byte: number): boolean {
+function isContinuationByte(byte: number): boolean {
   return (byte & 0xc0) === 0x80;
 }
 

@@ -11,7 +11,7 @@ function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
 }
 
 /** The base environment an option selects; a function's result is checked by the host options. */
-export function baseEnvironment(option: TerminalHostOptions["env"]): Record<string, string> {
+function baseEnvironment(option: TerminalHostOptions["env"]): Record<string, string> {
   if (option === "empty") return {};
   if (typeof option === "function") {
     const env: unknown = option({ ...process.env });

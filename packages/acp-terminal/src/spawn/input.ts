@@ -27,7 +27,7 @@ export function inputClosed(reason: string): TerminalError {
   return new TerminalError("stdin_closed", `stdin is closed: ${reason}`);
 }
 
-export const exitedError = (): TerminalError =>
+const exitedError = (): TerminalError =>
   new TerminalError("exited", "The command has exited; it takes no more input. Read its output, or release the terminal");
 
 /** stdin of a piped child: writes resolve when flushed to the OS, bounded by `maxPendingBytes`. */
