@@ -141,7 +141,7 @@ export class Terminal {
     if (this.#exitStatus) return Promise.resolve({ ...this.#exitStatus });
     if (this.#killing) {
       if (signal === "SIGKILL") this.sendSignal("SIGKILL");
-      return this.#killing;
+      return this.#killing.then((status) => ({ ...status }));
     }
     const terminating = terminateProcessGroup(this.process, { signal, graceMs: this.#killGraceMs });
     this.process.holdDrainUntil(terminating);
