@@ -6,8 +6,8 @@ import { ndJsonStream, type Stream } from "@agentclientprotocol/sdk";
 import { KILL_GRACE_MS, terminateProcessGroup } from "../terminate/kill.js";
 import { FirstLineSniffer } from "./first-line-sniffer.js";
 
-/** Bytes of the agent's stderr kept to explain a failure. */
-const STDERR_TAIL_BYTES = 2048;
+/** Characters of the agent's stderr kept to explain a failure. */
+const STDERR_TAIL_CHARS = 2048;
 
 export interface AgentExit {
   code: number | null;
@@ -72,7 +72,6 @@ export class AgentProcess {
   readonly stream: Stream;
   readonly exited: Promise<AgentExit>;
   private readonly child: ChildProcess;
-  private readonly sniffer: FirstLineSniffer;
   private readonly log: WriteStream | undefined;
   private exitInfo: AgentExit | undefined;
   private stderrTail = "";
@@ -96,24 +95,14 @@ export class AgentProcess {
     const stderr = this.child.stderr!;
     // A dead agent makes writes fail with EPIPE; the exit is reported through `exited` instead.
     stdin.on("error", () => undefined);
+    // One streaming decoder, so a character split across chunks is not garbled.
+    const decoder = new TextDecoder();
     stderr.on("data", (chunk: Buffer) => {
-      this.stderrTail = (this.stderrTail + chunk.toString("utf8")).slice(-STDERR_TAIL_BYTES);
+      this.stderrTail = (this.stderrTail + decoder.decode(chunk, { stream: true })).slice(-STDERR_TAIL_CHARS);
       (this.log ?? options.stderr).write(chunk);
     });
-    this.sniffer = new FirstLineSniffer(options.onNotJson);
-    this.stream = ndJsonStream(Writable.toWeb(stdin) as WritableStream<Uint8Array>, readableOf(stdout, this.sniffer));
-  }
-
-  get pid(): number | undefined {
-    return this.child.pid;
-  }
-
-  get exit(): AgentExit | undefined {
-    return this.exitInfo;
-  }
-
-  get firstLine(): { json: boolean; snippet: string } | undefined {
-    return this.sniffer.firstLine;
+    const sniffer = new FirstLineSniffer(options.onNotJson);
+    this.stream = ndJsonStream(Writable.toWeb(stdin) as WritableStream<Uint8Array>, readableOf(stdout, sniffer));
   }
 
   /** The last non-empty line the agent wrote on stderr, for error messages. */
