@@ -1,9 +1,12 @@
+import { reportError } from "../../report-error.js";
 import type { Step } from "../step.js";
 
 export const FLOOD_LIMIT = 4096;
 const UNIT = "é✓🚀"; // 2 + 3 + 4 bytes
 const REPEATS = 22_756; // × 9 bytes ≈ 200 KB
 const FLOOD_COMMAND = `yes '${UNIT}' | head -n ${REPEATS} | tr -d '\\n'`;
+/** It ends in well under a second; past this (or on `session/cancel`) its terminal is killed. */
+const FLOOD_DEADLINE_MS = 30_000;
 
 /**
  * The client keeps the newest `outputByteLimit` bytes and cuts on a character boundary. This step
@@ -18,7 +21,12 @@ export const flood: Step = {
       const terminalId = await provider.create({ command: FLOOD_COMMAND, cwd: session.cwd, outputByteLimit: FLOOD_LIMIT });
       try {
         await call.running(session.mode.clientTerminals ? terminalId : null);
-        const exit = await provider.waitForExit(terminalId);
+        // Not a ProcessManager run, so neither acp-process's timeout nor the tour's cancel reaches it: bound it here.
+        const stop = AbortSignal.any([session.turn.signal, AbortSignal.timeout(FLOOD_DEADLINE_MS)]);
+        const kill = (): void => void provider.kill(terminalId).catch((error: unknown) => reportError(`killing the flood's terminal ${terminalId}`, error));
+        if (stop.aborted) kill();
+        else stop.addEventListener("abort", kill, { once: true });
+        const exit = await provider.waitForExit(terminalId).finally(() => stop.removeEventListener("abort", kill));
         const snapshot = await provider.output(terminalId);
         const bytes = Buffer.byteLength(snapshot.output, "utf8");
         const firstChar = String.fromCodePoint(snapshot.output.codePointAt(0) ?? 0);
