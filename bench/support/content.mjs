@@ -7,6 +7,10 @@ const line = (n) => `flood ${String(n).padStart(8, "0")} ascii text, héllo wör
 
 /** Exactly `bytes` bytes of valid UTF-8 made of the line pattern, padded with ASCII at the end. */
 export function payload(bytes, { reserveAscii = 0 } = {}) {
+  // NaN would never end the loop below: say what was wrong instead.
+  if (!Number.isSafeInteger(bytes) || !Number.isSafeInteger(reserveAscii) || reserveAscii < 0 || bytes < reserveAscii) {
+    throw new RangeError(`payload: bytes must be an integer of at least reserveAscii (${reserveAscii}), received ${bytes}`);
+  }
   const parts = [];
   let size = 0;
   for (let n = 0; ; n++) {

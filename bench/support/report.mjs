@@ -55,7 +55,7 @@ export class Report {
   }
 }
 
-/** `node --x bench/foo.bench.mjs`: the file was run directly rather than imported. */
+/** Prints a benchmark's title and a line saying what it measures. */
 export function header(title, what) {
   console.log(`${title}\n${what}\n`);
 }
