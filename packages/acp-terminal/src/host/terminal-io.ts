@@ -13,7 +13,8 @@ function toBytes(data: string | Uint8Array): Uint8Array {
 }
 
 function assertRunning(terminal: Terminal): void {
-  if (terminal.exitStatus || terminal.process.hasExited()) {
+  // The leader's exit comes before the drained exitStatus, so this covers both.
+  if (terminal.process.hasExited()) {
     throw new TerminalError(
       "exited",
       `Terminal ${terminal.id} has exited; it takes no more input, signals or resizes. Read its output, or release it`,
