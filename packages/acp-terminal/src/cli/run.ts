@@ -31,7 +31,13 @@ export interface CliIo {
   version: string;
 }
 
-type Phase = "initialize" | "session" | "turn";
+/** Where the conversation is, as each kind of ending words it. */
+const PHASES = {
+  initialize: { request: "initialize", timedOut: "waiting for initialize", agentExited: "before answering initialize" },
+  session: { request: "session/new", timedOut: "waiting for session/new", agentExited: "before starting a session" },
+  turn: { request: "session/prompt", timedOut: "during the turn", agentExited: "during the turn" },
+} as const;
+type Phase = keyof typeof PHASES;
 
 /** Runs one prompt turn against the agent; resolves with the process exit code. Never throws. */
 export async function run(options: RunOptions, io: CliIo): Promise<number> {
@@ -102,8 +108,7 @@ class Run {
     const stopSignals = this.handleSignals(connection, host);
     const timeout = this.options.timeoutMs === undefined ? undefined : setTimeout(() => {
       this.cancelTurn(connection);
-      const during = { initialize: "waiting for initialize", session: "waiting for session/new", turn: "during the turn" }[this.phase];
-      this.end({ exitCode: ExitCode.timeout, error: `Timed out after ${this.options.timeoutMs! / 1000} s (--timeout), ${during}` });
+      this.end({ exitCode: ExitCode.timeout, error: `Timed out after ${this.options.timeoutMs! / 1000} s (--timeout), ${PHASES[this.phase].timedOut}` });
     }, this.options.timeoutMs);
     void this.converse(connection, agent);
 
@@ -164,7 +169,7 @@ class Run {
       this.end({ exitCode, stopReason: response.stopReason });
     } catch (error) {
       ac.abort();
-      const what = this.phase === "initialize" ? "initialize" : this.phase === "session" ? "session/new" : "session/prompt";
+      const what = PHASES[this.phase].request;
       // A request that failed because the agent died is reported by agentGone, with its exit code.
       const exited = await Promise.race([agent.exited, delay(EXIT_DRAIN_MS * 2, undefined)]);
       if (exited === undefined) {
@@ -178,9 +183,7 @@ class Run {
     // Its last messages (say, the prompt response) may still be in the pipe: let them be read.
     await Promise.race([connection.closed, delay(EXIT_DRAIN_MS)]);
     await nextTurn();
-    const phase =
-      this.phase === "initialize" ? "before answering initialize" : this.phase === "session" ? "before starting a session" : "during the turn";
-    this.end(agentExited(exit, phase, this.options.agent, this.options.agentLog, agent.lastStderrLine));
+    this.end(agentExited(exit, PHASES[this.phase].agentExited, this.options.agent, this.options.agentLog, agent.lastStderrLine));
   }
 
   private cancelTurn(connection: ClientConnection): void {
