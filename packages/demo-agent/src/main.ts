@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Readable, Writable } from "node:stream";
+import { parseArgs } from "node:util";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import { demoAgent, type DemoAgent } from "./agent.js";
 
@@ -8,17 +9,23 @@ const USAGE =
   "  --store PATH   keep runs and their output in this SQLite file (acp-process's SqliteRunStore; also DEMO_STORE=PATH)\n" +
   "Try: acp-terminal run --agent demo-agent demo\n";
 
-const args = process.argv.slice(2);
-if (args.includes("--help") || args.includes("-h")) {
+let values: { store?: string; help?: boolean };
+try {
+  ({ values } = parseArgs({ options: { store: { type: "string" }, help: { type: "boolean", short: "h" } } }));
+} catch (error) {
+  // An unknown flag, a stray argument, or --store without its path.
+  process.stderr.write(`demo-agent: ${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+  process.exit(2);
+}
+if (values.help) {
   process.stdout.write(USAGE);
   process.exit(0);
 }
-const storeFlag = args.indexOf("--store");
-const storePath = storeFlag >= 0 ? args[storeFlag + 1] : process.env["DEMO_STORE"] || undefined;
-if (storeFlag >= 0 && (storePath === undefined || storePath.startsWith("--"))) {
-  process.stderr.write(`demo-agent: --store expects a file path, e.g. --store runs.db\n${USAGE}`);
+if (values.store !== undefined && (values.store === "" || values.store.startsWith("-"))) {
+  process.stderr.write(`demo-agent: --store expects a file path, e.g. --store runs.db, received ${JSON.stringify(values.store)}\n${USAGE}`);
   process.exit(2);
 }
+const storePath = values.store ?? (process.env["DEMO_STORE"] || undefined);
 
 let demo: DemoAgent;
 try {
