@@ -87,3 +87,21 @@ describe("a provider whose output keeps failing", () => {
     }
   });
 });
+
+describe("a provider whose output stops answering", () => {
+  it("does not keep a run that exited from settling: each final read is bounded by callWaitMs", async () => {
+    const rig = localRig();
+    const local = new LocalTerminalProvider(rig.host);
+    const silent: TerminalProvider = Object.assign(Object.create(local) as LocalTerminalProvider, {
+      output: () => new Promise<never>(() => {}),
+    });
+    const manager = new ProcessManager({ provider: silent, env: {}, sweepIntervalMs: 0, tuning: { callWaitMs: 300 } });
+    try {
+      const run = await manager.start({ sessionId: "s", command: "true" });
+      const ended = await manager.wait(run.id, { timeoutMs: 10_000 });
+      expect(ended).toMatchObject({ status: "completed", exitCode: 0 });
+    } finally {
+      await manager.dispose();
+    }
+  });
+});

@@ -164,9 +164,12 @@ export class Run {
   private async onExit(status: ProviderExitStatus): Promise<void> {
     this.exitStatus = status;
     this.reader?.wake();
-    // The final output: read until the client says the output is drained, bounded in time.
+    // The final output: read until the client says the output is drained, bounded in time (each
+    // read by callWaitMs too: a client that stops answering must not keep the run from settling).
     const deadline = Date.now() + this.ctx.tuning.exitDrainMs;
-    while (this.reader && !this.isSettled && !(await this.reader.read()) && Date.now() < deadline) {
+    while (this.reader && !this.isSettled) {
+      const read = await withinMs(this.reader.read(), this.ctx.tuning.callWaitMs);
+      if ((read.ok && read.value) || Date.now() >= deadline) break;
       await sleep(this.ctx.tuning.pollMinMs);
     }
     await this.settle();
