@@ -1,4 +1,5 @@
 import type { AcpTerminalCapability } from "../rpc/capabilities.js";
+import type { CreateTerminalRequest, TerminalOutputResponse } from "@agentclientprotocol/sdk";
 import type { TerminalProbe } from "./probe.js";
 
 /**
@@ -43,4 +44,15 @@ export function sh(script: string): { command: string; args: string[] } {
 /** A behaviour check's detail: what was observed, and whether acp-terminal decided the same way. */
 export function observed(same: boolean, what: string): string {
   return `${what} (${same ? "same as" : "differs from"} acp-terminal)`;
+}
+
+/** Creates a terminal, shows it in the check, waits for its command to exit and reads its output. */
+export async function runToExit(
+  { probe, embed }: CheckContext,
+  params: Omit<CreateTerminalRequest, "sessionId">,
+): Promise<TerminalOutputResponse> {
+  const id = await probe.create(params);
+  await embed(id);
+  await probe.waitForExit(id);
+  return probe.output(id);
 }

@@ -1,4 +1,4 @@
-import { observed, sh, type Check } from "../check.js";
+import { observed, runToExit, sh, type Check } from "../check.js";
 import { CheckFailure, CheckSkip, RpcFailure } from "../probe.js";
 import { isAlive, killLeftover, untilGone } from "./pids.js";
 
@@ -115,11 +115,8 @@ export const processBehaviourChecks: Check[] = [
     id: "pager-cat",
     name: "PAGER and GIT_PAGER are cat, so nothing waits in a pager",
     kind: "behaviour",
-    async run({ probe, embed }) {
-      const id = await probe.create(sh('printf "PAGER=%s GIT_PAGER=%s" "${PAGER-(unset)}" "${GIT_PAGER-(unset)}"'));
-      await embed(id);
-      await probe.waitForExit(id);
-      const { output } = await probe.output(id);
+    async run(ctx) {
+      const { output } = await runToExit(ctx, sh('printf "PAGER=%s GIT_PAGER=%s" "${PAGER-(unset)}" "${GIT_PAGER-(unset)}"'));
       const cat = output === "PAGER=cat GIT_PAGER=cat";
       const note = cat ? "" : " (acp-terminal sets both to cat unless its own environment sets them)";
       return observed(cat, `${output}${note}`);

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ACP_TERMINAL_META_KEY } from "../../rpc/capabilities.js";
-import { observed, sh, type Check } from "../check.js";
+import { observed, runToExit, sh, type Check } from "../check.js";
 import { CheckFailure, RpcFailure } from "../probe.js";
 
 const DEFAULT_LIMIT_PROBE_BYTES = 1536 * 1024;
@@ -29,11 +29,8 @@ export const behaviourChecks: Check[] = [
     id: "stderr-merged",
     name: "stderr is merged into the output",
     kind: "behaviour",
-    async run({ probe, embed }) {
-      const id = await probe.create(sh("echo to-stdout; echo to-stderr >&2"));
-      await embed(id);
-      await probe.waitForExit(id);
-      const { output } = await probe.output(id);
+    async run(ctx) {
+      const { output } = await runToExit(ctx, sh("echo to-stdout; echo to-stderr >&2"));
       const merged = output.includes("to-stdout") && output.includes("to-stderr");
       return observed(merged, merged ? "stdout and stderr both appear in the output" : `only ${JSON.stringify(output)} appears`);
     },

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { sh, type Check } from "../check.js";
+import { runToExit, sh, type Check } from "../check.js";
 import { CheckFailure, CheckSkip, expect, RpcFailure } from "../probe.js";
 import { isAlive, untilGone } from "./pids.js";
 
@@ -53,11 +53,8 @@ export const lifecycleChecks: Check[] = [
     id: "output-exit-status",
     name: "terminal/output includes exitStatus once the command exited",
     kind: "must",
-    async run({ probe, embed }) {
-      const id = await probe.create(sh("printf done; exit 3"));
-      await embed(id);
-      await probe.waitForExit(id);
-      const output = await probe.output(id);
+    async run(ctx) {
+      const output = await runToExit(ctx, sh("printf done; exit 3"));
       expect(output.exitStatus?.exitCode === 3, `expected exitStatus.exitCode 3 after exit, got ${JSON.stringify(output.exitStatus)}`);
       expect(output.output === "done", `expected output "done", got ${JSON.stringify(output.output)}`);
       return `output "done" with exitStatus ${JSON.stringify(output.exitStatus)}`;

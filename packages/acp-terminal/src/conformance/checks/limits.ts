@@ -1,4 +1,4 @@
-import { sh, type Check } from "../check.js";
+import { runToExit, sh, type Check } from "../check.js";
 import { expect } from "../probe.js";
 
 /** A character as printf octal escapes, so the command line stays ASCII. */
@@ -26,11 +26,8 @@ function boundaryCheck(width: number, char: string, count: number, limit: number
     id: `limit-char-boundary-${width}-byte`,
     name: `truncation falls on a character boundary (${width}-byte characters)`,
     kind: "must",
-    async run({ probe, embed }) {
-      const id = await probe.create({ ...sh(`printf '${octal(char).repeat(count)}'`), outputByteLimit: limit });
-      await embed(id);
-      await probe.waitForExit(id);
-      const { output, truncated } = await probe.output(id);
+    async run(ctx) {
+      const { output, truncated } = await runToExit(ctx, { ...sh(`printf '${octal(char).repeat(count)}'`), outputByteLimit: limit });
       expect(isValidText(output), `output is not valid text: ${JSON.stringify(output)}`);
       expect(bytes(output) <= limit, `output is ${bytes(output)} bytes, over the limit of ${limit}`);
       expect(full.endsWith(output), `output ${JSON.stringify(output)} is not a suffix of what was printed`);
@@ -47,11 +44,8 @@ export const limitChecks: Check[] = [
     id: "limit-truncates-from-beginning",
     name: "outputByteLimit drops output from the beginning and sets truncated",
     kind: "must",
-    async run({ probe, embed }) {
-      const id = await probe.create({ ...sh("printf 0123456789abcdefghij"), outputByteLimit: 10 });
-      await embed(id);
-      await probe.waitForExit(id);
-      const { output, truncated } = await probe.output(id);
+    async run(ctx) {
+      const { output, truncated } = await runToExit(ctx, { ...sh("printf 0123456789abcdefghij"), outputByteLimit: 10 });
       expect(output === "abcdefghij", `expected the newest 10 bytes "abcdefghij", got ${JSON.stringify(output)}`);
       expect(truncated === true, `truncated must be true, got ${String(truncated)}`);
       return `20 bytes with limit 10: kept "abcdefghij", truncated`;
@@ -64,11 +58,8 @@ export const limitChecks: Check[] = [
     id: "limit-exact-not-truncated",
     name: "output of exactly outputByteLimit bytes is not truncated",
     kind: "must",
-    async run({ probe, embed }) {
-      const id = await probe.create({ ...sh("printf 0123456789"), outputByteLimit: 10 });
-      await embed(id);
-      await probe.waitForExit(id);
-      const { output, truncated } = await probe.output(id);
+    async run(ctx) {
+      const { output, truncated } = await runToExit(ctx, { ...sh("printf 0123456789"), outputByteLimit: 10 });
       expect(output === "0123456789", `expected all 10 bytes, got ${JSON.stringify(output)}`);
       expect(truncated === false, `truncated must be false when nothing was dropped, got ${String(truncated)}`);
       return "10 bytes with limit 10: all kept, not truncated";
