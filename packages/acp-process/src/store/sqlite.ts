@@ -68,6 +68,7 @@ export class SqliteRunStore implements RunStore {
   private readonly windows = new Map<string, RetentionWindow>();
   private readonly pruneFloor = new Map<string, number>();
   private readonly flushItems: number;
+  private readonly flushInterval: number;
   private timer: NodeJS.Timeout | null = null;
   private readonly lease: StoreLease;
   private readonly onError: (error: Error) => void;
@@ -112,8 +113,6 @@ export class SqliteRunStore implements RunStore {
     };
     this.flushInterval = options.flushIntervalMs ?? 50;
   }
-
-  private readonly flushInterval: number;
 
   putRun(record: RunRecord, options: { urgent?: boolean } = {}): void {
     this.pendingRuns.set(record.id, { ...record });
@@ -176,20 +175,14 @@ export class SqliteRunStore implements RunStore {
       this.timer = null;
     }
     if (this.pendingItems.length === 0 && this.pendingRuns.size === 0) return;
-    const items = this.pendingItems.splice(0);
-    const runs = [...this.pendingRuns.values()];
+    // The write is synchronous: the batch is dropped only once it is written, and a failed write
+    // leaves it pending for the next flush to retry.
+    this.write(this.pendingItems, [...this.pendingRuns.values()]);
+    this.pendingItems.length = 0;
     this.pendingRuns.clear();
-    try {
-      this.write(items, runs);
-    } catch (error) {
-      // Keep the batch (newer updates of a run win) so the next flush retries it.
-      this.pendingItems.unshift(...items);
-      for (const r of runs) if (!this.pendingRuns.has(r.id)) this.pendingRuns.set(r.id, r);
-      throw error;
-    }
   }
 
-  private write(items: { runId: string; item: RunItem }[], runs: RunRecord[]): void {
+  private write(items: readonly { runId: string; item: RunItem }[], runs: readonly RunRecord[]): void {
     const { insertItem, upsertRun, prune } = this.statements;
     this.db.transaction(() => {
       const touched = new Set<string>();
