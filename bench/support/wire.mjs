@@ -11,7 +11,10 @@ import { agent, ndJsonStream } from "@agentclientprotocol/sdk";
 export const TERMINAL_CLIENT = fileURLToPath(new URL("./terminal-client.mjs", import.meta.url));
 export const CANNED_CLIENT = fileURLToPath(new URL("./canned-client.mjs", import.meta.url));
 
-/** Starts `script` as a client process; resolves once it has sent `initialize`. */
+/** How long a client process may take to send `initialize` before it is killed. */
+const INITIALIZE_DEADLINE_MS = 10_000;
+
+/** Starts `script` as a client process; resolves once it has sent `initialize` (killed after INITIALIZE_DEADLINE_MS). */
 export async function startClient(script, options = {}) {
   const child = spawn(process.execPath, [script, JSON.stringify(options)], { stdio: ["pipe", "pipe", "inherit"] });
   let initialized;
@@ -22,12 +25,18 @@ export async function startClient(script, options = {}) {
   });
   const connection = app.connect(ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)));
   const exited = once(child, "exit");
-  await Promise.race([
-    ready,
-    exited.then(([code]) => {
-      throw new Error(`${script} exited with ${code} before initialize`);
-    }),
-  ]);
+  const deadline = setTimeout(() => child.kill("SIGKILL"), INITIALIZE_DEADLINE_MS);
+  try {
+    await Promise.race([
+      ready,
+      exited.then(([code, signal]) => {
+        const how = signal === "SIGKILL" ? `was killed after ${INITIALIZE_DEADLINE_MS} ms` : `exited with ${code ?? signal}`;
+        throw new Error(`${script} ${how} before initialize`);
+      }),
+    ]);
+  } finally {
+    clearTimeout(deadline);
+  }
   return {
     client: connection.client,
     child,
