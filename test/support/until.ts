@@ -1,7 +1,8 @@
 /**
  * Waits for a condition instead of sleeping: polls `predicate` (sync or async) until it returns a
- * truthy value, and returns that value. Fails after `timeoutMs` with `message` and the last error
- * the predicate threw, so a failing test says what it was waiting for.
+ * truthy value, and returns that value. Fails after `timeoutMs` (or when one call of the predicate
+ * takes that long) with `message` and the last error the predicate threw, so a failing test says
+ * what it was waiting for.
  */
 export async function until<T>(
   predicate: () => T | Promise<T>,
@@ -11,7 +12,8 @@ export async function until<T>(
   let lastError: unknown;
   for (;;) {
     try {
-      const value = await predicate();
+      // A call that never settles (a request nobody answers) must not hang the wait: it gets timeoutMs too.
+      const value = await withDeadline(Promise.resolve(predicate()), timeoutMs, message);
       if (value) return value as NonNullable<T>;
     } catch (error) {
       lastError = error;
