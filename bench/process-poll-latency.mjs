@@ -23,65 +23,60 @@ const PRINTER = {
   args: ["-e", `let n=0;const t=setInterval(()=>{process.stdout.write((performance.timeOrigin+performance.now()).toFixed(3)+"\\n");if(++n>=${LINES})clearInterval(t)},${INTERVAL_MS})`],
 };
 
-/** Latencies (ms) of every complete line in `text`, seen at `seenAt`. */
-function latencies(text, seenAt, into) {
-  for (const line of text.split("\n")) if (/^\d+\.\d+$/.test(line)) into.push(seenAt - Number(line));
+/** Latencies (ms) of the complete lines fed in pieces: `feed(text, seenAt)`; a partial line waits for its end. */
+function lineLatencies() {
+  const seen = [];
+  let partial = "";
+  return {
+    seen,
+    feed(text, seenAt) {
+      const all = partial + text;
+      const cut = all.lastIndexOf("\n") + 1;
+      partial = all.slice(cut);
+      for (const line of all.slice(0, cut).split("\n")) if (/^\d+\.\d+$/.test(line)) seen.push(seenAt - Number(line));
+    },
+  };
 }
 
 async function backgroundPoll(manager) {
-  const seen = [];
-  let partial = "";
+  const lines = lineLatencies();
   const unsubscribe = manager.subscribe((event) => {
-    if (event.type !== "output" || event.item.kind !== "output") return;
-    const text = partial + event.item.text;
-    const cut = text.lastIndexOf("\n") + 1;
-    partial = text.slice(cut);
-    latencies(text.slice(0, cut), wallMs(), seen);
+    if (event.type === "output" && event.item.kind === "output") lines.feed(event.item.text, wallMs());
   });
   const { run } = await manager.run({ sessionId: SESSION, ...PRINTER, yieldMs: 600_000 });
   unsubscribe();
   if (run.status !== "completed") throw new Error(`printer ended ${run.status}: ${run.error}`);
-  return seen;
+  return lines.seen;
 }
 
 async function readLoop(manager) {
-  const seen = [];
+  const lines = lineLatencies();
   const started = await manager.start({ sessionId: SESSION, ...PRINTER });
   let cursor = 0;
-  let partial = "";
   for (;;) {
     const page = await manager.read(started.id, { sinceSeq: cursor });
-    const at = wallMs();
-    const text = partial + page.items.filter((i) => i.kind === "output").map((i) => i.text).join("");
-    const cut = text.lastIndexOf("\n") + 1;
-    partial = text.slice(cut);
-    latencies(text.slice(0, cut), at, seen);
+    lines.feed(page.items.filter((i) => i.kind === "output").map((i) => i.text).join(""), wallMs());
     cursor = page.nextSeq;
-    if (page.done) return seen;
+    if (page.done) return lines.seen;
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
 }
 
 async function bareLoop(client) {
-  const seen = [];
+  const lines = lineLatencies();
   const { terminalId } = await client.request("terminal/create", { sessionId: SESSION, ...PRINTER });
   let readBytes = 0;
-  let partial = "";
   for (;;) {
     const response = await client.request("terminal/output", { sessionId: SESSION, terminalId });
     const at = wallMs();
     const { totalBytes, droppedBytes } = response._meta["acp-terminal"];
-    const fresh = Buffer.from(response.output).subarray(readBytes - droppedBytes).toString();
+    lines.feed(Buffer.from(response.output).subarray(readBytes - droppedBytes).toString(), at);
     readBytes = totalBytes;
-    const text = partial + fresh;
-    const cut = text.lastIndexOf("\n") + 1;
-    partial = text.slice(cut);
-    latencies(text.slice(0, cut), at, seen);
     if (response.exitStatus) break;
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
   await client.request("terminal/release", { sessionId: SESSION, terminalId });
-  return seen;
+  return lines.seen;
 }
 
 header("acp-process poll latency (ACP over stdio)", `${LINES} lines, one every ${INTERVAL_MS} ms, per variant`);
