@@ -10,7 +10,7 @@ import { outputMatching } from "../wait.js";
  * tour creates the file `$BUILD_GATE<step>` (at most ~5 s each), so each poll sees exactly two new
  * lines, however slow the agent: the job cannot run ahead of the tour.
  */
-export const BUILD_COMMAND =
+const BUILD_COMMAND =
   'for i in 1 2 3 4 5 6; do echo "[build] step $i/6"; sleep 0.1; ' +
   'case $i in 2|4) for t in $(seq 100); do [ -e "$BUILD_GATE$i" ] && break; sleep 0.05; done;; esac; done; echo "build done"';
 const WATCH_REGEX = "ERROR|done";

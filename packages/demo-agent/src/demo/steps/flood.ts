@@ -1,7 +1,7 @@
 import { reportError } from "../../report-error.js";
 import type { Step } from "../step.js";
 
-export const FLOOD_LIMIT = 4096;
+const FLOOD_LIMIT = 4096;
 const UNIT = "é✓🚀"; // 2 + 3 + 4 bytes
 const REPEATS = 22_756; // × 9 bytes ≈ 200 KB
 const FLOOD_COMMAND = `yes '${UNIT}' | head -n ${REPEATS} | tr -d '\\n'`;

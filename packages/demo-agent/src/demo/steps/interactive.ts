@@ -4,7 +4,7 @@ import type { Step } from "../step.js";
 import { outputMatching } from "../wait.js";
 
 /** A command that asks a question on stdout and reads the answer from stdin. */
-export const PROMPT_COMMAND = 'printf "name? "; read n; echo "hello $n"';
+const PROMPT_COMMAND = 'printf "name? "; read n; echo "hello $n"';
 const PROMPT = "name?";
 const ANSWER = "acp";
 

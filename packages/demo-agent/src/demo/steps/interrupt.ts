@@ -4,7 +4,7 @@ import type { Step } from "../step.js";
 import { outputMatching } from "../wait.js";
 
 /** A server-like command that cleans up when interrupted (SIGINT), as Ctrl-C would make it. */
-export const INTERRUPTIBLE_COMMAND = `trap 'echo "interrupted: cleaning up"; exit 130' INT; echo "serving (Ctrl-C stops me)"; while :; do sleep 0.1; done`;
+const INTERRUPTIBLE_COMMAND = `trap 'echo "interrupted: cleaning up"; exit 130' INT; echo "serving (Ctrl-C stops me)"; while :; do sleep 0.1; done`;
 
 /**
  * `kill --signal SIGINT`: a chosen signal through the client's signal extension (acp-process would
