@@ -85,8 +85,9 @@ export class RunRegistry {
     const records = this.all();
     if (records.length < this.maxRuns) return;
     const finished = records.filter((r) => isFinished(r.status)).sort((a, b) => (a.endedAtMs ?? 0) - (b.endedAtMs ?? 0));
-    for (const record of finished.slice(0, records.length - this.maxRuns + 1)) this.delete(record.id);
-    if (this.all().length >= this.maxRuns) {
+    const evicted = finished.slice(0, records.length - this.maxRuns + 1);
+    for (const record of evicted) this.delete(record.id);
+    if (records.length - evicted.length >= this.maxRuns) {
       throw new ProcessError("limit_reached", `${this.maxRuns} runs are active (maxRuns); wait for some to finish or kill them`);
     }
   }

@@ -22,10 +22,6 @@ export class Scheduler {
 
   constructor(private readonly limits: SchedulerLimits) {}
 
-  get queued(): number {
-    return this.queue.length;
-  }
-
   /** Starts now if a slot is free, else queues. Throws `limit_reached` when the queue is full. */
   admit(runId: string, sessionId: string, start: () => void): "started" | "queued" {
     // FIFO within a session; another session's queue does not block this one.

@@ -54,10 +54,6 @@ export class WatcherSet {
     return this.watchers.length;
   }
 
-  list(): { id: string; spec: WatcherSpec }[] {
-    return this.watchers.map((w) => ({ id: w.id, spec: { ...w.spec } }));
-  }
-
   add(spec: WatcherSpec): string {
     if (this.watchers.length >= this.limits.maxWatchers) {
       throw new ProcessError("limit_reached", `A run can have at most ${this.limits.maxWatchers} watchers; remove one first`);
