@@ -59,7 +59,11 @@ try {
   exitCode = 1;
 } finally {
   agentProcess.stdin.end();
-  await agentExited;
+  // An agent that ignores the end of its input is killed rather than waited for forever
+  // (agentExited rejects only if the process could not be spawned at all).
+  const killTimer = setTimeout(() => agentProcess.kill("SIGKILL"), 5_000);
+  await agentExited.catch(() => undefined);
+  clearTimeout(killTimer);
   await binding.whenIdle();
   await host.dispose();
 }
