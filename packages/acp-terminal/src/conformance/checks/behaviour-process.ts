@@ -1,17 +1,11 @@
 import { observed, runToExit, sh, type Check } from "../check.js";
-import { CheckFailure, CheckSkip, RpcFailure } from "../probe.js";
-import { isAlive, killLeftover, untilGone } from "./pids.js";
+import { CheckFailure, RpcFailure } from "../probe.js";
+import { killLeftover, pidIn, skipUnlessVisible, untilGone } from "./pids.js";
 
 /**
  * Behaviour where the spec is silent about processes: what kill reaches, when exit is known, when
  * kill returns, how a relative cwd and pagers are treated. Reported, never failed.
  */
-
-/** The pid a script printed as `name=<pid>`, or undefined. */
-function pidIn(output: string, name: string): number | undefined {
-  const match = new RegExp(`${name}=(\\d+)`).exec(output);
-  return match ? Number(match[1]) : undefined;
-}
 
 /** How long a killed command's grandchild may take to disappear. */
 const GONE_WITHIN_MS = 3_000;
@@ -28,7 +22,7 @@ export const processBehaviourChecks: Check[] = [
       await embed(id);
       const { output } = await probe.outputUntil(id, (o) => pidIn(o.output, "grandchild") !== undefined, "expected the background sleep's pid");
       const pid = pidIn(output, "grandchild")!;
-      if (!isAlive(pid)) throw new CheckSkip(`process ${pid} is not visible from the agent (another machine or pid namespace)`);
+      skipUnlessVisible(pid);
       try {
         await probe.kill(id);
         const gone = await untilGone(pid, GONE_WITHIN_MS);

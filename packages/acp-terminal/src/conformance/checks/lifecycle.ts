@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { runToExit, sh, type Check } from "../check.js";
-import { CheckFailure, CheckSkip, expect, RpcFailure } from "../probe.js";
-import { isAlive, untilGone } from "./pids.js";
+import { CheckFailure, expect, RpcFailure } from "../probe.js";
+import { pidIn, skipUnlessVisible, untilGone } from "./pids.js";
 
 /** A command that runs far longer than any check: only kill or release ends it. */
 const LONG = { command: "sleep", args: ["60"] };
@@ -97,9 +97,9 @@ export const lifecycleChecks: Check[] = [
     async run({ probe, embed }) {
       const id = await probe.create(sh("echo pid=$$; exec sleep 60"));
       await embed(id);
-      const { output } = await probe.outputUntil(id, (o) => /pid=\d+/.test(o.output), "expected the command's pid");
-      const pid = Number(/pid=(\d+)/.exec(output)![1]);
-      if (!isAlive(pid)) throw new CheckSkip(`process ${pid} is not visible from the agent (another machine or pid namespace)`);
+      const { output } = await probe.outputUntil(id, (o) => pidIn(o.output, "pid") !== undefined, "expected the command's pid");
+      const pid = pidIn(output, "pid")!;
+      skipUnlessVisible(pid);
       await probe.release(id);
       if (!(await untilGone(pid, 3_000))) throw new CheckFailure(`process ${pid} still runs 3 s after terminal/release`);
       return `process ${pid} ended after release`;

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
+import { CheckSkip } from "../probe.js";
 
 /**
  * Watching the client's processes from the agent. Checks that need it run only when the client
@@ -26,6 +27,17 @@ export function isAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
   return !isZombie(pid);
+}
+
+/** The pid a script printed as `name=<pid>`, or undefined. */
+export function pidIn(output: string, name: string): number | undefined {
+  const match = new RegExp(`${name}=(\\d+)`).exec(output);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** Skips the check when `pid` (the client's) cannot be watched from here. */
+export function skipUnlessVisible(pid: number): void {
+  if (!isAlive(pid)) throw new CheckSkip(`process ${pid} is not visible from the agent (another machine or pid namespace)`);
 }
 
 /** Resolves true once `pid` is gone, false if it still runs after `timeoutMs`. */
