@@ -1,7 +1,7 @@
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { sh, type Check } from "../check.js";
+import { runToExit, sh, type Check } from "../check.js";
 import { expect } from "../probe.js";
 
 const ARGS = ["%s|", "a b", "$HOME", "*", "'q'", ";echo injected", ""];
@@ -11,18 +11,15 @@ export const processChecks: Check[] = [
     id: "env-honoured",
     name: "env variables reach the command",
     kind: "must",
-    async run({ probe, embed }) {
+    async run(ctx) {
       const value = "two words = one value";
-      const id = await probe.create({
+      const { output } = await runToExit(ctx, {
         ...sh('printf "%s|%s" "$ACP_CONFORMANCE_VALUE" "$ACP_CONFORMANCE_EMPTY"'),
         env: [
           { name: "ACP_CONFORMANCE_VALUE", value },
           { name: "ACP_CONFORMANCE_EMPTY", value: "" },
         ],
       });
-      await embed(id);
-      await probe.waitForExit(id);
-      const { output } = await probe.output(id);
       expect(output === `${value}|`, `expected ${JSON.stringify(`${value}|`)}, got ${JSON.stringify(output)}`);
       return `ACP_CONFORMANCE_VALUE=${JSON.stringify(value)} arrived intact`;
     },
@@ -31,13 +28,10 @@ export const processChecks: Check[] = [
     id: "cwd-honoured",
     name: "cwd is the command's working directory",
     kind: "must",
-    async run({ probe, embed }) {
+    async run(ctx) {
       const dir = await realpath(await mkdtemp(path.join(tmpdir(), "acp-conformance-")));
       try {
-        const id = await probe.create({ ...sh("pwd -P"), cwd: dir });
-        await embed(id);
-        await probe.waitForExit(id);
-        const { output } = await probe.output(id);
+        const { output } = await runToExit(ctx, { ...sh("pwd -P"), cwd: dir });
         expect(output.trim() === dir, `expected ${JSON.stringify(dir)}, got ${JSON.stringify(output.trim())}`);
         return `the command ran in ${dir}`;
       } finally {
@@ -49,11 +43,8 @@ export const processChecks: Check[] = [
     id: "args-literal",
     name: "args are passed literally, without a shell",
     kind: "must",
-    async run({ probe, embed }) {
-      const id = await probe.create({ command: "printf", args: ARGS });
-      await embed(id);
-      await probe.waitForExit(id);
-      const { output } = await probe.output(id);
+    async run(ctx) {
+      const { output } = await runToExit(ctx, { command: "printf", args: ARGS });
       const expected = `${ARGS.slice(1).join("|")}|`;
       expect(output === expected, `expected ${JSON.stringify(expected)}, got ${JSON.stringify(output)}`);
       return `spaces, $, *, quotes, ; and an empty argument arrived unchanged`;
