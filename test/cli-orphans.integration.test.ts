@@ -39,8 +39,7 @@ describe("acp-terminal run leaves no processes behind", () => {
 
   it("on Ctrl-C: cancels the turn, kills the terminal, exits 3", async () => {
     const cli = startCli(["run", "--agent", fixture("hang"), "go"]);
-    const [match] = await cli.waitForStderr(/pids agent=\d+ terminal=\d+/);
-    const pids = pidsOf(match);
+    const pids = await cli.waitForPids();
     cli.child.kill("SIGINT");
     const { code, stderr } = await cli.result();
     expect(stderr).toContain("Cancelling the turn");
@@ -52,8 +51,7 @@ describe("acp-terminal run leaves no processes behind", () => {
   it("on Ctrl-C twice with an agent that ignores cancel: exits 3 at once", async () => {
     // A grace far beyond the test's timeout: only the second Ctrl-C can end this run in time.
     const cli = startCli(["run", "--cancel-grace", "600", "--agent", fixture("stubborn"), "go"]);
-    const [match] = await cli.waitForStderr(/pids agent=\d+ terminal=\d+/);
-    const pids = pidsOf(match);
+    const pids = await cli.waitForPids();
     cli.child.kill("SIGINT");
     await cli.waitForStderr(/Cancelling the turn/);
     cli.child.kill("SIGINT");
@@ -66,8 +64,7 @@ describe("acp-terminal run leaves no processes behind", () => {
 
   it("on SIGTERM: exits 3", async () => {
     const cli = startCli(["run", "--agent", fixture("stubborn"), "go"]);
-    const [match] = await cli.waitForStderr(/pids agent=\d+ terminal=\d+/);
-    const pids = pidsOf(match);
+    const pids = await cli.waitForPids();
     cli.child.kill("SIGTERM");
     const { code, stderr } = await cli.result();
     expect(stderr).toContain("Stopped by SIGTERM");
