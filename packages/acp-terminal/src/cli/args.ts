@@ -51,15 +51,22 @@ export const DEFAULT_INIT_TIMEOUT_MS = 10_000;
 /** After Ctrl-C, how long the agent gets to end its turn with `cancelled` before we quit anyway. */
 export const DEFAULT_CANCEL_GRACE_MS = 2_000;
 
+/** The longest delay setTimeout honours (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** A positive number of seconds as milliseconds, undefined when absent, or an error message. */
 function seconds(flag: string, value: string | undefined): number | string | undefined {
   if (value === undefined) return undefined;
-  const parsed = Number(value);
-  if (value.trim() === "" || !Number.isFinite(parsed) || parsed <= 0) {
+  const ms = Math.round(Number(value) * 1000);
+  // Below 1 ms rounds to no time at all (0.0001).
+  if (value.trim() === "" || !Number.isFinite(ms) || ms < 1) {
     return `Invalid ${flag}: expected a positive number of seconds, received ${JSON.stringify(value)}`;
   }
-  return Math.round(parsed * 1000);
+  // Node fires a longer timer at once (TimeoutOverflowWarning): a huge value must not mean "now".
+  if (ms > MAX_TIMER_MS) return `Invalid ${flag}: at most ${Math.floor(MAX_TIMER_MS / 1000)} seconds, received ${JSON.stringify(value)}`;
+  return ms;
 }
+
 
 /** Parses argv (without node and the script). Never throws: errors come back as values. */
 export function parseCommand(argv: string[], cwd: string, resolvePath: (base: string, p: string) => string): ParsedCommand {
