@@ -75,6 +75,8 @@ function bounded<T>(what: string, promise: Promise<T>, timeoutMs = REQUEST_TIMEO
  */
 export class TerminalProbe {
   private readonly created = new Set<string>();
+  /** Set by cleanup: a check past its deadline may still be running and must not start more. */
+  private closed = false;
 
   constructor(
     private readonly client: AgentContext,
@@ -82,8 +84,14 @@ export class TerminalProbe {
   ) {}
 
   async create(params: Omit<CreateTerminalRequest, "sessionId">, timeoutMs?: number): Promise<string> {
+    if (this.closed) throw new CheckFailure("the check already ended");
     const { terminalId } = await bounded("terminal/create", this.client.request("terminal/create", { sessionId: this.sessionId, ...params }), timeoutMs);
     expect(typeof terminalId === "string" && terminalId !== "", `terminal/create returned no terminalId: ${JSON.stringify(terminalId)}`);
+    if (this.closed) {
+      // Answered after cleanup: nothing else will release it.
+      await this.release(terminalId);
+      throw new CheckFailure("the check already ended");
+    }
     this.created.add(terminalId);
     return terminalId;
   }
@@ -127,6 +135,7 @@ export class TerminalProbe {
 
   /** Releases whatever the check left; errors here are the client's problem, not the check's. */
   async cleanup(): Promise<void> {
+    this.closed = true;
     await Promise.allSettled([...this.created].map((id) => this.release(id)));
     this.created.clear();
   }
