@@ -22,7 +22,7 @@ function record(id: string, overrides: Partial<RunRecord> = {}): RunRecord {
     id, sessionId: "s", command: "echo again", args: null, cwd: null, env: null, pty: false, stdin: false, status: "running",
     exitCode: null, signal: null, cause: null, error: null, createdAtMs: 1, startedAtMs: 1, endedAtMs: null,
     terminalId: "t1", timeoutMs: 60_000, idleTimeoutMs: 0, nextSeq: 0, outputBytes: 0, lostBytes: 0,
-    lostUnknown: false, lineCount: 0, exitNotified: false, labels: {}, ...overrides,
+    lostUnknown: false, lineCount: 0, attempts: 1, exitNotified: false, labels: {}, ...overrides,
   };
 }
 
@@ -105,7 +105,7 @@ describe("a damaged SQLite run store gives store_error naming the file and the r
     seeded(path);
     const store = open(path);
     const other = new Database(path);
-    cleanups.push(() => other.close());
+    cleanups.push(() => void other.close());
     other.exec("DROP TABLE exec_run_items; CREATE TABLE exec_run_items (x TEXT)");
     expect(() => store.readItems("r1", { limit: 10 })).toThrow(storeError(path, "reading items for run r1", "no such column"));
   });
@@ -124,7 +124,7 @@ describe("a damaged SQLite run store gives store_error naming the file and the r
     const { manager } = managerOn(store);
     await expect(manager.recover()).rejects.toThrow(storeError(path, "writing an item for run r1", "CHECK constraint failed", "SQLITE_CONSTRAINT_CHECK"));
     const db = new Database(path, { readonly: true });
-    cleanups.push(() => db.close());
+    cleanups.push(() => void db.close());
     const stored = db.prepare("SELECT seq, kind, text, at_ms AS atMs, byte_offset AS byteOffset FROM exec_run_items WHERE run_id = 'r1' ORDER BY seq").all();
     expect(stored).toEqual(items);
     expect(db.prepare("SELECT status FROM exec_runs WHERE id = 'r1'").get()).toEqual({ status: "running" });
