@@ -41,5 +41,8 @@ export function decodeRecord(text: string, path: string, runId: string): RunReco
   for (const [field, type] of REQUIRED) {
     if (typeof record[field] !== type || record[field] === null) return fail(`has no valid ${field} (expected a ${type})`);
   }
+  // Records written before attempts were counted had one start.
+  if (record.attempts === undefined) record.attempts = 1;
+  else if (typeof record.attempts !== "number") return fail("has no valid attempts (expected a number)");
   return value as RunRecord;
 }
