@@ -73,9 +73,10 @@ export class MemoryRunStore implements RunStore {
     return record ? { ...record } : undefined;
   }
 
+  /** Oldest created first, as the SQLite store lists them (recovery claims runs in this order). */
   listRuns(): RunRecord[] {
     this.assertOpen("list runs");
-    return [...this.runs.values()].map((r) => ({ ...r }));
+    return [...this.runs.values()].sort((a, b) => a.createdAtMs - b.createdAtMs).map((r) => ({ ...r }));
   }
 
   deleteRun(runId: string): void {
