@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -144,5 +144,34 @@ describe("a damaged SQLite run store gives store_error naming the file and the r
     const store = new SqliteRunStore(path, { openCheck: "quick_check" });
     cleanups.push(() => store.close());
     expect(store.allItems("r1")).toHaveLength(20);
+  });
+
+  it("a damaged page: the default open does not see it and the read that meets it is a store_error naming the run; quick_check refuses the file at open", () => {
+    const path = tempDb();
+    const seed = new SqliteRunStore(path);
+    for (let r = 0; r < 20; r++) {
+      seed.putRun(record(`run_${r}`, { status: "completed", createdAtMs: r, nextSeq: 100 }));
+      seed.appendItems(`run_${r}`, Array.from({ length: 100 }, (_, seq): RunItem => ({ seq, kind: "output", text: `line ${seq}\n`, atMs: 1, byteOffset: 0 })));
+    }
+    seed.close();
+    // Scribble over a page in the middle of the file (item rows), as a bad disk block would.
+    const pages = statSync(path).size / 4096;
+    const fd = openSync(path, "r+");
+    writeSync(fd, Buffer.alloc(4096, 0x41), 0, 4096, 4096 * Math.floor(pages / 2));
+    closeSync(fd);
+
+    const store = open(path);
+    const failures: unknown[] = [];
+    for (let r = 0; r < 20; r++) {
+      try {
+        store.allItems(`run_${r}`);
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+    expect(failures.length).toBeGreaterThan(0);
+    for (const failure of failures) expect(failure).toEqual(storeError(path, "reading items for run run_", "database disk image is malformed", "SQLITE_CORRUPT"));
+    store.close();
+    expect(() => new SqliteRunStore(path, { openCheck: "quick_check" })).toThrow(storeError(path, "SQLITE_CORRUPT"));
   });
 });
