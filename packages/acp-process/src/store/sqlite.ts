@@ -83,23 +83,22 @@ export class SqliteRunStore implements RunStore {
         throw storeFailure(path, "taking the lease", null, error);
       }
     }
-    this.statements = {
-      upsertRun: this.db.prepare(
-        "INSERT INTO exec_runs (id, session_id, status, created_at_ms, ended_at_ms, record) VALUES (?, ?, ?, ?, ?, ?) " +
-          "ON CONFLICT(id) DO UPDATE SET status = excluded.status, ended_at_ms = excluded.ended_at_ms, record = excluded.record",
-      ),
-      insertItem: this.db.prepare("INSERT OR REPLACE INTO exec_run_items (run_id, seq, kind, text, at_ms, byte_offset) VALUES (?, ?, ?, ?, ?, ?)"),
-      prune: this.db.prepare("DELETE FROM exec_run_items WHERE run_id = ? AND seq < ?"),
-      readItems: this.db.prepare("SELECT seq, kind, text, at_ms, byte_offset FROM exec_run_items WHERE run_id = ? AND seq >= ? ORDER BY seq LIMIT ?"),
-      lastItems: this.db.prepare("SELECT seq, kind, text, at_ms, byte_offset FROM exec_run_items WHERE run_id = ? ORDER BY seq DESC LIMIT ?"),
-      retained: this.db.prepare("SELECT seq, text FROM exec_run_items WHERE run_id = ? ORDER BY seq"),
-      firstSeq: this.db.prepare("SELECT MIN(seq) AS seq FROM exec_run_items WHERE run_id = ?"),
-      getRun: this.db.prepare("SELECT record FROM exec_runs WHERE id = ?"),
-      listRuns: this.db.prepare("SELECT id, record FROM exec_runs ORDER BY created_at_ms"),
-      deleteRun: this.db.prepare("DELETE FROM exec_runs WHERE id = ?"),
-      deleteItems: this.db.prepare("DELETE FROM exec_run_items WHERE run_id = ?"),
-    };
+    this.statements = this.prepareStatements(options.exclusive !== false);
     this.flushInterval = options.flushIntervalMs ?? 50;
+  }
+
+  /** The statements this store runs; a failure releases what the constructor took. */
+  private prepareStatements(leased: boolean) {
+    try {
+      return prepareAll(this.db);
+    } catch (error) {
+      try {
+        if (leased) this.lease.release();
+      } finally {
+        this.db.close();
+      }
+      throw storeFailure(this.path, "preparing its statements", null, error);
+    }
   }
 
   putRun(record: RunRecord, options: { urgent?: boolean } = {}): void {
@@ -292,6 +291,26 @@ function openDatabase(path: string, check: "schema" | "quick_check"): Database.D
         : "check that the directory exists and is writable";
     throw new ProcessError("store_error", `Could not open the run store ${path} (${messageOf(error)}${typeof code === "string" ? ` [${code}]` : ""}): ${hint}`, { cause: error });
   }
+}
+
+/** Every statement of the store, prepared once. */
+function prepareAll(db: Database.Database) {
+  return {
+    upsertRun: db.prepare(
+      "INSERT INTO exec_runs (id, session_id, status, created_at_ms, ended_at_ms, record) VALUES (?, ?, ?, ?, ?, ?) " +
+        "ON CONFLICT(id) DO UPDATE SET status = excluded.status, ended_at_ms = excluded.ended_at_ms, record = excluded.record",
+    ),
+    insertItem: db.prepare("INSERT OR REPLACE INTO exec_run_items (run_id, seq, kind, text, at_ms, byte_offset) VALUES (?, ?, ?, ?, ?, ?)"),
+    prune: db.prepare("DELETE FROM exec_run_items WHERE run_id = ? AND seq < ?"),
+    readItems: db.prepare("SELECT seq, kind, text, at_ms, byte_offset FROM exec_run_items WHERE run_id = ? AND seq >= ? ORDER BY seq LIMIT ?"),
+    lastItems: db.prepare("SELECT seq, kind, text, at_ms, byte_offset FROM exec_run_items WHERE run_id = ? ORDER BY seq DESC LIMIT ?"),
+    retained: db.prepare("SELECT seq, text FROM exec_run_items WHERE run_id = ? ORDER BY seq"),
+    firstSeq: db.prepare("SELECT MIN(seq) AS seq FROM exec_run_items WHERE run_id = ?"),
+    getRun: db.prepare("SELECT record FROM exec_runs WHERE id = ?"),
+    listRuns: db.prepare("SELECT id, record FROM exec_runs ORDER BY created_at_ms"),
+    deleteRun: db.prepare("DELETE FROM exec_runs WHERE id = ?"),
+    deleteItems: db.prepare("DELETE FROM exec_run_items WHERE run_id = ?"),
+  };
 }
 
 function toItem(row: ItemRow): RunItem {
