@@ -57,6 +57,24 @@ describe("SqliteRunStore", () => {
     expect(store.allItems("r1")).toHaveLength(100);
   });
 
+  it("a reopened store prunes only what retention allows: recover()'s notice costs a run at maxItemsPerRun exactly its oldest item", async () => {
+    const path = tempDb();
+    const seed = new SqliteRunStore(path, { retention: { maxItemsPerRun: 100 } });
+    for (const [id, count] of [["full", 100], ["half", 50]] as const) {
+      seed.putRun(record(id, { nextSeq: count }));
+      seed.appendItems(id, Array.from({ length: count }, (_, seq) => ({ seq, kind: "output" as const, text: `line ${seq}\n`, atMs: seq, byteOffset: 0 })));
+    }
+    seed.close();
+    const store = new SqliteRunStore(path, { retention: { maxItemsPerRun: 100 } });
+    const host = new TerminalHost();
+    const manager = new ProcessManager({ provider: new LocalTerminalProvider(host), store, env: {}, sweepIntervalMs: 0 });
+    cleanups.push(async () => (await manager.dispose(), await host.dispose(), store.close()));
+    expect((await manager.recover()).lost).toEqual(["full", "half"]);
+    const seqsOf = (id: string) => store.allItems(id).map((i) => i.seq);
+    expect(seqsOf("full")).toEqual([...Array(100).keys()].map((k) => k + 1));
+    expect(seqsOf("half")).toEqual([...Array(51).keys()]);
+  });
+
   it("keeps a finished run and its output across a reopen", async () => {
     const path = tempDb();
     const first = managerOn(path);
