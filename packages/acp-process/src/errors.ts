@@ -12,7 +12,8 @@ export type ProcessErrorCode =
   | "still_running" // remove/clear of a live run without kill
   | "limit_reached" // too many runs, watchers or queued runs
   | "provider_error" // the client/host refused or failed a call
-  | "store_error" // the run store file could not be opened
+  | "store_error" // the run store file could not be opened, read or written, or holds data it cannot use
+  | "store_closed" // a call on a run store after its close()
   | "store_in_use" // another store instance holds the run store file
   | "disposed"; // the manager was disposed
 

@@ -37,7 +37,7 @@ function record(id: string, overrides: Partial<RunRecord> = {}): RunRecord {
     id, sessionId: "s", command: "echo again", args: null, cwd: null, env: null, pty: false, stdin: false, status: "running",
     exitCode: null, signal: null, cause: null, error: null, createdAtMs: 1, startedAtMs: 1, endedAtMs: null,
     terminalId: "t1", timeoutMs: 60_000, idleTimeoutMs: 0, nextSeq: 0, outputBytes: 0, lostBytes: 0,
-    lostUnknown: false, lineCount: 0, exitNotified: false, labels: {}, ...overrides,
+    lostUnknown: false, lineCount: 0, attempts: 1, exitNotified: false, labels: {}, ...overrides,
   };
 }
 
@@ -55,6 +55,24 @@ describe("SqliteRunStore", () => {
     expect(page.firstSeq).toBe(150);
     expect(page.items.map((i) => i.seq)).toEqual([150, 151, 152, 153, 154, 155, 156, 157, 158, 159]);
     expect(store.allItems("r1")).toHaveLength(100);
+  });
+
+  it("a reopened store prunes only what retention allows: recover()'s notice costs a run at maxItemsPerRun exactly its oldest item", async () => {
+    const path = tempDb();
+    const seed = new SqliteRunStore(path, { retention: { maxItemsPerRun: 100 } });
+    for (const [id, count] of [["full", 100], ["half", 50]] as const) {
+      seed.putRun(record(id, { nextSeq: count }));
+      seed.appendItems(id, Array.from({ length: count }, (_, seq) => ({ seq, kind: "output" as const, text: `line ${seq}\n`, atMs: seq, byteOffset: 0 })));
+    }
+    seed.close();
+    const store = new SqliteRunStore(path, { retention: { maxItemsPerRun: 100 } });
+    const host = new TerminalHost();
+    const manager = new ProcessManager({ provider: new LocalTerminalProvider(host), store, env: {}, sweepIntervalMs: 0 });
+    cleanups.push(async () => (await manager.dispose(), await host.dispose(), store.close()));
+    expect((await manager.recover()).lost).toEqual(["full", "half"]);
+    const seqsOf = (id: string) => store.allItems(id).map((i) => i.seq);
+    expect(seqsOf("full")).toEqual([...Array(100).keys()].map((k) => k + 1));
+    expect(seqsOf("half")).toEqual([...Array(51).keys()]);
   });
 
   it("keeps a finished run and its output across a reopen", async () => {
@@ -114,18 +132,28 @@ describe("SqliteRunStore", () => {
     expect(events.filter((e) => e.type === "exit")).toHaveLength(1);
   });
 
-  it("re-queues interrupted runs only when asked, and says so", async () => {
+  it("re-queues interrupted runs only when asked: the same run id starts again as attempt 2, and says so", async () => {
     const path = tempDb();
     const seed = new SqliteRunStore(path);
-    seed.putRun(record("old", { command: "echo again" }), { urgent: true });
+    seed.putRun(record("old", { command: "echo again", nextSeq: 1, outputBytes: 7 }), { urgent: true });
+    seed.appendItems("old", [{ seq: 0, kind: "output", text: "before\n", atMs: 1, byteOffset: 0 }]);
     seed.close();
-    const { manager } = managerOn(path);
+    const events: RunEvent[] = [];
+    const { manager } = managerOn(path, events);
     const report = await manager.recover({ onRunning: "requeue" });
-    expect(report.lost).toEqual(["old"]);
-    expect(report.requeued).toHaveLength(1);
-    const replacement = await manager.wait(report.requeued[0]!.to);
-    expect(replacement).toMatchObject({ status: "completed", command: "echo again", labels: { requeuedFrom: "old" } });
-    expect(manager.get("old").labels).toMatchObject({ requeuedAs: replacement.id });
-    expect(manager.tail(replacement.id).text).toBe("again\n");
+    expect(report).toEqual({ lost: [], requeued: [{ id: "old", attempt: 2 }], notified: [] });
+    const again = await manager.wait("old");
+    expect(again).toMatchObject({ id: "old", status: "completed", exitCode: 0, command: "echo again", attempts: 2, exitNotified: true });
+    const history = (await manager.read("old")).items;
+    expect(history.map((i) => [i.seq, i.kind])).toEqual([[0, "output"], [1, "notice"], [2, "output"]]);
+    expect(history[1]!.text).toMatch(/the agent restarted while this run was running; started again under the same id as attempt 2 of at most 3 \(recovery policy requeue\): echo again/);
+    expect(history.map((i) => i.text).join("")).toMatch(/^before\n.*again\n$/s);
+    expect(events.filter((e) => e.type === "status").map((e) => e.type === "status" && [e.previous, e.run.status])).toEqual([
+      ["running", "queued"],
+      ["queued", "running"],
+      ["running", "completed"],
+    ]);
+    expect(events.filter((e) => e.type === "exit")).toHaveLength(1);
+    expect(manager.list().map((r) => r.id)).toEqual(["old"]);
   });
 });

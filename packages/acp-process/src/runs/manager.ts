@@ -12,13 +12,13 @@ import { DEFAULT_TUNING, type KillOptions, type ListRunsQuery, type ProcessManag
 import { Run, type RunTuning } from "./run.js";
 import { encodeKeyInput, resizeRun, writeInput } from "./input.js";
 import { Scheduler } from "./scheduler.js";
-import { isFinished, type RunEventSink, type RunSnapshot, type WatcherSpec } from "./types.js";
+import { isFinished, type RunEventSink, type RunRecord, type RunSnapshot, type WatcherSpec } from "./types.js";
 import { byteView, lineView, storeTail, type LineView } from "./views.js";
 import { runUsage } from "./usage.js";
 import { readPage, type ReadResult } from "./read-page.js";
 import { RunRegistry } from "./registry.js";
 import { recoverRuns, type RecoveryPolicy, type RecoveryReport } from "./recovery.js";
-import { newRecord, restartRequest, validateStart } from "./records.js";
+import { newRecord, validateStart } from "./records.js";
 
 /**
  * The run registry. Starts commands through a TerminalProvider, tracks their status and output as
@@ -85,6 +85,12 @@ export class ProcessManager {
       ...(request.onStart ? { onStart: request.onStart } : {}),
     });
     for (const spec of request.watch ?? []) run.log.watchers.add(spec);
+    return this.admit(run, () => this.registry.delete(record.id));
+  }
+
+  /** Registers a queued run, stores it and starts (or queues) it; `refused` undoes the registration. */
+  private async admit(run: Run, refused: () => void): Promise<RunSnapshot> {
+    const record = run.record;
     this.registry.add(run);
     this.store.putRun(record, { urgent: true });
     void run.settled.then(() => this.scheduler.done(record.id));
@@ -95,11 +101,25 @@ export class ProcessManager {
         started = run.start();
       });
     } catch (error) {
-      this.registry.delete(record.id);
+      refused();
       throw error;
     }
     await started;
     return run.snapshot();
+  }
+
+  /**
+   * Starts a recovered `queued` record again under its own id (`recover()` with the `requeue`
+   * policy): its seq numbering and history continue. Watchers and `onStart` are not stored, so a
+   * claimed run has none. Refused (the stored run kept) when the manager cannot take it now.
+   */
+  private claim(record: RunRecord): Promise<RunSnapshot> {
+    if (this.disposed) throw ProcessError.disposed();
+    const provider = this.providerFor(record.sessionId);
+    if (record.pty && !provider.capabilities.pty) throw ProcessError.unsupported("A PTY", provider.kind, "recover with a provider that has PTYs");
+    record.stdin = record.stdin && provider.capabilities.write;
+    const run = new Run(record, { provider, store: this.store, clock: this.clock, emit: (e) => this.events.emit(e), tuning: this.tuning }, { stdin: record.stdin });
+    return this.admit(run, () => this.registry.forget(record.id));
   }
 
   /**
@@ -228,12 +248,15 @@ export class ProcessManager {
     return this.registry.deleteFinished((r) => (r.endedAtMs ?? r.createdAtMs) <= expiredBefore);
   }
 
-  /** Start-up recovery over a persistent store (see `RecoveryPolicy`). Call once, before new runs. */
+  /**
+   * Start-up recovery over a persistent store (see `RecoveryPolicy`). Call once, before new runs.
+   * With `{onRunning: "requeue"}` interrupted runs start again under their own ids.
+   */
   async recover(policy: RecoveryPolicy = { onRunning: "mark_lost" }): Promise<RecoveryReport> {
     return recoverRuns(this.store, policy, {
       now: () => this.clock.now(),
       emit: (event) => this.events.emit(event),
-      restart: (record) => this.start(restartRequest(record)),
+      claim: (record) => this.claim(record),
       isLive: (runId) => this.registry.live(runId, undefined) !== undefined,
     });
   }

@@ -30,6 +30,7 @@ export function newRecord(request: StartRunOptions, nowMs: number, defaultTimeou
     lostBytes: 0,
     lostUnknown: false,
     lineCount: 0,
+    attempts: 1,
     exitNotified: false,
     labels: request.labels ?? {},
   };
@@ -47,20 +48,4 @@ export function validateStart(request: StartRunOptions): void {
       throw ProcessError.invalidParams(name, `a number of milliseconds from 0 to ${MAX_RUN_TIMEOUT_MS} (30 days; 0 = none)`, value);
     }
   }
-}
-
-/** The start request that re-runs a recovered record (only under the `requeue` policy). */
-export function restartRequest(record: RunRecord): StartRunOptions {
-  return {
-    sessionId: record.sessionId,
-    command: record.command,
-    ...(record.args ? { args: record.args } : {}),
-    ...(record.cwd ? { cwd: record.cwd } : {}),
-    ...(record.env ? { env: record.env } : {}),
-    timeoutMs: record.timeoutMs,
-    idleTimeoutMs: record.idleTimeoutMs,
-    pty: record.pty,
-    stdin: record.stdin,
-    labels: { ...record.labels, requeuedFrom: record.id },
-  };
 }

@@ -65,6 +65,11 @@ export class RunRegistry {
       .slice(0, limit);
   }
 
+  /** Drops a live run from this registry only; what the store holds stays (a recovered run that could not be claimed). */
+  forget(runId: string): void {
+    this.runs.delete(runId);
+  }
+
   delete(runId: string): void {
     this.runs.delete(runId);
     this.store.deleteRun(runId);

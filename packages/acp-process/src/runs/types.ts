@@ -48,6 +48,8 @@ export interface RunRecord {
   lostUnknown: boolean;
   /** Newlines seen so far. */
   lineCount: number;
+  /** Starts of this run: 1, plus one each time `recover()` claims it again after a restart (policy `requeue`). */
+  attempts: number;
   /** The exit notification was delivered (exactly-once across restarts). */
   exitNotified: boolean;
   /** Free-form labels from the caller (tool surface, tool-call id, ...). */

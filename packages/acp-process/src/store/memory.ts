@@ -1,11 +1,13 @@
 import type { RunItem, RunRecord } from "../runs/types.js";
+import { RetentionWindow } from "./retention-window.js";
+import { storeClosed } from "./store-error.js";
 import { DEFAULT_RETENTION, type ItemPage, type ItemQuery, type RetentionLimits, type RunStore } from "./types.js";
 
 interface ItemLog {
   items: RunItem[];
   /** Index of the oldest retained item in `items` (head of the queue). */
   head: number;
-  chars: number;
+  window: RetentionWindow;
 }
 
 /** The default store: everything in memory, bounded per run by the retention limits. */
@@ -14,27 +16,27 @@ export class MemoryRunStore implements RunStore {
   readonly retention: RetentionLimits;
   private readonly runs = new Map<string, RunRecord>();
   private readonly logs = new Map<string, ItemLog>();
+  private closed = false;
 
   constructor(retention: Partial<RetentionLimits> = {}) {
     this.retention = { ...DEFAULT_RETENTION, ...retention };
   }
 
   putRun(record: RunRecord): void {
+    this.assertOpen(`store run ${record.id}`);
     this.runs.set(record.id, { ...record });
   }
 
   appendItems(runId: string, items: readonly RunItem[]): void {
+    this.assertOpen(`append ${items.length} item(s) to run ${runId}`);
     let log = this.logs.get(runId);
-    if (!log) this.logs.set(runId, (log = { items: [], head: 0, chars: 0 }));
+    if (!log) this.logs.set(runId, (log = { items: [], head: 0, window: new RetentionWindow(this.retention.maxItemsPerRun, this.retention.maxCharsPerRun) }));
+    let floor = 0;
     for (const item of items) {
       log.items.push(item);
-      log.chars += item.text.length;
+      floor = log.window.add(item.seq, item.text.length);
     }
-    const { maxItemsPerRun, maxCharsPerRun } = this.retention;
-    while (log.items.length - log.head > maxItemsPerRun || (log.chars > maxCharsPerRun && log.items.length - log.head > 1)) {
-      log.chars -= log.items[log.head]!.text.length;
-      log.head++;
-    }
+    while (log.head < log.items.length && log.items[log.head]!.seq < floor) log.head++;
     if (log.head > 1024 && log.head * 2 > log.items.length) {
       log.items = log.items.slice(log.head);
       log.head = 0;
@@ -42,6 +44,7 @@ export class MemoryRunStore implements RunStore {
   }
 
   readItems(runId: string, query: ItemQuery): ItemPage {
+    this.assertOpen(`read run ${runId}`);
     const log = this.logs.get(runId);
     const nextSeq = this.runs.get(runId)?.nextSeq ?? 0;
     if (!log || log.head >= log.items.length) return { items: [], firstSeq: nextSeq };
@@ -53,33 +56,45 @@ export class MemoryRunStore implements RunStore {
   }
 
   allItems(runId: string): RunItem[] {
+    this.assertOpen(`read run ${runId}`);
     const log = this.logs.get(runId);
     return log ? log.items.slice(log.head) : [];
   }
 
   lastItems(runId: string, limit: number): RunItem[] {
+    this.assertOpen(`read run ${runId}`);
     const log = this.logs.get(runId);
     return log ? log.items.slice(Math.max(log.head, log.items.length - Math.max(0, limit))) : [];
   }
 
   getRun(runId: string): RunRecord | undefined {
+    this.assertOpen(`read run ${runId}`);
     const record = this.runs.get(runId);
     return record ? { ...record } : undefined;
   }
 
+  /** Oldest created first, as the SQLite store lists them (recovery claims runs in this order). */
   listRuns(): RunRecord[] {
-    return [...this.runs.values()].map((r) => ({ ...r }));
+    this.assertOpen("list runs");
+    return [...this.runs.values()].sort((a, b) => a.createdAtMs - b.createdAtMs).map((r) => ({ ...r }));
   }
 
   deleteRun(runId: string): void {
+    this.assertOpen(`delete run ${runId}`);
     this.runs.delete(runId);
     this.logs.delete(runId);
   }
 
   flush(): void {}
 
+  /** Drops everything. Idempotent; every later call but flush/close throws `store_closed`. */
   close(): void {
+    this.closed = true;
     this.runs.clear();
     this.logs.clear();
+  }
+
+  private assertOpen(what: string): void {
+    if (this.closed) throw storeClosed("the in-memory run store", what);
   }
 }

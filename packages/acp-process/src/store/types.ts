@@ -22,7 +22,10 @@ export interface ItemPage {
 
 /**
  * Where runs and their items live. Methods are synchronous (better-sqlite3 and memory both are);
- * a store may buffer appends but must flush them before it answers a read.
+ * a store may buffer appends but must flush them before it answers a read. `listRuns` lists the
+ * oldest created first. After `close()` every call but `flush()` and `close()` throws
+ * `store_closed` (a write is never dropped without a word). `test/store-contract.test.ts` runs the
+ * same cases over every implementation.
  */
 export interface RunStore {
   readonly kind: "memory" | "sqlite";
@@ -38,7 +41,9 @@ export interface RunStore {
   getRun(runId: string): RunRecord | undefined;
   listRuns(): RunRecord[];
   deleteRun(runId: string): void;
+  /** Writes what is buffered (nothing to do once closed). */
   flush(): void;
+  /** Flushes and releases the store. Idempotent. */
   close(): void;
 }
 

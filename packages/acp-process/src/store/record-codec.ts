@@ -1,0 +1,48 @@
+import { ProcessError } from "../errors.js";
+import type { RunRecord, RunStatus } from "../runs/types.js";
+
+const STATUSES: readonly RunStatus[] = ["queued", "running", "completed", "failed", "killed", "timed_out", "lost"];
+
+/** Fields the manager relies on, with the type each must have. */
+const REQUIRED: readonly [keyof RunRecord, "string" | "number" | "boolean" | "object"][] = [
+  ["sessionId", "string"],
+  ["command", "string"],
+  ["createdAtMs", "number"],
+  ["nextSeq", "number"],
+  ["outputBytes", "number"],
+  ["lineCount", "number"],
+  ["exitNotified", "boolean"],
+  ["labels", "object"],
+];
+
+/**
+ * A stored run record, checked: JSON that parses, with the id of its row, a known status and the
+ * fields the manager relies on. Anything else is a `store_error` naming the file and the run, not
+ * a `SyntaxError` from deep inside a read.
+ */
+export function decodeRecord(text: string, path: string, runId: string): RunRecord {
+  const fail = (what: string, cause?: unknown): never => {
+    throw new ProcessError(
+      "store_error",
+      `The run store ${path} holds a record for run ${runId} that ${what}: delete that run (DELETE FROM exec_runs WHERE id = '${runId}'), or move the file aside`,
+      cause === undefined ? undefined : { cause },
+    );
+  };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return fail(`is not JSON (${(error as Error).message})`, error);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return fail("is not a JSON object");
+  const record = value as Record<string, unknown>;
+  if (record.id !== runId) return fail(`names another id (${JSON.stringify(record.id)?.slice(0, 80)})`);
+  if (!STATUSES.includes(record.status as RunStatus)) return fail(`has an unknown status (${JSON.stringify(record.status)?.slice(0, 80)})`);
+  for (const [field, type] of REQUIRED) {
+    if (typeof record[field] !== type || record[field] === null) return fail(`has no valid ${field} (expected a ${type})`);
+  }
+  // Records written before attempts were counted had one start.
+  if (record.attempts === undefined) record.attempts = 1;
+  else if (typeof record.attempts !== "number") return fail("has no valid attempts (expected a number)");
+  return value as RunRecord;
+}
