@@ -1,6 +1,6 @@
 export { ProcessError, type ProcessErrorCode } from "./errors.js";
 export { ManualClock, systemClock, type Clock } from "./clock.js";
-export { JOB_TTL_MS, MAX_OUTPUT_CHARS, YIELD_MS, resolveLimits, type ResolvedLimits } from "./config.js";
+export { JOB_TTL_MS, MAX_OUTPUT_CHARS, PENDING_MAX_OUTPUT_CHARS, YIELD_MS, resolveLimits, type ResolvedLimits } from "./config.js";
 export {
   NO_EXTENSIONS,
   type ProviderCapabilities,

@@ -8,10 +8,14 @@ import type { RunItem, RunRecord } from "../src/runs/types.js";
 
 describe("resolveLimits", () => {
   it("uses options, then the environment, then defaults, always clamped", () => {
-    expect(resolveLimits({}, {})).toEqual({ yieldMs: 10_000, maxOutputChars: 200_000, ttlMs: 1_800_000 });
-    expect(resolveLimits({}, { PI_BASH_YIELD_MS: "2500", PI_BASH_MAX_OUTPUT_CHARS: "5000", PI_BASH_JOB_TTL_MS: "90000" })).toEqual({ yieldMs: 2500, maxOutputChars: 5000, ttlMs: 90_000 });
+    expect(resolveLimits({}, {})).toEqual({ yieldMs: 10_000, maxOutputChars: 200_000, ttlMs: 1_800_000, pendingMaxOutputChars: 30_000 });
+    expect(resolveLimits({}, { PI_BASH_YIELD_MS: "2500", PI_BASH_MAX_OUTPUT_CHARS: "5000", PI_BASH_JOB_TTL_MS: "90000" })).toEqual({ yieldMs: 2500, maxOutputChars: 5000, ttlMs: 90_000, pendingMaxOutputChars: 30_000 });
     expect(resolveLimits({ yieldMs: 700 }, { PI_BASH_YIELD_MS: "2500" }).yieldMs).toBe(700);
-    expect(resolveLimits({}, { PI_BASH_YIELD_MS: "1", PI_BASH_JOB_TTL_MS: "999999999999", PI_BASH_MAX_OUTPUT_CHARS: "nope" })).toEqual({ yieldMs: 10, maxOutputChars: 200_000, ttlMs: 10_800_000 });
+    expect(resolveLimits({}, { OPENCLAW_BASH_PENDING_MAX_OUTPUT_CHARS: "4000", ZERO_BASH_PENDING_MAX_OUTPUT_CHARS: "5000" }).pendingMaxOutputChars).toBe(4000);
+    expect(resolveLimits({}, { ZERO_BASH_PENDING_MAX_OUTPUT_CHARS: "5000" }).pendingMaxOutputChars).toBe(5000);
+    expect(resolveLimits({ pendingMaxOutputChars: 2000 }, { ZERO_BASH_PENDING_MAX_OUTPUT_CHARS: "5000" }).pendingMaxOutputChars).toBe(2000);
+    expect(resolveLimits({}, { ZERO_BASH_PENDING_MAX_OUTPUT_CHARS: "5" }).pendingMaxOutputChars).toBe(1000);
+    expect(resolveLimits({}, { PI_BASH_YIELD_MS: "1", PI_BASH_JOB_TTL_MS: "999999999999", PI_BASH_MAX_OUTPUT_CHARS: "nope" })).toEqual({ yieldMs: 10, maxOutputChars: 200_000, ttlMs: 10_800_000, pendingMaxOutputChars: 30_000 });
   });
 });
 

@@ -32,6 +32,7 @@ export function newRecord(request: StartRunOptions, nowMs: number, defaultTimeou
     lineCount: 0,
     exitNotified: false,
     labels: request.labels ?? {},
+    ...(request.maxOutputBytes ? { maxOutputBytes: request.maxOutputBytes, cappedBytes: 0 } : {}),
   };
 }
 
@@ -41,6 +42,9 @@ const MAX_RUN_TIMEOUT_MS = 30 * 24 * 3_600_000;
 export function validateStart(request: StartRunOptions): void {
   if (typeof request.command !== "string" || request.command.trim() === "") {
     throw ProcessError.invalidParams("command", "a non-empty string", request.command);
+  }
+  if (request.maxOutputBytes !== undefined && (!Number.isSafeInteger(request.maxOutputBytes) || request.maxOutputBytes < 1)) {
+    throw ProcessError.invalidParams("maxOutputBytes", "a positive whole number of bytes", request.maxOutputBytes);
   }
   for (const [name, value] of [["timeoutMs", request.timeoutMs], ["idleTimeoutMs", request.idleTimeoutMs]] as const) {
     if (value !== undefined && (!Number.isFinite(value) || value < 0 || value > MAX_RUN_TIMEOUT_MS)) {
@@ -61,6 +65,7 @@ export function restartRequest(record: RunRecord): StartRunOptions {
     idleTimeoutMs: record.idleTimeoutMs,
     pty: record.pty,
     stdin: record.stdin,
+    ...(record.maxOutputBytes ? { maxOutputBytes: record.maxOutputBytes } : {}),
     labels: { ...record.labels, requeuedFrom: record.id },
   };
 }
