@@ -49,7 +49,7 @@ export {
 } from "./runs/types.js";
 export { MemoryRunStore } from "./store/memory.js";
 export { DEFAULT_RETENTION, type ItemPage, type ItemQuery, type RetentionLimits, type RunStore } from "./store/types.js";
-export { defineTool, runTool, type ToolContext, type ToolDefinition, type ToolOutcome } from "./tools/types.js";
+export { defineTool, runTool, type BackgroundExitNotice, type ExecPolicy, type ToolContext, type ToolDefinition, type ToolOutcome } from "./tools/types.js";
 export { execTool, execInputSchema, type ExecInput, type ExecResult } from "./tools/exec.js";
 export { processTool, processInputSchema, type ProcessInput } from "./tools/process.js";
 export {
