@@ -218,6 +218,15 @@ describe.each(PROVIDERS)("shell contract over the %s provider", (_name, setup) =
       await call(shellTool, { action: "kill", id: spawned.id });
     });
 
+    it("refuses a since_seq past the end at once instead of waiting", async () => {
+      const spawned = await call(shellTool, { action: "spawn", command: marked("sleep 10") });
+      const started = Date.now();
+      const error = await refusal(shellTool, { action: "wait", id: spawned.id, since_seq: 99, wait_secs: 30 });
+      expect(error).toMatchObject({ code: "invalid_params", message: expect.stringContaining("Invalid since_seq") });
+      expect(Date.now() - started).toBeLessThan(5000);
+      await call(shellTool, { action: "kill", id: spawned.id });
+    });
+
     it("refuses wait_secs beyond 300", async () => {
       expect(await refusal(shellTool, { action: "wait", id: "run_x", wait_secs: 301 })).toMatchObject({ code: "invalid_params", message: expect.stringContaining("wait_secs") });
     });

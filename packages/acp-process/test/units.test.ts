@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock, resolveLimits } from "../src/index.js";
 import { splitText } from "../src/runs/output-log.js";
+import { derivedName } from "../src/tools/format.js";
 import { Scheduler } from "../src/runs/scheduler.js";
 import { lineView, tailText } from "../src/runs/views.js";
 import { MemoryRunStore } from "../src/store/memory.js";
@@ -94,5 +95,16 @@ describe("MemoryRunStore", () => {
     const chars = new MemoryRunStore({ maxItemsPerRun: 100, maxCharsPerRun: 10 });
     chars.appendItems("r", [item(0, "12345", 0), item(1, "67890", 5), item(2, "x", 10)]);
     expect(chars.allItems("r").map((i) => i.seq)).toEqual([1, 2]);
+  });
+});
+
+describe("derivedName", () => {
+  it("is the command's verb and target, skipping env assignments, prefixes and options", () => {
+    expect(derivedName({ command: "npm run build", args: null })).toBe("npm run");
+    expect(derivedName({ command: "sleep 5 && echo done", args: null })).toBe("sleep 5");
+    expect(derivedName({ command: "CI=1 sudo /usr/bin/make -j4 test", args: null })).toBe("make test");
+    expect(derivedName({ command: "/usr/bin/python3", args: ["-u", "/srv/app/train.py", "--epochs", "3"] })).toBe("python3 train.py");
+    expect(derivedName({ command: "ls", args: null })).toBe("ls");
+    expect(derivedName({ command: `echo ${"x".repeat(100)}`, args: null })).toHaveLength(60);
   });
 });

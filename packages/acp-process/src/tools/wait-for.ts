@@ -17,7 +17,8 @@ export async function waitForActivity(manager: ProcessManager, runId: string, qu
   await manager.refresh(runId, query.sessionId);
   const now = manager.get(runId, { sessionId: query.sessionId });
   if (isFinished(now.status)) return "exit";
-  if (now.nextSeq > query.sinceSeq) return "output";
+  // Something to read already; a cursor past the end is answered (refused) at once by the read.
+  if (now.nextSeq !== query.sinceSeq) return "output";
   const woken = new AbortController();
   let reason: WakeReason = "timeout";
   const wake = (why: WakeReason): void => {
