@@ -1,6 +1,6 @@
 export { ProcessError, type ProcessErrorCode } from "./errors.js";
 export { ManualClock, systemClock, type Clock } from "./clock.js";
-export { JOB_TTL_MS, MAX_OUTPUT_CHARS, YIELD_MS, resolveLimits, type ResolvedLimits } from "./config.js";
+export { JOB_TTL_MS, MAX_OUTPUT_CHARS, PENDING_MAX_OUTPUT_CHARS, YIELD_MS, resolveLimits, type ResolvedLimits } from "./config.js";
 export {
   NO_EXTENSIONS,
   type ProviderCapabilities,
@@ -49,7 +49,7 @@ export {
 } from "./runs/types.js";
 export { MemoryRunStore } from "./store/memory.js";
 export { DEFAULT_RETENTION, type ItemPage, type ItemQuery, type RetentionLimits, type RunStore } from "./store/types.js";
-export { defineTool, runTool, type ToolContext, type ToolDefinition, type ToolOutcome } from "./tools/types.js";
+export { defineTool, runTool, type BackgroundExitNotice, type ExecPolicy, type ToolContext, type ToolDefinition, type ToolOutcome } from "./tools/types.js";
 export { execTool, execInputSchema, type ExecInput, type ExecResult } from "./tools/exec.js";
 export { processTool, processInputSchema, type ProcessInput } from "./tools/process.js";
 export {

@@ -19,11 +19,12 @@ describe("shell poll max_output_bytes", () => {
     expect(first.ok).toBe(true);
     expect(bytesOf(first.result.items)).toBeLessThanOrEqual(101);
     expect(first.result.items[0].text).toBe("é".repeat(50));
-    expect(first.result.cut_item).toMatchObject({ seq: 0, omitted_bytes: 8001 - 100 });
+    // Items are numbered from 1 on the shell surface; next_seq is the last item returned.
+    expect(first.result.cut_item).toMatchObject({ seq: 1, omitted_bytes: 8001 - 100 });
     expect(first.result.next_seq).toBe(1);
     const rest = (await runTool(shellTool, ctx, { action: "poll", id, since_seq: first.result.next_seq, max_output_bytes: 30_000 })) as { ok: true; result: Record<string, any> };
     expect(rest.result.done).toBe(true);
-    const log = (await runTool(shellTool, ctx, { action: "log", id })) as { ok: true; result: Record<string, any> };
+    const log = (await runTool(shellTool, ctx, { action: "log", id, offset: 0 })) as { ok: true; result: Record<string, any> };
     expect(log.result.lines).toEqual(["é".repeat(4000)]);
   });
 

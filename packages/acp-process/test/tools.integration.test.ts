@@ -128,7 +128,7 @@ describe.each(PROVIDERS)("tool surfaces over the %s provider", (name, setup) => 
 
     it("exports JSON Schemas for model tool definitions", () => {
       expect(execTool.jsonSchema).toMatchObject({ type: "object", required: ["command"], properties: { command: { type: "string" }, yieldMs: { type: "integer" } } });
-      expect(processTool.jsonSchema).toMatchObject({ properties: { action: { enum: ["list", "poll", "log", "write", "kill", "clear", "remove"] } } });
+      expect(processTool.jsonSchema).toMatchObject({ properties: { action: { enum: ["list", "poll", "log", "write", "kill", "clear", "remove", "wait"] } } });
       expect(processRun.functionName).toBe("process_run");
       expect(allTools.map((t) => t.name)).toEqual(["exec", "process", "process.run", "process.monitor", "process.kill", "process.list", "process.logs", "shell"]);
       for (const tool of allTools) expect(tool.jsonSchema).toMatchObject({ type: "object" });
@@ -224,7 +224,7 @@ describe.each(PROVIDERS)("tool surfaces over the %s provider", (name, setup) => 
       await until(async () => (await call(shellTool, { action: "poll", id: spawned.id })).snippet.includes("ready"), "ready");
       const killed = await call(shellTool, { action: "kill", id: spawned.id, signal: "SIGTERM" });
       expect(killed).toMatchObject({ status: "killed", signal: "SIGTERM", snippet: "ready\n" });
-      expect(await call(shellTool, { action: "log", id: spawned.id })).toMatchObject({ lines: ["ready"], total_lines: 1 });
+      expect(await call(shellTool, { action: "log", id: spawned.id, offset: 0 })).toMatchObject({ lines: ["ready"], total_lines: 1 });
     });
 
     it("drives an interactive prompt with send_keys in a PTY", async () => {
@@ -232,7 +232,7 @@ describe.each(PROVIDERS)("tool surfaces over the %s provider", (name, setup) => 
       await until(async () => (await call(shellTool, { action: "poll", id: spawned.id })).snippet.includes("name?"), "the prompt");
       await call(shellTool, { action: "send_keys", id: spawned.id, keys: ["world", "Enter"] });
       await rig!.manager.wait(spawned.id);
-      const log = await call(shellTool, { action: "log", id: spawned.id });
+      const log = await call(shellTool, { action: "log", id: spawned.id, offset: 0 });
       expect(log.lines.join("\n")).toMatch(/hello world/);
       expect(log.status).toBe("completed");
     });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock, resolveLimits } from "../src/index.js";
 import { splitText } from "../src/runs/output-log.js";
+import { derivedName } from "../src/tools/format.js";
 import { Scheduler } from "../src/runs/scheduler.js";
 import { lineView, tailText } from "../src/runs/views.js";
 import { MemoryRunStore } from "../src/store/memory.js";
@@ -8,10 +9,14 @@ import type { RunItem, RunRecord } from "../src/runs/types.js";
 
 describe("resolveLimits", () => {
   it("uses options, then the environment, then defaults, always clamped", () => {
-    expect(resolveLimits({}, {})).toEqual({ yieldMs: 10_000, maxOutputChars: 200_000, ttlMs: 1_800_000 });
-    expect(resolveLimits({}, { PI_BASH_YIELD_MS: "2500", PI_BASH_MAX_OUTPUT_CHARS: "5000", PI_BASH_JOB_TTL_MS: "90000" })).toEqual({ yieldMs: 2500, maxOutputChars: 5000, ttlMs: 90_000 });
+    expect(resolveLimits({}, {})).toEqual({ yieldMs: 10_000, maxOutputChars: 200_000, ttlMs: 1_800_000, pendingMaxOutputChars: 30_000 });
+    expect(resolveLimits({}, { PI_BASH_YIELD_MS: "2500", PI_BASH_MAX_OUTPUT_CHARS: "5000", PI_BASH_JOB_TTL_MS: "90000" })).toEqual({ yieldMs: 2500, maxOutputChars: 5000, ttlMs: 90_000, pendingMaxOutputChars: 30_000 });
     expect(resolveLimits({ yieldMs: 700 }, { PI_BASH_YIELD_MS: "2500" }).yieldMs).toBe(700);
-    expect(resolveLimits({}, { PI_BASH_YIELD_MS: "1", PI_BASH_JOB_TTL_MS: "999999999999", PI_BASH_MAX_OUTPUT_CHARS: "nope" })).toEqual({ yieldMs: 10, maxOutputChars: 200_000, ttlMs: 10_800_000 });
+    expect(resolveLimits({}, { OPENCLAW_BASH_PENDING_MAX_OUTPUT_CHARS: "4000", ZERO_BASH_PENDING_MAX_OUTPUT_CHARS: "5000" }).pendingMaxOutputChars).toBe(4000);
+    expect(resolveLimits({}, { ZERO_BASH_PENDING_MAX_OUTPUT_CHARS: "5000" }).pendingMaxOutputChars).toBe(5000);
+    expect(resolveLimits({ pendingMaxOutputChars: 2000 }, { ZERO_BASH_PENDING_MAX_OUTPUT_CHARS: "5000" }).pendingMaxOutputChars).toBe(2000);
+    expect(resolveLimits({}, { ZERO_BASH_PENDING_MAX_OUTPUT_CHARS: "5" }).pendingMaxOutputChars).toBe(1000);
+    expect(resolveLimits({}, { PI_BASH_YIELD_MS: "1", PI_BASH_JOB_TTL_MS: "999999999999", PI_BASH_MAX_OUTPUT_CHARS: "nope" })).toEqual({ yieldMs: 10, maxOutputChars: 200_000, ttlMs: 10_800_000, pendingMaxOutputChars: 30_000 });
   });
 });
 
@@ -90,5 +95,16 @@ describe("MemoryRunStore", () => {
     const chars = new MemoryRunStore({ maxItemsPerRun: 100, maxCharsPerRun: 10 });
     chars.appendItems("r", [item(0, "12345", 0), item(1, "67890", 5), item(2, "x", 10)]);
     expect(chars.allItems("r").map((i) => i.seq)).toEqual([1, 2]);
+  });
+});
+
+describe("derivedName", () => {
+  it("is the command's verb and target, skipping env assignments, prefixes and options", () => {
+    expect(derivedName({ command: "npm run build", args: null })).toBe("npm run");
+    expect(derivedName({ command: "sleep 5 && echo done", args: null })).toBe("sleep 5");
+    expect(derivedName({ command: "CI=1 sudo /usr/bin/make -j4 test", args: null })).toBe("make test");
+    expect(derivedName({ command: "/usr/bin/python3", args: ["-u", "/srv/app/train.py", "--epochs", "3"] })).toBe("python3 train.py");
+    expect(derivedName({ command: "ls", args: null })).toBe("ls");
+    expect(derivedName({ command: `echo ${"x".repeat(100)}`, args: null })).toHaveLength(60);
   });
 });

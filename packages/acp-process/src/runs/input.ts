@@ -22,10 +22,18 @@ export async function writeInput(run: Run, data: string | Uint8Array, eof: boole
   }
 }
 
-/** Key names and text as the bytes a terminal expects (acp-terminal's key table). */
-export function encodeKeyInput(keys: readonly KeyInput[]): string {
+/** `Enter` and its alias `Return`, matched as acp-terminal matches key names (any case). */
+const ENTER_NAMES = /^(?:enter|return)$/i;
+
+/**
+ * Key names and text as the bytes a terminal expects (acp-terminal's key table). A PTY turns the
+ * `\r` of Enter into a newline for the program; a pipe does not, so on a pipe run Enter is sent as
+ * `\n` (a line-reading program such as `read` would otherwise wait for the end of the line forever).
+ */
+export function encodeKeyInput(keys: readonly KeyInput[], target: { pty: boolean } = { pty: true }): string {
+  const forTarget = target.pty ? keys : keys.map((key) => (typeof key === "string" && ENTER_NAMES.test(key) ? { text: "\n" } : key));
   try {
-    return encodeKeys(keys);
+    return encodeKeys(forTarget);
   } catch (error) {
     throw new ProcessError("invalid_params", messageOf(error), { cause: error });
   }

@@ -134,15 +134,25 @@ export class ProcessManager {
     return { run, yielded: !isFinished(run.status) };
   }
 
-  /** Resolves when the run has finished (and its terminal is released), or after `timeoutMs`. */
-  async wait(runId: string, options: { sessionId?: string; timeoutMs?: number } = {}): Promise<RunSnapshot> {
+  /**
+   * Resolves when the run has finished (and its terminal is released), or after `timeoutMs`, or
+   * when `signal` aborts (then with the run as it is).
+   */
+  async wait(runId: string, options: { sessionId?: string; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<RunSnapshot> {
     const run = this.registry.live(runId, options.sessionId);
     if (!run) return this.get(runId, options);
-    if (options.timeoutMs === undefined) return run.settled;
+    if (options.timeoutMs === undefined && !options.signal) return run.settled;
     let cancel = (): void => {};
-    const timedOut = new Promise<RunSnapshot>((resolve) => (cancel = this.clock.setTimeout(() => resolve(run.snapshot()), options.timeoutMs!)));
-    const result = await Promise.race([run.settled, timedOut]);
+    let onAbort = (): void => {};
+    const early = new Promise<RunSnapshot>((resolve) => {
+      if (options.timeoutMs !== undefined) cancel = this.clock.setTimeout(() => resolve(run.snapshot()), options.timeoutMs);
+      onAbort = () => resolve(run.snapshot());
+      if (options.signal?.aborted) onAbort();
+      else options.signal?.addEventListener("abort", onAbort, { once: true });
+    });
+    const result = await Promise.race([run.settled, early]);
     cancel();
+    options.signal?.removeEventListener("abort", onAbort);
     return result;
   }
 
@@ -189,10 +199,12 @@ export class ProcessManager {
 
   /**
    * Named keys and text (`["q", "Enter"]`, `["C-c"]`, `[{text: "Enter"}]`) encoded by acp-terminal's
-   * key table and written to stdin. Unknown-looking names throw with the list of valid ones.
+   * key table and written to stdin; `Enter` is `\r` in a PTY and `\n` on a pipe. Unknown-looking
+   * names throw with the list of valid ones.
    */
   async sendKeys(runId: string, keys: readonly KeyInput[], options: { sessionId?: string } = {}): Promise<void> {
-    await writeInput(this.registry.requireLive(runId, options.sessionId), encodeKeyInput(keys), false);
+    const run = this.registry.requireLive(runId, options.sessionId);
+    await writeInput(run, encodeKeyInput(keys, { pty: run.record.pty }), false);
   }
 
   async resize(runId: string, cols: number, rows: number, options: { sessionId?: string } = {}): Promise<void> {

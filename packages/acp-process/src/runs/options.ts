@@ -22,6 +22,8 @@ export interface ProcessManagerOptions {
   maxOutputChars?: number;
   /** Finished runs expire after this (env `PI_BASH_JOB_TTL_MS`). */
   ttlMs?: number;
+  /** Un-polled output `process poll` returns at most (env `OPENCLAW_BASH_PENDING_MAX_OUTPUT_CHARS` / `ZERO_BASH_PENDING_MAX_OUTPUT_CHARS`). */
+  pendingMaxOutputChars?: number;
   /** Environment read for the overrides above. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
   /** Hard timeout when a start request gives none. Default 1800000 (30 min); 0 = none. */
@@ -55,6 +57,12 @@ export interface StartRunOptions {
    * that read stdin see end-of-file instead of hanging. PTY runs always take input.
    */
   stdin?: boolean;
+  /**
+   * Output bytes kept for the run (UTF-8; omitted = no cap beyond the store's retention). Output
+   * past it is not stored (a notice says so, `cappedBytes` counts it); the command keeps running
+   * and watchers still see it.
+   */
+  maxOutputBytes?: number;
   /** Watchers installed before the first output is read. */
   watch?: WatcherSpec[];
   /** Free-form labels stored with the run. */

@@ -5,6 +5,8 @@ import { WatcherSet } from "./watchers.js";
 
 /** Largest item text; bigger increments are split, preferably after a newline. */
 const MAX_ITEM_CHARS = 8192;
+/** The recent-output snippet carried by watch events (as the shell tool's poll snippet). */
+export const SNIPPET_MAX_CHARS = 400;
 
 /**
  * Turns a run's increments into numbered items: assigns `seq`, keeps the byte and line counters
@@ -12,6 +14,8 @@ const MAX_ITEM_CHARS = 8192;
  */
 export class OutputLog {
   readonly watchers: WatcherSet;
+  /** The last SNIPPET_MAX_CHARS characters the command wrote (kept or past the cap). */
+  private recent = "";
 
   constructor(
     private readonly record: RunRecord,
@@ -47,15 +51,40 @@ export class OutputLog {
       if (final) this.emitHits(this.watchers.feed("", true));
       return 0;
     }
+    this.recent = (this.recent + text).slice(-SNIPPET_MAX_CHARS);
+    const cappedBefore = this.record.cappedBytes ?? 0;
+    const kept = this.withinCap(text);
     const items: RunItem[] = [];
-    for (const piece of splitText(text, MAX_ITEM_CHARS)) {
+    for (const piece of kept.length > 0 ? splitText(kept, MAX_ITEM_CHARS) : []) {
       items.push(this.nextItem("output", piece));
       this.record.outputBytes += Buffer.byteLength(piece, "utf8");
       this.record.lineCount += countNewlines(piece);
     }
-    this.commit(items);
+    if (items.length > 0) this.commit(items);
+    if (cappedBefore === 0 && (this.record.cappedBytes ?? 0) > 0) {
+      this.appendNotice(`[acp-process] the output reached max_output_bytes (${this.record.maxOutputBytes} bytes); later output is not kept (the command keeps running and watchers still see it)`);
+    }
+    // Watchers see everything the command writes, kept or not.
     this.emitHits(this.watchers.feed(text, final));
     return text.length;
+  }
+
+  /** The last output, at most SNIPPET_MAX_CHARS characters. */
+  get snippet(): string {
+    return this.recent;
+  }
+
+  /** The part of `text` within the run's `maxOutputBytes` (cut on a character boundary); the rest is counted in `cappedBytes`. */
+  private withinCap(text: string): string {
+    const cap = this.record.maxOutputBytes;
+    if (!cap) return text;
+    const bytes = Buffer.from(text, "utf8");
+    const room = Math.max(0, cap - this.record.outputBytes);
+    if (bytes.length <= room) return text;
+    let end = room;
+    while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--; // back off a continuation byte
+    this.record.cappedBytes = (this.record.cappedBytes ?? 0) + (bytes.length - end);
+    return bytes.subarray(0, end).toString("utf8");
   }
 
   /** A message from acp-process itself (loss, fallback, recovery), kept in the item history. */
@@ -77,10 +106,12 @@ export class OutputLog {
     for (const item of items) this.emit({ type: "output", runId: this.record.id, sessionId: this.record.sessionId, item });
   }
 
+  /** Each hit is kept as an `event` item, then emitted with that item's seq and the snippet. */
   private emitHits(hits: ReturnType<WatcherSet["feed"]>): void {
-    const seq = this.record.nextSeq - 1;
     for (const hit of hits) {
-      this.emit({ type: "watch", runId: this.record.id, sessionId: this.record.sessionId, ...hit, seq });
+      const item = this.nextItem("event", JSON.stringify({ event: hit.event, match: hit.match }));
+      this.commit([item]);
+      this.emit({ type: "watch", runId: this.record.id, sessionId: this.record.sessionId, ...hit, seq: item.seq, snippet: this.recent });
     }
   }
 }

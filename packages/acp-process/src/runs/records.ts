@@ -33,6 +33,7 @@ export function newRecord(request: StartRunOptions, nowMs: number, defaultTimeou
     attempts: 1,
     exitNotified: false,
     labels: request.labels ?? {},
+    ...(request.maxOutputBytes ? { maxOutputBytes: request.maxOutputBytes, cappedBytes: 0 } : {}),
   };
 }
 
@@ -42,6 +43,9 @@ const MAX_RUN_TIMEOUT_MS = 30 * 24 * 3_600_000;
 export function validateStart(request: StartRunOptions): void {
   if (typeof request.command !== "string" || request.command.trim() === "") {
     throw ProcessError.invalidParams("command", "a non-empty string", request.command);
+  }
+  if (request.maxOutputBytes !== undefined && (!Number.isSafeInteger(request.maxOutputBytes) || request.maxOutputBytes < 1)) {
+    throw ProcessError.invalidParams("maxOutputBytes", "a positive whole number of bytes", request.maxOutputBytes);
   }
   for (const [name, value] of [["timeoutMs", request.timeoutMs], ["idleTimeoutMs", request.idleTimeoutMs]] as const) {
     if (value !== undefined && (!Number.isFinite(value) || value < 0 || value > MAX_RUN_TIMEOUT_MS)) {

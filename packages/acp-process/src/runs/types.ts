@@ -54,9 +54,14 @@ export interface RunRecord {
   exitNotified: boolean;
   /** Free-form labels from the caller (tool surface, tool-call id, ...). */
   labels: Record<string, string>;
+  /** Output bytes kept for this run (0/absent = no cap); output past it is counted in `cappedBytes`, not stored. */
+  maxOutputBytes?: number;
+  /** Output bytes the command wrote past `maxOutputBytes` (not stored, still seen by watchers). */
+  cappedBytes?: number;
 }
 
-export type RunItemKind = "output" | "notice";
+/** `output`: the command's text; `notice`: acp-process's own remark; `event`: a watcher hit, text `{"event","match"}` as JSON. */
+export type RunItemKind = "output" | "notice" | "event";
 
 /** One piece of a run's history. `seq` is monotonic per run, starting at 0. */
 export interface RunItem {
@@ -89,7 +94,8 @@ export interface WatcherSpec {
 export type RunEvent =
   | { type: "status"; run: RunSnapshot; previous: RunStatus | null }
   | { type: "output"; runId: string; sessionId: string; item: RunItem }
-  | { type: "watch"; runId: string; sessionId: string; watcherId: string; event: string; match: string; seq: number }
+  /** `seq` is the hit's `event` item; `snippet` the last output (at most 400 characters) when it matched. */
+  | { type: "watch"; runId: string; sessionId: string; watcherId: string; event: string; match: string; seq: number; snippet: string }
   | { type: "exit"; run: RunSnapshot };
 
 export type RunEventSink = (event: RunEvent) => void;

@@ -1,21 +1,32 @@
 import { z } from "zod";
-import { isFinished } from "../runs/types.js";
-import { outputFor } from "./format.js";
-import { defineTool, fromContext } from "./types.js";
+import { isFinished, type RunSnapshot } from "../runs/types.js";
+import { derivedName, outputFor } from "./format.js";
+import { ProcessError } from "../errors.js";
+import type { ProcessManager } from "../runs/manager.js";
+import { strictInput } from "./strict-input.js";
+import { toolState } from "./tool-state.js";
+import { defineTool, fromContext, type BackgroundExitNotice, type ToolContext } from "./types.js";
 
-const DEFAULT_TIMEOUT_S = 1800;
 /** 30 days, the longest timeout a run accepts. */
 const MAX_TIMEOUT_S = 30 * 24 * 3600;
 const TAIL_CHARS = 2000;
 
-export const execInputSchema = z.object({
+export const execInputSchema = strictInput({
   command: z.string().min(1).describe("Shell command line to run"),
   workdir: z.string().optional().describe("Absolute working directory (default: the session's)"),
   env: z.record(z.string(), z.string()).optional().describe("Environment variables to add"),
   yieldMs: z.number().int().min(0).optional().describe("Return with status 'running' if the command takes longer than this (default 10000 ms, env PI_BASH_YIELD_MS; clamped to 10..120000)"),
   background: z.boolean().optional().describe("Start in the background and return at once"),
-  timeout: z.number().positive().max(MAX_TIMEOUT_S).optional().describe(`Kill the command after this many seconds (default ${DEFAULT_TIMEOUT_S}, at most ${MAX_TIMEOUT_S})`),
+  timeout: z
+    .number()
+    .positive()
+    .max(MAX_TIMEOUT_S)
+    .optional()
+    .describe(`Kill the command after this many seconds (default: the manager's defaultTimeoutMs, 1800 s unless configured; at most ${MAX_TIMEOUT_S})`),
   pty: z.boolean().optional().describe("Run in a pseudo-terminal (needs a client with the acp-terminal extension)"),
+  elevated: z.boolean().optional().describe("Run with elevated rights on the host: refused unless the agent's policy allows it"),
+  host: z.string().min(1).optional().describe("Where to run: refused unless the agent's policy names this host"),
+  notifyOnExit: z.boolean().optional().describe("When the command ends after going to the background, tell the agent (default true)"),
 });
 
 export type ExecInput = z.infer<typeof execInputSchema>;
@@ -47,20 +58,28 @@ export const execTool = defineTool<ExecInput, ExecResult>({
   schema: execInputSchema,
   async run(ctx, input) {
     const { manager, sessionId } = ctx;
+    refuseUnlessAllowed(ctx, input);
     const request = {
       sessionId,
       command: input.command,
       ...(input.workdir ? { cwd: input.workdir } : {}),
       ...(input.env ? { env: input.env } : {}),
       ...(input.pty ? { pty: true } : {}),
-      // Background runs take input through `process write`; foreground ones see end-of-file.
-      ...(input.background ? { stdin: true } : {}),
-      timeoutMs: Math.round((input.timeout ?? DEFAULT_TIMEOUT_S) * 1000),
+      // Any exec run may go to the background (yieldMs) and then take `process write`, so stdin is
+      // open from the start: a command that reads stdin waits for input (and yields) instead of
+      // seeing end-of-file. Where the provider cannot write, stdin stays closed (end-of-file).
+      stdin: true,
+      // Omitted: the manager's defaultTimeoutMs.
+      ...(input.timeout !== undefined ? { timeoutMs: Math.round(input.timeout * 1000) } : {}),
       ...fromContext(ctx, "exec"),
     };
     const run = input.background
       ? await manager.start(request)
       : (await manager.run({ ...request, ...(input.yieldMs !== undefined ? { yieldMs: input.yieldMs } : {}) })).run;
+    if (!isFinished(run.status)) {
+      toolState(manager).markBackground(run.id);
+      if (input.notifyOnExit ?? ctx.execPolicy?.notifyOnExit ?? true) notifyOnExit(ctx, run.id);
+    }
     if (!isFinished(run.status)) {
       const tail = manager.tail(run.id, { maxChars: TAIL_CHARS });
       return {
@@ -84,3 +103,47 @@ export const execTool = defineTool<ExecInput, ExecResult>({
     };
   },
 });
+
+/** `elevated` and `host` are honoured only where the context's policy allows them (see `ExecPolicy`). */
+function refuseUnlessAllowed(ctx: ToolContext, input: ExecInput): void {
+  const policy = ctx.execPolicy ?? {};
+  if (input.elevated && !policy.elevated) {
+    throw new ProcessError(
+      "unsupported",
+      "elevated: true is not allowed here: this agent runs commands only where its terminal provider runs them, with no elevated mode configured (ExecPolicy.elevated); run without elevated",
+    );
+  }
+  if (input.host !== undefined && !(policy.hosts ?? []).includes(input.host)) {
+    const allowed = policy.hosts && policy.hosts.length > 0 ? `the hosts allowed are ${policy.hosts.join(", ")}` : "no host may be chosen (ExecPolicy.hosts is empty)";
+    throw new ProcessError("unsupported", `host ${JSON.stringify(input.host)} is not allowed: commands run where the terminal provider runs them, and ${allowed}; leave host out`);
+  }
+}
+
+/** Tells `ctx.onBackgroundExit` once the background run ends (the exec design's notifyOnExit). */
+function notifyOnExit(ctx: ToolContext, runId: string): void {
+  const sink = ctx.onBackgroundExit;
+  if (!sink) return;
+  void ctx.manager.wait(runId, { sessionId: ctx.sessionId }).then(
+    (run) => {
+      try {
+        sink(exitNotice(ctx.manager, run));
+      } catch {
+        // The sink is the caller's: a throwing one must not become an unhandled rejection.
+      }
+    },
+    () => undefined /* removed before it ended: nothing to tell */,
+  );
+}
+
+function exitNotice(manager: ProcessManager, run: RunSnapshot): BackgroundExitNotice {
+  const how = run.exitCode !== null ? `with exit code ${run.exitCode}` : run.signal ? `by ${run.signal}` : run.error ? `(${run.error})` : "";
+  return {
+    sessionId: run.sessionId,
+    runId: run.id,
+    status: run.status,
+    exitCode: run.exitCode,
+    signal: run.signal,
+    snippet: manager.tail(run.id, { maxChars: 400 }).text,
+    text: `exec ${run.id} (${derivedName(run)}) ${run.status}${how ? ` ${how}` : ""}`,
+  };
+}

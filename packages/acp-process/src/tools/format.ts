@@ -25,3 +25,28 @@ export function outputFor(manager: ProcessManager, run: RunSnapshot, maxChars = 
   if (run.lostUnknown) notes.push("some output was dropped by the client before it could be read");
   return { output: tail.text, truncated: tail.truncated, ...(notes.length > 0 ? { note: notes.join("; ") } : {}) };
 }
+
+/** Shell words that only prefix the command that matters (`sudo npm test` is about npm). */
+const PREFIXES = new Set(["sudo", "env", "nohup", "time", "exec", "nice", "command", "builtin"]);
+const NAME_MAX_CHARS = 60;
+
+/**
+ * A short name for list views, as the exec design's derived `name`: the command's verb (the
+ * program's base name, after env assignments and prefixes such as `sudo`) and its target (the
+ * first argument that is not an option): `npm run build` → `npm run`, `cd app && make test` →
+ * `cd app`, `python3 /srv/train.py --epochs 3` → `python3 train.py`.
+ */
+export function derivedName(run: Pick<RunSnapshot, "command" | "args">): string {
+  const words = run.args ? [run.command, ...run.args] : (run.command.split(/&&|\|\||[;|\n]/)[0] ?? "").trim().split(/\s+/);
+  let i = 0;
+  while (i < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!) || PREFIXES.has(words[i]!))) i++;
+  const verb = baseName(words[i] ?? run.command);
+  const target = words.slice(i + 1).find((word) => word.length > 0 && !word.startsWith("-"));
+  const name = target ? `${verb} ${baseName(target.replace(/^['"]|['"]$/g, ""))}` : verb;
+  return name.length > NAME_MAX_CHARS ? `${name.slice(0, NAME_MAX_CHARS - 1)}…` : name;
+}
+
+function baseName(word: string): string {
+  const trimmed = word.replace(/\/+$/, "");
+  return trimmed.slice(trimmed.lastIndexOf("/") + 1) || word;
+}

@@ -1,21 +1,31 @@
 import { signalNameSchema } from "acp-terminal";
 import { z } from "zod";
 import { ProcessError } from "../errors.js";
-import { isFinished } from "../runs/types.js";
-import { outputFor, runSummary } from "./format.js";
+import { isFinished, type RunItem } from "../runs/types.js";
+import { derivedName, outputFor, runSummary } from "./format.js";
+import type { ProcessManager } from "../runs/manager.js";
+import { strictInput } from "./strict-input.js";
+import { DEFAULT_WAIT_MS, MAX_WAIT_MS, waitForActivity } from "./wait-for.js";
 import { toolState } from "./tool-state.js";
 import { defineTool, type ToolContext } from "./types.js";
 
 const SNIPPET_CHARS = 200;
 
-export const processInputSchema = z.object({
-  action: z.enum(["list", "poll", "log", "write", "kill", "clear", "remove"]),
+export const processInputSchema = strictInput({
+  action: z.enum(["list", "poll", "log", "write", "kill", "clear", "remove", "wait"]),
   sessionId: z.string().optional().describe("The id returned by exec (required except for list and clear)"),
   data: z.string().optional().describe("write: text to send to stdin"),
   eof: z.boolean().optional().describe("write: close stdin after the data"),
   offset: z.number().int().min(0).optional().describe("log: first line (0-based); omitted = the last `limit` lines"),
-  limit: z.number().int().min(1).max(10_000).optional().describe("log: number of lines (default 200)"),
+  limit: z.number().int().min(1).max(10_000).optional().describe("log: number of lines (default 200); list: sessions (default 50, at most 500)"),
   signal: signalNameSchema.optional().describe("kill: signal name such as SIGINT (default: the client's kill)"),
+  waitMs: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_WAIT_MS)
+    .optional()
+    .describe(`wait: block up to this many ms for new output or the exit, then answer as poll (default ${DEFAULT_WAIT_MS})`),
 });
 
 export type ProcessInput = z.infer<typeof processInputSchema>;
@@ -28,33 +38,31 @@ export type ProcessInput = z.infer<typeof processInputSchema>;
 export const processTool = defineTool<ProcessInput, Record<string, unknown>>({
   name: "process",
   description:
-    "Manage background commands started by exec: list, poll (new output since the last poll), log (lines by offset/limit), " +
-    "write (stdin), kill, clear (forget finished runs), remove (kill and forget).",
+    "Manage background commands started by exec: list, poll (new output since the last poll), wait (block up to waitMs for new output or the exit, then poll), " +
+    "log (lines by offset/limit), write (stdin), kill, clear (forget finished runs), remove (kill and forget).",
   schema: processInputSchema,
   async run(ctx, input) {
     const { manager, sessionId: owner } = ctx;
     const state = toolState(manager);
     switch (input.action) {
-      case "list":
+      case "list": {
+        // Only background sessions, as the exec design says: runs exec answered in the foreground are not listed.
+        const runs = manager.list({ sessionId: owner, limit: 500 }).filter((run) => state.isBackground(run.id));
         return {
-          processes: manager.list({ sessionId: owner, limit: input.limit ?? 50 }).map((run) => ({
+          processes: runs.slice(0, Math.min(input.limit ?? 50, 500)).map((run) => ({
             ...runSummary(run),
             sessionId: run.id,
+            name: derivedName(run),
             tail: manager.tail(run.id, { maxChars: SNIPPET_CHARS }).text,
           })),
         };
-      case "poll": {
+      }
+      case "poll":
+        return poll(manager, owner, requireId(input));
+      case "wait": {
         const id = requireId(input);
-        const page = await manager.read(id, { sessionId: owner, sinceSeq: state.cursor(id), maxChars: manager.limits.maxOutputChars });
-        state.setCursor(id, page.nextSeq);
-        return {
-          sessionId: id,
-          status: page.run.status,
-          output: page.items.map((item) => (item.kind === "output" ? item.text : `\n${item.text}\n`)).join(""),
-          ...(page.missedItems > 0 ? { missedItems: page.missedItems } : {}),
-          more: !page.done && page.nextSeq < page.run.nextSeq,
-          ...(isFinished(page.run.status) ? { exitCode: page.run.exitCode, signal: page.run.signal, error: page.run.error } : {}),
-        };
+        const woke = await waitForActivity(manager, id, { sessionId: owner, sinceSeq: state.cursor(id), timeoutMs: input.waitMs ?? DEFAULT_WAIT_MS });
+        return { woke, ...(await poll(manager, owner, id)) };
       }
       case "log": {
         const id = requireId(input);
@@ -83,6 +91,56 @@ export const processTool = defineTool<ProcessInput, Record<string, unknown>>({
     }
   },
 });
+
+/**
+ * What is new since this run's previous poll. At most `pendingMaxOutputChars` (env
+ * OPENCLAW_/ZERO_BASH_PENDING_MAX_OUTPUT_CHARS) of it: when more is pending, the newest part is
+ * returned and the older part is skipped here (still readable with `log`), and `note` says so.
+ */
+async function poll(manager: ProcessManager, owner: string, id: string): Promise<Record<string, unknown>> {
+  const state = toolState(manager);
+  const cap = manager.limits.pendingMaxOutputChars;
+  let cursor = state.cursor(id);
+  let output = "";
+  let missedItems = 0;
+  // Pages until the end, or until more than the cap is pending (bounded by the store's retention).
+  for (;;) {
+    const page = await manager.read(id, { sessionId: owner, sinceSeq: cursor, limit: 1000, maxChars: cap + 1 });
+    missedItems += page.missedItems;
+    output += page.items.map(itemText).join("");
+    cursor = page.nextSeq;
+    if (output.length > cap || page.items.length === 0 || cursor >= page.run.nextSeq) break;
+  }
+  let note: string | undefined;
+  if (output.length > cap) {
+    // More than the cap was pending: the newest part (taken with the cursor, synchronously, so
+    // both describe the same items); the pending output before it is skipped here.
+    cursor = manager.get(id, { sessionId: owner }).nextSeq;
+    output = manager.tail(id, { sessionId: owner, maxChars: cap }).text;
+    note = `more than ${cap} characters were pending (OPENCLAW_BASH_PENDING_MAX_OUTPUT_CHARS); this is the newest ${output.length}, the older pending output was skipped here (read it with action log)`;
+  }
+  state.setCursor(id, cursor);
+  const run = manager.get(id, { sessionId: owner });
+  return {
+    sessionId: id,
+    status: run.status,
+    output,
+    ...(note ? { note } : {}),
+    ...(missedItems > 0 ? { missedItems } : {}),
+    ...(isFinished(run.status) ? { exitCode: run.exitCode, signal: run.signal, error: run.error } : {}),
+  };
+}
+
+function itemText(item: RunItem): string {
+  if (item.kind === "output") return item.text;
+  if (item.kind === "notice") return `\n${item.text}\n`;
+  try {
+    const { event, match } = JSON.parse(item.text) as { event: string; match: string };
+    return `\n[watch ${event}] ${match}\n`;
+  } catch {
+    return `\n${item.text}\n`;
+  }
+}
 
 function clear({ manager, sessionId }: ToolContext, input: ProcessInput): Record<string, unknown> {
   if (input.sessionId) {

@@ -16,6 +16,8 @@ export interface WatchHitRecord {
 export class ToolState {
   private readonly pollCursors = new Map<string, number>();
   private readonly hits = new Map<string, WatchHitRecord[]>();
+  /** Runs `exec` sent to the background (explicitly or by yieldMs): what `process list` shows. */
+  private readonly background = new Set<string>();
 
   constructor(manager: ProcessManager) {
     manager.subscribe((event) => {
@@ -45,9 +47,19 @@ export class ToolState {
     return (this.hits.get(runId) ?? []).filter((hit) => hit.seq >= sinceSeq);
   }
 
+  markBackground(runId: string): void {
+    if (this.background.size >= MAX_TRACKED_RUNS) this.background.delete(this.background.values().next().value!);
+    this.background.add(runId);
+  }
+
+  isBackground(runId: string): boolean {
+    return this.background.has(runId);
+  }
+
   forget(runId: string): void {
     this.pollCursors.delete(runId);
     this.hits.delete(runId);
+    this.background.delete(runId);
   }
 }
 

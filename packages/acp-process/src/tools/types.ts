@@ -11,6 +11,41 @@ export interface ToolContext {
   onStart?: (run: RunSnapshot) => void | Promise<void>;
   /** Added to the labels of every run a tool starts (e.g. `{toolCallId}`). */
   labels?: Record<string, string>;
+  /** What `exec` may be asked beyond running a command where the provider runs it (see `ExecPolicy`). */
+  execPolicy?: ExecPolicy;
+  /**
+   * Told when an `exec` run that went to the background ends, unless `notifyOnExit` is off (the
+   * exec design's `tools.exec.notifyOnExit`: enqueue a system event for the model).
+   */
+  onBackgroundExit?: (notice: BackgroundExitNotice) => void;
+}
+
+/**
+ * `exec`'s `elevated` and `host` are refused unless allowed here: acp-process runs every command
+ * where its provider runs it (the client's terminal, or the local host) and has no other place
+ * or privilege to run it with. Allowing them says that where the provider runs *is* that host / the
+ * elevated mode, so the run goes ahead unchanged.
+ */
+export interface ExecPolicy {
+  /** `elevated: true` is accepted (default false: refused). */
+  elevated?: boolean;
+  /** `host` values accepted (default none: any `host` is refused). */
+  hosts?: readonly string[];
+  /** Default of `exec`'s `notifyOnExit` (default true). */
+  notifyOnExit?: boolean;
+}
+
+export interface BackgroundExitNotice {
+  sessionId: string;
+  /** The run id (`sessionId` in exec's answers). */
+  runId: string;
+  status: RunSnapshot["status"];
+  exitCode: number | null;
+  signal: string | null;
+  /** The last output, at most 400 characters. */
+  snippet: string;
+  /** One line for the model: `exec run_ab12 (npm test) completed with exit code 0`. */
+  text: string;
 }
 
 /** The start options every tool adds from its context. */
@@ -67,6 +102,7 @@ export function defineTool<Input, Output>(spec: {
 function describeIssues(error: z.ZodError): string {
   return error.issues
     .slice(0, 5)
-    .map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "(input)"}: ${issue.message}`)
+    // An issue of the whole input (unknown parameters) says what it is about itself.
+    .map((issue) => (issue.path.length > 0 ? `${issue.path.join(".")}: ${issue.message}` : issue.message))
     .join("; ");
 }
