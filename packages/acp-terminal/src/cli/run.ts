@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn, setTimeout as delay } from "node:timers/promises";
 import { client, PROTOCOL_VERSION, type ClientConnection, type InitializeRequest } from "@agentclientprotocol/sdk";
 import { bindTerminalHost, terminalClientCapabilities, TerminalHost } from "../index.js";
+import { boundedRequestError, cutText } from "../rpc/bounded-error.js";
 import { AgentProcess, type AgentExit } from "./agent-process.js";
 import { cliApprovalPolicy } from "./approval.js";
 import type { RunOptions } from "./args.js";
@@ -104,6 +105,10 @@ class Run {
           }
         }),
       );
+    // The SDK answers an unknown method with its name twice, however long: a 1 MB name would be 2 MB.
+    app.onRequest("*", ({ method }) => {
+      throw boundedRequestError(-32601, `Method not found: ${cutText(method, 200)}`);
+    });
     bindTerminalHost(app, host, {
       sessionCwd: () => this.options.cwd,
       onError: (error, context) => this.renderer.notice(`acp-terminal: ${context}: ${String(error)}`),
