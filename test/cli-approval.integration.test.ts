@@ -136,6 +136,23 @@ describe("acp-terminal run on a TTY: asking about the agent's commands", () => {
     expect(question(cli.screen())).toBe(1);
   });
 
+  it("asks about stdin writes and signals, showing the data, with the same three choices", async () => {
+    const cli = startCliOnTty(["run", "--allow", "cat", "--agent", nodeAgent(FIXTURE_AGENT, "stdin"), "go"]);
+    track(cli.pty.pid);
+    await cli.waitFor("The agent wants to send: a 3-byte write to the stdin of cat\r\n  data: hi\\x0a\r\n");
+    await cli.waitFor("Choose 1-3 (Enter denies): ");
+    cli.pty.write("1\r");
+    await cli.waitFor("The agent wants to send: SIGINT to cat");
+    cli.pty.write("3\r");
+    await cli.waitFor("The agent wants to send: SIGUSR1 to cat");
+    cli.pty.write("1\r");
+    expect(await withDeadline(cli.exited, 10_000, "the CLI to exit")).toBe(0);
+    const screen = cli.screen();
+    expect(screen).toContain("write: ok");
+    expect(screen).toContain("signal: refused: -32603 Denied by the user: SIGINT to cat");
+    expect(screen).toContain("kill-with-signal: ok");
+  });
+
   it("Ctrl-C while asking denies and cancels the turn", async () => {
     const cli = startCliOnTty(["run", "--agent", create({ command: "touch", args: [file("A")] }), "go"]);
     track(cli.pty.pid);
