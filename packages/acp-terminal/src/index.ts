@@ -80,6 +80,7 @@ export type {
   ExtensionResult,
 } from "./rpc/schemas.js";
 export { JSON_RPC_ERROR_CODES, toRequestError } from "./rpc/errors.js";
+export { MAX_ERROR_ANSWER_BYTES } from "./rpc/bounded-error.js";
 export { encodeKeys, encodeKey, KEY_NAMES, UnknownKeyError } from "./keys/encode-keys.js";
 export type { KeyInput } from "./keys/encode-keys.js";
 // --- end ACP binding and extensions ---

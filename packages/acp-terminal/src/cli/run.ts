@@ -16,6 +16,7 @@ import {
 } from "./failure-messages.js";
 import { JsonRenderer } from "./json-renderer.js";
 import { decidePermission, type PermissionMode } from "./permission.js";
+import { parsePermissionParams } from "./permission-params.js";
 import { QuestionQueue } from "./choose.js";
 import { checkBeforeLaunch } from "./preflight.js";
 import { outputOf, type Renderer } from "./renderer.js";
@@ -92,7 +93,7 @@ class Run {
     });
     const app = client({ name: "acp-terminal" })
       .onNotification("session/update", ({ params }) => this.renderer.sessionUpdate(params.update))
-      .onRequest("session/request_permission", ({ params }) =>
+      .onRequest("session/request_permission", parsePermissionParams, ({ params }) =>
         questions.one(async () => {
           this.renderer.pause();
           try {
