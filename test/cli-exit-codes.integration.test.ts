@@ -60,14 +60,14 @@ describe("acp-terminal run exit codes", () => {
   });
 
   it("5 when --timeout elapses", async () => {
-    const { code, stderr } = await runCli(["run", "--timeout", "0.5", "--agent", fixture("stubborn"), "go"]);
+    const { code, stderr } = await runCli(["run", "--yes", "--timeout", "0.5", "--agent", fixture("stubborn"), "go"]);
     // Where the run was when time ran out depends on how fast the machine starts the agent.
     expect(stderr).toMatch(/^Timed out after 0\.5 s \(--timeout\), (waiting for initialize|waiting for session\/new|during the turn)$/m);
     expect(code).toBe(5);
   });
 
   it("3 when whoever reads its stdout goes away (| head)", async () => {
-    const cli = startCli(["run", "--agent", nodeAgent(CONFORMANCE_AGENT), "go"]);
+    const cli = startCli(["run", "--yes", "--agent", nodeAgent(CONFORMANCE_AGENT), "go"]);
     cli.child.stdout.once("data", () => cli.child.stdout.destroy());
     const { code, stderr } = await cli.result();
     expect(stderr).toContain("Stopped: stdout closed (write EPIPE)");

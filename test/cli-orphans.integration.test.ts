@@ -19,7 +19,7 @@ async function expectAllGone(pids: number[]): Promise<void> {
 
 describe("acp-terminal run leaves no processes behind", () => {
   it("when the agent crashes mid-turn: exit 4, its terminal killed", async () => {
-    const cli = startCli(["run", "--agent", fixture("crash"), "go"]);
+    const cli = startCli(["run", "--yes", "--agent", fixture("crash"), "go"]);
     const { code, stderr } = await cli.result();
     const pids = pidsOf(stderr);
     expect(stderr).toContain("Agent exited with code 1 during the turn; see its stderr above");
@@ -30,7 +30,7 @@ describe("acp-terminal run leaves no processes behind", () => {
 
   it("when --timeout elapses: exit 5", async () => {
     // Long enough for a loaded machine to start the agent and its terminal before time runs out.
-    const cli = startCli(["run", "--timeout", "3", "--agent", fixture("stubborn"), "go"]);
+    const cli = startCli(["run", "--yes", "--timeout", "3", "--agent", fixture("stubborn"), "go"]);
     const { code, stderr } = await cli.result();
     expect(stderr).toContain("Timed out after 3 s (--timeout), during the turn");
     expect(code).toBe(5);
@@ -38,7 +38,7 @@ describe("acp-terminal run leaves no processes behind", () => {
   });
 
   it("on Ctrl-C: cancels the turn, kills the terminal, exits 3", async () => {
-    const cli = startCli(["run", "--agent", fixture("hang"), "go"]);
+    const cli = startCli(["run", "--yes", "--agent", fixture("hang"), "go"]);
     const pids = await cli.waitForPids();
     cli.child.kill("SIGINT");
     const { code, stderr } = await cli.result();
@@ -50,7 +50,7 @@ describe("acp-terminal run leaves no processes behind", () => {
 
   it("on Ctrl-C twice with an agent that ignores cancel: exits 3 at once", async () => {
     // A grace far beyond the test's timeout: only the second Ctrl-C can end this run in time.
-    const cli = startCli(["run", "--cancel-grace", "600", "--agent", fixture("stubborn"), "go"]);
+    const cli = startCli(["run", "--yes", "--cancel-grace", "600", "--agent", fixture("stubborn"), "go"]);
     const pids = await cli.waitForPids();
     cli.child.kill("SIGINT");
     await cli.waitForStderr(/Cancelling the turn/);
@@ -63,7 +63,7 @@ describe("acp-terminal run leaves no processes behind", () => {
   });
 
   it("on SIGTERM: exits 3", async () => {
-    const cli = startCli(["run", "--agent", fixture("stubborn"), "go"]);
+    const cli = startCli(["run", "--yes", "--agent", fixture("stubborn"), "go"]);
     const pids = await cli.waitForPids();
     cli.child.kill("SIGTERM");
     const { code, stderr } = await cli.result();
@@ -73,7 +73,7 @@ describe("acp-terminal run leaves no processes behind", () => {
   });
 
   it("after end_turn with a terminal the agent never released: exit 0", async () => {
-    const cli = startCli(["run", "--agent", fixture("leave"), "go"]);
+    const cli = startCli(["run", "--yes", "--agent", fixture("leave"), "go"]);
     const { code, stderr } = await cli.result();
     expect(stderr).toContain("── end_turn · 1 terminal: 1 killed by SIGTERM");
     expect(code).toBe(0);

@@ -23,7 +23,7 @@ describe("acp-terminal run", () => {
   });
 
   it("shows a terminal embedded in a tool call, with its output and exit status after release", async () => {
-    const { code, stdout } = await runCli(["run", "--agent", fixture("terminal"), "go"]);
+    const { code, stdout } = await runCli(["run", "--yes", "--agent", fixture("terminal"), "go"]);
     expect(stdout).toBe(
       ["▸ print two lines [in_progress]", "  │ first", "  │ second", "✓ print two lines [completed]", "  └ exit 3", "exit code 3", ""].join("\n"),
     );
@@ -31,7 +31,7 @@ describe("acp-terminal run", () => {
   });
 
   it("--json writes only JSON lines: session updates, terminal events, and the result", async () => {
-    const { code, stdout } = await runCli(["run", "--json", "--agent", fixture("terminal"), "go"]);
+    const { code, stdout } = await runCli(["run", "--yes", "--json", "--agent", fixture("terminal"), "go"]);
     const lines = stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
     const events = lines.filter((l) => l.type === "terminal").map((l) => l.event);
     expect(events).toEqual(["create", "output", "exit", "release"]);
@@ -44,7 +44,7 @@ describe("acp-terminal run", () => {
   });
 
   it("--pty runs the agent's terminals in a pseudo-terminal", async () => {
-    const { code, stdout } = await runCli(["run", "--pty", "--json", "--agent", fixture("terminal"), "go"]);
+    const { code, stdout } = await runCli(["run", "--yes", "--pty", "--json", "--agent", fixture("terminal"), "go"]);
     const lines = stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.find((l) => l.event === "create")).toMatchObject({ pty: true });
     expect(lines.filter((l) => l.event === "output").map((l) => l.output).join("")).toBe("first\r\nsecond\r\n");
@@ -54,7 +54,7 @@ describe("acp-terminal run", () => {
   it("--cwd is the session's cwd and the terminals' default cwd", async () => {
     const dir = await realpath(await mkdtemp(path.join(tmpdir(), "cli-cwd-")));
     try {
-      const { code, stdout } = await runCli(["run", "--cwd", path.relative(REPO, dir), "--agent", fixture("cwd"), "go"]);
+      const { code, stdout } = await runCli(["run", "--yes", "--cwd", path.relative(REPO, dir), "--agent", fixture("cwd"), "go"]);
       expect(stdout).toBe(`session cwd ${dir}; terminal ran in ${dir}\n`);
       expect(code).toBe(0);
     } finally {

@@ -23,7 +23,7 @@ describe("acp-terminal run on a TTY", () => {
   });
 
   it("draws a running tool call in place and leaves its final state", async () => {
-    const cli = startCliOnTty(["run", "--agent", nodeAgent(FIXTURE_AGENT, "terminal"), "go"]);
+    const cli = startCliOnTty(["run", "--yes", "--agent", nodeAgent(FIXTURE_AGENT, "terminal"), "go"]);
     track(cli.pty.pid);
     expect(await withDeadline(cli.exited, 10_000, "the CLI to exit")).toBe(0);
     const screen = cli.screen();

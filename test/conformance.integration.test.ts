@@ -70,7 +70,7 @@ async function promptConformanceAgent(clientCapabilities: Record<string, unknown
 describe("acp-terminal-conformance", () => {
   it("passes every check when acp-terminal run drives it, and writes the report", async () => {
     const report = await reportPath();
-    const { code, stdout, stderr } = await runCli(["run", "--agent", nodeAgent(CONFORMANCE_AGENT, "--report", report), "run the checks"], 60_000);
+    const { code, stdout, stderr } = await runCli(["run", "--yes", "--agent", nodeAgent(CONFORMANCE_AGENT, "--report", report), "run the checks"], 60_000);
     expect(stderr).toMatch(/── end_turn · \d+ terminals/);
     expect(code).toBe(0);
     const { client: info, checks, summary } = JSON.parse(await readFile(report, "utf8")) as Report;

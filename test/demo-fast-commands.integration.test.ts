@@ -28,7 +28,7 @@ afterEach(async () => {
 });
 
 async function demo(prompt: string, json: boolean): Promise<string> {
-  const args = ["run", ...(json ? ["--json"] : []), "--agent", `'${process.execPath}' '${DEMO_AGENT}'`, prompt];
+  const args = ["run", "--yes", ...(json ? ["--json"] : []), "--agent", `'${process.execPath}' '${DEMO_AGENT}'`, prompt];
   const { code, stdout, stderr } = await startCli(args, { env: { ...process.env, [MARK_VARIABLE]: mark } }).result();
   expect(code, `${CLI} ${args.join(" ")}\n${stderr}`).toBe(0);
   return stdout;

@@ -27,7 +27,7 @@ function demoCommand(): string {
   const scripts = (JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
   const [build, command] = scripts["demo"]!.split(" && ");
   expect(build).toBe("tsc -b");
-  expect(command).toMatch(/ run --agent /);
+  expect(command).toMatch(/ run --yes --agent /);
   return command!.replace(" run ", " run --json ");
 }
 

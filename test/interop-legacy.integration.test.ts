@@ -11,7 +11,7 @@ afterEach(() => {
 
 describe("a 0.4.5-SDK agent through acp-terminal run", () => {
   it("creates a terminal, reads its output, waits for it, releases it", async () => {
-    const { code, stdout, stderr } = await runCli(["run", "--agent", nodeAgent(LEGACY_AGENT), "go"]);
+    const { code, stdout, stderr } = await runCli(["run", "--yes", "--agent", nodeAgent(LEGACY_AGENT), "go"]);
     expect(stdout).toBe(
       [
         "▸ legacy terminal [in_progress]",
@@ -29,7 +29,7 @@ describe("a 0.4.5-SDK agent through acp-terminal run", () => {
   });
 
   it("reports the same session in --json, terminal events included", async () => {
-    const { code, stdout } = await runCli(["run", "--json", "--agent", nodeAgent(LEGACY_AGENT), "go"]);
+    const { code, stdout } = await runCli(["run", "--yes", "--json", "--agent", nodeAgent(LEGACY_AGENT), "go"]);
     const lines = stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as { type: string; event?: string; output?: string });
     const events = lines.filter((l) => l.type === "terminal").map((l) => l.event);
     // Output may arrive in one chunk or several: compare with repeats collapsed.

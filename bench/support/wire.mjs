@@ -18,11 +18,20 @@ const INITIALIZE_DEADLINE_MS = 10_000;
 export async function startClient(script, options = {}) {
   const child = spawn(process.execPath, [script, JSON.stringify(options)], { stdio: ["pipe", "pipe", "inherit"] });
   let initialized;
-  const ready = new Promise((resolve) => (initialized = resolve));
-  const app = agent({ name: "bench-agent" }).onRequest("initialize", () => {
-    initialized();
-    return { protocolVersion: 1, agentCapabilities: {} };
-  });
+  let loaded;
+  const sessionOpened = new Promise((resolve) => (loaded = resolve));
+  const initializedOnce = new Promise((resolve) => (initialized = resolve));
+  // terminal-client.mjs then opens the benchmarks' session; canned-client.mjs serves any session.
+  const ready = script === TERMINAL_CLIENT ? Promise.all([initializedOnce, sessionOpened]) : initializedOnce;
+  const app = agent({ name: "bench-agent" })
+    .onRequest("initialize", () => {
+      initialized();
+      return { protocolVersion: 1, agentCapabilities: { loadSession: true } };
+    })
+    .onRequest("session/load", () => {
+      loaded();
+      return {};
+    });
   const connection = app.connect(ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)));
   const exited = once(child, "exit");
   const deadline = setTimeout(() => child.kill("SIGKILL"), INITIALIZE_DEADLINE_MS);

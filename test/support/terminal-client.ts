@@ -24,10 +24,15 @@ export interface TerminalClientOptions {
   host?: Record<string, unknown>;
   maxMessageBytes?: number;
   sessionCwd?: string;
+  /** Sessions the client opens with session/new before `client` may be used. Default: DEFAULT_SESSIONS. */
+  sessions?: string[];
 }
 
+/** The session ids the wire tests use. */
+export const DEFAULT_SESSIONS = ["session-1", "session-2", "session-x", "flood", "since", "a", "b"];
+
 export interface TerminalClientProcess {
-  /** Call client methods (terminal/*, _acp-terminal/*) as the agent. */
+  /** Call client methods (terminal/*, _acp-terminal/*) as the agent; calls wait until the client's sessions are open. */
   readonly client: AgentContext;
   readonly child: ChildProcessWithoutNullStreams;
   /** The `initialize` params the client sent. */
@@ -42,16 +47,22 @@ export interface TerminalClientProcess {
 }
 
 export function startTerminalClient(options: TerminalClientOptions = {}): TerminalClientProcess {
-  const child = spawn(process.execPath, [FIXTURE, JSON.stringify(options)], { stdio: ["pipe", "pipe", "pipe"] });
+  const fixtureOptions = { ...options, sessions: options.sessions ?? DEFAULT_SESSIONS };
+  const child = spawn(process.execPath, [FIXTURE, JSON.stringify(fixtureOptions)], { stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const pids = new Set<number>();
   let resolveInitialize: (request: InitializeRequest) => void = () => {};
   const initialize = new Promise<InitializeRequest>((resolve) => (resolveInitialize = resolve));
-  const app = agent({ name: "wire-test-agent" }).onRequest("initialize", ({ params }) => {
-    resolveInitialize(params);
-    return { protocolVersion: 1, agentCapabilities: {} };
-  });
+  const app = agent({ name: "wire-test-agent" })
+    .onRequest("initialize", ({ params }) => {
+      resolveInitialize(params);
+      return { protocolVersion: 1, agentCapabilities: {} };
+    })
+    .onRequest("session/new", ({ params }) => {
+      const wanted = (params._meta?.["acp-terminal-test"] as { sessionId?: string } | undefined)?.sessionId;
+      return { sessionId: wanted ?? `session-${Math.random().toString(36).slice(2)}` };
+    });
   const stream = ndJsonStream(
     Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
     Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
@@ -59,8 +70,16 @@ export function startTerminalClient(options: TerminalClientOptions = {}): Termin
   );
   const connection = app.connect(stream);
   const exited = once(child, "exit");
+  // The client has recorded its sessions once it says so; requests wait for that.
+  const ready = until(() => stderr.includes("sessions ready\n"), { timeoutMs: 10_000, message: "the terminal client's sessions" });
+  ready.catch(() => {}); // reported by the first request that waits for it
+  const gated = Object.create(connection.client) as AgentContext;
+  for (const method of ["request", "notify", "createTerminal"] as const) {
+    const original = (connection.client[method] as (...args: unknown[]) => Promise<unknown>).bind(connection.client);
+    Object.defineProperty(gated, method, { value: async (...args: unknown[]) => (await ready, original(...args)) });
+  }
   return {
-    client: connection.client,
+    client: gated,
     child,
     initialize,
     stderr: () => stderr,

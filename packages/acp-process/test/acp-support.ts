@@ -23,15 +23,23 @@ export async function acpClient(options: { plain?: boolean; silentCreate?: boole
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   let gotCapabilities!: (caps: unknown) => void;
   const capabilities = new Promise<unknown>((resolve) => (gotCapabilities = resolve));
-  const app = agent().onRequest("initialize", ({ params }) => {
-    gotCapabilities(params.clientCapabilities);
-    return { protocolVersion: 1, agentCapabilities: {} };
-  });
+  let sessionLoaded!: () => void;
+  const loaded = new Promise<void>((resolve) => (sessionLoaded = resolve));
+  const app = agent()
+    .onRequest("initialize", ({ params }) => {
+      gotCapabilities(params.clientCapabilities);
+      return { protocolVersion: 1, agentCapabilities: { loadSession: true } };
+    })
+    .onRequest("session/load", () => {
+      // The client knows s1 from the moment it sent this.
+      sessionLoaded();
+      return {};
+    });
   const connection = app.connect(ndJsonStream(Writable.toWeb(child.stdin!), Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>));
   let timer: NodeJS.Timeout | undefined;
-  const clientCapabilities = await Promise.race([
-    capabilities,
-    new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("the fixture client sent no initialize within 5000 ms")), 5000))),
+  const [clientCapabilities] = await Promise.race([
+    Promise.all([capabilities, loaded]),
+    new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("the fixture client sent no initialize and session/load within 5000 ms")), 5000))),
   ]);
   clearTimeout(timer);
   const provider = new AcpTerminalProvider(connection.client, { sessionId: "s1", clientCapabilities });

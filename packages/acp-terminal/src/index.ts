@@ -3,6 +3,7 @@ export { TerminalHost } from "./host/terminal-host.js";
 export { TerminalError } from "./host/errors.js";
 export type { TerminalErrorCode } from "./host/errors.js";
 export type {
+  AuthorizeCommand,
   AuthorizeRequest,
   CreateTerminalParams,
   EnvVariable,
@@ -33,6 +34,11 @@ export {
 } from "./host/options.js";
 export { DEFAULT_PTY_SIZE, MAX_PTY_DIMENSION } from "./host/validate.js";
 export { KILL_GRACE_MS } from "./terminate/kill.js";
+export { createApprovalPolicy } from "./approval/approval-policy.js";
+export type { ApprovalAnswer, ApprovalAsker, ApprovalPolicy, ApprovalPolicyOptions } from "./approval/approval-policy.js";
+export { matchesAllowPattern, parseAllowPattern } from "./approval/allow-pattern.js";
+export type { AllowPattern } from "./approval/allow-pattern.js";
+export { describeAuthorizeRequest } from "./approval/describe-request.js";
 export { OutputBuffer } from "./output/output-buffer.js";
 export { renderPtyText } from "./output/pty-text.js";
 // --- end TerminalHost core ---
@@ -74,6 +80,7 @@ export type {
   ExtensionResult,
 } from "./rpc/schemas.js";
 export { JSON_RPC_ERROR_CODES, toRequestError } from "./rpc/errors.js";
+export { MAX_ERROR_ANSWER_BYTES } from "./rpc/bounded-error.js";
 export { encodeKeys, encodeKey, KEY_NAMES, UnknownKeyError } from "./keys/encode-keys.js";
 export type { KeyInput } from "./keys/encode-keys.js";
 // --- end ACP binding and extensions ---

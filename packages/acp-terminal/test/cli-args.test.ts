@@ -7,7 +7,7 @@ const parse = (...argv: string[]) => parseCommand(argv, "/home/me", (base, p) =>
 
 describe("acp-terminal arguments", () => {
   it("parses a full run command", () => {
-    expect(parse("run", "--agent", "npx my-agent --acp", "--cwd", "proj", "--pty", "--yes", "--json", "--timeout", "2.5", "--agent-log", "a.log", "fix", "the", "build")).toEqual({
+    expect(parse("run", "--agent", "npx my-agent --acp", "--cwd", "proj", "--pty", "--yes", "--allow", "git *", "--allow", "npm test", "--json", "--timeout", "2.5", "--agent-log", "a.log", "fix", "the", "build")).toEqual({
       kind: "run",
       options: {
         agent: "npx my-agent --acp",
@@ -15,6 +15,7 @@ describe("acp-terminal arguments", () => {
         cwd: "/home/me/proj",
         pty: true,
         yes: true,
+        allow: ["git *", "npm test"],
         json: true,
         timeoutMs: 2500,
         initTimeoutMs: 10_000,
@@ -26,7 +27,7 @@ describe("acp-terminal arguments", () => {
 
   it("defaults cwd to the current directory and everything else to off", () => {
     const parsed = parse("run", "--agent", "a", "hello");
-    expect(parsed).toMatchObject({ kind: "run", options: { cwd: "/home/me", pty: false, yes: false, json: false, timeoutMs: undefined, initTimeoutMs: 10_000 } });
+    expect(parsed).toMatchObject({ kind: "run", options: { cwd: "/home/me", pty: false, yes: false, allow: [], json: false, timeoutMs: undefined, initTimeoutMs: 10_000 } });
     expect(parse("run", "--agent", "a", "--init-timeout", "30", "x")).toMatchObject({ options: { initTimeoutMs: 30_000 } });
     expect(parse("run", "--agent", "a", "--cancel-grace", "60", "x")).toMatchObject({ options: { cancelGraceMs: 60_000 } });
   });

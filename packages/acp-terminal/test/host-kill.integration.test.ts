@@ -84,7 +84,7 @@ describe("signal", () => {
   it("SIGINT ends a sleep and the exit says SIGINT", async () => {
     const host = makeHost();
     const id = await host.create(owner, { command: "sleep", args: ["30"] });
-    host.signal(owner, id, "SIGINT");
+    await host.signal(owner, id, "SIGINT");
     expect(await host.waitForExit(owner, id)).toEqual({ exitCode: null, signal: "SIGINT" });
     expect(() => host.signal(owner, id, "SIGTERM")).toThrow(
       expect.objectContaining({ code: "exited", message: expect.stringMatching(/has exited; .*Read its output, or release it$/) }),
@@ -95,9 +95,9 @@ describe("signal", () => {
     const host = makeHost();
     const id = await host.create(owner, { command: node, args: [fixture("ignore-sigterm.mjs"), "--int"] });
     await outputMatching(host, id, /ready/);
-    host.signal(owner, id, "int");
+    await host.signal(owner, id, "int");
     await outputMatching(host, id, /got SIGINT/);
-    host.signal(owner, id, "KILL");
+    await host.signal(owner, id, "KILL");
     expect(await host.waitForExit(owner, id)).toEqual({ exitCode: null, signal: "SIGKILL" });
   });
 });

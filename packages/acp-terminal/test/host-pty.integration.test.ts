@@ -88,7 +88,7 @@ describe("PTY", () => {
     expect(await host.kill(owner, id)).toEqual({ exitCode: null, signal: "SIGTERM" });
     await processGone(Number(pid));
     const sleeper = await host.create(owner, { command: "sleep", args: ["30"], pty: true });
-    host.signal(owner, sleeper, "SIGINT");
+    await host.signal(owner, sleeper, "SIGINT");
     expect(await host.waitForExit(owner, sleeper)).toEqual({ exitCode: null, signal: "SIGINT" });
     expect(() => host.resize(owner, sleeper, 10, 10)).toThrow(expect.objectContaining({ code: "exited" }));
   });

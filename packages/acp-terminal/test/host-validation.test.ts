@@ -108,7 +108,7 @@ describe("TerminalHost parameters", () => {
     const host = makeHost();
     const error = await rejection(host.create(owner, { command: "true", cwd: "x".repeat(2_000_000) }));
     expect(error.message.length).toBeLessThan(400);
-    expect(error.message).toMatch(/^Invalid cwd: expected an absolute path, received "x{199}… \(2000002 chars\)$/);
+    expect(error.message).toMatch(/^Invalid cwd: expected an absolute path, received "x{199}… \(2000000 chars\)$/);
   });
 
   it("rejects bad sizes and signal names on a real terminal", async () => {

@@ -3,7 +3,7 @@
  * (owner, params, connection scoping) and what the agent sees (results, JSON-RPC errors).
  * The real host over real stdio is covered by test/wire*.test.ts at the root.
  */
-import { agent, client, RequestError, type AgentConnection } from "@agentclientprotocol/sdk";
+import { agent, client, RequestError, type AgentConnection, type ClientConnection } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { TerminalError } from "../src/host/errors.js";
 import type {
@@ -76,14 +76,29 @@ afterEach(() => {
   for (const connection of open.splice(0)) connection.close();
 });
 
+const SESSIONS = ["s", "s1", "s2"];
+
+/** An agent app that answers initialize and gives session/new the id the client asks for in `_meta`. */
+function testAgent() {
+  return agent()
+    .onRequest("initialize", () => ({ protocolVersion: 1, agentCapabilities: {} }))
+    .onRequest("session/new", ({ params }) => ({ sessionId: (params._meta?.["want"] as string | undefined) ?? "fresh" }));
+}
+
 function setup(options: BindOptions = {}) {
   const host = new RecordingHost();
   const app = client();
   const binding = bindTerminalHost(app, host, options);
-  const connect = () => {
-    const connection = agent().connect(app);
+  const clientSides: ClientConnection[] = [];
+  app.onConnect((connection) => void clientSides.push(connection));
+  /** Connects an agent; the client side has initialized and opened SESSIONS with session/new. */
+  const connect = async (sessions = SESSIONS) => {
+    const connection = testAgent().connect(app);
     open.push(connection);
-    return connection;
+    const clientSide = clientSides.at(-1)!;
+    await clientSide.agent.request("initialize", { protocolVersion: 1 });
+    for (const want of sessions) await clientSide.agent.request("session/new", { cwd: "/", mcpServers: [], _meta: { want } });
+    return Object.assign(connection, { clientSide });
   };
   return { host, app, binding, connect };
 }
@@ -100,8 +115,8 @@ async function rejection(promise: Promise<unknown>): Promise<RequestError> {
 describe("bindTerminalHost", () => {
   it("scopes terminals by connection and session and passes the session's cwd", async () => {
     const { host, connect } = setup({ sessionCwd: (sessionId) => `/work/${sessionId}` });
-    const a = connect();
-    const b = connect();
+    const a = await connect();
+    const b = await connect();
     const created = await a.client.request("terminal/create", { sessionId: "s1", command: "ls", args: ["-l"] });
     expect(created).toEqual({ terminalId: "t1" });
     const first = host.last("create");
@@ -118,8 +133,8 @@ describe("bindTerminalHost", () => {
 
   it("releases every terminal of a connection when it closes", async () => {
     const { host, binding, connect } = setup();
-    const a = connect();
-    const b = connect();
+    const a = await connect();
+    const b = await connect();
     await a.client.request("terminal/create", { sessionId: "s", command: "sleep 10" });
     await b.client.request("terminal/create", { sessionId: "s", command: "sleep 10" });
     const [ownerA, ownerB] = host.calls.map((c) => c.owner!.connectionId);
@@ -136,7 +151,7 @@ describe("bindTerminalHost", () => {
 
   it("answers output with cursors in _meta and the exit status once known", async () => {
     const { host, connect } = setup();
-    const a = connect();
+    const a = await connect();
     host.snapshot = {
       output: "done\n",
       truncated: true,
@@ -157,7 +172,7 @@ describe("bindTerminalHost", () => {
 
   it("keeps an escape-heavy output response under maxMessageBytes", async () => {
     const { host, connect } = setup({ maxMessageBytes: 64 * 1024 });
-    const a = connect();
+    const a = await connect();
     const output = "\x1b".repeat(20_000) + "tail";
     host.snapshot = { output, truncated: false, totalBytes: output.length, droppedBytes: 0 };
     const response = await a.client.request("terminal/output", { sessionId: "s", terminalId: "t1" });
@@ -171,7 +186,7 @@ describe("bindTerminalHost", () => {
 
   it("maps host errors to JSON-RPC errors the agent can act on", async () => {
     const { host, connect } = setup();
-    const a = connect();
+    const a = await connect();
     host.fail = TerminalError.notFound("t9");
     const notFound = await rejection(a.client.request("terminal/output", { sessionId: "s", terminalId: "t9" }));
     expect(notFound.code).toBe(-32002);
@@ -211,7 +226,7 @@ describe("bindTerminalHost", () => {
 
   it("rejects bad create params with -32602 naming the field", async () => {
     const { host, connect } = setup();
-    const a = connect();
+    const a = await connect();
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ cwd: "relative/dir" }, /cwd: expected an absolute path, received "relative\/dir"/],
       [{ outputByteLimit: -1 }, /^Invalid params for terminal\/create: outputByteLimit: expected a non-negative integer \(bytes\), received -1$/],
@@ -232,7 +247,7 @@ describe("bindTerminalHost", () => {
 
   it("passes _meta pty and stdin to the host, and the kill signal", async () => {
     const { host, connect } = setup();
-    const a = connect();
+    const a = await connect();
     await a.client.request("terminal/create", {
       sessionId: "s",
       command: "vi",
@@ -250,7 +265,7 @@ describe("bindTerminalHost", () => {
 
   it("serves the write, resize and signal extensions with validated params", async () => {
     const { host, connect } = setup();
-    const a = connect();
+    const a = await connect();
     await a.client.request("_acp-terminal/write", { sessionId: "s", terminalId: "t1", data: "héllo\n", eof: true });
     expect(host.last("write").args).toEqual(["t1", "héllo\n", { eof: true }]);
     await a.client.request("_acp-terminal/write", { sessionId: "s", terminalId: "t1", dataBase64: "AP8=" });
@@ -284,7 +299,7 @@ describe("bindTerminalHost", () => {
 
   it("answers -32800 when the agent cancels a pending wait_for_exit", async () => {
     const { host, connect } = setup();
-    const a = connect();
+    const a = await connect();
     host.hang = true;
     const cancel = new AbortController();
     const wait = a.client.request("terminal/wait_for_exit", { sessionId: "s", terminalId: "t1" }, { cancellationSignal: cancel.signal });
@@ -292,6 +307,78 @@ describe("bindTerminalHost", () => {
     cancel.abort();
     const error = await rejection(wait);
     expect(error.code).toBe(-32800);
+  });
+
+  it("refuses every method in a session the client did not open, with -32602 naming the sessionId", async () => {
+    const { host, connect } = setup();
+    const a = await connect();
+    const ids = { sessionId: "invented", terminalId: "t1" };
+    const calls: [string, unknown][] = [
+      ["terminal/create", { sessionId: "invented", command: "true" }],
+      ["terminal/output", ids],
+      ["terminal/wait_for_exit", ids],
+      ["terminal/kill", ids],
+      ["terminal/release", ids],
+      ["_acp-terminal/write", { ...ids, data: "x" }],
+      ["_acp-terminal/resize", { ...ids, cols: 10, rows: 10 }],
+      ["_acp-terminal/signal", { ...ids, signal: "SIGINT" }],
+    ];
+    for (const [method, params] of calls) {
+      const error = await rejection(a.client.request(method, params));
+      expect([method, error.code, error.message]).toEqual([
+        method,
+        -32602,
+        `Invalid params for ${method}: sessionId: "invented" is not a session of this connection; terminals live only in sessions the client created or loaded (session/new, session/load, session/resume, session/fork)`,
+      ]);
+    }
+    expect(host.calls).toEqual([]);
+  });
+
+  it("accepts 0 of 1,000 invented session ids, and a session opened on one connection only there", async () => {
+    const { host, connect } = setup();
+    const a = await connect(["mine"]);
+    const b = await connect([]);
+    let accepted = 0;
+    for (let i = 0; i < 1000; i++) {
+      accepted += await a.client.request("terminal/create", { sessionId: `invented-${i}`, command: "true" }).then(() => 1, () => 0);
+    }
+    expect(accepted).toBe(0);
+    expect((await rejection(b.client.request("terminal/create", { sessionId: "mine", command: "true" }))).code).toBe(-32602);
+    expect(await a.client.request("terminal/create", { sessionId: "mine", command: "true" })).toEqual({ terminalId: "t1" });
+    expect(host.calls.map((c) => c.owner?.sessionId)).toEqual(["mine"]);
+  });
+
+  it("learns sessions from session/fork answers and session/load or resume requests; a refused load is forgotten", async () => {
+    const agentApp = testAgent()
+      .onRequest("session/load", ({ params }) => {
+        if (params.sessionId === "gone") throw RequestError.resourceNotFound(params.sessionId);
+        return {};
+      })
+      .onRequest("session/resume", () => ({}))
+      // Unstable in SDK 2.4.0: registered as a custom method.
+      .onRequest("session/fork", (params: unknown) => params, () => ({ sessionId: "forked" }));
+    const app = client();
+    const clientSides: ClientConnection[] = [];
+    app.onConnect((c) => void clientSides.push(c));
+    bindTerminalHost(app, new RecordingHost());
+    const connection = agentApp.connect(app);
+    open.push(connection);
+    const clientSide = clientSides[0]!;
+    await clientSide.agent.request("initialize", { protocolVersion: 1 });
+    await clientSide.agent.request("session/load", { sessionId: "loaded", cwd: "/", mcpServers: [] });
+    await clientSide.agent.request("session/resume", { sessionId: "resumed", cwd: "/" });
+    await clientSide.agent.request("session/fork", { sessionId: "loaded", cwd: "/" });
+    await clientSide.agent.request("session/load", { sessionId: "gone", cwd: "/", mcpServers: [] }).catch(() => undefined);
+    const create = (sessionId: string) => connection.client.request("terminal/create", { sessionId, command: "true" }).then(() => "ok", (e: RequestError) => e.code);
+    expect(await Promise.all(["loaded", "resumed", "forked", "gone"].map(create))).toEqual(["ok", "ok", "ok", -32602]);
+  });
+
+  it("addSession admits a session created elsewhere", async () => {
+    const { binding, connect } = setup();
+    const a = await connect([]);
+    expect((await rejection(a.client.request("terminal/create", { sessionId: "proxied", command: "true" }))).code).toBe(-32602);
+    binding.addSession(a.clientSide, "proxied");
+    expect(await a.client.request("terminal/create", { sessionId: "proxied", command: "true" })).toEqual({ terminalId: "t1" });
   });
 
   it("refuses an app from another SDK copy instead of losing error codes", () => {

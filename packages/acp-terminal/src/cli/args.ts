@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { parseAllowPattern } from "../approval/allow-pattern.js";
 import { EXIT_CODES_HELP } from "./exit-codes.js";
 
 export interface RunOptions {
@@ -8,6 +9,8 @@ export interface RunOptions {
   cwd: string;
   pty: boolean;
   yes: boolean;
+  /** `--allow` patterns: commands the agent may start without asking. */
+  allow: string[];
   json: boolean;
   /** Whole-run deadline in milliseconds, or undefined for none. */
   timeoutMs?: number;
@@ -34,7 +37,10 @@ Options:
   --agent CMD        the agent's command line (run through the shell), e.g. "npx my-agent --acp"
   --cwd DIR          the session's working directory (default: the current directory)
   --pty              run the agent's terminals in a pseudo-terminal
-  --yes, -y          allow every permission request (picks the first allow option)
+  --yes, -y          allow every permission request and every command, stdin write and signal
+  --allow PATTERN    let the agent start commands matching PATTERN without asking, e.g. 'git *'
+                     (repeatable; the first word literal, * any characters in a word, a last *
+                     any further words; lines with shell syntax or agent-set env never match)
   --json             one JSON object per line on stdout, for programs
   --timeout S        give up after S seconds for the whole run
   --init-timeout S   how long the agent may take to answer initialize (default 10)
@@ -81,6 +87,7 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
         cwd: { type: "string" },
         pty: { type: "boolean", default: false },
         yes: { type: "boolean", short: "y", default: false },
+        allow: { type: "string", multiple: true, default: [] },
         json: { type: "boolean", default: false },
         timeout: { type: "string" },
         "init-timeout": { type: "string" },
@@ -113,6 +120,13 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
   if (typeof initTimeoutMs === "string") return { kind: "error", message: initTimeoutMs };
   const cancelGraceMs = seconds("--cancel-grace", values["cancel-grace"]) ?? DEFAULT_CANCEL_GRACE_MS;
   if (typeof cancelGraceMs === "string") return { kind: "error", message: cancelGraceMs };
+  for (const pattern of values.allow) {
+    try {
+      parseAllowPattern(pattern);
+    } catch (error) {
+      return { kind: "error", message: `Invalid --allow: ${(error as Error).message.replace(/^Invalid allow pattern /, "")}` };
+    }
+  }
   return {
     kind: "run",
     options: {
@@ -121,6 +135,7 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
       cwd: resolvePath(cwd, values.cwd ?? "."),
       pty: values.pty,
       yes: values.yes,
+      allow: values.allow,
       json: values.json,
       timeoutMs,
       initTimeoutMs,

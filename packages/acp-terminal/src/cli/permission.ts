@@ -1,15 +1,12 @@
-import { createInterface } from "node:readline";
 import type { PermissionOption, RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
+import { printable } from "../approval/describe-request.js";
+import { choose, type ChoiceIo } from "./choose.js";
 
 /** `yes`: allow (--yes); `ask`: ask the person at the TTY; `deny`: reject and say how to allow. */
 export type PermissionMode = "yes" | "ask" | "deny";
 
-export interface PermissionIo {
-  input: NodeJS.ReadableStream;
-  output: NodeJS.WritableStream;
+export interface PermissionIo extends ChoiceIo {
   notice(message: string): void;
-  /** Aborts when the turn is cancelled: a pending question is answered `cancelled`. */
-  signal: AbortSignal;
 }
 
 const CANCELLED: RequestPermissionResponse = { outcome: { outcome: "cancelled" } };
@@ -22,7 +19,7 @@ const isAllow = (option: PermissionOption) => option.kind === "allow_once" || op
 const isReject = (option: PermissionOption) => option.kind === "reject_once" || option.kind === "reject_always";
 
 function describe(request: RequestPermissionRequest): string {
-  return request.toolCall.title ? `"${request.toolCall.title}"` : `tool call ${request.toolCall.toolCallId}`;
+  return request.toolCall.title ? `"${printable(request.toolCall.title)}"` : `tool call ${printable(request.toolCall.toolCallId)}`;
 }
 
 export async function decidePermission(
@@ -40,26 +37,8 @@ export async function decidePermission(
 }
 
 async function ask(request: RequestPermissionRequest, io: PermissionIo): Promise<RequestPermissionResponse> {
-  const rl = createInterface({ input: io.input, terminal: false });
-  // Ctrl-C while we wait ends the question: the turn is being cancelled.
-  const onAbort = () => rl.close();
-  io.signal.addEventListener("abort", onAbort, { once: true });
-  const count = request.options.length;
-  const promptLine = `Choose 1-${count} (Enter rejects): `;
-  try {
-    const list = request.options.map((option, i) => `  ${i + 1}) ${option.name} (${option.kind})`).join("\n");
-    io.output.write(`The agent asks permission for ${describe(request)}:\n${list}\n${promptLine}`);
-    // Lines are buffered by the iterator, so answers typed ahead are not lost.
-    for await (const raw of rl) {
-      const answer = raw.trim();
-      if (answer === "") return select(request.options.find(isReject));
-      const index = Number(answer);
-      if (Number.isInteger(index) && index >= 1 && index <= count) return select(request.options[index - 1]);
-      io.output.write(`Expected a number from 1 to ${count}, received ${JSON.stringify(answer)}\n${promptLine}`);
-    }
-    return CANCELLED;
-  } finally {
-    io.signal.removeEventListener("abort", onAbort);
-    rl.close();
-  }
+  const rejectIndex = request.options.findIndex(isReject);
+  const choices = request.options.map((option) => `${printable(option.name)} (${option.kind})`);
+  const picked = await choose(io, `The agent asks permission for ${describe(request)}:`, choices, { index: rejectIndex, verb: "rejects" });
+  return picked === undefined ? CANCELLED : select(request.options[picked]);
 }

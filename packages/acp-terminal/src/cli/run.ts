@@ -1,7 +1,9 @@
 import { setImmediate as nextTurn, setTimeout as delay } from "node:timers/promises";
 import { client, PROTOCOL_VERSION, type ClientConnection, type InitializeRequest } from "@agentclientprotocol/sdk";
 import { bindTerminalHost, terminalClientCapabilities, TerminalHost } from "../index.js";
+import { boundedRequestError, cutText } from "../rpc/bounded-error.js";
 import { AgentProcess, type AgentExit } from "./agent-process.js";
+import { cliApprovalPolicy } from "./approval.js";
 import type { RunOptions } from "./args.js";
 import { ExitCode, exitCodeForStopReason } from "./exit-codes.js";
 import {
@@ -14,6 +16,8 @@ import {
 } from "./failure-messages.js";
 import { JsonRenderer } from "./json-renderer.js";
 import { decidePermission, type PermissionMode } from "./permission.js";
+import { parsePermissionParams } from "./permission-params.js";
+import { QuestionQueue } from "./choose.js";
 import { checkBeforeLaunch } from "./preflight.js";
 import { outputOf, type Renderer } from "./renderer.js";
 import { followHost } from "./terminal-ledger.js";
@@ -73,7 +77,10 @@ class Run {
   }
 
   async execute(): Promise<number> {
-    const host = new TerminalHost({ pty: this.options.pty, cwd: this.options.cwd });
+    const questions = new QuestionQueue();
+    const ttyIo = { input: this.io.stdin, output: this.io.stderr, signal: this.cancelled.signal };
+    const authorize = cliApprovalPolicy(this.permissionMode(), this.options.allow, ttyIo, questions, this.renderer);
+    const host = new TerminalHost({ pty: this.options.pty, cwd: this.options.cwd, authorize });
     const terminals = followHost(host, this.renderer);
     const agent = new AgentProcess({
       commandLine: this.options.agent,
@@ -86,19 +93,23 @@ class Run {
     });
     const app = client({ name: "acp-terminal" })
       .onNotification("session/update", ({ params }) => this.renderer.sessionUpdate(params.update))
-      .onRequest("session/request_permission", async ({ params }) => {
-        this.renderer.pause();
-        try {
-          return await decidePermission(params, this.permissionMode(), {
-            input: this.io.stdin,
-            output: this.io.stderr,
-            notice: (message) => this.renderer.notice(message),
-            signal: this.cancelled.signal,
-          });
-        } finally {
-          this.renderer.resume();
-        }
-      });
+      .onRequest("session/request_permission", parsePermissionParams, ({ params }) =>
+        questions.one(async () => {
+          this.renderer.pause();
+          try {
+            return await decidePermission(params, this.permissionMode(), {
+              ...ttyIo,
+              notice: (message) => this.renderer.notice(message),
+            });
+          } finally {
+            this.renderer.resume();
+          }
+        }),
+      );
+    // The SDK answers an unknown method with its name twice, however long: a 1 MB name would be 2 MB.
+    app.onRequest("*", ({ method }) => {
+      throw boundedRequestError(-32601, `Method not found: ${cutText(method, 200)}`);
+    });
     bindTerminalHost(app, host, {
       sessionCwd: () => this.options.cwd,
       onError: (error, context) => this.renderer.notice(`acp-terminal: ${context}: ${String(error)}`),

@@ -9,23 +9,35 @@ export function displayCommand(command: string, args: readonly string[]): string
   return args.length > 0 ? [command, ...args].map(quote).join(" ") : command;
 }
 
-/**
- * Asks the hook; only `true` allows. `false` or a reason string is "Denied by the user: <command>
- * (<reason>)"; a hook that throws denies too, saying so.
- */
-export async function authorizeCreate(hook: AuthorizeHook | undefined, request: AuthorizeRequest): Promise<void> {
-  if (!hook) return;
+/** What is being authorized, in words: `rm -rf x`, `a 5-byte write to the stdin of cat`. */
+export function describeAction(request: AuthorizeRequest): string {
   const command = displayCommand(request.command, request.args);
+  switch (request.action) {
+    case "create":
+      return command;
+    case "write":
+      return `a ${request.data.byteLength}-byte write${request.eof ? " and end of input" : ""} to the stdin of ${command}`;
+    case "signal":
+      return `${request.signal} to ${command}`;
+  }
+}
+
+/**
+ * Asks the hook; only `true` allows. `false` or a reason string is "Denied by the user: <what>
+ * (<reason>)"; a hook that throws denies too, saying so. No hook allows.
+ */
+export async function authorizeAction(hook: AuthorizeHook | undefined, request: AuthorizeRequest): Promise<void> {
+  if (!hook) return;
+  const what = describeAction(request);
+  const data = request.action === "create" ? { command: request.command } : { command: request.command, terminalId: request.terminalId };
   let verdict: unknown;
   try {
     verdict = await hook(request);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new TerminalError("denied", `Denied: the authorize hook failed for ${command}: ${reason}`, { command: request.command }, {
-      cause: error,
-    });
+    throw new TerminalError("denied", `Denied: the authorize hook failed for ${what}: ${reason}`, data, { cause: error });
   }
   if (verdict === true) return;
   const reason = typeof verdict === "string" && verdict.length > 0 ? ` (${verdict})` : "";
-  throw new TerminalError("denied", `Denied by the user: ${command}${reason}`, { command: request.command });
+  throw new TerminalError("denied", `Denied by the user: ${what}${reason}`, data);
 }

@@ -1,3 +1,5 @@
+import { previewValue } from "./preview.js";
+
 /**
  * The one error type the host throws. `code` says what kind of failure it is, so the ACP binding
  * can map it to a JSON-RPC code without parsing messages; `message` says what failed and what to do.
@@ -17,15 +19,9 @@ export type TerminalErrorCode =
 /** The longest rendering of a received value that an error message quotes. */
 const MAX_RECEIVED_CHARS = 200;
 
-/** A received value as JSON, cut to MAX_RECEIVED_CHARS with its full length named. */
+/** A received value as JSON, cut to MAX_RECEIVED_CHARS with its full length named (bounded for any size or depth). */
 export function describeReceived(received: unknown): string {
-  let text: string;
-  try {
-    text = JSON.stringify(received) ?? String(received);
-  } catch {
-    text = String(received); // a BigInt or a cycle: JSON cannot show it
-  }
-  return text.length <= MAX_RECEIVED_CHARS ? text : `${text.slice(0, MAX_RECEIVED_CHARS)}… (${text.length} chars)`;
+  return previewValue(received, MAX_RECEIVED_CHARS);
 }
 
 export class TerminalError extends Error {

@@ -1,7 +1,7 @@
 import { planCommand, resolveShell } from "../spawn/command.js";
 import { ptyAvailable } from "../spawn/pty.js";
 import { parseSignalName } from "../terminate/signals.js";
-import { authorizeCreate } from "./authorize.js";
+import { authorizeAction } from "./authorize.js";
 import { TerminalError } from "./errors.js";
 import { TypedEvents } from "./events.js";
 import { ExitHook } from "./exit-hook.js";
@@ -11,6 +11,8 @@ import { sameOwner, TerminalSlots } from "./slots.js";
 import type { Terminal } from "./terminal.js";
 import { resizePty, signalTerminal, writeInput } from "./terminal-io.js";
 import type {
+  AuthorizeCommand,
+  AuthorizeRequest,
   CreateTerminalParams,
   ExitStatus,
   OutputOptions,
@@ -44,6 +46,8 @@ export class TerminalHost {
   readonly #inFlight = new Set<Promise<unknown>>();
   /** SIGKILLs the groups of terminals not yet released if the process exits without dispose(). */
   readonly #exitHook = new ExitHook();
+  /** What each live terminal runs, as the authorize hook is shown it for writes and signals. */
+  readonly #commands = new Map<string, AuthorizeCommand>();
   /** `bash` on the host's PATH (else /bin/sh), looked up once, on the first command that needs a shell. */
   #shellPath: string | undefined;
   readonly #shell = (): string => (this.#shellPath ??= resolveShell(process.env.PATH));
@@ -100,14 +104,16 @@ export class TerminalHost {
     const plan = planCommand(params.command, params.args, this.#options.shell, this.#shell);
     const freeSlot = this.#slots.reserve(owner);
     try {
-      const args = params.args ?? [];
-      await authorizeCreate(this.#options.authorize, { owner, command: params.command, args, cwd, shell: plan.shell });
+      const env = (params.env ?? []).map(({ name, value }) => ({ name, value }));
+      const command: AuthorizeCommand = { owner, command: params.command, args: params.args ?? [], cwd, shell: plan.shell, env };
+      await authorizeAction(this.#options.authorize, { action: "create", ...command });
       if (this.#disposing) throw disposedError();
       const launch = { owner, params, plan, cwd };
       const terminal = await launchTerminal(launch, this.#options, this.#events, () => !this.#disposing);
       if (!terminal) throw disposedError();
       this.#terminals.set(terminal.id, terminal);
       this.#freeSlot.set(terminal.id, freeSlot);
+      this.#commands.set(terminal.id, command);
       this.#exitHook.track(terminal.process.pid);
       this.#events.emit("create", { terminalId: terminal.id, info: terminal.info() });
       return terminal.id;
@@ -134,9 +140,12 @@ export class TerminalHost {
    * once it has exited and drained. The terminal stays readable. Exited: its status, no signal.
    */
   kill(owner: TerminalOwner, terminalId: string, signal?: string): Promise<ExitStatus> {
-    return this.#async(() => {
+    return this.#async(async () => {
       const terminal = this.#get(owner, terminalId);
-      return terminal.kill(parseSignalName(signal ?? "SIGTERM"));
+      const name = parseSignalName(signal ?? "SIGTERM");
+      // SIGTERM and SIGKILL only stop the command; another first signal may make it do something.
+      if (name !== "SIGTERM" && name !== "SIGKILL") await this.#authorize(terminal.id, { action: "signal", terminalId, signal: name });
+      return terminal.kill(name);
     });
   }
 
@@ -164,7 +173,13 @@ export class TerminalHost {
 
   /** Writes to the command's stdin; resolves once the bytes were handed to the OS. */
   write(owner: TerminalOwner, terminalId: string, data: string | Uint8Array, options?: WriteOptions): Promise<void> {
-    return this.#async(() => writeInput(this.#get(owner, terminalId), data, options));
+    return this.#async(async () => {
+      const terminal = this.#get(owner, terminalId);
+      // Bad data is refused by writeInput, without asking anyone about it.
+      const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data instanceof Uint8Array ? data : undefined;
+      if (bytes) await this.#authorize(terminal.id, { action: "write", terminalId, data: bytes, eof: options?.eof === true });
+      return writeInput(terminal, data, options);
+    });
   }
 
   /** Resizes a PTY terminal. */
@@ -172,9 +187,22 @@ export class TerminalHost {
     resizePty(this.#get(owner, terminalId), cols, rows);
   }
 
-  /** Sends a named POSIX signal (`"SIGINT"`) to the command's process group. */
-  signal(owner: TerminalOwner, terminalId: string, signal: string): void {
-    signalTerminal(this.#get(owner, terminalId), signal);
+  /**
+   * Sends a named POSIX signal (`"SIGINT"`) to the command's process group. A bad id or signal
+   * name throws at once. Without an `authorize` hook the signal is sent before this returns (an
+   * exited command throws); with one, once the hook allows it, and the promise says how it went.
+   */
+  signal(owner: TerminalOwner, terminalId: string, signal: string): Promise<void> {
+    const terminal = this.#get(owner, terminalId);
+    const name = parseSignalName(signal);
+    if (!this.#options.authorize) {
+      signalTerminal(terminal, name);
+      return Promise.resolve();
+    }
+    return this.#async(async () => {
+      await this.#authorize(terminal.id, { action: "signal", terminalId, signal: name });
+      signalTerminal(terminal, name);
+    });
   }
 
   /** A kill the user asked for in the UI: no owner check. */
@@ -216,6 +244,16 @@ export class TerminalHost {
     return terminal;
   }
 
+  /** Asks the authorize hook about a write or signal to a live terminal. */
+  async #authorize(
+    terminalId: string,
+    action: { action: "write"; terminalId: string; data: Uint8Array; eof: boolean } | { action: "signal"; terminalId: string; signal: string },
+  ): Promise<void> {
+    const command = this.#commands.get(terminalId);
+    if (!this.#options.authorize || !command) return;
+    await authorizeAction(this.#options.authorize, { ...command, ...action } as AuthorizeRequest);
+  }
+
   #select(filter: { connectionId?: string; sessionId?: string }): Terminal[] {
     return [...this.#terminals.values()].filter(
       (terminal) =>
@@ -246,6 +284,7 @@ export class TerminalHost {
       this.#terminals.delete(terminal.id);
       this.#freeSlot.get(terminal.id)?.();
       this.#freeSlot.delete(terminal.id);
+      this.#commands.delete(terminal.id);
     }
     const releasing = terminal.release(reason).then(() => {
       this.#exitHook.untrack(terminal.process.pid);

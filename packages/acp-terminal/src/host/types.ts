@@ -76,14 +76,28 @@ export interface TerminalInfo {
 
 export type ShellMode = "auto" | "always" | "never";
 
-export interface AuthorizeRequest {
+/** The command an authorization is about, as the host will run it. */
+export interface AuthorizeCommand {
   owner: TerminalOwner;
   command: string;
   args: string[];
+  /** Where it runs (resolved: the request's, else the session's, else the host's). */
   cwd: string;
   /** True when the command line will run through a shell. */
   shell: boolean;
+  /** The variables the request set on top of the host's environment (empty when it set none). */
+  env: EnvVariable[];
 }
+
+/**
+ * What the `authorize` hook is asked about: starting a command (`create`), writing to its stdin
+ * (`write`), or sending it a signal other than a plain kill (`signal`). Writes and signals carry
+ * the command of the terminal they reach.
+ */
+export type AuthorizeRequest =
+  | (AuthorizeCommand & { action: "create" })
+  | (AuthorizeCommand & { action: "write"; terminalId: string; data: Uint8Array; eof: boolean })
+  | (AuthorizeCommand & { action: "signal"; terminalId: string; signal: string });
 
 export interface TerminalHostOptions {
   /** How a command without `args` is run. Default `"auto"`. */
@@ -111,7 +125,11 @@ export interface TerminalHostOptions {
    * beyond that fails with "limit_reached" instead of buffering without bound. Default 1 MiB.
    */
   maxPendingStdinBytes?: number;
-  /** Asked before every spawn; return `true` to allow, false or a reason string to deny. */
+  /**
+   * Asked before every spawn, every stdin write, and every signal (`signal`, or `kill` with a
+   * chosen signal other than SIGTERM/SIGKILL); return `true` to allow, false or a reason string
+   * to deny. `createApprovalPolicy` builds one.
+   */
   authorize?: (request: AuthorizeRequest) => Promise<boolean | string> | boolean | string;
 }
 

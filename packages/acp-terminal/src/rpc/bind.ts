@@ -7,6 +7,7 @@ import { registerExtensionHandlers } from "./extension-handlers.js";
 import { outputBudgetBytes } from "./fit-output.js";
 import type { TerminalHostPort } from "./host-port.js";
 import type { RequestScope } from "./request-scope.js";
+import { SessionRegistry, type RequestSender } from "./session-registry.js";
 
 export interface BindOptions {
   /**
@@ -30,17 +31,25 @@ export interface TerminalBinding {
   readonly connectionCount: number;
   /** Resolves once every release started by a closed connection has finished. */
   whenIdle(): Promise<void>;
+  /**
+   * Marks `sessionId` as a session of `connection` although it was not created through it (a
+   * proxy that created it elsewhere). Sessions from `session/new`, `session/load`,
+   * `session/resume` and `session/fork` on the connection are known without this.
+   */
+  addSession(connection: { readonly agent: ClientContext }, sessionId: string): void;
 }
 
 interface ConnectionState extends RequestScope {
   readonly connectionId: string;
+  readonly sessions: SessionRegistry;
 }
 
 /**
  * Serves `terminal/*` and the `_acp-terminal/*` extensions from `host` on every connection `app`
  * opens. Call it before `connect`/`connectWith`. Each connection gets its own connectionId; a
- * session only ever sees terminals created under its own (connectionId, sessionId). When a
- * connection closes, every terminal it owns is killed and released.
+ * session only ever sees terminals created under its own (connectionId, sessionId), and only
+ * sessions the client created or loaded on that connection may have terminals (a request naming
+ * any other is -32602). When a connection closes, every terminal it owns is killed and released.
  */
 export function bindTerminalHost(app: ClientApp, host: TerminalHostPort, options: BindOptions = {}): TerminalBinding {
   if (!(app instanceof ClientApp)) {
@@ -74,10 +83,15 @@ export function bindTerminalHost(app: ClientApp, host: TerminalHostPort, options
     const known = states.get(handle);
     if (known) return known;
     const connectionId = randomUUID();
+    const sessions = new SessionRegistry();
     const state: ConnectionState = {
       connectionId,
+      sessions,
       connectionSignal: handle.signal,
-      owner: (sessionId: string): TerminalOwner => ({ connectionId, sessionId }),
+      owner: (sessionId: string): TerminalOwner => {
+        sessions.check(sessionId);
+        return { connectionId, sessionId };
+      },
     };
     states.set(handle, state);
     liveConnections += 1;
@@ -88,7 +102,9 @@ export function bindTerminalHost(app: ClientApp, host: TerminalHostPort, options
 
   const scopeOf = (agent: ClientContext): RequestScope => stateOf(connectionOf(agent));
   app.onConnect((connection) => {
-    stateOf(connectionOf(connection.agent));
+    // Runs inside connect(), before the embedder can send session/new: no session is missed.
+    const handle = connectionOf(connection.agent);
+    stateOf(handle).sessions.observe(handle as unknown as RequestSender);
   });
   registerCoreHandlers(app, {
     host,
@@ -102,6 +118,12 @@ export function bindTerminalHost(app: ClientApp, host: TerminalHostPort, options
     connectionIdOf: (connection) => stateOf(connectionOf(connection.agent)).connectionId,
     get connectionCount() {
       return liveConnections;
+    },
+    addSession: (connection, sessionId) => {
+      if (typeof sessionId !== "string" || sessionId.length === 0) {
+        throw new TypeError(`addSession: sessionId must be a non-empty string, received ${typeof sessionId}`);
+      }
+      stateOf(connectionOf(connection.agent)).sessions.add(sessionId);
     },
     whenIdle: async () => {
       while (pendingReleases.size > 0) await Promise.allSettled([...pendingReleases]);

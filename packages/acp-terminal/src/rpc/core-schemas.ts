@@ -1,3 +1,4 @@
+import { describeReceived } from "../host/errors.js";
 import { isAbsolute } from "node:path";
 import { z } from "zod";
 
@@ -14,7 +15,7 @@ import { z } from "zod";
 function expected(what: string): { error: (issue: { input?: unknown }) => string } {
   return {
     error: (issue) =>
-      issue.input === undefined ? `missing; expected ${what}` : `expected ${what}, received ${JSON.stringify(issue.input)}`,
+      issue.input === undefined ? `missing; expected ${what}` : `expected ${what}, received ${describeReceived(issue.input)}`,
   };
 }
 

@@ -1,6 +1,7 @@
 import { RequestError } from "@agentclientprotocol/sdk";
 import type { z } from "zod";
 import { TerminalError } from "../host/errors.js";
+import { boundedRequestError, cutText, MAX_LISTED_ISSUES } from "./bounded-error.js";
 import { ACP_TERMINAL_META_KEY } from "./capabilities.js";
 
 /** JSON-RPC codes the binding answers with. */
@@ -17,20 +18,20 @@ export const JSON_RPC_ERROR_CODES = {
  * `invalid_params` reads like the binding's own: `Invalid params for <method>: <field>: ...`.
  */
 export function toRequestError(error: unknown, method?: string): RequestError {
-  if (error instanceof RequestError) return error;
+  if (error instanceof RequestError) return boundedRequestError(error.code, error.message, error.data as Record<string, unknown> | undefined);
   if (!(error instanceof TerminalError)) {
     const message = error instanceof Error ? error.message : String(error);
-    return new RequestError(JSON_RPC_ERROR_CODES.internalError, `Internal error: ${message}`);
+    return boundedRequestError(JSON_RPC_ERROR_CODES.internalError, `Internal error: ${message}`);
   }
   switch (error.code) {
     case "not_found":
-      return new RequestError(JSON_RPC_ERROR_CODES.resourceNotFound, error.message, {
+      return boundedRequestError(JSON_RPC_ERROR_CODES.resourceNotFound, error.message, {
         terminalId: error.data?.["terminalId"],
       });
     case "invalid_params":
       return invalidParamsError(error, method);
     default:
-      return new RequestError(JSON_RPC_ERROR_CODES.internalError, error.message, {
+      return boundedRequestError(JSON_RPC_ERROR_CODES.internalError, error.message, {
         ...error.data,
         reason: error.code,
       });
@@ -61,36 +62,51 @@ function wireFieldOf(method: string, field: string): string {
 function invalidParamsError(error: TerminalError, method: string | undefined): RequestError {
   const field = error.data?.["field"];
   if (method === undefined || typeof field !== "string") {
-    return new RequestError(JSON_RPC_ERROR_CODES.invalidParams, error.message, { ...error.data });
+    return boundedRequestError(JSON_RPC_ERROR_CODES.invalidParams, error.message, { ...error.data });
   }
   const hostPrefix = `Invalid ${field}: `;
   const detail = error.message.startsWith(hostPrefix) ? error.message.slice(hostPrefix.length) : error.message;
   const wireField = wireFieldOf(method, field);
-  return new RequestError(JSON_RPC_ERROR_CODES.invalidParams, `Invalid params for ${method}: ${wireField}: ${detail}`, {
+  return boundedRequestError(JSON_RPC_ERROR_CODES.invalidParams, `Invalid params for ${method}: ${wireField}: ${detail}`, {
     ...error.data,
     field: wireField,
   });
 }
 
-/** A -32602 whose message names the first bad field, with every issue in `data.issues`. */
+/**
+ * A -32602 whose message names the first bad field, with the first MAX_LISTED_ISSUES issues in
+ * `data.issues` and how many more there were in `data.moreIssues`.
+ */
 export function invalidParamsFromZod(where: string, error: z.ZodError, pathPrefix: readonly string[] = []): RequestError {
-  const issues = error.issues.map((issue) => ({
+  const issues = error.issues.slice(0, MAX_LISTED_ISSUES).map((issue) => ({
     field: formatPath([...pathPrefix, ...issue.path.map(String)]),
     message: issue.message,
   }));
   const first = issues[0];
   const summary = first ? `${first.field || "params"}: ${first.message}` : "invalid params";
-  return new RequestError(JSON_RPC_ERROR_CODES.invalidParams, `Invalid params for ${where}: ${summary}`, {
+  const more = error.issues.length - issues.length;
+  return boundedRequestError(JSON_RPC_ERROR_CODES.invalidParams, `Invalid params for ${where}: ${summary}`, {
     field: first?.field,
     issues,
+    ...(more > 0 ? { moreIssues: more } : {}),
   });
 }
 
-/** A parser for `onRequest(method, parser, handler)` that answers -32602 naming the field. */
+/**
+ * A parser for `onRequest(method, parser, handler)` that answers -32602 naming the field. Params
+ * that make the check itself fail (a structure nested past the stack) are invalid params too.
+ */
 export function paramsParser<T>(method: string, schema: z.ZodType<T>): (params: unknown) => T {
   return (params) => {
-    const result = schema.safeParse(params ?? {});
-    if (!result.success) throw invalidParamsFromZod(method, result.error);
+    let result;
+    try {
+      result = schema.safeParse(params ?? {});
+      if (!result.success) throw invalidParamsFromZod(method, result.error);
+    } catch (error) {
+      if (error instanceof RequestError) throw error;
+      const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      throw boundedRequestError(JSON_RPC_ERROR_CODES.invalidParams, `Invalid params for ${method}: the params could not be checked (${reason}); send a flat JSON object`);
+    }
     return result.data;
   };
 }
@@ -99,6 +115,6 @@ function formatPath(path: readonly string[]): string {
   return path.reduce((out, key) => {
     if (/^\d+$/.test(key)) return `${out}[${key}]`;
     if (/^[A-Za-z_$][\w$]*$/.test(key)) return out ? `${out}.${key}` : key;
-    return `${out}[${JSON.stringify(key)}]`;
+    return `${out}[${JSON.stringify(cutText(key, 100))}]`;
   }, "");
 }

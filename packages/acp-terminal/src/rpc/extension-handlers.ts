@@ -37,8 +37,8 @@ export function registerExtensionHandlers(app: ClientApp, host: TerminalHostPort
   );
 
   app.onRequest(SIGNAL_METHOD, paramsParser(SIGNAL_METHOD, signalParamsSchema), ({ params, agent, signal }) =>
-    answer(SIGNAL_METHOD, signal, (): ExtensionResult => {
-      host.signal(scopeOf(agent).owner(params.sessionId), params.terminalId, params.signal);
+    answer(SIGNAL_METHOD, signal, async (): Promise<ExtensionResult> => {
+      await host.signal(scopeOf(agent).owner(params.sessionId), params.terminalId, params.signal);
       return {};
     }),
   );

@@ -20,5 +20,5 @@ export interface TerminalHostPort {
   releaseAll(filter: { connectionId: string; sessionId?: string }): Promise<void>;
   write(owner: TerminalOwner, terminalId: string, data: string | Uint8Array, options?: WriteOptions): Promise<void>;
   resize(owner: TerminalOwner, terminalId: string, cols: number, rows: number): void;
-  signal(owner: TerminalOwner, terminalId: string, signal: string): void;
+  signal(owner: TerminalOwner, terminalId: string, signal: string): Promise<void> | void;
 }

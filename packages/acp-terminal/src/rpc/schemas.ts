@@ -1,3 +1,4 @@
+import { describeReceived } from "../host/errors.js";
 import { z } from "zod";
 import { MAX_PTY_DIMENSION } from "../host/validate.js";
 
@@ -25,13 +26,13 @@ export type SupportedSignal = (typeof SUPPORTED_SIGNALS)[number];
 
 export const signalNameSchema = z.enum(SUPPORTED_SIGNALS, {
   error: (issue) =>
-    `expected one of ${SUPPORTED_SIGNALS.join(", ")}, received ${JSON.stringify(issue.input)}`,
+    `expected one of ${SUPPORTED_SIGNALS.join(", ")}, received ${describeReceived(issue.input)}`,
 });
 
 /** The host's bound (`MAX_PTY_DIMENSION`), so the wire and the host accept the same sizes. */
 const dimensionError = {
   error: (issue: { input?: unknown }) =>
-    `expected an integer from 1 to ${MAX_PTY_DIMENSION}, received ${JSON.stringify(issue.input)}`,
+    `expected an integer from 1 to ${MAX_PTY_DIMENSION}, received ${describeReceived(issue.input)}`,
 };
 const terminalDimension = z.int(dimensionError).min(1, dimensionError).max(MAX_PTY_DIMENSION, dimensionError);
 
@@ -69,8 +70,8 @@ export type KillTerminalMeta = z.infer<typeof killTerminalMetaSchema>;
  */
 export const outputTerminalMetaSchema = z.object({
   sinceByte: z
-    .int({ error: (issue) => `expected a non-negative integer (a stream offset in bytes), received ${JSON.stringify(issue.input)}` })
-    .min(0, { error: (issue) => `expected a non-negative integer (a stream offset in bytes), received ${JSON.stringify(issue.input)}` })
+    .int({ error: (issue) => `expected a non-negative integer (a stream offset in bytes), received ${describeReceived(issue.input)}` })
+    .min(0, { error: (issue) => `expected a non-negative integer (a stream offset in bytes), received ${describeReceived(issue.input)}` })
     .optional(),
 });
 export type OutputTerminalMeta = z.infer<typeof outputTerminalMetaSchema>;

@@ -1,0 +1,69 @@
+import type { AuthorizeRequest } from "../host/types.js";
+
+/**
+ * Pre-approval patterns (`--allow 'git *'`) and what they match. A pattern is words separated by
+ * spaces. The first word is the command, matched literally; each later word matches one word of
+ * the command, `*` inside it standing for any characters; a last word that is `*` alone matches
+ * any number of further words, none included. So `git *` matches `git`, `git status` and
+ * `git log -p`, and `npm run test:*` matches `npm run test:unit`.
+ *
+ * A pattern only ever approves what it can see in full:
+ * - a command given as `command` + `args` runs without a shell, so its words are exactly those;
+ * - a command line run through a shell is split at spaces only when it holds no character a shell
+ *   gives meaning to (`| & ; < > ( ) $ \` \\ " ' * ? [ ] # ~ = % { }`, newlines): `git status; rm -rf ~`
+ *   or `git log $(id)` match no pattern and are asked about like any other;
+ * - a request that sets environment variables matches no pattern (`PATH` or `LD_PRELOAD` can
+ *   change what the words run);
+ * - patterns approve starting a command only, never a write to its stdin or a signal.
+ */
+export interface AllowPattern {
+  readonly source: string;
+  readonly words: readonly RegExp[];
+  /** The pattern ended with a lone `*`: any further words match. */
+  readonly anyRest: boolean;
+}
+
+/** Characters a shell interprets, besides spaces and tabs: a line holding one is not split into words. */
+const SHELL_SYNTAX = /[\n\r|&;<>()$`\\"'*?[\]#~=%{}]/;
+/** Characters a pattern cannot hold: quoting would suggest a shell parse that does not happen. */
+const PATTERN_FORBIDDEN = /["'\\\n\r]/;
+const MAX_PATTERN_CHARS = 1000;
+
+function wordRegExp(word: string): RegExp {
+  const escaped = word.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^${escaped.join(".*")}$`, "s");
+}
+
+/** Parses a pattern; throws a RangeError saying what is wrong and what a valid one looks like. */
+export function parseAllowPattern(source: string): AllowPattern {
+  const invalid = (why: string) =>
+    new RangeError(`Invalid allow pattern ${JSON.stringify(source.slice(0, 200))}: ${why} (example: 'git *' or 'npm run test:*')`);
+  if (typeof source !== "string") throw invalid("expected a string");
+  if (source.length > MAX_PATTERN_CHARS) throw invalid(`longer than ${MAX_PATTERN_CHARS} characters`);
+  if (PATTERN_FORBIDDEN.test(source)) throw invalid("quotes, backslashes and newlines are not supported; words are separated by spaces");
+  const words = source.trim().split(/[ \t]+/).filter((word) => word !== "");
+  const [command] = words;
+  if (command === undefined) throw invalid("it is empty");
+  if (command.includes("*")) throw invalid("the command (first word) must be written out, without *");
+  const anyRest = words.length > 1 && words.at(-1) === "*";
+  const matched = anyRest ? words.slice(0, -1) : words;
+  return { source, words: matched.map(wordRegExp), anyRest };
+}
+
+/** The words a pattern is matched against, or undefined when the request cannot be matched. */
+function wordsOf(request: AuthorizeRequest): readonly string[] | undefined {
+  if (request.env.length > 0) return undefined;
+  if (!request.shell) return [request.command, ...request.args];
+  if (SHELL_SYNTAX.test(request.command)) return undefined;
+  return request.command.trim().split(/[ \t]+/);
+}
+
+/** Whether `pattern` approves starting the command of `request`. */
+export function matchesAllowPattern(pattern: AllowPattern, request: AuthorizeRequest): boolean {
+  if (request.action !== "create") return false;
+  const words = wordsOf(request);
+  if (words === undefined) return false;
+  if (words.length < pattern.words.length) return false;
+  if (words.length > pattern.words.length && !pattern.anyRest) return false;
+  return pattern.words.every((regexp, i) => regexp.test(words[i]!));
+}

@@ -1,0 +1,81 @@
+import type { AuthorizeHook } from "../host/authorize.js";
+import { displayCommand } from "../host/authorize.js";
+import type { AuthorizeRequest } from "../host/types.js";
+import { matchesAllowPattern, parseAllowPattern, type AllowPattern } from "./allow-pattern.js";
+
+/** What a person answered: run it this once, allow the same for the rest of the session, or refuse. */
+export type ApprovalAnswer = "allow_once" | "allow_always" | "deny";
+
+/** Asks someone about a request. Asks come one at a time: the next waits for this answer. */
+export type ApprovalAsker = (request: AuthorizeRequest) => Promise<ApprovalAnswer> | ApprovalAnswer;
+
+export interface ApprovalPolicyOptions {
+  /** Allow everything (the CLI's `--yes`). Default false. */
+  allowAll?: boolean;
+  /** Pre-approval patterns for starting commands (see allow-pattern.ts and the README). */
+  allow?: readonly string[];
+  /** Who decides what no pattern approves. Without one, such requests are refused with `refusal`. */
+  ask?: ApprovalAsker;
+  /** Why a request is refused when there is no one to ask; it ends up in the agent's error. */
+  refusal?: string;
+}
+
+/** The host's `authorize` hook, built from a policy. */
+export type ApprovalPolicy = AuthorizeHook;
+
+const DEFAULT_REFUSAL = "not approved: no allow pattern matches and there is no one to ask";
+
+/**
+ * What "allow for the rest of this session" covers: the same command line with the same
+ * environment, every write to the same terminal, every signal to the same terminal.
+ */
+function rememberedAs(request: AuthorizeRequest): string {
+  switch (request.action) {
+    case "create":
+      return JSON.stringify(["create", displayCommand(request.command, request.args), request.shell, request.env]);
+    case "write":
+    case "signal":
+      return JSON.stringify([request.action, request.terminalId]);
+  }
+}
+
+/**
+ * One approval policy for every `terminal/create`, stdin write and signal: `allowAll`, then the
+ * allow patterns (creates only), then what this session was told to always allow, then `ask`,
+ * else refuse. Pass the result as `new TerminalHost({ authorize })`. Throws a RangeError naming a
+ * bad pattern.
+ */
+export function createApprovalPolicy(options: ApprovalPolicyOptions = {}): ApprovalPolicy {
+  const patterns: AllowPattern[] = (options.allow ?? []).map(parseAllowPattern);
+  const { ask } = options;
+  const refusal = options.refusal ?? DEFAULT_REFUSAL;
+  /** Per session (connection and session id): what it was told to always allow. */
+  const always = new Map<string, Set<string>>();
+  let turn: Promise<unknown> = Promise.resolve();
+
+  const sessionOf = (request: AuthorizeRequest) => JSON.stringify([request.owner.connectionId, request.owner.sessionId]);
+  const remembered = (request: AuthorizeRequest) => always.get(sessionOf(request))?.has(rememberedAs(request)) === true;
+
+  async function decide(request: AuthorizeRequest): Promise<boolean | string> {
+    // Asked again after the question before it: its answer may have been "always".
+    if (remembered(request)) return true;
+    const answer = await ask!(request);
+    if (answer === "allow_always") {
+      const session = sessionOf(request);
+      const set = always.get(session) ?? new Set<string>();
+      set.add(rememberedAs(request));
+      always.set(session, set);
+    }
+    return answer === "allow_once" || answer === "allow_always";
+  }
+
+  return (request) => {
+    if (options.allowAll === true) return true;
+    if (patterns.some((pattern) => matchesAllowPattern(pattern, request))) return true;
+    if (remembered(request)) return true;
+    if (ask === undefined) return refusal;
+    const asking = turn.then(() => decide(request));
+    turn = asking.catch(() => undefined);
+    return asking;
+  };
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { createApprovalPolicy, type ApprovalAnswer } from "../src/approval/approval-policy.js";
+import { matchesAllowPattern, parseAllowPattern } from "../src/approval/allow-pattern.js";
+import type { AuthorizeRequest } from "../src/host/types.js";
+
+const owner = { connectionId: "c", sessionId: "s" };
+const create = (command: string, args: string[] = [], extra: Partial<AuthorizeRequest> = {}): AuthorizeRequest =>
+  ({ action: "create", owner, command, args, cwd: "/", shell: args.length === 0 && /\s/.test(command), env: [], ...extra }) as AuthorizeRequest;
+const write: AuthorizeRequest = { action: "write", owner, command: "cat", args: [], cwd: "/", shell: false, env: [], terminalId: "t1", data: new Uint8Array(3), eof: false };
+
+describe("allow patterns", () => {
+  it.each<[string, AuthorizeRequest, boolean]>([
+    ["git *", create("git"), true],
+    ["git *", create("git", ["log", "-p"]), true],
+    ["git *", create("git log -p"), true],
+    ["git *", create("gitk"), false],
+    ["git status", create("git", ["status", "-s"]), false],
+    ["npm run test:*", create("npm", ["run", "test:unit"]), true],
+    ["npm run test:*", create("npm", ["run", "build"]), false],
+    ["git * --x", create("git", ["a", "--x"]), true],
+    ["git * --x", create("git", ["a", "b", "--x"]), false],
+    ["git *", create("git status; rm -rf ~"), false],
+    ["git *", create("git status && rm x"), false],
+    ["git *", create("git log $(id)"), false],
+    ["git *", create("git\nrm x"), false],
+    ["git *", create("git", ["status; rm -rf ~"]), true],
+    ["git *", create("git", ["status"], { env: [{ name: "PATH", value: "/tmp" }] }), false],
+    ["cat", write, false],
+  ])("%j on %j: %s", (pattern, request, expected) => {
+    expect(matchesAllowPattern(parseAllowPattern(pattern), request)).toBe(expected);
+  });
+
+  it.each([["", /it is empty/], ["* x", /first word/], ["git 'a b'", /quotes/], ["git \\x", /backslashes/]])("refuses %j", (pattern, message) => {
+    expect(() => parseAllowPattern(pattern)).toThrow(message);
+  });
+});
+
+describe("createApprovalPolicy", () => {
+  it("refuses what no pattern allows when there is no one to ask, with the reason given", async () => {
+    const policy = createApprovalPolicy({ allow: ["ls"], refusal: "pass --yes" });
+    expect(await policy(create("ls"))).toBe(true);
+    expect(await policy(create("rm", ["x"]))).toBe("pass --yes");
+    expect(await policy(write)).toBe("pass --yes");
+    expect(await createApprovalPolicy({ allowAll: true })(write)).toBe(true);
+  });
+
+  it("asks one question at a time and remembers allow_always for the same session only", async () => {
+    const asked: AuthorizeRequest[] = [];
+    const answers: ApprovalAnswer[] = ["allow_always", "deny", "allow_once"];
+    let pending = 0;
+    let most = 0;
+    const policy = createApprovalPolicy({
+      ask: async (request) => {
+        asked.push(request);
+        most = Math.max(most, ++pending);
+        await new Promise((resolve) => setImmediate(resolve));
+        pending -= 1;
+        return answers.shift()!;
+      },
+    });
+    const results = await Promise.all([policy(create("make")), policy(create("make")), policy(create("rm", ["x"]))]);
+    expect(results).toEqual([true, true, false]);
+    expect(asked.map((r) => r.command)).toEqual(["make", "rm"]);
+    expect(most).toBe(1);
+    expect(await policy(create("make", [], { owner: { connectionId: "c", sessionId: "other" } }))).toBe(true);
+    expect(asked).toHaveLength(3);
+  });
+});
