@@ -19,6 +19,7 @@ import { readPage, type ReadResult } from "./read-page.js";
 import { RunRegistry } from "./registry.js";
 import { recoverRuns, type RecoveryPolicy, type RecoveryReport } from "./recovery.js";
 import { newRecord, restartRequest, validateStart } from "./records.js";
+import { hasResourceLimits, validateResourceLimits } from "./resource-limits.js";
 
 /**
  * The run registry. Starts commands through a TerminalProvider, tracks their status and output as
@@ -77,7 +78,18 @@ export class ProcessManager {
     if (request.pty && !provider.capabilities.pty) {
       throw ProcessError.unsupported("A PTY", provider.kind, "run without pty, or use a client that advertises the acp-terminal extension");
     }
+    if (hasResourceLimits(request.resourceLimits)) {
+      validateResourceLimits(request.resourceLimits);
+      if (provider.kind !== "local") {
+        throw ProcessError.unsupported(
+          "Resource limits (cpu_limit, memory_limit)",
+          provider.kind,
+          "the client runs the command in its own terminal and ACP has no way to ask it for limits; run without them, or use the local provider",
+        );
+      }
+    }
     const record = newRecord(request, this.clock.now(), this.defaultTimeoutMs);
+    if (hasResourceLimits(request.resourceLimits)) record.resourceLimits = { ...request.resourceLimits };
     record.stdin = Boolean(request.stdin) && provider.capabilities.write;
     const run = new Run(record, { provider, store: this.store, clock: this.clock, emit: (e) => this.events.emit(e), tuning: this.tuning }, {
       stdin: record.stdin,
@@ -181,13 +193,26 @@ export class ProcessManager {
 
   /** Ends a run (see `Run.terminate`); a finished run is returned unchanged. */
   async kill(runId: string, options: KillOptions = {}): Promise<RunSnapshot> {
+    return (await this.stop(runId, options)).run;
+  }
+
+  /**
+   * As `kill`, with what was done: the signals delivered (`terminal/kill` = the provider's own
+   * kill) and whether the run was still live when asked. With `escalate: false` a command that
+   * ignores the signal is still running in the answer.
+   */
+  async stop(runId: string, options: KillOptions = {}): Promise<{ run: RunSnapshot; wasLive: boolean; signalsSent: string[] }> {
     if (options.signal !== undefined && !SUPPORTED_SIGNALS.includes(options.signal.toUpperCase() as SupportedSignal)) {
       throw ProcessError.invalidParams("signal", `one of ${SUPPORTED_SIGNALS.join(", ")}`, options.signal);
     }
     const run = this.registry.live(runId, options.sessionId);
-    if (!run) return this.get(runId, options);
-    await run.terminate("kill", { ...(options.signal ? { signal: options.signal } : {}), ...(options.forceAfterMs !== undefined ? { forceAfterMs: options.forceAfterMs } : {}) });
-    return run.settled;
+    if (!run || run.isSettled) return { run: this.get(runId, options), wasLive: false, signalsSent: [] };
+    const report = await run.terminateWithReport("kill", {
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.forceAfterMs !== undefined ? { forceAfterMs: options.forceAfterMs } : {}),
+      ...(options.escalate !== undefined ? { escalate: options.escalate } : {}),
+    });
+    return { run: report.settled ? await run.settled : run.snapshot(), wasLive: true, signalsSent: report.signalsSent };
   }
 
   /**
@@ -196,8 +221,9 @@ export class ProcessManager {
    */
   async resourceUsage(runId: string, options: { sessionId?: string } = {}): Promise<{ usage: ResourceUsage | null; note?: string }> {
     const run = this.registry.live(runId, options.sessionId);
-    if (!run) this.get(runId, options); // not found → throws
-    return runUsage(run);
+    if (run) return runUsage(run);
+    const stored = this.registry.record(runId, options.sessionId).resourceUsage ?? null; // not found → throws
+    return stored ? { usage: stored } : { usage: null, note: "no sample was taken while the command ran" };
   }
 
   watch(runId: string, spec: WatcherSpec, options: { sessionId?: string } = {}): string {
