@@ -14,7 +14,12 @@ export type ProcessErrorCode =
   | "provider_error" // the client/host refused or failed a call
   | "store_error" // the run store file could not be opened
   | "store_in_use" // another store instance holds the run store file
-  | "disposed"; // the manager was disposed
+  | "disposed" // the manager was disposed
+  // The process.* capabilities' errors, named as their specification names them:
+  | "CommandNotFound" // the program does not exist (never started)
+  | "SpawnFailed" // the command could not be started (EACCES, missing cwd, refused by the client)
+  | "ProcessAlreadyExited" // process.kill of a run that had already ended
+  | "ResourceLimitExceeded"; // the command was stopped by its cpu_limit or memory_limit
 
 export class ProcessError extends Error {
   override readonly name = "ProcessError";

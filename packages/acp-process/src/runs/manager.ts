@@ -13,7 +13,7 @@ import { Run, type RunTuning } from "./run.js";
 import { encodeKeyInput, resizeRun, writeInput } from "./input.js";
 import { Scheduler } from "./scheduler.js";
 import { isFinished, type RunEventSink, type RunSnapshot, type WatcherSpec } from "./types.js";
-import { byteView, lineView, storeTail, type LineView } from "./views.js";
+import { byteView, lineView, storeTail, wholeCharacterBytes, type LineView } from "./views.js";
 import { runUsage } from "./usage.js";
 import { readPage, type ReadResult } from "./read-page.js";
 import { RunRegistry } from "./registry.js";
@@ -166,6 +166,13 @@ export class ProcessManager {
     await this.refresh(runId, query.sessionId);
     const record = this.registry.record(runId, query.sessionId);
     return { ...byteView(this.store.allItems(runId), query), run: snapshotOf(record, this.clock.now()) };
+  }
+
+  /** As `bytes`, cut at UTF-8 character boundaries (see `wholeCharacterBytes`). */
+  async wholeCharacterBytes(runId: string, query: { sessionId?: string; offset: number; limit: number }): Promise<ReturnType<typeof wholeCharacterBytes> & { run: RunSnapshot }> {
+    await this.refresh(runId, query.sessionId);
+    const record = this.registry.record(runId, query.sessionId);
+    return { ...wholeCharacterBytes(this.store.allItems(runId), query), run: snapshotOf(record, this.clock.now()) };
   }
 
   /** The last `maxChars` characters of output (default 2000), for status lines and snippets. */
