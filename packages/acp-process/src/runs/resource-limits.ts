@@ -5,12 +5,13 @@ import type { ResourceLimits } from "./types.js";
  * Sets the rlimits given as `$1` (address space, KiB, or `-`) and `$2` (CPU seconds, or `-`), then
  * execs the command: `--argv program args...` directly, `--line "command line"` through bash (else
  * sh), as acp-terminal runs a command line. The CPU hard limit is one second above the soft one,
- * so the kernel sends SIGXCPU first (which tells a CPU limit from any other SIGKILL).
+ * so the kernel sends SIGXCPU first (which tells a CPU limit from any other SIGKILL); the soft
+ * limit is set first, as a hard limit below the current (unlimited) soft one is refused.
  */
 const WRAPPER = [
   'as=$1; cpu=$2; mode=$3; shift 3',
   'if [ "$as" != - ]; then ulimit -v "$as" || exit 126; fi',
-  'if [ "$cpu" != - ]; then ulimit -H -t $((cpu + 1)) && ulimit -S -t "$cpu" || exit 126; fi',
+  'if [ "$cpu" != - ]; then { ulimit -S -t "$cpu" && ulimit -H -t $((cpu + 1)); } || exit 126; fi',
   'if [ "$mode" = --line ]; then if command -v bash >/dev/null 2>&1; then exec bash -c "$1"; fi; exec sh -c "$1"; fi',
   'exec "$@"',
 ].join("\n");

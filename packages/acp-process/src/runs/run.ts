@@ -35,6 +35,7 @@ export class Run {
   private settling = false;
   private starting = false;
   private storeFailure: string | null = null;
+  private sampling: Promise<void> | null = null;
 
   constructor(
     readonly record: RunRecord,
@@ -178,6 +179,13 @@ export class Run {
 
   /** Samples CPU and memory now (where the provider can); the last sample outlives the run. */
   async takeUsageSample(): Promise<void> {
+    // One sample at a time: /proc is read for every process on the machine, and a manual clock
+    // moved by hours fires thousands of sampler ticks at once.
+    this.sampling ??= this.sampleNow().finally(() => (this.sampling = null));
+    return this.sampling;
+  }
+
+  private async sampleNow(): Promise<void> {
     const terminalId = this.record.terminalId;
     if (!terminalId || this.record.status !== "running" || this.exitStatus) return;
     const sample = await sampleUsage(this.ctx.provider, terminalId, this.record.resourceUsage ?? null);

@@ -41,7 +41,7 @@ function limitExceeded(manager: ProcessManager, run: RunSnapshot): string | null
   const failed = run.signal !== null || (run.exitCode !== null && run.exitCode !== 0);
   if (limits.memoryBytes !== undefined && failed) {
     const tail = manager.tail(run.id, { maxChars: 4000 }).text;
-    if (/cannot allocate memory|out of memory|bad_alloc|MemoryError|ENOMEM|allocation failed|memory exhausted/i.test(tail)) {
+    if (/cannot allocate|out of memory|bad_alloc|MemoryError|ENOMEM|allocation failed|memory exhausted/i.test(tail)) {
       return `the command failed to allocate memory under its memory_limit of ${limits.memoryBytes} bytes (RLIMIT_AS)`;
     }
   }
