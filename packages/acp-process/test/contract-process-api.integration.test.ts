@@ -101,8 +101,10 @@ describe.each(PROVIDERS)("process.* over the %s provider, as specified", (name, 
 
   async function startReady(script: { command: string; args: string[] }): Promise<string> {
     const started = await call(processRun, { command: script.command, args: script.args, background: true });
-    await until(async () => (await call(processLogs, { process_id: started.process_id })).stdout.includes("ready"), "ready");
-    return started.process_id as string;
+    // Through the manager, so that each case depends only on the tool it checks.
+    const id = (started.process_id ?? started.id) as string;
+    await until(async () => (await rig!.manager.read(id)).items.some((item) => item.text.includes("ready")), "ready");
+    return id;
   }
 
   it("a background run has no foreground timeout and takes a timeout past the 3600 s cap, while a foreground one is held to it", async () => {
