@@ -317,3 +317,33 @@ describe.each(PROVIDERS)("process.* over the %s provider, as specified", (name, 
     });
   }
 });
+
+describe("process.* over an ACP client without the acp-terminal extension (no stdin writes, no signals)", () => {
+  let plain: AcpClientRig;
+  let manager: ProcessManager;
+  beforeAll(async () => {
+    plain = await acpClient({ plain: true });
+  });
+  afterAll(async () => {
+    await plain.dispose();
+  });
+  afterEach(async () => {
+    await manager?.dispose();
+  });
+
+  it("refuses stdin before starting anything, instead of running the command with its stdin closed", async () => {
+    manager = plain.managerFor().manager;
+    const outcome = await runTool(processRun, { manager, sessionId: "s" }, { command: "cat", stdin: "input" });
+    expect(outcome).toMatchObject({ ok: false, error: { code: "unsupported", message: expect.stringMatching(/stdin cannot be given with the acp terminal provider.*nothing was started/) } });
+    expect(manager.list()).toEqual([]);
+  });
+
+  it("kill says the client's own terminal/kill was used when the client cannot deliver a chosen signal", async () => {
+    manager = plain.managerFor().manager;
+    const started = await runTool(processRun, { manager, sessionId: "s" }, { command: hang.command, args: hang.args, background: true });
+    const id = started.ok ? (started.result as { process_id: string }).process_id : "";
+    await until(async () => (await manager.read(id)).items.some((item) => item.text.includes("ready")), "ready");
+    const killed = await runTool(processKill, { manager, sessionId: "s" }, { process_id: id, signal: "SIGINT" });
+    expect(killed).toMatchObject({ ok: true, result: { killed: true, state: "killed", signal_sent: "terminal/kill", signals_sent: ["terminal/kill"] } });
+  });
+});

@@ -3,7 +3,7 @@ import { repeatOnClock, systemClock, type Clock } from "../clock.js";
 import { clamp, resolveLimits, YIELD_MS, type ResolvedLimits } from "../config.js";
 import { ProcessError } from "../errors.js";
 import type { ResourceUsage } from "../providers/proc-usage.js";
-import type { TerminalProvider } from "../providers/types.js";
+import type { ProviderCapabilities, TerminalProvider } from "../providers/types.js";
 import { MemoryRunStore } from "../store/memory.js";
 import type { RunStore } from "../store/types.js";
 import { snapshotOf } from "./describe.js";
@@ -288,6 +288,12 @@ export class ProcessManager {
   async refresh(runId: string, sessionId?: string): Promise<void> {
     const run = this.registry.live(runId, sessionId);
     if (run && run.record.status === "running") await run.refresh();
+  }
+
+  /** What the provider of a session can do (`kind`, `capabilities`), so a layer can refuse before starting anything. */
+  providerInfo(sessionId: string): { kind: string; capabilities: ProviderCapabilities } {
+    const provider = this.providerFor(sessionId);
+    return { kind: provider.kind, capabilities: provider.capabilities };
   }
 
   private providerFor(sessionId: string): TerminalProvider {

@@ -116,6 +116,13 @@ export const processRunTool = defineTool({
     if (input.stdin !== undefined && Buffer.byteLength(input.stdin) > MAX_STDIN_BYTES) {
       throw ProcessError.invalidParams("stdin", `at most ${MAX_STDIN_BYTES} bytes; pass larger input through a file`, `${Buffer.byteLength(input.stdin)} bytes`);
     }
+    const provider = manager.providerInfo(sessionId);
+    if (input.stdin !== undefined && !provider.capabilities.write) {
+      throw new ProcessError(
+        "unsupported",
+        `stdin cannot be given with the ${provider.kind} terminal provider: the client does not offer writing to a command's stdin (acp-terminal's write extension); nothing was started. Pass the input in a file or in the command line.`,
+      );
+    }
     const timeoutS = input.timeout ?? (background ? 0 : DEFAULT_TIMEOUT_S);
     const limits = limitsFor(input, timeoutS);
     const started = await manager.start({
@@ -152,10 +159,6 @@ export const processRunTool = defineTool({
 
 /** Writes `stdin` and closes it; a command that exited without reading it is not an error. */
 async function feedStdin(manager: ProcessManager, run: RunSnapshot, data: string, sessionId: string): Promise<void> {
-  if (!run.stdin) {
-    await manager.kill(run.id, { sessionId });
-    throw ProcessError.unsupported("stdin", "this", "the client cannot write to a command's stdin (no acp-terminal write extension); pass the input in a file or in the command line");
-  }
   try {
     await manager.write(run.id, data, { sessionId, eof: true });
   } catch (error) {
@@ -272,10 +275,9 @@ export const processLogsTool = defineTool({
   async run({ manager, sessionId }, input) {
     if (input.stream === "stderr") {
       manager.get(input.id, { sessionId }); // an unknown id says so first
-      throw ProcessError.unsupported(
-        "A separate stderr",
-        "this",
-        "commands run in a terminal where stderr and stdout share one descriptor, so stderr is part of stdout in the order it was written; read stream 'stdout' or 'both'",
+      throw new ProcessError(
+        "unsupported",
+        "stream 'stderr' cannot be read on its own: commands run in a terminal where stderr and stdout share one descriptor, so stderr is part of stdout in the order it was written; read stream 'stdout' or 'both'",
       );
     }
     const offset = input.offset ?? 0;
