@@ -1,7 +1,7 @@
 // The process.* capabilities, read literally against their specification
 // (shared/specs/000_e000920b01cd137e.txt), over both providers: the local TerminalHost and a
 // client's terminals over ACP (the fixture client, our host behind the SDK over real stdio).
-import { chmodSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TerminalHost } from "acp-terminal";
@@ -67,9 +67,26 @@ const PROVIDERS: [string, () => Promise<Provide>][] = [
 ];
 
 const [processRun, processMonitor, processKill, processList, processLogs, processWait] = processTools;
-const hang = nodeScript("process-ready-then-hang.mjs");
-const countsTerm = nodeScript("process-counts-term.mjs");
-const ticker = nodeScript("process-ticker.mjs");
+/** In the command line of every long-lived process this file starts (the fixtures ignore it), so survivors can be counted. */
+const MARKER = `contract-process-api-${process.pid}`;
+const hang = nodeScript("process-ready-then-hang.mjs", MARKER);
+const countsTerm = nodeScript("process-counts-term.mjs", MARKER);
+const ticker = nodeScript("process-ticker.mjs", MARKER);
+
+/** Pids of live (not zombie) processes whose command line holds MARKER. */
+function survivors(): number[] {
+  const found: number[] = [];
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(MARKER)) continue;
+      if (/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"))) continue;
+      if (Number(pid) !== process.pid) found.push(Number(pid));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return found;
+}
 
 describe.each(PROVIDERS)("process.* over the %s provider, as specified", (name, setup) => {
   let provide!: Provide;
@@ -80,6 +97,7 @@ describe.each(PROVIDERS)("process.* over the %s provider, as specified", (name, 
   afterEach(async () => {
     await rig?.dispose();
     rig = undefined;
+    await until(() => survivors().length === 0, `no process left with ${MARKER} (found ${survivors().join(", ")})`);
   });
 
   function ctx(): ToolContext {
@@ -290,7 +308,7 @@ describe.each(PROVIDERS)("process.* over the %s provider, as specified", (name, 
     });
 
     it("a command past its cpu_limit or memory_limit is ResourceLimitExceeded", async () => {
-      const cpu = await refused(processRun, { command: "sh", args: ["-c", "while :; do :; done"], cpu_limit: 0.1, timeout: 10 });
+      const cpu = await refused(processRun, { command: "sh", args: ["-c", "while :; do :; done", MARKER], cpu_limit: 0.1, timeout: 10 });
       expect(cpu).toMatchObject({ code: "ResourceLimitExceeded", message: expect.stringMatching(/CPU allowance of 1 CPU seconds .*SIGXCPU/) });
       const memory = await refused(processRun, { command: 'x=$(head -c 200000000 /dev/zero | tr "\\0" a); echo ${#x}', memory_limit: 64 * 1024 * 1024 });
       expect(memory).toMatchObject({ code: "ResourceLimitExceeded", message: expect.stringMatching(/memory_limit of 67108864 bytes/) });
