@@ -2,8 +2,8 @@ import type { ResourceUsage } from "../providers/proc-usage.js";
 import type { TerminalProvider } from "../providers/types.js";
 import type { Run } from "./run.js";
 
-/** How often a running command's resources are sampled (where the provider can measure them). */
-export const USAGE_SAMPLE_MS = 1000;
+/** How often a running command's resources are sampled (where the provider can measure them): a sample reads /proc/<pid>/stat of every process on the machine (~24 ms with 110 processes on a loaded 2-core box). */
+export const USAGE_SAMPLE_MS = 2000;
 
 /**
  * A new sample of the command's process group, its peak memory carried over from `previous` (the
