@@ -160,6 +160,11 @@ export class Run {
     }
     const { provider, tuning } = this.ctx;
     await this.takeUsageSample();
+    // It may have exited while it was sampled: that end stands, and there is nothing to signal.
+    if (this.exitStatus) {
+      await this.settled;
+      return none;
+    }
     const target = { provider, terminalId, log: this.log, callWaitMs: tuning.callWaitMs, settledWithin: (ms: number) => this.settledWithin(ms) };
     const killOptions = {
       forceAfterMs: options.forceAfterMs ?? tuning.forceAfterMs,
