@@ -359,7 +359,7 @@ describe("process.* over an ACP client without the acp-terminal extension (no st
   it("kill says the client's own terminal/kill was used when the client cannot deliver a chosen signal", async () => {
     manager = plain.managerFor().manager;
     const started = await runTool(processRun, { manager, sessionId: "s" }, { command: hang.command, args: hang.args, background: true });
-    const id = started.ok ? (started.result as { process_id: string }).process_id : "";
+    const id = started.ok ? String((started.result as Record<string, unknown>)["process_id"]) : "";
     await until(async () => (await manager.read(id)).items.some((item) => item.text.includes("ready")), "ready");
     const killed = await runTool(processKill, { manager, sessionId: "s" }, { process_id: id, signal: "SIGINT" });
     expect(killed).toMatchObject({ ok: true, result: { killed: true, state: "killed", signal_sent: "terminal/kill", signals_sent: ["terminal/kill"] } });
