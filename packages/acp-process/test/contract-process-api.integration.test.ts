@@ -247,6 +247,15 @@ describe.each(PROVIDERS)("process.* over the %s provider, as specified", (name, 
     expect(await refused(processRun, { command: "acp-no-such-command-9f3", background: true })).toMatchObject({ code: "CommandNotFound" });
   });
 
+  it("a command line whose first word the shell cannot find is CommandNotFound, while a missing tool later in the line is that line's exit code", async () => {
+    expect(await refused(processRun, { command: "acp-no-such-command-9f3 --version" })).toMatchObject({
+      code: "CommandNotFound",
+      message: expect.stringMatching(/acp-no-such-command-9f3: (command )?not found.* exited 127/),
+    });
+    const later = await call(processRun, { command: "echo first; acp-no-such-command-9f3 --version" });
+    expect(later).toMatchObject({ state: "completed", exit_code: 127, stdout_summary: expect.stringMatching(/^first\n.*acp-no-such-command-9f3: (command )?not found\n$/) });
+  });
+
   it("a command that cannot be started (not executable, missing working directory, refused by the client) is SpawnFailed", async () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), "procapi-")));
     const script = join(dir, "not-executable.sh");

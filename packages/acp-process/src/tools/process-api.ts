@@ -48,6 +48,21 @@ function limitExceeded(manager: ProcessManager, run: RunSnapshot): string | null
   return null;
 }
 
+/**
+ * A command that never ran although a shell started: the shell (running a command line, or the
+ * rlimit wrapper exec'ing the program) exited 127 and its last words are that the command's first
+ * word was not found (`bash: line 1: foo: command not found`, `sh: 1: exec: foo: not found`).
+ * Only the command's own first word counts: a missing tool deeper in a script is the script's
+ * exit code, not this.
+ */
+function shellCommandNotFound(manager: ProcessManager, run: RunSnapshot): boolean {
+  if (run.exitCode !== 127 || (run.args !== null && !run.resourceLimits)) return false;
+  const program = run.args === null ? /^\s*(\S+)/.exec(run.command)?.[1] : run.command;
+  if (!program) return false;
+  const escaped = program.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`: ${escaped}: (command )?not found\\n?$`).test(manager.tail(run.id, { maxChars: 1000 }).text);
+}
+
 /** The error for a run that never started, named as the specification names it. */
 function startError(run: RunSnapshot): ProcessError {
   const reason = run.error ?? "the command could not be started";
@@ -140,6 +155,13 @@ export const processRunTool = defineTool({
     if (input.stdin !== undefined) await feedStdin(manager, started, input.stdin, sessionId);
     const run = background ? started : await manager.wait(started.id);
     if (run.cause === "spawn_error") throw startError(run);
+    if (shellCommandNotFound(manager, run)) {
+      const said = manager.tail(run.id, { maxChars: 300 }).text.trim();
+      throw new ProcessError(
+        "CommandNotFound",
+        `Command not found: the shell said ${JSON.stringify(said)} and exited 127 (process_id ${run.id}). Check that it is installed with process.run(command='which', args=['<name>']), or give its absolute path.`,
+      );
+    }
     const exceeded = limitExceeded(manager, run);
     if (exceeded) throw new ProcessError("ResourceLimitExceeded", `${exceeded} (process_id ${run.id}, exit_code ${run.exitCode}, signal ${run.signal}). Retry with a higher cpu_limit or memory_limit, or make the command use less.`);
     const summary = summaryOf(manager, run.id, input.stdout_lines ?? DEFAULT_SUMMARY_LINES, manager.limits.maxOutputChars);
