@@ -276,6 +276,14 @@ describe.each(PROVIDERS)("process.* over the %s provider, as specified", (name, 
     expect(await refused(processRun, { command: "cat", stdin: "x", background: true })).toMatchObject({ code: "invalid_params", message: expect.stringMatching(/stdin/) });
   });
 
+  it("stdin that a command never reads stops the command with an error instead of leaving it running unowned", async () => {
+    rig = provide({ tuning: { callWaitMs: 500 } });
+    const outcome = await refused(processRun, { command: hang.command, args: hang.args, stdin: "x".repeat(1024 * 1024) });
+    expect(outcome).toMatchObject({ code: "provider_error", message: expect.stringMatching(/^stdin could not be written \(.*\); the command was stopped \(process_id run_\w+\)$/) });
+    expect(await call(processList, { state_filter: "running" })).toMatchObject({ total: 0 });
+    expect((await call(processList, { state_filter: "killed" })).total).toBe(1);
+  });
+
   it("working_directory, environment, process_id and stdout_lines work under the specification's names", async () => {
     const dir = realpathSync(mkdtempSync(join(tmpdir(), "procapi-")));
     const result = await call(processRun, { command: 'pwd; echo "$ACP_CONTRACT_VAR"; printf "1\\n2\\n3\\n"', working_directory: dir, environment: { ACP_CONTRACT_VAR: "from-environment" } });

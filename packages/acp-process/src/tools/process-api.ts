@@ -1,7 +1,7 @@
 import { availableParallelism, totalmem } from "node:os";
 import { signalNameSchema } from "acp-terminal";
 import { z } from "zod";
-import { ProcessError } from "../errors.js";
+import { messageOf, ProcessError } from "../errors.js";
 import type { ProcessManager } from "../runs/manager.js";
 import { isFinished, type ResourceLimits, type RunSnapshot } from "../runs/types.js";
 import { isoTime, PROCESS_STATES, processState, runFields, summaryOf, usageFields, usageOf } from "./process-view.js";
@@ -179,12 +179,19 @@ export const processRunTool = defineTool({
   },
 });
 
-/** Writes `stdin` and closes it; a command that exited without reading it is not an error. */
+/**
+ * Writes `stdin` and closes it; a command that exited without reading it is not an error. A write
+ * that fails while the command runs (it does not read its input) stops the command: the caller
+ * gets the error, and nothing is left running that nobody waits for.
+ */
 async function feedStdin(manager: ProcessManager, run: RunSnapshot, data: string, sessionId: string): Promise<void> {
   try {
     await manager.write(run.id, data, { sessionId, eof: true });
   } catch (error) {
-    if (!isFinished(manager.get(run.id, { sessionId }).status)) throw error;
+    if (isFinished(manager.get(run.id, { sessionId }).status)) return;
+    await manager.kill(run.id, { sessionId, signal: "SIGKILL" });
+    const code = error instanceof ProcessError ? error.code : "provider_error";
+    throw new ProcessError(code, `stdin could not be written (${messageOf(error)}); the command was stopped (process_id ${run.id})`, { cause: error });
   }
 }
 
