@@ -241,7 +241,7 @@ describe.each(PROVIDERS)("process.* over the %s provider, as specified", (name, 
     const missing = await refused(processRun, { command: "acp-no-such-command-9f3", args: [] });
     expect(missing).toMatchObject({ code: "CommandNotFound", message: expect.stringMatching(/Command not found: acp-no-such-command-9f3.*process_id run_/) });
     const id = /process_id (run_\w+)/.exec(missing.message)![1]!;
-    expect(await call(processMonitor, { process_id: id })).toMatchObject({ state: "failed_to_start", exit_code: null, started_at: null });
+    expect(await call(processMonitor, { process_id: id })).toMatchObject({ state: "failed_to_start", error_code: "CommandNotFound", exit_code: null, started_at: null });
     expect(await call(processList, { state_filter: "failed_to_start" })).toMatchObject({ total: 1, processes: [{ process_id: id }] });
     expect((await call(processList, { state_filter: "completed" })).total).toBe(0);
     expect(await refused(processRun, { command: "acp-no-such-command-9f3", background: true })).toMatchObject({ code: "CommandNotFound" });

@@ -67,6 +67,7 @@ export function runFields(run: RunSnapshot): Record<string, unknown> {
     duration_ms: run.durationMs,
     stdout_size: run.outputBytes,
     ...(run.error ? { error: run.error } : {}),
+    ...(run.startFailure ? { error_code: run.startFailure === "command_not_found" ? "CommandNotFound" : "SpawnFailed" } : {}),
   };
 }
 
