@@ -1,9 +1,9 @@
-import { availableParallelism, totalmem } from "node:os";
 import { signalNameSchema } from "acp-terminal";
 import { z } from "zod";
 import { messageOf, ProcessError } from "../errors.js";
 import type { ProcessManager } from "../runs/manager.js";
-import { isFinished, type ResourceLimits, type RunSnapshot } from "../runs/types.js";
+import { isFinished, type RunSnapshot } from "../runs/types.js";
+import { limitExceeded, limitsFor, shellCommandNotFound, startError } from "./process-outcomes.js";
 import { isoTime, PROCESS_STATES, processState, runFields, summaryOf, usageFields, usageOf } from "./process-view.js";
 import { waitForChange } from "./process-wait.js";
 import { strictInput } from "./strict-input.js";
@@ -30,66 +30,6 @@ const MAX_WAIT_S = 600;
 const WAIT_OUTPUT_BYTES = 64 * 1024;
 
 const processIdAlias = { process_id: "id" } as const;
-
-/** `ResourceLimitExceeded` when the run ended by its limits: SIGXCPU (the CPU rlimit), or an allocation failure under a memory limit. */
-function limitExceeded(manager: ProcessManager, run: RunSnapshot): string | null {
-  const limits = run.resourceLimits;
-  if (!limits || run.status === "killed" || run.status === "timed_out") return null;
-  if (limits.cpuSeconds !== undefined && run.signal === "SIGXCPU") {
-    return `the command used its CPU allowance of ${limits.cpuSeconds} CPU seconds (cpu_limit × timeout) and was stopped by SIGXCPU`;
-  }
-  const failed = run.signal !== null || (run.exitCode !== null && run.exitCode !== 0);
-  if (limits.memoryBytes !== undefined && failed) {
-    const tail = manager.tail(run.id, { maxChars: 4000 }).text;
-    if (/cannot allocate|out of memory|bad_alloc|MemoryError|ENOMEM|allocation failed|memory exhausted/i.test(tail)) {
-      return `the command failed to allocate memory under its memory_limit of ${limits.memoryBytes} bytes (RLIMIT_AS)`;
-    }
-  }
-  return null;
-}
-
-/**
- * A command that never ran although a shell started: the shell (running a command line, or the
- * rlimit wrapper exec'ing the program) exited 127 and its last words are that the command's first
- * word was not found (`bash: line 1: foo: command not found`, `sh: 1: exec: foo: not found`).
- * Only the command's own first word counts: a missing tool deeper in a script is the script's
- * exit code, not this.
- */
-function shellCommandNotFound(manager: ProcessManager, run: RunSnapshot): boolean {
-  if (run.exitCode !== 127 || (run.args !== null && !run.resourceLimits)) return false;
-  const program = run.args === null ? /^\s*(\S+)/.exec(run.command)?.[1] : run.command;
-  if (!program) return false;
-  const escaped = program.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`: ${escaped}: (command )?not found\\n?$`).test(manager.tail(run.id, { maxChars: 1000 }).text);
-}
-
-/** The error for a run that never started, named as the specification names it. */
-function startError(run: RunSnapshot): ProcessError {
-  const reason = run.error ?? "the command could not be started";
-  if (run.startFailure === "command_not_found") {
-    return new ProcessError("CommandNotFound", `${reason} (process_id ${run.id}). Check that it is installed with process.run(command='which', args=['<name>']), or give its absolute path.`);
-  }
-  return new ProcessError("SpawnFailed", `${reason} (process_id ${run.id}). Check that the command is executable, that working_directory exists, and that the client allows it; then retry.`);
-}
-
-/** `cpu_limit` × the run's timeout as an RLIMIT_CPU allowance, and `memory_limit` as RLIMIT_AS; checked against this machine. */
-function limitsFor(input: { cpu_limit?: number | undefined; memory_limit?: number | undefined; background?: boolean | undefined }, timeoutS: number): ResourceLimits | undefined {
-  if (input.cpu_limit === undefined && input.memory_limit === undefined) return undefined;
-  const limits: ResourceLimits = {};
-  if (input.cpu_limit !== undefined) {
-    const cores = availableParallelism();
-    if (input.cpu_limit > cores) throw ProcessError.invalidParams("cpu_limit", `at most ${cores} (the cores this agent has)`, input.cpu_limit);
-    if (timeoutS === 0) {
-      throw ProcessError.invalidParams("cpu_limit", "a timeout with it on a background run: the limit is enforced as cpu_limit × timeout CPU seconds (RLIMIT_CPU), so it needs a time window", input.cpu_limit);
-    }
-    limits.cpuSeconds = Math.max(1, Math.ceil(input.cpu_limit * timeoutS));
-  }
-  if (input.memory_limit !== undefined) {
-    if (input.memory_limit > totalmem()) throw ProcessError.invalidParams("memory_limit", `at most ${totalmem()} bytes (this machine's memory)`, input.memory_limit);
-    limits.memoryBytes = input.memory_limit;
-  }
-  return limits;
-}
 
 const processRunSchema = strictInput(
   {
