@@ -199,6 +199,17 @@ describe.each(PROVIDERS)("process.* over the %s provider, as specified", (name, 
     expect(await call(processLogs, { process_id: accented.process_id, offset: first.next_offset })).toMatchObject({ stdout: "éb", truncated: false });
   });
 
+  it("logs asked for bytes no longer retained reads from where the retained output starts and says how many were dropped", async () => {
+    // 300000 bytes, more than the 200000 characters a run keeps by default.
+    const big = await call(processRun, { command: "head -c 300000 /dev/zero | tr '\\0' a" });
+    expect(big).toMatchObject({ exit_code: 0, stdout_size: 300_000 });
+    const logs = await call(processLogs, { process_id: big.process_id, offset: 0 });
+    expect(logs.offset).toBeGreaterThan(0);
+    expect(logs).toMatchObject({ stdout_size: 300_000, dropped_bytes: logs.offset, next_offset: 300_000, truncated: false, note: expect.stringMatching(/no longer retained/) });
+    expect(Buffer.byteLength(logs.stdout)).toBe(300_000 - logs.offset);
+    expect(Buffer.byteLength(JSON.stringify(logs))).toBeLessThan(300_000);
+  });
+
   it("logs refuses stream 'stderr' because stderr is merged into stdout, and refuses unknown stream values", async () => {
     const done = await call(processRun, { command: "echo out; echo err >&2" });
     expect((await call(processLogs, { process_id: done.process_id, stream: "stdout" })).stdout).toBe("out\nerr\n");
