@@ -12,6 +12,7 @@ import {
   ProcessManager,
   processTools,
   runTool,
+  SqliteRunStore,
   type ProcessManagerOptions,
   type ToolContext,
   type ToolDefinition,
@@ -340,6 +341,36 @@ describe.each(PROVIDERS)("process.* over the %s provider, as specified", (name, 
       expect(cpu).toMatchObject({ code: "ResourceLimitExceeded", message: expect.stringMatching(/CPU allowance of 1 CPU seconds .*SIGXCPU/) });
       const memory = await refused(processRun, { command: 'x=$(head -c 200000000 /dev/zero | tr "\\0" a); echo ${#x}', memory_limit: 64 * 1024 * 1024 });
       expect(memory).toMatchObject({ code: "ResourceLimitExceeded", message: expect.stringMatching(/memory_limit of 67108864 bytes/) });
+    });
+
+    it("after a restart over the same SQLite file, monitor still says why a run never started and gives the last resource sample", async () => {
+      const path = join(mkdtempSync(join(tmpdir(), "procapi-")), "runs.db");
+      const host = new TerminalHost({ killGraceMs: 500 });
+      const first = new ProcessManager({ provider: new LocalTerminalProvider(host), store: new SqliteRunStore(path), env: {}, sweepIntervalMs: 0 });
+      const firstCtx = { manager: first, sessionId: "s" };
+      const missing = await runTool(processRun, firstCtx, { command: "acp-no-such-command-9f3", args: [] });
+      const missingId = /process_id (run_\w+)/.exec(missing.ok ? "" : missing.error.message)![1]!;
+      const started = await runTool(processRun, firstCtx, { command: hang.command, args: hang.args, background: true });
+      const bgId = String((started.ok ? (started.result as Record<string, unknown>) : {})["process_id"]);
+      await until(async () => (await first.read(bgId)).items.some((item) => item.text.includes("ready")), "ready");
+      const killed = await runTool(processKill, firstCtx, { process_id: bgId });
+      const sample = killed.ok ? (killed.result as Record<string, unknown>)["resource_usage"] : undefined;
+      expect(sample).toMatchObject({ memory_peak_bytes: expect.any(Number) });
+      await first.dispose();
+      first.store.close();
+      await host.dispose();
+
+      const secondHost = new TerminalHost();
+      const reopened = new ProcessManager({ provider: new LocalTerminalProvider(secondHost), store: new SqliteRunStore(path), env: {}, sweepIntervalMs: 0 });
+      try {
+        const again = { manager: reopened, sessionId: "s" };
+        expect(await runTool(processMonitor, again, { process_id: missingId })).toMatchObject({ ok: true, result: { state: "failed_to_start", error_code: "CommandNotFound" } });
+        expect(await runTool(processMonitor, again, { process_id: bgId })).toMatchObject({ ok: true, result: { state: "killed", resource_usage: sample } });
+      } finally {
+        await reopened.dispose();
+        reopened.store.close();
+        await secondHost.dispose();
+      }
     });
 
     it("resource_usage of a finished run is the last sample taken while it ran, in the specification's fields", async () => {
