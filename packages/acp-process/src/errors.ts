@@ -15,7 +15,12 @@ export type ProcessErrorCode =
   | "store_error" // the run store file could not be opened, read or written, or holds data it cannot use
   | "store_closed" // a call on a run store after its close()
   | "store_in_use" // another store instance holds the run store file
-  | "disposed"; // the manager was disposed
+  | "disposed" // the manager was disposed
+  // The process.* capabilities' errors, named as their specification names them:
+  | "CommandNotFound" // the program does not exist (never started)
+  | "SpawnFailed" // the command could not be started (EACCES, missing cwd, refused by the client)
+  | "ProcessAlreadyExited" // process.kill of a run that had already ended
+  | "ResourceLimitExceeded"; // the command was stopped by its cpu_limit or memory_limit
 
 export class ProcessError extends Error {
   override readonly name = "ProcessError";

@@ -58,6 +58,7 @@ export {
   processKillTool,
   processListTool,
   processLogsTool,
+  processWaitTool,
   processTools,
   processState,
   type ProcessState,

@@ -103,7 +103,7 @@ describe("ACP provider against our host over stdio (extensions advertised)", () 
     await ok(processTool, { action: "write", sessionId: cat.sessionId, data: "typed", eof: true });
     expect(await rig.manager.wait(cat.sessionId)).toMatchObject({ status: "completed" });
     expect(await ok(processTool, { action: "poll", sessionId: cat.sessionId })).toMatchObject({ output: "typed", status: "completed", exitCode: 0 });
-    expect(await ok(processTools[0], { command: "echo run; exit 4" })).toMatchObject({ state: "completed", exit_code: 4, stdout: "run\n" });
+    expect(await ok(processTools[0], { command: "echo run; exit 4" })).toMatchObject({ state: "completed", exit_code: 4, stdout_summary: "run\n" });
     expect(await ok(shellTool, { command: "echo shell" })).toMatchObject({ status: "completed", output: "shell\n" });
   });
 

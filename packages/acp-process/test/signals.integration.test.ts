@@ -58,12 +58,12 @@ describe("kill signals", () => {
     const run = await rig.manager.start({ sessionId: "s", ...nodeScript("process-ignores-int.mjs") });
     await ready(rig, run.id);
     const killed = await runTool(processKillTool, { manager: rig.manager, sessionId: "s" }, { id: run.id, signal: "SIGINT", force_after: 0.3 });
-    expect(killed).toMatchObject({ ok: true, result: { state: "killed", signal: "SIGTERM" } });
+    expect(killed).toMatchObject({ ok: true, result: { state: "killed", signal: "SIGKILL" } });
     const snapshot = rig.manager.get(run.id);
     expect(snapshot.endedAtMs! - snapshot.startedAtMs!).toBeGreaterThanOrEqual(300);
     const texts = (await rig.manager.read(run.id)).items.map((i) => i.text).join("");
     expect(texts).toContain("ignored SIGINT");
-    expect(texts).toMatch(/SIGINT did not end the command within 300 ms; forcing it with the local provider's kill/);
+    expect(texts).toMatch(/SIGINT did not end the command within 300 ms; forcing it with SIGKILL/);
   });
 });
 

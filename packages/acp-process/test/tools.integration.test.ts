@@ -130,7 +130,7 @@ describe.each(PROVIDERS)("tool surfaces over the %s provider", (name, setup) => 
       expect(execTool.jsonSchema).toMatchObject({ type: "object", required: ["command"], properties: { command: { type: "string" }, yieldMs: { type: "integer" } } });
       expect(processTool.jsonSchema).toMatchObject({ properties: { action: { enum: ["list", "poll", "log", "write", "kill", "clear", "remove", "wait"] } } });
       expect(processRun.functionName).toBe("process_run");
-      expect(allTools.map((t) => t.name)).toEqual(["exec", "process", "process.run", "process.monitor", "process.kill", "process.list", "process.logs", "shell"]);
+      expect(allTools.map((t) => t.name)).toEqual(["exec", "process", "process.run", "process.monitor", "process.kill", "process.list", "process.logs", "process.wait", "shell"]);
       for (const tool of allTools) expect(tool.jsonSchema).toMatchObject({ type: "object" });
     });
   });
@@ -138,10 +138,10 @@ describe.each(PROVIDERS)("tool surfaces over the %s provider", (name, setup) => 
   describe("process.* tools", () => {
     it("runs to completion with state, exit code, output, line count and duration", async () => {
       const result = await call(processRun, { command: "echo hi; exit 2" });
-      expect(result).toMatchObject({ state: "completed", exit_code: 2, stdout: "hi\n", stdout_lines: 1, streams_merged: true });
+      expect(result).toMatchObject({ state: "completed", exit_code: 2, stdout_summary: "hi\n", stdout_line_count: 1, streams_merged: true });
       const open = await call(processRun, { command: "printf 'a\\nb'" });
-      expect(open).toMatchObject({ stdout: "a\nb", stdout_lines: 2 });
-      expect(await call(processLogs, { id: open.id })).toMatchObject({ total_lines: 2, lines: ["a", "b"] });
+      expect(open).toMatchObject({ stdout_summary: "a\nb", stdout_line_count: 2 });
+      expect(await call(processLogs, { id: open.process_id })).toMatchObject({ stdout: "a\nb", stdout_size: 3 });
       expect(typeof result.duration_ms).toBe("number");
     });
 
@@ -149,14 +149,14 @@ describe.each(PROVIDERS)("tool surfaces over the %s provider", (name, setup) => 
       rig = provide({ manualClock: true });
       const pending = call(processRun, { ...hang, command: hang.command, timeout: 0.3 });
       const running = await until(() => rig!.manager.list().find((r) => r.status === "running"), "the run");
-      await until(async () => (await call(processMonitor, { id: running.id })).stdout === "ready\n", "ready");
+      await until(async () => (await call(processMonitor, { id: running.id })).stdout_summary === "ready\n", "ready");
       rig.clock!.advance(300);
       const timedOut = await pending;
-      expect(timedOut).toMatchObject({ state: "timed_out", stdout: "ready\n", error: expect.stringMatching(/^timed out after 300 ms: /) });
+      expect(timedOut).toMatchObject({ state: "timed_out", stdout_summary: "ready\n", error: expect.stringMatching(/^timed out after 300 ms: /) });
       const bg = await call(processRun, { command: hang.command, args: hang.args, background: true });
       expect(bg.state).toBe("running");
-      await until(async () => (await call(processMonitor, { id: bg.id })).stdout === "ready\n", "ready");
-      const monitored = await call(processMonitor, { id: bg.id });
+      await until(async () => (await call(processMonitor, { id: bg.process_id })).stdout_summary === "ready\n", "ready");
+      const monitored = await call(processMonitor, { id: bg.process_id });
       if (name === "local") {
         // Measured from /proc for the command's process group (the node fixture: tens of MB resident).
         expect(monitored.resource_usage).toMatchObject({ processes: 1, rss_bytes: expect.any(Number), cpu_user_ms: expect.any(Number), cpu_system_ms: expect.any(Number) });
@@ -166,12 +166,14 @@ describe.each(PROVIDERS)("tool surfaces over the %s provider", (name, setup) => 
         expect(monitored).toMatchObject({ state: "running", resource_usage: null });
         expect(monitored.resource_usage_note).toMatch(/not measurable: commands run in the client's terminal \(acp provider\)/);
       }
-      const killed = await call(processKill, { id: bg.id, signal: "SIGINT", force_after: 1 });
-      expect(killed).toMatchObject({ state: "killed", signal: "SIGINT", resource_usage: null, resource_usage_note: "measured only while the command runs" });
+      const killed = await call(processKill, { id: bg.process_id, signal: "SIGINT", force_after: 1 });
+      expect(killed).toMatchObject({ state: "killed", signal: "SIGINT" });
+      if (name === "local") expect(killed.resource_usage).toMatchObject({ processes: 1, rss_bytes: expect.any(Number) });
+      else expect(killed).toMatchObject({ resource_usage: null, resource_usage_note: expect.stringMatching(/not measurable/) });
       const list = await call(processList, { state: "timed_out" });
-      expect(list.processes.map((p: { id: string }) => p.id)).toEqual([timedOut.id]);
-      const logs = await call(processLogs, { id: bg.id });
-      expect(logs).toMatchObject({ lines: ["ready"], total_lines: 1, state: "killed" });
+      expect(list.processes.map((p: { process_id: string }) => p.process_id)).toEqual([timedOut.process_id]);
+      const logs = await call(processLogs, { id: bg.process_id });
+      expect(logs).toMatchObject({ stdout: "ready\n", stdout_size: 6, state: "killed" });
     });
   });
 
@@ -179,12 +181,12 @@ describe.each(PROVIDERS)("tool surfaces over the %s provider", (name, setup) => 
     it("process.kill forces a command that ignores the signal after force_after, and says so", async () => {
       const ignores = nodeScript("process-ignores-int.mjs");
       const bg = await call(processRun, { command: ignores.command, args: ignores.args, background: true });
-      await until(async () => (await call(processMonitor, { id: bg.id })).stdout === "ready\n", "ready");
-      const killed = await call(processKill, { id: bg.id, signal: "SIGINT", force_after: 0.3 });
-      expect(killed).toMatchObject({ state: "killed", signal: "SIGTERM" });
+      await until(async () => (await call(processMonitor, { id: bg.process_id })).stdout_summary === "ready\n", "ready");
+      const killed = await call(processKill, { id: bg.process_id, signal: "SIGINT", force_after: 0.3 });
+      expect(killed).toMatchObject({ state: "killed", signal: "SIGKILL" });
       expect(killed.duration_ms).toBeGreaterThanOrEqual(300);
-      expect(killed.stdout).toContain("ignored SIGINT");
-      const notices = (await rig!.manager.read(bg.id)).items.filter((i) => i.kind === "notice");
+      expect((await call(processLogs, { id: bg.process_id })).stdout).toContain("ignored SIGINT");
+      const notices = (await rig!.manager.read(bg.process_id)).items.filter((i) => i.kind === "notice");
       expect(notices.map((i) => i.text).join("\n")).toMatch(/SIGINT did not end the command within 300 ms/);
     });
   });

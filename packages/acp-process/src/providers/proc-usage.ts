@@ -8,6 +8,12 @@ export interface ResourceUsage {
   cpuSystemMs: number;
   /** Resident memory of the group's current members, in bytes. */
   rssBytes: number;
+  /** Sum of the current members' peak resident memory (VmHWM), in bytes: an upper bound of the group's peak. */
+  memoryPeakBytes: number;
+  /** Bytes the current members caused to be fetched from storage (/proc/<pid>/io `read_bytes`). */
+  ioReadBytes: number;
+  /** Bytes the current members caused to be sent to storage (/proc/<pid>/io `write_bytes`). */
+  ioWriteBytes: number;
   /** Members of the group found (the command and its children that kept the group). */
   processes: number;
 }
@@ -32,7 +38,7 @@ export async function processGroupUsage(pgid: number): Promise<ResourceUsage | n
   } catch {
     return null; // /proc not mounted (a restricted container): not measurable
   }
-  const usage: ResourceUsage = { cpuUserMs: 0, cpuSystemMs: 0, rssBytes: 0, processes: 0 };
+  const usage: ResourceUsage = { cpuUserMs: 0, cpuSystemMs: 0, rssBytes: 0, memoryPeakBytes: 0, ioReadBytes: 0, ioWriteBytes: 0, processes: 0 };
   await Promise.all(
     entries.filter((name) => /^\d+$/.test(name)).map(async (pid) => {
       const member = await readMember(pid, pgid);
@@ -40,6 +46,9 @@ export async function processGroupUsage(pgid: number): Promise<ResourceUsage | n
       usage.cpuUserMs += member.cpuUserMs;
       usage.cpuSystemMs += member.cpuSystemMs;
       usage.rssBytes += member.rssBytes;
+      usage.memoryPeakBytes += member.memoryPeakBytes;
+      usage.ioReadBytes += member.ioReadBytes;
+      usage.ioWriteBytes += member.ioWriteBytes;
       usage.processes += 1;
     }),
   );
@@ -59,12 +68,23 @@ async function readMember(pid: string, pgid: number): Promise<Omit<ResourceUsage
   if (Number(fields[2]) !== pgid) return null;
   const toMs = (ticks: string | undefined): number => (Number(ticks) * 1000) / TICKS_PER_SECOND;
   let rssBytes = 0;
+  let memoryPeakBytes = 0;
   try {
     const status = await readFile(`/proc/${pid}/status`, "utf8");
-    const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
-    rssBytes = kb ? Number(kb) * 1024 : 0; // zombies have no VmRSS
+    const kb = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+)\\s+kB`, "m").exec(status)?.[1] ?? 0) * 1024;
+    rssBytes = kb("VmRSS"); // zombies have no VmRSS
+    memoryPeakBytes = kb("VmHWM");
   } catch {
     // exited meanwhile: its CPU time above still counts, it holds no memory
   }
-  return { cpuUserMs: toMs(fields[11]), cpuSystemMs: toMs(fields[12]), rssBytes };
+  let ioReadBytes = 0;
+  let ioWriteBytes = 0;
+  try {
+    const io = await readFile(`/proc/${pid}/io`, "utf8");
+    ioReadBytes = Number(/^read_bytes:\s+(\d+)/m.exec(io)?.[1] ?? 0);
+    ioWriteBytes = Number(/^write_bytes:\s+(\d+)/m.exec(io)?.[1] ?? 0);
+  } catch {
+    // exited meanwhile, or /proc/<pid>/io is not readable here (another user, no task I/O accounting)
+  }
+  return { cpuUserMs: toMs(fields[11]), cpuSystemMs: toMs(fields[12]), rssBytes, memoryPeakBytes, ioReadBytes, ioWriteBytes };
 }

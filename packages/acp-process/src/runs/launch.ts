@@ -1,4 +1,5 @@
 import type { ProviderCreateParams } from "../providers/types.js";
+import { hasResourceLimits, wrapWithLimits } from "./resource-limits.js";
 import type { RunRecord, RunSnapshot } from "./types.js";
 
 /** How a run's terminal is opened, beyond what its record says. */
@@ -12,9 +13,10 @@ export interface RunLaunch {
 /** The provider's create request for a run. `args` omitted = the client's shell runs `command`. */
 export function createParams(record: RunRecord, launch: RunLaunch, outputByteLimit: number | undefined): ProviderCreateParams {
   const pty = record.pty ? (launch.ptySize ?? true) : undefined;
+  const program = hasResourceLimits(record.resourceLimits) ? wrapWithLimits(record.command, record.args, record.resourceLimits) : { command: record.command, args: record.args };
   return {
-    command: record.command,
-    ...(record.args ? { args: record.args } : {}),
+    command: program.command,
+    ...(program.args ? { args: program.args } : {}),
     ...(record.env ? { env: record.env } : {}),
     ...(record.cwd ? { cwd: record.cwd } : {}),
     ...(outputByteLimit !== undefined ? { outputByteLimit } : {}),

@@ -3,7 +3,7 @@ import { repeatOnClock, systemClock, type Clock } from "../clock.js";
 import { clamp, resolveLimits, YIELD_MS, type ResolvedLimits } from "../config.js";
 import { ProcessError } from "../errors.js";
 import type { ResourceUsage } from "../providers/proc-usage.js";
-import type { TerminalProvider } from "../providers/types.js";
+import type { ProviderCapabilities, TerminalProvider } from "../providers/types.js";
 import { MemoryRunStore } from "../store/memory.js";
 import type { RunStore } from "../store/types.js";
 import { snapshotOf } from "./describe.js";
@@ -13,12 +13,13 @@ import { Run, type RunTuning } from "./run.js";
 import { encodeKeyInput, resizeRun, writeInput } from "./input.js";
 import { Scheduler } from "./scheduler.js";
 import { isFinished, type RunEventSink, type RunRecord, type RunSnapshot, type WatcherSpec } from "./types.js";
-import { byteView, lineView, storeTail, type LineView } from "./views.js";
+import { byteView, lineView, storeTail, wholeCharacterBytes, type LineView } from "./views.js";
 import { runUsage } from "./usage.js";
 import { readPage, type ReadResult } from "./read-page.js";
 import { RunRegistry } from "./registry.js";
 import { recoverRuns, type RecoveryPolicy, type RecoveryReport } from "./recovery.js";
 import { newRecord, validateStart } from "./records.js";
+import { hasResourceLimits, validateResourceLimits } from "./resource-limits.js";
 
 /**
  * The run registry. Starts commands through a TerminalProvider, tracks their status and output as
@@ -77,7 +78,18 @@ export class ProcessManager {
     if (request.pty && !provider.capabilities.pty) {
       throw ProcessError.unsupported("A PTY", provider.kind, "run without pty, or use a client that advertises the acp-terminal extension");
     }
+    if (hasResourceLimits(request.resourceLimits)) {
+      validateResourceLimits(request.resourceLimits);
+      if (provider.kind !== "local") {
+        throw ProcessError.unsupported(
+          "Resource limits (cpu_limit, memory_limit)",
+          provider.kind,
+          "the client runs the command in its own terminal and ACP has no way to ask it for limits; run without them, or use the local provider",
+        );
+      }
+    }
     const record = newRecord(request, this.clock.now(), this.defaultTimeoutMs);
+    if (hasResourceLimits(request.resourceLimits)) record.resourceLimits = { ...request.resourceLimits };
     record.stdin = Boolean(request.stdin) && provider.capabilities.write;
     const run = new Run(record, { provider, store: this.store, clock: this.clock, emit: (e) => this.events.emit(e), tuning: this.tuning }, {
       stdin: record.stdin,
@@ -186,6 +198,13 @@ export class ProcessManager {
     return { ...byteView(this.store.allItems(runId), query), run: snapshotOf(record, this.clock.now()) };
   }
 
+  /** As `bytes`, cut at UTF-8 character boundaries (see `wholeCharacterBytes`). */
+  async wholeCharacterBytes(runId: string, query: { sessionId?: string; offset: number; limit: number }): Promise<ReturnType<typeof wholeCharacterBytes> & { run: RunSnapshot }> {
+    await this.refresh(runId, query.sessionId);
+    const record = this.registry.record(runId, query.sessionId);
+    return { ...wholeCharacterBytes(this.store.allItems(runId), query), run: snapshotOf(record, this.clock.now()) };
+  }
+
   /** The last `maxChars` characters of output (default 2000), for status lines and snippets. */
   tail(runId: string, options: { sessionId?: string; maxChars?: number } = {}): { text: string; truncated: boolean } {
     this.registry.record(runId, options.sessionId);
@@ -213,13 +232,26 @@ export class ProcessManager {
 
   /** Ends a run (see `Run.terminate`); a finished run is returned unchanged. */
   async kill(runId: string, options: KillOptions = {}): Promise<RunSnapshot> {
+    return (await this.stop(runId, options)).run;
+  }
+
+  /**
+   * As `kill`, with what was done: the signals delivered (`terminal/kill` = the provider's own
+   * kill) and whether the run was still live when asked. With `escalate: false` a command that
+   * ignores the signal is still running in the answer.
+   */
+  async stop(runId: string, options: KillOptions = {}): Promise<{ run: RunSnapshot; wasLive: boolean; signalsSent: string[] }> {
     if (options.signal !== undefined && !SUPPORTED_SIGNALS.includes(options.signal.toUpperCase() as SupportedSignal)) {
       throw ProcessError.invalidParams("signal", `one of ${SUPPORTED_SIGNALS.join(", ")}`, options.signal);
     }
     const run = this.registry.live(runId, options.sessionId);
-    if (!run) return this.get(runId, options);
-    await run.terminate("kill", { ...(options.signal ? { signal: options.signal } : {}), ...(options.forceAfterMs !== undefined ? { forceAfterMs: options.forceAfterMs } : {}) });
-    return run.settled;
+    if (!run || run.isSettled) return { run: this.get(runId, options), wasLive: false, signalsSent: [] };
+    const report = await run.terminateWithReport("kill", {
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.forceAfterMs !== undefined ? { forceAfterMs: options.forceAfterMs } : {}),
+      ...(options.escalate !== undefined ? { escalate: options.escalate } : {}),
+    });
+    return { run: report.settled ? await run.settled : run.snapshot(), wasLive: true, signalsSent: report.signalsSent };
   }
 
   /**
@@ -228,8 +260,9 @@ export class ProcessManager {
    */
   async resourceUsage(runId: string, options: { sessionId?: string } = {}): Promise<{ usage: ResourceUsage | null; note?: string }> {
     const run = this.registry.live(runId, options.sessionId);
-    if (!run) this.get(runId, options); // not found → throws
-    return runUsage(run);
+    if (run) return runUsage(run);
+    const stored = this.registry.record(runId, options.sessionId).resourceUsage ?? null; // not found → throws
+    return stored ? { usage: stored } : { usage: null, note: "no sample was taken while the command ran" };
   }
 
   watch(runId: string, spec: WatcherSpec, options: { sessionId?: string } = {}): string {
@@ -290,6 +323,12 @@ export class ProcessManager {
   async refresh(runId: string, sessionId?: string): Promise<void> {
     const run = this.registry.live(runId, sessionId);
     if (run && run.record.status === "running") await run.refresh();
+  }
+
+  /** What the provider of a session can do (`kind`, `capabilities`), so a layer can refuse before starting anything. */
+  providerInfo(sessionId: string): { kind: string; capabilities: ProviderCapabilities } {
+    const provider = this.providerFor(sessionId);
+    return { kind: provider.kind, capabilities: provider.capabilities };
   }
 
   private providerFor(sessionId: string): TerminalProvider {

@@ -3,7 +3,7 @@ import type { TerminalProvider } from "../providers/types.js";
 import type { RunStore } from "../store/types.js";
 import type { RunTuning } from "./run.js";
 import type { SchedulerLimits } from "./scheduler.js";
-import type { RunEventSink, RunSnapshot, RunStatus, WatcherSpec } from "./types.js";
+import type { ResourceLimits, RunEventSink, RunSnapshot, RunStatus, WatcherSpec } from "./types.js";
 
 export interface ProcessManagerOptions {
   /** Provider for every session. Either this or `providerFor`. */
@@ -63,6 +63,10 @@ export interface StartRunOptions {
    * and watchers still see it.
    */
   maxOutputBytes?: number;
+   * Kernel limits (rlimits) set before the command runs, by a `/bin/sh` wrapper using `ulimit`.
+   * Only with the local provider: over ACP the client runs the command and cannot be told to.
+   */
+  resourceLimits?: ResourceLimits;
   /** Watchers installed before the first output is read. */
   watch?: WatcherSpec[];
   /** Free-form labels stored with the run. */
@@ -96,8 +100,10 @@ export interface KillOptions {
   sessionId?: string;
   /** A signal name (`SIGINT`, `SIGTERM`, ...) where the provider supports signals. */
   signal?: string;
-  /** Escalate to the provider's kill after this long. Default `tuning.forceAfterMs`. */
+  /** Escalate (SIGKILL where the provider takes signals, else its kill) after this long. Default `tuning.forceAfterMs`. */
   forceAfterMs?: number;
+  /** False: deliver `signal` only, never escalate; the command may still be running afterwards. Default true. */
+  escalate?: boolean;
 }
 
 export const DEFAULT_TUNING: RunTuning = {

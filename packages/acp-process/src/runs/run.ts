@@ -7,7 +7,10 @@ import { OutputLog } from "./output-log.js";
 import { armRunTimers } from "./run-timers.js";
 import { withinMs } from "./deadline.js";
 import { releaseTerminal } from "./release.js";
-import { killSequence } from "./terminate.js";
+import { killSequence, type KillReport } from "./terminate.js";
+import { classifyStartFailure } from "./start-failure.js";
+import { sampleUsage, USAGE_SAMPLE_MS } from "./usage.js";
+import { repeatOnClock } from "../clock.js";
 import { describeEnd, displayCommand, snapshotOf } from "./describe.js";
 import type { RunContext } from "./context.js";
 import type { RunRecord, RunSnapshot, TerminationCause } from "./types.js";
@@ -32,6 +35,7 @@ export class Run {
   private settling = false;
   private starting = false;
   private storeFailure: string | null = null;
+  private sampling: Promise<void> | null = null;
 
   constructor(
     readonly record: RunRecord,
@@ -81,6 +85,7 @@ export class Run {
       this.record.terminalId = created.value;
     } catch (error) {
       this.record.cause = "spawn_error";
+      this.record.startFailure = classifyStartFailure(error);
       this.record.error = `could not start (${messageOf(error)}): ${displayCommand(this.record)}`;
       this.starting = false;
       await this.settle();
@@ -98,6 +103,7 @@ export class Run {
       lastOutputAtMs: () => this.lastOutputAtMs,
       onTimeout: (cause) => void this.terminate(cause),
     });
+    this.sampleUsagePeriodically();
     this.reader = new SnapshotReader(provider, this.record.terminalId, this.log, () => (this.lastOutputAtMs = this.ctx.clock.now()), (reason) => {
       this.record.error ??= `${reason}; the command was stopped: ${displayCommand(this.record)}`;
       void this.terminate("provider_error");
@@ -123,27 +129,79 @@ export class Run {
    * Ends the run (see `killSequence` for signals and escalation); a queued run ends without a
    * terminal, a run that already exited keeps that end.
    */
-  async terminate(cause: TerminationCause, options: { signal?: string; forceAfterMs?: number } = {}): Promise<RunSnapshot> {
-    if (this.isSettled) return this.snapshot();
+  async terminate(cause: TerminationCause, options: { signal?: string; forceAfterMs?: number; escalate?: boolean } = {}): Promise<RunSnapshot> {
+    await this.terminateWithReport(cause, options);
+    return this.snapshot();
+  }
+
+  /**
+   * As `terminate`, saying which signals were delivered and whether the run has ended. Without
+   * escalation a command that ignores the signal is still running when this resolves.
+   */
+  async terminateWithReport(cause: TerminationCause, options: { signal?: string; forceAfterMs?: number; escalate?: boolean } = {}): Promise<KillReport> {
+    const none: KillReport = { settled: true, signalsSent: [] };
+    if (this.isSettled) return none;
     // It already ended on its own (its final output is being read): that end is the first cause.
-    if (this.exitStatus) return this.settled;
+    if (this.exitStatus) {
+      await this.settled;
+      return none;
+    }
     this.record.cause ??= cause;
     if (this.record.status === "queued") {
       // While the terminal is being created, start() ends it as soon as it exists.
       if (!this.starting) await this.settle();
-      return this.settled;
+      await this.settled;
+      return none;
     }
     const terminalId = this.record.terminalId;
-    if (!terminalId) return this.settled;
+    if (!terminalId) {
+      await this.settled;
+      return none;
+    }
     const { provider, tuning } = this.ctx;
+    await this.takeUsageSample();
+    // It may have exited while it was sampled: that end stands, and there is nothing to signal.
+    if (this.exitStatus) {
+      await this.settled;
+      return none;
+    }
     const target = { provider, terminalId, log: this.log, callWaitMs: tuning.callWaitMs, settledWithin: (ms: number) => this.settledWithin(ms) };
-    const killOptions = { forceAfterMs: options.forceAfterMs ?? tuning.forceAfterMs, killWaitMs: tuning.killWaitMs, ...(options.signal ? { signal: options.signal } : {}) };
-    if (!(await killSequence(target, killOptions))) {
+    const killOptions = {
+      forceAfterMs: options.forceAfterMs ?? tuning.forceAfterMs,
+      killWaitMs: tuning.killWaitMs,
+      escalate: options.escalate ?? true,
+      ...(options.signal ? { signal: options.signal } : {}),
+    };
+    const report = await killSequence(target, killOptions);
+    if (!report.settled && killOptions.escalate) {
       this.record.error = `the client did not report an exit within ${tuning.killWaitMs} ms of the kill: ${displayCommand(this.record)}`;
       this.exitStatus ??= { exitCode: null, signal: null };
       await this.settle();
+      return { ...report, settled: true };
     }
-    return this.snapshot();
+    return report;
+  }
+
+  /** Samples CPU and memory now (where the provider can); the last sample outlives the run. */
+  async takeUsageSample(): Promise<void> {
+    // One sample at a time: /proc is read for every process on the machine, and a manual clock
+    // moved by hours fires thousands of sampler ticks at once.
+    this.sampling ??= this.sampleNow().finally(() => (this.sampling = null));
+    return this.sampling;
+  }
+
+  private async sampleNow(): Promise<void> {
+    const terminalId = this.record.terminalId;
+    if (!terminalId || this.record.status !== "running" || this.exitStatus) return;
+    const sample = await sampleUsage(this.ctx.provider, terminalId, this.record.resourceUsage ?? null);
+    if (sample) this.record.resourceUsage = sample;
+  }
+
+  private sampleUsagePeriodically(): void {
+    if (!this.ctx.provider.resourceUsage) return;
+    void this.takeUsageSample();
+    const stop = repeatOnClock(this.ctx.clock, USAGE_SAMPLE_MS, () => void this.takeUsageSample());
+    this.controller.signal.addEventListener("abort", stop, { once: true });
   }
 
   private watchExit(terminalId: string): void {

@@ -13,29 +13,47 @@ export interface KillTarget {
   settledWithin(ms: number): Promise<boolean>;
 }
 
+/** What a kill did: the signals delivered (in order; `terminal/kill` = the provider's own kill) and whether the run ended. */
+export interface KillReport {
+  settled: boolean;
+  signalsSent: string[];
+}
+
 /**
  * Stops a running command. A chosen `signal` goes through the provider's signal capability and is
- * given `forceAfterMs` to work; a refused signal escalates at once. Then (or without a signal) the
- * provider's kill. Without the signal capability the kill is used and a notice says so. Returns
- * whether the run settled within `killWaitMs` of the kill; the caller settles it otherwise.
+ * given `forceAfterMs` to work; a refused signal escalates at once. Escalation is SIGKILL through
+ * the signal capability (never the provider's kill, which would send SIGTERM a second time before
+ * its own SIGKILL), else the provider's kill. Without the signal capability the kill is used and a
+ * notice says so. `escalate: false` delivers the signal only and waits up to `killWaitMs` for the
+ * exit. Reports whether the run settled; with escalation the caller settles it otherwise.
  */
 export async function killSequence(
   target: KillTarget,
-  options: { signal?: string; forceAfterMs: number; killWaitMs: number },
-): Promise<boolean> {
+  options: { signal?: string; forceAfterMs: number; killWaitMs: number; escalate?: boolean },
+): Promise<KillReport> {
   const { provider, terminalId, log } = target;
   const wanted = options.signal?.toUpperCase();
+  const signalsSent: string[] = [];
+  const canSignal = provider.capabilities.signal && provider.signal !== undefined;
   if (wanted) {
-    if (provider.capabilities.signal && provider.signal) {
+    if (canSignal) {
       const delivered = await callProvider(target, () => provider.signal!(terminalId, wanted));
-      if (delivered && (await target.settledWithin(options.forceAfterMs))) return true;
-      if (delivered) log.appendNotice(`[acp-process] ${wanted} did not end the command within ${options.forceAfterMs} ms; forcing it with the ${provider.kind} provider's kill`);
+      if (delivered) signalsSent.push(wanted);
+      if (options.escalate === false) return { settled: await target.settledWithin(options.killWaitMs), signalsSent };
+      if (delivered && (await target.settledWithin(wanted === "SIGKILL" ? options.killWaitMs : options.forceAfterMs))) return { settled: true, signalsSent };
+      if (delivered && wanted !== "SIGKILL") {
+        log.appendNotice(`[acp-process] ${wanted} did not end the command within ${options.forceAfterMs} ms; forcing it with SIGKILL`);
+        if (await callProvider(target, () => provider.signal!(terminalId, "SIGKILL"))) {
+          signalsSent.push("SIGKILL");
+          if (await target.settledWithin(options.killWaitMs)) return { settled: true, signalsSent };
+        }
+      }
     } else if (wanted !== "SIGKILL") {
       log.appendNotice(`[acp-process] ${wanted} cannot be sent with the ${provider.kind} provider (the client does not offer signals); used its kill instead`);
     }
   }
-  await callProvider(target, () => provider.kill(terminalId));
-  return target.settledWithin(options.killWaitMs);
+  if (await callProvider(target, () => provider.kill(terminalId))) signalsSent.push("terminal/kill");
+  return { settled: await target.settledWithin(options.killWaitMs), signalsSent };
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { ResourceUsage } from "../providers/proc-usage.js";
+
 /** Statuses a run moves through. `lost` only ever comes from start-up recovery. */
 export type RunStatus = "queued" | "running" | "completed" | "failed" | "killed" | "timed_out" | "lost";
 
@@ -58,6 +60,30 @@ export interface RunRecord {
   maxOutputBytes?: number;
   /** Output bytes the command wrote past `maxOutputBytes` (not stored, still seen by watchers). */
   cappedBytes?: number;
+  /**
+   * Set when the command never started (status `failed`, cause `spawn_error`): why, so every
+   * surface can tell "not found" from other start failures without parsing `error`.
+   */
+  startFailure?: StartFailure | null;
+  /** Kernel limits the command was started under (local provider only). */
+  resourceLimits?: ResourceLimits | null;
+  /** The last resource sample taken while the command ran (kept after it ends); null = never measured. */
+  resourceUsage?: ResourceUsage | null;
+}
+
+/**
+ * Why a run never started: `command_not_found` (ENOENT for the program), `denied` (the client's
+ * authorize hook or user refused it), `spawn_failed` (anything else: EACCES, a missing cwd, a
+ * client that did not answer).
+ */
+export type StartFailure = "command_not_found" | "denied" | "spawn_failed";
+
+/** Kernel resource limits (rlimits) set before the command is executed. */
+export interface ResourceLimits {
+  /** RLIMIT_AS: address space in bytes. */
+  memoryBytes?: number;
+  /** RLIMIT_CPU: CPU seconds (user + system) before SIGXCPU. */
+  cpuSeconds?: number;
 }
 
 /** `output`: the command's text; `notice`: acp-process's own remark; `event`: a watcher hit, text `{"event","match"}` as JSON. */

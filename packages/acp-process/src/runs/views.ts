@@ -74,3 +74,21 @@ export function tailText(items: readonly RunItem[], maxChars: number): { text: s
   const code = text.charCodeAt(start);
   return { text: text.slice(code >= 0xdc00 && code <= 0xdfff ? start + 1 : start), truncated };
 }
+
+/**
+ * Output bytes `[offset, offset + limit)` from the retained items, cut at UTF-8 character
+ * boundaries (the start moves forward past continuation bytes, the end back), so consecutive reads
+ * from `offset + byteLength` never split a character. An offset before the retained output starts
+ * where it starts.
+ */
+export function wholeCharacterBytes(items: readonly RunItem[], query: { offset: number; limit: number }): { text: string; offset: number; byteLength: number; firstRetainedByte: number } {
+  const outputs = items.filter((item) => item.kind === "output");
+  const firstRetainedByte = outputs[0]?.byteOffset ?? 0;
+  const bytes = Buffer.from(outputText(outputs), "utf8");
+  const isContinuation = (index: number): boolean => index < bytes.length && (bytes[index]! & 0xc0) === 0x80;
+  let from = Math.min(Math.max(query.offset, firstRetainedByte) - firstRetainedByte, bytes.length);
+  while (isContinuation(from)) from++;
+  let to = Math.min(from + Math.max(0, query.limit), bytes.length);
+  while (to > from && isContinuation(to)) to--;
+  return { text: bytes.subarray(from, to).toString("utf8"), offset: firstRetainedByte + from, byteLength: to - from, firstRetainedByte };
+}

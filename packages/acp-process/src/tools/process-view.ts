@@ -1,0 +1,91 @@
+import { commandLine } from "../runs/describe.js";
+import type { ProcessManager } from "../runs/manager.js";
+import type { RunSnapshot, RunStatus, TerminationCause } from "../runs/types.js";
+import type { ResourceUsage } from "../providers/proc-usage.js";
+
+/**
+ * The states of the process.* surface: the specification's four, and `failed_to_start` for a run
+ * that never started (process.run answers those with `CommandNotFound`/`SpawnFailed`; monitor,
+ * list and logs show them in this state). A command that exits non-zero is `completed` with its
+ * `exit_code`; a run lost to a restart is `killed`.
+ */
+export type ProcessState = "completed" | "running" | "killed" | "timed_out" | "failed_to_start";
+
+export const PROCESS_STATES: readonly ProcessState[] = ["running", "completed", "killed", "timed_out", "failed_to_start"];
+
+export function processState(status: RunStatus, cause: TerminationCause | null = null): ProcessState {
+  switch (status) {
+    case "queued":
+    case "running":
+      return "running";
+    case "killed":
+    case "lost":
+      return "killed";
+    case "timed_out":
+      return "timed_out";
+    case "failed":
+      return cause === "spawn_error" ? "failed_to_start" : "completed";
+    default:
+      return "completed";
+  }
+}
+
+/** The specification's `resource_usage` fields, and the measured figures behind them. */
+export function usageFields(usage: ResourceUsage | null): Record<string, number> | null {
+  if (!usage) return null;
+  return {
+    cpu_ms: Math.round(usage.cpuUserMs + usage.cpuSystemMs),
+    memory_peak_bytes: usage.memoryPeakBytes,
+    io_read_bytes: usage.ioReadBytes,
+    io_write_bytes: usage.ioWriteBytes,
+    cpu_user_ms: usage.cpuUserMs,
+    cpu_system_ms: usage.cpuSystemMs,
+    rss_bytes: usage.rssBytes,
+    processes: usage.processes,
+  };
+}
+
+/** `resource_usage` (sampled now while running, else the last sample), or null with `resource_usage_note`. */
+export async function usageOf(manager: ProcessManager, runId: string, sessionId: string): Promise<Record<string, unknown>> {
+  const { usage, note } = await manager.resourceUsage(runId, { sessionId });
+  return usage ? { resource_usage: usageFields(usage) } : { resource_usage: null, resource_usage_note: note };
+}
+
+export function isoTime(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+/** The fields every process.* answer about one run carries. */
+export function runFields(run: RunSnapshot): Record<string, unknown> {
+  return {
+    process_id: run.id,
+    command: commandLine(run),
+    state: processState(run.status, run.cause),
+    exit_code: run.exitCode,
+    signal: run.signal,
+    started_at: isoTime(run.startedAtMs),
+    duration_ms: run.durationMs,
+    stdout_size: run.outputBytes,
+    ...(run.error ? { error: run.error } : {}),
+    ...(run.startFailure ? { error_code: run.startFailure === "command_not_found" ? "CommandNotFound" : "SpawnFailed" } : {}),
+  };
+}
+
+/**
+ * The last `lines` lines of the retained output (an unterminated last line counts), at most
+ * `maxChars` characters. `truncated`: earlier output exists that the summary leaves out.
+ */
+export function summaryOf(manager: ProcessManager, runId: string, lines: number, maxChars: number): { text: string; truncated: boolean } {
+  const tail = manager.tail(runId, { maxChars });
+  let cut = tail.text.length;
+  // Skip a final newline: it ends the last line rather than starting another.
+  let seen = 0;
+  for (let i = tail.text.length - (tail.text.endsWith("\n") ? 2 : 1); i >= 0; i--) {
+    if (tail.text.charCodeAt(i) === 10 && ++seen === lines) {
+      cut = i + 1;
+      break;
+    }
+  }
+  if (seen < lines) return tail;
+  return { text: tail.text.slice(cut), truncated: true };
+}
