@@ -63,6 +63,7 @@ export interface StartRunOptions {
    * and watchers still see it.
    */
   maxOutputBytes?: number;
+  /**
    * Kernel limits (rlimits) set before the command runs, by a `/bin/sh` wrapper using `ulimit`.
    * Only with the local provider: over ACP the client runs the command and cannot be told to.
    */
