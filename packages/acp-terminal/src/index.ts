@@ -16,6 +16,7 @@ export type {
   TerminalHostOptions,
   TerminalInfo,
   TerminalOutputEvent,
+  TerminalWrittenEvent,
   TerminalOutputSnapshot,
   TerminalOwner,
   TerminalReleaseEvent,
@@ -33,7 +34,7 @@ export {
 } from "./host/options.js";
 export { DEFAULT_PTY_SIZE, MAX_PTY_DIMENSION } from "./host/validate.js";
 export { KILL_GRACE_MS } from "./terminate/kill.js";
-export { OutputBuffer } from "./output/output-buffer.js";
+export { OutputBuffer, type OutputReader } from "./output/output-buffer.js";
 export { renderPtyText } from "./output/pty-text.js";
 // --- end TerminalHost core ---
 

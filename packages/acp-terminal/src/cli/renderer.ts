@@ -1,12 +1,15 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { ExitStatus, TerminalInfo } from "../host/types.js";
+import type { OutputReader } from "../output/output-buffer.js";
 import type { RunResult } from "./format.js";
 
 /** What a run shows: fed by session updates and terminal host events, never by the transport. */
 export interface Renderer {
   sessionUpdate(update: SessionUpdate): void;
-  terminalCreated(info: TerminalInfo): void;
-  terminalOutput(terminalId: string, data: Uint8Array): void;
+  /** A terminal started; `output` is the host's buffer of it, read when something is drawn. */
+  terminalCreated(info: TerminalInfo, output: OutputReader): void;
+  /** New bytes are in the terminal's buffer (no copy of them: read them from it when drawing). */
+  terminalOutput(terminalId: string): void;
   terminalExited(terminalId: string, exitStatus: ExitStatus): void;
   terminalReleased(terminalId: string): void;
   /** A line for the user about the run itself (hints, warnings, the error that ended it). */
@@ -22,6 +25,10 @@ export interface Output {
   write(text: string): void;
   isTTY: boolean;
   columns?: number;
+  /** True while the reader lags (written text still waits in memory): live output waits, finals do not. */
+  readonly lagging?: boolean;
+  /** Calls `listener` once when the reader has caught up. */
+  onDrain?(listener: () => void): void;
 }
 
 export function outputOf(stream: NodeJS.WriteStream): Output {
@@ -33,5 +40,9 @@ export function outputOf(stream: NodeJS.WriteStream): Output {
     get columns() {
       return stream.columns;
     },
+    get lagging() {
+      return stream.writableNeedDrain;
+    },
+    onDrain: (listener) => void stream.once("drain", listener),
   };
 }

@@ -7,9 +7,11 @@ export function followHost(host: TerminalHost, renderer: Renderer): () => Termin
   const records = new Map<string, TerminalRecord>();
   host.on("create", ({ terminalId, info }) => {
     records.set(terminalId, { terminalId, command: [info.command, ...info.args].join(" ") });
-    renderer.terminalCreated(info);
+    const output = host.outputReader(terminalId);
+    if (output !== undefined) renderer.terminalCreated(info, output);
   });
-  host.on("output", ({ terminalId, data }) => renderer.terminalOutput(terminalId, data));
+  // No bytes with it: a renderer reads the host's buffer when it draws, not every chunk.
+  host.on("written", ({ terminalId }) => renderer.terminalOutput(terminalId));
   host.on("exit", ({ terminalId, exitStatus }) => {
     const record = records.get(terminalId);
     if (record !== undefined) record.exitStatus = exitStatus;

@@ -126,6 +126,28 @@ export class OutputBuffer {
    * increments are small and each caller asks for its own.
    */
   textSince(sinceByte: number): { text: string; fromByte: number } {
+    const { from, to, firstHeld } = this.#rangeSince(sinceByte);
+    if (from >= to) return { text: "", fromByte: firstHeld + Math.min(from, to) };
+    return { text: this.#decoder.decode(this.#slice(from, to)), fromByte: firstHeld + from };
+  }
+
+  /**
+   * A copy of the retained bytes from stream offset `sinceByte` on, at most `maxBytes` of them:
+   * the same range as `textSince` (starting on a character boundary, without an incomplete last
+   * character while the command runs), as bytes, cut before a character `maxBytes` would split.
+   * Lets a view decode only the part it shows.
+   */
+  bytesSince(sinceByte: number, maxBytes = Number.POSITIVE_INFINITY): { bytes: Uint8Array; fromByte: number } {
+    const { from, to, firstHeld } = this.#rangeSince(sinceByte);
+    if (from >= to) return { bytes: new Uint8Array(0), fromByte: firstHeld + Math.min(from, to) };
+    let end = Math.min(to, from + maxBytes);
+    // Cut by maxBytes: end before a character the cut would split, so the next read starts on it.
+    if (end < to) end -= incompleteTailBytes((i) => this.#byteAt(from + i), end - from);
+    return { bytes: this.#slice(from, end).slice(), fromByte: firstHeld + from };
+  }
+
+  /** Offsets (from the oldest byte held) of what `textSince(sinceByte)` covers. */
+  #rangeSince(sinceByte: number): { from: number; to: number; firstHeld: number } {
     const firstHeld = this.#totalBytes - this.#size; // stream offset of the oldest byte in the ring
     const to = this.#size - this.pendingBytes;
     let from = this.#boundarySkip();
@@ -133,8 +155,7 @@ export class OutputBuffer {
       const start = sinceByte - firstHeld;
       from = start + leadingContinuationBytes((i) => this.#byteAt(start + i), Math.max(0, to - start));
     }
-    if (from >= to) return { text: "", fromByte: firstHeld + Math.min(from, to) };
-    return { text: this.#decoder.decode(this.#slice(from, to)), fromByte: firstHeld + from };
+    return { from, to, firstHeld };
   }
 
   #boundarySkip(): number {
@@ -168,3 +189,6 @@ export class OutputBuffer {
     this.#start = 0;
   }
 }
+
+/** What a view may read of a terminal's buffer (a UI drawing its tail): never writes. */
+export type OutputReader = Pick<OutputBuffer, "limit" | "totalBytes" | "droppedBytes" | "version" | "ended" | "bytesSince">;
