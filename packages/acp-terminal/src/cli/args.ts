@@ -1,7 +1,8 @@
 import { parseArgs } from "node:util";
 import { EXIT_CODES_HELP } from "./exit-codes.js";
+import { terminalLimits, type TerminalLimits } from "./terminal-limits.js";
 
-export interface RunOptions {
+export interface RunOptions extends TerminalLimits {
   agent: string;
   prompt: string;
   /** Absolute path given to `session/new` and used as the terminals' default cwd. */
@@ -40,6 +41,9 @@ Options:
   --init-timeout S   how long the agent may take to answer initialize (default 10)
   --cancel-grace S   after Ctrl-C, how long the agent may take to end its turn (default 2)
   --agent-log FILE   write the agent's stderr to FILE instead of this stderr
+  --max-terminals N  live terminals the session may hold (default 64)
+  --max-total-terminals N
+                     live terminals in all (default 1024, or --max-terminals if higher)
   --help, -h         this help
   --version          the version
 
@@ -86,6 +90,8 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
         "init-timeout": { type: "string" },
         "cancel-grace": { type: "string" },
         "agent-log": { type: "string" },
+        "max-terminals": { type: "string" },
+        "max-total-terminals": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
       },
@@ -113,6 +119,8 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
   if (typeof initTimeoutMs === "string") return { kind: "error", message: initTimeoutMs };
   const cancelGraceMs = seconds("--cancel-grace", values["cancel-grace"]) ?? DEFAULT_CANCEL_GRACE_MS;
   if (typeof cancelGraceMs === "string") return { kind: "error", message: cancelGraceMs };
+  const limits = terminalLimits(values["max-terminals"], values["max-total-terminals"]);
+  if (typeof limits === "string") return { kind: "error", message: limits };
   return {
     kind: "run",
     options: {
@@ -126,6 +134,7 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
       initTimeoutMs,
       cancelGraceMs,
       agentLog: values["agent-log"],
+      ...limits,
     },
   };
 }

@@ -73,7 +73,12 @@ class Run {
   }
 
   async execute(): Promise<number> {
-    const host = new TerminalHost({ pty: this.options.pty, cwd: this.options.cwd });
+    const host = new TerminalHost({
+      pty: this.options.pty,
+      cwd: this.options.cwd,
+      maxTerminalsPerSession: this.options.maxTerminals,
+      maxTerminals: this.options.maxTotalTerminals,
+    });
     const terminals = followHost(host, this.renderer);
     const agent = new AgentProcess({
       commandLine: this.options.agent,
