@@ -14,7 +14,7 @@ export class FrozenOutput implements OutputReader {
 
   constructor(source: OutputReader, keepBytes: number) {
     const { bytes, fromByte } = source.bytesSince(Math.max(0, source.totalBytes - keepBytes));
-    this.#bytes = bytes;
+    this.#bytes = bytes.slice(); // a view of the source's ring, which goes on changing
     this.limit = keepBytes;
     this.droppedBytes = fromByte;
     this.totalBytes = fromByte + bytes.byteLength;
@@ -24,6 +24,6 @@ export class FrozenOutput implements OutputReader {
   bytesSince(sinceByte: number, maxBytes = Number.POSITIVE_INFINITY): { bytes: Uint8Array; fromByte: number } {
     const from = Math.min(Math.max(sinceByte, this.droppedBytes), this.totalBytes);
     const start = from - this.droppedBytes;
-    return { bytes: this.#bytes.slice(start, Math.min(this.#bytes.byteLength, start + maxBytes)), fromByte: from };
+    return { bytes: this.#bytes.subarray(start, Math.min(this.#bytes.byteLength, start + maxBytes)), fromByte: from };
   }
 }

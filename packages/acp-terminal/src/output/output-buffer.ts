@@ -132,7 +132,8 @@ export class OutputBuffer {
   }
 
   /**
-   * A copy of the retained bytes from stream offset `sinceByte` on, at most `maxBytes` of them:
+   * The retained bytes from stream offset `sinceByte` on, at most `maxBytes` of them, as a view of
+   * the ring where they are contiguous (valid until the next append: copy what you keep):
    * the same range as `textSince` (starting on a character boundary, without an incomplete last
    * character while the command runs), as bytes, cut before a character `maxBytes` would split.
    * Lets a view decode only the part it shows.
@@ -143,7 +144,7 @@ export class OutputBuffer {
     let end = Math.min(to, from + maxBytes);
     // Cut by maxBytes: end before a character the cut would split, so the next read starts on it.
     if (end < to) end -= incompleteTailBytes((i) => this.#byteAt(from + i), end - from);
-    return { bytes: this.#slice(from, end).slice(), fromByte: firstHeld + from };
+    return { bytes: this.#slice(from, end), fromByte: firstHeld + from };
   }
 
   /** Offsets (from the oldest byte held) of what `textSince(sinceByte)` covers. */
