@@ -66,3 +66,23 @@ describe("OutputBuffer.textSince", () => {
     expect(joined).toBe(whole.join(""));
   });
 });
+
+describe("OutputBuffer.bytesSince", () => {
+  it("covers the same bytes as textSince, from the boundary past dropped bytes to before an incomplete character", () => {
+    const buffer = bufferOf(6, "ab€", Buffer.from("€").subarray(0, 2)); // 7 bytes; keeps "b€" + half a €
+    const read = buffer.bytesSince(0);
+    expect(Buffer.from(read.bytes).toString("utf8")).toBe(buffer.textSince(0).text);
+    expect(read.fromByte).toBe(buffer.textSince(0).fromByte);
+  });
+
+  it("stops at maxBytes, earlier when that would split a character, so the next read starts on it", () => {
+    const buffer = bufferOf(100, "a€€b"); // a | € 1..3 | € 4..6 | b 7
+    expect(buffer.bytesSince(0, 3)).toMatchObject({ fromByte: 0 });
+    expect(Buffer.from(buffer.bytesSince(0, 3).bytes).toString("utf8")).toBe("a");
+    expect(Buffer.from(buffer.bytesSince(0, 4).bytes).toString("utf8")).toBe("a€");
+    expect(Buffer.from(buffer.bytesSince(1, 5).bytes).toString("utf8")).toBe("€");
+    expect(Buffer.from(buffer.bytesSince(4, 100).bytes).toString("utf8")).toBe("€b");
+    expect(buffer.bytesSince(8)).toMatchObject({ fromByte: 8 });
+    expect(buffer.bytesSince(8).bytes.byteLength).toBe(0);
+  });
+});
