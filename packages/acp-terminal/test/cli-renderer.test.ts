@@ -343,6 +343,20 @@ describe("TextRenderer, reading output when it draws", () => {
     expect(out.text).toBe("▸ make test [in_progress]\n  │ one\n  │ two\n");
   });
 
+  it("on a TTY, does not redraw while the reader lags, and redraws once it caught up", async () => {
+    const out = laggingSink(true);
+    const r = new TextRenderer(out, sink(true));
+    const t1 = terminal(r);
+    r.sessionUpdate(toolCall("in_progress", "t1"));
+    out.lagging = true;
+    t1.output(bytes("while lagging\n"));
+    await until(() => out.waiting.length > 0, { message: "the live region waiting for the reader" });
+    expect(out.text).toBe("▸ make test [in_progress]\n");
+    out.drain();
+    await until(() => out.text.endsWith("▸ make test [in_progress]\n  │ while lagging\n"), { message: "the redraw after the reader caught up" });
+    r.finish(result);
+  });
+
   it("on a TTY, redraws at most once a frame however many chunks arrive", async () => {
     const out = sink(true);
     const r = new TextRenderer(out, sink(true));
