@@ -16,7 +16,6 @@ export type {
   TerminalHostOptions,
   TerminalInfo,
   TerminalOutputEvent,
-  TerminalWrittenEvent,
   TerminalOutputSnapshot,
   TerminalOwner,
   TerminalReleaseEvent,

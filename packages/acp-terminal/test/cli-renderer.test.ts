@@ -301,6 +301,11 @@ describe("TextRenderer, reading output when it draws", () => {
         bytesRead += read.bytes.byteLength;
         return read;
       },
+      viewSince(sinceByte: number, maxBytes?: number) {
+        const read = buffer.viewSince(sinceByte, maxBytes);
+        bytesRead += read.bytes.byteLength;
+        return read;
+      },
     };
     r.terminalCreated(info("t1"), reader);
     return {

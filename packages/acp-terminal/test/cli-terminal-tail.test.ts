@@ -32,6 +32,11 @@ function counting(buffer: OutputBuffer): OutputReader & { bytesRead: number } {
       this.bytesRead += read.bytes.byteLength;
       return read;
     },
+    viewSince(sinceByte: number, maxBytes?: number) {
+      const read = buffer.viewSince(sinceByte, maxBytes);
+      this.bytesRead += read.bytes.byteLength;
+      return read;
+    },
   };
 }
 

@@ -86,3 +86,29 @@ describe("OutputBuffer.bytesSince", () => {
     expect(buffer.bytesSince(8).bytes.byteLength).toBe(0);
   });
 });
+
+describe("OutputBuffer.viewSince", () => {
+  it("never copies: stops where the ring wraps, and a loop from each end reads every byte once", () => {
+    const buffer = new OutputBuffer(8);
+    buffer.append(utf8("abcdef"));
+    buffer.append(utf8("ghij")); // the ring holds "cdefghij", its start is not at index 0
+    const first = buffer.viewSince(0);
+    expect(first.fromByte).toBe(2);
+    expect(first.bytes.byteLength).toBeLessThan(8);
+    let text = "";
+    for (let at = 0, read = buffer.viewSince(0); read.bytes.byteLength > 0; read = buffer.viewSince(at)) {
+      text += Buffer.from(read.bytes).toString("utf8");
+      at = read.fromByte + read.bytes.byteLength;
+    }
+    expect(text).toBe("cdefghij");
+  });
+
+  it("returns a character that spans the ring's wrap whole rather than nothing", () => {
+    const buffer = new OutputBuffer(8);
+    buffer.append(utf8("abcdef")); // indexes 0..5
+    buffer.append(utf8("g€")); // g at 6, € at 7, 0, 1: across the wrap
+    const read = buffer.viewSince(7);
+    expect(Buffer.from(read.bytes).toString("utf8")).toBe("€");
+    expect(read.fromByte).toBe(7);
+  });
+});

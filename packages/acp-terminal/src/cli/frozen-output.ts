@@ -21,6 +21,10 @@ export class FrozenOutput implements OutputReader {
     this.version = source.version;
   }
 
+  viewSince(sinceByte: number, maxBytes?: number): { bytes: Uint8Array; fromByte: number } {
+    return this.bytesSince(sinceByte, maxBytes);
+  }
+
   bytesSince(sinceByte: number, maxBytes = Number.POSITIVE_INFINITY): { bytes: Uint8Array; fromByte: number } {
     const from = Math.min(Math.max(sinceByte, this.droppedBytes), this.totalBytes);
     const start = from - this.droppedBytes;

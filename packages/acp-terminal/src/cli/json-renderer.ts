@@ -142,7 +142,7 @@ export class JsonRenderer implements Renderer {
 
   /** Emits the next event's worth of a terminal's output; false when there was none. */
   private emitOutput(terminalId: string, term: FollowedTerminal, since = term.cursor): boolean {
-    const { bytes, fromByte } = term.output.bytesSince(since, MAX_EVENT_BYTES);
+    const { bytes, fromByte } = term.output.viewSince(since, MAX_EVENT_BYTES);
     const skippedBytes = fromByte - term.cursor;
     term.cursor = fromByte + bytes.byteLength;
     if (bytes.byteLength === 0 && skippedBytes === 0) return false;

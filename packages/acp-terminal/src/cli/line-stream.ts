@@ -1,38 +1,30 @@
 import type { OutputReader } from "../output/output-buffer.js";
 import { displayLine, MAX_LINE_BYTES } from "./display-line.js";
 
-/** Bytes one read looks at, at most: a flood costs this much per read, not its size. */
+/** Bytes one look at the buffer covers, at most (a view of it: nothing is copied). */
 export const STREAM_READ_BYTES = 256 * 1024;
+/** Of a long line, the newest bytes searched for a `\r` (a progress bar overwriting itself). */
+const LINE_TAIL_BYTES = MAX_LINE_BYTES * 4;
 const NEWLINE = 0x0a;
-const CR = 0x0d;
-
-/** The bytes of line `[start, end)` a terminal would show: after its last `\r`, at most MAX_LINE_BYTES. */
-function visiblePart(bytes: Uint8Array, start: number, end: number): Uint8Array {
-  let from = start;
-  // A `\r` just before the newline ends the line (CRLF); one before it overwrites what came first.
-  for (let i = end - 2; i >= start; i--) {
-    if (bytes[i] === CR) {
-      from = i + 1;
-      break;
-    }
-  }
-  return bytes.subarray(from, Math.min(end, from + MAX_LINE_BYTES));
-}
 
 /**
  * A terminal's complete lines in order, read from the host's buffer by a cursor when asked (at a
- * bounded rate), for printing the first lines of a piped run. Bytes the buffer dropped before they
- * were read are skipped (`skippedBytes` says how many); a line longer than a read is shown from its
- * newest part, as a terminal's tail shows it.
+ * bounded rate), for printing the first lines of a piped run. Each byte is searched for a newline
+ * once, in views of the buffer (no copies); only the lines returned are decoded, each from at most
+ * its newest LINE_TAIL_BYTES (or its first MAX_LINE_BYTES when those hold no `\r`). Bytes the buffer
+ * dropped before they were searched are skipped (`skippedBytes` says how many).
  */
 export class LineStream {
-  #cursor = 0;
+  /** Stream offset where the unfinished line starts. */
+  #lineStart = 0;
+  /** Stream offset up to which bytes were searched for a newline. */
+  #searched = 0;
   #skipped = 0;
   readonly #decoder = new TextDecoder();
 
   constructor(private readonly source: () => OutputReader) {}
 
-  /** Bytes that went by unread, because the buffer had dropped them. */
+  /** Bytes that went by unsearched, because the buffer had dropped them. */
   get skippedBytes(): number {
     return this.#skipped;
   }
@@ -41,21 +33,31 @@ export class LineStream {
   take(max: number): string[] {
     const lines: string[] = [];
     while (lines.length < max) {
-      const { bytes, fromByte } = this.source().bytesSince(this.#cursor, STREAM_READ_BYTES);
-      if (fromByte > this.#cursor) this.#skipped += fromByte - this.#cursor;
-      this.#cursor = fromByte;
-      let start = 0;
+      const { bytes, fromByte } = this.source().viewSince(this.#searched, STREAM_READ_BYTES);
+      if (fromByte > this.#searched) {
+        this.#skipped += fromByte - this.#searched;
+        this.#lineStart = Math.max(this.#lineStart, fromByte);
+      }
+      if (bytes.byteLength === 0) break;
       let newline = bytes.indexOf(NEWLINE);
       while (newline !== -1 && lines.length < max) {
-        lines.push(displayLine(this.#decoder.decode(visiblePart(bytes, start, newline))));
-        start = newline + 1;
-        newline = bytes.indexOf(NEWLINE, start);
+        lines.push(this.#line(this.#lineStart, fromByte + newline));
+        this.#lineStart = fromByte + newline + 1;
+        newline = bytes.indexOf(NEWLINE, newline + 1);
       }
-      this.#cursor += start;
-      if (lines.length >= max || bytes.byteLength < STREAM_READ_BYTES) return lines;
-      // A whole read without a newline: keep only the newest part of that line for when it ends.
-      if (start === 0) this.#cursor += bytes.byteLength - MAX_LINE_BYTES;
+      this.#searched = lines.length >= max ? this.#lineStart : fromByte + bytes.byteLength;
     }
     return lines;
+  }
+
+  /** The line `[start, end)` as a terminal shows it (the caller has checked it is still held). */
+  #line(start: number, end: number): string {
+    const source = this.source();
+    const tailFrom = Math.max(start, end - LINE_TAIL_BYTES);
+    const tail = this.#decoder.decode(source.bytesSince(tailFrom, end - tailFrom).bytes);
+    const overwritten = (tail.endsWith("\r") ? tail.slice(0, -1) : tail).includes("\r");
+    if (overwritten || tailFrom === start) return displayLine(tail);
+    // A long line with no `\r` near its end: shown from its beginning, as the line reads.
+    return displayLine(this.#decoder.decode(source.bytesSince(start, MAX_LINE_BYTES).bytes));
   }
 }

@@ -8,7 +8,7 @@ export interface Renderer {
   sessionUpdate(update: SessionUpdate): void;
   /** A terminal started; `output` is the host's buffer of it, read when something is drawn. */
   terminalCreated(info: TerminalInfo, output: OutputReader): void;
-  /** New bytes are in the terminal's buffer (no copy of them: read them from it when drawing). */
+  /** The terminal's buffer changed since the last call (at most once a frame; read it when drawing). */
   terminalOutput(terminalId: string): void;
   terminalExited(terminalId: string, exitStatus: ExitStatus): void;
   terminalReleased(terminalId: string): void;

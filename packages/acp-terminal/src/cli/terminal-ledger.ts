@@ -1,22 +1,34 @@
 import type { TerminalHost } from "../index.js";
 import type { TerminalRecord } from "./format.js";
+import { OutputWatcher } from "./output-watcher.js";
 import type { Renderer } from "./renderer.js";
 
-/** Forwards host events to the renderer and remembers every terminal for the summary. */
+/**
+ * Forwards host events to the renderer and remembers every terminal for the summary. Output is
+ * not forwarded chunk by chunk: the renderer hears once a frame that a terminal's buffer changed,
+ * and reads what it shows from that buffer.
+ */
 export function followHost(host: TerminalHost, renderer: Renderer): () => TerminalRecord[] {
   const records = new Map<string, TerminalRecord>();
+  const watcher = new OutputWatcher((terminalId) => renderer.terminalOutput(terminalId));
   host.on("create", ({ terminalId, info }) => {
     records.set(terminalId, { terminalId, command: [info.command, ...info.args].join(" ") });
     const output = host.outputReader(terminalId);
-    if (output !== undefined) renderer.terminalCreated(info, output);
+    if (output === undefined) return;
+    renderer.terminalCreated(info, output);
+    watcher.follow(terminalId, output);
   });
-  // No bytes with it: a renderer reads the host's buffer when it draws, not every chunk.
-  host.on("written", ({ terminalId }) => renderer.terminalOutput(terminalId));
   host.on("exit", ({ terminalId, exitStatus }) => {
     const record = records.get(terminalId);
     if (record !== undefined) record.exitStatus = exitStatus;
+    watcher.check(terminalId);
+    watcher.forget(terminalId);
     renderer.terminalExited(terminalId, exitStatus);
   });
-  host.on("release", ({ terminalId }) => renderer.terminalReleased(terminalId));
+  host.on("release", ({ terminalId }) => {
+    watcher.check(terminalId);
+    watcher.forget(terminalId);
+    renderer.terminalReleased(terminalId);
+  });
   return () => [...records.values()];
 }

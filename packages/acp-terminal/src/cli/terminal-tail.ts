@@ -62,11 +62,13 @@ export class TerminalTail {
 
   /** Complete lines so far (newlines counted in what the buffer held when read). */
   completedLines(): LineCount {
-    const { bytes, fromByte } = this.#source.bytesSince(this.#counted);
-    if (fromByte > this.#counted) this.#exact = false;
-    this.#newlines += countNewlines(bytes);
-    this.#counted = fromByte + bytes.byteLength;
-    return { lines: this.#newlines, exact: this.#exact };
+    for (;;) {
+      const { bytes, fromByte } = this.#source.viewSince(this.#counted);
+      if (fromByte > this.#counted) this.#exact = false;
+      this.#newlines += countNewlines(bytes);
+      this.#counted = fromByte + bytes.byteLength;
+      if (bytes.byteLength === 0) return { lines: this.#newlines, exact: this.#exact };
+    }
   }
 
   /** Lines (the unfinished one included) that `tail()` does not show. */

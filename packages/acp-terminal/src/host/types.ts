@@ -122,17 +122,6 @@ export interface TerminalOutputEvent {
   data: Uint8Array;
 }
 
-/**
- * Bytes were added to a terminal's buffer; no copy of them comes with it. A view that draws only
- * part of the output reads it from `TerminalHost.outputReader()` when it draws.
- */
-export interface TerminalWrittenEvent {
-  terminalId: string;
-  owner: TerminalOwner;
-  /** Bytes the command has written in all, this chunk included. */
-  totalBytes: number;
-}
-
 export interface TerminalExitEvent {
   terminalId: string;
   owner: TerminalOwner;
@@ -152,7 +141,6 @@ export interface TerminalCreateEvent {
 export interface TerminalHostEvents {
   create: [TerminalCreateEvent];
   output: [TerminalOutputEvent];
-  written: [TerminalWrittenEvent];
   exit: [TerminalExitEvent];
   release: [TerminalReleaseEvent];
 }

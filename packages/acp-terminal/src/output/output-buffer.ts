@@ -132,18 +132,34 @@ export class OutputBuffer {
   }
 
   /**
-   * The retained bytes from stream offset `sinceByte` on, at most `maxBytes` of them, as a view of
-   * the ring where they are contiguous (valid until the next append: copy what you keep):
-   * the same range as `textSince` (starting on a character boundary, without an incomplete last
-   * character while the command runs), as bytes, cut before a character `maxBytes` would split.
-   * Lets a view decode only the part it shows.
+   * The retained bytes from stream offset `sinceByte` on, at most `maxBytes` of them: the same
+   * range as `textSince` (starting on a character boundary, without an incomplete last character
+   * while the command runs), as bytes, cut before a character `maxBytes` would split. A view of
+   * the ring where they are contiguous, else a copy; a view is valid until the next append.
    */
   bytesSince(sinceByte: number, maxBytes = Number.POSITIVE_INFINITY): { bytes: Uint8Array; fromByte: number } {
+    return this.#read(sinceByte, maxBytes, false);
+  }
+
+  /**
+   * Like `bytesSince`, but never copies: it also stops where the ring wraps around, so it may return
+   * fewer bytes than there are (never none while there are some). For readers that loop over the
+   * output (a cursor): valid until the next append, so decode or count it at once.
+   */
+  viewSince(sinceByte: number, maxBytes = Number.POSITIVE_INFINITY): { bytes: Uint8Array; fromByte: number } {
+    return this.#read(sinceByte, maxBytes, true);
+  }
+
+  #read(sinceByte: number, maxBytes: number, contiguous: boolean): { bytes: Uint8Array; fromByte: number } {
     const { from, to, firstHeld } = this.#rangeSince(sinceByte);
     if (from >= to) return { bytes: new Uint8Array(0), fromByte: firstHeld + Math.min(from, to) };
-    let end = Math.min(to, from + maxBytes);
-    // Cut by maxBytes: end before a character the cut would split, so the next read starts on it.
+    const capacity = this.#ring.length;
+    const wrapsAt = capacity - ((this.#start + from) % capacity); // bytes before the end of the ring
+    let end = Math.min(to, from + maxBytes, contiguous ? from + wrapsAt : Number.POSITIVE_INFINITY);
+    // Cut early: end before a character the cut would split, so the next read starts on it.
     if (end < to) end -= incompleteTailBytes((i) => this.#byteAt(from + i), end - from);
+    // A character across the ring's end, right at `from`: copy just its bytes rather than return none.
+    if (end <= from) end = from + 1 + leadingContinuationBytes((i) => this.#byteAt(from + 1 + i), to - from - 1);
     return { bytes: this.#slice(from, end), fromByte: firstHeld + from };
   }
 
@@ -192,4 +208,4 @@ export class OutputBuffer {
 }
 
 /** What a view may read of a terminal's buffer (a UI drawing its tail): never writes. */
-export type OutputReader = Pick<OutputBuffer, "limit" | "totalBytes" | "droppedBytes" | "version" | "ended" | "bytesSince">;
+export type OutputReader = Pick<OutputBuffer, "limit" | "totalBytes" | "droppedBytes" | "version" | "ended" | "bytesSince" | "viewSince">;
