@@ -6,6 +6,8 @@ export const STREAM_READ_BYTES = 256 * 1024;
 /** Of a long line, the newest bytes searched for a `\r` (a progress bar overwriting itself). */
 const LINE_TAIL_BYTES = MAX_LINE_BYTES * 4;
 const NEWLINE = 0x0a;
+/** Decodes whole lines (no state between calls): one for every stream, not one per terminal. */
+const decoder = new TextDecoder();
 
 /**
  * A terminal's complete lines in order, read from the host's buffer by a cursor when asked (at a
@@ -20,7 +22,6 @@ export class LineStream {
   /** Stream offset up to which bytes were searched for a newline. */
   #searched = 0;
   #skipped = 0;
-  readonly #decoder = new TextDecoder();
 
   constructor(private readonly source: () => OutputReader) {}
 
@@ -54,10 +55,10 @@ export class LineStream {
   #line(start: number, end: number): string {
     const source = this.source();
     const tailFrom = Math.max(start, end - LINE_TAIL_BYTES);
-    const tail = this.#decoder.decode(source.bytesSince(tailFrom, end - tailFrom).bytes);
+    const tail = decoder.decode(source.bytesSince(tailFrom, end - tailFrom).bytes);
     const overwritten = (tail.endsWith("\r") ? tail.slice(0, -1) : tail).includes("\r");
     if (overwritten || tailFrom === start) return displayLine(tail);
     // A long line with no `\r` near its end: shown from its beginning, as the line reads.
-    return displayLine(this.#decoder.decode(source.bytesSince(start, MAX_LINE_BYTES).bytes));
+    return displayLine(decoder.decode(source.bytesSince(start, MAX_LINE_BYTES).bytes));
   }
 }

@@ -5,6 +5,8 @@ import { FrozenOutput } from "./frozen-output.js";
 /** Lines a tail keeps by default: what a reader glances at, not a log. */
 export const DEFAULT_TAIL_LINES = 10;
 const NEWLINE = 0x0a;
+/** Decodes whole windows (no state between calls): one for every tail, not one per terminal. */
+const decoder = new TextDecoder();
 
 /** Lines in a terminal's output so far; `exact` is false once bytes went before they were counted. */
 export interface LineCount {
@@ -97,7 +99,7 @@ export class TerminalTail {
     const version = this.#source.version;
     if (this.#cached?.version === version) return this.#cached;
     const { bytes, fromByte } = this.#source.bytesSince(Math.max(0, this.#source.totalBytes - this.#windowBytes()));
-    const pieces = new TextDecoder().decode(bytes).split("\n");
+    const pieces = decoder.decode(bytes).split("\n");
     const last = pieces.pop() ?? "";
     // The first piece starts inside a line whose beginning was not read (unless it is the stream's start).
     if (fromByte > 0 && pieces.length > 0) pieces.shift();
