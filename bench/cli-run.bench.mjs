@@ -21,7 +21,8 @@
  *
  * BENCH_ROUNDS (default 3) rounds of throughput/memory/CPU, alternating which side goes first;
  * BENCH_MANY_ROUNDS (default 2) of the 1000 terminals. Figures are medians over rounds; ratios the
- * medians of per-round ratios.
+ * medians of per-round ratios. BENCH_PARTS (default "throughput,stall,many") picks parts;
+ * BENCH_CLI runs another build of the CLI (an older one, for a before/after).
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -31,7 +32,8 @@ import { MB, MiB } from "./support/memory.mjs";
 import { fmt, header, Report } from "./support/report.mjs";
 import { median, now } from "./support/stats.mjs";
 
-const CLI = fileURLToPath(new URL("../packages/acp-terminal/dist/cli/main.js", import.meta.url));
+const CLI = process.env.BENCH_CLI ?? fileURLToPath(new URL("../packages/acp-terminal/dist/cli/main.js", import.meta.url));
+const PARTS = new Set((process.env.BENCH_PARTS ?? "throughput,stall,many").split(","));
 const AGENT = fileURLToPath(new URL("./support/cli-agent.mjs", import.meta.url));
 const PLAIN_READ = fileURLToPath(new URL("./support/plain-read.mjs", import.meta.url));
 const GiB = 1024 * MiB;
@@ -215,12 +217,21 @@ export async function main() {
     `${ROUNDS} rounds of ${FLOODS} × ${FLOOD_BYTES / MB} MB (head -c … /dev/zero, outputByteLimit 1 MiB, text mode) beside a plain Node read; stalled stdout ${STALL_MS / 1000} s during ${STALL_BYTES / GiB} GiB; ${MANY} × sleep 1 (${MANY_ROUNDS} rounds) beside plain spawns`,
   );
   const rounds = [];
-  for (let round = 0; round < ROUNDS; round++) rounds.push(await throughputRound(round));
-  const stalls = { json: await stalled(true), text: await stalled(false) };
+  if (PARTS.has("throughput")) for (let round = 0; round < ROUNDS; round++) rounds.push(await throughputRound(round));
+  const stalls = PARTS.has("stall") ? { json: await stalled(true), text: await stalled(false) } : {};
   const manys = [];
-  for (let round = 0; round < MANY_ROUNDS; round++) manys.push(await manyRound(round));
+  if (PARTS.has("many")) for (let round = 0; round < MANY_ROUNDS; round++) manys.push(await manyRound(round));
 
   const report = new Report();
+  if (rounds.length > 0) throughputRows(report, rounds);
+  for (const [mode, stall] of Object.entries(stalls)) stallRows(report, mode, stall);
+  if (manys.length > 0) manyRows(report, manys);
+  report.note("throughput and CPU are per round medians of the agent's create → exit; growth is the peak RSS minus the RSS just before the first flood");
+  report.note("a spawn costs more the larger the spawning process (fork copies its page tables): the CLI's RSS, not the host's work, sets most of the 1000-terminal figure");
+  report.print();
+}
+
+function throughputRows(report, rounds) {
   const throughputRatio = median(rounds.map((r) => r.cliMbps / r.plainMbps));
   report.row({
     figure: `throughput, ${FLOOD_BYTES / MB} MB at outputByteLimit 1 MiB`,
@@ -241,22 +252,26 @@ export async function main() {
     goal: "<= 1.0x",
     met: cpuRatio <= 1.0,
   });
-  for (const [mode, stall] of Object.entries(stalls)) {
-    report.row({
-      figure: `stalled stdout (${mode}), RSS growth`,
-      value: fmt.mb(stall.growth),
-      baseline: `flood ${fmt.s(stall.floodMs)}, read at ${fmt.s(stall.readAt)}`,
-      goal: "< 32 MB",
-      met: stall.growth < 32 * MiB,
-    });
-    report.row({
-      figure: `stalled stdout (${mode}), final facts missing`,
-      value: stall.missing.length === 0 ? "none" : stall.missing.join(", "),
-      baseline: `${fmt.mb(stall.stdoutBytes)} on stdout`,
-      goal: "none",
-      met: stall.missing.length === 0,
-    });
-  }
+}
+
+function stallRows(report, mode, stall) {
+  report.row({
+    figure: `stalled stdout (${mode}), RSS growth`,
+    value: fmt.mb(stall.growth),
+    baseline: `flood ${fmt.s(stall.floodMs)}, read at ${fmt.s(stall.readAt)}`,
+    goal: "< 32 MB",
+    met: stall.growth < 32 * MiB,
+  });
+  report.row({
+    figure: `stalled stdout (${mode}), final facts missing`,
+    value: stall.missing.length === 0 ? "none" : stall.missing.join(", "),
+    baseline: `${fmt.mb(stall.stdoutBytes)} on stdout`,
+    goal: "none",
+    met: stall.missing.length === 0,
+  });
+}
+
+function manyRows(report, manys) {
   const manyRatio = median(manys.map((m) => m.cli / m.plain));
   report.row({
     figure: `${MANY} × sleep 1 in one session`,
@@ -273,9 +288,6 @@ export async function main() {
     baseline: `${fmt.s(median(manys.map((m) => m.ignored)))} plain spawns, no pipes`,
     ratio: fmt.ratio(ignoredRatio),
   });
-  report.note("throughput and CPU are per round medians of the agent's create → exit; growth is the peak RSS minus the RSS just before the first flood");
-  report.note("a spawn costs more the larger the spawning process (fork copies its page tables): the CLI's RSS, not the host's work, sets most of the 1000-terminal figure");
-  report.print();
 }
 
 await main();
