@@ -99,10 +99,19 @@ async function runCli(plan, { json = false, stallMs = 0, extraArgs = [] } = {}) 
       if (event.event === "flood-end") end = procOf(child.pid);
     }
   });
+  let stdoutBytes = 0;
+  let partial = "";
   const read = () => {
     if (stdoutReadAt !== undefined) return;
     stdoutReadAt = now() - started;
-    child.stdout.setEncoding("utf8").on("data", (chunk) => (stdout += chunk));
+    child.stdout.setEncoding("utf8").on("data", (chunk) => {
+      stdoutBytes += Buffer.byteLength(chunk);
+      if (!json) return void (stdout += chunk);
+      // --json: keep every line but the terminal output events, which may be gigabytes.
+      const lines = (partial + chunk).split("\n");
+      partial = lines.pop();
+      for (const line of lines) if (!line.startsWith('{"type":"terminal","event":"output"')) stdout += `${line}\n`;
+    });
   };
   const stall = stallMs > 0 ? setTimeout(read, stallMs) : (read(), undefined);
   // A run whose output fits in the pipe ends before the stall does: read what it left there.
@@ -112,7 +121,7 @@ async function runCli(plan, { json = false, stallMs = 0, extraArgs = [] } = {}) 
   clearTimeout(stall);
   if (code !== 0) throw new Error(`acp-terminal exited with ${code}; stderr:\n${stderr.slice(-2000)}`);
   if (start !== undefined) peak = Math.max(peak, start.rss);
-  return { events, stdout, stderr, start, end, peak, stdoutReadAt, wallMs: now() - started };
+  return { events, stdout: stdout + partial, stdoutBytes, stderr, start, end, peak, stdoutReadAt, wallMs: now() - started };
 }
 
 async function plainRead(command, args) {
@@ -192,7 +201,7 @@ function finalFactsMissing(run, json) {
 async function stalled(json) {
   const run = await runCli(headPlan(STALL_BYTES, 1), { json, stallMs: STALL_MS });
   const flood = run.events.find((e) => e.event === "flood");
-  return { growth: run.peak - run.start.rss, missing: finalFactsMissing(run, json), floodMs: flood?.ms, readAt: run.stdoutReadAt, stdoutBytes: Buffer.byteLength(run.stdout) };
+  return { growth: run.peak - run.start.rss, missing: finalFactsMissing(run, json), floodMs: flood?.ms, readAt: run.stdoutReadAt, stdoutBytes: run.stdoutBytes };
 }
 
 async function manyRound(round) {

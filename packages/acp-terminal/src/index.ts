@@ -16,6 +16,7 @@ export type {
   TerminalHostOptions,
   TerminalInfo,
   TerminalOutputEvent,
+  TerminalWrittenEvent,
   TerminalOutputSnapshot,
   TerminalOwner,
   TerminalReleaseEvent,

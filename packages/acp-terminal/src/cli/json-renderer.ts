@@ -18,16 +18,18 @@ interface FollowedTerminal {
 
 /**
  * `--json`: one JSON object per line on stdout and nothing else there. Terminal output is read
- * from the host's buffer by a cursor per terminal, in whole characters, when stdout can take it:
+ * from the host's buffer by a cursor per terminal, in whole characters, as it arrives while
+ * stdout keeps up:
  * while the reader lags, output waits in that buffer, which keeps only its newest bytes, and what
  * went by unread is reported as `skippedBytes` on the next `output` event. Every other event
  * (session updates, exits, releases, the result) is always written. Notices go to stderr.
  */
 export class JsonRenderer implements Renderer {
+  /** Every byte is shown while stdout keeps up: a look once a frame could miss what the buffer dropped. */
+  readonly everyChunk = true;
   private readonly terminals = new Map<string, FollowedTerminal>();
   private readonly pending = new Set<string>();
   private readonly decoder = new TextDecoder();
-  private scheduled = false;
   private waitingForDrain = false;
 
   constructor(
@@ -54,7 +56,8 @@ export class JsonRenderer implements Renderer {
 
   terminalOutput(terminalId: string): void {
     this.pending.add(terminalId);
-    this.schedule();
+    // At once, while the chunk is still in the buffer: by the next turn more may have pushed it out.
+    if (!this.waitingForDrain) this.writePending();
   }
 
   terminalExited(terminalId: string, exitStatus: ExitStatus): void {
@@ -102,16 +105,6 @@ export class JsonRenderer implements Renderer {
     });
   }
 
-  /** Writes pending output on the next turn, or once a lagging reader has caught up. */
-  private schedule(): void {
-    if (this.scheduled || this.waitingForDrain) return;
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
-      this.writePending();
-    });
-  }
-
   private writePending(): void {
     for (const terminalId of this.pending) {
       const term = this.terminals.get(terminalId);
@@ -136,7 +129,7 @@ export class JsonRenderer implements Renderer {
     this.waitingForDrain = true;
     this.out.onDrain!(() => {
       this.waitingForDrain = false;
-      this.schedule();
+      this.writePending();
     });
   }
 

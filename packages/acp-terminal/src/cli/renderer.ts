@@ -8,8 +8,13 @@ export interface Renderer {
   sessionUpdate(update: SessionUpdate): void;
   /** A terminal started; `output` is the host's buffer of it, read when something is drawn. */
   terminalCreated(info: TerminalInfo, output: OutputReader): void;
-  /** The terminal's buffer changed since the last call (at most once a frame; read it when drawing). */
+  /**
+   * The terminal's buffer changed since the last call: once a frame at most, or after every chunk
+   * when `everyChunk` (read the buffer when drawing either way; the bytes do not come with it).
+   */
   terminalOutput(terminalId: string): void;
+  /** Hear of every chunk (a renderer that shows all output while its reader keeps up). */
+  readonly everyChunk?: boolean;
   terminalExited(terminalId: string, exitStatus: ExitStatus): void;
   terminalReleased(terminalId: string): void;
   /** A line for the user about the run itself (hints, warnings, the error that ended it). */

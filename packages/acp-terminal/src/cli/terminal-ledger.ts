@@ -4,9 +4,9 @@ import { OutputWatcher } from "./output-watcher.js";
 import type { Renderer } from "./renderer.js";
 
 /**
- * Forwards host events to the renderer and remembers every terminal for the summary. Output is
- * not forwarded chunk by chunk: the renderer hears once a frame that a terminal's buffer changed,
- * and reads what it shows from that buffer.
+ * Forwards host events to the renderer and remembers every terminal for the summary. Output bytes
+ * are never forwarded: the renderer hears once a frame that a terminal's buffer changed (or after
+ * every chunk, for one that shows every byte), and reads what it shows from that buffer.
  */
 export function followHost(host: TerminalHost, renderer: Renderer): () => TerminalRecord[] {
   const records = new Map<string, TerminalRecord>();
@@ -16,8 +16,9 @@ export function followHost(host: TerminalHost, renderer: Renderer): () => Termin
     const output = host.outputReader(terminalId);
     if (output === undefined) return;
     renderer.terminalCreated(info, output);
-    watcher.follow(terminalId, output);
+    if (renderer.everyChunk !== true) watcher.follow(terminalId, output);
   });
+  if (renderer.everyChunk === true) host.on("written", ({ terminalId }) => renderer.terminalOutput(terminalId));
   host.on("exit", ({ terminalId, exitStatus }) => {
     const record = records.get(terminalId);
     if (record !== undefined) record.exitStatus = exitStatus;
