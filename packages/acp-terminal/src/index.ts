@@ -17,6 +17,7 @@ export type {
   TerminalHostOptions,
   TerminalInfo,
   TerminalOutputEvent,
+  TerminalWrittenEvent,
   TerminalOutputSnapshot,
   TerminalOwner,
   TerminalReleaseEvent,
@@ -39,7 +40,7 @@ export type { ApprovalAnswer, ApprovalAsker, ApprovalPolicy, ApprovalPolicyOptio
 export { matchesAllowPattern, parseAllowPattern } from "./approval/allow-pattern.js";
 export type { AllowPattern } from "./approval/allow-pattern.js";
 export { describeAuthorizeRequest } from "./approval/describe-request.js";
-export { OutputBuffer } from "./output/output-buffer.js";
+export { OutputBuffer, type OutputReader } from "./output/output-buffer.js";
 export { renderPtyText } from "./output/pty-text.js";
 // --- end TerminalHost core ---
 

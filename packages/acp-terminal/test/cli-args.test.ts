@@ -21,6 +21,8 @@ describe("acp-terminal arguments", () => {
         initTimeoutMs: 10_000,
         cancelGraceMs: 2_000,
         agentLog: "a.log",
+        maxTerminals: 64,
+        maxTotalTerminals: 1024,
       },
     });
   });
@@ -39,6 +41,17 @@ describe("acp-terminal arguments", () => {
     expect(parse("--version")).toEqual({ kind: "version" });
   });
 
+  it("takes terminal limits per session and in all; the total follows a higher per-session limit (N-1, N, N+1)", () => {
+    expect(parse("run", "--agent", "a", "x")).toMatchObject({ options: { maxTerminals: 64, maxTotalTerminals: 1024 } });
+    expect(parse("run", "--agent", "a", "--max-terminals", "1000", "x")).toMatchObject({ options: { maxTerminals: 1000, maxTotalTerminals: 1024 } });
+    expect(parse("run", "--agent", "a", "--max-terminals", "2000", "x")).toMatchObject({ options: { maxTerminals: 2000, maxTotalTerminals: 2000 } });
+    expect(parse("run", "--agent", "a", "--max-terminals", "65536", "x")).toMatchObject({ options: { maxTerminals: 65536 } });
+    expect(parse("run", "--agent", "a", "--max-terminals", "10", "--max-total-terminals", "10", "x")).toMatchObject({ options: { maxTerminals: 10, maxTotalTerminals: 10 } });
+    expect(parse("run", "--agent", "a", "--max-terminals", "10", "--max-total-terminals", "11", "x")).toMatchObject({ options: { maxTerminals: 10, maxTotalTerminals: 11 } });
+    expect(USAGE).toContain("--max-terminals N");
+    expect(USAGE).toContain("--max-total-terminals N");
+  });
+
   it.each([
     [["run", "hello"], /Missing --agent/],
     [["run", "--agent", "a"], /Missing prompt/],
@@ -46,6 +59,12 @@ describe("acp-terminal arguments", () => {
     [["run", "--agent", "a", "--timeout", "0", "x"], /Invalid --timeout/],
     [["run", "--agent", "a", "--init-timeout", "", "x"], /Invalid --init-timeout: expected a positive number of seconds, received ""/],
     [["run", "--agent", "a", "--cancel-grace", "0", "x"], /Invalid --cancel-grace: expected a positive number of seconds, received "0"/],
+    [["run", "--agent", "a", "--max-terminals", "0", "x"], /Invalid --max-terminals: expected a whole number of terminals, at least 1, received "0"/],
+    [["run", "--agent", "a", "--max-terminals", "2.5", "x"], /Invalid --max-terminals: expected a whole number of terminals, at least 1, received "2.5"/],
+    [["run", "--agent", "a", "--max-terminals", "", "x"], /Invalid --max-terminals: expected a whole number/],
+    [["run", "--agent", "a", "--max-terminals", "65537", "x"], /Invalid --max-terminals: at most 65536 terminals, received "65537"/],
+    [["run", "--agent", "a", "--max-total-terminals", "many", "x"], /Invalid --max-total-terminals: expected a whole number of terminals, at least 1, received "many"/],
+    [["run", "--agent", "a", "--max-terminals", "100", "--max-total-terminals", "99", "x"], /Invalid --max-total-terminals: 99 is below --max-terminals 100/],
     [["walk", "--agent", "a", "x"], /Unknown command: walk/],
     [["run", "--agent", "a", "--colour", "x"], /Unknown option '--colour'/],
   ])("reports %j as a usage error", (argv, message) => {

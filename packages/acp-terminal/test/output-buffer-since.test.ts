@@ -66,3 +66,49 @@ describe("OutputBuffer.textSince", () => {
     expect(joined).toBe(whole.join(""));
   });
 });
+
+describe("OutputBuffer.bytesSince", () => {
+  it("covers the same bytes as textSince, from the boundary past dropped bytes to before an incomplete character", () => {
+    const buffer = bufferOf(6, "ab€", Buffer.from("€").subarray(0, 2)); // 7 bytes; keeps "b€" + half a €
+    const read = buffer.bytesSince(0);
+    expect(Buffer.from(read.bytes).toString("utf8")).toBe(buffer.textSince(0).text);
+    expect(read.fromByte).toBe(buffer.textSince(0).fromByte);
+  });
+
+  it("stops at maxBytes, earlier when that would split a character, so the next read starts on it", () => {
+    const buffer = bufferOf(100, "a€€b"); // a | € 1..3 | € 4..6 | b 7
+    expect(buffer.bytesSince(0, 3)).toMatchObject({ fromByte: 0 });
+    expect(Buffer.from(buffer.bytesSince(0, 3).bytes).toString("utf8")).toBe("a");
+    expect(Buffer.from(buffer.bytesSince(0, 4).bytes).toString("utf8")).toBe("a€");
+    expect(Buffer.from(buffer.bytesSince(1, 5).bytes).toString("utf8")).toBe("€");
+    expect(Buffer.from(buffer.bytesSince(4, 100).bytes).toString("utf8")).toBe("€b");
+    expect(buffer.bytesSince(8)).toMatchObject({ fromByte: 8 });
+    expect(buffer.bytesSince(8).bytes.byteLength).toBe(0);
+  });
+});
+
+describe("OutputBuffer.viewSince", () => {
+  it("never copies: stops where the ring wraps, and a loop from each end reads every byte once", () => {
+    const buffer = new OutputBuffer(8);
+    buffer.append(utf8("abcdef"));
+    buffer.append(utf8("ghij")); // the ring holds "cdefghij", its start is not at index 0
+    const first = buffer.viewSince(0);
+    expect(first.fromByte).toBe(2);
+    expect(first.bytes.byteLength).toBeLessThan(8);
+    let text = "";
+    for (let at = 0, read = buffer.viewSince(0); read.bytes.byteLength > 0; read = buffer.viewSince(at)) {
+      text += Buffer.from(read.bytes).toString("utf8");
+      at = read.fromByte + read.bytes.byteLength;
+    }
+    expect(text).toBe("cdefghij");
+  });
+
+  it("returns a character that spans the ring's wrap whole rather than nothing", () => {
+    const buffer = new OutputBuffer(8);
+    buffer.append(utf8("abcdef")); // indexes 0..5
+    buffer.append(utf8("g€")); // g at 6, € at 7, 0, 1: across the wrap
+    const read = buffer.viewSince(7);
+    expect(Buffer.from(read.bytes).toString("utf8")).toBe("€");
+    expect(read.fromByte).toBe(7);
+  });
+});

@@ -1,8 +1,9 @@
 import { parseArgs } from "node:util";
 import { parseAllowPattern } from "../approval/allow-pattern.js";
 import { EXIT_CODES_HELP } from "./exit-codes.js";
+import { terminalLimits, type TerminalLimits } from "./terminal-limits.js";
 
-export interface RunOptions {
+export interface RunOptions extends TerminalLimits {
   agent: string;
   prompt: string;
   /** Absolute path given to `session/new` and used as the terminals' default cwd. */
@@ -46,6 +47,9 @@ Options:
   --init-timeout S   how long the agent may take to answer initialize (default 10)
   --cancel-grace S   after Ctrl-C, how long the agent may take to end its turn (default 2)
   --agent-log FILE   write the agent's stderr to FILE instead of this stderr
+  --max-terminals N  live terminals the session may hold (default 64)
+  --max-total-terminals N
+                     live terminals in all (default 1024, or --max-terminals if higher)
   --help, -h         this help
   --version          the version
 
@@ -93,6 +97,8 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
         "init-timeout": { type: "string" },
         "cancel-grace": { type: "string" },
         "agent-log": { type: "string" },
+        "max-terminals": { type: "string" },
+        "max-total-terminals": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
       },
@@ -127,6 +133,8 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
       return { kind: "error", message: `Invalid --allow: ${(error as Error).message.replace(/^Invalid allow pattern /, "")}` };
     }
   }
+  const limits = terminalLimits(values["max-terminals"], values["max-total-terminals"]);
+  if (typeof limits === "string") return { kind: "error", message: limits };
   return {
     kind: "run",
     options: {
@@ -141,6 +149,7 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
       initTimeoutMs,
       cancelGraceMs,
       agentLog: values["agent-log"],
+      ...limits,
     },
   };
 }

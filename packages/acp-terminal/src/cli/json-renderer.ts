@@ -1,16 +1,36 @@
 import { TextDecoder } from "node:util";
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { ExitStatus, TerminalInfo } from "../host/types.js";
+import type { OutputReader } from "../output/output-buffer.js";
 import type { RunResult } from "./format.js";
 import type { Output, Renderer } from "./renderer.js";
 
+/** Bytes of terminal output one `output` event carries at most. */
+export const MAX_EVENT_BYTES = 64 * 1024;
+/** A terminal that exits while the reader lags: the newest bytes its last `output` event carries. */
+export const LAGGING_FINAL_BYTES = 4 * 1024;
+
+interface FollowedTerminal {
+  output: OutputReader;
+  /** Stream offset up to which output was emitted (or skipped). */
+  cursor: number;
+}
+
 /**
- * `--json`: one JSON object per line on stdout and nothing else there. Terminal output is decoded
- * with one streaming decoder per terminal, so a character split across chunks arrives whole.
- * Notices go to stderr, where people look.
+ * `--json`: one JSON object per line on stdout and nothing else there. Terminal output is read
+ * from the host's buffer by a cursor per terminal, in whole characters, as it arrives while
+ * stdout keeps up:
+ * while the reader lags, output waits in that buffer, which keeps only its newest bytes, and what
+ * went by unread is reported as `skippedBytes` on the next `output` event. Every other event
+ * (session updates, exits, releases, the result) is always written. Notices go to stderr.
  */
 export class JsonRenderer implements Renderer {
-  private readonly decoders = new Map<string, TextDecoder>();
+  /** Every byte is shown while stdout keeps up: a look once a frame could miss what the buffer dropped. */
+  readonly everyChunk = true;
+  private readonly terminals = new Map<string, FollowedTerminal>();
+  private readonly pending = new Set<string>();
+  private readonly decoder = new TextDecoder();
+  private waitingForDrain = false;
 
   constructor(
     private readonly out: Output,
@@ -21,8 +41,8 @@ export class JsonRenderer implements Renderer {
     this.emit({ type: "session_update", update });
   }
 
-  terminalCreated(info: TerminalInfo): void {
-    this.decoders.set(info.terminalId, new TextDecoder());
+  terminalCreated(info: TerminalInfo, output: OutputReader): void {
+    this.terminals.set(info.terminalId, { output, cursor: 0 });
     this.emit({
       type: "terminal",
       event: "create",
@@ -34,19 +54,30 @@ export class JsonRenderer implements Renderer {
     });
   }
 
-  terminalOutput(terminalId: string, data: Uint8Array): void {
-    const text = this.decoder(terminalId).decode(data, { stream: true });
-    if (text !== "") this.emit({ type: "terminal", event: "output", terminalId, output: text });
+  terminalOutput(terminalId: string): void {
+    this.pending.add(terminalId);
+    // At once, while the chunk is still in the buffer: by the next turn more may have pushed it out.
+    if (!this.waitingForDrain) this.writePending();
   }
 
   terminalExited(terminalId: string, exitStatus: ExitStatus): void {
-    const rest = this.decoder(terminalId).decode();
-    if (rest !== "") this.emit({ type: "terminal", event: "output", terminalId, output: rest });
+    const term = this.terminals.get(terminalId);
+    if (term !== undefined) {
+      this.pending.delete(terminalId);
+      // Output before its exit, always; while the reader lags, only the newest bytes of it.
+      const since = this.out.lagging === true ? Math.max(term.cursor, term.output.totalBytes - LAGGING_FINAL_BYTES) : term.cursor;
+      if (this.emitOutput(terminalId, term, since)) {
+        while (this.emitOutput(terminalId, term)) {
+          // until the cursor is at the end
+        }
+      }
+    }
     this.emit({ type: "terminal", event: "exit", terminalId, exitStatus });
   }
 
   terminalReleased(terminalId: string): void {
-    this.decoders.delete(terminalId);
+    this.pending.delete(terminalId);
+    this.terminals.delete(terminalId);
     this.emit({ type: "terminal", event: "release", terminalId });
   }
 
@@ -74,13 +105,43 @@ export class JsonRenderer implements Renderer {
     });
   }
 
-  private decoder(terminalId: string): TextDecoder {
-    let decoder = this.decoders.get(terminalId);
-    if (decoder === undefined) {
-      decoder = new TextDecoder();
-      this.decoders.set(terminalId, decoder);
+  private writePending(): void {
+    for (const terminalId of this.pending) {
+      const term = this.terminals.get(terminalId);
+      if (term === undefined) {
+        this.pending.delete(terminalId);
+        continue;
+      }
+      while (!this.lagging() && this.emitOutput(terminalId, term)) {
+        // one bounded event at a time, checking the reader between them
+      }
+      if (this.lagging()) return this.waitForDrain();
+      this.pending.delete(terminalId);
     }
-    return decoder;
+  }
+
+  private lagging(): boolean {
+    return this.out.lagging === true && this.out.onDrain !== undefined;
+  }
+
+  private waitForDrain(): void {
+    if (this.waitingForDrain) return;
+    this.waitingForDrain = true;
+    this.out.onDrain!(() => {
+      this.waitingForDrain = false;
+      this.writePending();
+    });
+  }
+
+  /** Emits the next event's worth of a terminal's output; false when there was none. */
+  private emitOutput(terminalId: string, term: FollowedTerminal, since = term.cursor): boolean {
+    const { bytes, fromByte } = term.output.viewSince(since, MAX_EVENT_BYTES);
+    const skippedBytes = fromByte - term.cursor;
+    term.cursor = fromByte + bytes.byteLength;
+    if (bytes.byteLength === 0 && skippedBytes === 0) return false;
+    const output = this.decoder.decode(bytes);
+    this.emit({ type: "terminal", event: "output", terminalId, output, ...(skippedBytes > 0 ? { skippedBytes } : {}) });
+    return bytes.byteLength > 0;
   }
 
   private emit(value: Record<string, unknown>): void {

@@ -14,6 +14,7 @@ export class LiveRegion {
   private drawn = 0;
   private held = false;
   private timer: NodeJS.Timeout | undefined;
+  private waitingForDrain = false;
 
   constructor(
     private readonly out: Output,
@@ -54,11 +55,19 @@ export class LiveRegion {
     this.draw();
   }
 
-  /** Redraws on the next frame; calls in between coalesce. */
+  /** Redraws on the next frame (or once a lagging reader has caught up); calls in between coalesce. */
   schedule(): void {
-    if (this.timer !== undefined) return;
+    if (this.timer !== undefined || this.waitingForDrain) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
+      if (this.out.lagging === true && this.out.onDrain !== undefined) {
+        this.waitingForDrain = true;
+        this.out.onDrain(() => {
+          this.waitingForDrain = false;
+          this.schedule();
+        });
+        return;
+      }
       this.clear();
       this.draw();
     }, FRAME_MS);

@@ -1,12 +1,20 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { ExitStatus, TerminalInfo } from "../host/types.js";
+import type { OutputReader } from "../output/output-buffer.js";
 import type { RunResult } from "./format.js";
 
 /** What a run shows: fed by session updates and terminal host events, never by the transport. */
 export interface Renderer {
   sessionUpdate(update: SessionUpdate): void;
-  terminalCreated(info: TerminalInfo): void;
-  terminalOutput(terminalId: string, data: Uint8Array): void;
+  /** A terminal started; `output` is the host's buffer of it, read when something is drawn. */
+  terminalCreated(info: TerminalInfo, output: OutputReader): void;
+  /**
+   * The terminal's buffer changed since the last call: once a frame at most, or after every chunk
+   * when `everyChunk` (read the buffer when drawing either way; the bytes do not come with it).
+   */
+  terminalOutput(terminalId: string): void;
+  /** Hear of every chunk (a renderer that shows all output while its reader keeps up). */
+  readonly everyChunk?: boolean;
   terminalExited(terminalId: string, exitStatus: ExitStatus): void;
   terminalReleased(terminalId: string): void;
   /** A line for the user about the run itself (hints, warnings, the error that ended it). */
@@ -22,6 +30,10 @@ export interface Output {
   write(text: string): void;
   isTTY: boolean;
   columns?: number;
+  /** True while the reader lags (written text still waits in memory): live output waits, finals do not. */
+  readonly lagging?: boolean;
+  /** Calls `listener` once when the reader has caught up. */
+  onDrain?(listener: () => void): void;
 }
 
 export function outputOf(stream: NodeJS.WriteStream): Output {
@@ -33,5 +45,9 @@ export function outputOf(stream: NodeJS.WriteStream): Output {
     get columns() {
       return stream.columns;
     },
+    get lagging() {
+      return stream.writableNeedDrain;
+    },
+    onDrain: (listener) => void stream.once("drain", listener),
   };
 }

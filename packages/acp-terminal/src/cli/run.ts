@@ -80,7 +80,13 @@ class Run {
     const questions = new QuestionQueue();
     const ttyIo = { input: this.io.stdin, output: this.io.stderr, signal: this.cancelled.signal };
     const authorize = cliApprovalPolicy(this.permissionMode(), this.options.allow, ttyIo, questions, this.renderer);
-    const host = new TerminalHost({ pty: this.options.pty, cwd: this.options.cwd, authorize });
+    const host = new TerminalHost({
+      pty: this.options.pty,
+      cwd: this.options.cwd,
+      authorize,
+      maxTerminalsPerSession: this.options.maxTerminals,
+      maxTerminals: this.options.maxTotalTerminals,
+    });
     const terminals = followHost(host, this.renderer);
     const agent = new AgentProcess({
       commandLine: this.options.agent,

@@ -1,87 +1,111 @@
-import stripAnsi from "strip-ansi";
+import type { OutputReader } from "../output/output-buffer.js";
+import { displayLine, MAX_LINE_BYTES, tailWhole } from "./display-line.js";
+import { FrozenOutput } from "./frozen-output.js";
 
 /** Lines a tail keeps by default: what a reader glances at, not a log. */
 export const DEFAULT_TAIL_LINES = 10;
-/** Characters kept of any one line; longer lines end with an ellipsis. */
-export const MAX_LINE_CHARS = 400;
+const NEWLINE = 0x0a;
+/** Decodes whole windows (no state between calls): one for every tail, not one per terminal. */
+const decoder = new TextDecoder();
 
-/** True for the second half of a surrogate pair: cutting before it would leave half a character. */
-function isLowSurrogate(text: string, index: number): boolean {
-  const code = text.charCodeAt(index);
-  return code >= 0xdc00 && code <= 0xdfff;
+/** Lines in a terminal's output so far; `exact` is false once bytes went before they were counted. */
+export interface LineCount {
+  lines: number;
+  exact: boolean;
 }
 
-/** The first `max` UTF-16 units of `text`, or one fewer so that a surrogate pair stays whole. */
-export function headWhole(text: string, max: number): string {
-  return text.slice(0, isLowSurrogate(text, max) ? max - 1 : max);
-}
-
-/** The last `max` UTF-16 units of `text`, or one fewer so that a surrogate pair stays whole. */
-function tailWhole(text: string, max: number): string {
-  const start = text.length - max;
-  return text.slice(isLowSurrogate(text, start) ? start + 1 : start);
-}
-
-/** One line as a terminal would show it: escape sequences gone, `\r` overwrites from the start. */
-function displayLine(raw: string): string {
-  const withoutCr = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-  const lastCr = withoutCr.lastIndexOf("\r");
-  const visible = stripAnsi(lastCr === -1 ? withoutCr : withoutCr.slice(lastCr + 1));
-  return visible.length > MAX_LINE_CHARS ? `${headWhole(visible, MAX_LINE_CHARS - 1)}…` : visible;
+function countNewlines(bytes: Uint8Array): number {
+  let count = 0;
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] === NEWLINE) count++;
+  return count;
 }
 
 /**
- * The newest lines of a terminal's output, for display. Bytes go through one streaming decoder so
- * characters split across chunks stay whole; memory is bounded by `maxLines` and the line cap.
+ * The newest lines of a terminal's output, for display, read from the host's own buffer when they
+ * are drawn: nothing is done per output byte as it arrives. Each read decodes only the newest
+ * bytes that can hold the lines shown, and is cached until the buffer changes. Lines are counted
+ * on the same reads, so the work per read is bounded by the buffer's limit, however fast output
+ * comes; bytes the buffer dropped before a read are not counted (the count says it is a floor).
  */
 export class TerminalTail {
-  private readonly decoder = new TextDecoder();
-  private readonly lines: string[] = [];
-  private partial = "";
-  private completed = 0;
+  #source: OutputReader;
+  #counted = 0;
+  #newlines = 0;
+  #exact = true;
+  #cached: { version: number; complete: string[]; partial: string | undefined } | undefined;
 
-  constructor(private readonly maxLines = DEFAULT_TAIL_LINES) {}
+  constructor(
+    source: OutputReader,
+    private readonly maxLines = DEFAULT_TAIL_LINES,
+  ) {
+    this.#source = source;
+  }
 
-  /** Adds output; returns the lines this chunk completed (for streaming display). */
-  push(bytes: Uint8Array): string[] {
-    const text = this.partial + this.decoder.decode(bytes, { stream: true });
-    const pieces = text.split("\n");
-    this.partial = pieces.pop() ?? "";
-    // A line without a newline can grow without bound (progress bars): keep its newest part.
-    if (this.partial.length > MAX_LINE_CHARS * 4) this.partial = tailWhole(this.partial, MAX_LINE_CHARS * 4);
-    const done = pieces.map(displayLine);
-    this.completed += done.length;
-    for (const line of done.slice(-this.maxLines)) this.lines.push(line);
-    if (this.lines.length > this.maxLines) this.lines.splice(0, this.lines.length - this.maxLines);
-    return done;
+  /** The buffer this tail reads (for a stream of its lines that must see the same bytes). */
+  get source(): OutputReader {
+    return this.#source;
   }
 
   /** The unfinished last line as displayed, or undefined when output ends with a newline. */
   get partialLine(): string | undefined {
-    const line = displayLine(this.partial);
-    return line === "" ? undefined : line;
-  }
-
-  /** Complete lines seen so far. */
-  get completedLines(): number {
-    return this.completed;
+    return this.#lines().partial;
   }
 
   /** The newest complete lines, at most `maxLines`. */
   completeTail(): string[] {
-    return [...this.lines];
+    return [...this.#lines().complete];
   }
 
   /** The newest lines, the unfinished one included, at most `maxLines`. */
   tail(): string[] {
-    const partial = this.partialLine;
-    const all = partial === undefined ? [...this.lines] : [...this.lines, partial];
-    return all.slice(-this.maxLines);
+    const { complete, partial } = this.#lines();
+    return (partial === undefined ? complete : [...complete, partial]).slice(-this.maxLines);
   }
 
-  /** Lines (the unfinished one included) that `tail()` no longer shows. */
-  get hiddenLines(): number {
-    const total = this.completed + (this.partialLine === undefined ? 0 : 1);
-    return Math.max(0, total - this.maxLines);
+  /** Complete lines so far (newlines counted in what the buffer held when read). */
+  completedLines(): LineCount {
+    for (;;) {
+      const { bytes, fromByte } = this.#source.viewSince(this.#counted);
+      if (fromByte > this.#counted) this.#exact = false;
+      this.#newlines += countNewlines(bytes);
+      this.#counted = fromByte + bytes.byteLength;
+      if (bytes.byteLength === 0) return { lines: this.#newlines, exact: this.#exact };
+    }
+  }
+
+  /** Lines (the unfinished one included) that `tail()` does not show. */
+  hiddenLines(): LineCount {
+    const { lines, exact } = this.completedLines();
+    const total = lines + (this.partialLine === undefined ? 0 : 1);
+    return { lines: Math.max(0, total - this.tail().length), exact };
+  }
+
+  /**
+   * Stops reading the host's buffer: keeps only the newest bytes the tail can show (the host's
+   * buffer may be megabytes, and a released terminal's tail is drawn once more at most).
+   */
+  freeze(): void {
+    if (this.#source instanceof FrozenOutput) return;
+    this.completedLines();
+    this.#source = new FrozenOutput(this.#source, this.#windowBytes());
+  }
+
+  /** Bytes from the end that hold `maxLines` lines of at most MAX_LINE_BYTES each, and the partial one. */
+  #windowBytes(): number {
+    return (this.maxLines + 1) * (MAX_LINE_BYTES + 1);
+  }
+
+  #lines(): { complete: string[]; partial: string | undefined } {
+    const version = this.#source.version;
+    if (this.#cached?.version === version) return this.#cached;
+    const { bytes, fromByte } = this.#source.bytesSince(Math.max(0, this.#source.totalBytes - this.#windowBytes()));
+    const pieces = decoder.decode(bytes).split("\n");
+    const last = pieces.pop() ?? "";
+    // The first piece starts inside a line whose beginning was not read (unless it is the stream's start).
+    if (fromByte > 0 && pieces.length > 0) pieces.shift();
+    const complete = pieces.slice(-this.maxLines).map(displayLine);
+    const partialLine = displayLine(tailWhole(last, MAX_LINE_BYTES));
+    this.#cached = { version, complete, partial: partialLine === "" ? undefined : partialLine };
+    return this.#cached;
   }
 }

@@ -1,7 +1,9 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { ExitStatus, TerminalInfo } from "../host/types.js";
+import type { OutputReader } from "../output/output-buffer.js";
 import { formatSummary, type RunResult } from "./format.js";
-import { LiveRegion } from "./live-region.js";
+import { LineStream } from "./line-stream.js";
+import { FRAME_MS, LiveRegion } from "./live-region.js";
 import type { Output, Renderer } from "./renderer.js";
 import { TerminalTail } from "./terminal-tail.js";
 import {
@@ -25,6 +27,10 @@ const MAX_PENDING_TEXT = 4096;
  * Renders a run for people: message text as it streams, tool calls with their status, and the
  * tail of every terminal embedded in a tool call. On a TTY the unfinished tool calls live in a
  * region redrawn in place; piped, everything is appended as plain prefixed lines.
+ *
+ * Terminal output is never decoded as it arrives: the tails are read from the host's buffers when
+ * drawn (at most once a frame on a TTY), and piped, the first lines of each terminal are read by a
+ * cursor at most once a frame too, and not while the reader lags.
  */
 export class TextRenderer implements Renderer {
   private readonly toolCalls = new Map<string, ToolCallView>();
@@ -36,6 +42,10 @@ export class TextRenderer implements Renderer {
   private pauses = 0;
   /** Piped: the tool call whose header is the last line printed (nothing printed after it). */
   private headerOnTop: string | undefined;
+  /** Piped: terminals with output not yet streamed, and the timer that streams it. */
+  private readonly unstreamed = new Set<string>();
+  private streamTimer: NodeJS.Timeout | undefined;
+  private waitingForDrain = false;
 
   constructor(
     private readonly out: Output,
@@ -62,19 +72,21 @@ export class TextRenderer implements Renderer {
     }
   }
 
-  terminalCreated(info: TerminalInfo): void {
-    this.terminals.set(info.terminalId, { tail: new TerminalTail(), released: false, streamed: 0 });
+  terminalCreated(info: TerminalInfo, output: OutputReader): void {
+    const tail = new TerminalTail(output);
+    this.terminals.set(info.terminalId, { tail, lines: new LineStream(() => tail.source), released: false, streamed: 0 });
   }
 
-  terminalOutput(terminalId: string, data: Uint8Array): void {
+  terminalOutput(terminalId: string): void {
     const term = this.terminals.get(terminalId);
     if (term === undefined) return;
-    const lines = term.tail.push(data);
-    if (this.live !== undefined) return this.live.schedule();
-    if (term.toolCallId === undefined) return;
-    for (const line of lines) {
-      if (term.streamed++ < PLAIN_STREAM_LINES) this.print(GUTTER + line);
+    if (this.live !== undefined) {
+      if (term.toolCallId !== undefined) this.live.schedule();
+      return;
     }
+    if (term.streamed >= PLAIN_STREAM_LINES) return;
+    this.unstreamed.add(terminalId);
+    this.scheduleStream();
   }
 
   terminalExited(terminalId: string, exitStatus: ExitStatus): void {
@@ -89,6 +101,8 @@ export class TextRenderer implements Renderer {
     if (term === undefined) return;
     term.released = true;
     if (term.toolCallId !== undefined) this.settle(term.toolCallId);
+    this.streamNow();
+    term.tail.freeze();
   }
 
   notice(message: string): void {
@@ -109,6 +123,8 @@ export class TextRenderer implements Renderer {
   }
 
   finish(result: RunResult): void {
+    clearTimeout(this.streamTimer);
+    this.streamTimer = undefined;
     for (const id of this.toolCalls.keys()) this.commit(id);
     this.live?.dispose();
     this.flushText();
@@ -119,6 +135,7 @@ export class TextRenderer implements Renderer {
 
   private toolCallChanged(toolCallId: string, terminalIds: string[], printHeader: boolean): void {
     const view = this.toolCalls.get(toolCallId)!;
+    this.streamNow();
     if (this.live === undefined && printHeader && !DONE.has(view.status)) {
       this.print(header(view));
       this.headerOnTop = toolCallId;
@@ -140,6 +157,7 @@ export class TextRenderer implements Renderer {
   }
 
   private text(text: string): void {
+    this.streamNow();
     if (this.live === undefined || !this.live.active) {
       this.flushText();
       this.write(text);
@@ -170,6 +188,39 @@ export class TextRenderer implements Renderer {
     this.headerOnTop = undefined;
   }
 
+  /** Piped: streams pending terminal lines on the next frame, or once the reader has caught up. */
+  private scheduleStream(): void {
+    if (this.streamTimer !== undefined || this.waitingForDrain) return;
+    this.streamTimer = setTimeout(() => {
+      this.streamTimer = undefined;
+      if (this.out.lagging === true && this.out.onDrain !== undefined) {
+        this.waitingForDrain = true;
+        this.out.onDrain(() => {
+          this.waitingForDrain = false;
+          this.scheduleStream();
+        });
+        return;
+      }
+      this.streamNow();
+    }, FRAME_MS);
+    this.streamTimer.unref();
+  }
+
+  /** Prints the lines terminals completed since the last time, up to each one's cap. */
+  private streamNow(): void {
+    if (this.unstreamed.size === 0) return;
+    const ids = [...this.unstreamed];
+    this.unstreamed.clear();
+    for (const id of ids) {
+      const term = this.terminals.get(id);
+      if (term?.toolCallId === undefined || term.streamed >= PLAIN_STREAM_LINES) continue;
+      for (const line of term.lines.take(PLAIN_STREAM_LINES - term.streamed)) {
+        term.streamed++;
+        this.print(GUTTER + line);
+      }
+    }
+  }
+
   /** Appends a permanent line above the live region. */
   private print(line: string): void {
     this.live?.clear();
@@ -196,14 +247,10 @@ export class TextRenderer implements Renderer {
       if (term === undefined || view.terminalIds.includes(id)) continue;
       view.terminalIds.push(id);
       term.toolCallId = toolCallId;
-      if (this.live !== undefined) continue;
-      // Output that came before the tool call showed this terminal: its tail, then live lines.
-      const shown = term.tail.completeTail();
-      const hidden = term.tail.completedLines - shown.length;
-      if (hidden > 0) this.print(`${GUTTER}… ${hidden} earlier lines`);
-      for (const line of shown) this.print(GUTTER + line);
-      term.streamed = term.tail.completedLines;
+      // Output that came before the tool call showed this terminal streams from its first line.
+      if (this.live === undefined) this.unstreamed.add(id);
     }
+    this.streamNow();
   }
 
   /** A finished tool call whose terminals have all ended is printed for good. */
@@ -219,6 +266,7 @@ export class TextRenderer implements Renderer {
   private commit(toolCallId: string): void {
     const view = this.toolCalls.get(toolCallId)!;
     if (view.committed) return;
+    this.streamNow();
     view.committed = true;
     const terminalLines = view.terminalIds.flatMap((id) => {
       const term = this.terminals.get(id);
@@ -241,8 +289,7 @@ export class TextRenderer implements Renderer {
       lines.push(header(view));
       for (const id of view.terminalIds) {
         const tail = this.terminals.get(id)?.tail;
-        if (tail === undefined) continue;
-        lines.push(...tailLines(tail));
+        if (tail !== undefined) lines.push(...tailLines(tail));
       }
     }
     return lines;

@@ -1,7 +1,9 @@
 import type { ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk";
 import type { ExitStatus } from "../host/types.js";
 import { formatExitStatus } from "./format.js";
-import { headWhole, MAX_LINE_CHARS, type TerminalTail } from "./terminal-tail.js";
+import { headWhole, MAX_LINE_CHARS } from "./display-line.js";
+import type { LineStream } from "./line-stream.js";
+import type { LineCount, TerminalTail } from "./terminal-tail.js";
 
 /** Lines of one terminal printed as they arrive when piped; after that only the final tail. */
 export const PLAIN_STREAM_LINES = 200;
@@ -21,10 +23,12 @@ export interface ToolCallView {
 
 export interface TerminalView {
   tail: TerminalTail;
+  /** Piped: its complete lines in order, for the first PLAIN_STREAM_LINES printed as they come. */
+  lines: LineStream;
   exitStatus?: ExitStatus;
   released: boolean;
   toolCallId?: string;
-  /** Piped: complete lines accounted for (printed, or skipped past the cap). */
+  /** Piped: complete lines printed as they came (at most PLAIN_STREAM_LINES). */
   streamed: number;
 }
 
@@ -54,22 +58,32 @@ export function textLines(view: ToolCallView): string[] {
 }
 
 /** The tail of a terminal as display lines, with a marker for what it no longer shows. */
-export function tailLines(tail: TerminalTail, hidden = tail.hiddenLines, marker = "earlier lines"): string[] {
-  const lines = hidden > 0 ? [`${GUTTER}… ${hidden} ${marker}`] : [];
+export function tailLines(tail: TerminalTail, hidden: LineCount = tail.hiddenLines(), marker = "earlier lines"): string[] {
+  const lines = hidden.lines > 0 || !hidden.exact ? [`${GUTTER}… ${countWords(hidden)} ${marker}`] : [];
   return [...lines, ...tail.tail().map((line) => GUTTER + line)];
+}
+
+/** "12", or "at least 12" when output went by faster than it was counted ("more" for none counted). */
+function countWords({ lines, exact }: LineCount): string {
+  if (exact) return String(lines);
+  return lines > 0 ? `at least ${lines}` : "more";
 }
 
 /**
  * A terminal's closing lines: what the reader has not seen of its output (on a TTY the whole
  * tail, since the live region is erased; piped, the unfinished last line, or the tail when
- * streaming stopped at the cap), then how it ended.
+ * streaming stopped at the cap or skipped output), then how it ended.
  */
 export function finalLines(term: TerminalView, tty: boolean): string[] {
   const { tail } = term;
   let lines: string[] = [];
-  if (tty) lines = tailLines(tail, tail.hiddenLines, "lines not shown");
-  else if (term.streamed > PLAIN_STREAM_LINES) lines = tailLines(tail, term.streamed - PLAIN_STREAM_LINES, "lines not shown");
-  else if (tail.partialLine !== undefined) lines = [GUTTER + tail.partialLine];
+  if (tty) lines = tailLines(tail, tail.hiddenLines(), "lines not shown");
+  else {
+    const completed = tail.completedLines();
+    const notStreamed = { lines: Math.max(0, completed.lines - term.streamed), exact: completed.exact && term.lines.skippedBytes === 0 };
+    if (notStreamed.lines > 0 || !notStreamed.exact) lines = tailLines(tail, notStreamed, "lines not shown");
+    else if (tail.partialLine !== undefined) lines = [GUTTER + tail.partialLine];
+  }
   const ended = term.exitStatus !== undefined ? formatExitStatus(term.exitStatus) : term.released ? "released" : "still running";
   return [...lines, `  └ ${ended}`];
 }

@@ -1,3 +1,4 @@
+import type { OutputReader } from "../output/output-buffer.js";
 import { planCommand, resolveShell } from "../spawn/command.js";
 import { ptyAvailable } from "../spawn/pty.js";
 import { parseSignalName } from "../terminate/signals.js";
@@ -216,6 +217,14 @@ export class TerminalHost {
 
   info(terminalId: string): TerminalInfo | undefined {
     return this.#terminals.get(terminalId)?.info();
+  }
+
+  /**
+   * A read-only view of a terminal's output buffer, for a UI that draws its tail: no owner check,
+   * and it stays readable after release (holding it keeps the buffer's memory).
+   */
+  outputReader(terminalId: string): OutputReader | undefined {
+    return this.#terminals.get(terminalId)?.buffer;
   }
 
   list(filter?: { connectionId?: string; sessionId?: string }): TerminalInfo[] {

@@ -140,6 +140,17 @@ export interface TerminalOutputEvent {
   data: Uint8Array;
 }
 
+/**
+ * Bytes were added to a terminal's buffer; no copy of them comes with it (unlike `output`). For a
+ * view that reads the buffer itself (`TerminalHost.outputReader()`) and must not miss a chunk.
+ */
+export interface TerminalWrittenEvent {
+  terminalId: string;
+  owner: TerminalOwner;
+  /** Bytes the command has written in all, this chunk included. */
+  totalBytes: number;
+}
+
 export interface TerminalExitEvent {
   terminalId: string;
   owner: TerminalOwner;
@@ -159,6 +170,7 @@ export interface TerminalCreateEvent {
 export interface TerminalHostEvents {
   create: [TerminalCreateEvent];
   output: [TerminalOutputEvent];
+  written: [TerminalWrittenEvent];
   exit: [TerminalExitEvent];
   release: [TerminalReleaseEvent];
 }

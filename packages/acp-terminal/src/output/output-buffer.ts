@@ -126,6 +126,45 @@ export class OutputBuffer {
    * increments are small and each caller asks for its own.
    */
   textSince(sinceByte: number): { text: string; fromByte: number } {
+    const { from, to, firstHeld } = this.#rangeSince(sinceByte);
+    if (from >= to) return { text: "", fromByte: firstHeld + Math.min(from, to) };
+    return { text: this.#decoder.decode(this.#slice(from, to)), fromByte: firstHeld + from };
+  }
+
+  /**
+   * The retained bytes from stream offset `sinceByte` on, at most `maxBytes` of them: the same
+   * range as `textSince` (starting on a character boundary, without an incomplete last character
+   * while the command runs), as bytes, cut before a character `maxBytes` would split. A view of
+   * the ring where they are contiguous, else a copy; a view is valid until the next append.
+   */
+  bytesSince(sinceByte: number, maxBytes = Number.POSITIVE_INFINITY): { bytes: Uint8Array; fromByte: number } {
+    return this.#read(sinceByte, maxBytes, false);
+  }
+
+  /**
+   * Like `bytesSince`, but never copies: it also stops where the ring wraps around, so it may return
+   * fewer bytes than there are (never none while there are some). For readers that loop over the
+   * output (a cursor): valid until the next append, so decode or count it at once.
+   */
+  viewSince(sinceByte: number, maxBytes = Number.POSITIVE_INFINITY): { bytes: Uint8Array; fromByte: number } {
+    return this.#read(sinceByte, maxBytes, true);
+  }
+
+  #read(sinceByte: number, maxBytes: number, contiguous: boolean): { bytes: Uint8Array; fromByte: number } {
+    const { from, to, firstHeld } = this.#rangeSince(sinceByte);
+    if (from >= to) return { bytes: new Uint8Array(0), fromByte: firstHeld + Math.min(from, to) };
+    const capacity = this.#ring.length;
+    const wrapsAt = capacity - ((this.#start + from) % capacity); // bytes before the end of the ring
+    let end = Math.min(to, from + maxBytes, contiguous ? from + wrapsAt : Number.POSITIVE_INFINITY);
+    // Cut early: end before a character the cut would split, so the next read starts on it.
+    if (end < to) end -= incompleteTailBytes((i) => this.#byteAt(from + i), end - from);
+    // A character across the ring's end, right at `from`: copy just its bytes rather than return none.
+    if (end <= from) end = from + 1 + leadingContinuationBytes((i) => this.#byteAt(from + 1 + i), to - from - 1);
+    return { bytes: this.#slice(from, end), fromByte: firstHeld + from };
+  }
+
+  /** Offsets (from the oldest byte held) of what `textSince(sinceByte)` covers. */
+  #rangeSince(sinceByte: number): { from: number; to: number; firstHeld: number } {
     const firstHeld = this.#totalBytes - this.#size; // stream offset of the oldest byte in the ring
     const to = this.#size - this.pendingBytes;
     let from = this.#boundarySkip();
@@ -133,8 +172,7 @@ export class OutputBuffer {
       const start = sinceByte - firstHeld;
       from = start + leadingContinuationBytes((i) => this.#byteAt(start + i), Math.max(0, to - start));
     }
-    if (from >= to) return { text: "", fromByte: firstHeld + Math.min(from, to) };
-    return { text: this.#decoder.decode(this.#slice(from, to)), fromByte: firstHeld + from };
+    return { from, to, firstHeld };
   }
 
   #boundarySkip(): number {
@@ -168,3 +206,6 @@ export class OutputBuffer {
     this.#start = 0;
   }
 }
+
+/** What a view may read of a terminal's buffer (a UI drawing its tail): never writes. */
+export type OutputReader = Pick<OutputBuffer, "limit" | "totalBytes" | "droppedBytes" | "version" | "ended" | "bytesSince" | "viewSince">;
