@@ -3,7 +3,7 @@
  * unless the person who started it said so: `--yes` (every command, the word the `run` CLI uses
  * for "allow every permission request") or `--allow PATTERN` (command lines matching a pattern).
  */
-export type ApprovalPolicy = { kind: "yes" } | { kind: "allow"; patterns: readonly RegExp[] } | { kind: "deny" };
+export type ApprovalPolicy = { kind: "yes" } | { kind: "allow"; sources: readonly string[]; patterns: readonly RegExp[] } | { kind: "deny" };
 
 /** Longest `--allow` pattern accepted, like the tools' watcher patterns. */
 export const MAX_ALLOW_PATTERN_LENGTH = 512;
@@ -24,7 +24,7 @@ export function approvalPolicy(yes: boolean, allow: readonly string[]): Approval
       return `Invalid --allow: ${JSON.stringify(source)} is not a regular expression (${error instanceof Error ? error.message : String(error)})`;
     }
   }
-  return { kind: "allow", patterns };
+  return { kind: "allow", sources: [...allow], patterns };
 }
 
 /** Undefined when the policy allows `commandLine`; otherwise why not and what to do. */
@@ -34,7 +34,7 @@ export function refusal(policy: ApprovalPolicy, commandLine: string): string | u
       return undefined;
     case "allow":
       if (policy.patterns.some((pattern) => pattern.test(commandLine))) return undefined;
-      return `not allowed by this server's --allow patterns (${policy.patterns.map((p) => p.source.slice(4, -1)).join(", ")}); restart it with a pattern that matches, or with --yes`;
+      return `not allowed by this server's --allow patterns (${policy.sources.join(", ")}); restart it with a pattern that matches, or with --yes`;
     case "deny":
       return "this server runs no command without approval; restart it with --yes (allow every command) or --allow PATTERN";
   }
@@ -46,7 +46,7 @@ export function describePolicy(policy: ApprovalPolicy): string {
     case "yes":
       return "every command (--yes)";
     case "allow":
-      return `command lines matching ${policy.patterns.map((p) => p.source.slice(4, -1)).join(" or ")}`;
+      return `command lines matching ${policy.sources.join(" or ")}`;
     case "deny":
       return "no command (pass --yes or --allow)";
   }
