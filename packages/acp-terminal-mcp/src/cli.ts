@@ -56,6 +56,7 @@ async function serve(options: McpOptions, io: McpIo): Promise<void> {
     sessionId: SESSION_ID,
     progressIntervalMs: options.progressIntervalMs,
     version: packageVersion(),
+    cancelAcrossInstances: options.http !== undefined,
     instructions: `Commands run on ${process.platform} through /bin/sh, starting in ${runtime.workspace} (a working directory outside it is refused). Allowed: ${describePolicy(options.policy)}.`,
   });
   const stopSignal = new Promise<string>((resolve) => {

@@ -13,6 +13,13 @@ export interface ToolServerOptions {
   version: string;
   /** Added to `initialize`'s instructions: where commands run and what the policy allows. */
   instructions: string;
+  /**
+   * Stateless HTTP: a 2025-era client's `notifications/cancelled` arrives in its own POST, served
+   * by a fresh instance that never saw the call. With this set, every instance looks the request id
+   * up among the calls in flight on any instance, and cancels the call when exactly one has it
+   * (two clients using the same id at once cannot be told apart: then nothing is cancelled).
+   */
+  cancelAcrossInstances?: boolean;
 }
 
 /** The label that ties a run to the MCP request that started it, so cancelling the request kills it. */
@@ -25,6 +32,7 @@ const CALL_LABEL = "mcpCall";
  */
 export function toolServerFactory(options: ToolServerOptions): () => Server {
   const byName = new Map(options.tools.map((tool) => [tool.functionName, tool]));
+  const inFlight = new InFlightCalls();
   let calls = 0;
   return () => {
     const server = new Server({ name: "acp-terminal", version: options.version }, { capabilities: { tools: {} }, instructions: options.instructions });
@@ -37,14 +45,39 @@ export function toolServerFactory(options: ToolServerOptions): () => Server {
         throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(request.params.name)}: this server has ${[...byName.keys()].join(", ")}`);
       }
       const call = `${++calls}`;
-      const result = await callTool(tool, options, call, request.params.arguments ?? {}, ctx);
+      const result = await callTool(tool, options, call, request.params.arguments ?? {}, ctx, inFlight);
       return server.projectCallToolResult(result, undefined);
     });
+    if (options.cancelAcrossInstances) {
+      server.setNotificationHandler("notifications/cancelled", (notification) => {
+        if (notification.params.requestId !== undefined) inFlight.cancel(notification.params.requestId);
+      });
+    }
     return server;
   };
 }
 
-async function callTool(tool: ToolDefinition, options: ToolServerOptions, call: string, input: unknown, ctx: ServerContext): Promise<CallToolResult> {
+/** Cancel functions of the calls running now, by JSON-RPC request id. */
+class InFlightCalls {
+  private readonly byId = new Map<string, Set<() => void>>();
+
+  add(id: string | number, cancel: () => void): () => void {
+    const key = String(id);
+    const set = this.byId.get(key) ?? new Set();
+    this.byId.set(key, set.add(cancel));
+    return () => {
+      set.delete(cancel);
+      if (set.size === 0) this.byId.delete(key);
+    };
+  }
+
+  cancel(id: string | number): void {
+    const set = this.byId.get(String(id));
+    if (set?.size === 1) for (const cancel of set) cancel();
+  }
+}
+
+async function callTool(tool: ToolDefinition, options: ToolServerOptions, call: string, input: unknown, ctx: ServerContext, inFlight: InFlightCalls): Promise<CallToolResult> {
   const { manager, sessionId } = options;
   const runsOfCall = () => manager.list({ sessionId, limit: 500 }).filter((run) => run.labels[CALL_LABEL] === call && !isFinished(run.status));
   // MCP cancellation (notifications/cancelled, or an HTTP client going away) kills what this call started.
@@ -52,6 +85,7 @@ async function callTool(tool: ToolDefinition, options: ToolServerOptions, call: 
     for (const run of runsOfCall()) manager.kill(run.id, { sessionId }).catch(() => undefined /* finished meanwhile */);
   };
   ctx.mcpReq.signal.addEventListener("abort", cancel, { once: true });
+  const forget = inFlight.add(ctx.mcpReq.id, cancel);
   const token = ctx.mcpReq._meta?.progressToken;
   const progress = token === undefined ? undefined : progressReporter({ token, intervalMs: options.progressIntervalMs, manager, runs: runsOfCall, notify: ctx.mcpReq.notify });
   const context: ToolContext = { manager, sessionId, labels: { [CALL_LABEL]: call } };
@@ -64,6 +98,7 @@ async function callTool(tool: ToolDefinition, options: ToolServerOptions, call: 
     return { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
   } finally {
     progress?.stop();
+    forget();
     ctx.mcpReq.signal.removeEventListener("abort", cancel);
   }
 }
