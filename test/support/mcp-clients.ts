@@ -51,6 +51,8 @@ export interface StdioTarget {
 export interface HttpTarget {
   url: string;
   token?: string;
+  /** Sent with every request (e.g. a host config's `headers`). */
+  headers?: Record<string, string>;
 }
 
 const REQUEST_TIMEOUT_MS = 20_000;
@@ -69,7 +71,8 @@ export async function connectStdio(kind: ClientKind, target: StdioTarget): Promi
 }
 
 export async function connectHttp(kind: ClientKind, target: HttpTarget): Promise<McpTestClient> {
-  const requestInit = target.token ? { headers: { authorization: `Bearer ${target.token}` } } : undefined;
+  const headers = { ...target.headers, ...(target.token ? { authorization: `Bearer ${target.token}` } : {}) };
+  const requestInit = Object.keys(headers).length > 0 ? { headers } : undefined;
   if (kind === "v1") {
     const client = new ClientV1({ name: "test-v1", version: "1.0.0" });
     const revision = watchRevision(new HttpV1(new URL(target.url), requestInit ? { requestInit } : undefined));

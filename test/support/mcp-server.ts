@@ -41,8 +41,9 @@ export interface HttpServerProcess {
 }
 
 /** `acp-terminal mcp --http ...` as a child process; resolves with the URL it prints once listening. */
-export async function startHttpServer(args: string[], mark: string, env: Record<string, string> = {}): Promise<HttpServerProcess> {
-  const child = spawn(process.execPath, [CLI, "mcp", ...args], { env: { ...markedEnv(mark), ...env }, stdio: ["ignore", "ignore", "pipe"] });
+export async function startHttpServer(args: string[], mark: string, env: Record<string, string> = {}, launcher: readonly string[] = [process.execPath, CLI, "mcp"]): Promise<HttpServerProcess> {
+  const [command, ...prefix] = launcher;
+  const child = spawn(command!, [...prefix, ...args], { env: { ...markedEnv(mark), ...env }, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
