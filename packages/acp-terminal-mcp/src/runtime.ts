@@ -1,6 +1,6 @@
 import { realpath, stat } from "node:fs/promises";
 import { ProcessManager, type SchedulerLimits } from "acp-process";
-import { TerminalHost } from "acp-terminal";
+import { TerminalHost, type TerminalHostOptions } from "acp-terminal";
 import type { ApprovalPolicy } from "./policy.js";
 import { WorkspaceProvider } from "./workspace-provider.js";
 
@@ -14,6 +14,8 @@ export interface RuntimeOptions {
   maxOutputChars?: number;
   /** Bytes of output the host keeps per terminal (tail). */
   outputByteLimit?: number;
+  /** The commands' environment (TerminalHost's `env` option). Default: this process's. */
+  env?: TerminalHostOptions["env"];
 }
 
 /** One TerminalHost and ProcessManager shared by every MCP connection and request of this server. */
@@ -29,6 +31,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const workspace = await resolveWorkspace(options.workspace);
   const host = new TerminalHost({
     cwd: workspace,
+    ...(options.env !== undefined ? { env: options.env } : {}),
     ...(options.outputByteLimit !== undefined ? { defaultOutputByteLimit: options.outputByteLimit, maxOutputByteLimit: options.outputByteLimit } : {}),
   });
   const limits: Partial<SchedulerLimits> = options.maxConcurrentRuns !== undefined ? { maxConcurrentRuns: options.maxConcurrentRuns, maxConcurrentPerSession: options.maxConcurrentRuns } : {};
