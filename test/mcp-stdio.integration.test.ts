@@ -3,15 +3,17 @@
  * 2026-07-28), and the v1 SDK client: every tool of every surface listed and called, progress,
  * cancellation, the workspace and the approval policy; no process outlives a test.
  */
+import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { execTool, processTool, processTools, shellTool, type ToolDefinition } from "acp-process";
+import { MCP_USAGE } from "acp-terminal-mcp";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { newMark, untilNoneMarked } from "./fixtures/demo-processes.js";
 import { CLIENT_KINDS, MODERN_REVISION, type McpTestClient, type ToolCallResult } from "./support/mcp-clients.js";
-import { connectServer, pidsWithArg } from "./support/mcp-server.js";
+import { CLI, connectServer, pidsWithArg } from "./support/mcp-server.js";
 import { until } from "./support/until.js";
 
 let workspace: string;
@@ -176,5 +178,19 @@ describe("the workspace and the approval policy", () => {
     await client.close();
     await untilNoneMarked(mark);
     expect(pidsWithArg(needle)).toEqual([]);
+  });
+});
+
+describe("the command line", () => {
+  test("acp-terminal mcp --help prints the usage; a bad option exits 2 naming it, a missing workspace 1", () => {
+    const help = spawnSync(process.execPath, [CLI, "mcp", "--help"], { encoding: "utf8", timeout: 10_000 });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toBe(MCP_USAGE);
+    const bad = spawnSync(process.execPath, [CLI, "mcp", "--tools", "bash"], { encoding: "utf8", timeout: 10_000 });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toBe('Invalid --tools: expected one of exec, process, shell, received "bash"\nRun "acp-terminal mcp --help" for usage.\n');
+    const missing = spawnSync(process.execPath, [CLI, "mcp", "--workspace", "/no/such/dir", "--yes"], { encoding: "utf8", timeout: 10_000, input: "" });
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain("Invalid --workspace: /no/such/dir does not exist");
   });
 });
