@@ -57,7 +57,7 @@ async function serve(options: McpOptions, io: McpIo): Promise<void> {
     progressIntervalMs: options.progressIntervalMs,
     version: packageVersion(),
     cancelAcrossInstances: options.http !== undefined,
-    instructions: `Commands run on ${process.platform} through /bin/sh, starting in ${runtime.workspace} (a working directory outside it is refused). Allowed: ${describePolicy(options.policy)}.`,
+    instructions: `Command lines run on ${process.platform} through bash (or /bin/sh where there is no bash), starting in ${runtime.workspace} (a working directory outside it is refused). Allowed: ${describePolicy(options.policy)}.`,
   });
   const stopSignal = new Promise<string>((resolve) => {
     for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve(signal));
