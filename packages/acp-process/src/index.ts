@@ -66,5 +66,7 @@ export {
 export { shellTool, shellInputSchema, type ShellInput } from "./tools/shell.js";
 export { SqliteRunStore, type SqliteStoreOptions } from "./store/sqlite.js";
 export { providerForClient, type ClientProviderOptions } from "./providers/select.js";
+export { McpToolsProvider, type McpToolCall, type McpToolsProviderOptions } from "./providers/mcp-tools.js";
+export { mcpOverAcpTools } from "./providers/mcp-over-acp.js";
 export { allTools } from "./tools/all.js";
 export { DEFAULT_WATCHER_LIMITS, type WatcherLimits } from "./runs/watchers.js";

@@ -21,6 +21,19 @@ describe("providerForClient", () => {
     await host.dispose();
   });
 
+  it("uses the session's MCP terminal server when the client has no terminals, before the fallback host, and v1 terminals before both", async () => {
+    const host = new TerminalHost();
+    const calls: string[] = [];
+    const mcpTools = (sessionId: string) => (sessionId === "with-mcp" ? async (name: string) => (calls.push(name), {}) : undefined);
+    const noTerminals = providerForClient({ connection: neverCalled, clientCapabilities: {}, mcpTools, fallbackHost: host });
+    expect(noTerminals("with-mcp").kind).toBe("mcp");
+    expect(noTerminals("with-mcp").capabilities).toEqual({ cursors: true, outputSince: false, write: true, pty: false, signal: true });
+    expect(noTerminals("without").kind).toBe("local");
+    expect(providerForClient({ connection: neverCalled, clientCapabilities: { terminal: true }, mcpTools, fallbackHost: host })("with-mcp").kind).toBe("acp");
+    expect(calls).toEqual([]);
+    await host.dispose();
+  });
+
   it("fails runs with a clear message when there is neither", async () => {
     const manager = new ProcessManager({ providerFor: providerForClient({ connection: neverCalled, clientCapabilities: {} }), env: {}, sweepIntervalMs: 0 });
     const started = await manager.start({ sessionId: "s", command: "true" });

@@ -1,10 +1,12 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { agent, PROTOCOL_VERSION, RequestError, type AgentApp, type ContentBlock } from "@agentclientprotocol/sdk";
+// The unstable v1 surface: it accepts `{type: "acp"}` MCP servers in session/new and carries mcp/message.
+import { agent, isMcpServerAcp, McpOverAcpCaller, methods, PROTOCOL_VERSION, RequestError, type AgentApp, type ContentBlock } from "@agentclientprotocol/sdk/unstable";
 import { SqliteRunStore } from "acp-process";
 import { TerminalHost } from "acp-terminal";
 import { dispatch } from "./commands/index.js";
 import { sessionsManager } from "./manager.js";
+import { findMcpTerminals } from "./mcp-terminals.js";
 import { chooseMode } from "./mode.js";
 import { parseCommand } from "./parse.js";
 import { reportError } from "./report-error.js";
@@ -38,16 +40,20 @@ export function demoAgent(options: DemoAgentOptions = {}): DemoAgent {
   let clientCapabilities: unknown;
   let localHost: TerminalHost | undefined;
   const local = (): TerminalHost => (localHost ??= new TerminalHost());
+  const mcp = new McpOverAcpCaller({ clientInfo: { name: "demo-agent", version: "0.1.0" } });
 
   const app = agent({ name: "demo-agent" })
     .onRequest("initialize", ({ params }) => {
       clientCapabilities = params.clientCapabilities;
-      return { protocolVersion: PROTOCOL_VERSION, agentCapabilities: { loadSession: false }, agentInfo: { name: "demo-agent", version: "0.1.0" } };
+      // mcpCapabilities.acp: a client may offer its terminals as an MCP server over this connection.
+      return { protocolVersion: PROTOCOL_VERSION, agentCapabilities: { loadSession: false, mcpCapabilities: { acp: true } }, agentInfo: { name: "demo-agent", version: "0.1.0" } };
     })
-    .onRequest("session/new", ({ params, client }) => {
+    .onNotification(methods.agent.mcp.message, mcp.handleNotification)
+    .onRequest("session/new", async ({ params, client }) => {
       if (!path.isAbsolute(params.cwd)) throw RequestError.invalidParams({ cwd: params.cwd }, `cwd must be an absolute path, received ${JSON.stringify(params.cwd)}`);
       const sessionId = randomUUID();
-      sessions.set(sessionId, new DemoSession(sessionId, params.cwd, client, chooseMode(clientCapabilities, client, sessionId, local), manager));
+      const mcpTerminals = await findMcpTerminals(mcp, client, clientCapabilities, params.mcpServers.filter(isMcpServerAcp));
+      sessions.set(sessionId, new DemoSession(sessionId, params.cwd, client, chooseMode(clientCapabilities, client, sessionId, local, mcpTerminals), manager));
       return { sessionId };
     })
     .onNotification("session/cancel", ({ params }) => sessions.get(params.sessionId)?.turn.abort())

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Readable, Writable } from "node:stream";
 import { parseArgs } from "node:util";
-import { ndJsonStream } from "@agentclientprotocol/sdk";
+import { ndJsonStream } from "@agentclientprotocol/sdk/unstable";
 import { demoAgent, type DemoAgent } from "./agent.js";
 
 const USAGE =

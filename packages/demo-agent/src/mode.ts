@@ -1,5 +1,5 @@
-import type { AgentContext } from "@agentclientprotocol/sdk";
-import { AcpTerminalProvider, detectClientTerminalSupport, LocalTerminalProvider, type TerminalProvider } from "acp-process";
+import type { AgentContext } from "@agentclientprotocol/sdk/unstable";
+import { AcpTerminalProvider, detectClientTerminalSupport, LocalTerminalProvider, McpToolsProvider, type McpToolCall, type TerminalProvider } from "acp-process";
 import type { TerminalHost } from "acp-terminal";
 
 /** Where a session's commands run, and how to say so. */
@@ -13,11 +13,21 @@ export interface ExecutionMode {
 }
 
 /**
- * The client's terminals when it advertises `clientCapabilities.terminal`, else local processes.
- * `localHost` is called only when needed, so an agent whose client has terminals starts none.
+ * The client's terminals when it advertises `clientCapabilities.terminal`, else the client's MCP
+ * terminal server when the session declared one, else local processes. `localHost` is called only
+ * when needed, so an agent whose client has terminals starts none.
  */
-export function chooseMode(clientCapabilities: unknown, client: AgentContext, sessionId: string, localHost: () => TerminalHost): ExecutionMode {
+export function chooseMode(clientCapabilities: unknown, client: AgentContext, sessionId: string, localHost: () => TerminalHost, mcpTerminals?: { name: string; call: McpToolCall }): ExecutionMode {
   const support = detectClientTerminalSupport(clientCapabilities);
+  if (!support.terminal && mcpTerminals) {
+    return {
+      provider: new McpToolsProvider(mcpTerminals.call),
+      clientTerminals: false,
+      description:
+        `This client offers its terminals as an MCP server over ACP (${mcpTerminals.name}: exec and process tools, MCP-over-ACP), ` +
+        "so commands run on the client's machine through those tools; their output comes back as text.",
+    };
+  }
   if (!support.terminal) {
     const host = localHost();
     const owner = { connectionId: "demo-agent", sessionId };

@@ -1,4 +1,4 @@
-import type { AgentContext } from "@agentclientprotocol/sdk";
+import type { AgentContext } from "@agentclientprotocol/sdk/unstable";
 import type { ProcessManager, RunSnapshot } from "acp-process";
 import { BackgroundReporter } from "./background.js";
 import { OUTPUT_TAIL_CHARS } from "./format.js";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { AgentContext, ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk";
+import type { AgentContext, ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk/unstable";
 import type { RunSnapshot } from "acp-process";
 
 /**

@@ -3,7 +3,7 @@
  * reported (or failed to start), nothing of them is left in it. Real commands on an in-process
  * TerminalHost.
  */
-import type { AgentContext } from "@agentclientprotocol/sdk";
+import type { AgentContext } from "@agentclientprotocol/sdk/unstable";
 import { LocalTerminalProvider } from "acp-process";
 import { TerminalHost } from "acp-terminal";
 import { afterEach, describe, expect, it } from "vitest";

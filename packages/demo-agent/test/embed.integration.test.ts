@@ -5,7 +5,7 @@
  * holds the embedding update until the command has exited, so a release that did not wait for it
  * would come first.
  */
-import type { AgentContext } from "@agentclientprotocol/sdk";
+import type { AgentContext } from "@agentclientprotocol/sdk/unstable";
 import { LocalTerminalProvider, type TerminalProvider } from "acp-process";
 import { TerminalHost } from "acp-terminal";
 import { afterEach, describe, expect, it } from "vitest";

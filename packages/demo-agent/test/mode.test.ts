@@ -1,4 +1,4 @@
-import type { AgentContext } from "@agentclientprotocol/sdk";
+import type { AgentContext } from "@agentclientprotocol/sdk/unstable";
 import { terminalClientCapabilities, TerminalHost } from "acp-terminal";
 import { describe, expect, it } from "vitest";
 import { chooseMode } from "../src/mode.js";

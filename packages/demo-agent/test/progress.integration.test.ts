@@ -4,7 +4,7 @@
  * and background runs. Real commands on an in-process TerminalHost (local mode, where the client
  * has no terminal to watch); the command runs until the test opens a gate file.
  */
-import type { AgentContext } from "@agentclientprotocol/sdk";
+import type { AgentContext } from "@agentclientprotocol/sdk/unstable";
 import { LocalTerminalProvider } from "acp-process";
 import { TerminalHost } from "acp-terminal";
 import { afterEach, describe, expect, it } from "vitest";

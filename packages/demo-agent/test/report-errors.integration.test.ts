@@ -3,7 +3,7 @@
  * client has gone — are said on the agent's stderr with what failed, not swallowed; the run and
  * the reporter carry on. Real commands on an in-process TerminalHost.
  */
-import type { AgentContext } from "@agentclientprotocol/sdk";
+import type { AgentContext } from "@agentclientprotocol/sdk/unstable";
 import { LocalTerminalProvider } from "acp-process";
 import { TerminalHost } from "acp-terminal";
 import { afterEach, describe, expect, it, vi } from "vitest";

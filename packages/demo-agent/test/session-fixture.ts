@@ -1,4 +1,4 @@
-import type { AgentContext } from "@agentclientprotocol/sdk";
+import type { AgentContext } from "@agentclientprotocol/sdk/unstable";
 import type { TerminalProvider } from "acp-process";
 import { sessionsManager } from "../src/manager.js";
 import { DemoSession } from "../src/session.js";

@@ -1,6 +1,7 @@
 import { AcpTerminalProvider, type AcpRequester } from "./acp.js";
 import { detectClientTerminalSupport } from "./acp-capabilities.js";
 import { LocalTerminalProvider, type TerminalHostLike } from "./local.js";
+import { McpToolsProvider, type McpToolCall } from "./mcp-tools.js";
 import type { TerminalProvider } from "./types.js";
 
 export interface ClientProviderOptions {
@@ -14,11 +15,18 @@ export interface ClientProviderOptions {
    * clear message.
    */
   fallbackHost?: TerminalHostLike;
+  /**
+   * The client's MCP terminal server for a session (`acp-terminal mcp`'s `exec` and `process`
+   * tools, e.g. through `mcpOverAcpTools`), or undefined when the session declared none. Used when
+   * the client lacks the terminal capability, before the fallback host.
+   */
+  mcpTools?: (sessionId: string) => McpToolCall | undefined;
 }
 
 /**
- * A `providerFor(sessionId)` for ProcessManager: the client's terminals over ACP when it has the
- * terminal capability, else the fallback host. One provider per session, cached.
+ * A `providerFor(sessionId)` for ProcessManager, in this order: the client's terminals over ACP
+ * when it has the terminal capability, else the client's MCP terminal server when the session
+ * declared one, else the fallback host. One provider per session, cached.
  */
 export function providerForClient(options: ClientProviderOptions): (sessionId: string) => TerminalProvider {
   const support = detectClientTerminalSupport(options.clientCapabilities);
@@ -26,8 +34,11 @@ export function providerForClient(options: ClientProviderOptions): (sessionId: s
   return (sessionId) => {
     let provider = cache.get(sessionId);
     if (!provider) {
+      const mcp = support.terminal ? undefined : options.mcpTools?.(sessionId);
       if (support.terminal) {
         provider = new AcpTerminalProvider(options.connection, { sessionId, clientCapabilities: options.clientCapabilities });
+      } else if (mcp) {
+        provider = new McpToolsProvider(mcp);
       } else if (options.fallbackHost) {
         provider = new LocalTerminalProvider(options.fallbackHost, { owner: { connectionId: "local", sessionId } });
       } else {

@@ -30,6 +30,7 @@ export type ParsedCommand =
 
 export const USAGE = `Usage:
   acp-terminal run --agent "<command line>" [options] "<prompt>"
+  acp-terminal mcp [options]   (an MCP server of command tools: acp-terminal mcp --help)
   acp-terminal --help | --version
 
 Runs an ACP agent, sends it one prompt, hosts the terminals it asks for, and prints what it does.

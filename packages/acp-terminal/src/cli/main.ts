@@ -2,10 +2,12 @@
 import path from "node:path";
 import { parseCommand, USAGE } from "./args.js";
 import { ExitCode } from "./exit-codes.js";
+import { runMcpCommand } from "./mcp-command.js";
 import { run } from "./run.js";
 import { packageVersion } from "./version.js";
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "mcp") return runMcpCommand(argv.slice(1), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env });
   const command = parseCommand(argv, process.cwd(), (base, p) => path.resolve(base, p));
   switch (command.kind) {
     case "help":

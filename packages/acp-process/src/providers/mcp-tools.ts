@@ -1,0 +1,144 @@
+import { commandLine } from "../runs/describe.js";
+import type { ProviderCapabilities, ProviderCreateParams, ProviderExitStatus, ProviderOutput, TerminalProvider } from "./types.js";
+
+/**
+ * Calls one tool of an MCP server and resolves with its `structuredContent`; rejects when the
+ * call fails or answers `isError` (see `mcpOverAcpTools` for a client's server over ACP).
+ */
+export type McpToolCall = (name: string, args: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+export interface McpToolsProviderOptions {
+  /** Bytes of output kept per terminal (the tail). Default 1 MiB, the host's default. */
+  outputByteLimit?: number;
+}
+
+/** 30 days, the longest timeout `exec` accepts: the agent's own ProcessManager decides when to stop a run. */
+const EXEC_TIMEOUT_S = 30 * 24 * 3600;
+const DEFAULT_OUTPUT_BYTE_LIMIT = 1024 * 1024;
+/** Polls answered with `more: true` in a row before a read returns what it has. */
+const MAX_POLLS_PER_READ = 64;
+const WAIT_MIN_MS = 20;
+const WAIT_MAX_MS = 500;
+const FINISHED = new Set(["completed", "failed", "killed", "timed_out", "lost"]);
+
+interface RemoteTerminal {
+  tail: string;
+  totalBytes: number;
+  truncated: boolean;
+  exitStatus: ProviderExitStatus | null;
+  /** The read in flight: concurrent reads share it, so the server's poll cursor advances once. */
+  reading?: Promise<void>;
+  limit: number;
+}
+
+/**
+ * Terminals over a client's MCP terminal server (`acp-terminal mcp`'s default tools, `exec` and
+ * `process`): create = `exec` in the background, output = `process poll` (increments, kept here as
+ * a byte-bounded tail with exact counts), kill/signal = `process kill`, write = `process write`,
+ * release = `process remove`. No PTY. Output is what the server's poll returns: its
+ * `[acp-process]` notices appear on lines of their own.
+ */
+export class McpToolsProvider implements TerminalProvider {
+  readonly kind = "mcp";
+  readonly capabilities: ProviderCapabilities = Object.freeze({ cursors: true, outputSince: false, write: true, pty: false, signal: true });
+  private readonly terminals = new Map<string, RemoteTerminal>();
+
+  constructor(
+    private readonly call: McpToolCall,
+    private readonly options: McpToolsProviderOptions = {},
+  ) {}
+
+  async create(params: ProviderCreateParams): Promise<string> {
+    if (params.pty) throw new Error("an MCP terminal server offers no PTY");
+    const answer = await this.call("exec", {
+      command: commandLine({ command: params.command, args: params.args ?? null }),
+      ...(params.cwd ? { workdir: params.cwd } : {}),
+      ...(params.env ? { env: params.env } : {}),
+      background: true,
+      timeout: EXEC_TIMEOUT_S,
+    });
+    if (answer.status !== "running" || typeof answer.sessionId !== "string") {
+      throw new Error(typeof answer.error === "string" ? answer.error : `exec answered ${JSON.stringify(answer).slice(0, 300)}`);
+    }
+    this.terminals.set(answer.sessionId, { tail: "", totalBytes: 0, truncated: false, exitStatus: null, limit: params.outputByteLimit ?? this.options.outputByteLimit ?? DEFAULT_OUTPUT_BYTE_LIMIT });
+    return answer.sessionId;
+  }
+
+  async output(terminalId: string): Promise<ProviderOutput> {
+    const terminal = this.terminal(terminalId);
+    await this.read(terminalId, terminal);
+    return {
+      output: terminal.tail,
+      truncated: terminal.truncated,
+      exitStatus: terminal.exitStatus,
+      totalBytes: terminal.totalBytes,
+      droppedBytes: terminal.totalBytes - Buffer.byteLength(terminal.tail),
+    };
+  }
+
+  async waitForExit(terminalId: string): Promise<ProviderExitStatus> {
+    const terminal = this.terminal(terminalId);
+    for (let delay = WAIT_MIN_MS; terminal.exitStatus === null; delay = Math.min(WAIT_MAX_MS, delay * 2)) {
+      await this.read(terminalId, terminal);
+      if (terminal.exitStatus === null) await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+    return terminal.exitStatus;
+  }
+
+  async kill(terminalId: string): Promise<void> {
+    await this.call("process", { action: "kill", sessionId: terminalId });
+  }
+
+  async signal(terminalId: string, signal: string): Promise<void> {
+    await this.call("process", { action: "kill", sessionId: terminalId, signal });
+  }
+
+  async write(terminalId: string, data: string | Uint8Array, options?: { eof?: boolean }): Promise<void> {
+    const text = typeof data === "string" ? data : new TextDecoder().decode(data);
+    await this.call("process", { action: "write", sessionId: terminalId, data: text, eof: options?.eof ?? false });
+  }
+
+  async release(terminalId: string): Promise<void> {
+    if (!this.terminals.delete(terminalId)) return;
+    await this.call("process", { action: "remove", sessionId: terminalId });
+  }
+
+  private terminal(terminalId: string): RemoteTerminal {
+    const terminal = this.terminals.get(terminalId);
+    if (!terminal) throw new Error(`unknown or released terminal ${terminalId}`);
+    return terminal;
+  }
+
+  private read(terminalId: string, terminal: RemoteTerminal): Promise<void> {
+    terminal.reading ??= this.poll(terminalId, terminal).finally(() => (terminal.reading = undefined));
+    return terminal.reading;
+  }
+
+  private async poll(terminalId: string, terminal: RemoteTerminal): Promise<void> {
+    for (let i = 0; i < MAX_POLLS_PER_READ && terminal.exitStatus === null; i++) {
+      const page = await this.call("process", { action: "poll", sessionId: terminalId });
+      if (typeof page.output === "string" && page.output.length > 0) append(terminal, page.output);
+      if (typeof page.missedItems === "number" && page.missedItems > 0) terminal.truncated = true;
+      if (page.more === true) continue;
+      if (typeof page.status === "string" && FINISHED.has(page.status)) {
+        terminal.exitStatus = { exitCode: typeof page.exitCode === "number" ? page.exitCode : null, signal: typeof page.signal === "string" ? page.signal : null };
+      }
+      return;
+    }
+  }
+}
+
+/** Appends `text` and keeps the last `limit` bytes, cut on a character boundary. */
+function append(terminal: RemoteTerminal, text: string): void {
+  terminal.totalBytes += Buffer.byteLength(text);
+  const tail = terminal.tail + text;
+  const bytes = Buffer.from(tail);
+  if (bytes.length <= terminal.limit) {
+    terminal.tail = tail;
+    return;
+  }
+  let start = bytes.length - terminal.limit;
+  while (start < bytes.length && (bytes[start]! & 0xc0) === 0x80) start++; // not inside a character
+  terminal.tail = bytes.subarray(start).toString();
+  terminal.truncated = true;
+}

@@ -1,0 +1,121 @@
+import { parseArgs } from "node:util";
+import { approvalPolicy, type ApprovalPolicy } from "./policy.js";
+import { isToolSetName, TOOL_SET_NAMES, type ToolSetName } from "./tool-sets.js";
+import { parseListenAddress, type ListenAddress } from "./listen-address.js";
+
+export const TOKEN_ENV = "ACP_TERMINAL_MCP_TOKEN";
+
+export interface McpOptions {
+  /** As given (absolute); resolved through symlinks when the server starts. */
+  workspace: string;
+  tools: ToolSetName;
+  policy: ApprovalPolicy;
+  maxConcurrentRuns?: number;
+  maxOutputChars?: number;
+  outputByteLimit?: number;
+  progressIntervalMs: number;
+  /** Streamable HTTP instead of stdio. */
+  http?: ListenAddress;
+  /** Bearer token HTTP requests must carry. */
+  token?: string;
+}
+
+export type ParsedMcpCommand = { kind: "help" } | { kind: "serve"; options: McpOptions } | { kind: "error"; message: string };
+
+export const MCP_USAGE = `Usage:
+  acp-terminal mcp [options]          (the same as: acp-terminal-mcp [options])
+
+Serves acp-process's command tools as an MCP server, over stdio (default) or Streamable HTTP,
+running commands in a local TerminalHost.
+
+Options:
+  --workspace DIR          commands start here; a working directory outside it is refused
+                           (default: the current directory)
+  --tools SET              exec: exec + process (default); process: process.run, process.monitor,
+                           process.kill, process.list, process.logs; shell: the shell action API
+  --yes, -y                allow every command
+  --allow REGEX            allow command lines REGEX matches whole (repeatable)
+                           Without --yes or --allow no command runs: there is no TTY to ask on.
+  --max-runs N             commands running at once; more wait in a queue (default 16)
+  --max-output-chars N     characters of output an answer carries (default 200000)
+  --output-limit BYTES     bytes of output kept per command, the tail (default 1048576)
+  --progress-interval S    seconds between progress notifications of a long call (default 1)
+  --http HOST:PORT         serve MCP Streamable HTTP at http://HOST:PORT/mcp instead of stdio
+  --token TOKEN            the bearer token HTTP requests must carry (or env ${TOKEN_ENV});
+                           required when HOST is not loopback
+  --help, -h               this help
+`;
+
+/** Parses the arguments after `mcp`. Never throws: errors come back as values. */
+export function parseMcpCommand(argv: string[], cwd: string, resolvePath: (base: string, p: string) => string, env: NodeJS.ProcessEnv): ParsedMcpCommand {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      allowPositionals: false,
+      strict: true,
+      options: {
+        workspace: { type: "string" },
+        tools: { type: "string", default: "exec" },
+        yes: { type: "boolean", short: "y", default: false },
+        allow: { type: "string", multiple: true, default: [] },
+        "max-runs": { type: "string" },
+        "max-output-chars": { type: "string" },
+        "output-limit": { type: "string" },
+        "progress-interval": { type: "string" },
+        http: { type: "string" },
+        token: { type: "string" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    }));
+  } catch (error) {
+    return { kind: "error", message: error instanceof Error ? error.message : String(error) };
+  }
+  if (values.help) return { kind: "help" };
+  if (!isToolSetName(values.tools)) return error(`Invalid --tools: expected one of ${TOOL_SET_NAMES.join(", ")}, received ${JSON.stringify(values.tools)}`);
+  const policy = approvalPolicy(values.yes, values.allow);
+  if (typeof policy === "string") return error(policy);
+  const maxConcurrentRuns = count("--max-runs", values["max-runs"], 1, 1024);
+  const maxOutputChars = count("--max-output-chars", values["max-output-chars"], 1000, 5_000_000);
+  const outputByteLimit = count("--output-limit", values["output-limit"], 1024, 64 * 1024 * 1024);
+  const progressS = values["progress-interval"];
+  const progressIntervalMs = progressS === undefined ? 1000 : Math.round(Number(progressS) * 1000);
+  for (const value of [maxConcurrentRuns, maxOutputChars, outputByteLimit]) if (typeof value === "string") return error(value);
+  if (progressS !== undefined && (progressS.trim() === "" || !Number.isFinite(progressIntervalMs) || progressIntervalMs < 10 || progressIntervalMs > 3_600_000)) {
+    return error(`Invalid --progress-interval: expected seconds from 0.01 to 3600, received ${JSON.stringify(progressS)}`);
+  }
+  const http = values.http === undefined ? undefined : parseListenAddress(values.http);
+  if (typeof http === "string") return error(http);
+  const token = values.token ?? (env[TOKEN_ENV] || undefined);
+  if (token !== undefined && values.http === undefined) return error(`--token (or ${TOKEN_ENV}) is for --http; a stdio server is reached only by the program that started it`);
+  if (http && !http.loopback && token === undefined) {
+    return error(`--http ${values.http} is not a loopback address: give a bearer token with --token or ${TOKEN_ENV}, so that only your agent can run commands here`);
+  }
+  if (token !== undefined && (token.length < 16 || /\s/.test(token))) return error(`Invalid --token: expected at least 16 characters without spaces (e.g. openssl rand -hex 32), received ${token.length} characters`);
+  return {
+    kind: "serve",
+    options: {
+      workspace: resolvePath(cwd, values.workspace ?? "."),
+      tools: values.tools,
+      policy,
+      ...(typeof maxConcurrentRuns === "number" ? { maxConcurrentRuns } : {}),
+      ...(typeof maxOutputChars === "number" ? { maxOutputChars } : {}),
+      ...(typeof outputByteLimit === "number" ? { outputByteLimit } : {}),
+      progressIntervalMs,
+      ...(http ? { http } : {}),
+      ...(token !== undefined ? { token } : {}),
+    },
+  };
+}
+
+function error(message: string): ParsedMcpCommand {
+  return { kind: "error", message };
+}
+
+/** An integer flag within [min, max], undefined when absent, or an error message. */
+function count(flag: string, value: string | undefined, min: number, max: number): number | string | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isInteger(n) || n < min || n > max) return `Invalid ${flag}: expected an integer from ${min} to ${max}, received ${JSON.stringify(value)}`;
+  return n;
+}

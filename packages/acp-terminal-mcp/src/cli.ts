@@ -1,0 +1,83 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { MCP_USAGE, parseMcpCommand, type McpOptions } from "./args.js";
+import { describePolicy } from "./policy.js";
+import { createRuntime } from "./runtime.js";
+import { serveOnHttp } from "./serve-http.js";
+import { serveOnStdio } from "./serve-stdio.js";
+import { toolServerFactory } from "./tool-server.js";
+import { TOOL_SETS } from "./tool-sets.js";
+
+/** The ProcessManager session every MCP call acts in. */
+const SESSION_ID = "mcp";
+
+export interface McpIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Exit codes as the `run` CLI counts them: 0 ok, 2 usage. */
+const EXIT_OK = 0;
+const EXIT_FAILED = 1;
+const EXIT_USAGE = 2;
+
+/**
+ * `acp-terminal mcp [options]` / `acp-terminal-mcp [options]`: runs until the stdio client goes away
+ * (or, over HTTP, until SIGINT/SIGTERM), then kills every command it started.
+ */
+export async function mcpMain(argv: string[], io: McpIo): Promise<number> {
+  const command = parseMcpCommand(argv, io.cwd, (base, p) => path.resolve(base, p), io.env);
+  if (command.kind === "help") {
+    io.stdout.write(MCP_USAGE);
+    return EXIT_OK;
+  }
+  if (command.kind === "error") {
+    io.stderr.write(`${command.message}\nRun "acp-terminal mcp --help" for usage.\n`);
+    return EXIT_USAGE;
+  }
+  try {
+    await serve(command.options, io);
+    return EXIT_OK;
+  } catch (error) {
+    io.stderr.write(`acp-terminal mcp: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT_FAILED;
+  }
+}
+
+async function serve(options: McpOptions, io: McpIo): Promise<void> {
+  const runtime = await createRuntime(options);
+  const note = (message: string) => io.stderr.write(`acp-terminal mcp: ${message}\n`);
+  const onerror = (error: Error) => note(`error: ${error.message}`);
+  const factory = toolServerFactory({
+    tools: TOOL_SETS[options.tools],
+    manager: runtime.manager,
+    sessionId: SESSION_ID,
+    progressIntervalMs: options.progressIntervalMs,
+    version: packageVersion(),
+    cancelAcrossInstances: options.http !== undefined,
+    instructions: `Command lines run on ${process.platform} through bash (or /bin/sh where there is no bash), starting in ${runtime.workspace} (a working directory outside it is refused). Allowed: ${describePolicy(options.policy)}.`,
+  });
+  const stopSignal = new Promise<string>((resolve) => {
+    for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve(signal));
+  });
+  try {
+    if (!options.http) {
+      await Promise.race([serveOnStdio(factory, onerror), stopSignal]);
+      return;
+    }
+    const http = await serveOnHttp(factory, options.http, options.token, onerror);
+    note(`serving ${options.tools} tools at ${http.url} (workspace ${runtime.workspace}; allowed: ${describePolicy(options.policy)}${options.token ? "; bearer token required" : ""})`);
+    const signal = await stopSignal;
+    note(`${signal}: stopping`);
+    await http.close();
+  } finally {
+    await runtime.dispose();
+  }
+}
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+  return pkg.version;
+}

@@ -1,0 +1,43 @@
+import { realpath } from "node:fs/promises";
+import path from "node:path";
+import { LocalTerminalProvider, type ProviderCreateParams, type TerminalHostLike } from "acp-process";
+import { refusal, type ApprovalPolicy } from "./policy.js";
+
+/**
+ * The local provider, gated: every terminal is checked here, whatever tool asked for it, so no
+ * tool surface (today's or one added later) can run a command the policy refuses or in a
+ * directory outside the workspace. A refused create fails the run with the reason.
+ * The workspace bounds where commands start, not what they touch: it is not a sandbox.
+ */
+export class WorkspaceProvider extends LocalTerminalProvider {
+  constructor(
+    host: TerminalHostLike,
+    /** Absolute and resolved (no symlinks): `realpath` of the `--workspace` directory. */
+    readonly workspace: string,
+    readonly policy: ApprovalPolicy,
+  ) {
+    super(host, { owner: { connectionId: "mcp", sessionId: "mcp" } });
+  }
+
+  override async create(params: ProviderCreateParams): Promise<string> {
+    const line = [params.command, ...(params.args ?? [])].join(" ");
+    const refused = refusal(this.policy, line);
+    if (refused !== undefined) throw new Error(`refused: ${refused}`);
+    const cwd = params.cwd === undefined ? this.workspace : await this.inside(params.cwd);
+    return super.create({ ...params, cwd });
+  }
+
+  /** `cwd` resolved through symlinks, when that is the workspace or below it. */
+  private async inside(cwd: string): Promise<string> {
+    if (!path.isAbsolute(cwd)) throw new Error(`refused: the working directory must be an absolute path inside the workspace ${this.workspace}, received ${JSON.stringify(cwd)}`);
+    let resolved: string;
+    try {
+      resolved = await realpath(cwd);
+    } catch (error) {
+      throw new Error(`the working directory ${cwd} does not exist or cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    }
+    const relative = path.relative(this.workspace, resolved);
+    if (relative === "" || (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))) return resolved;
+    throw new Error(`refused: the working directory ${cwd} is outside the workspace ${this.workspace}; use a directory inside it, or restart the server with --workspace set higher`);
+  }
+}

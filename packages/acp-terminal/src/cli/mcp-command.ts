@@ -1,0 +1,24 @@
+import { ExitCode } from "./exit-codes.js";
+
+/**
+ * `acp-terminal mcp` is served by the acp-terminal-mcp package: it needs acp-process's tools, and
+ * acp-process depends on this package, so it is loaded at run time by a specifier tsc does not
+ * follow (the project references stay acyclic).
+ */
+const MCP_MODULE: string = "acp-terminal-mcp/cli";
+
+interface McpModule {
+  mcpMain(argv: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; cwd: string; env: NodeJS.ProcessEnv }): Promise<number>;
+}
+
+export async function runMcpCommand(argv: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; cwd: string; env: NodeJS.ProcessEnv }): Promise<number> {
+  let mcp: McpModule;
+  try {
+    mcp = (await import(MCP_MODULE)) as McpModule;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    io.stderr.write(`acp-terminal mcp needs the acp-terminal-mcp package, which could not be loaded (${reason}); install it next to acp-terminal.\n`);
+    return ExitCode.usage;
+  }
+  return mcp.mcpMain(argv, io);
+}

@@ -1,0 +1,196 @@
+/**
+ * `acp-terminal mcp` over real stdio, driven by the MCP SDK v2 client (2025 handshake and
+ * 2026-07-28), and the v1 SDK client: every tool of every surface listed and called, progress,
+ * cancellation, the workspace and the approval policy; no process outlives a test.
+ */
+import { spawnSync } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { execTool, processTool, processTools, shellTool, type ToolDefinition } from "acp-process";
+import { MCP_USAGE } from "acp-terminal-mcp";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { newMark, untilNoneMarked } from "./fixtures/demo-processes.js";
+import { CLIENT_KINDS, MODERN_REVISION, type McpTestClient, type ToolCallResult } from "./support/mcp-clients.js";
+import { CLI, connectServer, pidsWithArg } from "./support/mcp-server.js";
+import { until } from "./support/until.js";
+
+let workspace: string;
+let mark: string;
+const open: McpTestClient[] = [];
+
+beforeAll(() => {
+  workspace = realpathSync(mkdtempSync(path.join(tmpdir(), "mcp-stdio-")));
+  mkdirSync(path.join(workspace, "sub"));
+});
+afterAll(() => rmSync(workspace, { recursive: true, force: true }));
+afterEach(async () => {
+  await Promise.allSettled(open.splice(0).map((client) => client.close()));
+  await untilNoneMarked(mark);
+});
+
+async function server(kind: (typeof CLIENT_KINDS)[number], args: string[]): Promise<McpTestClient> {
+  mark = newMark();
+  const client = await connectServer(kind, ["--workspace", workspace, ...args], mark);
+  open.push(client);
+  return client;
+}
+
+/** A successful call's structured result, checked to be what the text content says. */
+function structured(result: ToolCallResult): Record<string, unknown> {
+  expect(result.isError ?? false, JSON.stringify(result)).toBe(false);
+  expect(result.structuredContent).toBeDefined();
+  expect(JSON.parse(result.content[0]!.text!)).toEqual(result.structuredContent);
+  return result.structuredContent!;
+}
+
+const SURFACES: Record<string, readonly ToolDefinition[]> = {
+  exec: [execTool, processTool] as readonly ToolDefinition[],
+  process: processTools as readonly ToolDefinition[],
+  shell: [shellTool] as readonly ToolDefinition[],
+};
+
+describe.each(CLIENT_KINDS)("the %s client", (kind) => {
+  test("negotiates the revision it asks for: 2026-07-28 when pinned, a 2025 revision otherwise", async () => {
+    const client = await server(kind, ["--yes"]);
+    if (kind === "v2-modern") expect(client.protocolVersion).toBe(MODERN_REVISION);
+    else expect(client.protocolVersion).toMatch(/^2025-\d\d-\d\d$/);
+  });
+
+  test.each(Object.keys(SURFACES))("lists the %s surface with the tools' own names, descriptions and JSON Schemas", async (surface) => {
+    const client = await server(kind, ["--yes", "--tools", surface]);
+    const tools = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual(SURFACES[surface]!.map((tool) => tool.functionName));
+    for (const tool of SURFACES[surface]!) {
+      const listed = tools.find((t) => t.name === tool.functionName)!;
+      expect(listed.description).toBe(tool.description);
+      expect(listed.inputSchema).toEqual(tool.jsonSchema);
+    }
+  });
+
+  test("calls exec and every process action, each answer with text and structuredContent", async () => {
+    const client = await server(kind, ["--yes"]);
+    const done = structured(await client.callTool("exec", { command: "echo hello; pwd" }));
+    expect(done).toMatchObject({ status: "completed", exitCode: 0, output: `hello\n${workspace}\n`, truncated: false });
+    const bg = structured(await client.callTool("exec", { command: "read line; echo got $line", background: true }));
+    expect(bg.status).toBe("running");
+    const id = bg.sessionId as string;
+    expect(structured(await client.callTool("process", { action: "list" })).processes).toEqual(expect.arrayContaining([expect.objectContaining({ sessionId: id })]));
+    expect(structured(await client.callTool("process", { action: "write", sessionId: id, data: "x\n", eof: true }))).toMatchObject({ written: 2 });
+    const polled = await until(async () => {
+      const poll = structured(await client.callTool("process", { action: "poll", sessionId: id }));
+      return poll.status === "completed" ? poll : undefined;
+    }, { message: "the background run to finish" });
+    expect(polled.exitCode).toBe(0);
+    expect(structured(await client.callTool("process", { action: "log", sessionId: id })).lines).toEqual(["got x"]);
+    const sleeper = structured(await client.callTool("exec", { command: "sleep 30", background: true })).sessionId as string;
+    expect(structured(await client.callTool("process", { action: "kill", sessionId: sleeper })).status).toBe("killed");
+    expect(structured(await client.callTool("process", { action: "remove", sessionId: sleeper }))).toEqual({ sessionId: sleeper, removed: true });
+    expect(structured(await client.callTool("process", { action: "clear" })).cleared).toBeGreaterThanOrEqual(2);
+  });
+
+  test("calls process_run, process_monitor, process_list, process_logs and process_kill", async () => {
+    const client = await server(kind, ["--yes", "--tools", "process"]);
+    expect(structured(await client.callTool("process_run", { command: "echo one" }))).toMatchObject({ state: "completed", exit_code: 0 });
+    const started = structured(await client.callTool("process_run", { command: "echo started; sleep 30", background: true }));
+    const id = started.id as string;
+    expect(structured(await client.callTool("process_monitor", { id }))).toMatchObject({ id, state: "running" });
+    expect(JSON.stringify(structured(await client.callTool("process_list", {})))).toContain(id);
+    await until(async () => (structured(await client.callTool("process_logs", { id })).lines as string[]).includes("started"), { message: "the first line in process_logs" });
+    expect(structured(await client.callTool("process_kill", { id }))).toMatchObject({ id, state: "killed" });
+  });
+
+  test("calls shell one-shot, spawn, poll, log, send_keys and kill", async () => {
+    const client = await server(kind, ["--yes", "--tools", "shell"]);
+    expect(structured(await client.callTool("shell", { command: "echo once" }))).toMatchObject({ status: "completed", exit_code: 0, output: "once\n" });
+    const spawned = structured(await client.callTool("shell", { action: "spawn", command: "read a; echo typed $a; sleep 30" }));
+    const id = spawned.id as string;
+    expect(structured(await client.callTool("shell", { action: "send_keys", id, keys: [{ text: "abc\n" }] }))).toEqual({ id, sent: 1 });
+    await until(async () => JSON.stringify(structured(await client.callTool("shell", { action: "poll", id })).items).includes("typed abc"), { message: "typed output in a poll" });
+    expect(structured(await client.callTool("shell", { action: "log", id })).lines).toContain("typed abc");
+    expect(structured(await client.callTool("shell", { action: "kill", id })).status).toBe("killed");
+  });
+
+  test("reports progress during a long call, and cancelling the call kills its command", async () => {
+    const client = await server(kind, ["--yes", "--progress-interval", "0.05"]);
+    const needle = `mcp-cancel-${randomUUID()}`;
+    const controller = new AbortController();
+    const messages: string[] = [];
+    const call = client.callTool("exec", { command: `echo ready; exec '${process.execPath}' -e 'setTimeout(() => {}, 30000)' ${needle}`, yieldMs: 60_000 }, {
+      signal: controller.signal,
+      onprogress: (progress) => {
+        messages.push(progress.message ?? "");
+        // Cancel once the command is seen running.
+        if (pidsWithArg(needle).length > 0) controller.abort();
+      },
+    });
+    await expect(call).rejects.toThrow();
+    expect(messages[0]).toMatch(/running, \d+ bytes of output/);
+    await until(() => pidsWithArg(needle).length === 0, { message: "the cancelled command to be gone" });
+    await until(async () => {
+      const runs = structured(await client.callTool("process", { action: "list" })).processes as { status: string }[];
+      return runs.length === 1 && runs[0]!.status === "killed";
+    }, { message: "the run listed as killed" });
+  });
+});
+
+describe("the workspace and the approval policy", () => {
+  test("commands start in the workspace; a working directory inside it is used, one outside it (or a symlink out) is refused", async () => {
+    const client = await server("v2", ["--yes"]);
+    expect(structured(await client.callTool("exec", { command: "pwd", workdir: path.join(workspace, "sub") })).output).toBe(`${workspace}/sub\n`);
+    symlinkSync("/", path.join(workspace, "escape"));
+    for (const workdir of ["/", path.join(workspace, ".."), path.join(workspace, "escape")]) {
+      const refused = structured(await client.callTool("exec", { command: "pwd", workdir }));
+      expect(refused).toMatchObject({ status: "failed", exitCode: null, output: "" });
+      expect(refused.error).toContain(`is outside the workspace ${workspace}`);
+    }
+    const relative = structured(await client.callTool("exec", { command: "pwd", workdir: "sub" }));
+    expect(relative.error).toContain("must be an absolute path inside the workspace");
+  });
+
+  test("without --yes or --allow no command runs, and the answer says how to allow it", async () => {
+    const client = await server("v2", []);
+    const needle = `mcp-denied-${randomUUID()}`;
+    const refused = structured(await client.callTool("exec", { command: `echo ${needle} > ${workspace}/${needle}` }));
+    expect(refused.status).toBe("failed");
+    expect(refused.error).toContain("restart it with --yes (allow every command) or --allow PATTERN");
+    expect(pidsWithArg(needle)).toEqual([]);
+    const shell = await server("v2", ["--tools", "shell"]);
+    expect(structured(await shell.callTool("shell", { command: "true" })).error).toContain("--yes");
+  });
+
+  test("--allow runs the command lines a pattern matches whole, and refuses the rest naming the patterns", async () => {
+    const client = await server("v2", ["--allow", "echo [a-z]+", "--allow", "pwd"]);
+    expect(structured(await client.callTool("exec", { command: "echo hi" })).output).toBe("hi\n");
+    expect(structured(await client.callTool("exec", { command: "pwd" })).output).toBe(`${workspace}\n`);
+    for (const command of ["echo hi; id", "ls", "echo HI"]) {
+      const refused = structured(await client.callTool("exec", { command }));
+      expect(refused.error).toContain("not allowed by this server's --allow patterns (echo [a-z]+, pwd)");
+    }
+  });
+
+  test("closing the client ends the server and kills the commands it still runs", async () => {
+    const client = await server("v1", ["--yes"]);
+    const needle = `mcp-close-${randomUUID()}`;
+    structured(await client.callTool("exec", { command: `exec '${process.execPath}' -e 'setTimeout(() => {}, 30000)' ${needle}`, background: true }));
+    await until(() => pidsWithArg(needle).length === 1, { message: "the background command to run" });
+    await client.close();
+    await untilNoneMarked(mark);
+    expect(pidsWithArg(needle)).toEqual([]);
+  });
+});
+
+describe("the command line", () => {
+  test("acp-terminal mcp --help prints the usage; a bad option exits 2 naming it, a missing workspace 1", () => {
+    const help = spawnSync(process.execPath, [CLI, "mcp", "--help"], { encoding: "utf8", timeout: 10_000 });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toBe(MCP_USAGE);
+    const bad = spawnSync(process.execPath, [CLI, "mcp", "--tools", "bash"], { encoding: "utf8", timeout: 10_000 });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toBe('Invalid --tools: expected one of exec, process, shell, received "bash"\nRun "acp-terminal mcp --help" for usage.\n');
+    const missing = spawnSync(process.execPath, [CLI, "mcp", "--workspace", "/no/such/dir", "--yes"], { encoding: "utf8", timeout: 10_000, input: "" });
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain("Invalid --workspace: /no/such/dir does not exist");
+  });
+});
