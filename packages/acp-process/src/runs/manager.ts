@@ -38,7 +38,8 @@ export class ProcessManager {
   private readonly defaultTimeoutMs: number;
   private readonly stopSweeper: () => void;
   private readonly attachments = new Map<symbol, unknown>();
-  private disposed = false;
+  /** Set by the first `dispose()`; every later caller waits for the same disposal. */
+  private disposal: Promise<void> | null = null;
 
   constructor(private readonly options: ProcessManagerOptions) {
     if (!options.provider && !options.providerFor) {
@@ -72,7 +73,7 @@ export class ProcessManager {
 
   /** Starts (or queues) a run; resolves once it is running, queued, or failed to start. */
   async start(request: StartRunOptions): Promise<RunSnapshot> {
-    if (this.disposed) throw ProcessError.disposed();
+    if (this.disposal) throw ProcessError.disposed();
     validateStart(request);
     const provider = this.providerFor(request.sessionId);
     if (request.pty && !provider.capabilities.pty) {
@@ -126,7 +127,7 @@ export class ProcessManager {
    * claimed run has none. Refused (the stored run kept) when the manager cannot take it now.
    */
   private claim(record: RunRecord): Promise<RunSnapshot> {
-    if (this.disposed) throw ProcessError.disposed();
+    if (this.disposal) throw ProcessError.disposed();
     const provider = this.providerFor(record.sessionId);
     if (record.pty && !provider.capabilities.pty) throw ProcessError.unsupported("A PTY", provider.kind, "recover with a provider that has PTYs");
     record.stdin = record.stdin && provider.capabilities.write;
@@ -307,9 +308,14 @@ export class ProcessManager {
   }
 
   /** Kills every live run, releases their terminals, flushes the store. Idempotent. */
-  async dispose(): Promise<void> {
-    if (this.disposed) return;
-    this.disposed = true;
+  dispose(): Promise<void> {
+    // Marked disposed before any run is touched: an event listener that calls start() while the
+    // runs are ending is refused.
+    this.disposal ??= Promise.resolve().then(() => this.disposeOnce());
+    return this.disposal;
+  }
+
+  private async disposeOnce(): Promise<void> {
     this.stopSweeper();
     await Promise.all(this.registry.liveRuns().map((run) => run.terminate("dispose")));
     this.store.flush();
