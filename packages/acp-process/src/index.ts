@@ -19,8 +19,8 @@ export {
   detectClientTerminalSupport,
   type ClientTerminalSupport,
 } from "./providers/acp-capabilities.js";
-export { ProcessManager } from "./runs/manager.js";
-export type { ReadResult } from "./runs/read-page.js";
+export { ProcessManager } from "./runs/manager/manager.js";
+export type { ReadResult } from "./runs/views/read-page.js";
 export {
   DEFAULT_TUNING,
   type KillOptions,
@@ -28,25 +28,13 @@ export {
   type ProcessManagerOptions,
   type ReadQuery,
   type StartRunOptions,
-} from "./runs/options.js";
-export type { RunTuning } from "./runs/run.js";
-export type { SchedulerLimits } from "./runs/scheduler.js";
-export type { RecoveryPolicy, RecoveryReport } from "./runs/recovery.js";
-export type { LineView } from "./runs/views.js";
-export {
-  ACTIVE_STATUSES,
-  FINISHED_STATUSES,
-  isFinished,
-  type RunEvent,
-  type RunEventSink,
-  type RunItem,
-  type RunItemKind,
-  type RunRecord,
-  type RunSnapshot,
-  type RunStatus,
-  type TerminationCause,
-  type WatcherSpec,
-} from "./runs/types.js";
+} from "./runs/manager/options.js";
+export type { RunTuning } from "./runs/run/run.js";
+export type { SchedulerLimits } from "./runs/manager/scheduler.js";
+export type { RecoveryPolicy, RecoveryReport } from "./runs/manager/recovery.js";
+export type { LineView } from "./runs/views/views.js";
+export { ACTIVE_STATUSES, FINISHED_STATUSES, isFinished, type RunItem, type RunItemKind, type RunRecord, type RunStatus, type TerminationCause } from "./model/run-record.js";
+export { type RunEvent, type RunEventSink, type RunSnapshot, type WatcherSpec } from "./model/run-events.js";
 export { MemoryRunStore } from "./store/memory.js";
 export { DEFAULT_RETENTION, type ItemPage, type ItemQuery, type RetentionLimits, type RunStore } from "./store/types.js";
 export { defineTool, runTool, type BackgroundExitNotice, type ExecPolicy, type ToolContext, type ToolDefinition, type ToolOutcome } from "./tools/types.js";
@@ -67,4 +55,4 @@ export { shellTool, shellInputSchema, type ShellInput } from "./tools/shell.js";
 export { SqliteRunStore, type SqliteStoreOptions } from "./store/sqlite.js";
 export { providerForClient, type ClientProviderOptions } from "./providers/select.js";
 export { allTools } from "./tools/all.js";
-export { DEFAULT_WATCHER_LIMITS, type WatcherLimits } from "./runs/watchers.js";
+export { DEFAULT_WATCHER_LIMITS, type WatcherLimits } from "./runs/output/watchers.js";

@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import type { RunItem, RunRecord } from "../runs/types.js";
+import type { RunItem, RunRecord } from "../model/run-record.js";
 import { messageOf, ProcessError } from "../errors.js";
 import { StoreLease } from "./lease.js";
 import { decodeRecord } from "./record-codec.js";

@@ -1,20 +1,21 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { messageOf, ProcessError } from "../errors.js";
-import type { ProviderExitStatus, TerminalProvider } from "../providers/types.js";
+import { messageOf, ProcessError } from "../../errors.js";
+import type { ProviderExitStatus, TerminalProvider } from "../../providers/types.js";
 import { SnapshotReader } from "./snapshot-reader.js";
 import { createParams, type RunLaunch } from "./launch.js";
-import { OutputLog } from "./output-log.js";
+import { OutputLog } from "../output/output-log.js";
 import { armRunTimers } from "./run-timers.js";
 import { withinMs } from "./deadline.js";
 import { releaseTerminal } from "./release.js";
 import { killSequence, type KillReport } from "./terminate.js";
 import { classifyStartFailure } from "./start-failure.js";
-import { sampleUsage, USAGE_SAMPLE_MS } from "./usage.js";
-import { repeatOnClock } from "../clock.js";
+import { sampleUsage, USAGE_SAMPLE_MS } from "./usage-sample.js";
+import { repeatOnClock } from "../../clock.js";
 import { describeEnd, displayCommand, snapshotOf } from "./describe.js";
 import type { RunContext } from "./context.js";
-import type { RunRecord, RunSnapshot, TerminationCause } from "./types.js";
-import { WatcherSet } from "./watchers.js";
+import type { RunRecord, TerminationCause } from "../../model/run-record.js";
+import type { RunSnapshot } from "../../model/run-events.js";
+import { WatcherSet } from "../output/watchers.js";
 
 export type { RunContext, RunTuning } from "./context.js";
 

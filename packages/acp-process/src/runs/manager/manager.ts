@@ -1,25 +1,26 @@
 import { SUPPORTED_SIGNALS, type KeyInput, type SupportedSignal } from "acp-terminal";
-import { repeatOnClock, systemClock, type Clock } from "../clock.js";
-import { clamp, resolveLimits, YIELD_MS, type ResolvedLimits } from "../config.js";
-import { ProcessError } from "../errors.js";
-import type { ResourceUsage } from "../providers/proc-usage.js";
-import type { ProviderCapabilities, TerminalProvider } from "../providers/types.js";
-import { MemoryRunStore } from "../store/memory.js";
-import type { RunStore } from "../store/types.js";
-import { snapshotOf } from "./describe.js";
+import { repeatOnClock, systemClock, type Clock } from "../../clock.js";
+import { clamp, resolveLimits, YIELD_MS, type ResolvedLimits } from "../../config.js";
+import { ProcessError } from "../../errors.js";
+import type { ResourceUsage } from "../../providers/proc-usage.js";
+import type { ProviderCapabilities, TerminalProvider } from "../../providers/types.js";
+import { MemoryRunStore } from "../../store/memory.js";
+import type { RunStore } from "../../store/types.js";
+import { snapshotOf } from "../run/describe.js";
 import { RunEventHub } from "./event-hub.js";
 import { DEFAULT_TUNING, type KillOptions, type ListRunsQuery, type ProcessManagerOptions, type ReadQuery, type StartRunOptions } from "./options.js";
-import { Run, type RunTuning } from "./run.js";
+import { Run, type RunTuning } from "../run/run.js";
 import { encodeKeyInput, resizeRun, writeInput } from "./input.js";
 import { Scheduler } from "./scheduler.js";
-import { isFinished, type RunEventSink, type RunRecord, type RunSnapshot, type WatcherSpec } from "./types.js";
-import { byteView, lineView, storeTail, wholeCharacterBytes, type LineView } from "./views.js";
-import { runUsage } from "./usage.js";
-import { readPage, type ReadResult } from "./read-page.js";
+import { isFinished, type RunRecord } from "../../model/run-record.js";
+import { type RunEventSink, type RunSnapshot, type WatcherSpec } from "../../model/run-events.js";
+import { byteView, lineView, storeTail, wholeCharacterBytes, type LineView } from "../views/views.js";
+import { runUsage } from "../views/usage.js";
+import { readPage, type ReadResult } from "../views/read-page.js";
 import { RunRegistry } from "./registry.js";
 import { recoverRuns, type RecoveryPolicy, type RecoveryReport } from "./recovery.js";
 import { newRecord, validateStart } from "./records.js";
-import { hasResourceLimits, validateResourceLimits } from "./resource-limits.js";
+import { hasResourceLimits, validateResourceLimits } from "../run/resource-limits.js";
 
 /**
  * The run registry. Starts commands through a TerminalProvider, tracks their status and output as

@@ -1,5 +1,6 @@
-import type { ProviderExitStatus } from "../providers/types.js";
-import type { RunRecord, RunSnapshot, RunStatus } from "./types.js";
+import type { ProviderExitStatus } from "../../providers/types.js";
+import type { RunRecord, RunStatus } from "../../model/run-record.js";
+import type { RunSnapshot } from "../../model/run-events.js";
 
 /** The command as a user would type it, for messages. Long commands are shortened. */
 /** The whole command line, arguments quoted where needed (for tool results). */
