@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ManualClock, resolveLimits } from "../src/index.js";
+import { ManualClock } from "../src/index.js";
+import { resolveLimits } from "../src/tools.js";
 import { splitText } from "../src/runs/output/output-log.js";
 import { derivedName } from "../src/tools/format.js";
 import { Scheduler } from "../src/runs/manager/scheduler.js";

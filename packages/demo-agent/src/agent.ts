@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { agent, PROTOCOL_VERSION, RequestError, type AgentApp, type ContentBlock } from "@agentclientprotocol/sdk";
-import { SqliteRunStore } from "acp-process";
+import { SqliteRunStore } from "acp-process/sqlite";
 import { TerminalHost } from "acp-terminal";
 import { dispatch } from "./commands/index.js";
 import { sessionsManager } from "./manager.js";
