@@ -13,7 +13,8 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TerminalHost } from "acp-terminal";
-import { LocalTerminalProvider, ProcessManager, SqliteRunStore } from "acp-process";
+import { LocalTerminalProvider, ProcessManager } from "acp-process";
+import { SqliteRunStore } from "acp-process/sqlite";
 import { fmt, header, Report } from "./support/report.mjs";
 
 const SIZES = (process.env.BENCH_STORE_SIZES ?? "50x100x1000,500x100x1000,500x250x4000").split(",").map((size) => size.split("x").map(Number));

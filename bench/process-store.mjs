@@ -12,7 +12,8 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TerminalHost } from "acp-terminal";
-import { LocalTerminalProvider, MemoryRunStore, ProcessManager, SqliteRunStore } from "acp-process";
+import { LocalTerminalProvider, MemoryRunStore, ProcessManager } from "acp-process";
+import { SqliteRunStore } from "acp-process/sqlite";
 import { fmt, header, Report } from "./support/report.mjs";
 
 const RATE = Number(process.env.BENCH_LINES_PER_S ?? 100_000);

@@ -8,7 +8,7 @@ import { once } from "node:events";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { SqliteRunStore } from "acp-process";
+import { SqliteRunStore } from "acp-process/sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import { withDeadline } from "./support/until.js";
 import { facts, startDemoClient, type DemoClient } from "./fixtures/demo-client.js";

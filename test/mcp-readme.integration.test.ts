@@ -13,7 +13,7 @@ import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { client as acpClient, ndJsonStream } from "@agentclientprotocol/sdk";
-import { execTool, processTool, processTools, shellTool } from "acp-process";
+import { execTool, processTool, processTools, shellTool } from "acp-process/tools";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { DEMO_AGENT, MARK_VARIABLE, newMark, untilNoneMarked } from "./fixtures/demo-processes.js";
 import { connectHttp, connectStdio, type ClientKind, type McpTestClient, type ToolCallResult } from "./support/mcp-clients.js";

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { execTool, processTool, processTools, shellTool, type ToolDefinition } from "acp-process";
+import { execTool, processTool, processTools, shellTool, type ToolDefinition } from "acp-process/tools";
 import { MCP_USAGE } from "acp-terminal-mcp";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { newMark, untilNoneMarked } from "./fixtures/demo-processes.js";

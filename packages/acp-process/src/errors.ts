@@ -16,6 +16,7 @@ export type ProcessErrorCode =
   | "store_closed" // a call on a run store after its close()
   | "store_in_use" // another store instance holds the run store file
   | "disposed" // the manager was disposed
+  | "missing_dependency" // an optional peer dependency (better-sqlite3 for SqliteRunStore) is not installed or does not load
   // The process.* capabilities' errors, named as their specification names them:
   | "CommandNotFound" // the program does not exist (never started)
   | "SpawnFailed" // the command could not be started (EACCES, missing cwd, refused by the client)

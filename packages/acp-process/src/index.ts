@@ -1,26 +1,7 @@
-export { ProcessError, type ProcessErrorCode } from "./errors.js";
-export { ManualClock, systemClock, type Clock } from "./clock.js";
-export { JOB_TTL_MS, MAX_OUTPUT_CHARS, PENDING_MAX_OUTPUT_CHARS, YIELD_MS, resolveLimits, type ResolvedLimits } from "./config.js";
-export {
-  NO_EXTENSIONS,
-  type ProviderCapabilities,
-  type ProviderCreateParams,
-  type ProviderExitStatus,
-  type ProviderOutput,
-  type ProviderOutputOptions,
-  type TerminalProvider,
-} from "./providers/types.js";
-export { LocalTerminalProvider, type LocalProviderOptions, type TerminalHostLike, type TerminalOwner } from "./providers/local.js";
-export { processGroupUsage, type ResourceUsage } from "./providers/proc-usage.js";
-export { AcpTerminalProvider, type AcpProviderOptions, type AcpRequester } from "./providers/acp.js";
-export {
-  EXTENSION_KEY,
-  EXTENSION_METHODS,
-  detectClientTerminalSupport,
-  type ClientTerminalSupport,
-} from "./providers/acp-capabilities.js";
-export { ProcessManager } from "./runs/manager.js";
-export type { ReadResult } from "./runs/read-page.js";
+// acp-process: what an embedder needs to run commands through ACP terminals. The other entry
+// points: `acp-process/sqlite` (SqliteRunStore; needs better-sqlite3), `acp-process/tools` (the
+// model tool surfaces and their zod schemas), `acp-process/provider` (for writing a provider).
+export { ProcessManager } from "./runs/manager/manager.js";
 export {
   DEFAULT_TUNING,
   type KillOptions,
@@ -28,45 +9,40 @@ export {
   type ProcessManagerOptions,
   type ReadQuery,
   type StartRunOptions,
-} from "./runs/options.js";
-export type { RunTuning } from "./runs/run.js";
-export type { SchedulerLimits } from "./runs/scheduler.js";
-export type { RecoveryPolicy, RecoveryReport } from "./runs/recovery.js";
-export type { LineView } from "./runs/views.js";
+} from "./runs/manager/options.js";
+export type { RunTuning } from "./runs/run/run.js";
+export type { SchedulerLimits } from "./runs/manager/scheduler.js";
+export type { RecoveryPolicy, RecoveryReport } from "./runs/manager/recovery.js";
+export { DEFAULT_WATCHER_LIMITS, type WatcherLimits } from "./runs/output/watchers.js";
+export type { ReadResult } from "./runs/views/read-page.js";
+export type { LineView } from "./runs/views/views.js";
+export type { ResolvedLimits } from "./config.js";
+
 export {
   ACTIVE_STATUSES,
   FINISHED_STATUSES,
   isFinished,
-  type RunEvent,
-  type RunEventSink,
+  type ResourceLimits,
   type RunItem,
   type RunItemKind,
   type RunRecord,
-  type RunSnapshot,
   type RunStatus,
+  type StartFailure,
   type TerminationCause,
-  type WatcherSpec,
-} from "./runs/types.js";
+} from "./model/run-record.js";
+export type { RunEvent, RunEventSink, RunSnapshot, WatcherSpec } from "./model/run-events.js";
+export type { ResourceUsage } from "./providers/proc-usage.js";
+
+export type { ProviderCapabilities, TerminalProvider } from "./providers/types.js";
+export { LocalTerminalProvider, type LocalProviderOptions, type TerminalHostLike, type TerminalOwner } from "./providers/local.js";
+export { AcpTerminalProvider, type AcpProviderOptions, type AcpRequester } from "./providers/acp.js";
+export { detectClientTerminalSupport, type ClientTerminalSupport } from "./providers/acp-capabilities.js";
+export { providerForClient, type ClientProviderOptions } from "./providers/select.js";
+
 export { MemoryRunStore } from "./store/memory.js";
 export { DEFAULT_RETENTION, type ItemPage, type ItemQuery, type RetentionLimits, type RunStore } from "./store/types.js";
-export { defineTool, runTool, type BackgroundExitNotice, type ExecPolicy, type ToolContext, type ToolDefinition, type ToolOutcome } from "./tools/types.js";
-export { execTool, execInputSchema, type ExecInput, type ExecResult } from "./tools/exec.js";
-export { processTool, processInputSchema, type ProcessInput } from "./tools/process.js";
-export {
-  processRunTool,
-  processMonitorTool,
-  processKillTool,
-  processListTool,
-  processLogsTool,
-  processWaitTool,
-  processTools,
-  processState,
-  type ProcessState,
-} from "./tools/process-api.js";
-export { shellTool, shellInputSchema, type ShellInput } from "./tools/shell.js";
-export { SqliteRunStore, type SqliteStoreOptions } from "./store/sqlite.js";
-export { providerForClient, type ClientProviderOptions } from "./providers/select.js";
 export { McpToolsProvider, type McpToolCall, type McpToolsProviderOptions } from "./providers/mcp-tools.js";
 export { mcpOverAcpTools } from "./providers/mcp-over-acp.js";
-export { allTools } from "./tools/all.js";
-export { DEFAULT_WATCHER_LIMITS, type WatcherLimits } from "./runs/watchers.js";
+
+export { ProcessError, type ProcessErrorCode } from "./errors.js";
+export { ManualClock, systemClock, type Clock } from "./clock.js";

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execTool, processTool, processTools, runTool, shellTool, type ProcessManager, type RunEvent } from "../src/index.js";
+import { type ProcessManager, type RunEvent } from "../src/index.js";
+import { execTool, processTool, processTools, runTool, shellTool } from "../src/tools.js";
 import { acpClient, type AcpClientRig } from "./acp-support.js";
 import { nodeScript, until } from "./support.js";
 

@@ -1,7 +1,7 @@
 // The exec + process tools as their specification (shared/specs/003_1b79cf6b0ac4a4f7.txt, 004_...)
 // reads, over both providers. Each case says the behaviour it checks; see README "Tool surfaces".
 import { describe, expect, it } from "vitest";
-import { execTool, processTool, type BackgroundExitNotice } from "../src/index.js";
+import { execTool, processTool, type BackgroundExitNotice } from "../src/tools.js";
 import { nodeScript, until } from "./support.js";
 import { contractProviders, contractRigs, expectNoneLeft, within } from "./tool-contract-support.js";
 

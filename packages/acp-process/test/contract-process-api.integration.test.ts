@@ -6,17 +6,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TerminalHost } from "acp-terminal";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  LocalTerminalProvider,
-  ManualClock,
-  ProcessManager,
-  processTools,
-  runTool,
-  SqliteRunStore,
-  type ProcessManagerOptions,
-  type ToolContext,
-  type ToolDefinition,
-} from "../src/index.js";
+import { LocalTerminalProvider, ManualClock, ProcessManager, type ProcessManagerOptions } from "../src/index.js";
+import { processTools, runTool, type ToolContext, type ToolDefinition } from "../src/tools.js";
+import { SqliteRunStore } from "../src/sqlite.js";
 import { acpClient, type AcpClientRig } from "./acp-support.js";
 import { nodeScript, until } from "./support.js";
 

@@ -1,7 +1,8 @@
 // The shell action API as its specification (shared/specs/001_05423ffd0b148d6a.txt) reads, over
 // both providers. Each case says the behaviour it checks; see README "Tool surfaces" for the rules.
 import { describe, expect, it } from "vitest";
-import { shellTool, type RunEvent } from "../src/index.js";
+import { type RunEvent } from "../src/index.js";
+import { shellTool } from "../src/tools.js";
 import { contractProviders, contractRigs, expectNoneLeft, within } from "./tool-contract-support.js";
 import { until } from "./support.js";
 

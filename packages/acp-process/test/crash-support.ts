@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { createInterface } from "node:readline";
 import { TerminalHost } from "acp-terminal";
-import { LocalTerminalProvider, ProcessManager, SqliteRunStore, type RunEvent, type RunItem } from "../src/index.js";
+import { LocalTerminalProvider, ProcessManager, type RunEvent, type RunItem } from "../src/index.js";
+import { SqliteRunStore } from "../src/sqlite.js";
 import { FIXTURES } from "./support.js";
 
 /** Cleanups of one test file, run in reverse after each test. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SnapshotDelta } from "../src/runs/delta.js";
+import { SnapshotDelta } from "../src/runs/output/delta.js";
 
 describe("SnapshotDelta with exact increments (sinceByte / fromByte)", () => {
   it("asks from the last totalBytes and takes each answer as is", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { SnapshotDelta } from "../src/runs/delta.js";
-import { overlapLength } from "../src/runs/overlap.js";
+import { SnapshotDelta } from "../src/runs/output/delta.js";
+import { overlapLength } from "../src/runs/output/overlap.js";
 
 describe("SnapshotDelta with cursors", () => {
   it("returns exactly the new bytes, and counts bytes dropped before they were read", () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { execTool, runTool, systemClock } from "../src/index.js";
+import { systemClock } from "../src/index.js";
+import { execTool, runTool } from "../src/tools.js";
 import { useLocalRigs, until } from "./support.js";
 
 const localRig = useLocalRigs();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { processListTool, runTool } from "../src/index.js";
+import { processListTool, runTool } from "../src/tools.js";
 import { useLocalRigs } from "./support.js";
 
 const localRig = useLocalRigs();

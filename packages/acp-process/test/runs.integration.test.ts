@@ -242,4 +242,14 @@ describe("ProcessManager over the local TerminalHost", () => {
     expect(retained).toBeLessThanOrEqual(50_000);
     expect(rig.manager.tail(run.id, { maxChars: 5 }).text).toBe("DONE\n");
   });
+
+  it("a second concurrent dispose() resolves only after the runs the first one ends have ended", async () => {
+    const rig = localRig();
+    const started = await rig.manager.start({ sessionId: "s", ...nodeScript("process-ready-then-hang.mjs") });
+    await until(async () => (await rig.manager.read(started.id)).items.some((i) => i.text.includes("ready")), "ready");
+    const first = rig.manager.dispose();
+    await rig.manager.dispose();
+    expect(rig.manager.get(started.id).status).toBe("killed");
+    await first;
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { unsafeRegexReason } from "../src/runs/safe-regex.js";
-import { WatcherSet } from "../src/runs/watchers.js";
+import { unsafeRegexReason } from "../src/runs/output/safe-regex.js";
+import { WatcherSet } from "../src/runs/output/watchers.js";
 import { localRig } from "./support.js";
 
 describe("unsafeRegexReason", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { runTool, shellTool } from "../src/index.js";
+import { runTool, shellTool } from "../src/tools.js";
 import { fitItems } from "../src/tools/byte-budget.js";
 import { useLocalRigs } from "./support.js";
 

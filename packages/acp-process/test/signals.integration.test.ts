@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { LocalTerminalProvider, ProcessManager, processKillTool, processTool, runTool, shellTool, type TerminalProvider } from "../src/index.js";
+import { LocalTerminalProvider, ProcessManager, type TerminalProvider } from "../src/index.js";
+import { processKillTool, processTool, runTool, shellTool } from "../src/tools.js";
 import { nodeScript, until, useLocalRigs, type LocalRig } from "./support.js";
 
 const localRig = useLocalRigs();

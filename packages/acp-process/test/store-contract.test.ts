@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { MemoryRunStore, SqliteRunStore, type RetentionLimits, type RunItem, type RunRecord, type RunStore } from "../src/index.js";
+import { MemoryRunStore, type RetentionLimits, type RunItem, type RunRecord, type RunStore } from "../src/index.js";
+import { SqliteRunStore } from "../src/sqlite.js";
 
 /** The same cases over every RunStore: what the manager may rely on, whichever store it has. */
 const cleanups: (() => void)[] = [];

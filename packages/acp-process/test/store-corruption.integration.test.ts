@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { SqliteRunStore, type RunItem, type RunRecord } from "../src/index.js";
+import { type RunItem, type RunRecord } from "../src/index.js";
+import { SqliteRunStore } from "../src/sqlite.js";
 import { localRig } from "./support.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];

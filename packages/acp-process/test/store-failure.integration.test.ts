@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { MemoryRunStore, SqliteRunStore, type RunRecord } from "../src/index.js";
+import { MemoryRunStore, type RunRecord } from "../src/index.js";
+import { SqliteRunStore } from "../src/sqlite.js";
 import { useLocalRigs } from "./support.js";
 
 const localRig = useLocalRigs();

@@ -4,7 +4,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { SqliteRunStore } from "../src/index.js";
+import { SqliteRunStore } from "../src/sqlite.js";
 import { localRig } from "./support.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];

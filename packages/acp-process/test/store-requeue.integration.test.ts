@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { SqliteRunStore, type RunEvent, type RunRecord, type RunSnapshot } from "../src/index.js";
+import { type RunEvent, type RunRecord, type RunSnapshot } from "../src/index.js";
+import { SqliteRunStore } from "../src/sqlite.js";
 import { crashAgent, killOrphans, processesWith, readAll, reopen, startAgent, type Cleanups } from "./crash-support.js";
 import { localRig } from "./support.js";
 

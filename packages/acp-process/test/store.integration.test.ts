@@ -6,7 +6,8 @@ import { createInterface } from "node:readline";
 import { TerminalHost } from "acp-terminal";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { LocalTerminalProvider, ProcessManager, SqliteRunStore, type RunEvent, type RunRecord } from "../src/index.js";
+import { LocalTerminalProvider, ProcessManager, type RunEvent, type RunRecord } from "../src/index.js";
+import { SqliteRunStore } from "../src/sqlite.js";
 import { FIXTURES } from "./support.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll } from "vitest";
-import { ManualClock, runTool, type ProcessManager, type ProcessManagerOptions, type ToolContext, type ToolDefinition } from "../src/index.js";
+import { ManualClock, type ProcessManager, type ProcessManagerOptions } from "../src/index.js";
+import { runTool, type ToolContext, type ToolDefinition } from "../src/tools.js";
 import { acpClient, type AcpClientRig } from "./acp-support.js";
 import { localRig, until } from "./support.js";
 

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { allTools, execTool, ManualClock, processTool, processTools, runTool, shellTool, type ProcessManager, type ToolContext, type ToolDefinition } from "../src/index.js";
+import { ManualClock, type ProcessManager } from "../src/index.js";
+import { allTools, execTool, processTool, processTools, runTool, shellTool, type ToolContext, type ToolDefinition } from "../src/tools.js";
 import { acpClient, type AcpClientRig } from "./acp-support.js";
 import { localRig, nodeScript, until } from "./support.js";
 

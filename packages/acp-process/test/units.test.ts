@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { ManualClock, resolveLimits } from "../src/index.js";
-import { splitText } from "../src/runs/output-log.js";
+import { ManualClock } from "../src/index.js";
+import { resolveLimits } from "../src/tools.js";
+import { splitText } from "../src/runs/output/output-log.js";
 import { derivedName } from "../src/tools/format.js";
-import { Scheduler } from "../src/runs/scheduler.js";
-import { lineView, tailText } from "../src/runs/views.js";
+import { Scheduler } from "../src/runs/manager/scheduler.js";
+import { lineView, tailText } from "../src/runs/views/views.js";
 import { MemoryRunStore } from "../src/store/memory.js";
-import type { RunItem, RunRecord } from "../src/runs/types.js";
+import type { RunItem, RunRecord } from "../src/model/run-record.js";
 
 describe("resolveLimits", () => {
   it("uses options, then the environment, then defaults, always clamped", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { WatcherSet, DEFAULT_WATCHER_LIMITS } from "../src/runs/watchers.js";
+import { WatcherSet, DEFAULT_WATCHER_LIMITS } from "../src/runs/output/watchers.js";
 
 describe("WatcherSet", () => {
   it("matches a line split over several chunks once", () => {

@@ -1,4 +1,5 @@
-import { isFinished, runTool, type ProcessManager, type ToolContext, type ToolDefinition } from "acp-process";
+import { isFinished, type ProcessManager } from "acp-process";
+import { runTool, type ToolContext, type ToolDefinition } from "acp-process/tools";
 import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type ServerContext } from "@modelcontextprotocol/server";
 import { progressReporter } from "./progress.js";
 

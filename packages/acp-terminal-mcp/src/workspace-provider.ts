@@ -1,6 +1,7 @@
 import { realpath } from "node:fs/promises";
 import path from "node:path";
-import { LocalTerminalProvider, type ProviderCreateParams, type TerminalHostLike } from "acp-process";
+import { LocalTerminalProvider, type TerminalHostLike } from "acp-process";
+import type { ProviderCreateParams } from "acp-process/provider";
 import { refusal, type ApprovalPolicy } from "./policy.js";
 
 /**

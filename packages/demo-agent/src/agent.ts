@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import path from "node:path";
 // The unstable v1 surface: it accepts `{type: "acp"}` MCP servers in session/new and carries mcp/message.
 import { agent, isMcpServerAcp, McpOverAcpCaller, methods, PROTOCOL_VERSION, RequestError, type AgentApp, type ContentBlock } from "@agentclientprotocol/sdk/unstable";
-import { SqliteRunStore } from "acp-process";
+import { SqliteRunStore } from "acp-process/sqlite";
 import { TerminalHost } from "acp-terminal";
 import { dispatch } from "./commands/index.js";
 import { sessionsManager } from "./manager.js";

@@ -1,4 +1,4 @@
-import { commandLine } from "../runs/describe.js";
+import { commandLine } from "./command-line.js";
 import type { ProviderCapabilities, ProviderCreateParams, ProviderExitStatus, ProviderOutput, TerminalProvider } from "./types.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { RunItem, RunRecord } from "../runs/types.js";
+import type { RunItem, RunRecord } from "../model/run-record.js";
 import { RetentionWindow } from "./retention-window.js";
 import { storeClosed } from "./store-error.js";
 import { DEFAULT_RETENTION, type ItemPage, type ItemQuery, type RetentionLimits, type RunStore } from "./types.js";

@@ -1,5 +1,5 @@
 import { ProcessError } from "../errors.js";
-import type { RunRecord, RunStatus } from "../runs/types.js";
+import type { RunRecord, RunStatus } from "../model/run-record.js";
 
 const STATUSES: readonly RunStatus[] = ["queued", "running", "completed", "failed", "killed", "timed_out", "lost"];
 

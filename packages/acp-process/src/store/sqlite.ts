@@ -1,9 +1,10 @@
-import Database from "better-sqlite3";
-import type { RunItem, RunRecord } from "../runs/types.js";
+import type Database from "better-sqlite3";
+import type { RunItem, RunRecord } from "../model/run-record.js";
 import { messageOf, ProcessError } from "../errors.js";
 import { StoreLease } from "./lease.js";
 import { decodeRecord } from "./record-codec.js";
 import { RetentionWindow } from "./retention-window.js";
+import { loadSqlite } from "./native-sqlite.js";
 import { SCHEMA, verifySchema } from "./schema.js";
 import { storeClosed, storeFailure } from "./store-error.js";
 import { DEFAULT_RETENTION, type ItemPage, type ItemQuery, type RetentionLimits, type RunStore } from "./types.js";
@@ -267,9 +268,10 @@ export class SqliteRunStore implements RunStore {
 
 /** Opens the file in WAL mode, creates missing tables and runs the open-time check. */
 function openDatabase(path: string, check: "schema" | "quick_check"): Database.Database {
+  const open = loadSqlite();
   let db: Database.Database | undefined;
   try {
-    db = new Database(path);
+    db = new open(path);
     db.pragma("journal_mode = WAL");
     db.pragma("synchronous = NORMAL");
     db.exec(SCHEMA);

@@ -1,4 +1,4 @@
-import type { RunItem, RunRecord } from "../runs/types.js";
+import type { RunItem, RunRecord } from "../model/run-record.js";
 
 export interface RetentionLimits {
   /** Items kept per run; older items are dropped (readers see the gap as `missedItems`). */

@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { isFinished, type RunSnapshot } from "../runs/types.js";
+import { isFinished } from "../model/run-record.js";
+import { type RunSnapshot } from "../model/run-events.js";
 import { derivedName, outputFor } from "./format.js";
 import { ProcessError } from "../errors.js";
-import type { ProcessManager } from "../runs/manager.js";
+import type { ProcessManager } from "../runs/manager/manager.js";
 import { strictInput } from "./strict-input.js";
 import { toolState } from "./tool-state.js";
 import { defineTool, fromContext, type BackgroundExitNotice, type ToolContext } from "./types.js";

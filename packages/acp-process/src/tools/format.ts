@@ -1,6 +1,6 @@
-import { commandLine } from "../runs/describe.js";
-import type { ProcessManager } from "../runs/manager.js";
-import type { RunSnapshot } from "../runs/types.js";
+import { commandLine } from "../runs/run/describe.js";
+import type { ProcessManager } from "../runs/manager/manager.js";
+import type { RunSnapshot } from "../model/run-events.js";
 
 /** A short summary of a run for list views. */
 export function runSummary(run: RunSnapshot): Record<string, unknown> {

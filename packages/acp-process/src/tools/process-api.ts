@@ -1,8 +1,9 @@
 import { signalNameSchema } from "acp-terminal";
 import { z } from "zod";
 import { messageOf, ProcessError } from "../errors.js";
-import type { ProcessManager } from "../runs/manager.js";
-import { isFinished, type RunSnapshot } from "../runs/types.js";
+import type { ProcessManager } from "../runs/manager/manager.js";
+import { isFinished } from "../model/run-record.js";
+import { type RunSnapshot } from "../model/run-events.js";
 import { limitExceeded, limitsFor, shellCommandNotFound, startError } from "./process-outcomes.js";
 import { isoTime, PROCESS_STATES, processState, runFields, summaryOf, usageFields, usageOf } from "./process-view.js";
 import { waitForChange } from "./process-wait.js";

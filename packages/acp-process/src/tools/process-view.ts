@@ -1,6 +1,7 @@
-import { commandLine } from "../runs/describe.js";
-import type { ProcessManager } from "../runs/manager.js";
-import type { RunSnapshot, RunStatus, TerminationCause } from "../runs/types.js";
+import { commandLine } from "../runs/run/describe.js";
+import type { ProcessManager } from "../runs/manager/manager.js";
+import type { RunStatus, TerminationCause } from "../model/run-record.js";
+import type { RunSnapshot } from "../model/run-events.js";
 import type { ResourceUsage } from "../providers/proc-usage.js";
 
 /**

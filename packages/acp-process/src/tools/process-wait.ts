@@ -1,6 +1,6 @@
 import { messageOf } from "../errors.js";
-import type { ProcessManager } from "../runs/manager.js";
-import { isFinished } from "../runs/types.js";
+import type { ProcessManager } from "../runs/manager/manager.js";
+import { isFinished } from "../model/run-record.js";
 
 export type WakeReason = "exit" | "output" | "match" | "timeout";
 

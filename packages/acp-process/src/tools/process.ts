@@ -1,9 +1,9 @@
 import { signalNameSchema } from "acp-terminal";
 import { z } from "zod";
 import { ProcessError } from "../errors.js";
-import { isFinished, type RunItem } from "../runs/types.js";
+import { isFinished, type RunItem } from "../model/run-record.js";
 import { derivedName, outputFor, runSummary } from "./format.js";
-import type { ProcessManager } from "../runs/manager.js";
+import type { ProcessManager } from "../runs/manager/manager.js";
 import { strictInput } from "./strict-input.js";
 import { DEFAULT_WAIT_MS, MAX_WAIT_MS, waitForActivity } from "./wait-for.js";
 import { toolState } from "./tool-state.js";

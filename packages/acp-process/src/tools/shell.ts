@@ -1,8 +1,9 @@
 import { signalNameSchema } from "acp-terminal";
 import { z } from "zod";
 import { ProcessError } from "../errors.js";
-import type { ProcessManager } from "../runs/manager.js";
-import type { RunItem, RunSnapshot } from "../runs/types.js";
+import type { ProcessManager } from "../runs/manager/manager.js";
+import type { RunItem } from "../model/run-record.js";
+import type { RunSnapshot } from "../model/run-events.js";
 import { toolState } from "./tool-state.js";
 import { fitItems, lastBytes } from "./byte-budget.js";
 import { strictInput } from "./strict-input.js";

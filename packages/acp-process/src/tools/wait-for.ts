@@ -1,5 +1,6 @@
-import type { ProcessManager } from "../runs/manager.js";
-import { isFinished, type RunEvent } from "../runs/types.js";
+import type { ProcessManager } from "../runs/manager/manager.js";
+import { isFinished } from "../model/run-record.js";
+import { type RunEvent } from "../model/run-events.js";
 
 /** Why a blocking `wait` returned. */
 export type WakeReason = "exit" | "output" | "watch" | "timeout";

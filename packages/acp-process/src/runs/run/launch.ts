@@ -1,6 +1,7 @@
-import type { ProviderCreateParams } from "../providers/types.js";
+import type { ProviderCreateParams } from "../../providers/types.js";
 import { hasResourceLimits, wrapWithLimits } from "./resource-limits.js";
-import type { RunRecord, RunSnapshot } from "./types.js";
+import type { RunRecord } from "../../model/run-record.js";
+import type { RunSnapshot } from "../../model/run-events.js";
 
 /** How a run's terminal is opened, beyond what its record says. */
 export interface RunLaunch {

@@ -1,4 +1,4 @@
-import type { StartFailure } from "./types.js";
+import type { StartFailure } from "../../model/run-record.js";
 
 /**
  * Classifies why a provider's `create` failed. acp-terminal's host (in process, or behind the ACP

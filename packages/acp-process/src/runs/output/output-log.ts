@@ -1,6 +1,7 @@
-import type { RunStore } from "../store/types.js";
+import type { RunStore } from "../../store/types.js";
 import type { OutputDelta } from "./delta.js";
-import type { RunEvent, RunItem, RunRecord } from "./types.js";
+import type { RunItem, RunRecord } from "../../model/run-record.js";
+import type { RunEvent } from "../../model/run-events.js";
 import { WatcherSet } from "./watchers.js";
 
 /** Largest item text; bigger increments are split, preferably after a newline. */

@@ -1,22 +1,34 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { messageOf, ProcessError } from "../errors.js";
-import type { ProviderExitStatus, TerminalProvider } from "../providers/types.js";
+import { messageOf, ProcessError } from "../../errors.js";
+import type { ProviderExitStatus, TerminalProvider } from "../../providers/types.js";
 import { SnapshotReader } from "./snapshot-reader.js";
 import { createParams, type RunLaunch } from "./launch.js";
-import { OutputLog } from "./output-log.js";
+import { OutputLog } from "../output/output-log.js";
 import { armRunTimers } from "./run-timers.js";
 import { withinMs } from "./deadline.js";
 import { releaseTerminal } from "./release.js";
 import { killSequence, type KillReport } from "./terminate.js";
 import { classifyStartFailure } from "./start-failure.js";
-import { sampleUsage, USAGE_SAMPLE_MS } from "./usage.js";
-import { repeatOnClock } from "../clock.js";
+import { sampleUsage, USAGE_SAMPLE_MS } from "./usage-sample.js";
+import { repeatOnClock } from "../../clock.js";
 import { describeEnd, displayCommand, snapshotOf } from "./describe.js";
 import type { RunContext } from "./context.js";
-import type { RunRecord, RunSnapshot, TerminationCause } from "./types.js";
-import { WatcherSet } from "./watchers.js";
+import type { RunRecord, TerminationCause } from "../../model/run-record.js";
+import type { RunSnapshot } from "../../model/run-events.js";
+import { WatcherSet } from "../output/watchers.js";
 
 export type { RunContext, RunTuning } from "./context.js";
+
+/**
+ * Where a run is in its life; only ever moves forward:
+ * queued → starting → running → exited → settling → settled. A run that cannot start, or is
+ * killed while queued, goes from queued/starting straight to settling.
+ * - `starting`: the create request is in flight; a kill now ends the run once the terminal exists.
+ * - `exited`: the client reported the exit (or stopped answering after a kill); the final output
+ *   is being read.
+ * - `settling`: status, events and release are being written; the run's timers are aborted.
+ */
+export type RunPhase = "queued" | "starting" | "running" | "exited" | "settling" | "settled";
 
 /**
  * One command's life: create the terminal, read output by adaptive polling, race the exit against
@@ -28,12 +40,12 @@ export class Run {
   private readonly controller = new AbortController();
   private readonly settledPromise: Promise<RunSnapshot>;
   private resolveSettled!: (snapshot: RunSnapshot) => void;
+  private currentPhase: RunPhase = "queued";
+  /** How the command ended; set exactly when the phase becomes `exited`. */
   private exitStatus: ProviderExitStatus | null = null;
   private reader: SnapshotReader | null = null;
   private startHook: Promise<void> = Promise.resolve();
   private lastOutputAtMs = 0;
-  private settling = false;
-  private starting = false;
   private storeFailure: string | null = null;
   private sampling: Promise<void> | null = null;
 
@@ -61,8 +73,13 @@ export class Run {
     return this.settledPromise;
   }
 
+  get phase(): RunPhase {
+    return this.currentPhase;
+  }
+
+  /** True from the moment the run starts to settle (its timers are aborted then). */
   get isSettled(): boolean {
-    return this.controller.signal.aborted;
+    return this.currentPhase === "settling" || this.currentPhase === "settled";
   }
 
   snapshot(): RunSnapshot {
@@ -71,9 +88,9 @@ export class Run {
 
   /** queued → running. Resolves once the terminal exists (or the run failed to start). */
   async start(): Promise<void> {
-    if (this.record.status !== "queued" || this.record.cause) return;
+    if (this.currentPhase !== "queued" || this.record.cause) return;
     const { provider, tuning } = this.ctx;
-    this.starting = true;
+    this.currentPhase = "starting";
     try {
       const creating = provider.create(createParams(this.record, this.launch, tuning.outputByteLimit));
       const created = await withinMs(creating, tuning.callWaitMs);
@@ -87,11 +104,10 @@ export class Run {
       this.record.cause = "spawn_error";
       this.record.startFailure = classifyStartFailure(error);
       this.record.error = `could not start (${messageOf(error)}): ${displayCommand(this.record)}`;
-      this.starting = false;
       await this.settle();
       return;
     }
-    this.starting = false;
+    this.currentPhase = "running";
     this.record.startedAtMs = this.lastOutputAtMs = this.ctx.clock.now();
     this.transition("running");
     this.startHook = this.callOnStart();
@@ -112,7 +128,7 @@ export class Run {
       minMs: tuning.pollMinMs,
       maxMs: tuning.pollMaxMs,
       signal: this.controller.signal,
-      stop: () => this.exitStatus !== null,
+      stop: () => this.currentPhase !== "running",
     });
     this.watchExit(this.record.terminalId);
     // Killed while the create request was in flight: end it now that it has a terminal.
@@ -142,14 +158,14 @@ export class Run {
     const none: KillReport = { settled: true, signalsSent: [] };
     if (this.isSettled) return none;
     // It already ended on its own (its final output is being read): that end is the first cause.
-    if (this.exitStatus) {
+    if (this.currentPhase === "exited") {
       await this.settled;
       return none;
     }
     this.record.cause ??= cause;
-    if (this.record.status === "queued") {
+    if (this.currentPhase === "queued" || this.currentPhase === "starting") {
       // While the terminal is being created, start() ends it as soon as it exists.
-      if (!this.starting) await this.settle();
+      if (this.currentPhase === "queued") await this.settle();
       await this.settled;
       return none;
     }
@@ -161,7 +177,7 @@ export class Run {
     const { provider, tuning } = this.ctx;
     await this.takeUsageSample();
     // It may have exited while it was sampled: that end stands, and there is nothing to signal.
-    if (this.exitStatus) {
+    if (this.currentPhase !== "running") {
       await this.settled;
       return none;
     }
@@ -175,7 +191,7 @@ export class Run {
     const report = await killSequence(target, killOptions);
     if (!report.settled && killOptions.escalate) {
       this.record.error = `the client did not report an exit within ${tuning.killWaitMs} ms of the kill: ${displayCommand(this.record)}`;
-      this.exitStatus ??= { exitCode: null, signal: null };
+      this.noteExit({ exitCode: null, signal: null });
       await this.settle();
       return { ...report, settled: true };
     }
@@ -192,7 +208,7 @@ export class Run {
 
   private async sampleNow(): Promise<void> {
     const terminalId = this.record.terminalId;
-    if (!terminalId || this.record.status !== "running" || this.exitStatus) return;
+    if (!terminalId || this.currentPhase !== "running") return;
     const sample = await sampleUsage(this.ctx.provider, terminalId, this.record.resourceUsage ?? null);
     if (sample) this.record.resourceUsage = sample;
   }
@@ -210,7 +226,7 @@ export class Run {
       (error: unknown) => {
         this.record.cause ??= "provider_error";
         this.record.error ??= `lost track of the command (${messageOf(error)}): ${displayCommand(this.record)}`;
-        this.exitStatus = { exitCode: null, signal: null };
+        this.noteExit({ exitCode: null, signal: null });
         return this.settle();
       },
     ).catch((error: unknown) => {
@@ -219,8 +235,15 @@ export class Run {
     });
   }
 
-  private async onExit(status: ProviderExitStatus): Promise<void> {
+  /** running → exited; an exit noted already (or a run already settling) keeps its end. */
+  private noteExit(status: ProviderExitStatus): void {
+    if (this.currentPhase !== "running") return;
     this.exitStatus = status;
+    this.currentPhase = "exited";
+  }
+
+  private async onExit(status: ProviderExitStatus): Promise<void> {
+    this.noteExit(status);
     this.reader?.wake();
     // The final output: read until the client says the output is drained, bounded in time (each
     // read by callWaitMs too: a client that stops answering must not keep the run from settling).
@@ -242,8 +265,8 @@ export class Run {
    * that fails here is noted in `error`; the terminal is released and waiters resolve regardless.
    */
   private async settle(): Promise<void> {
-    if (this.settling) return;
-    this.settling = true;
+    if (this.isSettled) return;
+    this.currentPhase = "settling";
     this.controller.abort();
     try {
       // The output is final: watchers report what they held back (a last line without a newline,
@@ -266,6 +289,7 @@ export class Run {
       await this.release();
       // The reader holds the last snapshot (up to the client's output limit): let it go.
       this.reader = null;
+      this.currentPhase = "settled";
       this.resolveSettled(this.snapshot());
     }
   }
@@ -313,7 +337,7 @@ export class Run {
 
   /** Guards for stdin/resize/signal callers. */
   requireRunning(): string {
-    if (this.record.status !== "running" || !this.record.terminalId || this.exitStatus) {
+    if (this.currentPhase !== "running" || !this.record.terminalId) {
       throw ProcessError.notRunning(this.record.id, this.record.status);
     }
     return this.record.terminalId;

@@ -1,7 +1,8 @@
-import { ProcessError } from "../errors.js";
-import type { RunStore } from "../store/types.js";
-import { snapshotOf } from "./describe.js";
-import { isFinished, type RunItem, type RunRecord, type RunSnapshot } from "./types.js";
+import { ProcessError } from "../../errors.js";
+import type { RunStore } from "../../store/types.js";
+import { snapshotOf } from "../run/describe.js";
+import { isFinished, type RunItem, type RunRecord } from "../../model/run-record.js";
+import { type RunSnapshot } from "../../model/run-events.js";
 
 export interface ReadResult {
   run: RunSnapshot;

@@ -1,5 +1,5 @@
-import { messageOf } from "../errors.js";
-import type { TerminalProvider } from "../providers/types.js";
+import { messageOf } from "../../errors.js";
+import type { TerminalProvider } from "../../providers/types.js";
 import { withinMs } from "./deadline.js";
 
 /**

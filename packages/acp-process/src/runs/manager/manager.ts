@@ -1,25 +1,26 @@
 import { SUPPORTED_SIGNALS, type KeyInput, type SupportedSignal } from "acp-terminal";
-import { repeatOnClock, systemClock, type Clock } from "../clock.js";
-import { clamp, resolveLimits, YIELD_MS, type ResolvedLimits } from "../config.js";
-import { ProcessError } from "../errors.js";
-import type { ResourceUsage } from "../providers/proc-usage.js";
-import type { ProviderCapabilities, TerminalProvider } from "../providers/types.js";
-import { MemoryRunStore } from "../store/memory.js";
-import type { RunStore } from "../store/types.js";
-import { snapshotOf } from "./describe.js";
+import { repeatOnClock, systemClock, type Clock } from "../../clock.js";
+import { clamp, resolveLimits, YIELD_MS, type ResolvedLimits } from "../../config.js";
+import { ProcessError } from "../../errors.js";
+import type { ResourceUsage } from "../../providers/proc-usage.js";
+import type { ProviderCapabilities, TerminalProvider } from "../../providers/types.js";
+import { MemoryRunStore } from "../../store/memory.js";
+import type { RunStore } from "../../store/types.js";
+import { snapshotOf } from "../run/describe.js";
 import { RunEventHub } from "./event-hub.js";
 import { DEFAULT_TUNING, type KillOptions, type ListRunsQuery, type ProcessManagerOptions, type ReadQuery, type StartRunOptions } from "./options.js";
-import { Run, type RunTuning } from "./run.js";
+import { Run, type RunTuning } from "../run/run.js";
 import { encodeKeyInput, resizeRun, writeInput } from "./input.js";
 import { Scheduler } from "./scheduler.js";
-import { isFinished, type RunEventSink, type RunRecord, type RunSnapshot, type WatcherSpec } from "./types.js";
-import { byteView, lineView, storeTail, wholeCharacterBytes, type LineView } from "./views.js";
-import { runUsage } from "./usage.js";
-import { readPage, type ReadResult } from "./read-page.js";
+import { isFinished, type RunRecord } from "../../model/run-record.js";
+import { type RunEventSink, type RunSnapshot, type WatcherSpec } from "../../model/run-events.js";
+import { byteView, lineView, storeTail, wholeCharacterBytes, type LineView } from "../views/views.js";
+import { runUsage } from "../views/usage.js";
+import { readPage, type ReadResult } from "../views/read-page.js";
 import { RunRegistry } from "./registry.js";
 import { recoverRuns, type RecoveryPolicy, type RecoveryReport } from "./recovery.js";
 import { newRecord, validateStart } from "./records.js";
-import { hasResourceLimits, validateResourceLimits } from "./resource-limits.js";
+import { hasResourceLimits, validateResourceLimits } from "../run/resource-limits.js";
 
 /**
  * The run registry. Starts commands through a TerminalProvider, tracks their status and output as
@@ -38,7 +39,8 @@ export class ProcessManager {
   private readonly defaultTimeoutMs: number;
   private readonly stopSweeper: () => void;
   private readonly attachments = new Map<symbol, unknown>();
-  private disposed = false;
+  /** Set by the first `dispose()`; every later caller waits for the same disposal. */
+  private disposal: Promise<void> | null = null;
 
   constructor(private readonly options: ProcessManagerOptions) {
     if (!options.provider && !options.providerFor) {
@@ -72,7 +74,7 @@ export class ProcessManager {
 
   /** Starts (or queues) a run; resolves once it is running, queued, or failed to start. */
   async start(request: StartRunOptions): Promise<RunSnapshot> {
-    if (this.disposed) throw ProcessError.disposed();
+    if (this.disposal) throw ProcessError.disposed();
     validateStart(request);
     const provider = this.providerFor(request.sessionId);
     if (request.pty && !provider.capabilities.pty) {
@@ -126,7 +128,7 @@ export class ProcessManager {
    * claimed run has none. Refused (the stored run kept) when the manager cannot take it now.
    */
   private claim(record: RunRecord): Promise<RunSnapshot> {
-    if (this.disposed) throw ProcessError.disposed();
+    if (this.disposal) throw ProcessError.disposed();
     const provider = this.providerFor(record.sessionId);
     if (record.pty && !provider.capabilities.pty) throw ProcessError.unsupported("A PTY", provider.kind, "recover with a provider that has PTYs");
     record.stdin = record.stdin && provider.capabilities.write;
@@ -307,9 +309,14 @@ export class ProcessManager {
   }
 
   /** Kills every live run, releases their terminals, flushes the store. Idempotent. */
-  async dispose(): Promise<void> {
-    if (this.disposed) return;
-    this.disposed = true;
+  dispose(): Promise<void> {
+    // Marked disposed before any run is touched: an event listener that calls start() while the
+    // runs are ending is refused.
+    this.disposal ??= Promise.resolve().then(() => this.disposeOnce());
+    return this.disposal;
+  }
+
+  private async disposeOnce(): Promise<void> {
     this.stopSweeper();
     await Promise.all(this.registry.liveRuns().map((run) => run.terminate("dispose")));
     this.store.flush();

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { ProcessError } from "../errors.js";
+import { ProcessError } from "../../errors.js";
 import type { StartRunOptions } from "./options.js";
-import type { RunRecord } from "./types.js";
+import type { RunRecord } from "../../model/run-record.js";
 
 /** A fresh `queued` record for a start request. */
 export function newRecord(request: StartRunOptions, nowMs: number, defaultTimeoutMs: number): RunRecord {

@@ -1,9 +1,10 @@
-import type { Clock } from "../clock.js";
-import type { TerminalProvider } from "../providers/types.js";
-import type { RunStore } from "../store/types.js";
-import type { RunTuning } from "./run.js";
+import type { Clock } from "../../clock.js";
+import type { TerminalProvider } from "../../providers/types.js";
+import type { RunStore } from "../../store/types.js";
+import type { RunTuning } from "../run/run.js";
 import type { SchedulerLimits } from "./scheduler.js";
-import type { ResourceLimits, RunEventSink, RunSnapshot, RunStatus, WatcherSpec } from "./types.js";
+import type { ResourceLimits, RunStatus } from "../../model/run-record.js";
+import type { RunEventSink, RunSnapshot, WatcherSpec } from "../../model/run-events.js";
 
 export interface ProcessManagerOptions {
   /** Provider for every session. Either this or `providerFor`. */

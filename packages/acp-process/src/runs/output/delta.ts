@@ -1,4 +1,4 @@
-import type { ProviderOutput } from "../providers/types.js";
+import type { ProviderOutput } from "../../providers/types.js";
 import { overlapLength } from "./overlap.js";
 
 /** Below this, an overlap with a truncated snapshot is not trusted to rule out loss. */

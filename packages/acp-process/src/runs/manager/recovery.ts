@@ -1,7 +1,8 @@
-import { messageOf } from "../errors.js";
-import { displayCommand, snapshotOf } from "./describe.js";
-import type { RunStore } from "../store/types.js";
-import { isFinished, type RunEvent, type RunRecord, type RunSnapshot, type RunStatus } from "./types.js";
+import { messageOf } from "../../errors.js";
+import { displayCommand, snapshotOf } from "../run/describe.js";
+import type { RunStore } from "../../store/types.js";
+import { isFinished, type RunRecord, type RunStatus } from "../../model/run-record.js";
+import { type RunEvent, type RunSnapshot } from "../../model/run-events.js";
 
 /**
  * What to do, on start-up, with runs a previous agent process left `queued` or `running`.

@@ -1,7 +1,7 @@
 import { encodeKeys, type KeyInput } from "acp-terminal";
-import { messageOf, ProcessError } from "../errors.js";
-import { withinMs } from "./deadline.js";
-import type { Run } from "./run.js";
+import { messageOf, ProcessError } from "../../errors.js";
+import { withinMs } from "../run/deadline.js";
+import type { Run } from "../run/run.js";
 
 /**
  * Input to a running command: stdin writes, named keys, PTY resize. Each says clearly why it

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { messageOf } from "../errors.js";
-import type { TerminalProvider } from "../providers/types.js";
-import { SnapshotDelta } from "./delta.js";
-import type { OutputLog } from "./output-log.js";
+import { messageOf } from "../../errors.js";
+import type { TerminalProvider } from "../../providers/types.js";
+import { SnapshotDelta } from "../output/delta.js";
+import type { OutputLog } from "../output/output-log.js";
 
 /**
  * Background polling reads at most ~8 MB/s of whole snapshots (a 1 MiB tail: every ~130 ms).

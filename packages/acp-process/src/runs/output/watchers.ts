@@ -1,6 +1,6 @@
-import { ProcessError } from "../errors.js";
+import { ProcessError } from "../../errors.js";
 import { unsafeRegexReason } from "./safe-regex.js";
-import type { WatcherSpec } from "./types.js";
+import type { WatcherSpec } from "../../model/run-events.js";
 
 export interface WatcherLimits {
   /** Watchers per run. */

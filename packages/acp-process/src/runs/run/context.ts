@@ -1,8 +1,8 @@
-import type { Clock } from "../clock.js";
-import type { TerminalProvider } from "../providers/types.js";
-import type { RunStore } from "../store/types.js";
-import type { RunEvent } from "./types.js";
-import type { WatcherLimits } from "./watchers.js";
+import type { Clock } from "../../clock.js";
+import type { TerminalProvider } from "../../providers/types.js";
+import type { RunStore } from "../../store/types.js";
+import type { RunEvent } from "../../model/run-events.js";
+import type { WatcherLimits } from "../output/watchers.js";
 
 export interface RunTuning {
   /** Poll interval while output flows. */

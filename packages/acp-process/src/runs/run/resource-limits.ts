@@ -1,5 +1,5 @@
-import { ProcessError } from "../errors.js";
-import type { ResourceLimits } from "./types.js";
+import { ProcessError } from "../../errors.js";
+import type { ResourceLimits } from "../../model/run-record.js";
 
 /**
  * Sets the rlimits given as `$1` (address space, KiB, or `-`) and `$2` (CPU seconds, or `-`), then

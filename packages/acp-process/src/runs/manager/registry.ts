@@ -1,8 +1,8 @@
-import { ProcessError } from "../errors.js";
-import type { RunStore } from "../store/types.js";
+import { ProcessError } from "../../errors.js";
+import type { RunStore } from "../../store/types.js";
 import type { ListRunsQuery } from "./options.js";
-import type { Run } from "./run.js";
-import { isFinished, type RunRecord } from "./types.js";
+import type { Run } from "../run/run.js";
+import { isFinished, type RunRecord } from "../../model/run-record.js";
 
 const MAX_LIST = 500;
 

@@ -1,5 +1,5 @@
-import type { RunStore } from "../store/types.js";
-import type { RunItem, RunRecord } from "./types.js";
+import type { RunStore } from "../../store/types.js";
+import type { RunItem, RunRecord } from "../../model/run-record.js";
 
 export interface LineView {
   lines: string[];

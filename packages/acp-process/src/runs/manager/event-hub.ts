@@ -1,4 +1,4 @@
-import type { RunEvent, RunEventSink } from "./types.js";
+import type { RunEvent, RunEventSink } from "../../model/run-events.js";
 
 /** A manager's event listeners. A listener that throws is reported on stderr, not propagated. */
 export class RunEventHub {

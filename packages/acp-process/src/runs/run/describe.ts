@@ -1,11 +1,9 @@
-import type { ProviderExitStatus } from "../providers/types.js";
-import type { RunRecord, RunSnapshot, RunStatus } from "./types.js";
+import { commandLine } from "../../providers/command-line.js";
+import type { ProviderExitStatus } from "../../providers/types.js";
+import type { RunRecord, RunStatus } from "../../model/run-record.js";
+import type { RunSnapshot } from "../../model/run-events.js";
 
-/** The command as a user would type it, for messages. Long commands are shortened. */
-/** The whole command line, arguments quoted where needed (for tool results). */
-export function commandLine(record: Pick<RunRecord, "command" | "args">): string {
-  return [record.command, ...(record.args ?? []).map(quoteArg)].join(" ");
-}
+export { commandLine };
 
 /** The command line for messages: at most 200 characters. */
 export function displayCommand(record: Pick<RunRecord, "command" | "args">): string {
@@ -13,9 +11,6 @@ export function displayCommand(record: Pick<RunRecord, "command" | "args">): str
   return text.length > 200 ? `${text.slice(0, 197)}...` : text;
 }
 
-function quoteArg(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
-}
 
 /** The final status and message, from the first termination cause and the exit status. */
 export function describeEnd(

@@ -1,7 +1,7 @@
-import { messageOf } from "../errors.js";
-import type { TerminalProvider } from "../providers/types.js";
+import { messageOf } from "../../errors.js";
+import type { TerminalProvider } from "../../providers/types.js";
 import { withinMs } from "./deadline.js";
-import type { OutputLog } from "./output-log.js";
+import type { OutputLog } from "../output/output-log.js";
 
 export interface KillTarget {
   provider: TerminalProvider;

@@ -1,0 +1,28 @@
+import type { RunItem, RunRecord, RunStatus } from "./run-record.js";
+
+/** A run as callers see it: the record plus derived figures. */
+export interface RunSnapshot extends Readonly<RunRecord> {
+  durationMs: number | null;
+}
+
+export interface WatcherSpec {
+  /** JavaScript regular expression source (no slashes). */
+  regex: string;
+  /** Flags among `i`, `m`, `s`, `u`. */
+  flags?: string;
+  /** Name delivered with each hit. Default: the regex. */
+  event?: string;
+  /** Remove after the first hit. Default false. */
+  once?: boolean;
+  /** `line`: tested against each complete line. `stream`: against the raw text, across chunk boundaries. */
+  scope?: "line" | "stream";
+}
+
+export type RunEvent =
+  | { type: "status"; run: RunSnapshot; previous: RunStatus | null }
+  | { type: "output"; runId: string; sessionId: string; item: RunItem }
+  /** `seq` is the hit's `event` item; `snippet` the last output (at most 400 characters) when it matched. */
+  | { type: "watch"; runId: string; sessionId: string; watcherId: string; event: string; match: string; seq: number; snippet: string }
+  | { type: "exit"; run: RunSnapshot };
+
+export type RunEventSink = (event: RunEvent) => void;
