@@ -4,6 +4,7 @@ export { TerminalError } from "./host/errors.js";
 export type { TerminalErrorCode } from "./host/errors.js";
 export type {
   AuthorizeRequest,
+  ContainmentMode,
   CreateTerminalParams,
   EnvVariable,
   ExitStatus,
@@ -33,6 +34,7 @@ export {
 } from "./host/options.js";
 export { DEFAULT_PTY_SIZE, MAX_PTY_DIMENSION } from "./host/validate.js";
 export { KILL_GRACE_MS } from "./terminate/kill.js";
+export { describeContainment } from "./contain/describe.js";
 export { OutputBuffer } from "./output/output-buffer.js";
 export { renderPtyText } from "./output/pty-text.js";
 // --- end TerminalHost core ---

@@ -13,6 +13,7 @@ describe("terminal capabilities", () => {
       outputSince: true,
       pty: true,
       stdin: true,
+      containment: "process-group",
     });
   });
 
@@ -27,6 +28,18 @@ describe("terminal capabilities", () => {
     expect(host.ptyAvailable).toBe(true); // node-pty is built here
     expect(terminalClientCapabilities(host)._meta["acp-terminal"].pty).toBe(true);
     await host.dispose();
+  });
+
+  it("advertises the host's containment mode, and without a host only the process-group floor", async () => {
+    expect(terminalClientCapabilities({ containment: "pid-namespace" })._meta["acp-terminal"].containment).toBe("pid-namespace");
+    expect(terminalClientCapabilities({})._meta["acp-terminal"].containment).toBe("process-group");
+    const contained = new TerminalHost();
+    const off = new TerminalHost({ containment: "off" });
+    expect(contained.containment).toBe("pid-namespace"); // user namespaces work on the machines the tests run on
+    expect(off.containment).toBe("process-group");
+    expect(readTerminalCapability(terminalClientCapabilities(contained))?.containment).toBe("pid-namespace");
+    expect(readTerminalCapability(terminalClientCapabilities(off))?.containment).toBe("process-group");
+    await Promise.all([contained.dispose(), off.dispose()]);
   });
 
   it("reads nothing from clients that did not advertise the extensions", () => {

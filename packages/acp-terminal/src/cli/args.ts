@@ -16,6 +16,8 @@ export interface RunOptions {
   /** After Ctrl-C, how long the agent gets to end its turn with `cancelled`. */
   cancelGraceMs: number;
   agentLog?: string;
+  /** Say on stderr how terminals are contained (present only when set). */
+  verbose?: boolean;
 }
 
 export type ParsedCommand =
@@ -40,6 +42,7 @@ Options:
   --init-timeout S   how long the agent may take to answer initialize (default 10)
   --cancel-grace S   after Ctrl-C, how long the agent may take to end its turn (default 2)
   --agent-log FILE   write the agent's stderr to FILE instead of this stderr
+  --verbose          say on stderr how terminals are contained (PID namespace or process group)
   --help, -h         this help
   --version          the version
 
@@ -86,6 +89,7 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
         "init-timeout": { type: "string" },
         "cancel-grace": { type: "string" },
         "agent-log": { type: "string" },
+        verbose: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
       },
@@ -126,6 +130,7 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
       initTimeoutMs,
       cancelGraceMs,
       agentLog: values["agent-log"],
+      ...(values.verbose ? { verbose: true } : {}),
     },
   };
 }

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn, setTimeout as delay } from "node:timers/promises";
 import { client, PROTOCOL_VERSION, type ClientConnection, type InitializeRequest } from "@agentclientprotocol/sdk";
-import { bindTerminalHost, terminalClientCapabilities, TerminalHost } from "../index.js";
+import { bindTerminalHost, describeContainment, terminalClientCapabilities, TerminalHost } from "../index.js";
 import { AgentProcess, type AgentExit } from "./agent-process.js";
 import type { RunOptions } from "./args.js";
 import { ExitCode, exitCodeForStopReason } from "./exit-codes.js";
@@ -74,6 +74,7 @@ class Run {
 
   async execute(): Promise<number> {
     const host = new TerminalHost({ pty: this.options.pty, cwd: this.options.cwd });
+    if (this.options.verbose) this.renderer.notice(`acp-terminal: ${describeContainment(host.containment)}`);
     const terminals = followHost(host, this.renderer);
     const agent = new AgentProcess({
       commandLine: this.options.agent,

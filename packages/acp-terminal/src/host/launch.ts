@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import type { NamespaceTools } from "../contain/namespace-support.js";
+import { PidNamespace } from "../contain/pid-namespace.js";
 import { OutputBuffer } from "../output/output-buffer.js";
 import type { CommandPlan } from "../spawn/command.js";
 import { commandEnvironment, hostBaseEnvironment } from "../spawn/env.js";
@@ -32,16 +34,28 @@ export function launchCwd(
   return params.cwd ?? sessionCwd ?? options.cwd ?? process.cwd();
 }
 
+/** A namespace for one terminal, or undefined when this one cannot be had: the terminal falls back to its group. */
+async function startNamespace(tools: NamespaceTools | undefined): Promise<PidNamespace | undefined> {
+  if (!tools) return undefined;
+  try {
+    return await PidNamespace.start(tools);
+  } catch {
+    return undefined; // e.g. the user-namespace limit reached: info().containment says "process-group"
+  }
+}
+
 /**
- * Spawns an authorized create and wraps it in a Terminal whose output and exit reach `events`.
- * `stillWanted` is asked once the process has spawned: when it says no (the host is being
- * disposed), the process is killed with its group and `undefined` returned.
+ * Spawns an authorized create and wraps it in a Terminal whose output and exit reach `events`;
+ * with `namespaceTools`, in a PID namespace of its own. `stillWanted` is asked once the process
+ * has spawned: when it says no (the host is being disposed), the process is killed with its group
+ * and `undefined` returned.
  */
 export async function launchTerminal(
   launch: Launch,
   options: ResolvedHostOptions,
   events: TypedEvents<TerminalHostEvents>,
   stillWanted: () => boolean,
+  namespaceTools?: NamespaceTools,
 ): Promise<Terminal | undefined> {
   const { owner, params, plan, cwd } = launch;
   const env = commandEnvironment(hostBaseEnvironment(options.env), params.env);
@@ -50,9 +64,11 @@ export async function launchTerminal(
   const terminalId = randomUUID();
   const buffer = new OutputBuffer(outputByteLimit);
   const controller = new AbortController();
-  const spawned = await spawnProcess({
+  const namespace = await startNamespace(namespaceTools);
+  const spawning = spawnProcess({
     file: plan.file,
     args: plan.args,
+    ...(namespace ? { prefix: namespace.prefix } : {}),
     cwd,
     env,
     stdin: params.stdin,
@@ -66,8 +82,12 @@ export async function launchTerminal(
     },
     signal: controller.signal,
   });
+  const spawned = await spawning.catch((error: unknown) => {
+    namespace?.end();
+    throw error;
+  });
   if (!stillWanted()) {
-    await abandon(spawned, controller);
+    await abandon(spawned, controller, namespace);
     return undefined;
   }
   return new Terminal({
@@ -79,17 +99,20 @@ export async function launchTerminal(
     buffer,
     controller,
     process: spawned,
+    namespace,
     killGraceMs: options.killGraceMs,
     onExit: (exitStatus) => events.emit("exit", { terminalId, owner, exitStatus: { ...exitStatus } }),
   });
 }
 
 /** A process that spawned after dispose() began: killed with its group, never registered. */
-async function abandon(spawned: SpawnedProcess, controller: AbortController): Promise<void> {
+async function abandon(spawned: SpawnedProcess, controller: AbortController, namespace: PidNamespace | undefined): Promise<void> {
   try {
     await terminateProcessGroup(spawned, { signal: "SIGKILL", graceMs: 0 });
+    namespace?.end();
     await spawned.settled;
   } finally {
+    namespace?.end();
     controller.abort();
   }
 }

@@ -1,3 +1,5 @@
+import { namespaceSupport } from "../contain/namespace-support.js";
+import { Reaper } from "../contain/reaper.js";
 import { planCommand, resolveShell } from "../spawn/command.js";
 import { ptyAvailable } from "../spawn/pty.js";
 import { parseSignalName } from "../terminate/signals.js";
@@ -11,6 +13,7 @@ import { sameOwner, TerminalSlots } from "./slots.js";
 import type { Terminal } from "./terminal.js";
 import { resizePty, signalTerminal, writeInput } from "./terminal-io.js";
 import type {
+  ContainmentMode,
   CreateTerminalParams,
   ExitStatus,
   OutputOptions,
@@ -44,6 +47,8 @@ export class TerminalHost {
   readonly #inFlight = new Set<Promise<unknown>>();
   /** SIGKILLs the groups of terminals not yet released if the process exits without dispose(). */
   readonly #exitHook = new ExitHook();
+  /** SIGKILLs the same groups from outside when this process goes away in a way no hook sees (SIGKILL). */
+  readonly #reaper = new Reaper();
   /** `bash` on the host's PATH (else /bin/sh), looked up once, on the first command that needs a shell. */
   #shellPath: string | undefined;
   readonly #shell = (): string => (this.#shellPath ??= resolveShell(process.env.PATH));
@@ -58,6 +63,17 @@ export class TerminalHost {
   get ptyAvailable(): boolean {
     return ptyAvailable();
   }
+
+  /**
+   * How terminals are kept from outliving their kill, release and this host: `"pid-namespace"`
+   * where each terminal gets one (found out once per process, on first use; ~50 ms), else
+   * `"process-group"`. `terminalClientCapabilities` advertises it.
+   */
+  get containment(): ContainmentMode {
+    return this.#namespaceTools() ? "pid-namespace" : "process-group";
+  }
+
+  readonly #namespaceTools = () => (this.#options.containment === "auto" ? namespaceSupport() : undefined);
 
   get limits(): { defaultOutputByteLimit: number; maxOutputByteLimit: number } {
     return {
@@ -104,11 +120,12 @@ export class TerminalHost {
       await authorizeCreate(this.#options.authorize, { owner, command: params.command, args, cwd, shell: plan.shell });
       if (this.#disposing) throw disposedError();
       const launch = { owner, params, plan, cwd };
-      const terminal = await launchTerminal(launch, this.#options, this.#events, () => !this.#disposing);
+      const terminal = await launchTerminal(launch, this.#options, this.#events, () => !this.#disposing, this.#namespaceTools());
       if (!terminal) throw disposedError();
       this.#terminals.set(terminal.id, terminal);
       this.#freeSlot.set(terminal.id, freeSlot);
       this.#exitHook.track(terminal.process.pid);
+      this.#reaper.track(terminal.process.pid);
       this.#events.emit("create", { terminalId: terminal.id, info: terminal.info() });
       return terminal.id;
     } catch (error) {
@@ -201,6 +218,7 @@ export class TerminalHost {
       await Promise.allSettled(all.map((terminal) => this.#release(terminal, disposedError())));
       while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
       this.#exitHook.clear();
+      this.#reaper.close();
     })();
     return this.#disposing;
   }
@@ -249,6 +267,7 @@ export class TerminalHost {
     }
     const releasing = terminal.release(reason).then(() => {
       this.#exitHook.untrack(terminal.process.pid);
+      this.#reaper.untrack(terminal.process.pid);
       this.#events.emit("release", { terminalId: terminal.id, owner: terminal.owner });
     });
     this.#track(releasing);

@@ -69,12 +69,22 @@ export interface TerminalInfo {
   pty: boolean;
   /** The command's pid, which is also its process-group id. */
   pid?: number;
+  /** Whether this terminal's descendants are held in its own PID namespace. */
+  containment: ContainmentMode;
   state: TerminalState;
   exitStatus?: ExitStatus;
   startedAt: number;
 }
 
 export type ShellMode = "auto" | "always" | "never";
+
+/**
+ * How a terminal's processes are kept from outliving it. Both kill the process group (SIGTERM,
+ * grace, SIGKILL) and have a watchdog process SIGKILL every live group if the host dies.
+ * `"pid-namespace"`: the command's descendants also live in a PID namespace of the terminal, so
+ * those that left the group (`setsid`, double fork) die with it. `"process-group"`: they do not.
+ */
+export type ContainmentMode = "pid-namespace" | "process-group";
 
 export interface AuthorizeRequest {
   owner: TerminalOwner;
@@ -106,6 +116,11 @@ export interface TerminalHostOptions {
   env?: "inherit" | "empty" | ((base: NodeJS.ProcessEnv) => Record<string, string>);
   /** Run every terminal in a PTY unless the request says otherwise. Default false. */
   pty?: boolean;
+  /**
+   * `"auto"`: each terminal in its own PID namespace where the system allows it (detected once),
+   * else process-group kill. `"off"`: process-group kill only. Both with the watchdog. Default `"auto"`.
+   */
+  containment?: "auto" | "off";
   /**
    * Bytes written to a terminal's stdin that may wait for the command to read them; a write
    * beyond that fails with "limit_reached" instead of buffering without bound. Default 1 MiB.
