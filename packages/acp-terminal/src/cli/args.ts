@@ -18,6 +18,8 @@ export interface RunOptions {
   agentLog?: string;
   /** Say on stderr how terminals are contained (present only when set). */
   verbose?: boolean;
+  /** Process-group kill only, no PID namespace per terminal (present only when set). */
+  noContain?: boolean;
 }
 
 export type ParsedCommand =
@@ -43,6 +45,7 @@ Options:
   --cancel-grace S   after Ctrl-C, how long the agent may take to end its turn (default 2)
   --agent-log FILE   write the agent's stderr to FILE instead of this stderr
   --verbose          say on stderr how terminals are contained (PID namespace or process group)
+  --no-contain       no PID namespace per terminal: kill reaches the process group only
   --help, -h         this help
   --version          the version
 
@@ -90,6 +93,7 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
         "cancel-grace": { type: "string" },
         "agent-log": { type: "string" },
         verbose: { type: "boolean", default: false },
+        "no-contain": { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
       },
@@ -131,6 +135,7 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
       cancelGraceMs,
       agentLog: values["agent-log"],
       ...(values.verbose ? { verbose: true } : {}),
+      ...(values["no-contain"] ? { noContain: true } : {}),
     },
   };
 }

@@ -73,7 +73,8 @@ class Run {
   }
 
   async execute(): Promise<number> {
-    const host = new TerminalHost({ pty: this.options.pty, cwd: this.options.cwd });
+    const containment = this.options.noContain ? "off" : "auto";
+    const host = new TerminalHost({ pty: this.options.pty, cwd: this.options.cwd, containment });
     if (this.options.verbose) this.renderer.notice(`acp-terminal: ${describeContainment(host.containment)}`);
     const terminals = followHost(host, this.renderer);
     const agent = new AgentProcess({

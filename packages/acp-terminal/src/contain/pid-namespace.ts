@@ -1,14 +1,19 @@
 /**
  * A terminal's own PID namespace, so that nothing its command starts can escape it.
  *
- * A holder, `unshare [--user --map-current-user] --pid --fork --kill-child /bin/sh`, creates the
- * namespace; its `/bin/sh` is the namespace's init (pid 1), waiting for a pipe from the host to close.
+ * A holder, `unshare [--user --map-current-user] --pid /bin/sh`, creates the namespace; the first
+ * child its `/bin/sh` forks is the namespace's init (pid 1), which waits for a pipe from the host
+ * to close.
  * The command is then started as `nsenter --pid=/proc/<holder>/ns/pid_for_children --no-fork --
- * command args`: with --no-fork nsenter execs the command in place, so the command itself stays in
- * the host's PID namespace (its pid, exit status and signals are exactly those of a direct spawn,
- * `$$` is the pid the host reports, and `$!` of its children too) while every process it starts is
- * created inside the namespace. `setsid`, `setsid -f`, a double fork or `nohup` leave the process
- * group, never the namespace.
+ * unshare --fork -- command args`. nsenter (--no-fork) sets where children go and execs `unshare`,
+ * which stays in the host's PID namespace as the relay: the pid the host reports, signals and
+ * kills (the group leader). It forks the command into the namespace and waits for it: it blocks
+ * SIGINT and SIGTERM meanwhile (the group's signals reach the command itself), then exits with
+ * the command's exit code or kills itself with the signal that killed the command, so the exit
+ * status is exact. The command cannot be the process that stays outside: a process whose children
+ * go to another PID namespace cannot create threads (clone(CLONE_THREAD) fails with EINVAL), which
+ * node, java or go need. Inside the namespace the command sees namespace pids (`$$` is 2 or 3).
+ * `setsid`, `setsid -f`, a double fork or `nohup` leave the process group, never the namespace.
  *
  * When init dies the kernel SIGKILLs everything left in the namespace. Init dies when the host
  * SIGKILLs the holder's group (the terminal was killed or released, after its group's grace), or
@@ -22,13 +27,13 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { NamespaceTools } from "./namespace-support.js";
 
 /**
- * Init: says it runs (the uid map is written by then), then waits for the host's pipe to close.
- * A `cat` child does the reading, so that init can sit in `wait`, which reaps every child,
- * adopted orphans included: a zombie counts as a member of its process group, and would keep a
- * kill waiting for the group to empty until its grace ran out. (A background job reads
- * /dev/null unless redirected, hence fd 3.)
+ * The holder's script: fork init (a subshell), then say it runs; wait for init. Init waits for
+ * the host's pipe to close: a `cat` child does the reading, so that init can sit in `wait`, which
+ * reaps every child, adopted orphans included (a zombie counts as a member of its process group,
+ * and would keep a kill waiting for the group to empty until its grace ran out). A background job
+ * reads /dev/null unless redirected, hence fd 3.
  */
-const INIT_SCRIPT = "echo; exec 3<&0; cat <&3 >/dev/null & wait";
+const HOLDER_SCRIPT = "exec 3<&0; (cat <&3 >/dev/null & wait) & echo; wait";
 /** Bounds the wait for a holder to start (a few ms normally). */
 const START_TIMEOUT_MS = 5_000;
 
@@ -45,7 +50,7 @@ export class PidNamespace {
   /** Starts a namespace; rejects when the holder exits, fails or stays silent for START_TIMEOUT_MS. */
   static async start(tools: NamespaceTools): Promise<PidNamespace> {
     const userFlags = tools.userNamespace ? ["--user", "--map-current-user"] : [];
-    const holder = spawn(tools.unshare, [...userFlags, "--pid", "--fork", "--kill-child", "--", "/bin/sh", "-c", INIT_SCRIPT], {
+    const holder = spawn(tools.unshare, [...userFlags, "--pid", "--", "/bin/sh", "-c", HOLDER_SCRIPT], {
       detached: true,
       stdio: ["pipe", "pipe", "ignore"],
     });
@@ -76,11 +81,17 @@ export class PidNamespace {
     return namespace;
   }
 
+  /** False once ended, or once the holder exited. */
+  get alive(): boolean {
+    return !this.#ended && this.#holder.exitCode === null && this.#holder.signalCode === null;
+  }
+
   /** The words that run a command in this namespace (see the top of this file). */
   get prefix(): string[] {
     const holder = this.#holder.pid;
     const user = this.#tools.userNamespace ? [`--user=/proc/${holder}/ns/user`, "--preserve-credentials"] : [];
-    return [this.#tools.nsenter, ...user, `--pid=/proc/${holder}/ns/pid_for_children`, "--no-fork", "--"];
+    const { nsenter, unshare } = this.#tools;
+    return [nsenter, ...user, `--pid=/proc/${holder}/ns/pid_for_children`, "--no-fork", "--", unshare, "--fork", "--"];
   }
 
   /** SIGKILLs the holder and its init: the kernel then SIGKILLs every process in the namespace. Idempotent. */

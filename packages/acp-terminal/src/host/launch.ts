@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { NamespaceTools } from "../contain/namespace-support.js";
-import { PidNamespace } from "../contain/pid-namespace.js";
+import type { PidNamespace } from "../contain/pid-namespace.js";
 import { OutputBuffer } from "../output/output-buffer.js";
 import type { CommandPlan } from "../spawn/command.js";
 import { commandEnvironment, hostBaseEnvironment } from "../spawn/env.js";
@@ -34,19 +33,9 @@ export function launchCwd(
   return params.cwd ?? sessionCwd ?? options.cwd ?? process.cwd();
 }
 
-/** A namespace for one terminal, or undefined when this one cannot be had: the terminal falls back to its group. */
-async function startNamespace(tools: NamespaceTools | undefined): Promise<PidNamespace | undefined> {
-  if (!tools) return undefined;
-  try {
-    return await PidNamespace.start(tools);
-  } catch {
-    return undefined; // e.g. the user-namespace limit reached: info().containment says "process-group"
-  }
-}
-
 /**
  * Spawns an authorized create and wraps it in a Terminal whose output and exit reach `events`;
- * with `namespaceTools`, in a PID namespace of its own. `stillWanted` is asked once the process
+ * with `namespaces`, in a PID namespace of its own (when one can be had; else its group only). `stillWanted` is asked once the process
  * has spawned: when it says no (the host is being disposed), the process is killed with its group
  * and `undefined` returned.
  */
@@ -55,7 +44,7 @@ export async function launchTerminal(
   options: ResolvedHostOptions,
   events: TypedEvents<TerminalHostEvents>,
   stillWanted: () => boolean,
-  namespaceTools?: NamespaceTools,
+  namespaces?: { take(): Promise<PidNamespace | undefined>; refill(): void },
 ): Promise<Terminal | undefined> {
   const { owner, params, plan, cwd } = launch;
   const env = commandEnvironment(hostBaseEnvironment(options.env), params.env);
@@ -64,7 +53,7 @@ export async function launchTerminal(
   const terminalId = randomUUID();
   const buffer = new OutputBuffer(outputByteLimit);
   const controller = new AbortController();
-  const namespace = await startNamespace(namespaceTools);
+  const namespace = await namespaces?.take();
   const spawning = spawnProcess({
     file: plan.file,
     args: plan.args,
@@ -86,6 +75,7 @@ export async function launchTerminal(
     namespace?.end();
     throw error;
   });
+  namespaces?.refill();
   if (!stillWanted()) {
     await abandon(spawned, controller, namespace);
     return undefined;

@@ -114,7 +114,7 @@ export function resolveHostOptions(options: TerminalHostOptions = {}): ResolvedH
       if (typeof value !== "boolean") throw TerminalError.invalidParams(field("pty"), "a boolean", value);
       return value;
     }),
-    containment: optional<"auto" | "off">(o.containment, "auto", (value) => {
+    containment: optional<"auto" | "off">(o.containment, "off", (value) => {
       if (value !== "auto" && value !== "off") throw TerminalError.invalidParams(field("containment"), '"auto" or "off"', value);
       return value;
     }),

@@ -1,3 +1,4 @@
+import { NamespacePool } from "../contain/namespace-pool.js";
 import { namespaceSupport } from "../contain/namespace-support.js";
 import { Reaper } from "../contain/reaper.js";
 import { planCommand, resolveShell } from "../spawn/command.js";
@@ -66,14 +67,20 @@ export class TerminalHost {
 
   /**
    * How terminals are kept from outliving their kill, release and this host: `"pid-namespace"`
-   * where each terminal gets one (found out once per process, on first use; ~50 ms), else
-   * `"process-group"`. `terminalClientCapabilities` advertises it.
+   * with `containment: "auto"` where each terminal can get one (found out once per process, on
+   * first use; ~50 ms), else `"process-group"`. `terminalClientCapabilities` advertises it.
    */
   get containment(): ContainmentMode {
     return this.#namespaceTools() ? "pid-namespace" : "process-group";
   }
 
   readonly #namespaceTools = () => (this.#options.containment === "auto" ? namespaceSupport() : undefined);
+  /** Namespaces for terminals, one kept started ahead; made with the first terminal that can have one. */
+  #namespaces: NamespacePool | undefined;
+  readonly #namespacePool = (): NamespacePool | undefined => {
+    const tools = this.#namespaceTools();
+    return tools && (this.#namespaces ??= new NamespacePool(tools));
+  };
 
   get limits(): { defaultOutputByteLimit: number; maxOutputByteLimit: number } {
     return {
@@ -120,7 +127,7 @@ export class TerminalHost {
       await authorizeCreate(this.#options.authorize, { owner, command: params.command, args, cwd, shell: plan.shell });
       if (this.#disposing) throw disposedError();
       const launch = { owner, params, plan, cwd };
-      const terminal = await launchTerminal(launch, this.#options, this.#events, () => !this.#disposing, this.#namespaceTools());
+      const terminal = await launchTerminal(launch, this.#options, this.#events, () => !this.#disposing, this.#namespacePool());
       if (!terminal) throw disposedError();
       this.#terminals.set(terminal.id, terminal);
       this.#freeSlot.set(terminal.id, freeSlot);
@@ -219,6 +226,7 @@ export class TerminalHost {
       while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
       this.#exitHook.clear();
       this.#reaper.close();
+      this.#namespaces?.close();
     })();
     return this.#disposing;
   }

@@ -118,7 +118,9 @@ export interface TerminalHostOptions {
   pty?: boolean;
   /**
    * `"auto"`: each terminal in its own PID namespace where the system allows it (detected once),
-   * else process-group kill. `"off"`: process-group kill only. Both with the watchdog. Default `"auto"`.
+   * else process-group kill. `"off"`: process-group kill only. Both with the watchdog. In a
+   * namespace the command sees namespace pids (`$$`, `$!`), not the host's. Default `"off"`; the
+   * CLI uses `"auto"`.
    */
   containment?: "auto" | "off";
   /**
