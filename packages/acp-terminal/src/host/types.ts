@@ -69,8 +69,8 @@ export interface TerminalInfo {
   pty: boolean;
   /** The command's pid, which is also its process-group id. */
   pid?: number;
-  /** Whether this terminal's descendants are held in its own PID namespace. */
-  containment: ContainmentMode;
+  /** Whether this terminal's descendants are held in its own PID namespace (a host always says). */
+  containment?: ContainmentMode;
   state: TerminalState;
   exitStatus?: ExitStatus;
   startedAt: number;
