@@ -12,6 +12,7 @@ import { escapeCases, newMarker } from "../../../test/support/escapes.js";
 import { killSurvivors, processesWith } from "../../../test/support/processes.js";
 import { until, withDeadline } from "../../../test/support/until.js";
 import { Reaper } from "../src/contain/reaper.js";
+import { TerminalHost } from "../src/host/terminal-host.js";
 import { fixture, makeHost, node, owner } from "./host-helpers.js";
 
 /** Whether this machine gives unprivileged user + PID namespaces, asked directly (not through our probe). */
@@ -77,12 +78,17 @@ describe.each([
     async (fault, _name, escape) => {
       const marker = newMarker();
       markers.push(marker);
-      const host = contained();
-      const id = await host.create(owner, { command: escape.command.replaceAll("MARKER", marker), pty });
-      await allStarted(marker, escape.processes);
-      if (fault === "kill") await host.kill(owner, id);
-      else await host.release(owner, id);
-      expect(await leftAfter(marker)).toEqual([]);
+      // Its own host, disposed here: makeHost's hosts are all disposed after each test, concurrent ones too.
+      const host = new TerminalHost({ containment: "auto", killGraceMs: 200, exitDrainGraceMs: 200 });
+      try {
+        const id = await host.create(owner, { command: escape.command.replaceAll("MARKER", marker), pty });
+        await allStarted(marker, escape.processes);
+        if (fault === "kill") await host.kill(owner, id);
+        else await host.release(owner, id);
+        expect(await leftAfter(marker)).toEqual([]);
+      } finally {
+        await host.dispose();
+      }
     },
   );
 });
