@@ -9,7 +9,8 @@
  *   - the reaper: starting it (once per host), and one terminal's `+pgid`/`-pgid` lines; its RSS.
  *   - a namespace's processes (the unshare'd sh, its init, the cat holding the host's pipe) and
  *     their RSS; a spare namespace is kept started ahead, so a create does not wait for one.
- * BENCH_ITERATIONS (default 100) after BENCH_WARMUP (default 10); p50/p95.
+ * BENCH_ITERATIONS (default 100) after BENCH_WARMUP (default 10), BENCH_IDLE_MS (default 20)
+ * idle after each iteration; p50/p95.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -23,13 +24,30 @@ import { now, summarize } from "./support/stats.mjs";
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 100);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
+/**
+ * Idle time after each iteration, every variant alike: an agent's commands are not back to back,
+ * and the spare namespace a contained host keeps ahead starts in between (0: back to back).
+ */
+const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 20);
+const idle = () => new Promise((resolve) => setTimeout(resolve, IDLE_MS));
 const OWNER = { connectionId: "bench", sessionId: "containment" };
 
-async function plain() {
-  const child = spawn("true", [], { stdio: ["ignore", "pipe", "pipe"], detached: true });
-  child.stdout.resume();
-  child.stderr.resume();
-  await once(child, "close");
+/** A timed iteration (ms), then the idle time, not counted. */
+async function timed(body) {
+  const started = now();
+  await body();
+  const ms = now() - started;
+  await idle();
+  return ms;
+}
+
+function plain() {
+  return timed(async () => {
+    const child = spawn("true", [], { stdio: ["ignore", "pipe", "pipe"], detached: true });
+    child.stdout.resume();
+    child.stderr.resume();
+    await once(child, "close");
+  });
 }
 
 async function cycle(host, pty) {
@@ -85,7 +103,8 @@ async function perTerminalProcesses(containment) {
     for (let i = 0; i < 4; i++) ids.push(await host.create(OWNER, { command: "sleep", args: ["30"] }));
     await settle();
     const five = extra(ids);
-    return { processes: (five.processes - one.processes) / 4, bytes: (five.bytes - one.bytes) / 4 };
+    // Rounded: a process of an earlier host that ends between the two counts is not this host's.
+    return { processes: Math.round((five.processes - one.processes) / 4), bytes: Math.max(0, (five.bytes - one.bytes) / 4) };
   } finally {
     await host.dispose();
   }
@@ -111,7 +130,7 @@ function reaperCosts() {
 export async function main() {
   header(
     "host-containment: what the reaper and a PID namespace per terminal cost",
-    `create('true') → waitForExit → release; ${ITERATIONS} iterations after ${WARMUP} warm-up, alternating batches; p50/p95`,
+    `create('true') → waitForExit → release; ${ITERATIONS} iterations after ${WARMUP} warm-up, ${IDLE_MS} ms idle after each, alternating batches; p50/p95`,
   );
   const off = new TerminalHost({ containment: "off" });
   const auto = new TerminalHost({ containment: "auto" });
@@ -120,10 +139,10 @@ export async function main() {
     const samples = await alternate(
       {
         plain,
-        off: () => cycle(off, false),
-        auto: () => cycle(auto, false),
-        offPty: () => cycle(off, true),
-        autoPty: () => cycle(auto, true),
+        off: () => timed(() => cycle(off, false)),
+        auto: () => timed(() => cycle(auto, false)),
+        offPty: () => timed(() => cycle(off, true)),
+        autoPty: () => timed(() => cycle(auto, true)),
       },
       { warmup: WARMUP, iterations: ITERATIONS, batch: 10 },
     );

@@ -26,9 +26,14 @@ export class NamespacePool {
     return PidNamespace.start(this.tools).catch(() => undefined);
   }
 
-  /** Starts the next spare unless one is there. */
+  /**
+   * Starts the next spare unless one is there, on a later turn of the event loop: spawning blocks
+   * the loop until the exec, which would otherwise delay the create that asked.
+   */
   refill(): void {
-    if (!this.#closed) this.#spare ??= this.#start();
+    setImmediate(() => {
+      if (!this.#closed) this.#spare ??= this.#start();
+    });
   }
 
   /** Ends the spare; later `take` calls give nothing. */

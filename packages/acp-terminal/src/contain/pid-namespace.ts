@@ -28,12 +28,12 @@ import type { NamespaceTools } from "./namespace-support.js";
 
 /**
  * The holder's script: fork init (a subshell), then say it runs; wait for init. Init waits for
- * the host's pipe to close: a `cat` child does the reading, so that init can sit in `wait`, which
- * reaps every child, adopted orphans included (a zombie counts as a member of its process group,
- * and would keep a kill waiting for the group to empty until its grace ran out). A background job
- * reads /dev/null unless redirected, hence fd 3.
+ * the host's pipe to close: a child subshell does the reading (`read` until end-of-file), so that
+ * init can sit in `wait`, which reaps every child, adopted orphans included (a zombie counts as a
+ * member of its process group, and would keep a kill waiting for the group to empty until its
+ * grace ran out). A background job reads /dev/null unless redirected, hence fd 3.
  */
-const HOLDER_SCRIPT = "exec 3<&0; (cat <&3 >/dev/null & wait) & echo; wait";
+const HOLDER_SCRIPT = "exec 3<&0; ( (read -r _ <&3 || :) & wait) & echo; wait";
 /** Bounds the wait for a holder to start (a few ms normally). */
 const START_TIMEOUT_MS = 5_000;
 
