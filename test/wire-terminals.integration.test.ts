@@ -32,6 +32,7 @@ describe("terminal/* over stdio", () => {
       outputSince: true,
       pty: true,
       stdin: true,
+      containment: "process-group", // the fixture client's host uses the library default
     });
   });
 

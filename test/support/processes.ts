@@ -1,4 +1,5 @@
 /** Process helpers for tests that must prove no process outlives them. */
+import { readdirSync, readFileSync } from "node:fs";
 import { isAlive } from "../../packages/acp-terminal/src/conformance/checks/pids.js";
 
 // True while a process with this pid runs (a zombie does not count): the one the conformance checks use.
@@ -20,4 +21,23 @@ export function killSurvivors(pids: Iterable<number>): number[] {
     killed.push(pid);
   }
   return killed;
+}
+
+/**
+ * Pids of the running (not zombie) processes whose command line contains `marker`: put a unique
+ * marker in every process a test starts, then count what is left. Reads /proc (Linux).
+ */
+export function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+    } catch {
+      continue; // gone meanwhile
+    }
+    if (cmdline.includes(marker) && isAlive(Number(entry))) found.push(Number(entry));
+  }
+  return found;
 }

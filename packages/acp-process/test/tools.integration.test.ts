@@ -65,6 +65,11 @@ describe.each(PROVIDERS)("tool surfaces over the %s provider", (name, setup) => 
       expect(result).toMatchObject({ status: "completed", exitCode: 0, output: "hello\noops\n", truncated: false });
     });
 
+    it("returns stdout and stderr in the order the command wrote them", async () => {
+      const result = await call(execTool, { command: "echo 1-out; echo 2-err >&2; echo 3-out; echo 4-err >&2; echo 5-out" });
+      expect(result.output).toBe("1-out\n2-err\n3-out\n4-err\n5-out\n");
+    });
+
     it("yields a long command, then polls only new output, kills and removes it", async () => {
       const started = await call(execTool, { command: hangLine, yieldMs: 10 });
       expect(started.status).toBe("running");

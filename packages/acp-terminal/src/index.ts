@@ -5,6 +5,7 @@ export type { TerminalErrorCode } from "./host/errors.js";
 export type {
   AuthorizeCommand,
   AuthorizeRequest,
+  ContainmentMode,
   CreateTerminalParams,
   EnvVariable,
   ExitStatus,
@@ -41,6 +42,7 @@ export { matchesAllowPattern, parseAllowPattern } from "./approval/allow-pattern
 export type { AllowPattern } from "./approval/allow-pattern.js";
 export { describeAuthorizeRequest } from "./approval/describe-request.js";
 export { OutputBuffer, type OutputReader } from "./output/output-buffer.js";
+export { describeContainment } from "./contain/describe.js";
 export { renderPtyText } from "./output/pty-text.js";
 // --- end TerminalHost core ---
 

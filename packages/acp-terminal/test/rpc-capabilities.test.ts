@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { TerminalHost } from "../src/host/terminal-host.js";
 import { readTerminalCapability, terminalClientCapabilities } from "../src/rpc/capabilities.js";
@@ -13,6 +14,7 @@ describe("terminal capabilities", () => {
       outputSince: true,
       pty: true,
       stdin: true,
+      containment: "process-group",
     });
   });
 
@@ -27,6 +29,20 @@ describe("terminal capabilities", () => {
     expect(host.ptyAvailable).toBe(true); // node-pty is built here
     expect(terminalClientCapabilities(host)._meta["acp-terminal"].pty).toBe(true);
     await host.dispose();
+  });
+
+  it("advertises the host's containment mode, and without a host only the process-group floor", async () => {
+    expect(terminalClientCapabilities({ containment: "pid-namespace" })._meta["acp-terminal"].containment).toBe("pid-namespace");
+    expect(terminalClientCapabilities({})._meta["acp-terminal"].containment).toBe("process-group");
+    const contained = new TerminalHost({ containment: "auto" });
+    const off = new TerminalHost();
+    // Where unprivileged user and PID namespaces work (asked directly, not through the host's probe).
+    const mode = spawnSync("unshare", ["--user", "--map-current-user", "--pid", "--fork", "true"]).status === 0 ? "pid-namespace" : "process-group";
+    expect(contained.containment).toBe(mode);
+    expect(off.containment).toBe("process-group");
+    expect(readTerminalCapability(terminalClientCapabilities(contained))?.containment).toBe(mode);
+    expect(readTerminalCapability(terminalClientCapabilities(off))?.containment).toBe("process-group");
+    await Promise.all([contained.dispose(), off.dispose()]);
   });
 
   it("reads nothing from clients that did not advertise the extensions", () => {

@@ -20,6 +20,10 @@ export interface RunOptions extends TerminalLimits {
   /** After Ctrl-C, how long the agent gets to end its turn with `cancelled`. */
   cancelGraceMs: number;
   agentLog?: string;
+  /** Say on stderr how terminals are contained (present only when set). */
+  verbose?: boolean;
+  /** Process-group kill only, no PID namespace per terminal (present only when set). */
+  noContain?: boolean;
 }
 
 export type ParsedCommand =
@@ -51,6 +55,8 @@ Options:
   --max-terminals N  live terminals the session may hold (default 64)
   --max-total-terminals N
                      live terminals in all (default 1024, or --max-terminals if higher)
+  --verbose          say on stderr how terminals are contained (PID namespace or process group)
+  --no-contain       no PID namespace per terminal: kill reaches the process group only
   --help, -h         this help
   --version          the version
 
@@ -100,6 +106,8 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
         "agent-log": { type: "string" },
         "max-terminals": { type: "string" },
         "max-total-terminals": { type: "string" },
+        verbose: { type: "boolean", default: false },
+        "no-contain": { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
       },
@@ -151,6 +159,8 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
       cancelGraceMs,
       agentLog: values["agent-log"],
       ...limits,
+      ...(values.verbose ? { verbose: true } : {}),
+      ...(values["no-contain"] ? { noContain: true } : {}),
     },
   };
 }

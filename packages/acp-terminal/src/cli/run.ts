@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn, setTimeout as delay } from "node:timers/promises";
 import { client, PROTOCOL_VERSION, type ClientConnection, type InitializeRequest } from "@agentclientprotocol/sdk";
-import { bindTerminalHost, terminalClientCapabilities, TerminalHost } from "../index.js";
+import { bindTerminalHost, describeContainment, terminalClientCapabilities, TerminalHost } from "../index.js";
 import { boundedRequestError, cutText } from "../rpc/bounded-error.js";
 import { AgentProcess, type AgentExit } from "./agent-process.js";
 import { cliApprovalPolicy } from "./approval.js";
@@ -80,13 +80,16 @@ class Run {
     const questions = new QuestionQueue();
     const ttyIo = { input: this.io.stdin, output: this.io.stderr, signal: this.cancelled.signal };
     const authorize = cliApprovalPolicy(this.permissionMode(), this.options.allow, ttyIo, questions, this.renderer);
+    const containment = this.options.noContain ? "off" : "auto";
     const host = new TerminalHost({
       pty: this.options.pty,
       cwd: this.options.cwd,
       authorize,
+      containment,
       maxTerminalsPerSession: this.options.maxTerminals,
       maxTerminals: this.options.maxTotalTerminals,
     });
+    if (this.options.verbose) this.renderer.notice(`acp-terminal: ${describeContainment(host.containment)}`);
     const terminals = followHost(host, this.renderer);
     const agent = new AgentProcess({
       commandLine: this.options.agent,

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { PidNamespace } from "../contain/pid-namespace.js";
 import { OutputBuffer } from "../output/output-buffer.js";
 import type { CommandPlan } from "../spawn/command.js";
 import { commandEnvironment, hostBaseEnvironment } from "../spawn/env.js";
@@ -33,15 +34,17 @@ export function launchCwd(
 }
 
 /**
- * Spawns an authorized create and wraps it in a Terminal whose output and exit reach `events`.
- * `stillWanted` is asked once the process has spawned: when it says no (the host is being
- * disposed), the process is killed with its group and `undefined` returned.
+ * Spawns an authorized create and wraps it in a Terminal whose output and exit reach `events`;
+ * with `namespaces`, in a PID namespace of its own (when one can be had; else its group only). `stillWanted` is asked once the process
+ * has spawned: when it says no (the host is being disposed), the process is killed with its group
+ * and `undefined` returned.
  */
 export async function launchTerminal(
   launch: Launch,
   options: ResolvedHostOptions,
   events: TypedEvents<TerminalHostEvents>,
   stillWanted: () => boolean,
+  namespaces?: { take(): Promise<PidNamespace | undefined>; refill(): void },
 ): Promise<Terminal | undefined> {
   const { owner, params, plan, cwd } = launch;
   const env = commandEnvironment(hostBaseEnvironment(options.env), params.env);
@@ -50,9 +53,11 @@ export async function launchTerminal(
   const terminalId = randomUUID();
   const buffer = new OutputBuffer(outputByteLimit);
   const controller = new AbortController();
-  const spawned = await spawnProcess({
+  const namespace = await namespaces?.take();
+  const spawning = spawnProcess({
     file: plan.file,
     args: plan.args,
+    ...(namespace ? { prefix: namespace.prefix } : {}),
     cwd,
     env,
     stdin: params.stdin,
@@ -67,8 +72,13 @@ export async function launchTerminal(
     },
     signal: controller.signal,
   });
+  const spawned = await spawning.catch((error: unknown) => {
+    namespace?.end();
+    throw error;
+  });
+  namespaces?.refill();
   if (!stillWanted()) {
-    await abandon(spawned, controller);
+    await abandon(spawned, controller, namespace);
     return undefined;
   }
   return new Terminal({
@@ -80,17 +90,20 @@ export async function launchTerminal(
     buffer,
     controller,
     process: spawned,
+    namespace,
     killGraceMs: options.killGraceMs,
     onExit: (exitStatus) => events.emit("exit", { terminalId, owner, exitStatus: { ...exitStatus } }),
   });
 }
 
 /** A process that spawned after dispose() began: killed with its group, never registered. */
-async function abandon(spawned: SpawnedProcess, controller: AbortController): Promise<void> {
+async function abandon(spawned: SpawnedProcess, controller: AbortController, namespace: PidNamespace | undefined): Promise<void> {
   try {
     await terminateProcessGroup(spawned, { signal: "SIGKILL", graceMs: 0 });
+    namespace?.end();
     await spawned.settled;
   } finally {
+    namespace?.end();
     controller.abort();
   }
 }

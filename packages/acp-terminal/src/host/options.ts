@@ -30,6 +30,7 @@ export interface ResolvedHostOptions {
   cwd: string | undefined;
   env: NonNullable<TerminalHostOptions["env"]>;
   pty: boolean;
+  containment: "auto" | "off";
   maxPendingStdinBytes: number;
   authorize: AuthorizeHook | undefined;
 }
@@ -45,6 +46,7 @@ const KNOWN_OPTIONS = new Set<string>([
   "cwd",
   "env",
   "pty",
+  "containment",
   "maxPendingStdinBytes",
   "authorize",
 ] satisfies (keyof TerminalHostOptions)[]);
@@ -110,6 +112,10 @@ export function resolveHostOptions(options: TerminalHostOptions = {}): ResolvedH
     env,
     pty: optional(o.pty, false, (value) => {
       if (typeof value !== "boolean") throw TerminalError.invalidParams(field("pty"), "a boolean", value);
+      return value;
+    }),
+    containment: optional<"auto" | "off">(o.containment, "off", (value) => {
+      if (value !== "auto" && value !== "off") throw TerminalError.invalidParams(field("containment"), '"auto" or "off"', value);
       return value;
     }),
     maxPendingStdinBytes: optional(o.maxPendingStdinBytes, DEFAULT_MAX_PENDING_STDIN_BYTES, (v) =>

@@ -1,4 +1,7 @@
 import type { OutputReader } from "../output/output-buffer.js";
+import { NamespacePool } from "../contain/namespace-pool.js";
+import { namespaceSupport } from "../contain/namespace-support.js";
+import { Reaper } from "../contain/reaper.js";
 import { planCommand, resolveShell } from "../spawn/command.js";
 import { ptyAvailable } from "../spawn/pty.js";
 import { parseSignalName } from "../terminate/signals.js";
@@ -14,6 +17,7 @@ import { resizePty, signalTerminal, writeInput } from "./terminal-io.js";
 import type {
   AuthorizeCommand,
   AuthorizeRequest,
+  ContainmentMode,
   CreateTerminalParams,
   ExitStatus,
   OutputOptions,
@@ -49,6 +53,8 @@ export class TerminalHost {
   readonly #exitHook = new ExitHook();
   /** What each live terminal runs, as the authorize hook is shown it for writes and signals. */
   readonly #commands = new Map<string, AuthorizeCommand>();
+  /** SIGKILLs the same groups from outside when this process goes away in a way no hook sees (SIGKILL). */
+  readonly #reaper = new Reaper();
   /** `bash` on the host's PATH (else /bin/sh), looked up once, on the first command that needs a shell. */
   #shellPath: string | undefined;
   readonly #shell = (): string => (this.#shellPath ??= resolveShell(process.env.PATH));
@@ -63,6 +69,23 @@ export class TerminalHost {
   get ptyAvailable(): boolean {
     return ptyAvailable();
   }
+
+  /**
+   * How terminals are kept from outliving their kill, release and this host: `"pid-namespace"`
+   * with `containment: "auto"` where each terminal can get one (found out once per process, on
+   * first use; ~50 ms), else `"process-group"`. `terminalClientCapabilities` advertises it.
+   */
+  get containment(): ContainmentMode {
+    return this.#namespaceTools() ? "pid-namespace" : "process-group";
+  }
+
+  readonly #namespaceTools = () => (this.#options.containment === "auto" ? namespaceSupport() : undefined);
+  /** Namespaces for terminals, one kept started ahead; made with the first terminal that can have one. */
+  #namespaces: NamespacePool | undefined;
+  readonly #namespacePool = (): NamespacePool | undefined => {
+    const tools = this.#namespaceTools();
+    return tools && (this.#namespaces ??= new NamespacePool(tools));
+  };
 
   get limits(): { defaultOutputByteLimit: number; maxOutputByteLimit: number } {
     return {
@@ -110,12 +133,13 @@ export class TerminalHost {
       await authorizeAction(this.#options.authorize, { action: "create", ...command });
       if (this.#disposing) throw disposedError();
       const launch = { owner, params, plan, cwd };
-      const terminal = await launchTerminal(launch, this.#options, this.#events, () => !this.#disposing);
+      const terminal = await launchTerminal(launch, this.#options, this.#events, () => !this.#disposing, this.#namespacePool());
       if (!terminal) throw disposedError();
       this.#terminals.set(terminal.id, terminal);
       this.#freeSlot.set(terminal.id, freeSlot);
       this.#commands.set(terminal.id, command);
       this.#exitHook.track(terminal.process.pid);
+      this.#reaper.track(terminal.process.pid);
       this.#events.emit("create", { terminalId: terminal.id, info: terminal.info() });
       return terminal.id;
     } catch (error) {
@@ -238,6 +262,8 @@ export class TerminalHost {
       await Promise.allSettled(all.map((terminal) => this.#release(terminal, disposedError())));
       while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
       this.#exitHook.clear();
+      this.#reaper.close();
+      this.#namespaces?.close();
     })();
     return this.#disposing;
   }
@@ -297,6 +323,7 @@ export class TerminalHost {
     }
     const releasing = terminal.release(reason).then(() => {
       this.#exitHook.untrack(terminal.process.pid);
+      this.#reaper.untrack(terminal.process.pid);
       this.#events.emit("release", { terminalId: terminal.id, owner: terminal.owner });
     });
     this.#track(releasing);

@@ -5,6 +5,7 @@ import { processGroupAlive, signalProcessGroup, terminateProcessGroup } from "..
 import { TerminalError } from "./errors.js";
 import { readOutputSince } from "./output-since.js";
 import type {
+  ContainmentMode,
   ExitStatus,
   TerminalInfo,
   TerminalOutputSnapshot,
@@ -21,6 +22,8 @@ export interface TerminalInit {
   buffer: OutputBuffer;
   controller: AbortController;
   process: SpawnedProcess;
+  /** The PID namespace its descendants live in, if it has one: ended with its kill or release. */
+  namespace: { end(): void } | undefined;
   killGraceMs: number;
   /** Called once, when the command has exited and its output is drained. */
   onExit: (exitStatus: ExitStatus) => void;
@@ -42,6 +45,7 @@ export class Terminal {
   readonly buffer: OutputBuffer;
   readonly process: SpawnedProcess;
   readonly #controller: AbortController;
+  readonly #namespace: { end(): void } | undefined;
   readonly #killGraceMs: number;
   #state: TerminalState = "running";
   #exitStatus: ExitStatus | undefined;
@@ -65,6 +69,7 @@ export class Terminal {
     this.buffer = init.buffer;
     this.process = init.process;
     this.#controller = init.controller;
+    this.#namespace = init.namespace;
     this.#killGraceMs = init.killGraceMs;
     this.#gone = new Promise<never>((_, reject) => {
       this.#rejectGone = reject;
@@ -89,6 +94,10 @@ export class Terminal {
     return this.#exitStatus;
   }
 
+  get containment(): ContainmentMode {
+    return this.#namespace ? "pid-namespace" : "process-group";
+  }
+
   info(): TerminalInfo {
     return {
       terminalId: this.id,
@@ -98,6 +107,7 @@ export class Terminal {
       cwd: this.cwd,
       pty: this.process.pty,
       pid: this.process.pid,
+      containment: this.containment,
       state: this.#state,
       ...(this.#exitStatus ? { exitStatus: { ...this.#exitStatus } } : {}),
       startedAt: this.startedAt,
@@ -134,8 +144,9 @@ export class Terminal {
 
   /**
    * `signal` to the process group, then one grace for the whole group (leader and grandchildren)
-   * before SIGKILL; resolves once exited and drained. Output the group writes while it cleans up
-   * is kept. A kill while one is under way joins it (a SIGKILL is sent at once). Exited: its status.
+   * before SIGKILL, then the end of its PID namespace (what left the group); resolves once exited
+   * and drained. Output the group writes while it cleans up is kept. A kill while one is under way
+   * joins it (a SIGKILL is sent at once). Exited: its status.
    */
   kill(signal: NodeJS.Signals): Promise<ExitStatus> {
     if (this.#exitStatus) return Promise.resolve({ ...this.#exitStatus });
@@ -143,7 +154,7 @@ export class Terminal {
       if (signal === "SIGKILL") this.sendSignal("SIGKILL");
       return this.#killing.then((status) => ({ ...status }));
     }
-    const terminating = terminateProcessGroup(this.process, { signal, graceMs: this.#killGraceMs });
+    const terminating = terminateProcessGroup(this.process, { signal, graceMs: this.#killGraceMs }).finally(() => this.#namespace?.end());
     this.process.holdDrainUntil(terminating);
     const killing = terminating.then(
       () => this.#exited,
@@ -167,7 +178,8 @@ export class Terminal {
 
   /**
    * Ends the terminal: pending waits reject with `reason` at once, the command is killed if it
-   * runs, and processes it left in its group get SIGTERM, the grace, then SIGKILL. Idempotent.
+   * runs, processes it left in its group get SIGTERM, the grace, then SIGKILL, and its PID
+   * namespace (with whatever left the group) ends. Idempotent.
    */
   release(reason: TerminalError): Promise<void> {
     if (this.#releasing) return this.#releasing;
@@ -182,6 +194,7 @@ export class Terminal {
           });
         }
       } finally {
+        this.#namespace?.end();
         this.#controller.abort();
       }
     })();

@@ -69,12 +69,22 @@ export interface TerminalInfo {
   pty: boolean;
   /** The command's pid, which is also its process-group id. */
   pid?: number;
+  /** Whether this terminal's descendants are held in its own PID namespace (a host always says). */
+  containment?: ContainmentMode;
   state: TerminalState;
   exitStatus?: ExitStatus;
   startedAt: number;
 }
 
 export type ShellMode = "auto" | "always" | "never";
+
+/**
+ * How a terminal's processes are kept from outliving it. Both kill the process group (SIGTERM,
+ * grace, SIGKILL) and have a watchdog process SIGKILL every live group if the host dies.
+ * `"pid-namespace"`: the command's descendants also live in a PID namespace of the terminal, so
+ * those that left the group (`setsid`, double fork) die with it. `"process-group"`: they do not.
+ */
+export type ContainmentMode = "pid-namespace" | "process-group";
 
 /** The command an authorization is about, as the host will run it. */
 export interface AuthorizeCommand {
@@ -120,6 +130,13 @@ export interface TerminalHostOptions {
   env?: "inherit" | "empty" | ((base: NodeJS.ProcessEnv) => Record<string, string>);
   /** Run every terminal in a PTY unless the request says otherwise. Default false. */
   pty?: boolean;
+  /**
+   * `"auto"`: each terminal in its own PID namespace where the system allows it (detected once),
+   * else process-group kill. `"off"`: process-group kill only. Both with the watchdog. In a
+   * namespace the command sees namespace pids (`$$`, `$!`), not the host's. Default `"off"`; the
+   * CLI uses `"auto"`.
+   */
+  containment?: "auto" | "off";
   /**
    * Bytes written to a terminal's stdin that may wait for the command to read them; a write
    * beyond that fails with "limit_reached" instead of buffering without bound. Default 1 MiB.

@@ -1,3 +1,5 @@
+import type { ContainmentMode } from "../host/types.js";
+
 /** The key under `_meta` where every acp-terminal extension lives. */
 export const ACP_TERMINAL_META_KEY = "acp-terminal";
 
@@ -27,6 +29,11 @@ export interface AcpTerminalCapability {
   pty: boolean;
   /** `terminal/create` accepts `_meta["acp-terminal"].stdin` and `_acp-terminal/write` works. */
   stdin: boolean;
+  /**
+   * What keeps a terminal's processes from outliving it (see the README): `"pid-namespace"` (its
+   * descendants die with it even after `setsid`) or `"process-group"`; both with a watchdog.
+   */
+  containment: ContainmentMode;
 }
 
 export interface TerminalClientCapabilities {
@@ -42,6 +49,8 @@ export interface TerminalClientCapabilities {
 export function terminalClientCapabilities(host?: object): TerminalClientCapabilities {
   // A host that knows PTYs cannot be opened here (node-pty failed to load) says `ptyAvailable: false`.
   const ptyAvailable = !(host && "ptyAvailable" in host && host.ptyAvailable === false);
+  // Without a host that says otherwise, only the floor is promised.
+  const containment = host && "containment" in host && host.containment === "pid-namespace" ? "pid-namespace" : "process-group";
   return {
     terminal: true,
     _meta: {
@@ -52,6 +61,7 @@ export function terminalClientCapabilities(host?: object): TerminalClientCapabil
         outputSince: true,
         pty: ptyAvailable,
         stdin: true,
+        containment,
       },
     },
   };
@@ -76,5 +86,6 @@ export function readTerminalCapability(clientCapabilities: unknown): AcpTerminal
     outputSince: c.outputSince === true,
     pty: c.pty === true,
     stdin: c.stdin === true,
+    containment: c.containment === "pid-namespace" ? "pid-namespace" : "process-group",
   };
 }

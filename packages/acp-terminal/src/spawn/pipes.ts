@@ -6,7 +6,9 @@ import type { TerminalError } from "../host/errors.js";
 import type { ExitStatus } from "../host/types.js";
 import { spawnError } from "./errors.js";
 import { inputClosed, PipeInput } from "./input.js";
+import { withStderrOnStdout } from "./merge-output.js";
 import { readPipe } from "./pipe-reader.js";
+import { checkProgram } from "./program.js";
 import type { SpawnedProcess, SpawnRequest } from "./types.js";
 
 const noStdin = (): TerminalError =>
@@ -55,20 +57,26 @@ async function drainAfterExit(
 
 /**
  * Starts a command with pipes: its own process group (`detached`), stdin ignored unless asked
- * for, stdout and stderr both read as they arrive into the same `onData`. Resolves once the
- * process has spawned; an `error` before `spawn` means it never ran, and rejects with what and why.
+ * for, stdout and stderr one descriptor (see merge-output.ts) read into `onData`. The program is
+ * looked up first, as the shell that merges the two would only print that it is missing. Resolves
+ * once the process has spawned; an `error` before `spawn` means it never ran, and rejects with
+ * what and why.
  */
 export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProcess> {
   // The callbacks below live as long as the terminal: they must not close over `request`, whose
   // copy of the environment could then never be collected.
   const { onData: deliver, exitDrainGraceMs, signal } = request;
+  const program = checkProgram(request.file, request.cwd, request.env.PATH);
+  const [file = program, ...args] = withStderrOnStdout([...(request.prefix ?? []), program, ...request.args]);
+  const merged = file !== (request.prefix?.[0] ?? program);
   let child: ChildProcess;
   try {
-    child = spawnChild(request.file, request.args, {
+    child = spawnChild(file, args, {
       cwd: request.cwd,
       env: request.env,
       detached: true,
-      stdio: [request.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+      // Merged: the shell makes fd 2 a copy of fd 1 before it runs the command.
+      stdio: [request.stdin ? "pipe" : "ignore", "pipe", merged ? "ignore" : "pipe"],
       windowsHide: true,
     });
   } catch (error) {

@@ -1,13 +1,11 @@
-import { accessSync, constants, statSync } from "node:fs";
 import { createRequire } from "node:module";
-import { resolve as resolvePath } from "node:path";
 import type { IPty } from "node-pty";
 import { TerminalError } from "../host/errors.js";
 import type { ExitStatus } from "../host/types.js";
 import { signalNameOf } from "../terminate/signals.js";
-import { findOnPath } from "./command.js";
 import { spawnError } from "./errors.js";
 import { PtyInput } from "./input.js";
+import { checkProgram } from "./program.js";
 import type { SpawnedProcess, SpawnRequest } from "./types.js";
 
 type PtyModule = typeof import("node-pty");
@@ -42,40 +40,6 @@ export function ptyAvailable(): boolean {
   }
 }
 
-/**
- * Where a program is looked for when the command's environment has no PATH (`env: "empty"`):
- * the usual system directories, as a shell's default PATH has them.
- */
-const DEFAULT_SEARCH_PATH = "/usr/local/bin:/usr/bin:/bin";
-
-/**
- * node-pty reports a missing program only as exit code 1 with a message in the output, so the
- * program is looked up first (on the command's own PATH, as execvp will, or on
- * DEFAULT_SEARCH_PATH when it has none) to fail with ENOENT or EACCES like the pipe backend does.
- * Returns the file to execute: the program found, when it was found on DEFAULT_SEARCH_PATH.
- */
-function checkProgram(file: string, cwd: string, path: string | undefined): string {
-  const candidate = file.includes("/") ? resolvePath(cwd, file) : findOnPath(file, path ?? DEFAULT_SEARCH_PATH);
-  const fail = (code: string): never => {
-    throw spawnError(file, Object.assign(new Error(`${code}: ${file}`), { code }));
-  };
-  if (!candidate) return fail("ENOENT");
-  let isFile: boolean;
-  try {
-    isFile = statSync(candidate).isFile();
-  } catch {
-    return fail("ENOENT"); // stat failed: nothing there to run
-  }
-  if (!isFile) return fail("EACCES");
-  try {
-    accessSync(candidate, constants.X_OK);
-  } catch {
-    fail("EACCES"); // not executable by us
-  }
-  // Without a PATH execvp would search its own default, which may lack the directory we found.
-  return path === undefined && !file.includes("/") ? candidate : file;
-}
-
 function exitStatusOf(event: { exitCode: number; signal?: number }): ExitStatus {
   return event.signal ? { exitCode: null, signal: signalNameOf(event.signal) } : { exitCode: event.exitCode, signal: null };
 }
@@ -91,7 +55,8 @@ export async function spawnWithPty(request: SpawnRequest & { pty: { cols: number
   const file = checkProgram(request.file, request.cwd, request.env.PATH);
   let terminal: IPty;
   try {
-    terminal = pty.spawn(file, request.args, {
+    const [program = file, ...args] = [...(request.prefix ?? []), file, ...request.args];
+    terminal = pty.spawn(program, args, {
       name: request.env.TERM ?? "xterm-256color",
       cols: request.pty.cols,
       rows: request.pty.rows,

@@ -5,6 +5,11 @@ export interface SpawnRequest {
   /** Program to execute (already resolved to a shell when the command line needs one). */
   file: string;
   args: string[];
+  /**
+   * Words that run the command inside a wrapper which then execs it in place (nsenter into the
+   * terminal's namespaces): `[...prefix, file, ...args]` is executed, with the same pid.
+   */
+  prefix?: readonly string[];
   cwd: string;
   env: Record<string, string>;
   /** Pipes: keep stdin open for writes (else the command reads end-of-file). */
@@ -16,8 +21,8 @@ export interface SpawnRequest {
   /** Bytes of stdin that may wait for the command to read them before a write is refused. */
   maxPendingStdinBytes: number;
   /**
-   * Every chunk of output, in arrival order (stdout and stderr merged). The chunk is valid only
-   * during the call (pipes read into a reused buffer): copy what you keep.
+   * Every chunk of output, in the order it was written (stdout and stderr are one descriptor).
+   * The chunk is valid only during the call (pipes read into a reused buffer): copy what you keep.
    */
   onData: (chunk: Uint8Array) => void;
   /** The terminal's lifetime: aborted when it settles or is released. */

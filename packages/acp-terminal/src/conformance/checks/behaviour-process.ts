@@ -1,6 +1,6 @@
 import { observed, runToExit, sh, type Check } from "../check.js";
 import { CheckFailure, RpcFailure } from "../probe.js";
-import { killLeftover, pidIn, skipUnlessVisible, untilGone } from "./pids.js";
+import { backgroundSleep, killLeftover, pidIn, skipUnlessVisible, untilGone } from "./pids.js";
 
 /**
  * Behaviour where the spec is silent about processes: what kill reaches, when exit is known, when
@@ -18,7 +18,7 @@ export const processBehaviourChecks: Check[] = [
     name: "terminal/kill also ends what the command started (its process group)",
     kind: "behaviour",
     async run({ probe, embed }) {
-      const id = await probe.create(sh("sleep 60 & echo grandchild=$!; wait"));
+      const id = await probe.create(sh(`${backgroundSleep("grandchild")} wait`));
       await embed(id);
       const { output } = await probe.outputUntil(id, (o) => pidIn(o.output, "grandchild") !== undefined, "expected the background sleep's pid");
       const pid = pidIn(output, "grandchild")!;
@@ -42,7 +42,7 @@ export const processBehaviourChecks: Check[] = [
     name: "wait_for_exit returns when the command exits while a background grandchild holds its output",
     kind: "behaviour",
     async run({ probe, embed }) {
-      const id = await probe.create(sh("sleep 60 & echo grandchild=$!"));
+      const id = await probe.create(sh(backgroundSleep("grandchild")));
       await embed(id);
       let pid: number | undefined;
       try {
@@ -68,7 +68,7 @@ export const processBehaviourChecks: Check[] = [
     kind: "behaviour",
     async run({ probe, embed }) {
       // The TERM trap takes 0.2 s to end the command, so a kill that returns at once is seen.
-      const id = await probe.create(sh("trap 'sleep 0.2; echo trapped; exit 3' TERM; sleep 60 & echo started=$!; wait"));
+      const id = await probe.create(sh(`trap 'sleep 0.2; echo trapped; exit 3' TERM; ${backgroundSleep("started")} wait`));
       await embed(id);
       const { output } = await probe.outputUntil(id, (o) => pidIn(o.output, "started") !== undefined, 'expected "started=<pid>" in the output');
       try {

@@ -29,6 +29,19 @@ export function isAlive(pid: number): boolean {
   return !isZombie(pid);
 }
 
+/**
+ * Shell text that sets `p` to the pid of the shell it runs in as the client's machine sees it: a
+ * client that runs commands in a PID namespace of their own (acp-terminal run does) gives them
+ * small pids of that namespace in `$$` and `$!`, but /proc is the machine's, and the shell itself
+ * (`read` is a builtin, no fork) reads its own first field there. Without /proc (macOS), `$$`.
+ */
+export const READ_SHELL_PID = "{ read -r p _ </proc/self/stat; } 2>/dev/null || p=$$;";
+
+/** Shell text that starts `sleep 60` in the background and prints `name=<its pid>` (see READ_SHELL_PID). */
+export function backgroundSleep(name: string): string {
+  return `(${READ_SHELL_PID} echo ${name}=$p; exec sleep 60) &`;
+}
+
 /** The pid a script printed as `name=<pid>`, or undefined. */
 export function pidIn(output: string, name: string): number | undefined {
   const match = new RegExp(`${name}=(\\d+)`).exec(output);
