@@ -46,7 +46,7 @@ describe.each([
     const marker = newMarker();
     markers.push(marker);
     const agent = nodeAgent(FIXTURE_AGENT, mode, escapes(marker), marker);
-    const cli = startCli(["run", ...ptyFlag, "--cancel-grace", "0.2", "--agent", agent, "go"]);
+    const cli = startCli(["run", "--yes", ...ptyFlag, "--cancel-grace", "0.2", "--agent", agent, "go"]);
     if (fault) {
       await cli.waitForPids();
       fault(cli);
