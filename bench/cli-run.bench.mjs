@@ -14,7 +14,7 @@
  * - stalled reader: --json (and text) with stdout unread for 10 s during a 1 GiB flood, then
  *   drained: RSS growth, and whether every final fact (tool call status, exit status, stop
  *   reason, result) arrived;
- * - many terminals: 1000 × `sleep 1` at once in one session (--max-terminals 1000), first create →
+ * - many terminals: 1000 × `sleep 1` at once in one session (--max-terminals 1000; contained, the CLI's default, and --no-contain), first create →
  *   last exit as the agent sees it, beside 1000 plain spawns of `sleep 1` at once in this process
  *   (stdout and stderr piped and read, each in its own process group, as a host needs; and, for
  *   reference, with stdio ignored).
@@ -205,8 +205,11 @@ async function stalled(json) {
 }
 
 async function manyRound(round) {
-  const cli = async () => {
-    const run = await runCli({ kind: "many", count: MANY, command: "sleep", args: ["1"] }, { extraArgs: ["--max-terminals", String(MANY)] });
+  // The CLI contains each terminal in a PID namespace by default (where the system allows it);
+  // --no-contain is the process-group mode, measured beside it.
+  const cli = async (contain = true) => {
+    const extraArgs = ["--max-terminals", String(MANY), ...(contain ? [] : ["--no-contain"])];
+    const run = await runCli({ kind: "many", count: MANY, command: "sleep", args: ["1"] }, { extraArgs });
     const many = run.events.find((e) => e.event === "many");
     if (many?.count !== MANY) throw new Error(`many: ${JSON.stringify(many)}`);
     return many.ms;
@@ -214,10 +217,11 @@ async function manyRound(round) {
   if (round % 2 === 0) {
     const plain = await plainSpawns(MANY, true);
     const ignored = await plainSpawns(MANY, false);
-    return { plain, ignored, cli: await cli() };
+    return { plain, ignored, cli: await cli(), uncontained: await cli(false) };
   }
   const cliMs = await cli();
-  return { cli: cliMs, ignored: await plainSpawns(MANY, false), plain: await plainSpawns(MANY, true) };
+  const uncontained = await cli(false);
+  return { cli: cliMs, uncontained, ignored: await plainSpawns(MANY, false), plain: await plainSpawns(MANY, true) };
 }
 
 export async function main() {
@@ -289,6 +293,15 @@ function manyRows(report, manys) {
     ratio: fmt.ratio(manyRatio),
     goal: "<= 1.1x",
     met: manyRatio <= 1.1,
+  });
+  const uncontainedRatio = median(manys.map((m) => m.uncontained / m.plain));
+  report.row({
+    figure: `  the same with --no-contain (process groups)`,
+    value: fmt.s(median(manys.map((m) => m.uncontained))),
+    baseline: `${fmt.s(median(manys.map((m) => m.plain)))} plain spawns, piped`,
+    ratio: fmt.ratio(uncontainedRatio),
+    goal: "<= 1.1x",
+    met: uncontainedRatio <= 1.1,
   });
   const ignoredRatio = median(manys.map((m) => m.cli / m.ignored));
   report.row({
