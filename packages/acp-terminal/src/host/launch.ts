@@ -79,6 +79,7 @@ export async function launchTerminal(
     buffer,
     controller,
     process: spawned,
+    ...(pty ? { ptySize: pty } : {}),
     killGraceMs: options.killGraceMs,
     onExit: (exitStatus) => events.emit("exit", { terminalId, owner, exitStatus: { ...exitStatus } }),
   });

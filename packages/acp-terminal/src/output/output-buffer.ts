@@ -137,6 +137,19 @@ export class OutputBuffer {
     return { text: this.#decoder.decode(this.#slice(from, to)), fromByte: firstHeld + from };
   }
 
+  /**
+   * The retained bytes from stream offset `sinceByte` (at least the retained start) to
+   * `totalBytes - pendingBytes`, and `fromByte`, the offset they start at. A view of the ring
+   * when contiguous (valid until the next append), else a copy: for a reader that consumes them
+   * at once (the PTY screen).
+   */
+  bytesSince(sinceByte: number): { bytes: Uint8Array; fromByte: number } {
+    const firstHeld = this.#totalBytes - this.#size;
+    const to = this.#size - this.pendingBytes;
+    const from = Math.min(to, Math.max(this.#boundarySkip(), sinceByte - firstHeld));
+    return { bytes: this.#slice(from, to), fromByte: firstHeld + from };
+  }
+
   #boundarySkip(): number {
     return this.truncated ? leadingContinuationBytes((i) => this.#byteAt(i), this.#size) : 0;
   }
