@@ -3,14 +3,14 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { OutputBuffer } from "../src/output/output-buffer.js";
 import { PtyScreen, tailWithinBytes } from "../src/output/pty-screen.js";
-import { MAX_SCROLLBACK_CELLS, Screen, scrollbackLinesFor } from "../src/output/screen.js";
+import { MAX_SCROLLBACK_CELLS, SCROLLBACK_LINES, Screen, scrollbackLinesFor } from "../src/output/screen.js";
 
 /** A stream recorded from a real program in an 80x24 PTY (see fixtures/streams/record.mjs). */
 const recorded = (name: string): Buffer => readFileSync(new URL(`./fixtures/streams/${name}.bin`, import.meta.url));
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 
 function rendered(...chunks: (Uint8Array | string)[]): string {
-  const screen = new Screen(80, 24, 1000);
+  const screen = new Screen(80, 24, 1000, 1 << 20);
   for (const chunk of chunks) screen.write(chunk);
   const text = screen.render();
   screen.dispose();
@@ -86,16 +86,34 @@ describe("Screen: redraws, wide characters, split sequences", () => {
     expect(rendered("\x1b[5;1Hfifth\x1b[1;1H")).toBe("\n\n\n\nfifth");
   });
 
-  it("keeps at most scrollbackLinesFor(cols, limit) lines of scrollback and says when it is full", () => {
-    expect(scrollbackLinesFor(80, 1 << 20)).toBe(Math.floor(MAX_SCROLLBACK_CELLS / 80));
-    expect(scrollbackLinesFor(80, 10)).toBe(10);
-    const screen = new Screen(80, 24, 10);
-    screen.write(Array.from({ length: 34 }, (_, i) => `line ${i}\r\n`).join("").slice(0, -2));
-    expect(screen.scrollbackFull).toBe(true);
-    expect(screen.render().split("\n")).toHaveLength(34);
-    screen.write("\r\nline 34");
-    expect(screen.render().split("\n")).toHaveLength(34);
-    expect(screen.render().startsWith("line 1\n")).toBe(true);
+  it("keeps lines that scrolled off as text; says when lines were dropped (too many in one write, or over the text limit)", () => {
+    expect(scrollbackLinesFor(80)).toBe(SCROLLBACK_LINES);
+    expect(scrollbackLinesFor(2000)).toBe(MAX_SCROLLBACK_CELLS / 2000);
+    const lines = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `line ${from + i}\r\n`).join("");
+    const kept = new Screen(80, 24, 10, 1 << 20);
+    for (let i = 0; i < 100; i += 5) kept.write(lines(i, i + 5)); // 5 lines a write: the scrollback holds them
+    expect(kept.render()).toBe(lines(0, 100).replaceAll("\r", ""));
+    expect(kept.linesDropped).toBe(false);
+    const many = new Screen(80, 24, SCROLLBACK_LINES, 1 << 20);
+    many.write(lines(0, 5000)); // one write: parsed 250 lines at a time, each time committed
+    expect(many.render()).toBe(lines(0, 5000).replaceAll("\r", ""));
+    expect(many.linesDropped).toBe(false);
+    const flooded = new Screen(80, 24, 10, 1 << 20);
+    flooded.write(`${"\x1b[S".repeat(100)}bottom`); // SU scrolls 100 lines without a line feed; xterm kept 10
+    expect(flooded.linesDropped).toBe(true);
+    const capped = new Screen(80, 24, 10, 100);
+    for (let i = 0; i < 100; i += 5) capped.write(lines(i, i + 5));
+    expect(capped.linesDropped).toBe(true);
+    expect(capped.render().endsWith(lines(70, 100).replaceAll("\r", ""))).toBe(true);
+    for (const screen of [kept, many, flooded, capped]) screen.dispose();
+  });
+
+  it("a long line wrapped across the top of the screen is joined whole, before and after it scrolls off", () => {
+    const screen = new Screen(10, 3, 100, 1 << 20);
+    screen.write(`${"x".repeat(25)}\r\n`);
+    expect(screen.render()).toBe(`${"x".repeat(25)}\n`);
+    screen.write("a\r\nb\r\nc\r\n");
+    expect(screen.render()).toBe(`${"x".repeat(25)}\na\nb\nc\n`);
     screen.dispose();
   });
 });
@@ -161,17 +179,20 @@ describe("PtyScreen: the byte limit, the cursors and the deadline", () => {
     expect(screen.snapshot()).toEqual({ output: "red\nred\n", truncated: true, totalBytes: 72 });
   });
 
-  it("a read parses only what arrived since the last read, and stops at the deadline", () => {
+  it("a read parses only what arrived since the last read; with more than its deadline allows it skips to the newest", () => {
     const { buffer, screen, append } = ptyOutput(1 << 20, { cols: 80, rows: 24 }, { deadlineMs: 0 });
-    const lines = Array.from({ length: 8000 }, (_, i) => `line ${String(i).padStart(5, "0")}\r\n`).join(""); // 96,000 bytes
-    append(lines);
-    const first = screen.snapshot();
-    // One 64 KiB slice, then the deadline (0 ms) has passed: the text renders bytes [0, totalBytes).
-    expect(first.totalBytes).toBe(64 * 1024);
-    expect(first.output.endsWith("line 05460\nline")).toBe(true);
-    const second = screen.snapshot();
-    expect(second.totalBytes).toBe(buffer.totalBytes);
-    expect(second.output.endsWith("line 07999\n")).toBe(true);
+    const lines = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, i) => `line ${String(from + i).padStart(5, "0")}\r\n`).join(""); // 12 bytes each
+    append(lines(0, 100));
+    expect(screen.snapshot()).toEqual({ output: lines(0, 100).replaceAll("\r", ""), truncated: false, totalBytes: 1200 });
+    append(lines(100, 8000)); // 94,800 bytes: more than one 64 KiB slice, all a 0 ms deadline allows
+    const skipped = screen.snapshot();
+    expect(skipped.totalBytes).toBe(buffer.totalBytes);
+    expect(skipped.truncated).toBe(true);
+    // It started again at the first line start in the newest 64 KiB: 65,536 / 12 = 5461.3 lines back.
+    expect(skipped.output).toBe(lines(8000 - 5461, 8000).replaceAll("\r", ""));
+    append(lines(8000, 8001));
+    expect(screen.snapshot().output.endsWith("line 07999\nline 08000\n")).toBe(true);
   });
 
   it("resize: bytes written before it are drawn at the old size, bytes after at the new one", () => {

@@ -1,11 +1,35 @@
 import type { OutputBuffer } from "./output-buffer.js";
 import { stripCutEscapeTail } from "./pty-text.js";
-import { Screen, scrollbackLinesFor } from "./screen.js";
+import { Screen, scrollbackLinesFor, tailWithinBytes } from "./screen.js";
+
+export { tailWithinBytes };
 
 /** Longest a read spends parsing bytes that arrived since the last read, in ms (see `PtyScreen`). */
 export const RENDER_DEADLINE_MS = 200;
 /** Bytes parsed between two looks at the clock. */
 const SLICE_BYTES = 64 * 1024;
+/** Share of the deadline a read plans to spend parsing, leaving room for rendering and misjudged rates. */
+const BUDGET_SHARE = 0.5;
+
+/**
+ * How fast the emulator parses in this process, in bytes per ms: the mean over the slices parsed
+ * so far (every terminal's). Starts at 10 MB/s, what a loaded shared core reached here.
+ */
+class ParseRate {
+  #bytes = 10_000;
+  #ms = 1;
+
+  get bytesPerMs(): number {
+    return this.#bytes / this.#ms;
+  }
+
+  observe(bytes: number, ms: number): void {
+    if (bytes < SLICE_BYTES) return; // too little to time
+    this.#bytes += bytes;
+    this.#ms += ms;
+  }
+}
+const parseRate = new ParseRate();
 
 /** A PTY terminal's output as rendered text, with the byte cursors it corresponds to. */
 export interface RenderedOutput {
@@ -20,15 +44,16 @@ export interface RenderedOutput {
  * raw bytes (the limit and both cursors count them, exactly as for pipes), and a `Screen` at the
  * terminal's size renders them. The screen is fed lazily, on reads: each read parses only the
  * bytes that arrived since the last one (never the whole history again), so a terminal nobody
- * reads costs no parsing, and parsing stops at `deadlineMs` so a read never hangs; the text then
- * renders bytes up to `totalBytes` and the next read goes on from there. When bytes the screen
- * never saw were dropped by the limit, it starts again from the retained bytes (their first
- * line may begin with the tail of a cut escape sequence, which is dropped as for `renderPtyText`).
+ * reads costs no parsing. A read parses for at most about `deadlineMs`: with more new bytes than
+ * that allows it skips ahead to the newest it can parse (see `#catchUp`), and it stops at the
+ * deadline, so it never hangs. When bytes the screen never saw were dropped by the limit, it
+ * starts again from the retained bytes (their first line may begin with the tail of a cut escape
+ * sequence, which is dropped as for `renderPtyText`).
  *
  * The text is cut from the front to `outputByteLimit` UTF-8 bytes on a character boundary: a
  * screen can render more text than the bytes that drew it (`ESC[50C` is 50 columns), and whole
  * scrollback of bytes no longer retained. `truncated` is true once bytes were dropped, the text
- * was cut, or scrollback lines were dropped.
+ * was cut, a read skipped bytes, or scrollback lines were dropped.
  */
 export class PtyScreen {
   readonly #buffer: OutputBuffer;
@@ -40,7 +65,9 @@ export class PtyScreen {
   /** Stream offset up to which the screen has parsed the bytes. */
   #fedTo = 0;
   #sizeVersion = 0;
-  #cached: { fedTo: number; sizeVersion: number; text: string; scrollbackFull: boolean } | undefined;
+  /** Set when a read skipped bytes to meet its deadline: the text no longer holds all retained bytes. */
+  #skipped = false;
+  #cached: { fedTo: number; sizeVersion: number; text: string; linesDropped: boolean } | undefined;
 
   constructor(buffer: OutputBuffer, size: { cols: number; rows: number }, options: { deadlineMs?: number } = {}) {
     this.#buffer = buffer;
@@ -57,11 +84,11 @@ export class PtyScreen {
         fedTo: this.#fedTo,
         sizeVersion: this.#sizeVersion,
         text: screen?.render() ?? "",
-        scrollbackFull: screen?.scrollbackFull ?? false,
+        linesDropped: screen?.linesDropped ?? false,
       };
     }
     const { text, cut } = tailWithinBytes(this.#cached.text, limit);
-    return { output: text, truncated: this.#buffer.truncated || cut || this.#cached.scrollbackFull, totalBytes: this.#fedTo };
+    return { output: text, truncated: this.#buffer.truncated || cut || this.#skipped || this.#cached.linesDropped, totalBytes: this.#fedTo };
   }
 
   /**
@@ -94,29 +121,46 @@ export class PtyScreen {
     this.#screen = this.#scratch = undefined;
   }
 
-  /** Parses the bytes that arrived since the last read, until done or the deadline. */
+  /**
+   * Parses the bytes that arrived since the last read. When they are more than the screen can
+   * parse before the deadline (at the rate it has measured), it skips ahead: it starts again on a
+   * blank screen at the first line start within the newest bytes it can parse, since the end of
+   * the output is what a reader needs most. The deadline still bounds the parse if the rate was
+   * misjudged; the text then renders bytes up to `totalBytes`.
+   */
   #catchUp(): Screen | undefined {
     const buffer = this.#buffer;
     const end = buffer.totalBytes - buffer.pendingBytes;
     if (this.#fedTo >= end) return this.#screen;
     const screen = (this.#screen ??= this.#newScreen());
-    const restart = this.#fedTo < buffer.droppedBytes;
-    if (restart) screen.reset(); // bytes the screen never saw are gone: start again from the retained ones
+    const budget = Math.max(SLICE_BYTES, Math.floor(parseRate.bytesPerMs * this.#deadlineMs * BUDGET_SHARE));
+    let restart = this.#fedTo < buffer.droppedBytes; // bytes the screen never saw are gone
     const { bytes, fromByte } = buffer.bytesSince(this.#fedTo);
     let offset = restart ? cutEscapeTailBytes(bytes) : 0;
-    const deadline = performance.now() + this.#deadlineMs;
+    if (bytes.length - offset > budget) {
+      const lineStart = bytes.indexOf(0x0a, bytes.length - budget) + 1;
+      offset = lineStart > 0 ? lineStart : bytes.length - budget;
+      offset = characterBoundaryAfter(bytes, offset);
+      restart = true;
+      this.#skipped = true;
+    }
+    if (restart) screen.reset();
+    const started = performance.now();
+    const deadline = started + this.#deadlineMs;
+    const parseFrom = offset;
     while (offset < bytes.length) {
       const next = characterBoundaryAfter(bytes, Math.min(bytes.length, offset + SLICE_BYTES));
       screen.write(bytes.subarray(offset, next));
       offset = next;
       if (performance.now() >= deadline) break;
     }
+    parseRate.observe(offset - parseFrom, performance.now() - started);
     this.#fedTo = fromByte + offset;
     return screen;
   }
 
   #newScreen(): Screen {
-    return new Screen(this.#cols, this.#rows, scrollbackLinesFor(this.#cols, this.#buffer.limit));
+    return new Screen(this.#cols, this.#rows, scrollbackLinesFor(this.#cols), this.#buffer.limit);
   }
 }
 
@@ -132,27 +176,4 @@ function characterBoundaryAfter(bytes: Uint8Array, index: number): number {
   let at = index;
   while (at < bytes.length && at - index < 3 && ((bytes[at] ?? 0) & 0xc0) === 0x80) at++;
   return at;
-}
-
-/**
- * The end of `text` that fits in `limit` UTF-8 bytes, cut on a character boundary (a surrogate
- * pair stays whole), and whether anything was cut.
- */
-export function tailWithinBytes(text: string, limit: number): { text: string; cut: boolean } {
-  if (text.length * 3 <= limit || Buffer.byteLength(text) <= limit) return { text, cut: false };
-  let bytes = 0;
-  let start = text.length;
-  while (start > 0) {
-    const unit = text.charCodeAt(start - 1);
-    const pair = unit >= 0xdc00 && unit <= 0xdfff && start >= 2 && isHighSurrogate(text.charCodeAt(start - 2));
-    const size = pair ? 4 : unit < 0x80 ? 1 : unit < 0x800 ? 2 : 3;
-    if (bytes + size > limit) break;
-    bytes += size;
-    start -= pair ? 2 : 1;
-  }
-  return { text: text.slice(start), cut: true };
-}
-
-function isHighSurrogate(unit: number): boolean {
-  return unit >= 0xd800 && unit <= 0xdbff;
 }

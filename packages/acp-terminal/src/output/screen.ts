@@ -1,12 +1,19 @@
 import { createRequire } from "node:module";
-import type { IBuffer, Terminal as XtermTerminal } from "@xterm/headless";
+import type { IBuffer, IMarker, Terminal as XtermTerminal } from "@xterm/headless";
 
 type XtermModule = typeof import("@xterm/headless");
 const requireModule = createRequire(import.meta.url);
 
 /**
- * Cells (columns × lines) of scrollback one screen may hold: xterm keeps 12 bytes per cell, so
- * about 12 MB at most, whatever the width (80 columns: 12,500 lines).
+ * Lines xterm keeps above the screen. Lines that scroll off are moved into the text history after
+ * every write of at most `LINES_PER_WRITE` lines, so xterm only has to hold the lines one such
+ * write scrolls (a line of text can wrap onto a few rows, hence the margin).
+ */
+export const SCROLLBACK_LINES = 1000;
+const LINES_PER_WRITE = 250;
+/**
+ * Cells (columns × lines) of scrollback at most: xterm keeps 12 bytes per cell, so about 12 MB
+ * whatever the width (1000 columns: 1000 lines).
  */
 export const MAX_SCROLLBACK_CELLS = 1_000_000;
 
@@ -21,22 +28,32 @@ interface XtermCore {
  * are drawn as a terminal draws them. Parsing is synchronous (`write`), so what has been written
  * is on the screen when `render()` is called; xterm's UTF-8 decoder and escape parser keep their
  * state between writes, so a character or escape sequence split across two writes is whole.
- * Memory: the screen plus at most `scrollbackLines` lines (see `scrollbackLinesFor`).
+ *
+ * Lines that scrolled off the top of the normal screen cannot change any more: `write` moves
+ * them into a text history, so `render()` turns only the screen (and lines scrolled since) into
+ * text, not the whole scrollback. The history keeps at most `maxTextBytes` UTF-8 bytes (cut from
+ * the front, amortized); xterm's own scrollback only has to hold the lines one write scrolls.
  */
 export class Screen {
   readonly #term: XtermTerminal;
   readonly #core: XtermCore;
-  readonly #scrollbackLines: number;
+  readonly #maxTextBytes: number;
+  /** Lines committed from the scrollback, each followed by "\n". */
+  #history = "";
+  /** The first normal-buffer line not yet in `#history` (xterm moves it as lines are trimmed). */
+  #marker: IMarker | undefined;
+  #linesDropped = false;
 
-  constructor(cols: number, rows: number, scrollbackLines: number) {
+  constructor(cols: number, rows: number, scrollbackLines: number, maxTextBytes: number) {
     const { Terminal } = requireModule("@xterm/headless") as XtermModule;
-    this.#scrollbackLines = scrollbackLines;
+    this.#maxTextBytes = maxTextBytes;
     this.#term = new Terminal({ cols, rows, scrollback: scrollbackLines, logLevel: "off", allowProposedApi: true });
     const core = (this.#term as unknown as { _core?: Partial<XtermCore> })._core;
     if (typeof core?.writeSync !== "function") {
       throw new Error("@xterm/headless has no synchronous write (_core.writeSync); install the version acp-terminal pins");
     }
     this.#core = core as XtermCore;
+    this.#marker = this.#term.registerMarker(0);
   }
 
   get cols(): number {
@@ -49,72 +66,151 @@ export class Screen {
 
   /** Parses `data` now; an incomplete character or escape sequence at its end waits for the next write. */
   write(data: Uint8Array | string): void {
-    if (data.length > 0) this.#core.writeSync(data);
+    let start = 0;
+    while (start < data.length) {
+      const end = afterLines(data, start, LINES_PER_WRITE);
+      this.#core.writeSync(typeof data === "string" ? data.slice(start, end) : data.subarray(start, end));
+      this.#commitScrolledLines();
+      start = end;
+    }
   }
 
   resize(cols: number, rows: number): void {
     if (cols !== this.#term.cols || rows !== this.#term.rows) this.#term.resize(cols, rows);
   }
 
-  /** Back to a blank screen with no scrollback and the parser in its ground state. */
+  /** Back to a blank screen with no scrollback or history and the parser in its ground state. */
   reset(): void {
     this.#term.reset();
+    this.#history = "";
+    this.#linesDropped = false;
+    this.#marker?.dispose();
+    this.#marker = this.#term.registerMarker(0);
   }
 
   /**
-   * Whether scrollback lines may have been dropped: the normal buffer is full (xterm drops the
-   * oldest line on each further scroll and does not say so).
+   * Whether lines were dropped: the history was cut to `maxTextBytes`, or xterm's scrollback
+   * trimmed lines before they were committed (more lines than it holds scrolled in one write).
    */
-  get scrollbackFull(): boolean {
-    return this.#term.buffer.normal.length >= this.#term.rows + this.#scrollbackLines;
+  get linesDropped(): boolean {
+    return this.#linesDropped;
   }
 
   /**
-   * The text: scrollback plus screen of the normal buffer, each row with trailing blanks removed
-   * and rows a long line wrapped onto joined back into one line, down to the cursor's row or the
-   * last row with text, whichever is lower (so output ending in a newline ends in "\n"). While a
-   * full-screen program has the alternate screen up, its rows follow the normal buffer's text,
-   * since that is what shows now; once it leaves, only the normal buffer remains (as a terminal
-   * shows it).
+   * The text: history, scrollback and screen of the normal buffer, each row with trailing blanks
+   * removed and rows a long line wrapped onto joined back into one line, down to the cursor's row
+   * or the last row with text, whichever is lower (so output ending in a newline ends in "\n").
+   * While a full-screen program has the alternate screen up, its rows follow the normal buffer's
+   * text, since that is what shows now; once it leaves, only the normal buffer remains (as a
+   * terminal shows it).
    */
   render(): string {
     const { normal, active } = this.#term.buffer;
     const alternate = active.type === "alternate";
-    const main = bufferText(normal, alternate ? 0 : normal.baseY + normal.cursorY + 1);
+    const from = this.#firstUncommittedLine();
+    const main = this.#history + bufferText(normal, from, alternate ? from : normal.baseY + normal.cursorY + 1);
     if (!alternate) return main;
-    const screen = bufferText(active, active.cursorY + 1);
+    const screen = bufferText(active, 0, active.cursorY + 1);
     return main === "" ? screen : `${main}\n${screen}`;
   }
 
   dispose(): void {
     this.#term.dispose();
   }
+
+  #firstUncommittedLine(): number {
+    if (this.#marker && !this.#marker.isDisposed) return this.#marker.line;
+    this.#linesDropped = true; // trimmed by xterm before it was committed
+    return 0;
+  }
+
+  /** Moves whole lines that scrolled above the normal screen into `#history`. */
+  #commitScrolledLines(): void {
+    const { normal, active } = this.#term.buffer;
+    if (active.type !== "normal") return;
+    const from = this.#firstUncommittedLine();
+    let y = from;
+    let committed = "";
+    while (y < normal.baseY) {
+      let last = y;
+      while (normal.getLine(last + 1)?.isWrapped === true) last++;
+      if (last >= normal.baseY) break; // the line goes on onto the screen: it may still change
+      committed += `${logicalLine(normal, y, last)}\n`;
+      y = last + 1;
+    }
+    if (y === from && this.#marker && !this.#marker.isDisposed) return;
+    this.#history += committed;
+    this.#marker?.dispose();
+    this.#marker = this.#term.registerMarker(y - (normal.baseY + normal.cursorY));
+    if (this.#history.length > 2 * this.#maxTextBytes) {
+      this.#history = tailWithinBytes(this.#history, this.#maxTextBytes).text;
+      this.#linesDropped = true;
+    }
+  }
 }
 
-/** Scrollback for a screen whose text is cut to `byteLimit` bytes: every line costs a byte ("\n"). */
-export function scrollbackLinesFor(cols: number, byteLimit: number): number {
-  return Math.max(0, Math.min(byteLimit, Math.floor(MAX_SCROLLBACK_CELLS / cols)));
+/** xterm's scrollback for a screen `cols` wide: `SCROLLBACK_LINES`, fewer beyond 1000 columns. */
+export function scrollbackLinesFor(cols: number): number {
+  return Math.min(SCROLLBACK_LINES, Math.floor(MAX_SCROLLBACK_CELLS / cols));
 }
 
-/** Lines `[0, max(minRows, last row with text + 1))` of `buffer`, wrapped rows joined. */
-function bufferText(buffer: IBuffer, minRows: number): string {
+/** The index just after the `lines`-th line feed from `start` in `data`, or its end. */
+function afterLines(data: Uint8Array | string, start: number, lines: number): number {
+  let at = start;
+  for (let line = 0; line < lines; line++) {
+    const feed = typeof data === "string" ? data.indexOf("\n", at) : data.indexOf(0x0a, at);
+    if (feed === -1) return data.length;
+    at = feed + 1;
+  }
+  return at;
+}
+
+/** Lines `[from, max(minEnd, last row with text + 1))` of `buffer`, wrapped rows joined. */
+function bufferText(buffer: IBuffer, from: number, minEnd: number): string {
   let end = buffer.length;
-  while (end > minRows && isBlank(buffer, end - 1)) end--;
+  while (end > Math.max(from, minEnd) && isBlank(buffer, end - 1)) end--;
   const lines: string[] = [];
-  let current = "";
-  for (let y = 0; y < end; y++) {
-    const line = buffer.getLine(y);
-    if (!line) continue;
-    const continues = buffer.getLine(y + 1)?.isWrapped === true && y + 1 < end;
-    current += line.translateToString(!continues);
-    if (continues) continue;
-    lines.push(current);
-    current = "";
+  let y = from;
+  while (y < end) {
+    let last = y;
+    while (last + 1 < end && buffer.getLine(last + 1)?.isWrapped === true) last++;
+    lines.push(logicalLine(buffer, y, last));
+    y = last + 1;
   }
   return lines.join("\n");
+}
+
+/** Rows `first..last` (a line and the rows it wrapped onto) as one line, trailing blanks removed. */
+function logicalLine(buffer: IBuffer, first: number, last: number): string {
+  let text = "";
+  for (let y = first; y <= last; y++) text += buffer.getLine(y)?.translateToString(y === last) ?? "";
+  return text;
 }
 
 function isBlank(buffer: IBuffer, y: number): boolean {
   const line = buffer.getLine(y);
   return line === undefined || line.translateToString(true) === "";
+}
+
+/**
+ * The end of `text` that fits in `limit` UTF-8 bytes, cut on a character boundary (a surrogate
+ * pair stays whole), and whether anything was cut.
+ */
+export function tailWithinBytes(text: string, limit: number): { text: string; cut: boolean } {
+  if (text.length * 3 <= limit || Buffer.byteLength(text) <= limit) return { text, cut: false };
+  let bytes = 0;
+  let start = text.length;
+  while (start > 0) {
+    const unit = text.charCodeAt(start - 1);
+    const pair = unit >= 0xdc00 && unit <= 0xdfff && start >= 2 && isHighSurrogate(text.charCodeAt(start - 2));
+    const size = pair ? 4 : unit < 0x80 ? 1 : unit < 0x800 ? 2 : 3;
+    if (bytes + size > limit) break;
+    bytes += size;
+    start -= pair ? 2 : 1;
+  }
+  return { text: text.slice(start), cut: true };
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
 }
