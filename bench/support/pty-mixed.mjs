@@ -3,7 +3,7 @@
  * The generator the PTY screen benchmark reads: writes <totalBytes> of terminal output to stdout
  * (a PTY) in 64 KiB blocking writes, like a build log: colored lines with CJK and emoji, a
  * `\r` progress bar with ESC[K, and ESC[1A ESC[2K redraws of the line above. Ends with the line
- * `END <totalBytes>`, then exits.
+ * `END <totalBytes>`, then exits a second later (so a busy reader still gets all of it).
  */
 import { writeSync } from "node:fs";
 import { resolve } from "node:path";
@@ -34,4 +34,6 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   };
   for (let written = 0; written < totalBytes; written += block.length) writeAll(block);
   writeAll(Buffer.from(`\x1b[0m\nEND ${totalBytes}\n`));
+  // node-pty drops output still unread 200 ms after the exit: stay until the reader has it all.
+  setTimeout(() => {}, 1000);
 }

@@ -31,13 +31,16 @@ describe("PTY output rendered by the emulator", () => {
 
   it("renders at the terminal's size, and at the new size after resize", async () => {
     const host = makeHost();
-    const command = "stty -echo; printf '\\033[999C|\\n'; read line; printf '\\033[999C|\\n'";
+    // Each printf waits for a line typed, so nothing is read after the exit (node-pty may drop that).
+    const command = "stty -echo; printf '\\033[999C|\\n'; read line; printf '\\033[999C|\\n'; read line";
     const id = await host.create(owner, { command, pty: { cols: 20, rows: 5 } });
     await outputMatching(host, id, /\|\n/);
     host.resize(owner, id, 30, 5);
     await host.write(owner, id, "\r");
-    await host.waitForExit(owner, id);
+    await outputMatching(host, id, /\|\n.*\|\n/s);
     expect(host.output(owner, id).output).toBe(`${" ".repeat(19)}|\n${" ".repeat(29)}|\n`);
+    await host.write(owner, id, "\r");
+    expect(await host.waitForExit(owner, id)).toEqual({ exitCode: 0, signal: null });
   });
 
   it("outputByteLimit N: N-1 and N raw bytes are whole, N+1 keeps the newest N and is truncated", async () => {

@@ -2,8 +2,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { OutputBuffer } from "../src/output/output-buffer.js";
-import { PtyScreen, tailWithinBytes } from "../src/output/pty-screen.js";
+import { PtyScreen } from "../src/output/pty-screen.js";
 import { MAX_SCROLLBACK_CELLS, SCROLLBACK_LINES, Screen, scrollbackLinesFor } from "../src/output/screen.js";
+import { tailWithinBytes } from "../src/output/utf8-text.js";
 
 /** A stream recorded from a real program in an 80x24 PTY (see fixtures/streams/record.mjs). */
 const recorded = (name: string): Buffer => readFileSync(new URL(`./fixtures/streams/${name}.bin`, import.meta.url));

@@ -1,11 +1,9 @@
 import type { OutputBuffer } from "./output-buffer.js";
 import { stripCutEscapeTail } from "./pty-text.js";
-import { Screen, scrollbackLinesFor, tailWithinBytes } from "./screen.js";
-
-export { tailWithinBytes };
+import { Screen, scrollbackLinesFor } from "./screen.js";
 
 /** Longest a read spends parsing bytes that arrived since the last read, in ms (see `PtyScreen`). */
-export const RENDER_DEADLINE_MS = 200;
+export const RENDER_DEADLINE_MS = 50;
 /** Bytes parsed between two looks at the clock. */
 const SLICE_BYTES = 64 * 1024;
 /** Share of the deadline a read plans to spend parsing, leaving room for rendering and misjudged rates. */
@@ -67,7 +65,7 @@ export class PtyScreen {
   #sizeVersion = 0;
   /** Set when a read skipped bytes to meet its deadline: the text no longer holds all retained bytes. */
   #skipped = false;
-  #cached: { fedTo: number; sizeVersion: number; text: string; linesDropped: boolean } | undefined;
+  #cached: { fedTo: number; sizeVersion: number; text: string; cut: boolean; linesDropped: boolean } | undefined;
 
   constructor(buffer: OutputBuffer, size: { cols: number; rows: number }, options: { deadlineMs?: number } = {}) {
     this.#buffer = buffer;
@@ -83,12 +81,12 @@ export class PtyScreen {
       this.#cached = {
         fedTo: this.#fedTo,
         sizeVersion: this.#sizeVersion,
-        text: screen?.render() ?? "",
+        ...(screen?.renderWithin(limit) ?? { text: "", cut: false }),
         linesDropped: screen?.linesDropped ?? false,
       };
     }
-    const { text, cut } = tailWithinBytes(this.#cached.text, limit);
-    return { output: text, truncated: this.#buffer.truncated || cut || this.#skipped || this.#cached.linesDropped, totalBytes: this.#fedTo };
+    const { text, cut, linesDropped } = this.#cached;
+    return { output: text, truncated: this.#buffer.truncated || cut || this.#skipped || linesDropped, totalBytes: this.#fedTo };
   }
 
   /**
@@ -102,7 +100,7 @@ export class PtyScreen {
     this.#scratch.reset();
     this.#scratch.resize(this.#cols, this.#rows);
     this.#scratch.write(cutAtStart ? stripCutEscapeTail(text) : text);
-    return tailWithinBytes(this.#scratch.render(), this.#buffer.limit).text;
+    return this.#scratch.renderWithin(this.#buffer.limit).text;
   }
 
   /** Bytes already written were drawn at the old size: they are parsed first, then the screen resizes. */

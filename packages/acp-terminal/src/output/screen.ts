@@ -1,5 +1,7 @@
 import { createRequire } from "node:module";
 import type { IBuffer, IMarker, Terminal as XtermTerminal } from "@xterm/headless";
+import { TextHistory } from "./text-history.js";
+import { tailWithinBytes } from "./utf8-text.js";
 
 type XtermModule = typeof import("@xterm/headless");
 const requireModule = createRequire(import.meta.url);
@@ -31,22 +33,21 @@ interface XtermCore {
  *
  * Lines that scrolled off the top of the normal screen cannot change any more: `write` moves
  * them into a text history, so `render()` turns only the screen (and lines scrolled since) into
- * text, not the whole scrollback. The history keeps at most `maxTextBytes` UTF-8 bytes (cut from
- * the front, amortized); xterm's own scrollback only has to hold the lines one write scrolls.
+ * text, not the whole scrollback. The history keeps about `maxTextBytes` UTF-8 bytes
+ * (`TextHistory`); xterm's own scrollback only has to hold the lines one write scrolls.
  */
 export class Screen {
   readonly #term: XtermTerminal;
   readonly #core: XtermCore;
-  readonly #maxTextBytes: number;
   /** Lines committed from the scrollback, each followed by "\n". */
-  #history = "";
+  readonly #history: TextHistory;
   /** The first normal-buffer line not yet in `#history` (xterm moves it as lines are trimmed). */
   #marker: IMarker | undefined;
   #linesDropped = false;
 
   constructor(cols: number, rows: number, scrollbackLines: number, maxTextBytes: number) {
     const { Terminal } = requireModule("@xterm/headless") as XtermModule;
-    this.#maxTextBytes = maxTextBytes;
+    this.#history = new TextHistory(maxTextBytes);
     this.#term = new Terminal({ cols, rows, scrollback: scrollbackLines, logLevel: "off", allowProposedApi: true });
     const core = (this.#term as unknown as { _core?: Partial<XtermCore> })._core;
     if (typeof core?.writeSync !== "function") {
@@ -82,7 +83,7 @@ export class Screen {
   /** Back to a blank screen with no scrollback or history and the parser in its ground state. */
   reset(): void {
     this.#term.reset();
-    this.#history = "";
+    this.#history.clear();
     this.#linesDropped = false;
     this.#marker?.dispose();
     this.#marker = this.#term.registerMarker(0);
@@ -93,7 +94,7 @@ export class Screen {
    * trimmed lines before they were committed (more lines than it holds scrolled in one write).
    */
   get linesDropped(): boolean {
-    return this.#linesDropped;
+    return this.#linesDropped || this.#history.dropped;
   }
 
   /**
@@ -105,13 +106,29 @@ export class Screen {
    * terminal shows it).
    */
   render(): string {
+    return this.renderWithin(Number.POSITIVE_INFINITY).text;
+  }
+
+  /**
+   * `render()`'s text cut from the front to `limit` UTF-8 bytes on a character boundary, and
+   * whether it was cut. Costs the screen's rows plus the history kept, never a scan of all of it.
+   */
+  renderWithin(limit: number): { text: string; cut: boolean } {
     const { normal, active } = this.#term.buffer;
     const alternate = active.type === "alternate";
     const from = this.#firstUncommittedLine();
-    const main = this.#history + bufferText(normal, from, alternate ? from : normal.baseY + normal.cursorY + 1);
-    if (!alternate) return main;
-    const screen = bufferText(active, 0, active.cursorY + 1);
-    return main === "" ? screen : `${main}\n${screen}`;
+    let live = bufferText(normal, from, alternate ? from : normal.baseY + normal.cursorY + 1);
+    if (alternate) {
+      const screen = bufferText(active, 0, active.cursorY + 1);
+      live = live === "" && this.#history.bytes === 0 ? screen : `${live}\n${screen}`;
+    }
+    const liveBytes = Buffer.byteLength(live);
+    if (liveBytes >= limit) {
+      const { text, cut } = tailWithinBytes(live, limit);
+      return { text, cut: cut || this.#history.bytes > 0 };
+    }
+    const history = this.#history.tail(limit - liveBytes);
+    return { text: history.text + live, cut: history.cut };
   }
 
   dispose(): void {
@@ -139,13 +156,9 @@ export class Screen {
       y = last + 1;
     }
     if (y === from && this.#marker && !this.#marker.isDisposed) return;
-    this.#history += committed;
+    this.#history.append(committed);
     this.#marker?.dispose();
     this.#marker = this.#term.registerMarker(y - (normal.baseY + normal.cursorY));
-    if (this.#history.length > 2 * this.#maxTextBytes) {
-      this.#history = tailWithinBytes(this.#history, this.#maxTextBytes).text;
-      this.#linesDropped = true;
-    }
   }
 }
 
@@ -190,27 +203,4 @@ function logicalLine(buffer: IBuffer, first: number, last: number): string {
 function isBlank(buffer: IBuffer, y: number): boolean {
   const line = buffer.getLine(y);
   return line === undefined || line.translateToString(true) === "";
-}
-
-/**
- * The end of `text` that fits in `limit` UTF-8 bytes, cut on a character boundary (a surrogate
- * pair stays whole), and whether anything was cut.
- */
-export function tailWithinBytes(text: string, limit: number): { text: string; cut: boolean } {
-  if (text.length * 3 <= limit || Buffer.byteLength(text) <= limit) return { text, cut: false };
-  let bytes = 0;
-  let start = text.length;
-  while (start > 0) {
-    const unit = text.charCodeAt(start - 1);
-    const pair = unit >= 0xdc00 && unit <= 0xdfff && start >= 2 && isHighSurrogate(text.charCodeAt(start - 2));
-    const size = pair ? 4 : unit < 0x80 ? 1 : unit < 0x800 ? 2 : 3;
-    if (bytes + size > limit) break;
-    bytes += size;
-    start -= pair ? 2 : 1;
-  }
-  return { text: text.slice(start), cut: true };
-}
-
-function isHighSurrogate(unit: number): boolean {
-  return unit >= 0xd800 && unit <= 0xdbff;
 }
