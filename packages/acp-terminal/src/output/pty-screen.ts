@@ -7,7 +7,7 @@ export const RENDER_DEADLINE_MS = 50;
 /** Bytes parsed between two looks at the clock. */
 const SLICE_BYTES = 64 * 1024;
 /** Share of the deadline a read plans to spend parsing, leaving room for rendering and misjudged rates. */
-const BUDGET_SHARE = 0.5;
+const BUDGET_SHARE = 0.8;
 
 /**
  * How fast the emulator parses in this process, in bytes per ms: the mean over the slices parsed
