@@ -11,7 +11,8 @@ const BUDGET_SHARE = 0.8;
 
 /**
  * How fast the emulator parses in this process, in bytes per ms: the mean over the slices parsed
- * so far (every terminal's). Starts at 10 MB/s, what a loaded shared core reached here.
+ * recently (every terminal's: it measures the machine, so one estimate serves all). Starts at
+ * 10 MB/s, what a loaded shared core reached here; about the last second of parsing counts.
  */
 class ParseRate {
   #bytes = 10_000;
@@ -25,6 +26,10 @@ class ParseRate {
     if (bytes < SLICE_BYTES) return; // too little to time
     this.#bytes += bytes;
     this.#ms += ms;
+    if (this.#ms > 1000) {
+      this.#bytes /= 2;
+      this.#ms /= 2;
+    }
   }
 }
 const parseRate = new ParseRate();
