@@ -14,7 +14,7 @@
  * 2. The cost of one read with 1 KiB and 1 MiB retained: the first read (with the default
  *    deadline, and without one: parsing all of it), a read after one more line arrived, and a
  *    read with nothing new; beside strip-ansi rendering of the same retained text after one more
- *    line.
+ *    line. And a `sinceByte` increment of one line, rendered alone.
  */
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
@@ -154,5 +154,13 @@ for (const [label, retained] of [["1 KiB", 1024], ["1 MiB", MiB]]) {
   readReport.row({ figure: `${label} retained, emulator: first read, no deadline (parses it all)`, value: fmt.ms(whole), baseline: `${fmt.ms(strip)} strip-ansi`, ratio: fmt.ratio(whole / strip) });
   readReport.row({ figure: `${label} retained, emulator: read after one more line`, value: fmt.ms(next), baseline: `${fmt.ms(strip)} strip-ansi`, ratio: fmt.ratio(next / strip) });
   readReport.row({ figure: `${label} retained, emulator: read with nothing new`, value: fmt.ms(same), baseline: `${fmt.ms(strip)} strip-ansi`, ratio: fmt.ratio(same / strip) });
+}
+{
+  // A `sinceByte` read of one new line: rendered alone on the terminal's second (scratch) screen.
+  const screen = new PtyScreen(new OutputBuffer(LIMIT), { cols: 80, rows: 24 });
+  const line = "\x1b[32mok\x1b[0m one more line of output from the command\r\n";
+  const emulator = timeRead(200, () => screen, (s) => s.renderIncrement(line, false));
+  const strip = timeRead(200, () => line, (text) => renderPtyText(text));
+  readReport.row({ figure: "sinceByte increment of one line, emulator", value: fmt.ms(emulator), baseline: `${fmt.ms(strip)} strip-ansi`, ratio: fmt.ratio(emulator / strip) });
 }
 readReport.print();
