@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { makeHost, outputMatching, owner } from "./host-helpers.js";
+import { makeHost, outputMatching, owner, processGone } from "./host-helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "acp-terminal-screen-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,6 +27,7 @@ describe("PTY output rendered by the emulator", () => {
     await host.write(owner, id, "q");
     expect(await host.waitForExit(owner, id)).toEqual({ exitCode: 0, signal: null });
     expect(host.output(owner, id).output).toBe("before less\nafter less\n");
+    expect(await processGone(host.info(id)?.pid ?? 0)).toBe(true);
   });
 
   it("renders at the terminal's size, and at the new size after resize", async () => {

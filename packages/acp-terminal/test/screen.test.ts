@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { OutputBuffer } from "../src/output/output-buffer.js";
 import { PtyScreen } from "../src/output/pty-screen.js";
 import { MAX_SCROLLBACK_CELLS, SCROLLBACK_LINES, Screen, scrollbackLinesFor } from "../src/output/screen.js";
+import { TextHistory } from "../src/output/text-history.js";
 import { tailWithinBytes } from "../src/output/utf8-text.js";
 
 /** A stream recorded from a real program in an 80x24 PTY (see fixtures/streams/record.mjs). */
@@ -211,5 +212,23 @@ describe("PtyScreen: the byte limit, the cursors and the deadline", () => {
     expect(screen.renderIncrement("a\r\n\x1b[1A\x1b[2Kb\r\n", false)).toBe("b\n");
     expect(screen.renderIncrement("0m tail\r\n", true)).toBe(" tail\n");
     expect(screen.renderIncrement("\x1b[20Cx", false)).toBe(`${" ".repeat(11)}x`);
+  });
+});
+
+describe("TextHistory", () => {
+  it("holds less than maxBytes plus one piece, and its tail is cut on a character boundary", () => {
+    const history = new TextHistory(10);
+    history.append("aaaa\n"); // 5 bytes
+    history.append("中中\n"); // 7 bytes
+    expect([history.bytes, history.dropped]).toEqual([12, false]);
+    expect(history.tail(100)).toEqual({ text: "aaaa\n中中\n", cut: false });
+    expect(history.tail(9)).toEqual({ text: "a\n中中\n", cut: true });
+    expect(history.tail(8)).toEqual({ text: "\n中中\n", cut: true });
+    expect(history.tail(6)).toEqual({ text: "中\n", cut: true });
+    history.append("bbbbbbbbb\n"); // 10 bytes: the oldest two pieces go
+    expect([history.bytes, history.dropped]).toEqual([10, true]);
+    expect(history.tail(10).text).toBe("bbbbbbbbb\n");
+    history.clear();
+    expect([history.bytes, history.dropped, history.tail(10).text]).toEqual([0, false, ""]);
   });
 });

@@ -12,7 +12,7 @@ export class TextHistory {
   #pieceBytes: number[] = [];
   #bytes = 0;
   #dropped = false;
-  #joined: { keepBytes: number; text: string; cut: boolean } | undefined;
+  #joined: { keepBytes: number; tail: { text: string; cut: boolean } } | undefined;
 
   constructor(maxBytes: number) {
     this.#maxBytes = maxBytes;
@@ -52,13 +52,14 @@ export class TextHistory {
 
   /** The newest text within `keepBytes` UTF-8 bytes, cut on a character boundary; cached until the next append. */
   tail(keepBytes: number): { text: string; cut: boolean } {
-    if (this.#joined?.keepBytes === keepBytes) return this.#joined;
+    if (this.#joined?.keepBytes === keepBytes) return this.#joined.tail;
     let excess = this.#bytes - keepBytes;
     let first = 0;
     while (excess > 0 && first < this.#pieces.length && (this.#pieceBytes[first] ?? 0) <= excess) excess -= this.#pieceBytes[first++] ?? 0;
     const kept = this.#pieces.slice(first);
     if (excess > 0 && kept.length > 0) kept[0] = tailWithinBytes(kept[0] ?? "", (this.#pieceBytes[first] ?? 0) - excess).text;
-    this.#joined = { keepBytes, text: kept.join(""), cut: this.#bytes > keepBytes };
-    return this.#joined;
+    const tail = { text: kept.join(""), cut: this.#bytes > keepBytes };
+    this.#joined = { keepBytes, tail };
+    return tail;
   }
 }
