@@ -91,6 +91,7 @@ export async function launchTerminal(
     controller,
     process: spawned,
     namespace,
+    ...(pty ? { ptySize: pty } : {}),
     killGraceMs: options.killGraceMs,
     onExit: (exitStatus) => events.emit("exit", { terminalId, owner, exitStatus: { ...exitStatus } }),
   });

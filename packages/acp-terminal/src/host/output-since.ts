@@ -1,5 +1,5 @@
 import type { OutputBuffer } from "../output/output-buffer.js";
-import { renderPtyText } from "../output/pty-text.js";
+import type { PtyScreen } from "../output/pty-screen.js";
 import { TerminalError } from "./errors.js";
 import { nonNegativeInteger } from "./validate.js";
 
@@ -17,12 +17,13 @@ export interface OutputSince {
  * text from `max(sinceByte, droppedBytes)`, moved to a character boundary, to `totalBytes`;
  * `fromByte` is where it starts, so `fromByte - sinceByte` bytes were missed.
  *
- * PTY terminals: offsets count raw bytes (escape sequences included), and the text is the
- * rendering of raw bytes `[fromByte, totalBytes)` alone. That is an approximation of the whole
- * rendering: a `\r` that overwrites a line printed before `sinceByte`, or an escape sequence cut
- * by the offset, renders differently than it would in one piece.
+ * PTY terminals (`screen`): offsets count raw bytes (escape sequences included), and the text is
+ * the rendering of raw bytes `[fromByte, totalBytes)` alone on a blank screen of the terminal's
+ * size. That is an approximation of the whole rendering: a `\r` or cursor movement that redraws a
+ * line printed before `sinceByte`, or an escape sequence cut by the offset, renders differently
+ * than it would in one piece.
  */
-export function readOutputSince(buffer: OutputBuffer, pty: boolean, sinceByteInput: unknown): OutputSince {
+export function readOutputSince(buffer: OutputBuffer, screen: PtyScreen | undefined, sinceByteInput: unknown): OutputSince {
   const sinceByte = nonNegativeInteger("sinceByte", sinceByteInput, "a stream offset in bytes");
   const totalBytes = buffer.totalBytes - buffer.pendingBytes;
   if (sinceByte > totalBytes) {
@@ -35,7 +36,7 @@ export function readOutputSince(buffer: OutputBuffer, pty: boolean, sinceByteInp
   const { text, fromByte } = buffer.textSince(sinceByte);
   return {
     // Starting at the truncation cut, the text may begin inside an escape sequence.
-    output: pty ? renderPtyText(text, fromByte > 0 && fromByte === buffer.droppedBytes) : text,
+    output: screen ? screen.renderIncrement(text, fromByte > 0 && fromByte === buffer.droppedBytes) : text,
     truncated: buffer.truncated,
     totalBytes,
     droppedBytes: buffer.droppedBytes,

@@ -42,6 +42,7 @@ export function resizePty(terminal: Terminal, cols: number, rows: number): void 
   }
   assertRunning(terminal);
   terminal.process.resize(size.cols, size.rows);
+  terminal.resizeScreen(size.cols, size.rows);
 }
 
 export function signalTerminal(terminal: Terminal, signal: string): void {

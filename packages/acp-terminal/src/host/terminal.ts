@@ -1,9 +1,10 @@
 import type { OutputBuffer } from "../output/output-buffer.js";
-import { renderPtyText } from "../output/pty-text.js";
+import { PtyScreen } from "../output/pty-screen.js";
 import type { SpawnedProcess } from "../spawn/types.js";
 import { processGroupAlive, signalProcessGroup, terminateProcessGroup } from "../terminate/kill.js";
 import { TerminalError } from "./errors.js";
 import { readOutputSince } from "./output-since.js";
+import { DEFAULT_PTY_SIZE } from "./validate.js";
 import type {
   ContainmentMode,
   ExitStatus,
@@ -24,6 +25,8 @@ export interface TerminalInit {
   process: SpawnedProcess;
   /** The PID namespace its descendants live in, if it has one: ended with its kill or release. */
   namespace: { end(): void } | undefined;
+  /** A PTY's size when it was created (default 80×24): its output is rendered at it. */
+  ptySize?: { cols: number; rows: number };
   killGraceMs: number;
   /** Called once, when the command has exited and its output is drained. */
   onExit: (exitStatus: ExitStatus) => void;
@@ -58,7 +61,8 @@ export class Terminal {
   #rejectGone!: (error: TerminalError) => void;
   #killing: Promise<ExitStatus> | undefined;
   #releasing: Promise<void> | undefined;
-  #rendered: { version: number; text: string } | undefined;
+  /** PTY terminals: the emulator that renders the raw bytes as text. */
+  readonly #screen: PtyScreen | undefined;
 
   constructor(init: TerminalInit) {
     this.id = init.id;
@@ -71,6 +75,7 @@ export class Terminal {
     this.#controller = init.controller;
     this.#namespace = init.namespace;
     this.#killGraceMs = init.killGraceMs;
+    if (init.process.pty) this.#screen = new PtyScreen(init.buffer, init.ptySize ?? DEFAULT_PTY_SIZE);
     this.#gone = new Promise<never>((_, reject) => {
       this.#rejectGone = reject;
     });
@@ -119,11 +124,12 @@ export class Terminal {
    * is not counted yet, so an agent reading increments from `totalBytes` gets it whole next time.
    */
   snapshot(): TerminalOutputSnapshot {
+    const rendered = this.#screen?.snapshot();
     return {
-      output: this.#text(),
-      truncated: this.buffer.truncated,
+      output: rendered ? rendered.output : this.buffer.text(),
+      truncated: rendered ? rendered.truncated : this.buffer.truncated,
       ...(this.#exitStatus ? { exitStatus: { ...this.#exitStatus } } : {}),
-      totalBytes: this.buffer.totalBytes - this.buffer.pendingBytes,
+      totalBytes: rendered ? rendered.totalBytes : this.buffer.totalBytes - this.buffer.pendingBytes,
       droppedBytes: this.buffer.droppedBytes,
     };
   }
@@ -131,9 +137,14 @@ export class Terminal {
   /** The output from stream offset `sinceByte` on, with `fromByte` (see `readOutputSince`). */
   snapshotSince(sinceByte: unknown): TerminalOutputSnapshot & { fromByte: number } {
     return {
-      ...readOutputSince(this.buffer, this.process.pty, sinceByte),
+      ...readOutputSince(this.buffer, this.#screen, sinceByte),
       ...(this.#exitStatus ? { exitStatus: { ...this.#exitStatus } } : {}),
     };
+  }
+
+  /** The PTY was resized: output written from now on is rendered at the new size. */
+  resizeScreen(cols: number, rows: number): void {
+    this.#screen?.resize(cols, rows);
   }
 
   /** Exit status once exited and drained; rejects with the release's reason if released first. */
@@ -196,17 +207,9 @@ export class Terminal {
       } finally {
         this.#namespace?.end();
         this.#controller.abort();
+        this.#screen?.dispose();
       }
     })();
     return this.#releasing;
-  }
-
-  #text(): string {
-    if (!this.process.pty) return this.buffer.text();
-    const version = this.buffer.version;
-    if (this.#rendered?.version !== version) {
-      this.#rendered = { version, text: renderPtyText(this.buffer.text(), this.buffer.droppedBytes > 0) };
-    }
-    return this.#rendered.text;
   }
 }
