@@ -1,7 +1,7 @@
 // --- TerminalHost core (src/host, src/output, src/spawn, src/terminate) ---
 export { TerminalHost } from "./host/terminal-host.js";
-export { TerminalError } from "./host/errors.js";
-export type { TerminalErrorCode } from "./host/errors.js";
+export { TerminalError } from "./core/errors.js";
+export type { TerminalErrorCode } from "./core/errors.js";
 export type {
   AuthorizeCommand,
   AuthorizeRequest,
@@ -91,6 +91,6 @@ export type { KeyInput } from "./keys/encode-keys.js";
 // --- CLI and conformance agent (src/cli, src/conformance) ---
 export { conformanceAgent } from "./conformance/agent.js";
 export type { ConformanceAgentOptions } from "./conformance/agent.js";
-export type { CheckKind, CheckResult, CheckStatus } from "./conformance/check.js";
+export type { CheckKind, CheckResult, CheckStatus } from "./conformance/base/check.js";
 export type { ConformanceReport, ConformanceSummary } from "./conformance/report.js";
 // --- end CLI and conformance agent ---

@@ -1,6 +1,6 @@
 import { RequestError } from "@agentclientprotocol/sdk";
 import type { z } from "zod";
-import { TerminalError } from "../host/errors.js";
+import { TerminalError } from "../core/errors.js";
 import { boundedRequestError, cutText, MAX_LISTED_ISSUES } from "./bounded-error.js";
 import { ACP_TERMINAL_META_KEY } from "./capabilities.js";
 

@@ -1,4 +1,4 @@
-import { describeReceived } from "../host/errors.js";
+import { describeReceived } from "../core/errors.js";
 import { z } from "zod";
 import { MAX_PTY_DIMENSION } from "../host/validate.js";
 
