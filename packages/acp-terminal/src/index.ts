@@ -57,10 +57,11 @@ export {
   RESIZE_METHOD,
   SIGNAL_METHOD,
   EXTENSION_METHODS,
-  terminalClientCapabilities,
   readTerminalCapability,
-} from "./rpc/capabilities.js";
-export type { AcpTerminalCapability, ExtensionMethod, TerminalClientCapabilities } from "./rpc/capabilities.js";
+} from "./protocol/extension.js";
+export { terminalClientCapabilities } from "./rpc/capabilities.js";
+export type { AcpTerminalCapability, ExtensionMethod } from "./protocol/extension.js";
+export type { TerminalClientCapabilities } from "./rpc/capabilities.js";
 export {
   SUPPORTED_SIGNALS,
   signalNameSchema,
@@ -71,7 +72,7 @@ export {
   writeParamsSchema,
   resizeParamsSchema,
   signalParamsSchema,
-} from "./rpc/schemas.js";
+} from "./protocol/extension.js";
 export type {
   SupportedSignal,
   CreateTerminalMeta,
@@ -81,7 +82,7 @@ export type {
   ResizeParams,
   SignalParams,
   ExtensionResult,
-} from "./rpc/schemas.js";
+} from "./protocol/extension.js";
 export { JSON_RPC_ERROR_CODES, toRequestError } from "./rpc/errors.js";
 export { MAX_ERROR_ANSWER_BYTES } from "./rpc/bounded-error.js";
 export { encodeKeys, encodeKey, KEY_NAMES, UnknownKeyError } from "./keys/encode-keys.js";

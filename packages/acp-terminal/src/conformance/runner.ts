@@ -1,5 +1,5 @@
 import type { AgentContext, SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
-import type { AcpTerminalCapability } from "../rpc/capabilities.js";
+import type { AcpTerminalCapability } from "../protocol/extension.js";
 import type { Check, CheckResult, CheckStatus } from "./base/check.js";
 import { CheckSkip, TerminalProbe, withDeadline } from "./base/probe.js";
 

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ACP_TERMINAL_META_KEY } from "../../rpc/capabilities.js";
+import { ACP_TERMINAL_META_KEY } from "../../protocol/extension.js";
 import { observed, runToExit, sh, type Check } from "../base/check.js";
 import { CheckFailure, RpcFailure } from "../base/probe.js";
 

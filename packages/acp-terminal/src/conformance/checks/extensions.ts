@@ -1,4 +1,4 @@
-import { ACP_TERMINAL_META_KEY, RESIZE_METHOD, SIGNAL_METHOD, WRITE_METHOD } from "../../rpc/capabilities.js";
+import { ACP_TERMINAL_META_KEY, RESIZE_METHOD, SIGNAL_METHOD, WRITE_METHOD } from "../../protocol/extension.js";
 import { sh, type Check, type CheckContext } from "../base/check.js";
 import { CheckSkip, expect } from "../base/probe.js";
 import { outputSinceCheck } from "./output-since.js";
