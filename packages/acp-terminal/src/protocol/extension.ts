@@ -34,6 +34,9 @@ export const WRITE_METHOD = EXTENSION_METHODS.write;
 export const RESIZE_METHOD = EXTENSION_METHODS.resize;
 export const SIGNAL_METHOD = EXTENSION_METHODS.signal;
 
+/** The largest PTY `cols`/`rows` the host accepts, on the wire as in the host. */
+export { MAX_PTY_DIMENSION };
+
 /** Signals an agent may send with `_acp-terminal/signal` or choose for `terminal/kill`. */
 export const SUPPORTED_SIGNALS = [
   "SIGINT",
