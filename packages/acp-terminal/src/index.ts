@@ -41,10 +41,15 @@ export {
   MESSAGE_SAFE_OUTPUT_BYTE_LIMIT,
 } from "./host/options.js";
 export { KILL_GRACE_MS } from "./terminate/kill.js";
+export type { OutputReader } from "./output/output-buffer.js";
+export { describeContainment } from "./contain/describe.js";
 
 // --- Approval (the `authorize` hook) ---
 export { createApprovalPolicy } from "./approval/approval-policy.js";
 export type { ApprovalAnswer, ApprovalAsker, ApprovalPolicy, ApprovalPolicyOptions } from "./approval/approval-policy.js";
+export { matchesAllowPattern, parseAllowPattern } from "./approval/allow-pattern.js";
+export type { AllowPattern } from "./approval/allow-pattern.js";
+export { describeAuthorizeRequest } from "./approval/describe-request.js";
 
 // --- ACP binding ---
 export { bindTerminalHost } from "./rpc/bind.js";
