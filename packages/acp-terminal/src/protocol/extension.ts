@@ -29,6 +29,10 @@ export const EXTENSION_METHODS = {
 } as const;
 export type ExtensionMethodName = keyof typeof EXTENSION_METHODS;
 export type ExtensionMethod = (typeof EXTENSION_METHODS)[ExtensionMethodName];
+/** Every method's short name, in the order of EXTENSION_METHODS. */
+export const EXTENSION_METHOD_NAMES: readonly ExtensionMethodName[] = Object.keys(EXTENSION_METHODS).filter(
+  (name): name is ExtensionMethodName => Object.hasOwn(EXTENSION_METHODS, name),
+);
 
 export const WRITE_METHOD = EXTENSION_METHODS.write;
 export const RESIZE_METHOD = EXTENSION_METHODS.resize;

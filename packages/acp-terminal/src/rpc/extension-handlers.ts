@@ -2,6 +2,7 @@ import type { ClientApp } from "@agentclientprotocol/sdk";
 import type { z } from "zod";
 import type { TerminalOwner } from "../core/types.js";
 import {
+  EXTENSION_METHOD_NAMES,
   EXTENSION_METHODS,
   EXTENSION_PARAMS,
   type ExtensionMethodName,
@@ -45,7 +46,5 @@ function register<M extends ExtensionMethodName>(app: ClientApp, host: TerminalH
 
 /** Registers every extension method: `_acp-terminal/write`, `_acp-terminal/resize` and `_acp-terminal/signal`. */
 export function registerExtensionHandlers(app: ClientApp, host: TerminalHostPort, scopeOf: ScopeOf): void {
-  register(app, host, scopeOf, "write");
-  register(app, host, scopeOf, "resize");
-  register(app, host, scopeOf, "signal");
+  for (const name of EXTENSION_METHOD_NAMES) register(app, host, scopeOf, name);
 }
