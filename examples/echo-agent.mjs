@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { Readable, Writable } from "node:stream";
-import { readTerminalCapability, WRITE_METHOD } from "acp-terminal";
+import { readTerminalCapability, WRITE_METHOD } from "acp-terminal/protocol";
 import { agent, ndJsonStream, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 
 /** What the agent runs: direct exec with args, a shell line (no args), and a failing command. */

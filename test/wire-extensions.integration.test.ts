@@ -4,7 +4,8 @@
  * that never reads.
  */
 import type { TerminalOutputResponse } from "@agentclientprotocol/sdk";
-import { encodeKeys, MAX_PTY_DIMENSION } from "acp-terminal";
+import { encodeKeys } from "acp-terminal/keys";
+import { MAX_PTY_DIMENSION } from "acp-terminal/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { outputWhere, rejectionOf, startTerminalClient, type TerminalClientProcess } from "./support/terminal-client.js";
 import { until, withDeadline } from "./support/until.js";

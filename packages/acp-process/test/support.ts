@@ -1,16 +1,11 @@
 import { TerminalHost } from "acp-terminal";
 import { afterEach } from "vitest";
+import { until as untilCondition } from "../../../test/support/until.js";
 import { LocalTerminalProvider, ManualClock, ProcessManager, type ProcessManagerOptions, type RunEvent } from "../src/index.js";
 
-/** Polls `predicate` until it holds or `timeoutMs` passes (then throws with `what`). */
-export async function until<T>(predicate: () => T | Promise<T>, what: string, timeoutMs = 5000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await predicate();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+/** The shared `until` (test/support/until.ts), called as this package's tests do: `what`, then the deadline. */
+export function until<T>(predicate: () => T | Promise<T>, what: string, timeoutMs = 5000): Promise<NonNullable<T>> {
+  return untilCondition(predicate, { message: what, timeoutMs, intervalMs: 5 });
 }
 
 export interface LocalRig {

@@ -1,7 +1,13 @@
-// --- TerminalHost core (src/host, src/output, src/spawn, src/terminate) ---
+// acp-terminal: what an embedder needs to run terminals for an ACP agent: the TerminalHost, its
+// ACP binding and capabilities, and an approval policy. Everything else is on its own subpath:
+// acp-terminal/protocol (the wire extension: names, zod schemas, capability reader),
+// acp-terminal/keys (key names → bytes for write), acp-terminal/conformance (the conformance agent).
+// The CLI (src/cli) is a program, not part of the library.
+
+// --- TerminalHost ---
 export { TerminalHost } from "./host/terminal-host.js";
-export { TerminalError } from "./host/errors.js";
-export type { TerminalErrorCode } from "./host/errors.js";
+export { TerminalError } from "./core/errors.js";
+export type { TerminalErrorCode } from "./core/errors.js";
 export type {
   AuthorizeCommand,
   AuthorizeRequest,
@@ -34,63 +40,20 @@ export {
   DEFAULT_OUTPUT_BYTE_LIMIT,
   MESSAGE_SAFE_OUTPUT_BYTE_LIMIT,
 } from "./host/options.js";
-export { DEFAULT_PTY_SIZE, MAX_PTY_DIMENSION } from "./host/validate.js";
 export { KILL_GRACE_MS } from "./terminate/kill.js";
+export type { OutputReader } from "./output/output-buffer.js";
+export { describeContainment } from "./contain/describe.js";
+
+// --- Approval (the `authorize` hook) ---
 export { createApprovalPolicy } from "./approval/approval-policy.js";
 export type { ApprovalAnswer, ApprovalAsker, ApprovalPolicy, ApprovalPolicyOptions } from "./approval/approval-policy.js";
 export { matchesAllowPattern, parseAllowPattern } from "./approval/allow-pattern.js";
 export type { AllowPattern } from "./approval/allow-pattern.js";
 export { describeAuthorizeRequest } from "./approval/describe-request.js";
-export { OutputBuffer, type OutputReader } from "./output/output-buffer.js";
-export { describeContainment } from "./contain/describe.js";
-export { renderPtyText } from "./output/pty-text.js";
-// --- end TerminalHost core ---
 
-// --- ACP binding and extensions (src/rpc, src/keys) ---
+// --- ACP binding ---
 export { bindTerminalHost } from "./rpc/bind.js";
 export type { BindOptions, TerminalBinding } from "./rpc/bind.js";
 export type { TerminalHostPort } from "./rpc/host-port.js";
-export {
-  ACP_TERMINAL_META_KEY,
-  ACP_TERMINAL_EXTENSION_VERSION,
-  WRITE_METHOD,
-  RESIZE_METHOD,
-  SIGNAL_METHOD,
-  EXTENSION_METHODS,
-  terminalClientCapabilities,
-  readTerminalCapability,
-} from "./rpc/capabilities.js";
-export type { AcpTerminalCapability, ExtensionMethod, TerminalClientCapabilities } from "./rpc/capabilities.js";
-export {
-  SUPPORTED_SIGNALS,
-  signalNameSchema,
-  ptySizeSchema,
-  createTerminalMetaSchema,
-  killTerminalMetaSchema,
-  outputTerminalMetaSchema,
-  writeParamsSchema,
-  resizeParamsSchema,
-  signalParamsSchema,
-} from "./rpc/schemas.js";
-export type {
-  SupportedSignal,
-  CreateTerminalMeta,
-  KillTerminalMeta,
-  OutputTerminalMeta,
-  WriteParams,
-  ResizeParams,
-  SignalParams,
-  ExtensionResult,
-} from "./rpc/schemas.js";
-export { JSON_RPC_ERROR_CODES, toRequestError } from "./rpc/errors.js";
-export { MAX_ERROR_ANSWER_BYTES } from "./rpc/bounded-error.js";
-export { encodeKeys, encodeKey, KEY_NAMES, UnknownKeyError } from "./keys/encode-keys.js";
-export type { KeyInput } from "./keys/encode-keys.js";
-// --- end ACP binding and extensions ---
-
-// --- CLI and conformance agent (src/cli, src/conformance) ---
-export { conformanceAgent } from "./conformance/agent.js";
-export type { ConformanceAgentOptions } from "./conformance/agent.js";
-export type { CheckKind, CheckResult, CheckStatus } from "./conformance/check.js";
-export type { ConformanceReport, ConformanceSummary } from "./conformance/report.js";
-// --- end CLI and conformance agent ---
+export { terminalClientCapabilities } from "./rpc/capabilities.js";
+export type { TerminalClientCapabilities } from "./rpc/capabilities.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { CheckResult } from "../src/conformance/check.js";
+import type { CheckResult } from "../src/conformance/base/check.js";
 import { ALL_CHECKS } from "../src/conformance/checks/index.js";
 import { summarize, summaryText } from "../src/conformance/report.js";
 

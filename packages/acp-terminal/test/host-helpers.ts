@@ -1,7 +1,7 @@
 /** Shared set-up for TerminalHost tests: hosts disposed after each test, fixtures, owners. */
 import { fileURLToPath } from "node:url";
 import { afterEach, expect } from "vitest";
-import { TerminalError } from "../src/host/errors.js";
+import { TerminalError } from "../src/core/errors.js";
 import { TerminalHost } from "../src/host/terminal-host.js";
 import type { TerminalHostOptions, TerminalOwner } from "../src/host/types.js";
 import { isAlive } from "../../../test/support/processes.js";

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { TerminalError } from "../src/host/errors.js";
+import { TerminalError } from "../src/core/errors.js";
 import { fixture, isAlive, makeHost, node, outputMatching, owner, processGone, rejection } from "./host-helpers.js";
 
 describe("kill", () => {

@@ -1,6 +1,6 @@
 /** write(): stdin of piped commands, eof, closed input, and the bound on unread input. */
 import { describe, expect, it } from "vitest";
-import { TerminalError } from "../src/host/errors.js";
+import { TerminalError } from "../src/core/errors.js";
 import { fixture, makeHost, node, outputMatching, owner, rejection } from "./host-helpers.js";
 
 describe("write", () => {

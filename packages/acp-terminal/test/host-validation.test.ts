@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TerminalError } from "../src/host/errors.js";
+import { TerminalError } from "../src/core/errors.js";
 import { MESSAGE_SAFE_OUTPUT_BYTE_LIMIT } from "../src/host/options.js";
 import { TerminalHost } from "../src/host/terminal-host.js";
 import type { CreateTerminalParams, TerminalHostOptions } from "../src/host/types.js";

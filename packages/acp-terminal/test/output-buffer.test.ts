@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { TerminalError } from "../src/host/errors.js";
+import { TerminalError } from "../src/core/errors.js";
 import { OutputBuffer } from "../src/output/output-buffer.js";
 
 const utf8 = (text: string): Uint8Array => Buffer.from(text, "utf8");

@@ -5,7 +5,7 @@
  */
 import { agent, client, RequestError, type AgentConnection, type ClientConnection } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import { TerminalError } from "../src/host/errors.js";
+import { TerminalError } from "../src/core/errors.js";
 import type {
   CreateTerminalParams,
   ExitStatus,

@@ -1,7 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { TerminalHost } from "../src/host/terminal-host.js";
-import { readTerminalCapability, terminalClientCapabilities } from "../src/rpc/capabilities.js";
+import { readTerminalCapability } from "../src/protocol/extension.js";
+import { terminalClientCapabilities } from "../src/rpc/capabilities.js";
 
 describe("terminal capabilities", () => {
   it("advertises terminal: true and every extension under _meta", () => {

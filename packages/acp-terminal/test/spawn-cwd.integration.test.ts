@@ -1,7 +1,7 @@
 /** The working directory is looked at only when a spawn fails, to say whether it or the command was missing. */
 import { stat } from "node:fs/promises";
 import { beforeEach, expect, it, vi } from "vitest";
-import { TerminalError } from "../src/host/errors.js";
+import { TerminalError } from "../src/core/errors.js";
 import { spawnProcess } from "../src/spawn/spawn.js";
 import type { SpawnRequest } from "../src/spawn/types.js";
 

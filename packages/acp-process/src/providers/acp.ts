@@ -1,4 +1,6 @@
-import { EXTENSION_KEY, EXTENSION_METHODS, detectClientTerminalSupport, isRecord } from "./acp-capabilities.js";
+import { ACP_TERMINAL_META_KEY, EXTENSION_METHODS, outputCursorsSchema, signalNameSchema, type CreateTerminalMeta, type ExtensionMethodName, type ExtensionParamsInput } from "acp-terminal/protocol";
+import { z } from "zod";
+import { detectClientTerminalSupport } from "./acp-capabilities.js";
 import type {
   ProviderCapabilities,
   ProviderCreateParams,
@@ -42,9 +44,9 @@ export class AcpTerminalProvider implements TerminalProvider {
   }
 
   async create(params: ProviderCreateParams): Promise<string> {
-    const ext: Record<string, unknown> = {};
-    if (params.pty && this.capabilities.pty) ext["pty"] = params.pty;
-    if (params.stdin && this.capabilities.write) ext["stdin"] = true;
+    const ext: CreateTerminalMeta = {};
+    if (params.pty && this.capabilities.pty) ext.pty = params.pty;
+    if (params.stdin && this.capabilities.write) ext.stdin = true;
     const response = await this.connection.request<{ terminalId: string }>("terminal/create", {
       sessionId: this.sessionId,
       command: params.command,
@@ -52,7 +54,7 @@ export class AcpTerminalProvider implements TerminalProvider {
       env: params.env ? Object.entries(params.env).map(([name, value]) => ({ name, value })) : [],
       cwd: params.cwd ?? null,
       ...(params.outputByteLimit !== undefined ? { outputByteLimit: params.outputByteLimit } : {}),
-      ...(Object.keys(ext).length > 0 ? { _meta: { [EXTENSION_KEY]: ext } } : {}),
+      ...(Object.keys(ext).length > 0 ? { _meta: { [ACP_TERMINAL_META_KEY]: ext } } : {}),
     });
     return response.terminalId;
   }
@@ -60,29 +62,24 @@ export class AcpTerminalProvider implements TerminalProvider {
   /** With `sinceByte` (sent only when the client advertised `outputSince`): exact increments. */
   async output(terminalId: string, options?: ProviderOutputOptions): Promise<ProviderOutput> {
     const sinceByte = this.capabilities.outputSince ? options?.sinceByte : undefined;
-    const response = await this.connection.request<Record<string, unknown>>("terminal/output", {
+    const response = await this.connection.request<unknown>("terminal/output", {
       ...this.ref(terminalId),
-      ...(sinceByte !== undefined ? { _meta: { [EXTENSION_KEY]: { sinceByte } } } : {}),
+      ...(sinceByte !== undefined ? { _meta: { [ACP_TERMINAL_META_KEY]: { sinceByte } } } : {}),
     });
-    const exit = isRecord(response["exitStatus"]) ? response["exitStatus"] : undefined;
-    const meta = isRecord(response["_meta"]) ? response["_meta"] : undefined;
-    const cursor = meta && isRecord(meta[EXTENSION_KEY]) ? meta[EXTENSION_KEY] : undefined;
-    const totalBytes = cursor?.["totalBytes"];
-    const droppedBytes = cursor?.["droppedBytes"];
-    const fromByte = cursor?.["fromByte"];
-    const cursors = typeof totalBytes === "number" && typeof droppedBytes === "number";
+    const { output, truncated, exitStatus, _meta } = parseAnswer("terminal/output", outputResponseSchema, response);
+    const cursors = _meta?.[ACP_TERMINAL_META_KEY];
     return {
-      output: typeof response["output"] === "string" ? response["output"] : "",
-      truncated: response["truncated"] === true,
-      exitStatus: exit ? toExitStatus(exit) : null,
-      ...(cursors ? { totalBytes, droppedBytes } : {}),
-      ...(cursors && sinceByte !== undefined && typeof fromByte === "number" ? { fromByte } : {}),
+      output,
+      truncated,
+      exitStatus: exitStatus ?? null,
+      ...(cursors ? { totalBytes: cursors.totalBytes, droppedBytes: cursors.droppedBytes } : {}),
+      ...(cursors && sinceByte !== undefined && cursors.fromByte !== undefined ? { fromByte: cursors.fromByte } : {}),
     };
   }
 
   async waitForExit(terminalId: string): Promise<ProviderExitStatus> {
-    const response = await this.connection.request<Record<string, unknown>>("terminal/wait_for_exit", this.ref(terminalId));
-    return toExitStatus(response);
+    const response = await this.connection.request<unknown>("terminal/wait_for_exit", this.ref(terminalId));
+    return parseAnswer("terminal/wait_for_exit", exitStatusSchema, response);
   }
 
   async kill(terminalId: string): Promise<void> {
@@ -95,7 +92,7 @@ export class AcpTerminalProvider implements TerminalProvider {
 
   async write(terminalId: string, data: string | Uint8Array, options?: { eof?: boolean }): Promise<void> {
     const payload = typeof data === "string" ? { data } : { dataBase64: Buffer.from(data).toString("base64") };
-    await this.connection.request(EXTENSION_METHODS.write, {
+    await this.extension("write", {
       ...this.ref(terminalId),
       ...payload,
       ...(options?.eof ? { eof: true } : {}),
@@ -103,11 +100,18 @@ export class AcpTerminalProvider implements TerminalProvider {
   }
 
   async resize(terminalId: string, cols: number, rows: number): Promise<void> {
-    await this.connection.request(EXTENSION_METHODS.resize, { ...this.ref(terminalId), cols, rows });
+    await this.extension("resize", { ...this.ref(terminalId), cols, rows });
   }
 
   async signal(terminalId: string, signal: string): Promise<void> {
-    await this.connection.request(EXTENSION_METHODS.signal, { ...this.ref(terminalId), signal });
+    const name = signalNameSchema.safeParse(signal);
+    if (!name.success) throw new Error(`Cannot send ${signal} over ACP: ${z.prettifyError(name.error)}`);
+    await this.extension("signal", { ...this.ref(terminalId), signal: name.data });
+  }
+
+  /** Calls extension method `name` with params of the shape the vocabulary defines for it. */
+  private async extension<M extends ExtensionMethodName>(name: M, params: ExtensionParamsInput<M>): Promise<void> {
+    await this.connection.request(EXTENSION_METHODS[name], params);
   }
 
   private ref(terminalId: string): { sessionId: string; terminalId: string } {
@@ -115,11 +119,23 @@ export class AcpTerminalProvider implements TerminalProvider {
   }
 }
 
-function toExitStatus(value: Record<string, unknown>): ProviderExitStatus {
-  const exitCode = value["exitCode"];
-  const signal = value["signal"];
-  return {
-    exitCode: typeof exitCode === "number" ? exitCode : null,
-    signal: typeof signal === "string" ? signal : null,
-  };
+/** An exit status as a client answers it; a field of the wrong type reads as null. */
+const exitStatusSchema = z.object({
+  exitCode: z.number().nullable().catch(null),
+  signal: z.string().nullable().catch(null),
+});
+
+/** A `terminal/output` answer, read leniently; cursors only when the client sent both counts. */
+const outputResponseSchema = z.object({
+  output: z.string().catch(""),
+  truncated: z.boolean().catch(false),
+  exitStatus: exitStatusSchema.nullish().catch(undefined),
+  _meta: z.object({ [ACP_TERMINAL_META_KEY]: outputCursorsSchema.optional().catch(undefined) }).nullish().catch(undefined),
+});
+
+/** `answer` read with `schema`; an answer that is not even an object is the client's error. */
+function parseAnswer<T>(method: string, schema: z.ZodType<T>, answer: unknown): T {
+  const parsed = schema.safeParse(answer);
+  if (!parsed.success) throw new Error(`The client answered ${method} with something that is not a result object: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
 }

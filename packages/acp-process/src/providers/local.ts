@@ -1,3 +1,4 @@
+import type { CreateTerminalParams, ExitStatus, TerminalOutputSnapshot, TerminalOwner } from "acp-terminal";
 import { processGroupUsage, type ResourceUsage } from "./proc-usage.js";
 import type {
   ProviderCapabilities,
@@ -8,32 +9,8 @@ import type {
   TerminalProvider,
 } from "./types.js";
 
-/** Mirrors acp-terminal's `TerminalOwner`. */
-export interface TerminalOwner {
-  readonly connectionId: string;
-  readonly sessionId: string;
-}
-
-interface CreateTerminalParams {
-  command: string;
-  args?: string[] | null;
-  env?: { name: string; value: string }[] | null;
-  cwd?: string | null;
-  outputByteLimit?: number | null;
-  pty?: boolean | { cols?: number; rows?: number };
-  stdin?: boolean;
-}
-
-interface TerminalOutputSnapshot {
-  output: string;
-  truncated: boolean;
-  exitStatus?: ProviderExitStatus;
-  totalBytes: number;
-  droppedBytes: number;
-  fromByte?: number;
-}
-
-type ExitStatus = ProviderExitStatus;
+/** acp-terminal's own types: the host this provider drives is (shaped like) its TerminalHost. */
+export type { TerminalOwner };
 
 /**
  * The slice of acp-terminal's `TerminalHost` the local provider uses. Structural, so any host with

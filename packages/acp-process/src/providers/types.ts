@@ -1,3 +1,4 @@
+import type { ExtensionFeatures } from "acp-terminal/protocol";
 import type { ResourceUsage } from "./proc-usage.js";
 /**
  * The five ACP terminal primitives as an interface, plus the optional capabilities our host
@@ -47,18 +48,8 @@ export interface ProviderOutputOptions {
   sinceByte?: number;
 }
 
-export interface ProviderCapabilities {
-  /** `output` carries `totalBytes`/`droppedBytes`, so increments are exact. */
-  readonly cursors: boolean;
-  /** `output` takes `{sinceByte}` and then returns only the text from that offset, with `fromByte`. */
-  readonly outputSince: boolean;
-  /** `write` to stdin is available (and `stdin: true` on create is honoured). */
-  readonly write: boolean;
-  /** PTY terminals can be requested and resized. */
-  readonly pty: boolean;
-  /** `signal(name)` delivers a chosen signal to the process group. */
-  readonly signal: boolean;
-}
+/** Which acp-terminal extension features a provider offers: one flag per feature the vocabulary defines. */
+export type ProviderCapabilities = ExtensionFeatures;
 
 export interface TerminalProvider {
   /** Short name for messages and listings: `"local"`, `"acp"`. */

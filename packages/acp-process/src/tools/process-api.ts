@@ -1,4 +1,4 @@
-import { signalNameSchema } from "acp-terminal";
+import { signalNameSchema } from "acp-terminal/protocol";
 import { z } from "zod";
 import { messageOf, ProcessError } from "../errors.js";
 import type { ProcessManager } from "../runs/manager/manager.js";

@@ -1,4 +1,4 @@
-import { signalNameSchema } from "acp-terminal";
+import { signalNameSchema } from "acp-terminal/protocol";
 import { z } from "zod";
 import { ProcessError } from "../errors.js";
 import { isFinished, type RunItem } from "../model/run-record.js";

@@ -4,7 +4,7 @@ import { parseCommand, USAGE } from "./args.js";
 import { ExitCode } from "./exit-codes.js";
 import { runMcpCommand } from "./mcp-command.js";
 import { run } from "./run.js";
-import { packageVersion } from "./version.js";
+import { packageVersion } from "../core/version.js";
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === "mcp") return runMcpCommand(argv.slice(1), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env });

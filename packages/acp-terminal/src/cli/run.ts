@@ -1,6 +1,9 @@
 import { setImmediate as nextTurn, setTimeout as delay } from "node:timers/promises";
 import { client, PROTOCOL_VERSION, type ClientConnection, type InitializeRequest } from "@agentclientprotocol/sdk";
-import { bindTerminalHost, describeContainment, terminalClientCapabilities, TerminalHost } from "../index.js";
+import { describeContainment } from "../contain/describe.js";
+import { TerminalHost } from "../host/terminal-host.js";
+import { bindTerminalHost } from "../rpc/bind.js";
+import { terminalClientCapabilities } from "../rpc/capabilities.js";
 import { boundedRequestError, cutText } from "../rpc/bounded-error.js";
 import { AgentProcess, type AgentExit } from "./agent-process.js";
 import { cliApprovalPolicy } from "./approval.js";

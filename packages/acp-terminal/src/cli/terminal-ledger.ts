@@ -1,4 +1,4 @@
-import type { TerminalHost } from "../index.js";
+import type { TerminalHost } from "../host/terminal-host.js";
 import type { TerminalRecord } from "./format.js";
 import { OutputWatcher } from "./output-watcher.js";
 import type { Renderer } from "./renderer.js";

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { agent, PROTOCOL_VERSION, type AgentApp, type AgentContext, type ClientCapabilities, type Implementation } from "@agentclientprotocol/sdk";
-import { packageVersion } from "../cli/version.js";
-import { ACP_TERMINAL_META_KEY, readTerminalCapability } from "../rpc/capabilities.js";
-import type { Check } from "./check.js";
+import { packageVersion } from "../core/version.js";
+import { ACP_TERMINAL_META_KEY, readTerminalCapability } from "../protocol/extension.js";
+import type { Check } from "./base/check.js";
 import { ALL_CHECKS } from "./checks/index.js";
 import { summarize, summaryText, writeReport } from "./report.js";
 import { runChecks } from "./runner.js";

@@ -1,6 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import type { Implementation } from "@agentclientprotocol/sdk";
-import type { CheckKind, CheckResult } from "./check.js";
+import type { CheckKind, CheckResult } from "./base/check.js";
 
 export interface ConformanceSummary {
   passed: number;

@@ -1,7 +1,7 @@
 import type { AgentContext, SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
-import type { AcpTerminalCapability } from "../rpc/capabilities.js";
-import type { Check, CheckResult, CheckStatus } from "./check.js";
-import { CheckSkip, TerminalProbe, withDeadline } from "./probe.js";
+import type { AcpTerminalCapability } from "../protocol/extension.js";
+import type { Check, CheckResult, CheckStatus } from "./base/check.js";
+import { CheckSkip, TerminalProbe, withDeadline } from "./base/probe.js";
 
 /** Default deadline of one check, so a broken client cannot hang the battery. */
 export const CHECK_TIMEOUT_MS = 15_000;

@@ -1,4 +1,4 @@
-import type { ContainmentMode } from "../host/types.js";
+import type { ContainmentMode } from "../core/types.js";
 
 /** One line saying what keeps a host's terminals from outliving it, for a log or `--verbose`. */
 export function describeContainment(mode: ContainmentMode): string {

@@ -1,4 +1,4 @@
-import { TerminalError } from "./errors.js";
+import { TerminalError } from "../core/errors.js";
 import type { AuthorizeRequest } from "./types.js";
 
 export type AuthorizeHook = (request: AuthorizeRequest) => Promise<boolean | string> | boolean | string;

@@ -1,5 +1,5 @@
 import { KILL_GRACE_MS } from "../terminate/kill.js";
-import { TerminalError } from "./errors.js";
+import { TerminalError } from "../core/errors.js";
 import type { AuthorizeHook } from "./authorize.js";
 import type { ShellMode, TerminalHostOptions } from "./types.js";
 import { absolutePath, nonNegativeInteger, positiveInteger } from "./validate.js";

@@ -1,6 +1,6 @@
 import type { OutputBuffer } from "../output/output-buffer.js";
 import type { PtyScreen } from "../output/pty-screen.js";
-import { TerminalError } from "./errors.js";
+import { TerminalError } from "../core/errors.js";
 import { nonNegativeInteger } from "./validate.js";
 
 /** What a read from a stream offset returns, before the exit status is added. */

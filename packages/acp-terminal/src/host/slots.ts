@@ -1,4 +1,4 @@
-import { TerminalError } from "./errors.js";
+import { TerminalError } from "../core/errors.js";
 import type { TerminalOwner } from "./types.js";
 
 const sessionKey = (owner: TerminalOwner): string => `${owner.connectionId}\u0000${owner.sessionId}`;

@@ -6,7 +6,7 @@ import { planCommand, resolveShell } from "../spawn/command.js";
 import { ptyAvailable } from "../spawn/pty.js";
 import { parseSignalName } from "../terminate/signals.js";
 import { authorizeAction } from "./authorize.js";
-import { TerminalError } from "./errors.js";
+import { TerminalError } from "../core/errors.js";
 import { TypedEvents } from "./events.js";
 import { ExitHook } from "./exit-hook.js";
 import { launchCwd, launchTerminal } from "./launch.js";

@@ -1,5 +1,5 @@
 import { parseSignalName } from "../terminate/signals.js";
-import { TerminalError } from "./errors.js";
+import { TerminalError } from "../core/errors.js";
 import type { Terminal } from "./terminal.js";
 import type { WriteOptions } from "./types.js";
 import { validatePtySize } from "./validate.js";

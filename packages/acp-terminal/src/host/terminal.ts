@@ -2,7 +2,7 @@ import type { OutputBuffer } from "../output/output-buffer.js";
 import { PtyScreen } from "../output/pty-screen.js";
 import type { SpawnedProcess } from "../spawn/types.js";
 import { processGroupAlive, signalProcessGroup, terminateProcessGroup } from "../terminate/kill.js";
-import { TerminalError } from "./errors.js";
+import { TerminalError } from "../core/errors.js";
 import { readOutputSince } from "./output-since.js";
 import { DEFAULT_PTY_SIZE } from "./validate.js";
 import type {

@@ -3,16 +3,9 @@
  * local provider all program against these types; change them only together with their users.
  */
 
-/** Who may use a terminal: a connection and a session within it. */
-export interface TerminalOwner {
-  readonly connectionId: string;
-  readonly sessionId: string;
-}
+import type { BaseEnvironment, ContainmentMode, EnvVariable, ExitStatus, ShellMode, TerminalOwner } from "../core/types.js";
 
-export interface EnvVariable {
-  name: string;
-  value: string;
-}
+export type { BaseEnvironment, ContainmentMode, EnvVariable, ExitStatus, ShellMode, TerminalOwner };
 
 export interface PtyOptions {
   cols?: number;
@@ -31,12 +24,6 @@ export interface CreateTerminalParams {
   pty?: boolean | PtyOptions;
   /** Keep stdin open for `write`. Default false: commands that read stdin see end-of-file. */
   stdin?: boolean;
-}
-
-export interface ExitStatus {
-  exitCode: number | null;
-  /** Signal name as a string (`"SIGTERM"`), or null. */
-  signal: string | null;
 }
 
 export interface TerminalOutputSnapshot {
@@ -75,16 +62,6 @@ export interface TerminalInfo {
   exitStatus?: ExitStatus;
   startedAt: number;
 }
-
-export type ShellMode = "auto" | "always" | "never";
-
-/**
- * How a terminal's processes are kept from outliving it. Both kill the process group (SIGTERM,
- * grace, SIGKILL) and have a watchdog process SIGKILL every live group if the host dies.
- * `"pid-namespace"`: the command's descendants also live in a PID namespace of the terminal, so
- * those that left the group (`setsid`, double fork) die with it. `"process-group"`: they do not.
- */
-export type ContainmentMode = "pid-namespace" | "process-group";
 
 /** The command an authorization is about, as the host will run it. */
 export interface AuthorizeCommand {
@@ -127,7 +104,7 @@ export interface TerminalHostOptions {
   /** Default cwd when neither the request nor the session gives one. Default `process.cwd()`. */
   cwd?: string;
   /** Base environment: inherit the host's, start empty, or compute it. Default `"inherit"`. */
-  env?: "inherit" | "empty" | ((base: NodeJS.ProcessEnv) => Record<string, string>);
+  env?: BaseEnvironment;
   /** Run every terminal in a PTY unless the request says otherwise. Default false. */
   pty?: boolean;
   /**

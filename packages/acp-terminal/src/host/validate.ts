@@ -1,5 +1,5 @@
 import { isAbsolute } from "node:path";
-import { TerminalError } from "./errors.js";
+import { TerminalError } from "../core/errors.js";
 import type { CreateTerminalParams, EnvVariable, TerminalOwner } from "./types.js";
 
 /** Largest `cols` or `rows` a PTY may have. */

@@ -1,4 +1,4 @@
-import { TerminalError } from "../host/errors.js";
+import { TerminalError } from "../core/errors.js";
 import { incompleteTailBytes, leadingContinuationBytes } from "./utf8.js";
 
 /** First capacity of the ring; it doubles as output arrives, up to the limit. */

@@ -8,7 +8,7 @@ import {
   type WaitForTerminalExitResponse,
 } from "@agentclientprotocol/sdk";
 import type { ExitStatus, TerminalOutputSnapshot } from "../host/types.js";
-import { ACP_TERMINAL_META_KEY } from "./capabilities.js";
+import { ACP_TERMINAL_META_KEY } from "../protocol/extension.js";
 import { createTerminalRequestSchema, terminalIdRequestSchema } from "./core-schemas.js";
 import { toCreateTerminalParams } from "./create-params.js";
 import { paramsParser } from "./errors.js";

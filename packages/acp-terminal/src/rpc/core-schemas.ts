@@ -1,4 +1,4 @@
-import { describeReceived } from "../host/errors.js";
+import { describeReceived } from "../core/errors.js";
 import { isAbsolute } from "node:path";
 import { z } from "zod";
 

@@ -1,7 +1,7 @@
 import type { CreateTerminalParams } from "../host/types.js";
 import type { CreateTerminalRequestParams } from "./core-schemas.js";
 import { ourMetaOf } from "./meta-params.js";
-import { createTerminalMetaSchema } from "./schemas.js";
+import { createTerminalMetaSchema } from "../protocol/extension.js";
 
 /**
  * Turns a `terminal/create` request (checked by `createTerminalRequestSchema`) into host params,

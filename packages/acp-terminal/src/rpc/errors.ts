@@ -1,8 +1,8 @@
 import { RequestError } from "@agentclientprotocol/sdk";
 import type { z } from "zod";
-import { TerminalError } from "../host/errors.js";
+import { TerminalError } from "../core/errors.js";
 import { boundedRequestError, cutText, MAX_LISTED_ISSUES } from "./bounded-error.js";
-import { ACP_TERMINAL_META_KEY } from "./capabilities.js";
+import { ACP_TERMINAL_META_KEY } from "../protocol/extension.js";
 
 /** JSON-RPC codes the binding answers with. */
 export const JSON_RPC_ERROR_CODES = {

@@ -1,7 +1,12 @@
 import type { z } from "zod";
-import { ACP_TERMINAL_META_KEY } from "./capabilities.js";
+import {
+  ACP_TERMINAL_META_KEY,
+  killTerminalMetaSchema,
+  outputTerminalMetaSchema,
+  type KillTerminalMeta,
+  type OutputTerminalMeta,
+} from "../protocol/extension.js";
 import { invalidParamsFromZod } from "./errors.js";
-import { killTerminalMetaSchema, outputTerminalMetaSchema, type KillTerminalMeta, type OutputTerminalMeta } from "./schemas.js";
 
 /**
  * Our part of a request's `_meta` (`_meta["acp-terminal"]`) checked by `schema`, or undefined when

@@ -1,5 +1,5 @@
-import { TerminalError } from "../host/errors.js";
-import { previewValue } from "../host/preview.js";
+import { TerminalError } from "../core/errors.js";
+import { previewValue } from "../core/preview.js";
 
 /** Requests whose response names a session the client now has. */
 const CREATING = new Set(["session/new", "session/fork"]);

@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
-import type { ShellMode } from "../host/types.js";
+import type { ShellMode } from "../core/types.js";
 
 /**
  * Whitespace or any character a shell gives meaning to: `| & ; < > ( ) $ \` \\ " ' * ? [ ] # ~ = % { }`

@@ -1,5 +1,5 @@
-import { describeReceived, TerminalError } from "../host/errors.js";
-import type { EnvVariable, TerminalHostOptions } from "../host/types.js";
+import { describeReceived, TerminalError } from "../core/errors.js";
+import type { BaseEnvironment, EnvVariable } from "../core/types.js";
 
 /** Set for every command unless the base environment or the request sets them: no pager waits. */
 const NON_INTERACTIVE_DEFAULTS: Readonly<Record<string, string>> = { PAGER: "cat", GIT_PAGER: "cat" };
@@ -11,7 +11,7 @@ function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
 }
 
 /** The base environment an option selects; a function's result is checked by the host options. */
-function baseEnvironment(option: TerminalHostOptions["env"]): Record<string, string> {
+function baseEnvironment(option: BaseEnvironment): Record<string, string> {
   if (option === "empty") return {};
   if (typeof option === "function") {
     const env: unknown = option({ ...process.env });
@@ -26,7 +26,7 @@ function baseEnvironment(option: TerminalHostOptions["env"]): Record<string, str
  * wrong here is the host's configuration, not the agent's request: a `spawn_failed` that names
  * the host option (never `invalid_params`, which would blame the agent's params).
  */
-export function hostBaseEnvironment(option: TerminalHostOptions["env"]): Record<string, string> {
+export function hostBaseEnvironment(option: BaseEnvironment): Record<string, string> {
   const fail = (problem: string, cause?: unknown): never => {
     throw new TerminalError(
       "spawn_failed",

@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { TerminalError } from "../host/errors.js";
+import { TerminalError } from "../core/errors.js";
 
 function spawnFailed(message: string, data: Record<string, unknown>, cause?: unknown): TerminalError {
   return new TerminalError("spawn_failed", message, data, { cause });

@@ -1,7 +1,7 @@
 import { write as fsWrite } from "node:fs";
 import type { Writable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
-import { TerminalError } from "../host/errors.js";
+import { TerminalError } from "../core/errors.js";
 
 /** Retry pace for a PTY whose input queue is full (EAGAIN): from 5 ms, doubling to 100 ms. */
 const RETRY_MIN_MS = 5;

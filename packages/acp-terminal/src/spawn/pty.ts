@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import type { IPty } from "node-pty";
-import { TerminalError } from "../host/errors.js";
-import type { ExitStatus } from "../host/types.js";
+import { TerminalError } from "../core/errors.js";
+import type { ExitStatus } from "../core/types.js";
 import { signalNameOf } from "../terminate/signals.js";
 import { spawnError } from "./errors.js";
 import { PtyInput } from "./input.js";

@@ -1,4 +1,4 @@
-import type { ExitStatus } from "../host/types.js";
+import type { ExitStatus } from "../core/types.js";
 
 /** Everything a backend needs to start a command; decided and validated by the host. */
 export interface SpawnRequest {

@@ -17,7 +17,7 @@
  * the command changed its own group), the leader's pid alone is signalled, but only while the
  * leader has not been seen to exit: after that its pid may belong to another process.
  */
-import { setTimeout as delay } from "node:timers/promises";
+import { systemClock, type Clock } from "../core/clock.js";
 
 /** SIGTERM → SIGKILL grace when the host options do not say otherwise. */
 export const KILL_GRACE_MS = 1000;
@@ -73,6 +73,8 @@ export interface TerminateTarget {
 export interface TerminateOptions {
   signal: NodeJS.Signals;
   graceMs: number;
+  /** Whose time the grace is measured in. Default: the real clock (tests inject a manual one). */
+  clock?: Clock;
 }
 
 /** How often the group is looked at during the grace after its leader exited. */
@@ -85,7 +87,8 @@ const GROUP_POLL_MS = 20;
  * that already exited is not signalled (its pid may be reused); its group still is.
  */
 export async function terminateProcessGroup(target: TerminateTarget, options: TerminateOptions): Promise<void> {
-  const deadline = Date.now() + options.graceMs;
+  const clock = options.clock ?? systemClock;
+  const deadline = clock.now() + options.graceMs;
   const leaderRunning = !target.hasExited();
   if (signalProcessGroup(target.pid, options.signal, leaderRunning) === "gone") {
     await target.leaderExited;
@@ -96,14 +99,17 @@ export async function terminateProcessGroup(target: TerminateTarget, options: Te
     if (leaderRunning) {
       const graceOver = await Promise.race([
         target.leaderExited.then(() => false),
-        delay(options.graceMs, true, { signal: timers.signal }).catch(() => true),
+        clock.sleep(options.graceMs, timers.signal).then(
+          () => true,
+          () => true,
+        ),
       ]);
       if (graceOver && !target.hasExited()) signalProcessGroup(target.pid, "SIGKILL", true);
       await target.leaderExited;
     }
     // The leader is gone; the rest of the group gets what is left of the same grace.
-    while (Date.now() < deadline && processGroupAlive(target.pid)) {
-      await delay(Math.min(GROUP_POLL_MS, Math.max(1, deadline - Date.now())));
+    while (clock.now() < deadline && processGroupAlive(target.pid)) {
+      await clock.sleep(Math.min(GROUP_POLL_MS, Math.max(1, deadline - clock.now())));
     }
   } finally {
     timers.abort(); // clears a grace timer the leader's exit made needless

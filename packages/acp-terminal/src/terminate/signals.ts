@@ -1,5 +1,5 @@
 import { constants } from "node:os";
-import { TerminalError } from "../host/errors.js";
+import { TerminalError } from "../core/errors.js";
 
 const SIGNAL_NUMBERS: Readonly<Record<string, number>> = constants.signals;
 const SIGNAL_NAMES = new Map(Object.entries(SIGNAL_NUMBERS).map(([name, number]) => [number, name]));

@@ -1,4 +1,4 @@
-import { encodeKeys } from "acp-terminal";
+import { encodeKeys } from "acp-terminal/keys";
 import type { DemoSession } from "../session.js";
 
 /**

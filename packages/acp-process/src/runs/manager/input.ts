@@ -1,4 +1,4 @@
-import { encodeKeys, type KeyInput } from "acp-terminal";
+import { encodeKeys, type KeyInput } from "acp-terminal/keys";
 import { messageOf, ProcessError } from "../../errors.js";
 import { withinMs } from "../run/deadline.js";
 import type { Run } from "../run/run.js";

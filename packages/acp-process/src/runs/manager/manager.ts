@@ -1,4 +1,5 @@
-import { SUPPORTED_SIGNALS, type KeyInput, type SupportedSignal } from "acp-terminal";
+import type { KeyInput } from "acp-terminal/keys";
+import { SUPPORTED_SIGNALS, type SupportedSignal } from "acp-terminal/protocol";
 import { repeatOnClock, systemClock, type Clock } from "../../clock.js";
 import { clamp, resolveLimits, YIELD_MS, type ResolvedLimits } from "../../config.js";
 import { ProcessError } from "../../errors.js";

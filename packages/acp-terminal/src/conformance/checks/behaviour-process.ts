@@ -1,5 +1,5 @@
-import { observed, runToExit, sh, type Check } from "../check.js";
-import { CheckFailure, RpcFailure } from "../probe.js";
+import { observed, runToExit, sh, type Check } from "../base/check.js";
+import { CheckFailure, RpcFailure } from "../base/probe.js";
 import { backgroundSleep, killLeftover, pidIn, skipUnlessVisible, untilGone } from "./pids.js";
 
 /**

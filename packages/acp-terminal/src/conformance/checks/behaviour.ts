@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { ACP_TERMINAL_META_KEY } from "../../rpc/capabilities.js";
-import { observed, runToExit, sh, type Check } from "../check.js";
-import { CheckFailure, RpcFailure } from "../probe.js";
+import { ACP_TERMINAL_META_KEY } from "../../protocol/extension.js";
+import { observed, runToExit, sh, type Check } from "../base/check.js";
+import { CheckFailure, RpcFailure } from "../base/probe.js";
 
 const DEFAULT_LIMIT_PROBE_BYTES = 1536 * 1024;
 

@@ -1,6 +1,6 @@
-import { ACP_TERMINAL_META_KEY, RESIZE_METHOD, SIGNAL_METHOD, WRITE_METHOD } from "../../rpc/capabilities.js";
-import { sh, type Check, type CheckContext } from "../check.js";
-import { CheckSkip, expect } from "../probe.js";
+import { ACP_TERMINAL_META_KEY, RESIZE_METHOD, SIGNAL_METHOD, WRITE_METHOD } from "../../protocol/extension.js";
+import { sh, type Check, type CheckContext } from "../base/check.js";
+import { CheckSkip, expect } from "../base/probe.js";
 import { outputSinceCheck } from "./output-since.js";
 
 function requireMethod(ctx: CheckContext, method: string): void {

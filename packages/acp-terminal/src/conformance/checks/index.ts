@@ -1,4 +1,4 @@
-import type { Check } from "../check.js";
+import type { Check } from "../base/check.js";
 import { behaviourChecks } from "./behaviour.js";
 import { processBehaviourChecks } from "./behaviour-process.js";
 import { extensionChecks } from "./extensions.js";

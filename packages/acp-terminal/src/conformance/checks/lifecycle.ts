@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { runToExit, sh, type Check } from "../check.js";
-import { CheckFailure, expect, RpcFailure } from "../probe.js";
+import { runToExit, sh, type Check } from "../base/check.js";
+import { CheckFailure, expect, RpcFailure } from "../base/probe.js";
 import { pidIn, READ_SHELL_PID, skipUnlessVisible, untilGone } from "./pids.js";
 
 /** A command that runs far longer than any check: only kill or release ends it. */

@@ -1,5 +1,5 @@
-import { runToExit, sh, type Check } from "../check.js";
-import { expect } from "../probe.js";
+import { runToExit, sh, type Check } from "../base/check.js";
+import { expect } from "../base/probe.js";
 
 /** A character as printf octal escapes, so the command line stays ASCII. */
 function octal(char: string): string {

@@ -1,7 +1,7 @@
 import type { TerminalOutputResponse } from "@agentclientprotocol/sdk";
-import { ACP_TERMINAL_META_KEY } from "../../rpc/capabilities.js";
-import { sh, type Check, type CheckContext } from "../check.js";
-import { CheckSkip, RpcFailure, expect } from "../probe.js";
+import { ACP_TERMINAL_META_KEY } from "../../protocol/extension.js";
+import { sh, type Check, type CheckContext } from "../base/check.js";
+import { CheckSkip, RpcFailure, expect } from "../base/probe.js";
 
 interface SinceCursors {
   totalBytes?: unknown;

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
-import { CheckSkip } from "../probe.js";
+import { CheckSkip } from "../base/probe.js";
 
 /**
  * Watching the client's processes from the agent. Checks that need it run only when the client

@@ -1,8 +1,8 @@
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { runToExit, sh, type Check } from "../check.js";
-import { expect } from "../probe.js";
+import { runToExit, sh, type Check } from "../base/check.js";
+import { expect } from "../base/probe.js";
 
 const ARGS = ["%s|", "a b", "$HOME", "*", "'q'", ";echo injected", ""];
 

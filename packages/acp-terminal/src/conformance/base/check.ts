@@ -1,4 +1,4 @@
-import type { AcpTerminalCapability } from "../rpc/capabilities.js";
+import type { AcpTerminalCapability } from "../../protocol/extension.js";
 import type { CreateTerminalRequest, TerminalOutputResponse } from "@agentclientprotocol/sdk";
 import type { TerminalProbe } from "./probe.js";
 
