@@ -32,7 +32,8 @@ Options:
   --workspace DIR          commands start here; a working directory outside it is refused
                            (default: the current directory)
   --tools SET              exec: exec + process (default); process: process.run, process.monitor,
-                           process.kill, process.list, process.logs; shell: the shell action API
+                           process.kill, process.list, process.logs, process.wait; shell: the
+                           shell action API
   --yes, -y                allow every command
   --allow REGEX            allow command lines REGEX matches whole (repeatable)
                            Without --yes or --allow no command runs: there is no TTY to ask on.
