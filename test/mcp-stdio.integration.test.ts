@@ -5,7 +5,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { execTool, processTool, processTools, shellTool, type ToolDefinition } from "acp-process/tools";
@@ -169,14 +169,27 @@ describe("the workspace and the approval policy", () => {
     expect(structured(await shell.callTool("shell", { command: "true" })).error).toContain("--yes");
   });
 
-  test("--allow runs the command lines a pattern matches whole, and refuses the rest naming the patterns", async () => {
-    const client = await server("v2", ["--allow", "echo [a-z]+", "--allow", "pwd"]);
-    expect(structured(await client.callTool("exec", { command: "echo hi" })).output).toBe("hi\n");
+  test("--allow takes acp-terminal run's patterns: it runs what a pattern approves, and refuses a shell line with metacharacters even under 'git *'", async () => {
+    const client = await server("v2", ["--allow", "git *", "--allow", "pwd"]);
+    expect(structured(await client.callTool("exec", { command: "git --version" })).output).toMatch(/^git version /);
     expect(structured(await client.callTool("exec", { command: "pwd" })).output).toBe(`${workspace}\n`);
-    for (const command of ["echo hi; id", "ls", "echo HI"]) {
+    const needle = `mcp-allow-${randomUUID()}`;
+    for (const command of [`git status; touch ${needle}`, `git log $(touch ${needle})`, `git status && touch ${needle}`, `pwd -P`, `touch ${needle}`]) {
       const refused = structured(await client.callTool("exec", { command }));
-      expect(refused.error).toContain("not allowed by this server's --allow patterns (echo [a-z]+, pwd)");
+      expect(refused).toMatchObject({ status: "failed", exitCode: null });
+      expect(refused.error).toContain(`Denied by the user: ${command} (no --allow pattern of this server (git *, pwd) approves it`);
     }
+    expect(existsSync(path.join(workspace, needle))).toBe(false);
+  });
+
+  test("under --allow a command starts with stdin closed (no write could be approved): it reads end-of-file, and a write is refused saying why", async () => {
+    const client = await server("v2", ["--allow", "cat", "--allow", "sleep *"]);
+    expect(structured(await client.callTool("exec", { command: "cat", yieldMs: 10_000 }))).toMatchObject({ status: "completed", exitCode: 0, output: "" });
+    const id = structured(await client.callTool("exec", { command: "sleep 30", background: true })).sessionId as string;
+    const write = await client.callTool("process", { action: "write", sessionId: id, data: "x\n" });
+    expect(write.isError).toBe(true);
+    expect(write.content[0]!.text).toContain("never one whose command line holds shell syntax or that sets environment variables, a stdin write or a signal");
+    expect(structured(await client.callTool("process", { action: "kill", sessionId: id })).status).toBe("killed");
   });
 
   test("closing the client ends the server and kills the commands it still runs", async () => {

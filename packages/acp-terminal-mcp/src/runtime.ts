@@ -1,7 +1,7 @@
 import { realpath, stat } from "node:fs/promises";
 import { ProcessManager, type SchedulerLimits } from "acp-process";
 import { TerminalHost, type TerminalHostOptions } from "acp-terminal";
-import type { ApprovalPolicy } from "./policy.js";
+import { authorizeHook, type ApprovalPolicy } from "./policy.js";
 import { WorkspaceProvider } from "./workspace-provider.js";
 
 export interface RuntimeOptions {
@@ -31,6 +31,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const workspace = await resolveWorkspace(options.workspace);
   const host = new TerminalHost({
     cwd: workspace,
+    authorize: authorizeHook(options.policy),
     ...(options.env !== undefined ? { env: options.env } : {}),
     ...(options.outputByteLimit !== undefined ? { defaultOutputByteLimit: options.outputByteLimit, maxOutputByteLimit: options.outputByteLimit } : {}),
   });

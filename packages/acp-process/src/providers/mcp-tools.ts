@@ -17,6 +17,8 @@ const EXEC_TIMEOUT_S = 30 * 24 * 3600;
 const DEFAULT_OUTPUT_BYTE_LIMIT = 1024 * 1024;
 const WAIT_MIN_MS = 20;
 const WAIT_MAX_MS = 500;
+/** Answers to closing stdin that mean there is nothing to close (see `closeStdin`). */
+const STDIN_UNWRITABLE = /\b(?:not_running|stdin_closed|unsupported)\b|stdin is closed|Denied/;
 const FINISHED = new Set(["completed", "failed", "killed", "timed_out", "lost"]);
 
 interface RemoteTerminal {
@@ -74,7 +76,9 @@ export class McpToolsProvider implements TerminalProvider {
     try {
       await this.call("process", { action: "write", sessionId: terminalId, data: "", eof: true });
     } catch (error) {
-      if (error instanceof Error && error.message.includes("not_running")) return; // it already ended: nothing reads stdin
+      // Nothing to close: the command already ended, its stdin is closed, the server cannot write,
+      // or its policy refuses stdin writes (`acp-terminal mcp --allow` then starts commands with stdin closed).
+      if (error instanceof Error && STDIN_UNWRITABLE.test(error.message)) return;
       await this.call("process", { action: "remove", sessionId: terminalId }).catch(() => undefined /* the first error is the one to report */);
       throw new Error(`could not close the stdin of ${terminalId} (${error instanceof Error ? error.message : String(error)}); the command was removed`, { cause: error });
     }
