@@ -8,3 +8,4 @@ export { WorkspaceProvider } from "./workspace-provider.js";
 export { serveOnStdio } from "./serve-stdio.js";
 export { serveOnHttp, MCP_PATH, type HttpServing } from "./serve-http.js";
 export { parseListenAddress, type ListenAddress } from "./listen-address.js";
+export { hostTools, type HostToolsOptions } from "./host-tools.js";

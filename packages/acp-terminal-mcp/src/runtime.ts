@@ -37,7 +37,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   const limits: Partial<SchedulerLimits> = options.maxConcurrentRuns !== undefined ? { maxConcurrentRuns: options.maxConcurrentRuns, maxConcurrentPerSession: options.maxConcurrentRuns } : {};
   const manager = new ProcessManager({
-    provider: new WorkspaceProvider(host, workspace, options.policy),
+    provider: new WorkspaceProvider(host, workspace, options.policy.kind !== "yes"),
     limits,
     ...(options.maxOutputChars !== undefined ? { maxOutputChars: options.maxOutputChars } : {}),
   });

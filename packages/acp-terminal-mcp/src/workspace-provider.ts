@@ -2,7 +2,6 @@ import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { LocalTerminalProvider, type TerminalHostLike } from "acp-process";
 import type { ProviderCreateParams } from "acp-process/provider";
-import type { ApprovalPolicy } from "./policy.js";
 
 /**
  * The local provider, gated: every terminal is checked here, whatever tool asked for it, so no
@@ -18,14 +17,15 @@ export class WorkspaceProvider extends LocalTerminalProvider {
     host: TerminalHostLike,
     /** Absolute and resolved (no symlinks): `realpath` of the `--workspace` directory. */
     readonly workspace: string,
-    readonly policy: ApprovalPolicy,
+    /** The host's policy can never approve a stdin write (no one to ask, not --yes): start commands with stdin closed. */
+    private readonly closeStdin: boolean,
   ) {
     super(host, { owner: { connectionId: "mcp", sessionId: "mcp" } });
   }
 
   override async create(params: ProviderCreateParams): Promise<string> {
     const cwd = params.cwd === undefined ? this.workspace : await this.inside(params.cwd);
-    return super.create({ ...params, cwd, ...(this.policy.kind !== "yes" ? { stdin: false } : {}) });
+    return super.create({ ...params, cwd, ...(this.closeStdin ? { stdin: false } : {}) });
   }
 
   /** `cwd` resolved through symlinks, when that is the workspace or below it. */

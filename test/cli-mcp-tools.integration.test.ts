@@ -1,0 +1,84 @@
+/**
+ * `acp-terminal run --mcp-tools`: the CLI offers its terminals as MCP tools over the ACP
+ * connection to an agent that takes them (the demo agent, an SDK agent calling them through
+ * `McpOverAcpCaller`). The demo tour runs through them in the CLI's own host: its commands show as
+ * the CLI's terminals, pass the CLI's approval policy, and nothing is left running.
+ */
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, expect, it } from "vitest";
+import { CLI, nodeAgent, REPO } from "./fixtures/cli-process.js";
+import { facts, messageText, type Update } from "./fixtures/demo-client.js";
+import { DEMO_AGENT, MARK_VARIABLE, newMark, untilNoneMarked } from "./fixtures/demo-processes.js";
+import { withDeadline } from "./support/until.js";
+
+let mark = "";
+let dir: string | undefined;
+
+afterEach(async () => {
+  await untilNoneMarked(mark);
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+interface JsonLine {
+  type: string;
+  event?: string;
+  update?: Update;
+  exitCode?: number;
+  command?: string;
+}
+
+/** `acp-terminal run --json --mcp-tools ...` with the demo agent, marked; resolves with its JSON lines once it exits. */
+async function runDemo(flags: string[], prompt: string): Promise<{ code: number | null; lines: JsonLine[]; stderr: string }> {
+  mark = newMark();
+  const child = spawn(process.execPath, [CLI, "run", "--json", "--mcp-tools", ...flags, "--agent", nodeAgent(DEMO_AGENT), prompt], {
+    cwd: REPO,
+    env: { ...process.env, [MARK_VARIABLE]: mark },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const code = await withDeadline(new Promise<number | null>((resolve) => child.once("close", resolve)), 60_000, "acp-terminal run to exit").catch((error: unknown) => {
+    child.kill("SIGKILL");
+    throw new Error(`${String(error)}; stderr:\n${stderr}`);
+  });
+  return { code, lines: stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as JsonLine), stderr };
+}
+
+const updatesOf = (lines: JsonLine[]) => lines.filter((line) => line.type === "session_update").map((line) => line.update!);
+const terminalEvents = (lines: JsonLine[], event: string) => lines.filter((line) => line.type === "terminal" && line.event === event);
+
+it("runs the demo tour through the CLI's terminals offered as MCP tools over ACP; each command shows as a terminal, and all are released", async () => {
+  const { code, lines, stderr } = await runDemo(["--yes"], "demo");
+  expect(code, stderr).toBe(0);
+  const updates = updatesOf(lines);
+  expect(facts(updates)[0]).toEqual({ event: "mode", provider: "mcp" });
+  expect(messageText(updates)).toContain("This client offers its terminals as an MCP server over ACP (terminals");
+  expect(facts(updates).at(-1)).toMatchObject({ event: "tour_complete", steps: 8 });
+  for (const f of facts(updates).filter((fact) => typeof fact.step === "string")) expect(f.status, JSON.stringify(f)).not.toBe("failed");
+  // The tour's commands ran in the CLI's host: the CLI showed each as a terminal, and released each.
+  const created = terminalEvents(lines, "create");
+  expect(created.length).toBeGreaterThanOrEqual(8);
+  expect(terminalEvents(lines, "release")).toHaveLength(created.length);
+  expect(lines.at(-1)).toMatchObject({ type: "result", exitCode: 0 });
+});
+
+it("the tools pass the CLI's approval policy: without --yes and without a TTY the command is refused and nothing runs", async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "cli-mcp-tools-"));
+  const target = path.join(dir, "FILE");
+  const { lines, stderr } = await runDemo([], `run touch ${target}`);
+  expect(existsSync(target), stderr).toBe(false);
+  expect(terminalEvents(lines, "create")).toEqual([]);
+  expect(JSON.stringify(updatesOf(lines))).toContain("no terminal to ask on: pass --yes to allow every command, or --allow PATTERN");
+  // An --allow pattern approves it, as for v1 terminals.
+  const allowed = await runDemo(["--allow", "touch *"], `run touch ${target}`);
+  expect(allowed.code, allowed.stderr).toBe(0);
+  expect(existsSync(target)).toBe(true);
+  expect(terminalEvents(allowed.lines, "create")).toEqual([expect.objectContaining({ command: expect.stringContaining("touch") })]);
+});
