@@ -2,7 +2,9 @@
  * `acp-terminal run --mcp-tools`: the CLI offers its terminals as MCP tools over the ACP
  * connection to an agent that takes them (the demo agent, an SDK agent calling them through
  * `McpOverAcpCaller`). The demo tour runs through them in the CLI's own host: its commands show as
- * the CLI's terminals, pass the CLI's approval policy, and nothing is left running.
+ * the CLI's terminals, pass the CLI's approval policy, and nothing is left running. To an agent
+ * that does not advertise `mcpCapabilities.acp` it declares the stdio server instead, with the
+ * session's cwd and policy, which the agent launches (a fixture agent with the MCP SDK 1.x client).
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -10,16 +12,19 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { CLI, nodeAgent, REPO } from "./fixtures/cli-process.js";
+import { CLI, FIXTURE_AGENT, killAllStarted, nodeAgent, REPO, runCli } from "./fixtures/cli-process.js";
 import { facts, messageText, type Update } from "./fixtures/demo-client.js";
 import { DEMO_AGENT, MARK_VARIABLE, newMark, untilNoneMarked } from "./fixtures/demo-processes.js";
-import { withDeadline } from "./support/until.js";
+import { pidsWithArg } from "./support/mcp-server.js";
+import { until, withDeadline } from "./support/until.js";
 
 let mark = "";
 let dir: string | undefined;
 
 afterEach(async () => {
-  await untilNoneMarked(mark);
+  expect(killAllStarted()).toEqual([]);
+  if (mark !== "") await untilNoneMarked(mark);
+  mark = "";
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   dir = undefined;
 });
@@ -81,4 +86,26 @@ it("the tools pass the CLI's approval policy: without --yes and without a TTY th
   expect(allowed.code, allowed.stderr).toBe(0);
   expect(existsSync(target)).toBe(true);
   expect(terminalEvents(allowed.lines, "create")).toEqual([expect.objectContaining({ command: expect.stringContaining("touch") })]);
+});
+
+it("to an agent without mcpCapabilities.acp it declares the stdio server acp-terminal mcp with the session's cwd and --allow patterns, which refuses what they do not approve", async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "cli-mcp-stdio-"));
+  const { code, stdout, stderr } = await runCli(["run", "--mcp-tools", "--cwd", dir, "--allow", "pwd", "--allow", "echo *", "--agent", nodeAgent(FIXTURE_AGENT, "mcp-stdio"), `pwd\necho allowed\ntouch ${dir}/FILE\necho x; touch ${dir}/FILE`]);
+  expect(code, stderr).toBe(0);
+  expect(stdout.split("\n")).toEqual([
+    "mcp: pwd",
+    `exec: completed ${dir}`,
+    "",
+    "mcp: echo allowed",
+    "exec: completed allowed",
+    "",
+    `mcp: touch ${dir}/FILE`,
+    expect.stringMatching(/^exec: failed .*Denied by the user: touch .*FILE \(no --allow pattern of this server \(pwd, echo \*\) approves it/),
+    `mcp: echo x; touch ${dir}/FILE`,
+    expect.stringMatching(/^exec: failed .*Denied by the user: echo x; touch .*\(no --allow pattern of this server \(pwd, echo \*\) approves it/),
+    "",
+  ]);
+  expect(existsSync(path.join(dir, "FILE"))).toBe(false);
+  // The server the agent launched (its command line names the workspace) went with the agent.
+  await until(() => pidsWithArg(dir!).length === 0, { message: "the stdio MCP server to be gone" });
 });
