@@ -6,7 +6,7 @@
  * that does not advertise `mcpCapabilities.acp` it declares the stdio server instead, with the
  * session's cwd and policy, which the agent launches (a fixture agent with the MCP SDK 1.x client).
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -38,7 +38,7 @@ interface JsonLine {
 }
 
 /** `acp-terminal run --json --mcp-tools ...` with the demo agent, marked; resolves with its JSON lines once it exits. */
-async function runDemo(flags: string[], prompt: string): Promise<{ code: number | null; lines: JsonLine[]; stderr: string }> {
+async function runDemo(flags: string[], prompt: string, onStdout?: (stdout: string, child: ChildProcess) => void): Promise<{ code: number | null; lines: JsonLine[]; stderr: string }> {
   mark = newMark();
   const child = spawn(process.execPath, [CLI, "run", "--json", "--mcp-tools", ...flags, "--agent", nodeAgent(DEMO_AGENT), prompt], {
     cwd: REPO,
@@ -47,7 +47,10 @@ async function runDemo(flags: string[], prompt: string): Promise<{ code: number 
   });
   let stdout = "";
   let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+    onStdout?.(stdout, child);
+  });
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const code = await withDeadline(new Promise<number | null>((resolve) => child.once("close", resolve)), 60_000, "acp-terminal run to exit").catch((error: unknown) => {
     child.kill("SIGKILL");
@@ -108,4 +111,18 @@ it("to an agent without mcpCapabilities.acp it declares the stdio server acp-ter
   expect(existsSync(path.join(dir, "FILE"))).toBe(false);
   // The server the agent launched (its command line names the workspace) went with the agent.
   await until(() => pidsWithArg(dir!).length === 0, { message: "the stdio MCP server to be gone" });
+});
+
+it("SIGTERM of the CLI while a command runs through the MCP tools kills it: nothing is left behind", async () => {
+  let signalled = false;
+  const { code, lines, stderr } = await runDemo(["--yes"], "run sleep 300", (stdout, child) => {
+    if (!signalled && stdout.includes('"event":"create"')) {
+      signalled = true;
+      child.kill("SIGTERM");
+    }
+  });
+  expect(signalled, stderr).toBe(true);
+  expect(code).toBe(3);
+  expect(terminalEvents(lines, "create")).toHaveLength(1);
+  // afterEach: no process carrying this run's mark (the agent, the sleep) is left.
 });

@@ -18,7 +18,7 @@ const DEFAULT_OUTPUT_BYTE_LIMIT = 1024 * 1024;
 const WAIT_MIN_MS = 20;
 const WAIT_MAX_MS = 500;
 /** Answers to closing stdin that mean there is nothing to close (see `closeStdin`). */
-const STDIN_UNWRITABLE = /\b(?:not_running|stdin_closed|unsupported)\b|stdin is closed|Denied/;
+const STDIN_UNWRITABLE = /\b(?:not_running|stdin_closed|unsupported)\b|stdin is closed|has exited|Denied/;
 const FINISHED = new Set(["completed", "failed", "killed", "timed_out", "lost"]);
 
 interface RemoteTerminal {

@@ -56,7 +56,12 @@ export class McpToolsOffer {
   async mcpServers(connection: ClientConnection, init: InitializeResponse): Promise<McpServer[]> {
     const overAcp = (init.agentCapabilities as { mcpCapabilities?: { acp?: boolean } } | undefined)?.mcpCapabilities?.acp === true;
     if (!overAcp) return [this.stdioDeclaration()];
-    const mcp = (await import(MCP_PACKAGE)) as McpPackage;
+    let mcp: McpPackage;
+    try {
+      mcp = (await import(MCP_PACKAGE)) as McpPackage;
+    } catch (error) {
+      throw new Error(`--mcp-tools needs the acp-terminal-mcp package, which could not be loaded (${error instanceof Error ? error.message : String(error)}); install it next to acp-terminal`, { cause: error });
+    }
     const served = mcp.hostTools({ host: this.options.host, workspace: realpathSync(this.options.cwd), stdinWritable: this.options.stdinWritable, version: this.options.version });
     this.served = served;
     const registration = this.provider.registerServer(connection.agent, { name: SERVER_NAME, handler: served.handler });
