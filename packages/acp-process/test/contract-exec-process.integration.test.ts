@@ -128,10 +128,25 @@ describe.each(PROVIDERS)("exec + process contract over the %s provider", (_name,
         expect(polled.output.length).toBeLessThanOrEqual(1000);
         expect(polled.output.endsWith("1999\n2000\n")).toBe(true);
         expect(polled.note).toMatch(/more than 1000 characters were pending/);
+        // What was returned and what was skipped add up to the whole output (`seq 1 2000` writes 8893 bytes); nothing is left pending.
+        expect(polled.skippedBytes + Buffer.byteLength(polled.output)).toBe(8893);
+        expect(await call(processTool, { action: "poll", sessionId: started.sessionId })).toMatchObject({ output: "" });
         // Still all there for log.
         expect((await call(processTool, { action: "log", sessionId: started.sessionId, offset: 0, limit: 1 })).lines).toEqual(["1"]);
       });
     }
+
+    it("a capped poll cuts on a character boundary and counts the skipped bytes exactly, multi-byte characters included", async () => {
+      const rig = use({ env: { OPENCLAW_BASH_PENDING_MAX_OUTPUT_CHARS: "1001" } });
+      // 500 × "é€😀": 9 UTF-8 bytes and 4 UTF-16 units each (the emoji is a surrogate pair), 4500 bytes in all.
+      const started = await call(execTool, { command: marked("i=0; while [ $i -lt 500 ]; do printf 'é€😀'; i=$((i+1)); done"), background: true });
+      await rig.manager.wait(started.sessionId);
+      const polled = await call(processTool, { action: "poll", sessionId: started.sessionId });
+      expect(polled.output.length).toBeLessThanOrEqual(1001);
+      expect(Buffer.from(polled.output).toString()).toBe(polled.output); // no lone surrogate
+      expect(polled.output.endsWith("é€😀")).toBe(true);
+      expect(polled.skippedBytes + Buffer.byteLength(polled.output)).toBe(4500);
+    });
   });
 
   describe("process wait", () => {

@@ -32,9 +32,12 @@ Options:
   --workspace DIR          commands start here; a working directory outside it is refused
                            (default: the current directory)
   --tools SET              exec: exec + process (default); process: process.run, process.monitor,
-                           process.kill, process.list, process.logs; shell: the shell action API
+                           process.kill, process.list, process.logs, process.wait; shell: the
+                           shell action API
   --yes, -y                allow every command
-  --allow REGEX            allow command lines REGEX matches whole (repeatable)
+  --allow PATTERN          allow starting the commands PATTERN matches, e.g. 'git *' (repeatable;
+                           the syntax of acp-terminal run --allow: the first word literal, * globs,
+                           a command line with shell syntax never matches)
                            Without --yes or --allow no command runs: there is no TTY to ask on.
   --max-runs N             commands running at once; more wait in a queue (default 16)
   --max-output-chars N     characters of output an answer carries (default 200000)

@@ -1,7 +1,7 @@
 import { realpath, stat } from "node:fs/promises";
 import { ProcessManager, type SchedulerLimits } from "acp-process";
 import { TerminalHost, type TerminalHostOptions } from "acp-terminal";
-import type { ApprovalPolicy } from "./policy.js";
+import { authorizeHook, type ApprovalPolicy } from "./policy.js";
 import { WorkspaceProvider } from "./workspace-provider.js";
 
 export interface RuntimeOptions {
@@ -31,12 +31,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const workspace = await resolveWorkspace(options.workspace);
   const host = new TerminalHost({
     cwd: workspace,
+    authorize: authorizeHook(options.policy),
     ...(options.env !== undefined ? { env: options.env } : {}),
     ...(options.outputByteLimit !== undefined ? { defaultOutputByteLimit: options.outputByteLimit, maxOutputByteLimit: options.outputByteLimit } : {}),
   });
   const limits: Partial<SchedulerLimits> = options.maxConcurrentRuns !== undefined ? { maxConcurrentRuns: options.maxConcurrentRuns, maxConcurrentPerSession: options.maxConcurrentRuns } : {};
   const manager = new ProcessManager({
-    provider: new WorkspaceProvider(host, workspace, options.policy),
+    provider: new WorkspaceProvider(host, workspace, options.policy.kind !== "yes"),
     limits,
     ...(options.maxOutputChars !== undefined ? { maxOutputChars: options.maxOutputChars } : {}),
   });

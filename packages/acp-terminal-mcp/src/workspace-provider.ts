@@ -2,30 +2,30 @@ import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { LocalTerminalProvider, type TerminalHostLike } from "acp-process";
 import type { ProviderCreateParams } from "acp-process/provider";
-import { refusal, type ApprovalPolicy } from "./policy.js";
 
 /**
  * The local provider, gated: every terminal is checked here, whatever tool asked for it, so no
- * tool surface (today's or one added later) can run a command the policy refuses or in a
- * directory outside the workspace. A refused create fails the run with the reason.
- * The workspace bounds where commands start, not what they touch: it is not a sandbox.
+ * tool surface (today's or one added later) can start a command in a directory outside the
+ * workspace. The approval policy is the host's `authorize` hook (see `authorizeHook`); where it
+ * can never approve a stdin write (`--allow`: patterns approve starts only; no one to ask),
+ * commands start with stdin closed, so one that reads it gets end-of-file instead of waiting.
+ * A refused create fails the run with the reason. The workspace bounds where commands start, not
+ * what they touch: it is not a sandbox.
  */
 export class WorkspaceProvider extends LocalTerminalProvider {
   constructor(
     host: TerminalHostLike,
     /** Absolute and resolved (no symlinks): `realpath` of the `--workspace` directory. */
     readonly workspace: string,
-    readonly policy: ApprovalPolicy,
+    /** The host's policy can never approve a stdin write (no one to ask, not --yes): start commands with stdin closed. */
+    private readonly closeStdin: boolean,
   ) {
     super(host, { owner: { connectionId: "mcp", sessionId: "mcp" } });
   }
 
   override async create(params: ProviderCreateParams): Promise<string> {
-    const line = [params.command, ...(params.args ?? [])].join(" ");
-    const refused = refusal(this.policy, line);
-    if (refused !== undefined) throw new Error(`refused: ${refused}`);
     const cwd = params.cwd === undefined ? this.workspace : await this.inside(params.cwd);
-    return super.create({ ...params, cwd });
+    return super.create({ ...params, cwd, ...(this.closeStdin ? { stdin: false } : {}) });
   }
 
   /** `cwd` resolved through symlinks, when that is the workspace or below it. */

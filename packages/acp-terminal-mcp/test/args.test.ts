@@ -1,7 +1,8 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { MCP_USAGE, parseMcpCommand } from "../src/args.js";
-import { refusal } from "../src/policy.js";
+import type { AuthorizeRequest } from "acp-terminal";
+import { authorizeHook } from "../src/policy.js";
 
 const parse = (argv: string[], env: NodeJS.ProcessEnv = {}) => parseMcpCommand(argv, "/home/me", (base, p) => path.resolve(base, p), env);
 const TOKEN = "0123456789abcdef";
@@ -21,7 +22,7 @@ describe("acp-terminal mcp arguments", () => {
     const parsed = parse(["--workspace", "proj", "--tools", "shell", "--allow", "ls", "--allow", "git status", "--max-runs", "4", "--max-output-chars", "1000", "--output-limit", "1024", "--progress-interval", "0.5", "--http", "[::1]:8080", "--token", TOKEN]);
     expect(parsed).toMatchObject({
       kind: "serve",
-      options: { workspace: "/home/me/proj", tools: "shell", policy: { kind: "allow", sources: ["ls", "git status"] }, maxConcurrentRuns: 4, maxOutputChars: 1000, outputByteLimit: 1024, progressIntervalMs: 500, http: { host: "::1", port: 8080, loopback: true }, token: TOKEN },
+      options: { workspace: "/home/me/proj", tools: "shell", policy: { kind: "allow", patterns: ["ls", "git status"] }, maxConcurrentRuns: 4, maxOutputChars: 1000, outputByteLimit: 1024, progressIntervalMs: 500, http: { host: "::1", port: 8080, loopback: true }, token: TOKEN },
     });
   });
 
@@ -44,17 +45,46 @@ describe("acp-terminal mcp arguments", () => {
     expect(parse(["--progress-interval", "0.01"])).toMatchObject({ options: { progressIntervalMs: 10 } });
   });
 
-  it("refuses a pattern that is not a regular expression, or too long", () => {
-    expect(errorOf(["--allow", "git ("])).toMatch(/^Invalid --allow: "git \(" is not a regular expression/);
-    expect(errorOf(["--allow", "x".repeat(513)])).toContain("1 to 512 characters");
+  it("refuses a pattern acp-terminal run --allow refuses, with the same message", () => {
+    expect(errorOf(["--allow", "* status"])).toBe(`Invalid --allow: "* status": the command (first word) must be written out, without * (example: 'git *' or 'npm run test:*')`);
+    expect(errorOf(["--allow", "git 'log'"])).toContain("quotes, backslashes and newlines are not supported");
+    expect(errorOf(["--allow", " "])).toContain("it is empty");
+    expect(errorOf(["--allow", "x".repeat(1001)])).toContain("longer than 1000 characters");
   });
 
-  it("a pattern must match the whole command line", () => {
-    const parsed = parse(["--allow", "ls( -l)?"]);
-    if (parsed.kind !== "serve") throw new Error("expected serve");
-    expect(refusal(parsed.options.policy, "ls -l")).toBeUndefined();
-    expect(refusal(parsed.options.policy, "ls -l; rm -rf ~")).toContain("not allowed");
-    expect(refusal(parsed.options.policy, "echo; ls")).toContain("not allowed");
+  describe("a pattern approves what acp-terminal run --allow approves", () => {
+    const hook = () => {
+      const parsed = parse(["--allow", "git *", "--allow", "ls"]);
+      if (parsed.kind !== "serve") throw new Error("expected serve");
+      return authorizeHook(parsed.options.policy);
+    };
+    const owner = { connectionId: "mcp", sessionId: "mcp" };
+    const line = (command: string, env: AuthorizeRequest["env"] = []): AuthorizeRequest => ({ action: "create", owner, command, args: [], cwd: "/w", shell: true, env });
+
+    it("the first word literally, each later word or * glob a word, a last * any further words", async () => {
+      for (const command of ["git", "git status", "git log -p", "ls"]) expect(await hook()(line(command))).toBe(true);
+      for (const command of ["ls -l", "gitk", "rm -rf /"]) expect(await hook()(line(command))).toContain("no --allow pattern of this server (git *, ls) approves it");
+    });
+
+    it("never a command line with shell syntax, even when the pattern's words would match", async () => {
+      for (const command of ["git status; rm -rf ~", "git log $(id)", "git status && id", "git status | sh", "git `id`", "git status > /etc/x"]) {
+        expect(await hook()(line(command))).toContain("never one whose command line holds shell syntax");
+      }
+    });
+
+    it("never a request that sets environment variables, a stdin write or a signal", async () => {
+      expect(await hook()(line("git status", [{ name: "GIT_EXTERNAL_DIFF", value: "sh" }]))).not.toBe(true);
+      expect(await hook()({ ...line("git status"), action: "write", terminalId: "t", data: new Uint8Array(1), eof: false })).not.toBe(true);
+      expect(await hook()({ ...line("git status"), action: "signal", terminalId: "t", signal: "SIGINT" })).not.toBe(true);
+    });
+
+    it("--yes allows everything; no flag allows nothing and says how to allow", async () => {
+      const yes = parse(["--yes"]);
+      const none = parse([]);
+      if (yes.kind !== "serve" || none.kind !== "serve") throw new Error("expected serve");
+      expect(await authorizeHook(yes.options.policy)(line("git status; id"))).toBe(true);
+      expect(await authorizeHook(none.options.policy)(line("git status"))).toContain("restart it with --yes (allow every command) or --allow PATTERN");
+    });
   });
 
   it("requires a token off loopback, from --token or ACP_TERMINAL_MCP_TOKEN", () => {

@@ -34,6 +34,12 @@ describe("acp-terminal arguments", () => {
     expect(parse("run", "--agent", "a", "--cancel-grace", "60", "x")).toMatchObject({ options: { cancelGraceMs: 60_000 } });
   });
 
+  it("--mcp-tools is off unless given, and the usage says what it offers", () => {
+    expect(parse("run", "--agent", "a", "x")).not.toHaveProperty("options.mcpTools");
+    expect(parse("run", "--mcp-tools", "--agent", "a", "x")).toMatchObject({ options: { mcpTools: true } });
+    expect(USAGE).toContain("--mcp-tools        offer the terminals as MCP tools");
+  });
+
   it("answers help and version, and help with no command", () => {
     expect(parse("--help")).toEqual({ kind: "help" });
     expect(parse("-h")).toEqual({ kind: "help" });

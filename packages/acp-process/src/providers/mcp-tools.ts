@@ -15,10 +15,10 @@ export interface McpToolsProviderOptions {
 /** 30 days, the longest timeout `exec` accepts: the agent's own ProcessManager decides when to stop a run. */
 const EXEC_TIMEOUT_S = 30 * 24 * 3600;
 const DEFAULT_OUTPUT_BYTE_LIMIT = 1024 * 1024;
-/** Polls answered with `more: true` in a row before a read returns what it has. */
-const MAX_POLLS_PER_READ = 64;
 const WAIT_MIN_MS = 20;
 const WAIT_MAX_MS = 500;
+/** Answers to closing stdin that mean there is nothing to close (see `closeStdin`). */
+const STDIN_UNWRITABLE = /\b(?:not_running|stdin_closed|unsupported)\b|stdin is closed|has exited|Denied/;
 const FINISHED = new Set(["completed", "failed", "killed", "timed_out", "lost"]);
 
 interface RemoteTerminal {
@@ -33,10 +33,12 @@ interface RemoteTerminal {
 
 /**
  * Terminals over a client's MCP terminal server (`acp-terminal mcp`'s default tools, `exec` and
- * `process`): create = `exec` in the background, output = `process poll` (increments, kept here as
- * a byte-bounded tail with exact counts), kill/signal = `process kill`, write = `process write`,
- * release = `process remove`. No PTY. Output is what the server's poll returns: its
- * `[acp-process]` notices appear on lines of their own.
+ * `process`): create = `exec` in the background (its stdin closed at once unless asked for: exec
+ * keeps it open), output = `process poll` (increments, kept here as a byte-bounded tail with exact
+ * counts: a poll that skips pending output past the server's cap says how many bytes with
+ * `skippedBytes`), kill/signal = `process kill`, write = `process write`, release = `process
+ * remove`. No PTY. Output is what the server's poll returns: its `[acp-process]` notices appear on
+ * lines of their own.
  */
 export class McpToolsProvider implements TerminalProvider {
   readonly kind = "mcp";
@@ -60,8 +62,26 @@ export class McpToolsProvider implements TerminalProvider {
     if (answer.status !== "running" || typeof answer.sessionId !== "string") {
       throw new Error(typeof answer.error === "string" ? answer.error : `exec answered ${JSON.stringify(answer).slice(0, 300)}`);
     }
-    this.terminals.set(answer.sessionId, { tail: "", totalBytes: 0, truncated: false, exitStatus: null, limit: params.outputByteLimit ?? this.options.outputByteLimit ?? DEFAULT_OUTPUT_BYTE_LIMIT });
-    return answer.sessionId;
+    const terminalId = answer.sessionId;
+    if (!params.stdin) await this.closeStdin(terminalId);
+    this.terminals.set(terminalId, { tail: "", totalBytes: 0, truncated: false, exitStatus: null, limit: params.outputByteLimit ?? this.options.outputByteLimit ?? DEFAULT_OUTPUT_BYTE_LIMIT });
+    return terminalId;
+  }
+
+  /**
+   * `exec` keeps stdin open (a run it sends to the background may take `process write`); a
+   * terminal created without `stdin` must see end-of-file, as the host gives it, not wait forever.
+   */
+  private async closeStdin(terminalId: string): Promise<void> {
+    try {
+      await this.call("process", { action: "write", sessionId: terminalId, data: "", eof: true });
+    } catch (error) {
+      // Nothing to close: the command already ended, its stdin is closed, the server cannot write,
+      // or its policy refuses stdin writes (`acp-terminal mcp --allow` then starts commands with stdin closed).
+      if (error instanceof Error && STDIN_UNWRITABLE.test(error.message)) return;
+      await this.call("process", { action: "remove", sessionId: terminalId }).catch(() => undefined /* the first error is the one to report */);
+      throw new Error(`could not close the stdin of ${terminalId} (${error instanceof Error ? error.message : String(error)}); the command was removed`, { cause: error });
+    }
   }
 
   async output(terminalId: string): Promise<ProviderOutput> {
@@ -114,18 +134,24 @@ export class McpToolsProvider implements TerminalProvider {
     return terminal.reading;
   }
 
+  /** One poll returns everything pending (the newest part, with `skippedBytes` for the rest, past the server's cap). */
   private async poll(terminalId: string, terminal: RemoteTerminal): Promise<void> {
-    for (let i = 0; i < MAX_POLLS_PER_READ && terminal.exitStatus === null; i++) {
-      const page = await this.call("process", { action: "poll", sessionId: terminalId });
-      if (typeof page.output === "string" && page.output.length > 0) append(terminal, page.output);
-      if (typeof page.missedItems === "number" && page.missedItems > 0) terminal.truncated = true;
-      if (page.more === true) continue;
-      if (typeof page.status === "string" && FINISHED.has(page.status)) {
-        terminal.exitStatus = { exitCode: typeof page.exitCode === "number" ? page.exitCode : null, signal: typeof page.signal === "string" ? page.signal : null };
-      }
-      return;
+    if (terminal.exitStatus !== null) return;
+    const page = await this.call("process", { action: "poll", sessionId: terminalId });
+    if (typeof page.skippedBytes === "number" && page.skippedBytes > 0) skip(terminal, page.skippedBytes);
+    if (typeof page.output === "string" && page.output.length > 0) append(terminal, page.output);
+    if (typeof page.missedItems === "number" && page.missedItems > 0) terminal.truncated = true;
+    if (typeof page.status === "string" && FINISHED.has(page.status)) {
+      terminal.exitStatus = { exitCode: typeof page.exitCode === "number" ? page.exitCode : null, signal: typeof page.signal === "string" ? page.signal : null };
     }
   }
+}
+
+/** Output the server skipped: counted, and the tail restarts after it (the tail is the stream's contiguous end). */
+function skip(terminal: RemoteTerminal, bytes: number): void {
+  terminal.totalBytes += bytes;
+  terminal.tail = "";
+  terminal.truncated = true;
 }
 
 /** Appends `text` and keeps the last `limit` bytes, cut on a character boundary. */

@@ -95,40 +95,53 @@ export const processTool = defineTool<ProcessInput, Record<string, unknown>>({
 /**
  * What is new since this run's previous poll. At most `pendingMaxOutputChars` (env
  * OPENCLAW_/ZERO_BASH_PENDING_MAX_OUTPUT_CHARS) of it: when more is pending, the newest part is
- * returned and the older part is skipped here (still readable with `log`), and `note` says so.
+ * returned and the older part is skipped here (still readable with `log`); `note` says so and
+ * `skippedBytes` counts the skipped UTF-8 bytes, so a reader that adds up what polls return keeps
+ * an exact count.
  */
 async function poll(manager: ProcessManager, owner: string, id: string): Promise<Record<string, unknown>> {
   const state = toolState(manager);
   const cap = manager.limits.pendingMaxOutputChars;
   let cursor = state.cursor(id);
   let output = "";
+  let skippedBytes = 0;
   let missedItems = 0;
-  // Pages until the end, or until more than the cap is pending (bounded by the store's retention).
+  // Pages up to the items that existed at the first read (bounded by the store's retention),
+  // keeping only the newest `cap` characters; the next poll starts where this one stopped.
+  let end: number | undefined;
   for (;;) {
     const page = await manager.read(id, { sessionId: owner, sinceSeq: cursor, limit: 1000, maxChars: cap + 1 });
+    end ??= page.run.nextSeq;
     missedItems += page.missedItems;
     output += page.items.map(itemText).join("");
+    if (output.length > cap) {
+      const cut = characterStart(output, output.length - cap);
+      skippedBytes += Buffer.byteLength(output.slice(0, cut));
+      output = output.slice(cut);
+    }
     cursor = page.nextSeq;
-    if (output.length > cap || page.items.length === 0 || cursor >= page.run.nextSeq) break;
-  }
-  let note: string | undefined;
-  if (output.length > cap) {
-    // More than the cap was pending: the newest part (taken with the cursor, synchronously, so
-    // both describe the same items); the pending output before it is skipped here.
-    cursor = manager.get(id, { sessionId: owner }).nextSeq;
-    output = manager.tail(id, { sessionId: owner, maxChars: cap }).text;
-    note = `more than ${cap} characters were pending (OPENCLAW_BASH_PENDING_MAX_OUTPUT_CHARS); this is the newest ${output.length}, the older pending output was skipped here (read it with action log)`;
+    if (page.items.length === 0 || cursor >= end) break;
   }
   state.setCursor(id, cursor);
   const run = manager.get(id, { sessionId: owner });
+  const note =
+    skippedBytes > 0
+      ? `more than ${cap} characters were pending (OPENCLAW_BASH_PENDING_MAX_OUTPUT_CHARS); this is the newest ${output.length}, the older pending ${skippedBytes} bytes were skipped here (read them with action log)`
+      : undefined;
   return {
     sessionId: id,
     status: run.status,
     output,
-    ...(note ? { note } : {}),
+    ...(note ? { note, skippedBytes } : {}),
     ...(missedItems > 0 ? { missedItems } : {}),
     ...(isFinished(run.status) ? { exitCode: run.exitCode, signal: run.signal, error: run.error } : {}),
   };
+}
+
+/** `index`, moved forward off the second half of a surrogate pair so no character is split. */
+function characterStart(text: string, index: number): number {
+  const code = text.charCodeAt(index);
+  return code >= 0xdc00 && code <= 0xdfff ? index + 1 : index;
 }
 
 function itemText(item: RunItem): string {

@@ -24,6 +24,8 @@ export interface RunOptions extends TerminalLimits {
   verbose?: boolean;
   /** Process-group kill only, no PID namespace per terminal (present only when set). */
   noContain?: boolean;
+  /** Offer the terminals as MCP tools instead of v1 terminals (present only when set). */
+  mcpTools?: boolean;
 }
 
 export type ParsedCommand =
@@ -57,6 +59,9 @@ Options:
                      live terminals in all (default 1024, or --max-terminals if higher)
   --verbose          say on stderr how terminals are contained (PID namespace or process group)
   --no-contain       no PID namespace per terminal: kill reaches the process group only
+  --mcp-tools        offer the terminals as MCP tools (exec, process) instead of v1 terminals:
+                     over the ACP connection when the agent takes it (mcpCapabilities.acp), else
+                     as the stdio server acp-terminal mcp with this cwd and --yes/--allow
   --help, -h         this help
   --version          the version
 
@@ -108,6 +113,7 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
         "max-total-terminals": { type: "string" },
         verbose: { type: "boolean", default: false },
         "no-contain": { type: "boolean", default: false },
+        "mcp-tools": { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
       },
@@ -161,6 +167,7 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
       ...limits,
       ...(values.verbose ? { verbose: true } : {}),
       ...(values["no-contain"] ? { noContain: true } : {}),
+      ...(values["mcp-tools"] ? { mcpTools: true } : {}),
     },
   };
 }

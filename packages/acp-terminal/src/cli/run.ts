@@ -18,6 +18,7 @@ import {
   type Ending,
 } from "./failure-messages.js";
 import { JsonRenderer } from "./json-renderer.js";
+import { McpToolsOffer } from "./mcp-tools-offer.js";
 import { decidePermission, type PermissionMode } from "./permission.js";
 import { parsePermissionParams } from "./permission-params.js";
 import { QuestionQueue } from "./choose.js";
@@ -70,6 +71,7 @@ class Run {
   private phase: Phase = "initialize";
   private sessionId: string | undefined;
   private interrupts = 0;
+  private mcpTools: McpToolsOffer | undefined;
 
   constructor(
     private readonly options: RunOptions,
@@ -94,6 +96,10 @@ class Run {
     });
     if (this.options.verbose) this.renderer.notice(`acp-terminal: ${describeContainment(host.containment)}`);
     const terminals = followHost(host, this.renderer);
+    const mode = this.permissionMode();
+    if (this.options.mcpTools) {
+      this.mcpTools = new McpToolsOffer({ host, cwd: this.options.cwd, yes: mode === "yes", allow: this.options.allow, stdinWritable: mode !== "deny", version: this.io.version });
+    }
     const agent = new AgentProcess({
       commandLine: this.options.agent,
       cwd: this.io.cwd,
@@ -118,6 +124,7 @@ class Run {
           }
         }),
       );
+    this.mcpTools?.listen(app);
     // The SDK answers an unknown method with its name twice, however long: a 1 MB name would be 2 MB.
     app.onRequest("*", ({ method }) => {
       throw boundedRequestError(-32601, `Method not found: ${cutText(method, 200)}`);
@@ -139,6 +146,7 @@ class Run {
     clearTimeout(timeout);
     this.cancelled.abort();
     // Each step runs even if the one before failed: the agent must die whatever happens.
+    await this.mcpTools?.dispose().catch((error: unknown) => this.renderer.notice(`Could not stop the MCP tools' commands: ${String(error)}`));
     await host.dispose().catch((error: unknown) => this.renderer.notice(`Could not stop every terminal: ${String(error)}`));
     connection.close();
     // A second Ctrl-C means now: no grace for the agent.
@@ -165,7 +173,7 @@ class Run {
       const initTimeout = delay(this.options.initTimeoutMs, "timeout" as const, { signal: ac.signal });
       const params: InitializeRequest = {
         protocolVersion: PROTOCOL_VERSION,
-        clientCapabilities: terminalClientCapabilities(),
+        clientCapabilities: this.mcpTools ? this.mcpTools.clientCapabilities() : terminalClientCapabilities(),
         clientInfo: { name: "acp-terminal", version: this.io.version },
       };
       const initRequest = connection.agent.request("initialize", params);
@@ -181,7 +189,8 @@ class Run {
         return this.end(unsupportedProtocol(this.options.agent, init.protocolVersion, PROTOCOL_VERSION));
       }
       this.phase = "session";
-      const session = await connection.agent.request("session/new", { cwd: this.options.cwd, mcpServers: [] });
+      const mcpServers = this.mcpTools ? await this.mcpTools.mcpServers(connection, init) : [];
+      const session = await connection.agent.request("session/new", { cwd: this.options.cwd, mcpServers });
       this.sessionId = session.sessionId;
       this.phase = "turn";
       const response = await connection.agent.request("session/prompt", {

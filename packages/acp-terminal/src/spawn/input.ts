@@ -70,8 +70,14 @@ export class PipeInput {
           this.stream.write(bytes, (error) => (error ? reject(this.#closedError(error)) : resolve()));
         })
       : Promise.resolve();
-    // Resolves on 'finish', or on an error (EPIPE): either way the input is closed.
-    const ended = new Promise<void>((resolve) => this.stream.end(() => resolve()));
+    // Resolves on 'finish', or on an error (EPIPE): either way the input is closed. Node calls
+    // end's callback neither when the stream is already closed nor when it is destroyed before
+    // finishing (as a child's stdin is once it exits), so 'close' settles it too.
+    const ended = new Promise<void>((resolve) => {
+      if (this.stream.closed) return resolve();
+      this.stream.once("close", () => resolve());
+      this.stream.end(() => resolve());
+    });
     return Promise.all([written, ended]).then(() => undefined);
   }
 

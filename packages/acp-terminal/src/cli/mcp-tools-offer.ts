@@ -1,0 +1,82 @@
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { ClientApp, ClientConnection, InitializeResponse, McpServer } from "@agentclientprotocol/sdk";
+import { McpOverAcpProvider, methods } from "@agentclientprotocol/sdk/unstable";
+import type { TerminalHost } from "../host/terminal-host.js";
+
+/** acp-terminal-mcp, loaded at run time like `acp-terminal mcp` (see mcp-command.ts). */
+const MCP_PACKAGE: string = "acp-terminal-mcp";
+const SERVER_NAME = "terminals";
+
+interface McpPackage {
+  hostTools(options: { host: TerminalHost; workspace: string; stdinWritable: boolean; version: string }): {
+    handler: Parameters<McpOverAcpProvider["registerServer"]>[1]["handler"];
+    dispose(): Promise<void>;
+  };
+}
+
+export interface McpToolsOfferOptions {
+  host: TerminalHost;
+  /** The session's cwd: where commands start and may not leave. */
+  cwd: string;
+  /** The CLI's policy, for the stdio server's flags: `--yes`, else the `--allow` patterns. */
+  yes: boolean;
+  allow: readonly string[];
+  /** Someone can approve a stdin write (`--yes` or a TTY to ask on). */
+  stdinWritable: boolean;
+  version: string;
+}
+
+/**
+ * `acp-terminal run --mcp-tools`: the CLI's terminals offered to the agent as MCP tools
+ * (`acp-terminal mcp`'s `exec` + `process`) instead of v1 terminals. To an agent that advertises
+ * `mcpCapabilities.acp`, over the ACP connection (MCP-over-ACP): the tools run in the CLI's own
+ * host, under its approval policy, and show as its terminals. To any other agent, as the stdio
+ * server `acp-terminal mcp --workspace <cwd>` with the policy's flags, which it launches itself.
+ */
+export class McpToolsOffer {
+  private readonly provider = new McpOverAcpProvider();
+  private served: { dispose(): Promise<void> } | undefined;
+
+  constructor(private readonly options: McpToolsOfferOptions) {}
+
+  /** Serves `mcp/message` on the app; call before connecting. */
+  listen(app: ClientApp): void {
+    app.onRequest(methods.client.mcp.message, (params: unknown) => params as Parameters<McpOverAcpProvider["handleRequest"]>[0]["params"], (context) =>
+      this.provider.handleRequest(context),
+    );
+  }
+
+  /** The v1 terminal capability is not advertised: the terminals are the MCP tools. */
+  clientCapabilities(): Record<string, unknown> {
+    return { terminal: false };
+  }
+
+  /** The `mcpServers` of `session/new`, for the agent that answered `initialize` with `init`. */
+  async mcpServers(connection: ClientConnection, init: InitializeResponse): Promise<McpServer[]> {
+    const overAcp = (init.agentCapabilities as { mcpCapabilities?: { acp?: boolean } } | undefined)?.mcpCapabilities?.acp === true;
+    if (!overAcp) return [this.stdioDeclaration()];
+    let mcp: McpPackage;
+    try {
+      mcp = (await import(MCP_PACKAGE)) as McpPackage;
+    } catch (error) {
+      throw new Error(`--mcp-tools needs the acp-terminal-mcp package, which could not be loaded (${error instanceof Error ? error.message : String(error)}); install it next to acp-terminal`, { cause: error });
+    }
+    const served = mcp.hostTools({ host: this.options.host, workspace: realpathSync(this.options.cwd), stdinWritable: this.options.stdinWritable, version: this.options.version });
+    this.served = served;
+    const registration = this.provider.registerServer(connection.agent, { name: SERVER_NAME, handler: served.handler });
+    // `{type: "acp"}` is in the unstable schema only; the agent advertised that it takes it.
+    return [registration.declaration as unknown as McpServer];
+  }
+
+  /** Kills every command the tools still run (before the host is disposed). */
+  async dispose(): Promise<void> {
+    await this.served?.dispose();
+  }
+
+  private stdioDeclaration(): McpServer {
+    const policy = this.options.yes ? ["--yes"] : this.options.allow.flatMap((pattern) => ["--allow", pattern]);
+    const main = fileURLToPath(new URL("./main.js", import.meta.url));
+    return { name: SERVER_NAME, command: process.execPath, args: [main, "mcp", "--workspace", this.options.cwd, ...policy], env: [] };
+  }
+}
