@@ -5,7 +5,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { execTool, processTool, processTools, shellTool, type ToolDefinition } from "acp-process/tools";
@@ -168,6 +168,17 @@ describe("the workspace and the approval policy", () => {
       const refused = structured(await client.callTool("exec", { command }));
       expect(refused.error).toContain("not allowed by this server's --allow patterns (echo [a-z]+, pwd)");
     }
+  });
+
+  test("--allow never approves a command that sets environment variables (BASH_ENV runs what it names)", async () => {
+    const client = await server("v2", ["--allow", "echo [a-z]+"]);
+    const pwned = path.join(workspace, `mcp-env-${randomUUID()}`);
+    const refused = structured(await client.callTool("exec", { command: "echo hi", env: { BASH_ENV: `$(touch ${pwned})` } }));
+    expect(refused.status).toBe("failed");
+    expect(refused.error).toContain("sets environment variables");
+    expect(existsSync(pwned)).toBe(false);
+    const withYes = await server("v2", ["--yes"]);
+    expect(structured(await withYes.callTool("exec", { command: "echo $X", env: { X: "set" } })).output).toBe("set\n");
   });
 
   test("closing the client ends the server and kills the commands it still runs", async () => {

@@ -27,12 +27,17 @@ export function approvalPolicy(yes: boolean, allow: readonly string[]): Approval
   return { kind: "allow", sources: [...allow], patterns };
 }
 
-/** Undefined when the policy allows `commandLine`; otherwise why not and what to do. */
-export function refusal(policy: ApprovalPolicy, commandLine: string): string | undefined {
+/**
+ * Undefined when the policy allows `commandLine`; otherwise why not and what to do. A command that
+ * sets environment variables matches no pattern: `BASH_ENV`, `PATH`, `LD_PRELOAD` or `GIT_*`
+ * change what an allowed line runs (bash runs `$(...)` in `BASH_ENV` before `echo hi`).
+ */
+export function refusal(policy: ApprovalPolicy, commandLine: string, setsEnv = false): string | undefined {
   switch (policy.kind) {
     case "yes":
       return undefined;
     case "allow":
+      if (setsEnv) return "a command that sets environment variables matches no --allow pattern (they can change what it runs); run it without env, or restart the server with --yes";
       if (policy.patterns.some((pattern) => pattern.test(commandLine))) return undefined;
       return `not allowed by this server's --allow patterns (${policy.sources.join(", ")}); restart it with a pattern that matches, or with --yes`;
     case "deny":

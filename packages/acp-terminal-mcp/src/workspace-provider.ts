@@ -22,7 +22,7 @@ export class WorkspaceProvider extends LocalTerminalProvider {
 
   override async create(params: ProviderCreateParams): Promise<string> {
     const line = [params.command, ...(params.args ?? [])].join(" ");
-    const refused = refusal(this.policy, line);
+    const refused = refusal(this.policy, line, Object.keys(params.env ?? {}).length > 0);
     if (refused !== undefined) throw new Error(`refused: ${refused}`);
     const cwd = params.cwd === undefined ? this.workspace : await this.inside(params.cwd);
     return super.create({ ...params, cwd });
