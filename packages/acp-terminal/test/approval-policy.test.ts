@@ -65,4 +65,29 @@ describe("createApprovalPolicy", () => {
     expect(await policy(create("make", [], { owner: { connectionId: "c", sessionId: "other" } }))).toBe(true);
     expect(asked).toHaveLength(3);
   });
+
+  it("allow_always covers the same program, arguments and cwd only: not another cwd, nor a program whose name holds the arguments", async () => {
+    const asked: AuthorizeRequest[] = [];
+    const policy = createApprovalPolicy({
+      ask: (request) => {
+        asked.push(request);
+        return "allow_always";
+      },
+    });
+    expect(await policy(create("make", [], { cwd: "/project" }))).toBe(true);
+    expect(await policy(create("make", [], { cwd: "/project" }))).toBe(true);
+    expect(asked).toHaveLength(1);
+    // The same words elsewhere run another Makefile: asked again.
+    expect(await policy(create("make", [], { cwd: "/tmp/elsewhere" }))).toBe(true);
+    expect(asked).toHaveLength(2);
+    expect(await policy(create("./run", ["x"], { cwd: "/p" }))).toBe(true);
+    // A file named "./run x" (no arguments) is another program, although it reads the same.
+    expect(await policy(create("./run x", [], { cwd: "/p", shell: false }))).toBe(true);
+    expect(asked.map((r) => [r.command, ...r.args, r.cwd])).toEqual([
+      ["make", "/project"],
+      ["make", "/tmp/elsewhere"],
+      ["./run", "x", "/p"],
+      ["./run x", "/p"],
+    ]);
+  });
 });
