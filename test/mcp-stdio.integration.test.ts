@@ -192,6 +192,17 @@ describe("the workspace and the approval policy", () => {
     expect(structured(await client.callTool("process", { action: "kill", sessionId: id })).status).toBe("killed");
   });
 
+  test("--allow never approves a command that sets environment variables (BASH_ENV runs what it names)", async () => {
+    const client = await server("v2", ["--allow", "echo [a-z]+"]);
+    const pwned = path.join(workspace, `mcp-env-${randomUUID()}`);
+    const refused = structured(await client.callTool("exec", { command: "echo hi", env: { BASH_ENV: `$(touch ${pwned})` } }));
+    expect(refused.status).toBe("failed");
+    expect(refused.error).toContain("sets environment variables");
+    expect(existsSync(pwned)).toBe(false);
+    const withYes = await server("v2", ["--yes"]);
+    expect(structured(await withYes.callTool("exec", { command: "echo $X", env: { X: "set" } })).output).toBe("set\n");
+  });
+
   test("closing the client ends the server and kills the commands it still runs", async () => {
     const client = await server("v1", ["--yes"]);
     const needle = `mcp-close-${randomUUID()}`;

@@ -72,6 +72,20 @@ describe("a damaged SQLite run store gives store_error naming the file and the r
     await expect(manager.recover()).rejects.toThrow(storeError(path, "run r1", "is not JSON"));
   });
 
+  it.each([
+    ["text that is a blob", "UPDATE exec_run_items SET text = X'DEADBEEF' WHERE seq = 3", "item 3"],
+    ["an unknown kind", "UPDATE exec_run_items SET kind = 'weird' WHERE seq = 4", "item 4"],
+    ["an at_ms that is text", "UPDATE exec_run_items SET at_ms = 'x' WHERE seq = 5", "item 5"],
+    ["a byte_offset that is text", "UPDATE exec_run_items SET byte_offset = 'y' WHERE seq = 6", "item 6"],
+  ])("an item with %s: reads throw store_error naming the file, the run and the item, never hand it on", (_, sql, item) => {
+    const path = tempDb();
+    seeded(path);
+    tamper(path, sql);
+    const store = open(path);
+    expect(() => store.readItems("r1", { limit: 100 })).toThrow(storeError(path, "run r1", item));
+    expect(() => store.lastItems("r1", 100)).toThrow(storeError(path, "run r1", item));
+  });
+
   it("a run record that is JSON but not a run (no status, another id) is a store_error too", () => {
     const path = tempDb();
     seeded(path);

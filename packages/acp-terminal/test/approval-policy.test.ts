@@ -30,6 +30,28 @@ describe("allow patterns", () => {
     expect(matchesAllowPattern(parseAllowPattern(pattern), request)).toBe(expected);
   });
 
+  it("matches a hostile 1 MB argument in well under a second, whatever the stars (no backtracking blow-up to hang the CLI)", () => {
+    const hostile = "src/" + "/".repeat(1_000_000) + "a";
+    for (const pattern of ["cat src/*/*.ts", "cat *a*a*a*a*b", "cat */*/*/*"]) {
+      const started = performance.now();
+      expect(matchesAllowPattern(parseAllowPattern(pattern), create("cat", [hostile]))).toBe(pattern === "cat */*/*/*");
+      expect(performance.now() - started, pattern).toBeLessThan(1000);
+    }
+    // What stars match stays the same.
+    for (const [pattern, word, expected] of [
+      ["cat a*b*c", "aXbYc", true],
+      ["cat a*b*c", "abcbc", true],
+      ["cat a*b*c", "acb", false],
+      ["cat *.ts", ".ts", true],
+      ["cat a*a", "a", false],
+      ["cat a*a", "aa", true],
+      ["cat *x*", "x", true],
+      ["cat ab*ba", "aba", false],
+    ] as const) {
+      expect(matchesAllowPattern(parseAllowPattern(pattern), create("cat", [word])), `${pattern} on ${word}`).toBe(expected);
+    }
+  });
+
   it.each([["", /it is empty/], ["* x", /first word/], ["git 'a b'", /quotes/], ["git \\x", /backslashes/]])("refuses %j", (pattern, message) => {
     expect(() => parseAllowPattern(pattern)).toThrow(message);
   });
@@ -64,5 +86,30 @@ describe("createApprovalPolicy", () => {
     expect(most).toBe(1);
     expect(await policy(create("make", [], { owner: { connectionId: "c", sessionId: "other" } }))).toBe(true);
     expect(asked).toHaveLength(3);
+  });
+
+  it("allow_always covers the same program, arguments and cwd only: not another cwd, nor a program whose name holds the arguments", async () => {
+    const asked: AuthorizeRequest[] = [];
+    const policy = createApprovalPolicy({
+      ask: (request) => {
+        asked.push(request);
+        return "allow_always";
+      },
+    });
+    expect(await policy(create("make", [], { cwd: "/project" }))).toBe(true);
+    expect(await policy(create("make", [], { cwd: "/project" }))).toBe(true);
+    expect(asked).toHaveLength(1);
+    // The same words elsewhere run another Makefile: asked again.
+    expect(await policy(create("make", [], { cwd: "/tmp/elsewhere" }))).toBe(true);
+    expect(asked).toHaveLength(2);
+    expect(await policy(create("./run", ["x"], { cwd: "/p" }))).toBe(true);
+    // A file named "./run x" (no arguments) is another program, although it reads the same.
+    expect(await policy(create("./run x", [], { cwd: "/p", shell: false }))).toBe(true);
+    expect(asked.map((r) => [r.command, ...r.args, r.cwd])).toEqual([
+      ["make", "/project"],
+      ["make", "/tmp/elsewhere"],
+      ["./run", "x", "/p"],
+      ["./run x", "/p"],
+    ]);
   });
 });

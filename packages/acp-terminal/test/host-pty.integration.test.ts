@@ -22,6 +22,14 @@ describe("PTY", () => {
     expect([host.output(owner, id).output, host.output(owner, piped).output]).toEqual(["tty\n", "pipe\n"]);
   });
 
+  it("names a fatal signal as pipes do: SIGABRT, not its alias SIGIOT; SIGIO, not SIGPOLL", async () => {
+    const host = makeHost();
+    const died = async (signal: string, pty: boolean) => host.waitForExit(owner, await host.create(owner, { command: `kill -${signal} $$`, pty }));
+    expect(await died("ABRT", true)).toEqual(await died("ABRT", false));
+    expect(await died("ABRT", true)).toEqual({ exitCode: null, signal: "SIGABRT" });
+    expect(await died("IO", true)).toEqual(await died("IO", false));
+  });
+
   it("resize reaches the command (SIGWINCH)", async () => {
     const host = makeHost();
     const id = await host.create(owner, { command: node, args: [fixture("winsize.mjs")], pty: true });

@@ -315,6 +315,20 @@ function prepareAll(db: Database.Database) {
   };
 }
 
+const ITEM_KINDS: readonly unknown[] = ["output", "notice", "event"] satisfies RunItem["kind"][];
+
+/**
+ * A stored item, checked: a row changed by something else (a blob for text, an unknown kind) would
+ * otherwise reach the tools and fail there as a TypeError. Thrown inside `guard`, so a store_error.
+ */
 function toItem(row: ItemRow): RunItem {
+  const isNumber = (value: unknown) => typeof value === "number" && Number.isFinite(value);
+  const damage =
+    typeof row.text !== "string" ? "text that is not text"
+    : !ITEM_KINDS.includes(row.kind) ? `an unknown kind (${JSON.stringify(String(row.kind)).slice(0, 40)})`
+    : !isNumber(row.at_ms) ? "an at_ms that is not a number"
+    : !isNumber(row.byte_offset) ? "a byte_offset that is not a number"
+    : undefined;
+  if (damage !== undefined) throw new Error(`item ${row.seq} has ${damage}; delete that item or the run, or move the file aside`);
   return { seq: row.seq, kind: row.kind, text: row.text, atMs: row.at_ms, byteOffset: row.byte_offset };
 }

@@ -1,5 +1,4 @@
 import type { AuthorizeHook } from "../host/authorize.js";
-import { displayCommand } from "../host/authorize.js";
 import type { AuthorizeRequest } from "../host/types.js";
 import { matchesAllowPattern, parseAllowPattern, type AllowPattern } from "./allow-pattern.js";
 
@@ -26,13 +25,15 @@ export type ApprovalPolicy = AuthorizeHook;
 const DEFAULT_REFUSAL = "not approved: no allow pattern matches and there is no one to ask";
 
 /**
- * What "allow for the rest of this session" covers: the same command line with the same
- * environment, every write to the same terminal, every signal to the same terminal.
+ * What "allow for the rest of this session" covers: the same program and arguments in the same
+ * cwd with the same environment (the words alone are not the command: `make` elsewhere runs
+ * another Makefile, and a program named `./run x` reads like `./run` with `x`), every write to the
+ * same terminal, every signal to the same terminal.
  */
 function rememberedAs(request: AuthorizeRequest): string {
   switch (request.action) {
     case "create":
-      return JSON.stringify(["create", displayCommand(request.command, request.args), request.shell, request.env]);
+      return JSON.stringify(["create", request.command, request.args, request.shell, request.cwd, request.env]);
     case "write":
     case "signal":
       return JSON.stringify([request.action, request.terminalId]);

@@ -72,9 +72,13 @@ export function bindTerminalHost(app: ClientApp, host: TerminalHostPort, options
 
   function releaseConnection(connectionId: string): void {
     liveConnections -= 1;
+    releaseTerminals({ connectionId }, `releasing the terminals of closed connection ${connectionId}`);
+  }
+
+  function releaseTerminals(filter: { connectionId: string; sessionId?: string }, context: string): void {
     const release = host
-      .releaseAll({ connectionId })
-      .catch((error: unknown) => onError(error, `releasing the terminals of closed connection ${connectionId}`))
+      .releaseAll(filter)
+      .catch((error: unknown) => onError(error, context))
       .finally(() => pendingReleases.delete(release));
     pendingReleases.add(release);
   }
@@ -83,7 +87,10 @@ export function bindTerminalHost(app: ClientApp, host: TerminalHostPort, options
     const known = states.get(handle);
     if (known) return known;
     const connectionId = randomUUID();
-    const sessions = new SessionRegistry();
+    // A session the agent refused to load is not one: what it started while loading goes too.
+    const sessions = new SessionRegistry((sessionId) =>
+      releaseTerminals({ connectionId, sessionId }, `releasing the terminals of refused session ${sessionId}`),
+    );
     const state: ConnectionState = {
       connectionId,
       sessions,

@@ -76,6 +76,13 @@ export function registerCoreHandlers(app: ClientApp, deps: CoreHandlerDeps): voi
       // The connection may have closed while the command was starting: its terminals were
       // released already, so this one must not outlive it.
       if (scope.connectionSignal.aborted) await host.release(owner, terminalId);
+      // Or the agent refused to load its session meanwhile: that session's terminals were released.
+      try {
+        scope.owner(params.sessionId);
+      } catch (error) {
+        await host.release(owner, terminalId);
+        throw error;
+      }
       return { terminalId };
     }),
   );

@@ -27,6 +27,9 @@ const sessionIdIn = (value: unknown): string | undefined => {
 export class SessionRegistry {
   readonly #sessions = new Set<string>();
 
+  /** `onRefused` is told of a session the agent refused to load or resume, to release what it started meanwhile. */
+  constructor(private readonly onRefused: (sessionId: string) => void = () => {}) {}
+
   has(sessionId: string): boolean {
     return this.#sessions.has(sessionId);
   }
@@ -61,7 +64,10 @@ export class SessionRegistry {
       if (reopened === undefined || this.#sessions.has(reopened)) return send(method, params, mapResponse, options);
       this.#sessions.add(reopened);
       const sent = send(method, params, mapResponse, options);
-      sent.catch(() => this.#sessions.delete(reopened));
+      sent.catch(() => {
+        this.#sessions.delete(reopened);
+        this.onRefused(reopened);
+      });
       return sent;
     };
   }

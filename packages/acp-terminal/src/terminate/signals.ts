@@ -2,7 +2,9 @@ import { constants } from "node:os";
 import { TerminalError } from "../core/errors.js";
 
 const SIGNAL_NUMBERS: Readonly<Record<string, number>> = constants.signals;
-const SIGNAL_NAMES = new Map(Object.entries(SIGNAL_NUMBERS).map(([name, number]) => [number, name]));
+/** Number → name; the first name of a number wins (SIGABRT over SIGIOT, SIGIO over SIGPOLL), as Node names a child's signal. */
+const SIGNAL_NAMES = new Map<number, string>();
+for (const [name, number] of Object.entries(SIGNAL_NUMBERS)) if (!SIGNAL_NAMES.has(number)) SIGNAL_NAMES.set(number, name);
 
 /**
  * The canonical name (`"SIGINT"`) of a signal given as `"SIGINT"`, `"sigint"` or `"INT"`.
