@@ -4,7 +4,8 @@
  * `McpOverAcpCaller`). The demo tour runs through them in the CLI's own host: its commands show as
  * the CLI's terminals, pass the CLI's approval policy, and nothing is left running. To an agent
  * that does not advertise `mcpCapabilities.acp` it declares the stdio server instead, with the
- * session's cwd and policy, which the agent launches (a fixture agent with the MCP SDK 1.x client).
+ * session's cwd and policy, which the agent launches (a fixture agent with the MCP SDK 1.x client,
+ * on the ACP SDK 2.x and on the old 0.4.5 SDK).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -12,7 +13,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { CLI, FIXTURE_AGENT, killAllStarted, nodeAgent, REPO, runCli } from "./fixtures/cli-process.js";
+import { CLI, FIXTURE_AGENT, killAllStarted, LEGACY_AGENT, nodeAgent, REPO, runCli } from "./fixtures/cli-process.js";
 import { facts, messageText, type Update } from "./fixtures/demo-client.js";
 import { DEMO_AGENT, MARK_VARIABLE, newMark, untilNoneMarked } from "./fixtures/demo-processes.js";
 import { pidsWithArg } from "./support/mcp-server.js";
@@ -110,6 +111,26 @@ it("to an agent without mcpCapabilities.acp it declares the stdio server acp-ter
   ]);
   expect(existsSync(path.join(dir, "FILE"))).toBe(false);
   // The server the agent launched (its command line names the workspace) went with the agent.
+  await until(() => pidsWithArg(dir!).length === 0, { message: "the stdio MCP server to be gone" });
+});
+
+it("to an agent on the 0.4.5 SDK it declares the stdio server, which the agent launches as declared: commands run in the CLI's cwd, an --allow pattern approves what it names and refuses the rest, and the server is gone afterwards", async () => {
+  dir = await mkdtemp(path.join(tmpdir(), "cli-mcp-legacy-"));
+  const { code, stdout, stderr } = await runCli(["run", "--mcp-tools", "--cwd", dir, "--allow", "pwd", "--allow", "touch ALLOWED", "--agent", nodeAgent(LEGACY_AGENT, "mcp-stdio"), "pwd\ntouch ALLOWED\ntouch REFUSED"]);
+  expect(code, stderr).toBe(0);
+  expect(stdout.split("\n")).toEqual([
+    "mcp: pwd",
+    `exec: completed ${dir}`,
+    "",
+    "mcp: touch ALLOWED",
+    "exec: completed ",
+    "mcp: touch REFUSED",
+    expect.stringMatching(/^exec: failed .*Denied by the user: touch REFUSED \(no --allow pattern of this server \(pwd, touch ALLOWED\) approves it/),
+    "",
+  ]);
+  expect(existsSync(path.join(dir, "ALLOWED"))).toBe(true);
+  expect(existsSync(path.join(dir, "REFUSED"))).toBe(false);
+  // The server the agent launched (its command line names the workspace) is gone afterwards.
   await until(() => pidsWithArg(dir!).length === 0, { message: "the stdio MCP server to be gone" });
 });
 
