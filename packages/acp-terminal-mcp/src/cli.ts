@@ -59,8 +59,10 @@ async function serve(options: McpOptions, io: McpIo): Promise<void> {
     cancelAcrossInstances: options.http !== undefined,
     instructions: `Command lines run on ${process.platform} through bash (or /bin/sh where there is no bash), starting in ${runtime.workspace} (a working directory outside it is refused). Allowed: ${describePolicy(options.policy)}.`,
   });
+  // Removed once serving ends: a listener left behind would keep SIGINT/SIGTERM from ending the process.
+  const onSignal: Partial<Record<"SIGINT" | "SIGTERM", () => void>> = {};
   const stopSignal = new Promise<string>((resolve) => {
-    for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve(signal));
+    for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, (onSignal[signal] = () => resolve(signal)));
   });
   try {
     if (!options.http) {
@@ -73,6 +75,7 @@ async function serve(options: McpOptions, io: McpIo): Promise<void> {
     note(`${signal}: stopping`);
     await http.close();
   } finally {
+    for (const [signal, listener] of Object.entries(onSignal)) process.removeListener(signal, listener);
     await runtime.dispose();
   }
 }

@@ -176,7 +176,12 @@ export class SqliteRunStore implements RunStore {
     if (this.pendingItems.length === 0 && this.pendingRuns.size === 0) return;
     // The write is synchronous: the batch is dropped only once it is written, and a failed write
     // leaves it pending for the next flush to retry.
-    this.write(this.pendingItems, [...this.pendingRuns.values()]);
+    try {
+      this.write(this.pendingItems, [...this.pendingRuns.values()]);
+    } catch (error) {
+      this.dropPendingBeyondRetention();
+      throw error;
+    }
     this.pendingItems.length = 0;
     this.pendingRuns.clear();
   }
@@ -195,6 +200,19 @@ export class SqliteRunStore implements RunStore {
       }
       for (const runId of touched) this.guard("pruning items beyond retention", runId, () => prune.run(runId, this.pruneFloor.get(runId) ?? 0));
     })();
+  }
+
+  /**
+   * While writes fail (disk full), pending items would grow with every chunk of output. Items below
+   * their run's prune floor would be deleted by the same transaction that writes them, so dropping
+   * them now changes nothing stored and bounds what waits to the retention limits of each run.
+   */
+  private dropPendingBeyondRetention(): void {
+    let kept = 0;
+    for (const pending of this.pendingItems) {
+      if (pending.item.seq >= (this.pruneFloor.get(pending.runId) ?? 0)) this.pendingItems[kept++] = pending;
+    }
+    this.pendingItems.length = kept;
   }
 
   /** Size figures, for benchmarks and status: the file's pages, and those holding live data. */

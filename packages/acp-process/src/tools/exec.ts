@@ -80,8 +80,6 @@ export const execTool = defineTool<ExecInput, ExecResult>({
     if (!isFinished(run.status)) {
       toolState(manager).markBackground(run.id);
       if (input.notifyOnExit ?? ctx.execPolicy?.notifyOnExit ?? true) notifyOnExit(ctx, run.id);
-    }
-    if (!isFinished(run.status)) {
       const tail = manager.tail(run.id, { maxChars: TAIL_CHARS });
       return {
         status: "running",

@@ -30,6 +30,7 @@ const MAX_WAIT_S = 600;
 /** Most bytes of new output a process.wait answer carries. */
 const WAIT_OUTPUT_BYTES = 64 * 1024;
 
+const processIdField = z.string().min(1).describe("The process_id returned by process.run");
 const processIdAlias = { process_id: "id" } as const;
 
 const processRunSchema = strictInput(
@@ -136,7 +137,7 @@ async function feedStdin(manager: ProcessManager, run: RunSnapshot, data: string
   }
 }
 
-const processMonitorSchema = strictInput({ id: z.string().min(1).describe("The process_id returned by process.run") }, { aliases: processIdAlias });
+const processMonitorSchema = strictInput({ id: processIdField }, { aliases: processIdAlias });
 
 async function monitorAnswer(manager: ProcessManager, run: RunSnapshot, sessionId: string): Promise<Record<string, unknown>> {
   const summary = summaryOf(manager, run.id, MONITOR_SUMMARY_LINES, MONITOR_SUMMARY_CHARS);
@@ -155,7 +156,7 @@ export const processMonitorTool = defineTool({
 
 const processKillSchema = strictInput(
   {
-    id: z.string().min(1).describe("The process_id returned by process.run"),
+    id: processIdField,
     signal: signalNameSchema.optional().describe("Signal name, default SIGTERM (delivered where the client supports signals)"),
     force_after: z
       .number()
@@ -230,7 +231,7 @@ export const processListTool = defineTool({
 
 const processLogsSchema = strictInput(
   {
-    id: z.string().min(1).describe("The process_id returned by process.run"),
+    id: processIdField,
     stream: z.enum(["stdout", "stderr", "both"]).optional().describe("'stdout' or 'both' (default): the merged output. 'stderr' is refused: terminals merge it into stdout"),
     offset: z.number().int().min(0).optional().describe("Byte offset to read from (default 0); pass next_offset to continue"),
     limit: z.number().int().min(1).optional().describe(`Most bytes returned (default all, at most ${MAX_LOG_BYTES} per call)`),
@@ -273,7 +274,7 @@ export const processLogsTool = defineTool({
 
 const processWaitSchema = strictInput(
   {
-    id: z.string().min(1).describe("The process_id returned by process.run"),
+    id: processIdField,
     timeout: z.number().positive().max(MAX_WAIT_S).optional().describe(`Most seconds to wait (default ${DEFAULT_WAIT_S}, at most ${MAX_WAIT_S})`),
     since_size: z.number().int().min(0).optional().describe("Output bytes already seen (a previous stdout_size / next_offset); default: the size now. Wakes on output past it"),
     pattern: z.string().min(1).optional().describe("Regular expression: wake only when new output matches it (or on exit), not on any output"),

@@ -26,6 +26,9 @@ const SYNONYMS: readonly (readonly string[])[] = [
   ["state", "status", "state_filter", "filter"],
 ];
 
+/** Longest unknown name compared and echoed whole in a message. */
+const MAX_NAME_CHARS = 64;
+
 function normalize(name: string): string {
   return name.toLowerCase().replace(/[-\s]/g, "_");
 }
@@ -46,6 +49,8 @@ function editDistance(a: string, b: string): number {
 
 /** The accepted name closest to `unknown`: a known synonym first, then the smallest edit distance within a third of its length. */
 export function nearestName(unknown: string, accepted: readonly string[]): string | undefined {
+  // No parameter name is this long; the edit distance is quadratic in it.
+  if (unknown.length > MAX_NAME_CHARS) return undefined;
   const key = normalize(unknown);
   const squashed = key.replace(/_/g, "");
   const exactish = accepted.find((name) => normalize(name).replace(/_/g, "") === squashed);
@@ -65,7 +70,8 @@ export function nearestName(unknown: string, accepted: readonly string[]): strin
 export function unknownParametersMessage(unknown: readonly string[], accepted: readonly string[]): string {
   const parts = unknown.slice(0, 5).map((name) => {
     const nearest = nearestName(name, accepted);
-    return `\`${name}\`${nearest ? ` (did you mean \`${nearest}\`?)` : ""}`;
+    const shownName = name.length > MAX_NAME_CHARS ? `${name.slice(0, MAX_NAME_CHARS)}… (${name.length} characters)` : name;
+    return `\`${shownName}\`${nearest ? ` (did you mean \`${nearest}\`?)` : ""}`;
   });
   const more = unknown.length > 5 ? ` and ${unknown.length - 5} more` : "";
   return `unknown parameter${unknown.length > 1 ? "s" : ""} ${parts.join(", ")}${more}; accepted parameters: ${accepted.join(", ")}`;

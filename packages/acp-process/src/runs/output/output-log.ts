@@ -52,7 +52,8 @@ export class OutputLog {
       if (final) this.emitHits(this.watchers.feed("", true));
       return 0;
     }
-    this.recent = (this.recent + text).slice(-SNIPPET_MAX_CHARS);
+    // Only the chunk's tail can reach the snippet: no copy of a large chunk per append.
+    this.recent = (this.recent + text.slice(-SNIPPET_MAX_CHARS)).slice(-SNIPPET_MAX_CHARS);
     const cappedBefore = this.record.cappedBytes ?? 0;
     const kept = this.withinCap(text);
     const items: RunItem[] = [];
