@@ -1,4 +1,5 @@
 import { fitColumns } from "./display-width.js";
+import { FrameTimer } from "./frame-timer.js";
 import type { Output } from "./renderer.js";
 
 /** Redraws at most this often, however fast output arrives. */
@@ -13,14 +14,18 @@ const MAX_REGION_LINES = 40;
 export class LiveRegion {
   private drawn = 0;
   private held = false;
-  private timer: NodeJS.Timeout | undefined;
-  private waitingForDrain = false;
+  private readonly redraw: FrameTimer;
 
   constructor(
     private readonly out: Output,
     private readonly frame: () => string[],
     private readonly beforeDraw: () => void,
-  ) {}
+  ) {
+    this.redraw = new FrameTimer(out, () => {
+      this.clear();
+      this.draw();
+    }, FRAME_MS);
+  }
 
   get active(): boolean {
     return this.frame().length > 0;
@@ -57,26 +62,11 @@ export class LiveRegion {
 
   /** Redraws on the next frame (or once a lagging reader has caught up); calls in between coalesce. */
   schedule(): void {
-    if (this.timer !== undefined || this.waitingForDrain) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      if (this.out.lagging === true && this.out.onDrain !== undefined) {
-        this.waitingForDrain = true;
-        this.out.onDrain(() => {
-          this.waitingForDrain = false;
-          this.schedule();
-        });
-        return;
-      }
-      this.clear();
-      this.draw();
-    }, FRAME_MS);
-    this.timer.unref();
+    this.redraw.schedule();
   }
 
   dispose(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
+    this.redraw.cancel();
     this.clear();
   }
 }

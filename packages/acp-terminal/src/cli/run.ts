@@ -82,9 +82,10 @@ class Run {
   }
 
   async execute(): Promise<number> {
+    const mode = this.permissionMode();
     const questions = new QuestionQueue();
     const ttyIo = { input: this.io.stdin, output: this.io.stderr, signal: this.cancelled.signal };
-    const authorize = cliApprovalPolicy(this.permissionMode(), this.options.allow, ttyIo, questions, this.renderer);
+    const authorize = cliApprovalPolicy(mode, this.options.allow, ttyIo, questions, this.renderer);
     const containment = this.options.noContain ? "off" : "auto";
     const host = new TerminalHost({
       pty: this.options.pty,
@@ -96,7 +97,6 @@ class Run {
     });
     if (this.options.verbose) this.renderer.notice(`acp-terminal: ${describeContainment(host.containment)}`);
     const terminals = followHost(host, this.renderer);
-    const mode = this.permissionMode();
     if (this.options.mcpTools) {
       this.mcpTools = new McpToolsOffer({ host, cwd: this.options.cwd, yes: mode === "yes", allow: this.options.allow, stdinWritable: mode !== "deny", version: this.io.version });
     }
@@ -115,7 +115,7 @@ class Run {
         questions.one(async () => {
           this.renderer.pause();
           try {
-            return await decidePermission(params, this.permissionMode(), {
+            return await decidePermission(params, mode, {
               ...ttyIo,
               notice: (message) => this.renderer.notice(message),
             });

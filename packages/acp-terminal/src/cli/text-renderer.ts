@@ -2,6 +2,7 @@ import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { ExitStatus, TerminalInfo } from "../host/types.js";
 import type { OutputReader } from "../output/output-buffer.js";
 import { formatSummary, type RunResult } from "./format.js";
+import { FrameTimer } from "./frame-timer.js";
 import { LineStream } from "./line-stream.js";
 import { FRAME_MS, LiveRegion } from "./live-region.js";
 import type { Output, Renderer } from "./renderer.js";
@@ -44,14 +45,14 @@ export class TextRenderer implements Renderer {
   private headerOnTop: string | undefined;
   /** Piped: terminals with output not yet streamed, and the timer that streams it. */
   private readonly unstreamed = new Set<string>();
-  private streamTimer: NodeJS.Timeout | undefined;
-  private waitingForDrain = false;
+  private readonly streamTimer: FrameTimer;
 
   constructor(
     private readonly out: Output,
     private readonly err: Output,
   ) {
     this.live = out.isTTY ? new LiveRegion(out, () => this.liveLines(), () => this.breakLine()) : undefined;
+    this.streamTimer = new FrameTimer(out, () => this.streamNow(), FRAME_MS);
   }
 
   sessionUpdate(update: SessionUpdate): void {
@@ -123,8 +124,7 @@ export class TextRenderer implements Renderer {
   }
 
   finish(result: RunResult): void {
-    clearTimeout(this.streamTimer);
-    this.streamTimer = undefined;
+    this.streamTimer.cancel();
     for (const id of this.toolCalls.keys()) this.commit(id);
     this.live?.dispose();
     this.flushText();
@@ -190,20 +190,7 @@ export class TextRenderer implements Renderer {
 
   /** Piped: streams pending terminal lines on the next frame, or once the reader has caught up. */
   private scheduleStream(): void {
-    if (this.streamTimer !== undefined || this.waitingForDrain) return;
-    this.streamTimer = setTimeout(() => {
-      this.streamTimer = undefined;
-      if (this.out.lagging === true && this.out.onDrain !== undefined) {
-        this.waitingForDrain = true;
-        this.out.onDrain(() => {
-          this.waitingForDrain = false;
-          this.scheduleStream();
-        });
-        return;
-      }
-      this.streamNow();
-    }, FRAME_MS);
-    this.streamTimer.unref();
+    this.streamTimer.schedule();
   }
 
   /** Prints the lines terminals completed since the last time, up to each one's cap. */

@@ -23,7 +23,7 @@ export class NamespacePool {
     // A spare whose holder died meanwhile (killed from outside) is no namespace to enter.
     if (taken?.alive) return taken;
     taken?.end();
-    return PidNamespace.start(this.tools).catch(() => undefined);
+    return this.#start();
   }
 
   /**
