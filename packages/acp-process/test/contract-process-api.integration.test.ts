@@ -1,7 +1,7 @@
 // The process.* capabilities, read literally against their specification
 // (shared/specs/000_e000920b01cd137e.txt), over both providers: the local TerminalHost and a
 // client's terminals over ACP (the fixture client, our host behind the SDK over real stdio).
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TerminalHost } from "acp-terminal";
@@ -11,6 +11,7 @@ import { processTools, runTool, type ToolContext, type ToolDefinition } from "..
 import { SqliteRunStore } from "../src/sqlite.js";
 import { acpClient, type AcpClientRig } from "./acp-support.js";
 import { nodeScript, until } from "./support.js";
+import { processesWith } from "./tool-contract-support.js";
 
 interface Rig {
   manager: ProcessManager;
@@ -66,20 +67,6 @@ const hang = nodeScript("process-ready-then-hang.mjs", MARKER);
 const countsTerm = nodeScript("process-counts-term.mjs", MARKER);
 const ticker = nodeScript("process-ticker.mjs", MARKER);
 
-/** Pids of live (not zombie) processes whose command line holds MARKER. */
-function survivors(): number[] {
-  const found: number[] = [];
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(MARKER)) continue;
-      if (/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"))) continue;
-      if (Number(pid) !== process.pid) found.push(Number(pid));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return found;
-}
 
 describe.each(PROVIDERS)("process.* over the %s provider, as specified", (name, setup) => {
   let provide!: Provide;
@@ -90,7 +77,7 @@ describe.each(PROVIDERS)("process.* over the %s provider, as specified", (name, 
   afterEach(async () => {
     await rig?.dispose();
     rig = undefined;
-    await until(() => survivors().length === 0, `no process left with ${MARKER} (found ${survivors().join(", ")})`);
+    await until(() => processesWith(MARKER).length === 0, `no process left with ${MARKER} (found ${processesWith(MARKER).join(", ")})`);
   });
 
   function ctx(): ToolContext {

@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { MemoryRunStore, type RetentionLimits, type RunItem, type RunRecord, type RunStore } from "../src/index.js";
+import { MemoryRunStore, type RetentionLimits, type RunItem, type RunStore } from "../src/index.js";
 import { SqliteRunStore } from "../src/sqlite.js";
+import { runRecord } from "./store-support.js";
 
 /** The same cases over every RunStore: what the manager may rely on, whichever store it has. */
 const cleanups: (() => void)[] = [];
@@ -24,15 +25,6 @@ const stores: [string, (retention?: Partial<RetentionLimits>) => RunStore][] = [
   ],
 ];
 
-function record(id: string, overrides: Partial<RunRecord> = {}): RunRecord {
-  return {
-    id, sessionId: "s", command: "echo hi", args: null, cwd: null, env: null, pty: false, stdin: false, status: "running",
-    exitCode: null, signal: null, cause: null, error: null, createdAtMs: 1, startedAtMs: 1, endedAtMs: null,
-    terminalId: "t1", timeoutMs: 60_000, idleTimeoutMs: 0, nextSeq: 0, outputBytes: 0, lostBytes: 0,
-    lostUnknown: false, lineCount: 0, attempts: 1, exitNotified: false, labels: {}, ...overrides,
-  };
-}
-
 function items(from: number, count: number, text = (seq: number) => `line ${seq}\n`): RunItem[] {
   return Array.from({ length: count }, (_, k): RunItem => ({ seq: from + k, kind: "output", text: text(from + k), atMs: from + k, byteOffset: 0 }));
 }
@@ -43,9 +35,9 @@ for (const [name, open] of stores) {
   describe(`RunStore contract: ${name}`, () => {
     it("a stored run reads back equal, as a copy that does not change the store", () => {
       const store = open();
-      store.putRun(record("r1", { labels: { tool: "exec" } }), { urgent: true });
+      store.putRun(runRecord("r1", { labels: { tool: "exec" } }), { urgent: true });
       const read = store.getRun("r1")!;
-      expect(read).toEqual(record("r1", { labels: { tool: "exec" } }));
+      expect(read).toEqual(runRecord("r1", { labels: { tool: "exec" } }));
       read.status = "killed";
       expect(store.getRun("r1")!.status).toBe("running");
       expect(store.getRun("nope")).toBeUndefined();
@@ -53,9 +45,9 @@ for (const [name, open] of stores) {
 
     it("putRun replaces the run; listRuns gives every run, oldest created first", () => {
       const store = open();
-      store.putRun(record("late", { createdAtMs: 20 }));
-      store.putRun(record("early", { createdAtMs: 10 }));
-      store.putRun(record("late", { createdAtMs: 20, status: "completed", exitCode: 0 }));
+      store.putRun(runRecord("late", { createdAtMs: 20 }));
+      store.putRun(runRecord("early", { createdAtMs: 10 }));
+      store.putRun(runRecord("late", { createdAtMs: 20, status: "completed", exitCode: 0 }));
       expect(store.listRuns().map((r) => [r.id, r.status])).toEqual([
         ["early", "running"],
         ["late", "completed"],
@@ -64,7 +56,7 @@ for (const [name, open] of stores) {
 
     it("items read back in seq order from sinceSeq (inclusive), at most limit of them", () => {
       const store = open();
-      store.putRun(record("r1", { nextSeq: 30 }));
+      store.putRun(runRecord("r1", { nextSeq: 30 }));
       store.appendItems("r1", items(0, 10));
       store.appendItems("r1", items(10, 20));
       const page = store.readItems("r1", { sinceSeq: 5, limit: 3 });
@@ -76,7 +68,7 @@ for (const [name, open] of stores) {
 
     it("a run with no items reads as empty, with firstSeq at its nextSeq", () => {
       const store = open();
-      store.putRun(record("r1", { nextSeq: 7 }));
+      store.putRun(runRecord("r1", { nextSeq: 7 }));
       expect(store.readItems("r1", { limit: 10 })).toEqual({ items: [], firstSeq: 7 });
       expect(store.allItems("r1")).toEqual([]);
       expect(store.lastItems("r1", 5)).toEqual([]);
@@ -84,7 +76,7 @@ for (const [name, open] of stores) {
 
     it("keeps the newest maxItemsPerRun items: the oldest go, sinceSeq below the window starts at its first item", () => {
       const store = open({ maxItemsPerRun: 100 });
-      store.putRun(record("r1", { nextSeq: 250 }));
+      store.putRun(runRecord("r1", { nextSeq: 250 }));
       for (let seq = 0; seq < 250; seq += 10) store.appendItems("r1", items(seq, 10));
       const page = store.readItems("r1", { sinceSeq: 0, limit: 3 });
       expect(page.firstSeq).toBe(150);
@@ -94,7 +86,7 @@ for (const [name, open] of stores) {
 
     it("keeps at most maxCharsPerRun characters, but always the newest item even when it alone is larger (and only it)", () => {
       const store = open({ maxCharsPerRun: 100 });
-      store.putRun(record("r1", { nextSeq: 12 }));
+      store.putRun(runRecord("r1", { nextSeq: 12 }));
       store.appendItems("r1", items(0, 10, () => "x".repeat(30)));
       expect(seqs(store.allItems("r1"))).toEqual([7, 8, 9]);
       store.appendItems("r1", items(10, 1, () => "y".repeat(500)));
@@ -105,7 +97,7 @@ for (const [name, open] of stores) {
 
     it("lastItems gives the newest items, oldest first", () => {
       const store = open();
-      store.putRun(record("r1", { nextSeq: 20 }));
+      store.putRun(runRecord("r1", { nextSeq: 20 }));
       store.appendItems("r1", items(0, 20));
       expect(seqs(store.lastItems("r1", 3))).toEqual([17, 18, 19]);
       expect(seqs(store.lastItems("r1", 50))).toHaveLength(20);
@@ -113,8 +105,8 @@ for (const [name, open] of stores) {
 
     it("retention is per run: a chatty run does not push out another run's items", () => {
       const store = open({ maxItemsPerRun: 10 });
-      store.putRun(record("quiet", { nextSeq: 3 }));
-      store.putRun(record("chatty", { nextSeq: 100, createdAtMs: 2 }));
+      store.putRun(runRecord("quiet", { nextSeq: 3 }));
+      store.putRun(runRecord("chatty", { nextSeq: 100, createdAtMs: 2 }));
       store.appendItems("quiet", items(0, 3));
       store.appendItems("chatty", items(0, 100));
       expect(seqs(store.allItems("quiet"))).toEqual([0, 1, 2]);
@@ -123,7 +115,7 @@ for (const [name, open] of stores) {
 
     it("deleteRun forgets the run and its items", () => {
       const store = open();
-      store.putRun(record("r1", { nextSeq: 5 }));
+      store.putRun(runRecord("r1", { nextSeq: 5 }));
       store.appendItems("r1", items(0, 5));
       store.deleteRun("r1");
       expect(store.getRun("r1")).toBeUndefined();
@@ -133,12 +125,12 @@ for (const [name, open] of stores) {
 
     it("after close(), every read and write throws store_closed naming what was refused; close and flush stay harmless", () => {
       const store = open();
-      store.putRun(record("r1", { nextSeq: 1 }));
+      store.putRun(runRecord("r1", { nextSeq: 1 }));
       store.close();
       store.close();
       store.flush();
       const calls: [string, () => unknown][] = [
-        ["store run r2", () => store.putRun(record("r2"), { urgent: true })],
+        ["store run r2", () => store.putRun(runRecord("r2"), { urgent: true })],
         ["append 1 item(s) to run r1", () => store.appendItems("r1", items(1, 1))],
         ["read run r1", () => store.readItems("r1", { limit: 1 })],
         ["read run r1", () => store.allItems("r1")],

@@ -1,10 +1,9 @@
-import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { closeSync, openSync, statSync, writeFileSync, writeSync } from "node:fs";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { type RunItem, type RunRecord } from "../src/index.js";
+import { type RunItem } from "../src/index.js";
 import { SqliteRunStore } from "../src/sqlite.js";
+import { runRecord, tempDb } from "./store-support.js";
 import { localRig } from "./support.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -12,26 +11,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function tempDb(): string {
-  const dir = mkdtempSync(join(tmpdir(), "acp-process-corrupt-"));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return join(dir, "runs.db");
-}
-
-function record(id: string, overrides: Partial<RunRecord> = {}): RunRecord {
-  return {
-    id, sessionId: "s", command: "echo again", args: null, cwd: null, env: null, pty: false, stdin: false, status: "running",
-    exitCode: null, signal: null, cause: null, error: null, createdAtMs: 1, startedAtMs: 1, endedAtMs: null,
-    terminalId: "t1", timeoutMs: 60_000, idleTimeoutMs: 0, nextSeq: 0, outputBytes: 0, lostBytes: 0,
-    lostUnknown: false, lineCount: 0, attempts: 1, exitNotified: false, labels: {}, ...overrides,
-  };
-}
-
 /** A file holding run `r1`, left `running` with 20 items, as a crashed agent leaves it. */
 function seeded(path: string): RunItem[] {
   const items = Array.from({ length: 20 }, (_, seq): RunItem => ({ seq, kind: "output", text: `line ${seq}\n`, atMs: seq, byteOffset: seq * 7 }));
   const store = new SqliteRunStore(path);
-  store.putRun(record("r1", { nextSeq: 20, outputBytes: 140 }));
+  store.putRun(runRecord("r1", { nextSeq: 20, outputBytes: 140 }));
   store.appendItems("r1", items);
   store.close();
   return items;
@@ -61,7 +45,7 @@ const storeError = (...parts: string[]) =>
 
 describe("a damaged SQLite run store gives store_error naming the file and the run", () => {
   it("a run record that is not JSON: reads and recover() throw store_error naming the file and the run, not SyntaxError", async () => {
-    const path = tempDb();
+    const path = tempDb(cleanups, "acp-process-corrupt-");
     seeded(path);
     tamper(path, "UPDATE exec_runs SET record = '{\"id\": \"r1\", truncated' WHERE id = 'r1'");
     const store = open(path);
@@ -78,7 +62,7 @@ describe("a damaged SQLite run store gives store_error naming the file and the r
     ["an at_ms that is text", "UPDATE exec_run_items SET at_ms = 'x' WHERE seq = 5", "item 5"],
     ["a byte_offset that is text", "UPDATE exec_run_items SET byte_offset = 'y' WHERE seq = 6", "item 6"],
   ])("an item with %s: reads throw store_error naming the file, the run and the item, never hand it on", (_, sql, item) => {
-    const path = tempDb();
+    const path = tempDb(cleanups, "acp-process-corrupt-");
     seeded(path);
     tamper(path, sql);
     const store = open(path);
@@ -87,18 +71,18 @@ describe("a damaged SQLite run store gives store_error naming the file and the r
   });
 
   it("a run record that is JSON but not a run (no status, another id) is a store_error too", () => {
-    const path = tempDb();
+    const path = tempDb(cleanups, "acp-process-corrupt-");
     seeded(path);
     tamper(path, "UPDATE exec_runs SET record = '{\"id\": \"r1\", \"sessionId\": \"s\"}' WHERE id = 'r1'");
     expect(() => open(path).getRun("r1")).toThrow(storeError(path, "run r1", "unknown status"));
-    const other = tempDb();
+    const other = tempDb(cleanups, "acp-process-corrupt-");
     seeded(other);
-    tamper(other, `UPDATE exec_runs SET record = '${JSON.stringify(record("r2"))}' WHERE id = 'r1'`);
+    tamper(other, `UPDATE exec_runs SET record = '${JSON.stringify(runRecord("r2"))}' WHERE id = 'r1'`);
     expect(() => open(other).listRuns()).toThrow(storeError(other, "run r1", 'names another id ("r2")'));
   });
 
   it("a replaced items table is refused at open, naming the file, the table and the columns expected", () => {
-    const path = tempDb();
+    const path = tempDb(cleanups, "acp-process-corrupt-");
     seeded(path);
     tamper(path, "DROP TABLE exec_run_items; CREATE TABLE exec_run_items (run_id TEXT, seq INTEGER, body BLOB)");
     expect(() => new SqliteRunStore(path)).toThrow(storeError(path, "table exec_run_items", "expected columns run_id (key 1), seq (key 2)", "found run_id, seq, body"));
@@ -109,14 +93,14 @@ describe("a damaged SQLite run store gives store_error naming the file and the r
   });
 
   it("a replaced runs table with the same columns but no primary key is refused at open", () => {
-    const path = tempDb();
+    const path = tempDb(cleanups, "acp-process-corrupt-");
     seeded(path);
     tamper(path, "ALTER TABLE exec_runs RENAME TO old_runs; CREATE TABLE exec_runs (id TEXT, session_id TEXT, status TEXT, created_at_ms INTEGER, ended_at_ms INTEGER, record TEXT)");
     expect(() => new SqliteRunStore(path)).toThrow(storeError(path, "table exec_runs", "expected columns id (key 1)", "found id, session_id"));
   });
 
   it("a table replaced while the store is open: the next read is a store_error naming the file and the run", () => {
-    const path = tempDb();
+    const path = tempDb(cleanups, "acp-process-corrupt-");
     seeded(path);
     const store = open(path);
     const other = new Database(path);
@@ -126,7 +110,7 @@ describe("a damaged SQLite run store gives store_error naming the file and the r
   });
 
   it("a constraint failure during recover() is a store_error naming the file and the run, and no stored item is deleted", async () => {
-    const path = tempDb();
+    const path = tempDb(cleanups, "acp-process-corrupt-");
     const items = seeded(path);
     // Same columns and keys as acp-process's table (so the open-time check passes), plus a CHECK the recovery notice breaks.
     tamper(
@@ -148,13 +132,13 @@ describe("a damaged SQLite run store gives store_error naming the file and the r
   });
 
   it("a file that is not a SQLite database is a store_error saying so, at open", () => {
-    const path = tempDb();
+    const path = tempDb(cleanups, "acp-process-corrupt-");
     writeFileSync(path, "this is not a database\n".repeat(200));
     expect(() => new SqliteRunStore(path)).toThrow(storeError(`Could not open the run store ${path}`, "SQLITE_NOTADB", "not a SQLite database or is damaged"));
   });
 
   it("openCheck quick_check runs PRAGMA quick_check at open: a healthy file opens", () => {
-    const path = tempDb();
+    const path = tempDb(cleanups, "acp-process-corrupt-");
     seeded(path);
     const store = new SqliteRunStore(path, { openCheck: "quick_check" });
     cleanups.push(() => store.close());
@@ -162,10 +146,10 @@ describe("a damaged SQLite run store gives store_error naming the file and the r
   });
 
   it("a damaged page: the default open does not see it and the read that meets it is a store_error naming the run; quick_check refuses the file at open", () => {
-    const path = tempDb();
+    const path = tempDb(cleanups, "acp-process-corrupt-");
     const seed = new SqliteRunStore(path);
     for (let r = 0; r < 20; r++) {
-      seed.putRun(record(`run_${r}`, { status: "completed", createdAtMs: r, nextSeq: 100 }));
+      seed.putRun(runRecord(`run_${r}`, { status: "completed", createdAtMs: r, nextSeq: 100 }));
       seed.appendItems(`run_${r}`, Array.from({ length: 100 }, (_, seq): RunItem => ({ seq, kind: "output", text: `line ${seq}\n`, atMs: 1, byteOffset: 0 })));
     }
     seed.close();

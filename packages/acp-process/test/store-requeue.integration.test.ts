@@ -1,32 +1,15 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { type RunEvent, type RunRecord, type RunSnapshot } from "../src/index.js";
+import { type RunEvent, type RunSnapshot } from "../src/index.js";
 import { SqliteRunStore } from "../src/sqlite.js";
 import { crashAgent, killOrphans, processesWith, readAll, reopen, startAgent, type Cleanups } from "./crash-support.js";
+import { runRecord, tempDb } from "./store-support.js";
 import { localRig } from "./support.js";
 
 const cleanups: Cleanups = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-function tempDb(): string {
-  const dir = mkdtempSync(join(tmpdir(), "acp-process-requeue-"));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return join(dir, "runs.db");
-}
-
-function record(id: string, overrides: Partial<RunRecord> = {}): RunRecord {
-  return {
-    id, sessionId: "s", command: "echo again", args: null, cwd: null, env: null, pty: false, stdin: false, status: "running",
-    exitCode: null, signal: null, cause: null, error: null, createdAtMs: 1, startedAtMs: 1, endedAtMs: null,
-    terminalId: "t1", timeoutMs: 60_000, idleTimeoutMs: 0, nextSeq: 0, outputBytes: 0, lostBytes: 0,
-    lostUnknown: false, lineCount: 0, attempts: 1, exitNotified: false, labels: {}, ...overrides,
-  };
-}
 
 function storedStatus(path: string, runId: string): unknown {
   const db = new Database(path, { readonly: true });
@@ -76,11 +59,11 @@ describe("recover() with the requeue policy keeps the run id and counts attempts
   });
 
   it("the run to claim is stored as queued, with its attempt counted, before it starts, and a queued run left by a restart is claimed", async () => {
-    const path = tempDb();
+    const path = tempDb(cleanups, "acp-process-requeue-");
     const seed = new SqliteRunStore(path);
-    seed.putRun(record("interrupted"), { urgent: true });
+    seed.putRun(runRecord("interrupted"), { urgent: true });
     // As a restart that died between storing its claim and starting it leaves a run.
-    seed.putRun(record("claimed-then-crashed", { status: "queued", attempts: 2, startedAtMs: null, terminalId: null, createdAtMs: 2 }), { urgent: true });
+    seed.putRun(runRecord("claimed-then-crashed", { status: "queued", attempts: 2, startedAtMs: null, terminalId: null, createdAtMs: 2 }), { urgent: true });
     seed.close();
     const storedWhenQueued: unknown[] = [];
     const events: RunEvent[] = [];
@@ -103,9 +86,9 @@ describe("recover() with the requeue policy keeps the run id and counts attempts
   });
 
   it("a run that already had maxAttempts starts is marked lost, not started again, saying why", async () => {
-    const path = tempDb();
+    const path = tempDb(cleanups, "acp-process-requeue-");
     const seed = new SqliteRunStore(path);
-    seed.putRun(record("tired", { attempts: 3 }), { urgent: true });
+    seed.putRun(runRecord("tired", { attempts: 3 }), { urgent: true });
     seed.close();
     const events: RunEvent[] = [];
     const { manager } = reopen(cleanups, path, events);
@@ -116,10 +99,10 @@ describe("recover() with the requeue policy keeps the run id and counts attempts
   });
 
   it("a run the manager cannot take now (queue full) is marked lost with the reason, and its stored history stays", async () => {
-    const path = tempDb();
+    const path = tempDb(cleanups, "acp-process-requeue-");
     const seed = new SqliteRunStore(path);
     for (const id of ["first", "second"]) {
-      seed.putRun(record(id, { command: "sleep 30", createdAtMs: id === "first" ? 1 : 2, nextSeq: 1, outputBytes: 4 }));
+      seed.putRun(runRecord(id, { command: "sleep 30", createdAtMs: id === "first" ? 1 : 2, nextSeq: 1, outputBytes: 4 }));
       seed.appendItems(id, [{ seq: 0, kind: "output", text: `${id}\n`, atMs: 1, byteOffset: 0 }]);
     }
     seed.close();
@@ -140,9 +123,9 @@ describe("recover() with the requeue policy keeps the run id and counts attempts
   });
 
   it("without the policy, interrupted runs stay lost and nothing is started (the default)", async () => {
-    const path = tempDb();
+    const path = tempDb(cleanups, "acp-process-requeue-");
     const seed = new SqliteRunStore(path);
-    seed.putRun(record("old"), { urgent: true });
+    seed.putRun(runRecord("old"), { urgent: true });
     seed.close();
     const { manager } = reopen(cleanups, path, []);
     expect(await manager.recover()).toEqual({ lost: ["old"], requeued: [], notified: ["old"] });

@@ -1,13 +1,12 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { TerminalHost } from "acp-terminal";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { LocalTerminalProvider, ProcessManager, type RunEvent, type RunRecord } from "../src/index.js";
+import { LocalTerminalProvider, ProcessManager, type RunEvent } from "../src/index.js";
 import { SqliteRunStore } from "../src/sqlite.js";
+import { reopen } from "./crash-support.js";
+import { runRecord, tempDb } from "./store-support.js";
 import { FIXTURES } from "./support.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -15,40 +14,14 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-function tempDb(): string {
-  const dir = mkdtempSync(join(tmpdir(), "acp-process-store-"));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return join(dir, "runs.db");
-}
-
-function managerOn(path: string, events: RunEvent[] = []): { manager: ProcessManager; store: SqliteRunStore } {
-  const host = new TerminalHost();
-  const store = new SqliteRunStore(path);
-  const manager = new ProcessManager({ provider: new LocalTerminalProvider(host), store, env: {}, sweepIntervalMs: 0, onEvent: (e) => events.push(e) });
-  cleanups.push(async () => {
-    await manager.dispose();
-    await host.dispose();
-    store.close();
-  });
-  return { manager, store };
-}
-
-function record(id: string, overrides: Partial<RunRecord> = {}): RunRecord {
-  return {
-    id, sessionId: "s", command: "echo again", args: null, cwd: null, env: null, pty: false, stdin: false, status: "running",
-    exitCode: null, signal: null, cause: null, error: null, createdAtMs: 1, startedAtMs: 1, endedAtMs: null,
-    terminalId: "t1", timeoutMs: 60_000, idleTimeoutMs: 0, nextSeq: 0, outputBytes: 0, lostBytes: 0,
-    lostUnknown: false, lineCount: 0, attempts: 1, exitNotified: false, labels: {}, ...overrides,
-  };
-}
 
 describe("SqliteRunStore", () => {
   it("batches appends, flushes before reads and keeps only the retention window", () => {
-    const path = tempDb();
+    const path = tempDb(cleanups, "acp-process-store-");
     const store = new SqliteRunStore(path, { retention: { maxItemsPerRun: 100 }, flushItems: 1_000_000, flushIntervalMs: 60_000 });
     const other = new Database(path, { readonly: true });
     cleanups.push(() => (other.close(), store.close()));
-    store.putRun(record("r1", { nextSeq: 250 }));
+    store.putRun(runRecord("r1", { nextSeq: 250 }));
     for (let seq = 0; seq < 250; seq++) store.appendItems("r1", [{ seq, kind: "output", text: `line ${seq}\n`, atMs: seq, byteOffset: 0 }]);
     // Nothing is written per append: another connection sees no item before the flush.
     expect(other.prepare("SELECT COUNT(*) AS n FROM exec_run_items").get()).toEqual({ n: 0 });
@@ -59,10 +32,10 @@ describe("SqliteRunStore", () => {
   });
 
   it("a reopened store prunes only what retention allows: recover()'s notice costs a run at maxItemsPerRun exactly its oldest item", async () => {
-    const path = tempDb();
+    const path = tempDb(cleanups, "acp-process-store-");
     const seed = new SqliteRunStore(path, { retention: { maxItemsPerRun: 100 } });
     for (const [id, count] of [["full", 100], ["half", 50]] as const) {
-      seed.putRun(record(id, { nextSeq: count }));
+      seed.putRun(runRecord(id, { nextSeq: count }));
       seed.appendItems(id, Array.from({ length: count }, (_, seq) => ({ seq, kind: "output" as const, text: `line ${seq}\n`, atMs: seq, byteOffset: 0 })));
     }
     seed.close();
@@ -77,12 +50,12 @@ describe("SqliteRunStore", () => {
   });
 
   it("keeps a finished run and its output across a reopen", async () => {
-    const path = tempDb();
-    const first = managerOn(path);
+    const path = tempDb(cleanups, "acp-process-store-");
+    const first = reopen(cleanups, path, []);
     const { run } = await first.manager.run({ sessionId: "s", command: "printf 'a\\nb\\n'" });
     expect(run.status).toBe("completed");
     first.store.close();
-    const second = managerOn(path);
+    const second = reopen(cleanups, path, []);
     expect(second.manager.get(run.id)).toMatchObject({ status: "completed", exitCode: 0 });
     expect((await second.manager.lines(run.id)).lines).toEqual(["a", "b"]);
     expect(second.manager.tail(run.id, { maxChars: 3 })).toEqual({ text: "\nb\n", truncated: true });
@@ -90,7 +63,7 @@ describe("SqliteRunStore", () => {
   });
 
   it("survives SIGKILL of the agent: opens cleanly, loses no acknowledged item, marks the run lost once", async () => {
-    const path = tempDb();
+    const path = tempDb(cleanups, "acp-process-store-");
     const agent = spawn(process.execPath, [`${FIXTURES}process-agent-sqlite.mjs`, path, "30"], { stdio: ["ignore", "pipe", "inherit"] });
     const exited = new Promise((resolve) => agent.once("exit", resolve));
     cleanups.push(async () => {
@@ -107,7 +80,7 @@ describe("SqliteRunStore", () => {
     await exited;
 
     const events: RunEvent[] = [];
-    const { manager, store } = managerOn(path, events);
+    const { manager, store } = reopen(cleanups, path, events);
     const items = store.allItems(runId!);
     const tickerPid = Number(/^pid (\d+)/.exec(items[0]!.text)?.[1]);
     // The ticker was in its own process group; the dead agent cannot kill it, so we do.
@@ -134,13 +107,13 @@ describe("SqliteRunStore", () => {
   });
 
   it("re-queues interrupted runs only when asked: the same run id starts again as attempt 2, and says so", async () => {
-    const path = tempDb();
+    const path = tempDb(cleanups, "acp-process-store-");
     const seed = new SqliteRunStore(path);
-    seed.putRun(record("old", { command: "echo again", nextSeq: 1, outputBytes: 7 }), { urgent: true });
+    seed.putRun(runRecord("old", { command: "echo again", nextSeq: 1, outputBytes: 7 }), { urgent: true });
     seed.appendItems("old", [{ seq: 0, kind: "output", text: "before\n", atMs: 1, byteOffset: 0 }]);
     seed.close();
     const events: RunEvent[] = [];
-    const { manager } = managerOn(path, events);
+    const { manager } = reopen(cleanups, path, events);
     const report = await manager.recover({ onRunning: "requeue" });
     expect(report).toEqual({ lost: [], requeued: [{ id: "old", attempt: 2 }], notified: [] });
     const again = await manager.wait("old");

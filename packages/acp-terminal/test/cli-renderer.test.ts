@@ -7,6 +7,7 @@ import type { Output, Renderer } from "../src/cli/renderer.js";
 import { TextRenderer } from "../src/cli/text-renderer.js";
 import { PLAIN_STREAM_LINES } from "../src/cli/views.js";
 import { until } from "../../../test/support/until.js";
+import { counting } from "./counting-reader.js";
 
 function sink(isTTY = false): Output & { text: string } {
   return { text: "", isTTY, columns: 80, write(chunk) { this.text += chunk; } };
@@ -289,27 +290,10 @@ describe("TextRenderer, reading output when it draws", () => {
   /** The buffer of a terminal, counting the bytes the renderer reads of it. */
   function countedTerminal(r: Renderer, limit: number) {
     const buffer = new OutputBuffer(limit);
-    let bytesRead = 0;
-    const reader = {
-      get limit() { return buffer.limit; },
-      get totalBytes() { return buffer.totalBytes; },
-      get droppedBytes() { return buffer.droppedBytes; },
-      get version() { return buffer.version; },
-      get ended() { return buffer.ended; },
-      bytesSince(sinceByte: number, maxBytes?: number) {
-        const read = buffer.bytesSince(sinceByte, maxBytes);
-        bytesRead += read.bytes.byteLength;
-        return read;
-      },
-      viewSince(sinceByte: number, maxBytes?: number) {
-        const read = buffer.viewSince(sinceByte, maxBytes);
-        bytesRead += read.bytes.byteLength;
-        return read;
-      },
-    };
+    const reader = counting(buffer);
     r.terminalCreated(info("t1"), reader);
     return {
-      get bytesRead() { return bytesRead; },
+      get bytesRead() { return reader.bytesRead; },
       output(data: Uint8Array) { buffer.append(data); r.terminalOutput("t1"); },
       exited(status: ExitStatus) { buffer.end(); r.terminalExited("t1", status); },
     };

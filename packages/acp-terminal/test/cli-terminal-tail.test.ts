@@ -5,8 +5,9 @@ import { leadingProgram, programExists } from "../src/cli/command-lookup.js";
 import { MAX_LINE_CHARS } from "../src/cli/display-line.js";
 import { LineStream } from "../src/cli/line-stream.js";
 import { TerminalTail } from "../src/cli/terminal-tail.js";
-import { OutputBuffer, type OutputReader } from "../src/output/output-buffer.js";
+import { OutputBuffer } from "../src/output/output-buffer.js";
 import { columnsWide, fitColumns } from "../src/cli/display-width.js";
+import { counting } from "./counting-reader.js";
 
 const bytes = (text: string) => new Uint8Array(Buffer.from(text, "utf8"));
 
@@ -18,27 +19,6 @@ function terminalOf(limit = 1024 * 1024, maxLines?: number) {
   return { buffer, tail, stream, write: (text: string | Uint8Array) => buffer.append(typeof text === "string" ? bytes(text) : text) };
 }
 
-/** Counts the bytes a view reads from a buffer. */
-function counting(buffer: OutputBuffer): OutputReader & { bytesRead: number } {
-  return {
-    bytesRead: 0,
-    get limit() { return buffer.limit; },
-    get totalBytes() { return buffer.totalBytes; },
-    get droppedBytes() { return buffer.droppedBytes; },
-    get version() { return buffer.version; },
-    get ended() { return buffer.ended; },
-    bytesSince(sinceByte: number, maxBytes?: number) {
-      const read = buffer.bytesSince(sinceByte, maxBytes);
-      this.bytesRead += read.bytes.byteLength;
-      return read;
-    },
-    viewSince(sinceByte: number, maxBytes?: number) {
-      const read = buffer.viewSince(sinceByte, maxBytes);
-      this.bytesRead += read.bytes.byteLength;
-      return read;
-    },
-  };
-}
 
 describe("TerminalTail and LineStream, over the host's buffer", () => {
   it("keeps the newest lines and counts the rest", () => {
