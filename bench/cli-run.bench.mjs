@@ -32,7 +32,9 @@ import { MB, MiB } from "./support/memory.mjs";
 import { fmt, header, Report } from "./support/report.mjs";
 import { median, now } from "./support/stats.mjs";
 
-const CLI = process.env.BENCH_CLI ?? fileURLToPath(new URL("../packages/acp-terminal/dist/cli/main.js", import.meta.url));
+const CLI =
+  process.env.BENCH_CLI ??
+  fileURLToPath(new URL("../packages/acp-terminal/dist/cli/main.js", import.meta.url));
 const PARTS = new Set((process.env.BENCH_PARTS ?? "throughput,stall,many").split(","));
 const AGENT = fileURLToPath(new URL("./support/cli-agent.mjs", import.meta.url));
 const PLAIN_READ = fileURLToPath(new URL("./support/plain-read.mjs", import.meta.url));
@@ -47,7 +49,13 @@ const MANY_ROUNDS = Number(process.env.BENCH_MANY_ROUNDS ?? 2);
 const TICK_MS = 1000 / 100; // USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s on Linux
 const SAMPLE_MS = 10;
 
-const headPlan = (bytes, times) => ({ kind: "flood", command: "head", args: ["-c", String(bytes), "/dev/zero"], outputByteLimit: MiB, times });
+const headPlan = (bytes, times) => ({
+  kind: "flood",
+  command: "head",
+  args: ["-c", String(bytes), "/dev/zero"],
+  outputByteLimit: MiB,
+  times,
+});
 
 /** The resident set and CPU time of a live process, from procfs; undefined once it is gone. */
 function procOf(pid) {
@@ -71,7 +79,16 @@ function procOf(pid) {
  */
 async function runCli(plan, { json = false, stallMs = 0, extraArgs = [] } = {}) {
   const agent = [process.execPath, AGENT].map((word) => `'${word}'`).join(" ");
-  const args = [CLI, "run", "--yes", "--agent", agent, ...(json ? ["--json"] : []), ...extraArgs, JSON.stringify(plan)];
+  const args = [
+    CLI,
+    "run",
+    "--yes",
+    "--agent",
+    agent,
+    ...(json ? ["--json"] : []),
+    ...extraArgs,
+    JSON.stringify(plan),
+  ];
   const started = now();
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
   const events = [];
@@ -83,7 +100,8 @@ async function runCli(plan, { json = false, stallMs = 0, extraArgs = [] } = {}) 
   let stdoutReadAt;
   const sampler = setInterval(() => {
     const proc = procOf(child.pid);
-    if (proc !== undefined && start !== undefined && end === undefined) peak = Math.max(peak, proc.rss);
+    if (proc !== undefined && start !== undefined && end === undefined)
+      peak = Math.max(peak, proc.rss);
   }, SAMPLE_MS);
   let pending = "";
   child.stderr.setEncoding("utf8").on("data", (chunk) => {
@@ -110,7 +128,8 @@ async function runCli(plan, { json = false, stallMs = 0, extraArgs = [] } = {}) 
       // --json: keep every line but the terminal output events, which may be gigabytes.
       const lines = (partial + chunk).split("\n");
       partial = lines.pop();
-      for (const line of lines) if (!line.startsWith('{"type":"terminal","event":"output"')) stdout += `${line}\n`;
+      for (const line of lines)
+        if (!line.startsWith('{"type":"terminal","event":"output"')) stdout += `${line}\n`;
     });
   };
   const stall = stallMs > 0 ? setTimeout(read, stallMs) : (read(), undefined);
@@ -119,13 +138,26 @@ async function runCli(plan, { json = false, stallMs = 0, extraArgs = [] } = {}) 
   const [code] = await once(child, "close");
   clearInterval(sampler);
   clearTimeout(stall);
-  if (code !== 0) throw new Error(`acp-terminal exited with ${code}; stderr:\n${stderr.slice(-2000)}`);
+  if (code !== 0)
+    throw new Error(`acp-terminal exited with ${code}; stderr:\n${stderr.slice(-2000)}`);
   if (start !== undefined) peak = Math.max(peak, start.rss);
-  return { events, stdout: stdout + partial, stdoutBytes, stderr, start, end, peak, stdoutReadAt, wallMs: now() - started };
+  return {
+    events,
+    stdout: stdout + partial,
+    stdoutBytes,
+    stderr,
+    start,
+    end,
+    peak,
+    stdoutReadAt,
+    wallMs: now() - started,
+  };
 }
 
 async function plainRead(command, args) {
-  const child = spawn(process.execPath, [PLAIN_READ, command, ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [PLAIN_READ, command, ...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let out = "";
   child.stdout.setEncoding("utf8").on("data", (chunk) => (out += chunk));
   const [code] = await once(child, "close");
@@ -142,7 +174,11 @@ async function plainSpawns(count, piped) {
   const started = now();
   await Promise.all(
     Array.from({ length: count }, async () => {
-      const child = spawn("sleep", ["1"], piped ? { stdio: ["ignore", "pipe", "pipe"], detached: true } : { stdio: "ignore" });
+      const child = spawn(
+        "sleep",
+        ["1"],
+        piped ? { stdio: ["ignore", "pipe", "pipe"], detached: true } : { stdio: "ignore" },
+      );
       child.stdout?.resume();
       child.stderr?.resume();
       const [code] = await once(child, piped ? "close" : "exit");
@@ -157,7 +193,8 @@ const mbps = (bytes, ms) => bytes / MB / (ms / 1000);
 async function throughputRound(round) {
   const plain = async () => {
     const reads = [];
-    for (let i = 0; i < FLOODS; i++) reads.push(await plainRead("head", ["-c", String(FLOOD_BYTES), "/dev/zero"]));
+    for (let i = 0; i < FLOODS; i++)
+      reads.push(await plainRead("head", ["-c", String(FLOOD_BYTES), "/dev/zero"]));
     return reads;
   };
   const cli = () => runCli(headPlan(FLOOD_BYTES, FLOODS));
@@ -171,7 +208,8 @@ async function throughputRound(round) {
     reads = await plain();
   }
   const floods = run.events.filter((e) => e.event === "flood");
-  if (floods.length !== FLOODS || floods.some((f) => f.exitCode !== 0)) throw new Error(`floods: ${JSON.stringify(floods)}`);
+  if (floods.length !== FLOODS || floods.some((f) => f.exitCode !== 0))
+    throw new Error(`floods: ${JSON.stringify(floods)}`);
   const plainMbps = median(reads.map((r) => mbps(r.bytes, r.ms)));
   const cliMbps = median(floods.map((f) => mbps(FLOOD_BYTES, f.ms)));
   const plainCpuPerGiB = median(reads.map((r) => (r.cpuMs * GiB) / r.bytes));
@@ -184,11 +222,21 @@ function finalFactsMissing(run, json) {
   const missing = [];
   const flood = run.events.find((e) => e.event === "flood");
   if (flood?.exitCode !== 0) missing.push("the flood's exit (agent side)");
-  if (!/end_turn/.test(json ? run.stdout.trimEnd().split("\n").at(-1) : run.stderr)) missing.push("stop reason");
+  if (!/end_turn/.test(json ? run.stdout.trimEnd().split("\n").at(-1) : run.stderr))
+    missing.push("stop reason");
   if (json) {
-    const lines = run.stdout.trimEnd().split("\n").map((line) => JSON.parse(line));
-    if (!lines.some((l) => l.event === "exit" && l.exitStatus?.exitCode === 0)) missing.push("exit status");
-    if (!lines.some((l) => l.update?.sessionUpdate === "tool_call_update" && l.update.status === "completed")) missing.push("tool call status");
+    const lines = run.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    if (!lines.some((l) => l.event === "exit" && l.exitStatus?.exitCode === 0))
+      missing.push("exit status");
+    if (
+      !lines.some(
+        (l) => l.update?.sessionUpdate === "tool_call_update" && l.update.status === "completed",
+      )
+    )
+      missing.push("tool call status");
     if (lines.at(-1)?.type !== "result") missing.push("result");
   } else {
     if (!run.stdout.includes("✓ head")) missing.push("tool call status");
@@ -201,7 +249,13 @@ function finalFactsMissing(run, json) {
 async function stalled(json) {
   const run = await runCli(headPlan(STALL_BYTES, 1), { json, stallMs: STALL_MS });
   const flood = run.events.find((e) => e.event === "flood");
-  return { growth: run.peak - run.start.rss, missing: finalFactsMissing(run, json), floodMs: flood?.ms, readAt: run.stdoutReadAt, stdoutBytes: run.stdoutBytes };
+  return {
+    growth: run.peak - run.start.rss,
+    missing: finalFactsMissing(run, json),
+    floodMs: flood?.ms,
+    readAt: run.stdoutReadAt,
+    stdoutBytes: run.stdoutBytes,
+  };
 }
 
 async function manyRound(round) {
@@ -209,7 +263,10 @@ async function manyRound(round) {
   // --no-contain is the process-group mode, measured beside it.
   const cli = async (contain = true) => {
     const extraArgs = ["--max-terminals", String(MANY), ...(contain ? [] : ["--no-contain"])];
-    const run = await runCli({ kind: "many", count: MANY, command: "sleep", args: ["1"] }, { extraArgs });
+    const run = await runCli(
+      { kind: "many", count: MANY, command: "sleep", args: ["1"] },
+      { extraArgs },
+    );
     const many = run.events.find((e) => e.event === "many");
     if (many?.count !== MANY) throw new Error(`many: ${JSON.stringify(many)}`);
     return many.ms;
@@ -221,7 +278,12 @@ async function manyRound(round) {
   }
   const cliMs = await cli();
   const uncontained = await cli(false);
-  return { cli: cliMs, uncontained, ignored: await plainSpawns(MANY, false), plain: await plainSpawns(MANY, true) };
+  return {
+    cli: cliMs,
+    uncontained,
+    ignored: await plainSpawns(MANY, false),
+    plain: await plainSpawns(MANY, true),
+  };
 }
 
 export async function main() {
@@ -230,17 +292,25 @@ export async function main() {
     `${ROUNDS} rounds of ${FLOODS} × ${FLOOD_BYTES / MB} MB (head -c … /dev/zero, outputByteLimit 1 MiB, text mode) beside a plain Node read; stalled stdout ${STALL_MS / 1000} s during ${STALL_BYTES / GiB} GiB; ${MANY} × sleep 1 (${MANY_ROUNDS} rounds) beside plain spawns`,
   );
   const rounds = [];
-  if (PARTS.has("throughput")) for (let round = 0; round < ROUNDS; round++) rounds.push(await throughputRound(round));
-  const stalls = PARTS.has("stall") ? { json: await stalled(true), text: await stalled(false) } : {};
+  if (PARTS.has("throughput"))
+    for (let round = 0; round < ROUNDS; round++) rounds.push(await throughputRound(round));
+  const stalls = PARTS.has("stall")
+    ? { json: await stalled(true), text: await stalled(false) }
+    : {};
   const manys = [];
-  if (PARTS.has("many")) for (let round = 0; round < MANY_ROUNDS; round++) manys.push(await manyRound(round));
+  if (PARTS.has("many"))
+    for (let round = 0; round < MANY_ROUNDS; round++) manys.push(await manyRound(round));
 
   const report = new Report();
   if (rounds.length > 0) throughputRows(report, rounds);
   for (const [mode, stall] of Object.entries(stalls)) stallRows(report, mode, stall);
   if (manys.length > 0) manyRows(report, manys);
-  report.note("throughput and CPU are per round medians of the agent's create → exit; growth is the peak RSS minus the RSS just before the first flood");
-  report.note("a spawn costs more the larger the spawning process (fork copies its page tables): the CLI's RSS, not the host's work, sets most of the 1000-terminal figure");
+  report.note(
+    "throughput and CPU are per round medians of the agent's create → exit; growth is the peak RSS minus the RSS just before the first flood",
+  );
+  report.note(
+    "a spawn costs more the larger the spawning process (fork copies its page tables): the CLI's RSS, not the host's work, sets most of the 1000-terminal figure",
+  );
   report.print();
 }
 
@@ -255,7 +325,13 @@ function throughputRows(report, rounds) {
     met: throughputRatio >= 1.0,
   });
   const growth = median(rounds.map((r) => r.growth));
-  report.row({ figure: `CLI RSS growth over ${FLOODS} × ${FLOOD_BYTES / MB} MB`, value: fmt.mb(growth), baseline: "", goal: "< 16 MB", met: growth < 16 * MiB });
+  report.row({
+    figure: `CLI RSS growth over ${FLOODS} × ${FLOOD_BYTES / MB} MB`,
+    value: fmt.mb(growth),
+    baseline: "",
+    goal: "< 16 MB",
+    met: growth < 16 * MiB,
+  });
   const cpuRatio = median(rounds.map((r) => r.cliCpuPerGiB / r.plainCpuPerGiB));
   report.row({
     figure: "CLI CPU per GiB",

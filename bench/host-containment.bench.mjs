@@ -59,7 +59,10 @@ async function cycle(host, pty) {
 /** VmRSS of a process in bytes, 0 if it is gone. */
 function rssOf(pid) {
   try {
-    return Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+    return (
+      Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) *
+      1024
+    );
   } catch {
     return 0;
   }
@@ -77,8 +80,10 @@ function descendants(pid) {
     }
   }
   const found = [];
-  for (let frontier = [pid]; frontier.length > 0; ) {
-    frontier = [...parents].filter(([, parent]) => frontier.includes(parent)).map(([child]) => child);
+  for (let frontier = [pid]; frontier.length > 0;) {
+    frontier = [...parents]
+      .filter(([, parent]) => frontier.includes(parent))
+      .map(([child]) => child);
     found.push(...frontier);
   }
   return found;
@@ -100,11 +105,15 @@ async function perTerminalProcesses(containment) {
     const ids = [await host.create(OWNER, { command: "sleep", args: ["30"] })];
     await settle();
     const one = extra(ids);
-    for (let i = 0; i < 4; i++) ids.push(await host.create(OWNER, { command: "sleep", args: ["30"] }));
+    for (let i = 0; i < 4; i++)
+      ids.push(await host.create(OWNER, { command: "sleep", args: ["30"] }));
     await settle();
     const five = extra(ids);
     // Rounded: a process of an earlier host that ends between the two counts is not this host's.
-    return { processes: Math.round((five.processes - one.processes) / 4), bytes: Math.max(0, (five.bytes - one.bytes) / 4) };
+    return {
+      processes: Math.round((five.processes - one.processes) / 4),
+      bytes: Math.max(0, (five.bytes - one.bytes) / 4),
+    };
   } finally {
     await host.dispose();
   }
@@ -146,10 +155,17 @@ export async function main() {
       },
       { warmup: WARMUP, iterations: ITERATIONS, batch: 10 },
     );
-    const s = Object.fromEntries(Object.entries(samples).map(([name, values]) => [name, summarize(values)]));
+    const s = Object.fromEntries(
+      Object.entries(samples).map(([name, values]) => [name, summarize(values)]),
+    );
     const report = new Report();
     for (const p of ["p50", "p95"]) {
-      report.row({ figure: `pipes, process-group + reaper ${p}`, value: fmt.ms(s.off[p]), baseline: `${fmt.ms(s.plain[p])} plain spawn→close`, ratio: `+${fmt.ms(s.off[p] - s.plain[p])}` });
+      report.row({
+        figure: `pipes, process-group + reaper ${p}`,
+        value: fmt.ms(s.off[p]),
+        baseline: `${fmt.ms(s.plain[p])} plain spawn→close`,
+        ratio: `+${fmt.ms(s.off[p] - s.plain[p])}`,
+      });
       report.row({
         figure: `pipes, ${mode} ${p}`,
         value: fmt.ms(s.auto[p]),
@@ -158,7 +174,12 @@ export async function main() {
         goal: "<= +5 ms",
         met: s.auto[p] - s.off[p] <= 5,
       });
-      report.row({ figure: `PTY, process-group + reaper ${p}`, value: fmt.ms(s.offPty[p]), baseline: `${fmt.ms(s.plain[p])} plain spawn→close`, ratio: `+${fmt.ms(s.offPty[p] - s.plain[p])}` });
+      report.row({
+        figure: `PTY, process-group + reaper ${p}`,
+        value: fmt.ms(s.offPty[p]),
+        baseline: `${fmt.ms(s.plain[p])} plain spawn→close`,
+        ratio: `+${fmt.ms(s.offPty[p] - s.plain[p])}`,
+      });
       report.row({
         figure: `PTY, ${mode} ${p}`,
         value: fmt.ms(s.autoPty[p]),
@@ -169,12 +190,23 @@ export async function main() {
       });
     }
     const reaper = reaperCosts();
-    report.row({ figure: "reaper start (once per host)", value: fmt.ms(reaper.startMs), baseline: `${fmt.ms(s.plain.p50)} plain spawn→close p50` });
-    report.row({ figure: "reaper per terminal (+pgid, -pgid)", value: `${reaper.perTerminalUs.toFixed(1)} µs`, baseline: `${fmt.ms(s.off.p50)} a terminal's cycle p50` });
+    report.row({
+      figure: "reaper start (once per host)",
+      value: fmt.ms(reaper.startMs),
+      baseline: `${fmt.ms(s.plain.p50)} plain spawn→close p50`,
+    });
+    report.row({
+      figure: "reaper per terminal (+pgid, -pgid)",
+      value: `${reaper.perTerminalUs.toFixed(1)} µs`,
+      baseline: `${fmt.ms(s.off.p50)} a terminal's cycle p50`,
+    });
     report.row({ figure: "reaper RSS (once per host)", value: fmt.mb(reaper.rss) });
     for (const containment of ["off", "auto"]) {
       const { processes, bytes } = await perTerminalProcesses(containment);
-      report.row({ figure: `processes per live terminal besides the command, ${containment}`, value: `${processes}, RSS ${fmt.mb(bytes)}` });
+      report.row({
+        figure: `processes per live terminal besides the command, ${containment}`,
+        value: `${processes}, RSS ${fmt.mb(bytes)}`,
+      });
     }
     report.note(`containment "auto" is ${mode} on this machine`);
     report.note("RSS counts shared pages in every process (an upper bound)");

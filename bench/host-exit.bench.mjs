@@ -58,7 +58,11 @@ async function hosted(host) {
 }
 
 async function overWire(client) {
-  const { terminalId } = await client.request("terminal/create", { sessionId: SESSION, command: COMMAND, args: ARGS });
+  const { terminalId } = await client.request("terminal/create", {
+    sessionId: SESSION,
+    command: COMMAND,
+    args: ARGS,
+  });
   await client.request("terminal/wait_for_exit", { sessionId: SESSION, terminalId });
   const known = wallMs();
   const { output } = await client.request("terminal/output", { sessionId: SESSION, terminalId });

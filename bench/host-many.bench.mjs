@@ -14,7 +14,11 @@
 import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { DEFAULT_MAX_TERMINALS, DEFAULT_MAX_TERMINALS_PER_SESSION, TerminalHost } from "acp-terminal";
+import {
+  DEFAULT_MAX_TERMINALS,
+  DEFAULT_MAX_TERMINALS_PER_SESSION,
+  TerminalHost,
+} from "acp-terminal";
 import { gc, rssSampler } from "./support/memory.mjs";
 import { fmt, header, Report } from "./support/report.mjs";
 import { now } from "./support/stats.mjs";
@@ -38,11 +42,16 @@ async function plainSpawns(count) {
 }
 
 async function hosted(count) {
-  const host = new TerminalHost({ maxTerminalsPerSession: count, maxTerminals: Math.max(count, DEFAULT_MAX_TERMINALS) });
+  const host = new TerminalHost({
+    maxTerminalsPerSession: count,
+    maxTerminals: Math.max(count, DEFAULT_MAX_TERMINALS),
+  });
   gc();
   const memory = rssSampler();
   const started = now();
-  const ids = await Promise.all(Array.from({ length: count }, () => host.create(OWNER, { command: "sleep", args: ["1"] })));
+  const ids = await Promise.all(
+    Array.from({ length: count }, () => host.create(OWNER, { command: "sleep", args: ["1"] })),
+  );
   const createdMs = now() - started;
   const exits = await Promise.all(ids.map((id) => host.waitForExit(OWNER, id)));
   const ms = now() - started;
@@ -51,8 +60,17 @@ async function hosted(count) {
   await Promise.all(ids.map((id) => host.release(OWNER, id)));
   const left = host.list().length;
   await host.dispose();
-  const correct = exits.every((exit) => exit.exitCode === 0 && exit.signal === null) && alive === count && left === 0;
-  return { ms, createdMs, rssGrowth: growth, correct, wrong: exits.filter((exit) => exit.exitCode !== 0).length };
+  const correct =
+    exits.every((exit) => exit.exitCode === 0 && exit.signal === null) &&
+    alive === count &&
+    left === 0;
+  return {
+    ms,
+    createdMs,
+    rssGrowth: growth,
+    correct,
+    wrong: exits.filter((exit) => exit.exitCode !== 0).length,
+  };
 }
 
 export async function main() {
@@ -69,7 +87,9 @@ export async function main() {
       value: fmt.s(host.ms),
       baseline: `${fmt.s(plain.ms)} plain spawn→close`,
       ratio: fmt.ratio(host.ms / plain.ms),
-      ...(GOAL_MS[count] ? { goal: `<= ${fmt.s(GOAL_MS[count])}`, met: host.ms <= GOAL_MS[count] } : {}),
+      ...(GOAL_MS[count]
+        ? { goal: `<= ${fmt.s(GOAL_MS[count])}`, met: host.ms <= GOAL_MS[count] }
+        : {}),
     });
     report.row({ figure: `  every create resolved after`, value: fmt.s(host.createdMs) });
     report.row({
@@ -90,10 +110,14 @@ export async function main() {
 }
 
 function inFreshProcess(variant, count) {
-  const out = execFileSync(process.execPath, [fileURLToPath(import.meta.url), "--variant", variant, String(count)], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const out = execFileSync(
+    process.execPath,
+    [fileURLToPath(import.meta.url), "--variant", variant, String(count)],
+    {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   return JSON.parse(out.trim().split("\n").at(-1));
 }
 

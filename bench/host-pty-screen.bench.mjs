@@ -26,7 +26,9 @@ import { mixedBlock } from "./support/pty-mixed.mjs";
 import { fmt, header, Report } from "./support/report.mjs";
 import { median, now } from "./support/stats.mjs";
 
-const pty = createRequire(new URL("../packages/acp-terminal/package.json", import.meta.url))("node-pty");
+const pty = createRequire(new URL("../packages/acp-terminal/package.json", import.meta.url))(
+  "node-pty",
+);
 const GENERATOR = fileURLToPath(new URL("./support/pty-mixed.mjs", import.meta.url));
 const TOTAL_BYTES = Number(process.env.BENCH_PTY_MIB ?? 50) * MiB;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -38,7 +40,10 @@ const NO_DEADLINE_MS = 3_600_000;
 
 const readers = {
   "no rendering": () => ({ onChunk() {}, read: () => "" }),
-  "strip-ansi every 100 ms": (buffer) => ({ onChunk() {}, read: () => renderPtyText(buffer.text(), buffer.droppedBytes > 0) }),
+  "strip-ansi every 100 ms": (buffer) => ({
+    onChunk() {},
+    read: () => renderPtyText(buffer.text(), buffer.droppedBytes > 0),
+  }),
   "emulator every 100 ms": (buffer) => {
     const screen = new PtyScreen(buffer, { cols: 80, rows: 24 });
     return { onChunk() {}, read: () => screen.snapshot().output };
@@ -54,22 +59,33 @@ async function throughput(name) {
   const reader = readers[name](buffer);
   const cpu = process.cpuUsage();
   const started = now();
-  const child = pty.spawn(process.execPath, [GENERATOR, String(TOTAL_BYTES)], { cols: 80, rows: 24, encoding: null });
+  const child = pty.spawn(process.execPath, [GENERATOR, String(TOTAL_BYTES)], {
+    cols: 80,
+    rows: 24,
+    encoding: null,
+  });
   let endedAt;
   child.onData((chunk) => {
     buffer.append(chunk);
     reader.onChunk();
-    if (endedAt === undefined && Buffer.from(chunk).toString("latin1").includes(END)) endedAt = now();
+    if (endedAt === undefined && Buffer.from(chunk).toString("latin1").includes(END))
+      endedAt = now();
   });
   const timer = setInterval(() => reader.read(), READ_EVERY_MS);
-  const exitCode = await new Promise((resolve) => child.onExit(({ exitCode }) => resolve(exitCode)));
+  const exitCode = await new Promise((resolve) =>
+    child.onExit(({ exitCode }) => resolve(exitCode)),
+  );
   clearInterval(timer);
   buffer.end();
   const last = reader.read();
   const ms = (endedAt ?? Number.NaN) - started; // to the last byte read, not to the exit (a second later)
   const { user, system } = process.cpuUsage(cpu);
-  if (exitCode !== 0 || buffer.totalBytes < TOTAL_BYTES) throw new Error(`${name}: exit ${exitCode}, ${buffer.totalBytes} bytes`);
-  if (name !== "no rendering" && !last.trimEnd().endsWith(END)) throw new Error(`${name}: last read ends ${JSON.stringify(last.slice(-60))}; buffer ends ${JSON.stringify(buffer.text().slice(-30))}, ${buffer.totalBytes} bytes`);
+  if (exitCode !== 0 || buffer.totalBytes < TOTAL_BYTES)
+    throw new Error(`${name}: exit ${exitCode}, ${buffer.totalBytes} bytes`);
+  if (name !== "no rendering" && !last.trimEnd().endsWith(END))
+    throw new Error(
+      `${name}: last read ends ${JSON.stringify(last.slice(-60))}; buffer ends ${JSON.stringify(buffer.text().slice(-30))}, ${buffer.totalBytes} bytes`,
+    );
   return { mbps: buffer.totalBytes / 1e6 / (ms / 1000), cpuMs: (user + system) / 1000 };
 }
 
@@ -93,10 +109,23 @@ function readCosts(retained) {
     return buffer;
   };
   const iterations = retained > 64 * 1024 ? 7 : 50;
-  const first = timeRead(iterations, () => new PtyScreen(filled(), { cols: 80, rows: 24 }), (screen) => screen.snapshot());
+  const first = timeRead(
+    iterations,
+    () => new PtyScreen(filled(), { cols: 80, rows: 24 }),
+    (screen) => screen.snapshot(),
+  );
   const probe = new PtyScreen(filled(), { cols: 80, rows: 24 }).snapshot();
-  const firstShare = Buffer.byteLength(probe.output) / Buffer.byteLength(new PtyScreen(filled(), { cols: 80, rows: 24 }, { deadlineMs: NO_DEADLINE_MS }).snapshot().output);
-  const whole = timeRead(iterations, () => new PtyScreen(filled(), { cols: 80, rows: 24 }, { deadlineMs: NO_DEADLINE_MS }), (screen) => screen.snapshot());
+  const firstShare =
+    Buffer.byteLength(probe.output) /
+    Buffer.byteLength(
+      new PtyScreen(filled(), { cols: 80, rows: 24 }, { deadlineMs: NO_DEADLINE_MS }).snapshot()
+        .output,
+    );
+  const whole = timeRead(
+    iterations,
+    () => new PtyScreen(filled(), { cols: 80, rows: 24 }, { deadlineMs: NO_DEADLINE_MS }),
+    (screen) => screen.snapshot(),
+  );
   const warm = () => {
     const buffer = filled();
     const screen = new PtyScreen(buffer, { cols: 80, rows: 24 }, { deadlineMs: NO_DEADLINE_MS });
@@ -105,17 +134,25 @@ function readCosts(retained) {
     return screen;
   };
   const next = timeRead(iterations, warm, (screen) => screen.snapshot());
-  const same = timeRead(iterations, () => {
-    const screen = warm();
-    screen.snapshot();
-    return screen;
-  }, (screen) => screen.snapshot());
-  const strip = timeRead(iterations, () => {
-    const buffer = filled();
-    renderPtyText(buffer.text());
-    buffer.append(line);
-    return buffer;
-  }, (buffer) => renderPtyText(buffer.text()));
+  const same = timeRead(
+    iterations,
+    () => {
+      const screen = warm();
+      screen.snapshot();
+      return screen;
+    },
+    (screen) => screen.snapshot(),
+  );
+  const strip = timeRead(
+    iterations,
+    () => {
+      const buffer = filled();
+      renderPtyText(buffer.text());
+      buffer.append(line);
+      return buffer;
+    },
+    (buffer) => renderPtyText(buffer.text()),
+  );
   return { first, firstShare, whole, next, same, strip };
 }
 
@@ -138,7 +175,10 @@ for (const name of names) {
     figure: `PTY throughput, ${name}`,
     value: `${fmt.mbps(mbps)}, CPU ${fmt.s(median(results[name].map((r) => r.cpuMs)))}`,
     baseline: name === "no rendering" ? "" : `${fmt.mbps(stripMbps)} strip-ansi`,
-    ratio: name === "no rendering" ? "" : `${fmt.ratio(mbps / stripMbps)} (${fmt.ratio(mbps / base)} of no rendering)`,
+    ratio:
+      name === "no rendering"
+        ? ""
+        : `${fmt.ratio(mbps / stripMbps)} (${fmt.ratio(mbps / base)} of no rendering)`,
   });
 }
 throughputReport.print();
@@ -148,19 +188,55 @@ header(
   "the emulator's first read, a read after one more line, a read with nothing new; beside strip-ansi rendering after one more line",
 );
 const readReport = new Report();
-for (const [label, retained] of [["1 KiB", 1024], ["1 MiB", MiB]]) {
+for (const [label, retained] of [
+  ["1 KiB", 1024],
+  ["1 MiB", MiB],
+]) {
   const { first, firstShare, whole, next, same, strip } = readCosts(retained);
-  readReport.row({ figure: `${label} retained, emulator: first read (50 ms deadline; renders ${(firstShare * 100).toFixed(0)}% of the text)`, value: fmt.ms(first), baseline: `${fmt.ms(strip)} strip-ansi`, ratio: fmt.ratio(first / strip) });
-  readReport.row({ figure: `${label} retained, emulator: first read, no deadline (parses it all)`, value: fmt.ms(whole), baseline: `${fmt.ms(strip)} strip-ansi`, ratio: fmt.ratio(whole / strip) });
-  readReport.row({ figure: `${label} retained, emulator: read after one more line`, value: fmt.ms(next), baseline: `${fmt.ms(strip)} strip-ansi`, ratio: fmt.ratio(next / strip) });
-  readReport.row({ figure: `${label} retained, emulator: read with nothing new`, value: fmt.ms(same), baseline: `${fmt.ms(strip)} strip-ansi`, ratio: fmt.ratio(same / strip) });
+  readReport.row({
+    figure: `${label} retained, emulator: first read (50 ms deadline; renders ${(firstShare * 100).toFixed(0)}% of the text)`,
+    value: fmt.ms(first),
+    baseline: `${fmt.ms(strip)} strip-ansi`,
+    ratio: fmt.ratio(first / strip),
+  });
+  readReport.row({
+    figure: `${label} retained, emulator: first read, no deadline (parses it all)`,
+    value: fmt.ms(whole),
+    baseline: `${fmt.ms(strip)} strip-ansi`,
+    ratio: fmt.ratio(whole / strip),
+  });
+  readReport.row({
+    figure: `${label} retained, emulator: read after one more line`,
+    value: fmt.ms(next),
+    baseline: `${fmt.ms(strip)} strip-ansi`,
+    ratio: fmt.ratio(next / strip),
+  });
+  readReport.row({
+    figure: `${label} retained, emulator: read with nothing new`,
+    value: fmt.ms(same),
+    baseline: `${fmt.ms(strip)} strip-ansi`,
+    ratio: fmt.ratio(same / strip),
+  });
 }
 {
   // A `sinceByte` read of one new line: rendered alone on the terminal's second (scratch) screen.
   const screen = new PtyScreen(new OutputBuffer(LIMIT), { cols: 80, rows: 24 });
   const line = "\x1b[32mok\x1b[0m one more line of output from the command\r\n";
-  const emulator = timeRead(200, () => screen, (s) => s.renderIncrement(line, false));
-  const strip = timeRead(200, () => line, (text) => renderPtyText(text));
-  readReport.row({ figure: "sinceByte increment of one line, emulator", value: fmt.ms(emulator), baseline: `${fmt.ms(strip)} strip-ansi`, ratio: fmt.ratio(emulator / strip) });
+  const emulator = timeRead(
+    200,
+    () => screen,
+    (s) => s.renderIncrement(line, false),
+  );
+  const strip = timeRead(
+    200,
+    () => line,
+    (text) => renderPtyText(text),
+  );
+  readReport.row({
+    figure: "sinceByte increment of one line, emulator",
+    value: fmt.ms(emulator),
+    baseline: `${fmt.ms(strip)} strip-ansi`,
+    ratio: fmt.ratio(emulator / strip),
+  });
 }
 readReport.print();

@@ -58,9 +58,17 @@ async function plainRead() {
   const { growth } = memory.stop();
   const retained = liveBytes() - liveAtStart;
   if (exitCode !== 0 || bytes !== TOTAL_BYTES || !tail.toString("utf8").endsWith(END)) {
-    throw new Error(`plain read: exit ${exitCode}, ${bytes} of ${TOTAL_BYTES} bytes, tail ${JSON.stringify(tail.toString().slice(-40))}`);
+    throw new Error(
+      `plain read: exit ${exitCode}, ${bytes} of ${TOTAL_BYTES} bytes, tail ${JSON.stringify(tail.toString().slice(-40))}`,
+    );
   }
-  return { ms, mbps: TOTAL_BYTES / MB / (ms / 1000), cpuMs, rssGrowth: growth, rssRetained: retained };
+  return {
+    ms,
+    mbps: TOTAL_BYTES / MB / (ms / 1000),
+    cpuMs,
+    rssGrowth: growth,
+    rssRetained: retained,
+  };
 }
 
 /** Bytes of live JS heap and buffers after a full GC (RSS does not shrink when memory is freed). */
@@ -80,7 +88,8 @@ function faultOf(snapshot) {
   const bytes = Buffer.byteLength(snapshot.output, "utf8");
   if (bytes > LIMIT_BYTES) return `${bytes} bytes retained, over the ${LIMIT_BYTES} limit`;
   if (snapshot.output.includes("\uFFFD")) return "U+FFFD in the output (a cut inside a character)";
-  if (snapshot.totalBytes > LIMIT_BYTES && !snapshot.truncated) return `not truncated after ${snapshot.totalBytes} bytes`;
+  if (snapshot.totalBytes > LIMIT_BYTES && !snapshot.truncated)
+    return `not truncated after ${snapshot.totalBytes} bytes`;
   return undefined;
 }
 
@@ -148,7 +157,15 @@ async function throughHost() {
     reads,
     correct,
     cursorGaps,
-    detail: { exit, totalBytes: final.totalBytes, finalBytes, truncated: final.truncated, faults, finalFault, finalGap: cursorGap(final) },
+    detail: {
+      exit,
+      totalBytes: final.totalBytes,
+      finalBytes,
+      truncated: final.truncated,
+      faults,
+      finalFault,
+      finalGap: cursorGap(final),
+    },
   };
 }
 
@@ -219,7 +236,10 @@ export async function main() {
   const reads = hosted.reduce((sum, r) => sum + r.reads, 0);
   report.row({
     figure: "cursor: output = bytes [droppedBytes, totalBytes)",
-    value: gaps.length === 0 ? "held" : `${gaps.length} reads short by ${[...new Set(gaps)].sort().join("/")} bytes`,
+    value:
+      gaps.length === 0
+        ? "held"
+        : `${gaps.length} reads short by ${[...new Set(gaps)].sort().join("/")} bytes`,
     baseline: `${reads} reads`,
     goal: "every read",
     met: gaps.length === 0,

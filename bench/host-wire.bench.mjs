@@ -30,7 +30,10 @@ const SESSION = "bench-session";
 const SIZES = { kib: 1024, mib: 1024 * 1024 };
 
 async function cycle(client) {
-  const { terminalId } = await client.request("terminal/create", { sessionId: SESSION, command: "true" });
+  const { terminalId } = await client.request("terminal/create", {
+    sessionId: SESSION,
+    command: "true",
+  });
   const exit = await client.request("terminal/wait_for_exit", { sessionId: SESSION, terminalId });
   await client.request("terminal/release", { sessionId: SESSION, terminalId });
   if (exit.exitCode !== 0) throw new Error(`true exited with ${JSON.stringify(exit)}`);
@@ -62,7 +65,9 @@ async function terminalHolding(client, bytes) {
   await client.request("terminal/wait_for_exit", { sessionId: SESSION, terminalId });
   const response = await client.request("terminal/output", { sessionId: SESSION, terminalId });
   if (response.output !== payload(bytes).toString("utf8") || response.truncated) {
-    throw new Error(`terminal/output of a ${bytes}-byte payload came back different (${response.output.length} chars)`);
+    throw new Error(
+      `terminal/output of a ${bytes}-byte payload came back different (${response.output.length} chars)`,
+    );
   }
   return terminalId;
 }
@@ -93,7 +98,10 @@ export async function main() {
       },
       options,
     );
-    const ids = { kib: await terminalHolding(hosted.client, SIZES.kib), mib: await terminalHolding(hosted.client, SIZES.mib) };
+    const ids = {
+      kib: await terminalHolding(hosted.client, SIZES.kib),
+      mib: await terminalHolding(hosted.client, SIZES.mib),
+    };
     const outputs = {};
     for (const size of ["kib", "mib"]) {
       outputs[size] = await alternate(

@@ -69,17 +69,29 @@ function processCpuMs(pid) {
 }
 
 function withoutOutputSince(capabilities) {
-  return { ...capabilities, _meta: { "acp-terminal": { ...capabilities._meta["acp-terminal"], outputSince: false } } };
+  return {
+    ...capabilities,
+    _meta: { "acp-terminal": { ...capabilities._meta["acp-terminal"], outputSince: false } },
+  };
 }
 
 async function measure(wire, clientCapabilities, scenario) {
   const counting = new CountingRequester(wire.client);
   const provider = new AcpTerminalProvider(counting, { sessionId: SESSION, clientCapabilities });
-  const manager = new ProcessManager({ provider, env: {}, sweepIntervalMs: 0, tuning: { outputByteLimit: LIMIT_BYTES } });
+  const manager = new ProcessManager({
+    provider,
+    env: {},
+    sweepIntervalMs: 0,
+    tuning: { outputByteLimit: LIMIT_BYTES },
+  });
   const agentCpu = process.cpuUsage();
   const clientCpu = processCpuMs(wire.child.pid);
   const started = performance.now();
-  const { run } = await manager.run({ sessionId: SESSION, ...printer(scenario.bytes, scenario.quietMs), yieldMs: 600_000 });
+  const { run } = await manager.run({
+    sessionId: SESSION,
+    ...printer(scenario.bytes, scenario.quietMs),
+    yieldMs: 600_000,
+  });
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage(agentCpu);
   const result = {
@@ -95,7 +107,8 @@ async function measure(wire, clientCapabilities, scenario) {
   };
   await manager.dispose();
   if (run.status !== "completed") throw new Error(`printer ended ${run.status}: ${run.error}`);
-  if (result.seen + result.lost !== scenario.bytes) throw new Error(`saw ${result.seen} + lost ${result.lost} bytes, printed ${scenario.bytes}`);
+  if (result.seen + result.lost !== scenario.bytes)
+    throw new Error(`saw ${result.seen} + lost ${result.lost} bytes, printed ${scenario.bytes}`);
   return result;
 }
 
@@ -107,7 +120,11 @@ header(
 );
 const SCENARIOS = [
   { name: `${MB} MB`, bytes: TOTAL_BYTES, quietMs: 0 },
-  { name: `1 MiB + ${QUIET_S} s quiet`, bytes: 1024 * 1024 - ((1024 * 1024) % LINE.length), quietMs: QUIET_S * 1000 },
+  {
+    name: `1 MiB + ${QUIET_S} s quiet`,
+    bytes: 1024 * 1024 - ((1024 * 1024) % LINE.length),
+    quietMs: QUIET_S * 1000,
+  },
 ];
 const report = new Report();
 const wire = await startClient(TERMINAL_CLIENT);
@@ -142,7 +159,9 @@ try {
     }
     for (const variant of ["snapshots", "since"]) {
       const lost = results[variant].map((r) => `${r.lost}${r.lostUnknown ? "?" : ""}`).join(", ");
-      report.note(`${scenario.name}, ${variant}: bytes lost per round ${lost} (seen + lost = printed, checked)`);
+      report.note(
+        `${scenario.name}, ${variant}: bytes lost per round ${lost} (seen + lost = printed, checked)`,
+      );
     }
   }
 } finally {

@@ -29,21 +29,40 @@ const BIG_COMMAND = `yes | head -c ${BIG_BYTES}`;
 const CLI = fileURLToPath(new URL("../packages/acp-terminal/dist/cli/main.js", import.meta.url));
 
 async function connect(workspace, modern) {
-  const client = new Client({ name: "bench", version: "1.0.0" }, modern ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {});
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", "--workspace", workspace, "--yes"], stderr: "ignore" }));
+  const client = new Client(
+    { name: "bench", version: "1.0.0" },
+    modern ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
+  );
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, "mcp", "--workspace", workspace, "--yes"],
+      stderr: "ignore",
+    }),
+  );
   return client;
 }
 
 async function execTool(client, command) {
-  const result = await client.callTool({ name: "exec", arguments: { command, yieldMs: 120_000 } }, { timeout: 300_000 });
+  const result = await client.callTool(
+    { name: "exec", arguments: { command, yieldMs: 120_000 } },
+    { timeout: 300_000 },
+  );
   const answer = result.structuredContent;
-  if (result.isError || answer?.status !== "completed") throw new Error(`exec ${command}: ${JSON.stringify(result).slice(0, 500)}`);
+  if (result.isError || answer?.status !== "completed")
+    throw new Error(`exec ${command}: ${JSON.stringify(result).slice(0, 500)}`);
   return answer;
 }
 
 async function direct(manager, command) {
-  const { run } = await manager.run({ sessionId: "bench", command, timeoutMs: 300_000, yieldMs: 120_000 });
-  if (run.status !== "completed") throw new Error(`ProcessManager.run ${command}: ${run.status} ${run.error ?? ""}`);
+  const { run } = await manager.run({
+    sessionId: "bench",
+    command,
+    timeoutMs: 300_000,
+    yieldMs: 120_000,
+  });
+  if (run.status !== "completed")
+    throw new Error(`ProcessManager.run ${command}: ${run.status} ${run.error ?? ""}`);
   manager.remove(run.id, { sessionId: "bench" });
   return run;
 }
@@ -55,28 +74,51 @@ function plainRead(command) {
     let bytes = 0;
     child.stdout.on("data", (chunk) => (bytes += chunk.length));
     child.once("error", reject);
-    child.once("close", (code) => (code === 0 ? resolve(bytes) : reject(new Error(`${command} exited ${code}`))));
+    child.once("close", (code) =>
+      code === 0 ? resolve(bytes) : reject(new Error(`${command} exited ${code}`)),
+    );
   });
 }
 
-header("acp-terminal mcp over stdio", `exec of true: ${ITERATIONS} iterations after ${WARMUP} warm-up, alternating batches; ${BIG_RUNS} runs of a ${fmt.mb(BIG_BYTES)} output`);
+header(
+  "acp-terminal mcp over stdio",
+  `exec of true: ${ITERATIONS} iterations after ${WARMUP} warm-up, alternating batches; ${BIG_RUNS} runs of a ${fmt.mb(BIG_BYTES)} output`,
+);
 const report = new Report();
 const workspace = mkdtempSync(path.join(tmpdir(), "bench-mcp-"));
 const host = new TerminalHost({ cwd: workspace });
-const manager = new ProcessManager({ provider: new LocalTerminalProvider(host), env: {}, sweepIntervalMs: 0 });
+const manager = new ProcessManager({
+  provider: new LocalTerminalProvider(host),
+  env: {},
+  sweepIntervalMs: 0,
+});
 const legacy = await connect(workspace, false);
 const modern = await connect(workspace, true);
 try {
-  report.note(`negotiated: v2 client default ${legacy.getNegotiatedProtocolVersion()}, v2 client pinned ${modern.getNegotiatedProtocolVersion()}`);
+  report.note(
+    `negotiated: v2 client default ${legacy.getNegotiatedProtocolVersion()}, v2 client pinned ${modern.getNegotiatedProtocolVersion()}`,
+  );
   const samples = await alternate(
-    { direct: () => direct(manager, "true"), legacy: () => execTool(legacy, "true"), modern: () => execTool(modern, "true") },
+    {
+      direct: () => direct(manager, "true"),
+      legacy: () => execTool(legacy, "true"),
+      modern: () => execTool(modern, "true"),
+    },
     { warmup: WARMUP, iterations: ITERATIONS },
   );
   const base = summarize(samples.direct);
-  for (const [name, label] of [["legacy", "2025-11-25"], ["modern", "2026-07-28"]]) {
+  for (const [name, label] of [
+    ["legacy", "2025-11-25"],
+    ["modern", "2026-07-28"],
+  ]) {
     const ours = summarize(samples[name]);
     for (const p of ["p50", "p95"]) {
-      report.row({ figure: `exec true via MCP ${label}: ${p}`, value: fmt.ms(ours[p]), baseline: `${fmt.ms(base[p])} ProcessManager.run`, ratio: fmt.ratio(ours[p] / base[p]) });
+      report.row({
+        figure: `exec true via MCP ${label}: ${p}`,
+        value: fmt.ms(ours[p]),
+        baseline: `${fmt.ms(base[p])} ProcessManager.run`,
+        ratio: fmt.ratio(ours[p] / base[p]),
+      });
     }
   }
 
@@ -100,7 +142,9 @@ try {
     baseline: `${fmt.s(plainMs)} (${fmt.mbps(BIG_BYTES / 1e6 / (plainMs / 1000))}) plain pipe read`,
     ratio: fmt.ratio(toolMs / plainMs),
   });
-  report.note("the exec answer carries the last 200000 characters (truncated: true); the host reads and counts every byte");
+  report.note(
+    "the exec answer carries the last 200000 characters (truncated: true); the host reads and counts every byte",
+  );
 } finally {
   await Promise.allSettled([legacy.close(), modern.close()]);
   await manager.dispose();

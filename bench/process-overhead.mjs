@@ -21,11 +21,17 @@ const SESSION = "bench-session";
 const COMMAND = { command: "echo", args: ["hi"] };
 
 function check(output, exitCode, what) {
-  if (output !== "hi\n" || exitCode !== 0) throw new Error(`${what}: expected "hi\\n" and exit 0, got ${JSON.stringify(output)} / ${exitCode}`);
+  if (output !== "hi\n" || exitCode !== 0)
+    throw new Error(
+      `${what}: expected "hi\\n" and exit 0, got ${JSON.stringify(output)} / ${exitCode}`,
+    );
 }
 
 async function bareAcp(client) {
-  const { terminalId } = await client.request("terminal/create", { sessionId: SESSION, ...COMMAND });
+  const { terminalId } = await client.request("terminal/create", {
+    sessionId: SESSION,
+    ...COMMAND,
+  });
   const exit = await client.request("terminal/wait_for_exit", { sessionId: SESSION, terminalId });
   const { output } = await client.request("terminal/output", { sessionId: SESSION, terminalId });
   await client.request("terminal/release", { sessionId: SESSION, terminalId });
@@ -41,7 +47,12 @@ async function bareLocal(host, owner) {
 }
 
 async function managed(manager) {
-  const { run } = await manager.run({ sessionId: SESSION, ...COMMAND, timeoutMs: 60_000, yieldMs: 60_000 });
+  const { run } = await manager.run({
+    sessionId: SESSION,
+    ...COMMAND,
+    timeoutMs: 60_000,
+    yieldMs: 60_000,
+  });
   check(manager.tail(run.id).text, run.exitCode, "ProcessManager.run");
   manager.remove(run.id);
 }
@@ -50,24 +61,38 @@ async function managed(manager) {
 async function compare(label, provider, bare) {
   const manager = new ProcessManager({ provider, env: {}, sweepIntervalMs: 0 });
   try {
-    const samples = await alternate({ bare, managed: () => managed(manager) }, { warmup: WARMUP, iterations: ITERATIONS });
+    const samples = await alternate(
+      { bare, managed: () => managed(manager) },
+      { warmup: WARMUP, iterations: ITERATIONS },
+    );
     const base = summarize(samples.bare);
     const ours = summarize(samples.managed);
     for (const p of ["p50", "p95"]) {
-      report.row({ figure: `${label}: run ${p}`, value: fmt.ms(ours[p]), baseline: `${fmt.ms(base[p])} bare calls`, ratio: fmt.ratio(ours[p] / base[p]) });
+      report.row({
+        figure: `${label}: run ${p}`,
+        value: fmt.ms(ours[p]),
+        baseline: `${fmt.ms(base[p])} bare calls`,
+        ratio: fmt.ratio(ours[p] / base[p]),
+      });
     }
   } finally {
     await manager.dispose();
   }
 }
 
-header("acp-process foreground overhead", `echo hi, ${ITERATIONS} iterations after ${WARMUP} warm-up, alternating batches`);
+header(
+  "acp-process foreground overhead",
+  `echo hi, ${ITERATIONS} iterations after ${WARMUP} warm-up, alternating batches`,
+);
 const report = new Report();
 
 const wire = await startClient(TERMINAL_CLIENT);
 try {
   const { terminalClientCapabilities } = await import("acp-terminal");
-  const provider = new AcpTerminalProvider(wire.client, { sessionId: SESSION, clientCapabilities: terminalClientCapabilities() });
+  const provider = new AcpTerminalProvider(wire.client, {
+    sessionId: SESSION,
+    clientCapabilities: terminalClientCapabilities(),
+  });
   await compare("ACP over stdio", provider, () => bareAcp(wire.client));
 } finally {
   await wire.stop();
@@ -76,9 +101,13 @@ try {
 const host = new TerminalHost();
 try {
   const owner = { connectionId: "bench", sessionId: SESSION };
-  await compare("local host", new LocalTerminalProvider(host, { owner }), () => bareLocal(host, owner));
+  await compare("local host", new LocalTerminalProvider(host, { owner }), () =>
+    bareLocal(host, owner),
+  );
 } finally {
   await host.dispose();
 }
-report.note("the managed run also polls terminal/output while the command runs and records items and events");
+report.note(
+  "the managed run also polls terminal/output while the command runs and records items and events",
+);
 report.print();

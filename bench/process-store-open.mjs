@@ -17,17 +17,45 @@ import { LocalTerminalProvider, ProcessManager } from "acp-process";
 import { SqliteRunStore } from "acp-process/sqlite";
 import { fmt, header, Report } from "./support/report.mjs";
 
-const SIZES = (process.env.BENCH_STORE_SIZES ?? "50x100x1000,500x100x1000,500x250x4000").split(",").map((size) => size.split("x").map(Number));
+const SIZES = (process.env.BENCH_STORE_SIZES ?? "50x100x1000,500x100x1000,500x250x4000")
+  .split(",")
+  .map((size) => size.split("x").map(Number));
 const OPENS = Number(process.env.BENCH_OPENS ?? 5);
 const dir = mkdtempSync(join(tmpdir(), "acp-process-bench-open-"));
-const fileSize = (path) => ["", "-wal"].reduce((n, suffix) => n + (statSync(path + suffix, { throwIfNoEntry: false })?.size ?? 0), 0);
+const fileSize = (path) =>
+  ["", "-wal"].reduce(
+    (n, suffix) => n + (statSync(path + suffix, { throwIfNoEntry: false })?.size ?? 0),
+    0,
+  );
 
 function record(id, items, chars) {
   return {
-    id, sessionId: "bench", command: "bench", args: null, cwd: null, env: null, pty: false, stdin: false, status: "running",
-    exitCode: null, signal: null, cause: null, error: null, createdAtMs: 1, startedAtMs: 1, endedAtMs: null, terminalId: "t",
-    timeoutMs: 0, idleTimeoutMs: 0, nextSeq: items, outputBytes: items * chars, lostBytes: 0, lostUnknown: false,
-    lineCount: 0, exitNotified: false, labels: {},
+    id,
+    sessionId: "bench",
+    command: "bench",
+    args: null,
+    cwd: null,
+    env: null,
+    pty: false,
+    stdin: false,
+    status: "running",
+    exitCode: null,
+    signal: null,
+    cause: null,
+    error: null,
+    createdAtMs: 1,
+    startedAtMs: 1,
+    endedAtMs: null,
+    terminalId: "t",
+    timeoutMs: 0,
+    idleTimeoutMs: 0,
+    nextSeq: items,
+    outputBytes: items * chars,
+    lostBytes: 0,
+    lostUnknown: false,
+    lineCount: 0,
+    exitNotified: false,
+    labels: {},
   };
 }
 
@@ -38,7 +66,16 @@ function build(path, runs, items, chars) {
     const id = `run_${String(r).padStart(5, "0")}`;
     store.putRun(record(id, items, chars));
     for (let seq = 0; seq < items; seq += 50) {
-      store.appendItems(id, Array.from({ length: Math.min(50, items - seq) }, (_, k) => ({ seq: seq + k, kind: "output", text, atMs: seq + k, byteOffset: (seq + k) * chars })));
+      store.appendItems(
+        id,
+        Array.from({ length: Math.min(50, items - seq) }, (_, k) => ({
+          seq: seq + k,
+          kind: "output",
+          text,
+          atMs: seq + k,
+          byteOffset: (seq + k) * chars,
+        })),
+      );
     }
   }
   store.close();
@@ -58,7 +95,12 @@ function medianOpenMs(path, openCheck) {
 async function recoverMs(path) {
   const host = new TerminalHost();
   const store = new SqliteRunStore(path);
-  const manager = new ProcessManager({ provider: new LocalTerminalProvider(host), store, env: {}, sweepIntervalMs: 0 });
+  const manager = new ProcessManager({
+    provider: new LocalTerminalProvider(host),
+    store,
+    env: {},
+    sweepIntervalMs: 0,
+  });
   const started = performance.now();
   const report = await manager.recover();
   const elapsed = performance.now() - started;
@@ -68,7 +110,10 @@ async function recoverMs(path) {
   return { elapsed, lost: report.lost.length };
 }
 
-header("acp-process store open-time check", `warm opens, median of ${OPENS}; recover() with every run left running`);
+header(
+  "acp-process store open-time check",
+  `warm opens, median of ${OPENS}; recover() with every run left running`,
+);
 const report = new Report();
 try {
   for (const [runs, items, chars] of SIZES) {
@@ -78,10 +123,22 @@ try {
     const label = `${runs} runs x ${items} items x ${chars} chars (${fmt.mb(fileSize(path))})`;
     const schema = medianOpenMs(path, "schema");
     const quick = medianOpenMs(path, "quick_check");
-    report.row({ figure: `${label}: open, schema check`, value: fmt.ms(schema), baseline: `built in ${fmt.s(performance.now() - buildStarted)}` });
-    report.row({ figure: `${label}: open, quick_check`, value: fmt.ms(quick), ratio: fmt.ratio(quick / schema) });
+    report.row({
+      figure: `${label}: open, schema check`,
+      value: fmt.ms(schema),
+      baseline: `built in ${fmt.s(performance.now() - buildStarted)}`,
+    });
+    report.row({
+      figure: `${label}: open, quick_check`,
+      value: fmt.ms(quick),
+      ratio: fmt.ratio(quick / schema),
+    });
     const recovered = await recoverMs(path);
-    report.row({ figure: `${label}: recover() of ${recovered.lost} running runs`, value: fmt.ms(recovered.elapsed), baseline: `${fmt.ms(recovered.elapsed / recovered.lost)} per run` });
+    report.row({
+      figure: `${label}: recover() of ${recovered.lost} running runs`,
+      value: fmt.ms(recovered.elapsed),
+      baseline: `${fmt.ms(recovered.elapsed / recovered.lost)} per run`,
+    });
     rmSync(path, { force: true });
     rmSync(`${path}-wal`, { force: true });
     rmSync(`${path}-shm`, { force: true });

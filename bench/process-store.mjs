@@ -31,12 +31,22 @@ const PRINTER = {
 const LINE_BYTES = 41;
 
 const dir = mkdtempSync(join(tmpdir(), "acp-process-bench-"));
-const dbSize = (path) => ["", "-wal"].reduce((n, suffix) => n + (statSync(path + suffix, { throwIfNoEntry: false })?.size ?? 0), 0);
+const dbSize = (path) =>
+  ["", "-wal"].reduce(
+    (n, suffix) => n + (statSync(path + suffix, { throwIfNoEntry: false })?.size ?? 0),
+    0,
+  );
 
 async function endToEnd(store) {
   const stats = () => (store.stats ? store.stats() : undefined);
   const host = new TerminalHost({ defaultOutputByteLimit: 8 * 1024 * 1024 });
-  const manager = new ProcessManager({ provider: new LocalTerminalProvider(host), store, env: {}, sweepIntervalMs: 0, maxOutputChars: 5_000_000 });
+  const manager = new ProcessManager({
+    provider: new LocalTerminalProvider(host),
+    store,
+    env: {},
+    sweepIntervalMs: 0,
+    maxOutputChars: 5_000_000,
+  });
   const cpu = process.cpuUsage();
   const started = performance.now();
   const { run } = await manager.run({ sessionId: "bench", ...PRINTER, yieldMs: 120_000 });
@@ -44,7 +54,10 @@ async function endToEnd(store) {
   const used = process.cpuUsage(cpu);
   store.flush();
   if (run.status !== "completed") throw new Error(`printer ended ${run.status}: ${run.error}`);
-  if (run.outputBytes + run.lostBytes !== TOTAL * LINE_BYTES) throw new Error(`byte accounting: ${run.outputBytes} + ${run.lostBytes} != ${TOTAL * LINE_BYTES}`);
+  if (run.outputBytes + run.lostBytes !== TOTAL * LINE_BYTES)
+    throw new Error(
+      `byte accounting: ${run.outputBytes} + ${run.lostBytes} != ${TOTAL * LINE_BYTES}`,
+    );
   const sizes = stats();
   await manager.dispose();
   await host.dispose();
@@ -52,42 +65,104 @@ async function endToEnd(store) {
 }
 
 function storeOnly(store, items) {
-  store.putRun({ id: "r", sessionId: "s", status: "running", nextSeq: items, createdAtMs: 0, endedAtMs: null });
+  store.putRun({
+    id: "r",
+    sessionId: "s",
+    status: "running",
+    nextSeq: items,
+    createdAtMs: 0,
+    endedAtMs: null,
+  });
   const started = performance.now();
   for (let seq = 0; seq < items; seq++) {
-    store.appendItems("r", [{ seq, kind: "output", text: `line ${String(seq).padStart(9, "0")} the quick brown fox jumps\n`, atMs: seq, byteOffset: seq * LINE_BYTES }]);
+    store.appendItems("r", [
+      {
+        seq,
+        kind: "output",
+        text: `line ${String(seq).padStart(9, "0")} the quick brown fox jumps\n`,
+        atMs: seq,
+        byteOffset: seq * LINE_BYTES,
+      },
+    ]);
   }
   store.flush();
   return performance.now() - started;
 }
 
-header("acp-process store throughput", `a process printing ${RATE} lines/s for ${SECONDS} s (${TOTAL} lines of ${LINE_BYTES} bytes), local host`);
+header(
+  "acp-process store throughput",
+  `a process printing ${RATE} lines/s for ${SECONDS} s (${TOTAL} lines of ${LINE_BYTES} bytes), local host`,
+);
 const report = new Report();
 try {
-  const memory = await endToEnd(new MemoryRunStore({ maxItemsPerRun: 1_000_000, maxCharsPerRun: 50_000_000 }));
+  const memory = await endToEnd(
+    new MemoryRunStore({ maxItemsPerRun: 1_000_000, maxCharsPerRun: 50_000_000 }),
+  );
   const fullPath = join(dir, "full.db");
-  const full = await endToEnd(new SqliteRunStore(fullPath, { retention: { maxItemsPerRun: 1_000_000, maxCharsPerRun: 50_000_000 } }));
+  const full = await endToEnd(
+    new SqliteRunStore(fullPath, {
+      retention: { maxItemsPerRun: 1_000_000, maxCharsPerRun: 50_000_000 },
+    }),
+  );
   const boundedPath = join(dir, "bounded.db");
   const bounded = await endToEnd(new SqliteRunStore(boundedPath));
 
   const perSecond = (count, ms) => `${Math.round(count / (ms / 1000)).toLocaleString("en")}/s`;
-  for (const [name, result, path] of [["SQLite, everything kept", full, fullPath], ["SQLite, default retention", bounded, boundedPath]]) {
+  for (const [name, result, path] of [
+    ["SQLite, everything kept", full, fullPath],
+    ["SQLite, default retention", bounded, boundedPath],
+  ]) {
     const lines = result.run.lineCount;
-    report.row({ figure: `${name}: lines stored`, value: perSecond(lines, result.elapsedMs), baseline: `${perSecond(memory.run.lineCount, memory.elapsedMs)} memory` });
-    report.row({ figure: `${name}: items stored`, value: `${perSecond(result.run.nextSeq, result.elapsedMs)} (${result.run.nextSeq} items)`, baseline: `${perSecond(memory.run.nextSeq, memory.elapsedMs)} memory` });
-    report.row({ figure: `${name}: agent CPU per 100k lines`, value: fmt.ms((result.cpuMs / lines) * 100_000), baseline: `${fmt.ms((memory.cpuMs / memory.run.lineCount) * 100_000)} memory`, ratio: fmt.ratio(result.cpuMs / lines / (memory.cpuMs / memory.run.lineCount)) });
-    report.row({ figure: `${name}: bytes lost to the host limit`, value: String(result.run.lostBytes), baseline: `${memory.run.lostBytes} memory` });
-    report.row({ figure: `${name}: DB size`, value: `${fmt.mb(dbSize(path))} on disk with WAL, ${fmt.mb(result.sizes.liveBytes)} live pages, for ${fmt.mb(TOTAL * LINE_BYTES)} of output` });
+    report.row({
+      figure: `${name}: lines stored`,
+      value: perSecond(lines, result.elapsedMs),
+      baseline: `${perSecond(memory.run.lineCount, memory.elapsedMs)} memory`,
+    });
+    report.row({
+      figure: `${name}: items stored`,
+      value: `${perSecond(result.run.nextSeq, result.elapsedMs)} (${result.run.nextSeq} items)`,
+      baseline: `${perSecond(memory.run.nextSeq, memory.elapsedMs)} memory`,
+    });
+    report.row({
+      figure: `${name}: agent CPU per 100k lines`,
+      value: fmt.ms((result.cpuMs / lines) * 100_000),
+      baseline: `${fmt.ms((memory.cpuMs / memory.run.lineCount) * 100_000)} memory`,
+      ratio: fmt.ratio(result.cpuMs / lines / (memory.cpuMs / memory.run.lineCount)),
+    });
+    report.row({
+      figure: `${name}: bytes lost to the host limit`,
+      value: String(result.run.lostBytes),
+      baseline: `${memory.run.lostBytes} memory`,
+    });
+    report.row({
+      figure: `${name}: DB size`,
+      value: `${fmt.mb(dbSize(path))} on disk with WAL, ${fmt.mb(result.sizes.liveBytes)} live pages, for ${fmt.mb(TOTAL * LINE_BYTES)} of output`,
+    });
   }
 
   const ITEMS = 300_000;
-  const memoryMs = storeOnly(new MemoryRunStore({ maxItemsPerRun: 1_000_000, maxCharsPerRun: 50_000_000 }), ITEMS);
-  const sqlite = new SqliteRunStore(join(dir, "items.db"), { retention: { maxItemsPerRun: 1_000_000, maxCharsPerRun: 50_000_000 } });
+  const memoryMs = storeOnly(
+    new MemoryRunStore({ maxItemsPerRun: 1_000_000, maxCharsPerRun: 50_000_000 }),
+    ITEMS,
+  );
+  const sqlite = new SqliteRunStore(join(dir, "items.db"), {
+    retention: { maxItemsPerRun: 1_000_000, maxCharsPerRun: 50_000_000 },
+  });
   const sqliteMs = storeOnly(sqlite, ITEMS);
   sqlite.close();
-  report.row({ figure: "store alone: one-line items appended", value: `${Math.round(ITEMS / (sqliteMs / 1000)).toLocaleString("en")}/s SQLite`, baseline: `${Math.round(ITEMS / (memoryMs / 1000)).toLocaleString("en")}/s memory`, ratio: fmt.ratio(sqliteMs / memoryMs) });
-  report.row({ figure: "store alone: DB size", value: `${fmt.mb(dbSize(join(dir, "items.db")))} for ${ITEMS} items` });
-  report.note("items are what the poller read at once (≤ 8192 chars each), so a chatty process makes few, large items");
+  report.row({
+    figure: "store alone: one-line items appended",
+    value: `${Math.round(ITEMS / (sqliteMs / 1000)).toLocaleString("en")}/s SQLite`,
+    baseline: `${Math.round(ITEMS / (memoryMs / 1000)).toLocaleString("en")}/s memory`,
+    ratio: fmt.ratio(sqliteMs / memoryMs),
+  });
+  report.row({
+    figure: "store alone: DB size",
+    value: `${fmt.mb(dbSize(join(dir, "items.db")))} for ${ITEMS} items`,
+  });
+  report.note(
+    "items are what the poller read at once (≤ 8192 chars each), so a chatty process makes few, large items",
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -20,14 +20,18 @@ const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 300) * 1000;
 const filters = process.argv.slice(2);
 
 const files = readdirSync(BENCH_DIR)
-  .filter((name) => name !== "run.mjs" && (name.endsWith(".bench.mjs") || /^process-.*\.mjs$/.test(name)))
+  .filter(
+    (name) => name !== "run.mjs" && (name.endsWith(".bench.mjs") || /^process-.*\.mjs$/.test(name)),
+  )
   .filter((name) => filters.length === 0 || filters.some((word) => name.includes(word)))
   .sort();
 
 const rule = "=".repeat(100);
 console.log(
   `benchmarks: ${files.length} (${files.join(", ")})\n` +
-    `node ${process.version}, ${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}\n` +
+    `node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}\n` +
     "each figure stands beside a baseline measured in the same run; goals never fail the run",
 );
 
@@ -47,7 +51,9 @@ for (const name of files) {
   const seconds = ((performance.now() - begin) / 1000).toFixed(1);
   if (timedOut) failures.push(`${name}: killed after ${TIMEOUT_MS / 1000} s (BENCH_TIMEOUT_S)`);
   else if (code !== 0) failures.push(`${name}: exited with ${signal ?? code}`);
-  console.log(`(${name}: ${seconds} s${code === 0 ? "" : `, FAILED: ${timedOut ? "timed out" : (signal ?? code)}`})`);
+  console.log(
+    `(${name}: ${seconds} s${code === 0 ? "" : `, FAILED: ${timedOut ? "timed out" : (signal ?? code)}`})`,
+  );
 }
 
 console.log(`\n${rule}\nall benchmarks: ${((performance.now() - started) / 1000).toFixed(1)} s`);

@@ -27,7 +27,8 @@ function say(client, sessionId, text) {
   });
 }
 
-const quote = (word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`);
+const quote = (word) =>
+  /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 
 function describeExit({ exitCode, signal }) {
   return signal ? `killed by ${signal}` : `exit code ${exitCode}`;
@@ -69,7 +70,11 @@ async function finish(client, sessionId, { terminal, toolCallId }) {
     const { output, truncated } = await terminal.currentOutput();
     await client.notify("session/update", {
       sessionId,
-      update: { sessionUpdate: "tool_call_update", toolCallId, status: exit.exitCode === 0 ? "completed" : "failed" },
+      update: {
+        sessionUpdate: "tool_call_update",
+        toolCallId,
+        status: exit.exitCode === 0 ? "completed" : "failed",
+      },
     });
     return `${output}${truncated ? "[output truncated]\n" : ""}→ ${describeExit(exit)}\n\n`;
   } finally {
@@ -90,12 +95,24 @@ const app = agent({ name: "echo-agent" })
   .onRequest("session/prompt", async ({ params, client }) => {
     const { sessionId } = params;
     if (!clientCapabilities.terminal) {
-      await say(client, sessionId, "This client has no terminals (clientCapabilities.terminal is not true).\n");
+      await say(
+        client,
+        sessionId,
+        "This client has no terminals (clientCapabilities.terminal is not true).\n",
+      );
       return { stopReason: "end_turn" };
     }
     for (const step of COMMANDS) {
-      await say(client, sessionId, `$ ${step.args ? [step.command, ...step.args].map(quote).join(" ") : step.command}\n`);
-      await say(client, sessionId, await finish(client, sessionId, await runInTerminal(client, sessionId, step)));
+      await say(
+        client,
+        sessionId,
+        `$ ${step.args ? [step.command, ...step.args].map(quote).join(" ") : step.command}\n`,
+      );
+      await say(
+        client,
+        sessionId,
+        await finish(client, sessionId, await runInTerminal(client, sessionId, step)),
+      );
     }
     // Extensions are used only when the client advertised them.
     const extensions = readTerminalCapability(clientCapabilities);
@@ -107,11 +124,18 @@ const app = agent({ name: "echo-agent" })
         args: [],
         meta: { "acp-terminal": { stdin: true } },
       });
-      await client.request(WRITE_METHOD, { sessionId, terminalId: run.terminal.id, data: "typed into stdin\n", eof: true });
+      await client.request(WRITE_METHOD, {
+        sessionId,
+        terminalId: run.terminal.id,
+        data: "typed into stdin\n",
+        eof: true,
+      });
       await say(client, sessionId, await finish(client, sessionId, run));
     }
     return { stopReason: "end_turn" };
   });
 
-const connection = app.connect(ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+const connection = app.connect(
+  ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)),
+);
 await connection.closed;

@@ -19,20 +19,32 @@ const agentProcess = spawn(process.execPath, [agentPath], { stdio: ["pipe", "pip
 const agentExited = once(agentProcess, "exit");
 
 const host = new TerminalHost();
-host.on("create", ({ info }) => console.error(`[terminal] ${info.command} ${info.args.join(" ")} (cwd ${info.cwd})`));
-host.on("exit", ({ exitStatus }) => console.error(`[terminal] exited: ${JSON.stringify(exitStatus)}`));
+host.on("create", ({ info }) =>
+  console.error(`[terminal] ${info.command} ${info.args.join(" ")} (cwd ${info.cwd})`),
+);
+host.on("exit", ({ exitStatus }) =>
+  console.error(`[terminal] exited: ${JSON.stringify(exitStatus)}`),
+);
 
 const sessionCwds = new Map();
 const app = client({ name: "serve-terminals-example" });
-const binding = bindTerminalHost(app, host, { sessionCwd: (sessionId) => sessionCwds.get(sessionId) });
+const binding = bindTerminalHost(app, host, {
+  sessionCwd: (sessionId) => sessionCwds.get(sessionId),
+});
 
-const stream = ndJsonStream(Writable.toWeb(agentProcess.stdin), Readable.toWeb(agentProcess.stdout));
+const stream = ndJsonStream(
+  Writable.toWeb(agentProcess.stdin),
+  Readable.toWeb(agentProcess.stdout),
+);
 let exitCode = 0;
 try {
   await app.connectWith(stream, async (agent) => {
     await agent.request("initialize", {
       protocolVersion: PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, ...terminalClientCapabilities() },
+      clientCapabilities: {
+        fs: { readTextFile: false, writeTextFile: false },
+        ...terminalClientCapabilities(),
+      },
     });
     const cwd = process.cwd();
     const session = await agent.buildSession(cwd).start();

@@ -4,7 +4,12 @@
 import ts from "typescript";
 
 const files = process.argv.slice(2);
-const program = ts.createProgram(files, { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, skipLibCheck: true });
+const program = ts.createProgram(files, {
+  module: ts.ModuleKind.NodeNext,
+  moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  target: ts.ScriptTarget.ES2022,
+  skipLibCheck: true,
+});
 const checker = program.getTypeChecker();
 for (const file of files) {
   const source = program.getSourceFile(file);
@@ -14,7 +19,19 @@ for (const file of files) {
     continue;
   }
   const names = checker.getExportsOfModule(module);
-  const values = names.filter((name) => (name.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(name) : name).flags & ts.SymbolFlags.Value);
-  console.log(`${file}: ${names.length} names (${values.length} values, ${names.length - values.length} types only)`);
-  if (process.env.LIST) console.log(`  ${names.map((name) => name.name).sort().join(" ")}`);
+  const values = names.filter(
+    (name) =>
+      (name.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(name) : name).flags &
+      ts.SymbolFlags.Value,
+  );
+  console.log(
+    `${file}: ${names.length} names (${values.length} values, ${names.length - values.length} types only)`,
+  );
+  if (process.env.LIST)
+    console.log(
+      `  ${names
+        .map((name) => name.name)
+        .sort()
+        .join(" ")}`,
+    );
 }

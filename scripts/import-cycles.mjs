@@ -8,7 +8,8 @@ import { dirname, join, relative, resolve } from "node:path";
 
 const roots = process.argv.slice(2);
 if (roots.length === 0) {
-  for (const name of readdirSync("packages")) if (existsSync(join("packages", name, "src"))) roots.push(join("packages", name, "src"));
+  for (const name of readdirSync("packages"))
+    if (existsSync(join("packages", name, "src"))) roots.push(join("packages", name, "src"));
 }
 
 function sourceFiles(dir) {
@@ -22,7 +23,9 @@ function sourceFiles(dir) {
 function importsOf(file) {
   const text = readFileSync(file, "utf8");
   const found = [];
-  for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s*["'](\.{1,2}\/[^"']+)["']|(?:^|\n)\s*import\s*["'](\.{1,2}\/[^"']+)["']/g)) {
+  for (const match of text.matchAll(
+    /(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s*["'](\.{1,2}\/[^"']+)["']|(?:^|\n)\s*import\s*["'](\.{1,2}\/[^"']+)["']/g,
+  )) {
     const spec = match[1] ?? match[2];
     const base = resolve(dirname(file), spec.replace(/\.js$/, ""));
     const target = [`${base}.ts`, join(base, "index.ts")].find((path) => existsSync(path));
@@ -50,7 +53,8 @@ function cycles(graph) {
       if (!meta.has(next)) {
         visit(next);
         meta.get(node).low = Math.min(meta.get(node).low, meta.get(next).low);
-      } else if (meta.get(next).onStack) meta.get(node).low = Math.min(meta.get(node).low, meta.get(next).index);
+      } else if (meta.get(next).onStack)
+        meta.get(node).low = Math.min(meta.get(node).low, meta.get(next).index);
     }
     if (meta.get(node).low === meta.get(node).index) {
       const component = [];
@@ -82,12 +86,17 @@ for (const root of roots) {
       if (to === from) continue;
       folderGraph.get(from).add(to);
       const key = `${from} -> ${to}`;
-      folderEdges.set(key, [...(folderEdges.get(key) ?? []), `${relative(root, file)} -> ${relative(root, target)}`]);
+      folderEdges.set(key, [
+        ...(folderEdges.get(key) ?? []),
+        `${relative(root, file)} -> ${relative(root, target)}`,
+      ]);
     }
   }
   const folderCycles = cycles(folderGraph);
   const fileCycles = cycles(fileGraph);
-  console.log(`${root}: ${files.length} files, ${folderGraph.size} units (folders, and files directly in src/), ${folderCycles.length} folder-level cycle(s), ${fileCycles.length} file-level cycle(s)`);
+  console.log(
+    `${root}: ${files.length} files, ${folderGraph.size} units (folders, and files directly in src/), ${folderCycles.length} folder-level cycle(s), ${fileCycles.length} file-level cycle(s)`,
+  );
   for (const component of folderCycles) {
     console.log(`  folders in a cycle: ${component.join(", ")}`);
     for (const from of component) {
@@ -96,5 +105,6 @@ for (const root of roots) {
       }
     }
   }
-  for (const component of fileCycles) console.log(`  files in a cycle: ${component.map((file) => relative(root, file)).join(", ")}`);
+  for (const component of fileCycles)
+    console.log(`  files in a cycle: ${component.map((file) => relative(root, file)).join(", ")}`);
 }

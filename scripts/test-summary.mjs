@@ -8,8 +8,12 @@ let report;
 try {
   report = JSON.parse(readFileSync(reportPath, "utf8"));
 } catch (error) {
-  console.error(`No vitest report at ${reportPath.pathname} (${error.message}); run the tests first.`);
+  console.error(
+    `No vitest report at ${reportPath.pathname} (${error.message}); run the tests first.`,
+  );
   process.exit(1);
 }
 const skipped = report.numPendingTests + report.numTodoTests;
-console.log(`Tests: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${skipped} skipped`);
+console.log(
+  `Tests: ${report.numPassedTests} passed, ${report.numFailedTests} failed, ${skipped} skipped`,
+);

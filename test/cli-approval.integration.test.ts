@@ -22,12 +22,18 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const create = (params: Record<string, unknown>, times = 1) => nodeAgent(FIXTURE_AGENT, "create", JSON.stringify(params), String(times));
+const create = (params: Record<string, unknown>, times = 1) =>
+  nodeAgent(FIXTURE_AGENT, "create", JSON.stringify(params), String(times));
 const file = (name: string) => path.join(dir, name);
 
 describe("acp-terminal run: approving the agent's commands", () => {
   it("without --yes and without a TTY, refuses terminal/create naming --yes, and nothing runs", async () => {
-    const { code, stdout } = await runCli(["run", "--agent", create({ command: "touch", args: [file("FILE")] }), "go"]);
+    const { code, stdout } = await runCli([
+      "run",
+      "--agent",
+      create({ command: "touch", args: [file("FILE")] }),
+      "go",
+    ]);
     expect(stdout).toBe(
       `refused: -32603 Denied by the user: touch ${file("FILE")} (no terminal to ask on: pass --yes to allow every command, or --allow PATTERN to allow the ones that match)\n`,
     );
@@ -36,23 +42,55 @@ describe("acp-terminal run: approving the agent's commands", () => {
   });
 
   it("refuses a shell command line too, and writes, signals and kills with a chosen signal", async () => {
-    const line = await runCli(["run", "--agent", create({ command: `touch ${file("LINE")}` }), "go"]);
-    expect(line.stdout).toMatch(/^refused: -32603 Denied by the user: touch .*LINE \(no terminal to ask on: pass --yes/);
+    const line = await runCli([
+      "run",
+      "--agent",
+      create({ command: `touch ${file("LINE")}` }),
+      "go",
+    ]);
+    expect(line.stdout).toMatch(
+      /^refused: -32603 Denied by the user: touch .*LINE \(no terminal to ask on: pass --yes/,
+    );
     expect(existsSync(file("LINE"))).toBe(false);
-    const { stdout } = await runCli(["run", "--allow", "cat", "--agent", nodeAgent(FIXTURE_AGENT, "stdin"), "go"]);
+    const { stdout } = await runCli([
+      "run",
+      "--allow",
+      "cat",
+      "--agent",
+      nodeAgent(FIXTURE_AGENT, "stdin"),
+      "go",
+    ]);
     expect(stdout.split("\n")).toEqual([
-      expect.stringMatching(/^write: refused: -32603 Denied by the user: a 3-byte write to the stdin of cat \(no terminal to ask on: pass --yes/),
-      expect.stringMatching(/^signal: refused: -32603 Denied by the user: SIGINT to cat \(no terminal to ask on: pass --yes/),
-      expect.stringMatching(/^kill-with-signal: refused: -32603 Denied by the user: SIGUSR1 to cat \(/),
+      expect.stringMatching(
+        /^write: refused: -32603 Denied by the user: a 3-byte write to the stdin of cat \(no terminal to ask on: pass --yes/,
+      ),
+      expect.stringMatching(
+        /^signal: refused: -32603 Denied by the user: SIGINT to cat \(no terminal to ask on: pass --yes/,
+      ),
+      expect.stringMatching(
+        /^kill-with-signal: refused: -32603 Denied by the user: SIGUSR1 to cat \(/,
+      ),
       "",
     ]);
   });
 
   it("--yes allows the command, its stdin writes and its signals", async () => {
-    const { stdout } = await runCli(["run", "--yes", "--agent", create({ command: "touch", args: [file("FILE")] }), "go"]);
+    const { stdout } = await runCli([
+      "run",
+      "--yes",
+      "--agent",
+      create({ command: "touch", args: [file("FILE")] }),
+      "go",
+    ]);
     expect(stdout).toBe("ran: exit 0\n");
     expect(existsSync(file("FILE"))).toBe(true);
-    const stdin = await runCli(["run", "--yes", "--agent", nodeAgent(FIXTURE_AGENT, "stdin"), "go"]);
+    const stdin = await runCli([
+      "run",
+      "--yes",
+      "--agent",
+      nodeAgent(FIXTURE_AGENT, "stdin"),
+      "go",
+    ]);
     expect(stdin.stdout).toBe("write: ok\nsignal: ok\nkill-with-signal: ok\n");
   });
 
@@ -63,7 +101,14 @@ describe("acp-terminal run: approving the agent's commands", () => {
     ["a * inside a word", "touch A*", { command: "touch", args: ["ABC"] }],
     ["metacharacters as literal args (no shell)", "touch *", { command: "touch", args: ["A;B"] }],
   ])("--allow approves %s", async (_, pattern, params) => {
-    const { stdout } = await runCli(["run", "--allow", pattern, "--agent", create({ ...params, cwd: dir }), "go"]);
+    const { stdout } = await runCli([
+      "run",
+      "--allow",
+      pattern,
+      "--agent",
+      create({ ...params, cwd: dir }),
+      "go",
+    ]);
     expect(stdout).toBe("ran: exit 0\n");
   });
 
@@ -79,20 +124,51 @@ describe("acp-terminal run: approving the agent's commands", () => {
     ["a newline", "touch *", { command: "touch A\ntouch B" }],
     ["a redirection", "touch *", { command: "touch A > B" }],
     ["a variable assignment in front", "touch *", { command: "B=1 touch A" }],
-    ["env set by the agent", "touch *", { command: "touch", args: ["A"], env: [{ name: "PATH", value: "/tmp" }] }],
+    [
+      "env set by the agent",
+      "touch *",
+      { command: "touch", args: ["A"], env: [{ name: "PATH", value: "/tmp" }] },
+    ],
   ])("--allow does not approve %s", async (_, pattern, params) => {
-    const { stdout } = await runCli(["run", "--allow", pattern, "--agent", create({ ...params, cwd: dir }), "go"]);
-    expect(stdout).toMatch(/^refused: -32603 Denied by the user: .*\(no terminal to ask on: pass --yes/s);
+    const { stdout } = await runCli([
+      "run",
+      "--allow",
+      pattern,
+      "--agent",
+      create({ ...params, cwd: dir }),
+      "go",
+    ]);
+    expect(stdout).toMatch(
+      /^refused: -32603 Denied by the user: .*\(no terminal to ask on: pass --yes/s,
+    );
     expect(existsSync(file("A"))).toBe(false);
     expect(existsSync(file("B"))).toBe(false);
   });
 
   it("--allow is repeatable, and a bad pattern is a usage error naming it", async () => {
-    const { stdout } = await runCli(["run", "--allow", "git *", "--allow", "touch *", "--agent", create({ command: "touch", args: [file("A")] }), "go"]);
+    const { stdout } = await runCli([
+      "run",
+      "--allow",
+      "git *",
+      "--allow",
+      "touch *",
+      "--agent",
+      create({ command: "touch", args: [file("A")] }),
+      "go",
+    ]);
     expect(stdout).toBe("ran: exit 0\n");
-    const bad = await runCli(["run", "--allow", "* x", "--agent", create({ command: "true" }), "go"]);
+    const bad = await runCli([
+      "run",
+      "--allow",
+      "* x",
+      "--agent",
+      create({ command: "true" }),
+      "go",
+    ]);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/^Invalid --allow: "\* x": the command \(first word\) must be written out, without \*/);
+    expect(bad.stderr).toMatch(
+      /^Invalid --allow: "\* x": the command \(first word\) must be written out, without \*/,
+    );
   });
 });
 
@@ -100,12 +176,24 @@ describe("acp-terminal run on a TTY: asking about the agent's commands", () => {
   const question = (screen: string) => screen.split("The agent wants to run: ").length - 1;
 
   it("shows the command line, cwd and env the agent set; 1 allows it once", async () => {
-    const params = { command: "touch", args: [file("A")], cwd: dir, env: [{ name: "GREETING", value: "hi\x1b[2J" }] };
+    const params = {
+      command: "touch",
+      args: [file("A")],
+      cwd: dir,
+      env: [{ name: "GREETING", value: "hi\x1b[2J" }],
+    };
     const cli = startCliOnTty(["run", "--agent", create(params), "go"]);
     track(cli.pty.pid);
     await cli.waitFor("Choose 1-3 (Enter denies): ");
     expect(cli.screen()).toContain(
-      [`The agent wants to run: touch ${file("A")}`, `  cwd: ${dir}`, "  env: GREETING=hi\\x1b[2J", "  1) Allow once", "  2) Allow for the rest of this session", "  3) Deny"].join("\r\n"),
+      [
+        `The agent wants to run: touch ${file("A")}`,
+        `  cwd: ${dir}`,
+        "  env: GREETING=hi\\x1b[2J",
+        "  1) Allow once",
+        "  2) Allow for the rest of this session",
+        "  3) Deny",
+      ].join("\r\n"),
     );
     cli.pty.write("1\r");
     expect(await withDeadline(cli.exited, 10_000, "the CLI to exit")).toBe(0);
@@ -114,12 +202,20 @@ describe("acp-terminal run on a TTY: asking about the agent's commands", () => {
   });
 
   it("3 (and Enter) deny: nothing runs", async () => {
-    const cli = startCliOnTty(["run", "--agent", create({ command: "touch", args: [file("A")] }, 2), "go"]);
+    const cli = startCliOnTty([
+      "run",
+      "--agent",
+      create({ command: "touch", args: [file("A")] }, 2),
+      "go",
+    ]);
     track(cli.pty.pid);
     await cli.waitFor("Choose 1-3 (Enter denies): ");
     cli.pty.write("3\r");
     await cli.waitFor("refused: -32603 Denied by the user: touch");
-    await until(() => question(cli.screen()) === 2, { timeoutMs: 10_000, message: "the second question" });
+    await until(() => question(cli.screen()) === 2, {
+      timeoutMs: 10_000,
+      message: "the second question",
+    });
     cli.pty.write("\r");
     expect(await withDeadline(cli.exited, 10_000, "the CLI to exit")).toBe(0);
     expect(cli.screen().split("refused: -32603 Denied by the user: touch").length - 1).toBe(2);
@@ -127,7 +223,12 @@ describe("acp-terminal run on a TTY: asking about the agent's commands", () => {
   });
 
   it("2 allows the same command for the rest of the session without asking again", async () => {
-    const cli = startCliOnTty(["run", "--agent", create({ command: "touch", args: [file("A")] }, 3), "go"]);
+    const cli = startCliOnTty([
+      "run",
+      "--agent",
+      create({ command: "touch", args: [file("A")] }, 3),
+      "go",
+    ]);
     track(cli.pty.pid);
     await cli.waitFor("Choose 1-3 (Enter denies): ");
     cli.pty.write("2\r");
@@ -137,9 +238,18 @@ describe("acp-terminal run on a TTY: asking about the agent's commands", () => {
   });
 
   it("asks about stdin writes and signals, showing the data, with the same three choices", async () => {
-    const cli = startCliOnTty(["run", "--allow", "cat", "--agent", nodeAgent(FIXTURE_AGENT, "stdin"), "go"]);
+    const cli = startCliOnTty([
+      "run",
+      "--allow",
+      "cat",
+      "--agent",
+      nodeAgent(FIXTURE_AGENT, "stdin"),
+      "go",
+    ]);
     track(cli.pty.pid);
-    await cli.waitFor("The agent wants to send: a 3-byte write to the stdin of cat\r\n  data: hi\\x0a\r\n");
+    await cli.waitFor(
+      "The agent wants to send: a 3-byte write to the stdin of cat\r\n  data: hi\\x0a\r\n",
+    );
     await cli.waitFor("Choose 1-3 (Enter denies): ");
     cli.pty.write("1\r");
     await cli.waitFor("The agent wants to send: SIGINT to cat");
@@ -154,7 +264,12 @@ describe("acp-terminal run on a TTY: asking about the agent's commands", () => {
   });
 
   it("Ctrl-C while asking denies and cancels the turn", async () => {
-    const cli = startCliOnTty(["run", "--agent", create({ command: "touch", args: [file("A")] }), "go"]);
+    const cli = startCliOnTty([
+      "run",
+      "--agent",
+      create({ command: "touch", args: [file("A")] }),
+      "go",
+    ]);
     track(cli.pty.pid);
     await cli.waitFor("Choose 1-3 (Enter denies): ");
     cli.pty.write("\x03");

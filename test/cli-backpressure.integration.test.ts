@@ -7,7 +7,14 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { CLI, FIXTURE_AGENT, killAllStarted, nodeAgent, REPO, track } from "./fixtures/cli-process.js";
+import {
+  CLI,
+  FIXTURE_AGENT,
+  killAllStarted,
+  nodeAgent,
+  REPO,
+  track,
+} from "./fixtures/cli-process.js";
 import { until, withDeadline } from "./support/until.js";
 
 afterEach(() => {
@@ -30,11 +37,17 @@ describe("acp-terminal run with a stalled stdout reader", () => {
   for (const json of [true, false]) {
     it(`${json ? "--json" : "text"}: memory stays bounded while stdout is unread, and every final fact arrives once it is read`, async () => {
       const agent = nodeAgent(FIXTURE_AGENT, "flood", String(FLOOD_BYTES));
-      const child = spawn(process.execPath, [CLI, "run", "--yes", "--agent", agent, ...(json ? ["--json"] : []), "go"], { cwd: REPO, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(
+        process.execPath,
+        [CLI, "run", "--yes", "--agent", agent, ...(json ? ["--json"] : []), "go"],
+        { cwd: REPO, stdio: ["ignore", "pipe", "pipe"] },
+      );
       track(child.pid!);
       let stderr = "";
       child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-      const closed = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
+      const closed = new Promise<number | null>((resolve) =>
+        child.once("close", (code) => resolve(code)),
+      );
       // stdout has no reader yet: once the pipe is full, everything the CLI writes waits in its memory.
       let peakMiB = 0;
       await until(
@@ -42,7 +55,11 @@ describe("acp-terminal run with a stalled stdout reader", () => {
           peakMiB = Math.max(peakMiB, rssMiB(child.pid!));
           return stderr.includes("flood exited");
         },
-        { timeoutMs: 90_000, intervalMs: 20, message: "the flood to end (its exit is known once its output went through the CLI)" },
+        {
+          timeoutMs: 90_000,
+          intervalMs: 20,
+          message: "the flood to end (its exit is known once its output went through the CLI)",
+        },
       );
       peakMiB = Math.max(peakMiB, rssMiB(child.pid!));
       expect(stderr).toContain("flood exited 0");
@@ -52,12 +69,30 @@ describe("acp-terminal run with a stalled stdout reader", () => {
       child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
       expect(await withDeadline(closed, 30_000, "the CLI to exit once stdout is read")).toBe(0);
       if (json) {
-        const lines = stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, any>);
+        const lines = stdout
+          .trimEnd()
+          .split("\n")
+          .map((line) => JSON.parse(line) as Record<string, any>);
         const updates = lines.filter((l) => l.type === "session_update").map((l) => l.update);
-        expect(updates.at(-1)).toMatchObject({ sessionUpdate: "tool_call_update", toolCallId: "flood", status: "completed" });
-        expect(lines.find((l) => l.event === "exit")).toMatchObject({ exitStatus: { exitCode: 0, signal: null } });
-        expect(lines.at(-1)).toMatchObject({ type: "result", stopReason: "end_turn", exitCode: 0, terminals: [{ exitStatus: { exitCode: 0 } }] });
-        expect(lines.map((l) => l.event ?? l.type).slice(-3)).toEqual(["release", "session_update", "result"]);
+        expect(updates.at(-1)).toMatchObject({
+          sessionUpdate: "tool_call_update",
+          toolCallId: "flood",
+          status: "completed",
+        });
+        expect(lines.find((l) => l.event === "exit")).toMatchObject({
+          exitStatus: { exitCode: 0, signal: null },
+        });
+        expect(lines.at(-1)).toMatchObject({
+          type: "result",
+          stopReason: "end_turn",
+          exitCode: 0,
+          terminals: [{ exitStatus: { exitCode: 0 } }],
+        });
+        expect(lines.map((l) => l.event ?? l.type).slice(-3)).toEqual([
+          "release",
+          "session_update",
+          "result",
+        ]);
       } else {
         expect(stdout).toContain("✓ flood [completed]\n");
         expect(stdout.endsWith("  └ exit 0\n")).toBe(true);

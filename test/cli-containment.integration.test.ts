@@ -9,9 +9,16 @@ import { afterAll, describe, expect, it } from "vitest";
 import { newMarker } from "./support/escapes.js";
 import { killSurvivors, processesWith } from "./support/processes.js";
 import { until } from "./support/until.js";
-import { FIXTURE_AGENT, killAllStarted, nodeAgent, startCli, type CliProcess } from "./fixtures/cli-process.js";
+import {
+  FIXTURE_AGENT,
+  killAllStarted,
+  nodeAgent,
+  startCli,
+  type CliProcess,
+} from "./fixtures/cli-process.js";
 
-const namespacesWork = spawnSync("unshare", ["--user", "--map-current-user", "--pid", "--fork", "true"]).status === 0;
+const namespacesWork =
+  spawnSync("unshare", ["--user", "--map-current-user", "--pid", "--fork", "true"]).status === 0;
 
 const markers: string[] = [];
 // Concurrent tests: nothing is cleaned up between them, everything after the last one.
@@ -46,19 +53,39 @@ describe.each([
     const marker = newMarker();
     markers.push(marker);
     const agent = nodeAgent(FIXTURE_AGENT, mode, escapes(marker), marker);
-    const cli = startCli(["run", "--yes", ...ptyFlag, "--cancel-grace", "0.2", "--agent", agent, "go"]);
+    const cli = startCli([
+      "run",
+      "--yes",
+      ...ptyFlag,
+      "--cancel-grace",
+      "0.2",
+      "--agent",
+      agent,
+      "go",
+    ]);
     if (fault) {
       await cli.waitForPids();
       fault(cli);
     }
     await cli.result();
-    await until(() => processesWith(marker).length === 0, { timeoutMs: 5_000, message: `every process marked ${marker} to end` }).catch(() => {});
+    await until(() => processesWith(marker).length === 0, {
+      timeoutMs: 5_000,
+      message: `every process marked ${marker} to end`,
+    }).catch(() => {});
     expect(processesWith(marker)).toEqual([]);
   });
 });
 
 it("says how terminals are contained with --verbose", async () => {
-  const { stderr, code } = await startCli(["run", "--verbose", "--agent", nodeAgent(FIXTURE_AGENT, "echo"), "hi"]).result();
+  const { stderr, code } = await startCli([
+    "run",
+    "--verbose",
+    "--agent",
+    nodeAgent(FIXTURE_AGENT, "echo"),
+    "hi",
+  ]).result();
   expect(code).toBe(0);
-  expect(stderr).toContain(`acp-terminal: containment: ${namespacesWork ? "pid-namespace" : "process-group"} (`);
+  expect(stderr).toContain(
+    `acp-terminal: containment: ${namespacesWork ? "pid-namespace" : "process-group"} (`,
+  );
 });

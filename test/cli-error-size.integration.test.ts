@@ -12,7 +12,10 @@ afterEach(() => {
 /** The code and byte count a fixture mode reports as "<mode>: <code> <bytes>". */
 async function reported(mode: string): Promise<{ code: string; bytes: number }> {
   const { stdout } = await runCli(["run", "--agent", nodeAgent(FIXTURE_AGENT, mode), "go"]);
-  const [, code = "", bytes = ""] = new RegExp(`^${mode}: (-?\\d+) (\\d+)\\n$`).exec(stdout) ?? [undefined, stdout];
+  const [, code = "", bytes = ""] = new RegExp(`^${mode}: (-?\\d+) (\\d+)\\n$`).exec(stdout) ?? [
+    undefined,
+    stdout,
+  ];
   return { code, bytes: Number(bytes) };
 }
 

@@ -2,7 +2,15 @@
  * The exit codes of `acp-terminal run`, each provoked the way a user would meet it.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { CONFORMANCE_AGENT, FIXTURE_AGENT, killAllStarted, MCP_SERVER, nodeAgent, runCli, startCli } from "./fixtures/cli-process.js";
+import {
+  CONFORMANCE_AGENT,
+  FIXTURE_AGENT,
+  killAllStarted,
+  MCP_SERVER,
+  nodeAgent,
+  runCli,
+  startCli,
+} from "./fixtures/cli-process.js";
 
 afterEach(() => {
   expect(killAllStarted()).toEqual([]);
@@ -19,7 +27,9 @@ describe("acp-terminal run exit codes", () => {
 
   it("4 with one clear line when the agent is not an ACP agent", async () => {
     const { code, stderr } = await runCli(["run", "--agent", "echo hello", "go"]);
-    expect(stderr.split("\n")[0]).toBe('Not an ACP agent: "echo hello" wrote "hello" on stdout where JSON-RPC was expected');
+    expect(stderr.split("\n")[0]).toBe(
+      'Not an ACP agent: "echo hello" wrote "hello" on stdout where JSON-RPC was expected',
+    );
     expect(stderr).not.toMatch(/\n\s+at /);
     expect(code).toBe(4);
   });
@@ -39,14 +49,30 @@ describe("acp-terminal run exit codes", () => {
   });
 
   it("4 when the agent never answers initialize within --init-timeout", async () => {
-    const { code, stderr } = await runCli(["run", "--init-timeout", "0.5", "--agent", "sleep 30", "go"]);
-    expect(stderr.split("\n")[0]).toBe('Not an ACP agent: "sleep 30" did not answer initialize within 0.5 s (if it is just slow to start, raise --init-timeout)');
+    const { code, stderr } = await runCli([
+      "run",
+      "--init-timeout",
+      "0.5",
+      "--agent",
+      "sleep 30",
+      "go",
+    ]);
+    expect(stderr.split("\n")[0]).toBe(
+      'Not an ACP agent: "sleep 30" did not answer initialize within 0.5 s (if it is just slow to start, raise --init-timeout)',
+    );
     expect(code).toBe(4);
   });
 
   it("4 when the agent exits before answering initialize", async () => {
-    const { code, stderr } = await runCli(["run", "--agent", nodeAgent("-e", "process.exit(1)"), "go"]);
-    expect(stderr.split("\n")[0]).toBe("Agent exited with code 1 before answering initialize; see its stderr above");
+    const { code, stderr } = await runCli([
+      "run",
+      "--agent",
+      nodeAgent("-e", "process.exit(1)"),
+      "go",
+    ]);
+    expect(stderr.split("\n")[0]).toBe(
+      "Agent exited with code 1 before answering initialize; see its stderr above",
+    );
     expect(code).toBe(4);
   });
 
@@ -55,14 +81,26 @@ describe("acp-terminal run exit codes", () => {
     expect(auth.stderr.split("\n")[0]).toBe("session/new failed: Authentication required");
     expect(auth.code).toBe(4);
     const v2 = await runCli(["run", "--agent", fixture("v2"), "go"]);
-    expect(v2.stderr.split("\n")[0]).toBe("Agent speaks ACP protocol version 2; acp-terminal speaks 1");
+    expect(v2.stderr.split("\n")[0]).toBe(
+      "Agent speaks ACP protocol version 2; acp-terminal speaks 1",
+    );
     expect(v2.code).toBe(4);
   });
 
   it("5 when --timeout elapses", async () => {
-    const { code, stderr } = await runCli(["run", "--yes", "--timeout", "0.5", "--agent", fixture("stubborn"), "go"]);
+    const { code, stderr } = await runCli([
+      "run",
+      "--yes",
+      "--timeout",
+      "0.5",
+      "--agent",
+      fixture("stubborn"),
+      "go",
+    ]);
     // Where the run was when time ran out depends on how fast the machine starts the agent.
-    expect(stderr).toMatch(/^Timed out after 0\.5 s \(--timeout\), (waiting for initialize|waiting for session\/new|during the turn)$/m);
+    expect(stderr).toMatch(
+      /^Timed out after 0\.5 s \(--timeout\), (waiting for initialize|waiting for session\/new|during the turn)$/m,
+    );
     expect(code).toBe(5);
   });
 

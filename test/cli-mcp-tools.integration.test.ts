@@ -13,7 +13,15 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { CLI, FIXTURE_AGENT, killAllStarted, LEGACY_AGENT, nodeAgent, REPO, runCli } from "./fixtures/cli-process.js";
+import {
+  CLI,
+  FIXTURE_AGENT,
+  killAllStarted,
+  LEGACY_AGENT,
+  nodeAgent,
+  REPO,
+  runCli,
+} from "./fixtures/cli-process.js";
 import { facts, messageText, type Update } from "./fixtures/demo-client.js";
 import { DEMO_AGENT, MARK_VARIABLE, newMark, untilNoneMarked } from "./fixtures/demo-processes.js";
 import { pidsWithArg } from "./support/mcp-server.js";
@@ -39,13 +47,21 @@ interface JsonLine {
 }
 
 /** `acp-terminal run --json --mcp-tools ...` with the demo agent, marked; resolves with its JSON lines once it exits. */
-async function runDemo(flags: string[], prompt: string, onStdout?: (stdout: string, child: ChildProcess) => void): Promise<{ code: number | null; lines: JsonLine[]; stderr: string }> {
+async function runDemo(
+  flags: string[],
+  prompt: string,
+  onStdout?: (stdout: string, child: ChildProcess) => void,
+): Promise<{ code: number | null; lines: JsonLine[]; stderr: string }> {
   mark = newMark();
-  const child = spawn(process.execPath, [CLI, "run", "--json", "--mcp-tools", ...flags, "--agent", nodeAgent(DEMO_AGENT), prompt], {
-    cwd: REPO,
-    env: { ...process.env, [MARK_VARIABLE]: mark },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, "run", "--json", "--mcp-tools", ...flags, "--agent", nodeAgent(DEMO_AGENT), prompt],
+    {
+      cwd: REPO,
+      env: { ...process.env, [MARK_VARIABLE]: mark },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
@@ -53,24 +69,40 @@ async function runDemo(flags: string[], prompt: string, onStdout?: (stdout: stri
     onStdout?.(stdout, child);
   });
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const code = await withDeadline(new Promise<number | null>((resolve) => child.once("close", resolve)), 60_000, "acp-terminal run to exit").catch((error: unknown) => {
+  const code = await withDeadline(
+    new Promise<number | null>((resolve) => child.once("close", resolve)),
+    60_000,
+    "acp-terminal run to exit",
+  ).catch((error: unknown) => {
     child.kill("SIGKILL");
     throw new Error(`${String(error)}; stderr:\n${stderr}`);
   });
-  return { code, lines: stdout.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as JsonLine), stderr };
+  return {
+    code,
+    lines: stdout
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as JsonLine),
+    stderr,
+  };
 }
 
-const updatesOf = (lines: JsonLine[]) => lines.filter((line) => line.type === "session_update").map((line) => line.update!);
-const terminalEvents = (lines: JsonLine[], event: string) => lines.filter((line) => line.type === "terminal" && line.event === event);
+const updatesOf = (lines: JsonLine[]) =>
+  lines.filter((line) => line.type === "session_update").map((line) => line.update!);
+const terminalEvents = (lines: JsonLine[], event: string) =>
+  lines.filter((line) => line.type === "terminal" && line.event === event);
 
 it("runs the demo tour through the CLI's terminals offered as MCP tools over ACP; each command shows as a terminal, and all are released", async () => {
   const { code, lines, stderr } = await runDemo(["--yes"], "demo");
   expect(code, stderr).toBe(0);
   const updates = updatesOf(lines);
   expect(facts(updates)[0]).toEqual({ event: "mode", provider: "mcp" });
-  expect(messageText(updates)).toContain("This client offers its terminals as an MCP server over ACP (terminals");
+  expect(messageText(updates)).toContain(
+    "This client offers its terminals as an MCP server over ACP (terminals",
+  );
   expect(facts(updates).at(-1)).toMatchObject({ event: "tour_complete", steps: 8 });
-  for (const f of facts(updates).filter((fact) => typeof fact.step === "string")) expect(f.status, JSON.stringify(f)).not.toBe("failed");
+  for (const f of facts(updates).filter((fact) => typeof fact.step === "string"))
+    expect(f.status, JSON.stringify(f)).not.toBe("failed");
   // The tour's commands ran in the CLI's host: the CLI showed each as a terminal, and released each.
   const created = terminalEvents(lines, "create");
   expect(created.length).toBeGreaterThanOrEqual(8);
@@ -84,17 +116,33 @@ it("the tools pass the CLI's approval policy: without --yes and without a TTY th
   const { lines, stderr } = await runDemo([], `run touch ${target}`);
   expect(existsSync(target), stderr).toBe(false);
   expect(terminalEvents(lines, "create")).toEqual([]);
-  expect(JSON.stringify(updatesOf(lines))).toContain("no terminal to ask on: pass --yes to allow every command, or --allow PATTERN");
+  expect(JSON.stringify(updatesOf(lines))).toContain(
+    "no terminal to ask on: pass --yes to allow every command, or --allow PATTERN",
+  );
   // An --allow pattern approves it, as for v1 terminals.
   const allowed = await runDemo(["--allow", "touch *"], `run touch ${target}`);
   expect(allowed.code, allowed.stderr).toBe(0);
   expect(existsSync(target)).toBe(true);
-  expect(terminalEvents(allowed.lines, "create")).toEqual([expect.objectContaining({ command: expect.stringContaining("touch") })]);
+  expect(terminalEvents(allowed.lines, "create")).toEqual([
+    expect.objectContaining({ command: expect.stringContaining("touch") }),
+  ]);
 });
 
 it("to an agent without mcpCapabilities.acp it declares the stdio server acp-terminal mcp with the session's cwd and --allow patterns, which refuses what they do not approve", async () => {
   dir = await mkdtemp(path.join(tmpdir(), "cli-mcp-stdio-"));
-  const { code, stdout, stderr } = await runCli(["run", "--mcp-tools", "--cwd", dir, "--allow", "pwd", "--allow", "echo *", "--agent", nodeAgent(FIXTURE_AGENT, "mcp-stdio"), `pwd\necho allowed\ntouch ${dir}/FILE\necho x; touch ${dir}/FILE`]);
+  const { code, stdout, stderr } = await runCli([
+    "run",
+    "--mcp-tools",
+    "--cwd",
+    dir,
+    "--allow",
+    "pwd",
+    "--allow",
+    "echo *",
+    "--agent",
+    nodeAgent(FIXTURE_AGENT, "mcp-stdio"),
+    `pwd\necho allowed\ntouch ${dir}/FILE\necho x; touch ${dir}/FILE`,
+  ]);
   expect(code, stderr).toBe(0);
   expect(stdout.split("\n")).toEqual([
     "mcp: pwd",
@@ -104,9 +152,13 @@ it("to an agent without mcpCapabilities.acp it declares the stdio server acp-ter
     "exec: completed allowed",
     "",
     `mcp: touch ${dir}/FILE`,
-    expect.stringMatching(/^exec: failed .*Denied by the user: touch .*FILE \(no --allow pattern of this server \(pwd, echo \*\) approves it/),
+    expect.stringMatching(
+      /^exec: failed .*Denied by the user: touch .*FILE \(no --allow pattern of this server \(pwd, echo \*\) approves it/,
+    ),
     `mcp: echo x; touch ${dir}/FILE`,
-    expect.stringMatching(/^exec: failed .*Denied by the user: echo x; touch .*\(no --allow pattern of this server \(pwd, echo \*\) approves it/),
+    expect.stringMatching(
+      /^exec: failed .*Denied by the user: echo x; touch .*\(no --allow pattern of this server \(pwd, echo \*\) approves it/,
+    ),
     "",
   ]);
   expect(existsSync(path.join(dir, "FILE"))).toBe(false);
@@ -116,7 +168,19 @@ it("to an agent without mcpCapabilities.acp it declares the stdio server acp-ter
 
 it("to an agent on the 0.4.5 SDK it declares the stdio server, which the agent launches as declared: commands run in the CLI's cwd, an --allow pattern approves what it names and refuses the rest, and the server is gone afterwards", async () => {
   dir = await mkdtemp(path.join(tmpdir(), "cli-mcp-legacy-"));
-  const { code, stdout, stderr } = await runCli(["run", "--mcp-tools", "--cwd", dir, "--allow", "pwd", "--allow", "touch ALLOWED", "--agent", nodeAgent(LEGACY_AGENT, "mcp-stdio"), "pwd\ntouch ALLOWED\ntouch REFUSED"]);
+  const { code, stdout, stderr } = await runCli([
+    "run",
+    "--mcp-tools",
+    "--cwd",
+    dir,
+    "--allow",
+    "pwd",
+    "--allow",
+    "touch ALLOWED",
+    "--agent",
+    nodeAgent(LEGACY_AGENT, "mcp-stdio"),
+    "pwd\ntouch ALLOWED\ntouch REFUSED",
+  ]);
   expect(code, stderr).toBe(0);
   expect(stdout.split("\n")).toEqual([
     "mcp: pwd",
@@ -125,7 +189,9 @@ it("to an agent on the 0.4.5 SDK it declares the stdio server, which the agent l
     "mcp: touch ALLOWED",
     "exec: completed ",
     "mcp: touch REFUSED",
-    expect.stringMatching(/^exec: failed .*Denied by the user: touch REFUSED \(no --allow pattern of this server \(pwd, touch ALLOWED\) approves it/),
+    expect.stringMatching(
+      /^exec: failed .*Denied by the user: touch REFUSED \(no --allow pattern of this server \(pwd, touch ALLOWED\) approves it/,
+    ),
     "",
   ]);
   expect(existsSync(path.join(dir, "ALLOWED"))).toBe(true);

@@ -5,7 +5,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { isAlive } from "./support/processes.js";
 import { until } from "./support/until.js";
-import { FIXTURE_AGENT, killAllStarted, nodeAgent, pidsOf, startCli } from "./fixtures/cli-process.js";
+import {
+  FIXTURE_AGENT,
+  killAllStarted,
+  nodeAgent,
+  pidsOf,
+  startCli,
+} from "./fixtures/cli-process.js";
 
 afterEach(() => {
   expect(killAllStarted()).toEqual([]);
@@ -14,7 +20,10 @@ afterEach(() => {
 const fixture = (mode: string) => nodeAgent(FIXTURE_AGENT, mode);
 
 async function expectAllGone(pids: number[]): Promise<void> {
-  await until(() => pids.every((pid) => !isAlive(pid)), { timeoutMs: 3_000, message: `pids ${pids.join(", ")} to be gone` });
+  await until(() => pids.every((pid) => !isAlive(pid)), {
+    timeoutMs: 3_000,
+    message: `pids ${pids.join(", ")} to be gone`,
+  });
 }
 
 describe("acp-terminal run leaves no processes behind", () => {
@@ -50,7 +59,15 @@ describe("acp-terminal run leaves no processes behind", () => {
 
   it("on Ctrl-C twice with an agent that ignores cancel: exits 3 at once", async () => {
     // A grace far beyond the test's timeout: only the second Ctrl-C can end this run in time.
-    const cli = startCli(["run", "--yes", "--cancel-grace", "600", "--agent", fixture("stubborn"), "go"]);
+    const cli = startCli([
+      "run",
+      "--yes",
+      "--cancel-grace",
+      "600",
+      "--agent",
+      fixture("stubborn"),
+      "go",
+    ]);
     const pids = await cli.waitForPids();
     cli.child.kill("SIGINT");
     await cli.waitForStderr(/Cancelling the turn/);

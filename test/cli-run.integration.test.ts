@@ -16,7 +16,13 @@ const fixture = (mode: string) => nodeAgent(FIXTURE_AGENT, mode);
 
 describe("acp-terminal run", () => {
   it("prints the agent's text and exits 0 on end_turn", async () => {
-    const { code, stdout, stderr } = await runCli(["run", "--agent", fixture("echo"), "hello", "world"]);
+    const { code, stdout, stderr } = await runCli([
+      "run",
+      "--agent",
+      fixture("echo"),
+      "hello",
+      "world",
+    ]);
     expect(stdout).toBe("echo: hello world\n");
     expect(stderr).toMatch(/^── end_turn · no terminals · \d+(\.\d)? m?s · exit code 0\n$/);
     expect(code).toBe(0);
@@ -25,36 +31,82 @@ describe("acp-terminal run", () => {
   it("shows a terminal embedded in a tool call, with its output and exit status after release", async () => {
     const { code, stdout } = await runCli(["run", "--yes", "--agent", fixture("terminal"), "go"]);
     expect(stdout).toBe(
-      ["▸ print two lines [in_progress]", "  │ first", "  │ second", "✓ print two lines [completed]", "  └ exit 3", "exit code 3", ""].join("\n"),
+      [
+        "▸ print two lines [in_progress]",
+        "  │ first",
+        "  │ second",
+        "✓ print two lines [completed]",
+        "  └ exit 3",
+        "exit code 3",
+        "",
+      ].join("\n"),
     );
     expect(code).toBe(0);
   });
 
   it("--json writes only JSON lines: session updates, terminal events, and the result", async () => {
-    const { code, stdout } = await runCli(["run", "--yes", "--json", "--agent", fixture("terminal"), "go"]);
-    const lines = stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const { code, stdout } = await runCli([
+      "run",
+      "--yes",
+      "--json",
+      "--agent",
+      fixture("terminal"),
+      "go",
+    ]);
+    const lines = stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const events = lines.filter((l) => l.type === "terminal").map((l) => l.event);
     expect(events).toEqual(["create", "output", "exit", "release"]);
     expect(lines.find((l) => l.event === "output")).toMatchObject({ output: "first\nsecond\n" });
-    expect(lines.find((l) => l.event === "exit")).toMatchObject({ exitStatus: { exitCode: 3, signal: null } });
-    const updates = lines.filter((l) => l.type === "session_update").map((l) => (l.update as { sessionUpdate: string }).sessionUpdate);
+    expect(lines.find((l) => l.event === "exit")).toMatchObject({
+      exitStatus: { exitCode: 3, signal: null },
+    });
+    const updates = lines
+      .filter((l) => l.type === "session_update")
+      .map((l) => (l.update as { sessionUpdate: string }).sessionUpdate);
     expect(updates).toEqual(["tool_call", "tool_call_update", "agent_message_chunk"]);
     expect(lines.at(-1)).toMatchObject({ type: "result", stopReason: "end_turn", exitCode: 0 });
     expect(code).toBe(0);
   });
 
   it("--pty runs the agent's terminals in a pseudo-terminal", async () => {
-    const { code, stdout } = await runCli(["run", "--yes", "--pty", "--json", "--agent", fixture("terminal"), "go"]);
-    const lines = stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const { code, stdout } = await runCli([
+      "run",
+      "--yes",
+      "--pty",
+      "--json",
+      "--agent",
+      fixture("terminal"),
+      "go",
+    ]);
+    const lines = stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.find((l) => l.event === "create")).toMatchObject({ pty: true });
-    expect(lines.filter((l) => l.event === "output").map((l) => l.output).join("")).toBe("first\r\nsecond\r\n");
+    expect(
+      lines
+        .filter((l) => l.event === "output")
+        .map((l) => l.output)
+        .join(""),
+    ).toBe("first\r\nsecond\r\n");
     expect(code).toBe(0);
   });
 
   it("--cwd is the session's cwd and the terminals' default cwd", async () => {
     const dir = await realpath(await mkdtemp(path.join(tmpdir(), "cli-cwd-")));
     try {
-      const { code, stdout } = await runCli(["run", "--yes", "--cwd", path.relative(REPO, dir), "--agent", fixture("cwd"), "go"]);
+      const { code, stdout } = await runCli([
+        "run",
+        "--yes",
+        "--cwd",
+        path.relative(REPO, dir),
+        "--agent",
+        fixture("cwd"),
+        "go",
+      ]);
       expect(stdout).toBe(`session cwd ${dir}; terminal ran in ${dir}\n`);
       expect(code).toBe(0);
     } finally {
@@ -78,7 +130,14 @@ describe("acp-terminal run", () => {
     const dir = await mkdtemp(path.join(tmpdir(), "cli-log-"));
     try {
       const log = path.join(dir, "agent.log");
-      const { code, stderr } = await runCli(["run", "--agent-log", log, "--agent", `${nodeAgent("-e", 'console.error("agent says hi"); process.exit(1)')}`, "go"]);
+      const { code, stderr } = await runCli([
+        "run",
+        "--agent-log",
+        log,
+        "--agent",
+        `${nodeAgent("-e", 'console.error("agent says hi"); process.exit(1)')}`,
+        "go",
+      ]);
       expect(code).toBe(4);
       expect(await readFile(log, "utf8")).toBe("agent says hi\n");
       expect(stderr).not.toContain("agent says hi");

@@ -12,7 +12,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { TerminalHost, bindTerminalHost } from "acp-terminal";
 import { client, ndJsonStream } from "@agentclientprotocol/sdk";
 import { withDeadline } from "./support/until.js";
-import { CONFORMANCE_AGENT, killAllStarted, nodeAgent, runCli, track } from "./fixtures/cli-process.js";
+import {
+  CONFORMANCE_AGENT,
+  killAllStarted,
+  nodeAgent,
+  runCli,
+  track,
+} from "./fixtures/cli-process.js";
 
 interface Report {
   client: { name: string; version: string } | null;
@@ -33,15 +39,26 @@ async function reportPath(): Promise<string> {
 }
 
 /** Runs the conformance agent as a child with this test process as its ACP client. */
-async function promptConformanceAgent(clientCapabilities: Record<string, unknown>, host?: TerminalHost, report?: string) {
-  const child = spawn(process.execPath, [CONFORMANCE_AGENT, ...(report ? ["--report", report] : [])], { stdio: ["pipe", "pipe", "inherit"] });
+async function promptConformanceAgent(
+  clientCapabilities: Record<string, unknown>,
+  host?: TerminalHost,
+  report?: string,
+) {
+  const child = spawn(
+    process.execPath,
+    [CONFORMANCE_AGENT, ...(report ? ["--report", report] : [])],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
   track(child.pid!);
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const updates: { sessionUpdate: string; [key: string]: unknown }[] = [];
   const terminalCalls: string[] = [];
-  const app = client({ name: "conformance-test-client" }).onNotification("session/update", ({ params }: { params: { update: (typeof updates)[number] } }) => {
-    updates.push(params.update);
-  });
+  const app = client({ name: "conformance-test-client" }).onNotification(
+    "session/update",
+    ({ params }: { params: { update: (typeof updates)[number] } }) => {
+      updates.push(params.update);
+    },
+  );
   if (host !== undefined) bindTerminalHost(app, host);
   else {
     app.onRequest("terminal/create", () => {
@@ -49,16 +66,32 @@ async function promptConformanceAgent(clientCapabilities: Record<string, unknown
       throw new Error("terminal/create was not advertised");
     });
   }
-  const connection = app.connect(ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)));
+  const connection = app.connect(
+    ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)),
+  );
   try {
-    await connection.agent.request("initialize", { protocolVersion: 1, clientCapabilities, clientInfo: { name: "test-client", version: "9.9.9" } });
-    const { sessionId } = await connection.agent.request("session/new", { cwd: process.cwd(), mcpServers: [] });
+    await connection.agent.request("initialize", {
+      protocolVersion: 1,
+      clientCapabilities,
+      clientInfo: { name: "test-client", version: "9.9.9" },
+    });
+    const { sessionId } = await connection.agent.request("session/new", {
+      cwd: process.cwd(),
+      mcpServers: [],
+    });
     const response = await withDeadline(
-      connection.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "check" }] }) as Promise<{ stopReason: string }>,
+      connection.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "check" }],
+      }) as Promise<{ stopReason: string }>,
       60_000,
       "the conformance battery",
     );
-    const text = updates.flatMap((u) => (u.sessionUpdate === "agent_message_chunk" ? [(u.content as { text: string }).text] : [])).join("");
+    const text = updates
+      .flatMap((u) =>
+        u.sessionUpdate === "agent_message_chunk" ? [(u.content as { text: string }).text] : [],
+      )
+      .join("");
     return { stopReason: response.stopReason, updates, text, terminalCalls };
   } finally {
     connection.close();
@@ -70,21 +103,37 @@ async function promptConformanceAgent(clientCapabilities: Record<string, unknown
 describe("acp-terminal-conformance", () => {
   it("passes every check when acp-terminal run drives it, and writes the report", async () => {
     const report = await reportPath();
-    const { code, stdout, stderr } = await runCli(["run", "--yes", "--agent", nodeAgent(CONFORMANCE_AGENT, "--report", report), "run the checks"], 60_000);
+    const { code, stdout, stderr } = await runCli(
+      [
+        "run",
+        "--yes",
+        "--agent",
+        nodeAgent(CONFORMANCE_AGENT, "--report", report),
+        "run the checks",
+      ],
+      60_000,
+    );
     expect(stderr).toMatch(/── end_turn · \d+ terminals/);
     expect(code).toBe(0);
     const { client: info, checks, summary } = JSON.parse(await readFile(report, "utf8")) as Report;
-    expect(info).toEqual({ name: "acp-terminal", version: expect.stringMatching(/^\d+\.\d+\.\d+$/) });
+    expect(info).toEqual({
+      name: "acp-terminal",
+      version: expect.stringMatching(/^\d+\.\d+\.\d+$/),
+    });
     expect(checks.filter((c) => c.status !== "pass")).toEqual([]);
     expect(checks.filter((c) => c.detail.includes("differs from acp-terminal"))).toEqual([]);
-    expect(new Set(checks.map((c) => c.kind))).toEqual(new Set(["must", "should", "behaviour", "extension"]));
+    expect(new Set(checks.map((c) => c.kind))).toEqual(
+      new Set(["must", "should", "behaviour", "extension"]),
+    );
     expect(summary).toEqual({ passed: checks.length, failed: 0, skipped: 0, specFailures: 0 });
     // Every check is a tool call with its name as title, and a pass line of message text.
     for (const check of checks) {
       expect(stdout).toContain(`✓ ${check.name} [completed]`);
       expect(stdout).toContain(`✓ PASS [${check.kind}] ${check.name}: `);
     }
-    expect(stdout).toContain(`Terminal conformance: ${checks.length} passed, 0 failed, 0 skipped. The client conforms.`);
+    expect(stdout).toContain(
+      `Terminal conformance: ${checks.length} passed, 0 failed, 0 skipped. The client conforms.`,
+    );
     expect(stdout).toContain("  │ pid=");
   }, 60_000);
 
@@ -99,14 +148,19 @@ describe("acp-terminal-conformance", () => {
   it("reports where a client's process handling differs, without failing it", async () => {
     // A client that signals only the command (no process group) and answers kill at once, waits
     // a minute for a grandchild's output to close, and leaves the user's pager in place.
-    const real = new TerminalHost({ killGraceMs: 300, exitDrainGraceMs: 60_000, env: (base) => ({ ...base, PAGER: "less" }) });
+    const real = new TerminalHost({
+      killGraceMs: 300,
+      exitDrainGraceMs: 60_000,
+      env: (base) => ({ ...base, PAGER: "less" }),
+    });
     const leaderOnly = new Proxy(real, {
       get(target, key) {
         if (key === "kill") {
           return async (owner: unknown, id: string) => {
             target.output(owner as never, id); // unknown ids fail as before
             const pid = target.info(id)?.pid;
-            if (pid !== undefined && target.info(id)?.state === "running") process.kill(pid, "SIGTERM");
+            if (pid !== undefined && target.info(id)?.state === "running")
+              process.kill(pid, "SIGTERM");
             return { exitCode: null, signal: null };
           };
         }
@@ -121,10 +175,18 @@ describe("acp-terminal-conformance", () => {
       const { checks } = JSON.parse(await readFile(report, "utf8")) as Report;
       const detail = (id: string) => checks.find((c) => c.id === id)?.detail;
       expect(checks.filter((c) => c.status === "fail").map((c) => c.id)).toEqual([]);
-      expect(detail("kill-reaches-grandchild")).toMatch(/still ran 3 s after terminal\/kill: only the command itself was signalled \(differs from acp-terminal\)$/);
-      expect(detail("exit-despite-grandchild")).toMatch(/^wait_for_exit had not returned 5 s after sh exited.*\(differs from acp-terminal\)$/);
-      expect(detail("kill-returns-after-exit")).toMatch(/had no exitStatus yet.*\(differs from acp-terminal\)$/);
-      expect(detail("relative-cwd-refused")).toMatch(/^cwd "\." refused with code -32602: .*\(same as acp-terminal\)$/);
+      expect(detail("kill-reaches-grandchild")).toMatch(
+        /still ran 3 s after terminal\/kill: only the command itself was signalled \(differs from acp-terminal\)$/,
+      );
+      expect(detail("exit-despite-grandchild")).toMatch(
+        /^wait_for_exit had not returned 5 s after sh exited.*\(differs from acp-terminal\)$/,
+      );
+      expect(detail("kill-returns-after-exit")).toMatch(
+        /had no exitStatus yet.*\(differs from acp-terminal\)$/,
+      );
+      expect(detail("relative-cwd-refused")).toMatch(
+        /^cwd "\." refused with code -32602: .*\(same as acp-terminal\)$/,
+      );
       expect(detail("pager-cat")).toBe(
         "PAGER=less GIT_PAGER=cat (acp-terminal sets both to cat unless its own environment sets them) (differs from acp-terminal)",
       );
@@ -138,7 +200,10 @@ describe("acp-terminal-conformance", () => {
     const lying = new Proxy(real, {
       get(target, key) {
         if (key === "output") {
-          return (owner: unknown, id: string) => ({ ...target.output(owner as never, id), truncated: false });
+          return (owner: unknown, id: string) => ({
+            ...target.output(owner as never, id),
+            truncated: false,
+          });
         }
         const value = Reflect.get(target, key) as unknown;
         return typeof value === "function" ? value.bind(target) : value;
@@ -146,21 +211,38 @@ describe("acp-terminal-conformance", () => {
     });
     const report = await reportPath();
     try {
-      const { stopReason, updates } = await promptConformanceAgent({ terminal: true }, lying, report);
+      const { stopReason, updates } = await promptConformanceAgent(
+        { terminal: true },
+        lying,
+        report,
+      );
       expect(stopReason).toBe("end_turn");
       const { checks, summary } = JSON.parse(await readFile(report, "utf8")) as Report;
-      const byStatus = (status: string) => checks.filter((c) => c.status === status).map((c) => c.id);
+      const byStatus = (status: string) =>
+        checks.filter((c) => c.status === status).map((c) => c.id);
       expect(byStatus("fail")).toEqual([
         "limit-truncates-from-beginning",
         "limit-char-boundary-2-byte",
         "limit-char-boundary-3-byte",
         "limit-char-boundary-4-byte",
       ]);
-      expect(checks.find((c) => c.id === "limit-truncates-from-beginning")!.detail).toBe("truncated must be true, got false");
-      expect(byStatus("skip")).toEqual(["ext-write-stdin", "ext-pty-resize", "ext-signal-sigint", "ext-kill-signal", "ext-output-since"]);
-      expect(checks.find((c) => c.id === "ext-write-stdin")!.detail).toBe('the client does not advertise _meta["acp-terminal"]');
+      expect(checks.find((c) => c.id === "limit-truncates-from-beginning")!.detail).toBe(
+        "truncated must be true, got false",
+      );
+      expect(byStatus("skip")).toEqual([
+        "ext-write-stdin",
+        "ext-pty-resize",
+        "ext-signal-sigint",
+        "ext-kill-signal",
+        "ext-output-since",
+      ]);
+      expect(checks.find((c) => c.id === "ext-write-stdin")!.detail).toBe(
+        'the client does not advertise _meta["acp-terminal"]',
+      );
       expect(summary).toMatchObject({ failed: 4, specFailures: 4, skipped: 5 });
-      const failedToolCalls = updates.filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "failed");
+      const failedToolCalls = updates.filter(
+        (u) => u.sessionUpdate === "tool_call_update" && u.status === "failed",
+      );
       expect(failedToolCalls).toHaveLength(4);
     } finally {
       await real.dispose();

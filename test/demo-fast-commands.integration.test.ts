@@ -13,7 +13,12 @@ interface Line {
   terminalId?: string;
   output?: string;
   exitStatus?: { exitCode: number | null; signal: string | null };
-  update?: { sessionUpdate: string; toolCallId?: string; status?: string; content?: { type: string; terminalId?: string }[] };
+  update?: {
+    sessionUpdate: string;
+    toolCallId?: string;
+    status?: string;
+    content?: { type: string; terminalId?: string }[];
+  };
 }
 
 let mark = "";
@@ -28,21 +33,44 @@ afterEach(async () => {
 });
 
 async function demo(prompt: string, json: boolean): Promise<string> {
-  const args = ["run", "--yes", ...(json ? ["--json"] : []), "--agent", `'${process.execPath}' '${DEMO_AGENT}'`, prompt];
-  const { code, stdout, stderr } = await startCli(args, { env: { ...process.env, [MARK_VARIABLE]: mark } }).result();
+  const args = [
+    "run",
+    "--yes",
+    ...(json ? ["--json"] : []),
+    "--agent",
+    `'${process.execPath}' '${DEMO_AGENT}'`,
+    prompt,
+  ];
+  const { code, stdout, stderr } = await startCli(args, {
+    env: { ...process.env, [MARK_VARIABLE]: mark },
+  }).result();
   expect(code, `${CLI} ${args.join(" ")}\n${stderr}`).toBe(0);
   return stdout;
 }
 
 /** The terminal embedded in the first tool call, and the index of the update that embedded it. */
 function embedded(lines: Line[]): { terminalId: string; at: number } {
-  const at = lines.findIndex((l) => l.update?.sessionUpdate.startsWith("tool_call") && l.update.content?.some((c) => c.type === "terminal"));
+  const at = lines.findIndex(
+    (l) =>
+      l.update?.sessionUpdate.startsWith("tool_call") &&
+      l.update.content?.some((c) => c.type === "terminal"),
+  );
   expect(at, "a tool call update embedding a terminal").toBeGreaterThanOrEqual(0);
-  return { terminalId: lines[at]!.update!.content!.find((c) => c.type === "terminal")!.terminalId!, at };
+  return {
+    terminalId: lines[at]!.update!.content!.find((c) => c.type === "terminal")!.terminalId!,
+    at,
+  };
 }
 
-const parse = (stdout: string): Line[] => stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as Line);
-const terminalEvents = (lines: Line[], terminalId: string) => lines.flatMap((l, at) => (l.type === "terminal" && l.terminalId === terminalId ? [{ ...l, at }] : []));
+const parse = (stdout: string): Line[] =>
+  stdout
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Line);
+const terminalEvents = (lines: Line[], terminalId: string) =>
+  lines.flatMap((l, at) =>
+    l.type === "terminal" && l.terminalId === terminalId ? [{ ...l, at }] : [],
+  );
 
 describe("demo-agent: instant commands keep their terminal in the transcript", () => {
   it("run true: the terminal is embedded before it is released, with its exit status", async () => {
@@ -53,19 +81,30 @@ describe("demo-agent: instant commands keep their terminal in the transcript", (
     expect(events[1]!.exitStatus).toEqual({ exitCode: 0, signal: null });
     expect(at).toBeLessThan(events[2]!.at); // the client saw it embedded while it still existed
     const final = lines.filter((l) => l.update?.sessionUpdate === "tool_call_update").at(-1)!;
-    expect(final.update).toMatchObject({ status: "completed", content: [{ type: "terminal", terminalId }, { type: "content" }] });
+    expect(final.update).toMatchObject({
+      status: "completed",
+      content: [{ type: "terminal", terminalId }, { type: "content" }],
+    });
   });
 
   it("run echo: the output of an instant command is shown with its tool call", async () => {
     const lines = parse(await demo("run echo instant", true));
     const { terminalId, at } = embedded(lines);
     const events = terminalEvents(lines, terminalId);
-    expect(events.filter((e) => e.event === "output").map((e) => e.output).join("")).toBe("instant\n");
+    expect(
+      events
+        .filter((e) => e.event === "output")
+        .map((e) => e.output)
+        .join(""),
+    ).toBe("instant\n");
     expect(at).toBeLessThan(events.find((e) => e.event === "release")!.at);
 
     const text = (await demo("run echo instant", false)).split("\n");
     // Piped, its line is printed once when it starts (pending → in_progress adds nothing), once when it ends.
-    expect(text.filter((line) => line.includes("run: echo instant"))).toEqual(["▸ run: echo instant [pending]", "✓ run: echo instant [completed]"]);
+    expect(text.filter((line) => line.includes("run: echo instant"))).toEqual([
+      "▸ run: echo instant [pending]",
+      "✓ run: echo instant [completed]",
+    ]);
     const done = text.indexOf("✓ run: echo instant [completed]");
     expect(done).toBeGreaterThan(0);
     expect(text.slice(0, done)).toContain("  │ instant");

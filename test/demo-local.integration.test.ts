@@ -8,7 +8,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { until } from "./support/until.js";
-import { facts, messageText, startDemoClient, type DemoClient, type Update } from "./fixtures/demo-client.js";
+import {
+  facts,
+  messageText,
+  startDemoClient,
+  type DemoClient,
+  type Update,
+} from "./fixtures/demo-client.js";
 import { markedPids, newMark, untilNoneMarked } from "./fixtures/demo-processes.js";
 
 let demo: DemoClient | undefined;
@@ -31,10 +37,17 @@ async function start(): Promise<DemoClient> {
 }
 
 const toolUpdates = (updates: Update[], toolCallId: string) =>
-  updates.filter((u) => (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") && u.toolCallId === toolCallId);
+  updates.filter(
+    (u) =>
+      (u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update") &&
+      u.toolCallId === toolCallId,
+  );
 const contentText = (update: Update) =>
-  ((update.content ?? []) as { type: string; content?: { text: string } }[]).map((c) => c.content?.text ?? "").join("");
-const exitFacts = (updates: Update[], id: string) => facts(updates).filter((f) => f.event === "exit" && f.id === id);
+  ((update.content ?? []) as { type: string; content?: { text: string } }[])
+    .map((c) => c.content?.text ?? "")
+    .join("");
+const exitFacts = (updates: Update[], id: string) =>
+  facts(updates).filter((f) => f.event === "exit" && f.id === id);
 
 describe("demo-agent without a terminal-capable client", () => {
   it("runs a command as a local process and says so in its first message", async () => {
@@ -42,14 +55,28 @@ describe("demo-agent without a terminal-capable client", () => {
     expect(markedPids(mark)).toContain(client.pid); // the orphan check in afterEach can see the agent
     expect(await client.prompt("run echo hello-local")).toBe("end_turn");
     expect(facts(client.updates)[0]).toEqual({ event: "mode", provider: "local" });
-    expect(messageText(client.updates)).toContain("does not advertise the terminal capability, so commands run as local processes");
+    expect(messageText(client.updates)).toContain(
+      "does not advertise the terminal capability, so commands run as local processes",
+    );
 
     const call = client.updates.find((u) => u.sessionUpdate === "tool_call")!;
-    expect(call).toMatchObject({ kind: "execute", status: "pending", title: "run: echo hello-local" });
+    expect(call).toMatchObject({
+      kind: "execute",
+      status: "pending",
+      title: "run: echo hello-local",
+    });
     const steps = toolUpdates(client.updates, call.toolCallId as string);
     // Repeated in_progress updates (the output so far, throttled) may come between on a slow machine.
-    expect(steps.map((u) => u.status).filter((status, i, all) => status !== all[i - 1])).toEqual(["pending", "in_progress", "completed"]);
-    expect(steps.flatMap((u) => (u.content ?? []) as { type: string }[]).some((c) => c.type === "terminal")).toBe(false);
+    expect(steps.map((u) => u.status).filter((status, i, all) => status !== all[i - 1])).toEqual([
+      "pending",
+      "in_progress",
+      "completed",
+    ]);
+    expect(
+      steps
+        .flatMap((u) => (u.content ?? []) as { type: string }[])
+        .some((c) => c.type === "terminal"),
+    ).toBe(false);
     expect(contentText(steps.at(-1)!)).toContain("hello-local");
     expect(steps.at(-1)!.rawOutput).toMatchObject({ status: "completed", exitCode: 0 });
     expect(client.terminalRequests).toEqual([]);
@@ -59,16 +86,25 @@ describe("demo-agent without a terminal-capable client", () => {
     const client = await start();
     dir = await mkdtemp(path.join(tmpdir(), "demo-local-"));
     const gate = path.join(dir, "go");
-    expect(await client.prompt(`bg while [ ! -e '${gate}' ]; do sleep 0.02; done; echo finished-later`)).toBe("end_turn");
+    expect(
+      await client.prompt(`bg while [ ! -e '${gate}' ]; do sleep 0.02; done; echo finished-later`),
+    ).toBe("end_turn");
     const id = facts(client.updates).find((f) => f.event === "started")!.id as string;
     expect(exitFacts(client.updates, id)).toEqual([]);
 
     await writeFile(gate, "");
-    const exit = await client.waitFor((u) => facts([u])[0]?.event === "exit", "the background exit message");
+    const exit = await client.waitFor(
+      (u) => facts([u])[0]?.event === "exit",
+      "the background exit message",
+    );
     expect(facts([exit])[0]).toMatchObject({ id, status: "completed", exitCode: 0 });
     const bgCall = client.updates.find((u) => u.sessionUpdate === "tool_call")!;
-    expect(toolUpdates(client.updates, bgCall.toolCallId as string).at(-1)).toMatchObject({ status: "completed" });
-    expect(contentText(toolUpdates(client.updates, bgCall.toolCallId as string).at(-1)!)).toContain("finished-later");
+    expect(toolUpdates(client.updates, bgCall.toolCallId as string).at(-1)).toMatchObject({
+      status: "completed",
+    });
+    expect(contentText(toolUpdates(client.updates, bgCall.toolCallId as string).at(-1)!)).toContain(
+      "finished-later",
+    );
 
     expect(await client.prompt("list")).toBe("end_turn");
     expect(exitFacts(client.updates, id)).toHaveLength(1);
@@ -78,7 +114,9 @@ describe("demo-agent without a terminal-capable client", () => {
     const client = await start();
     dir = await mkdtemp(path.join(tmpdir(), "demo-local-"));
     const gate = path.join(dir, "go");
-    await client.prompt(`bg echo "tick 1"; while [ ! -e '${gate}' ]; do sleep 0.02; done; echo "tick 2"; echo "ERROR: disk full"; sleep 30`);
+    await client.prompt(
+      `bg echo "tick 1"; while [ ! -e '${gate}' ]; do sleep 0.02; done; echo "tick 2"; echo "ERROR: disk full"; sleep 30`,
+    );
     const id = facts(client.updates).find((f) => f.event === "started")!.id as string;
     const polled = async (text: string) => {
       await client.prompt(`poll ${id}`);
@@ -88,12 +126,20 @@ describe("demo-agent without a terminal-capable client", () => {
 
     await client.prompt(`watch ${id} /ERROR/`);
     await writeFile(gate, "");
-    const hit = await client.waitFor((u) => facts([u])[0]?.event === "watch", "the watcher to fire");
+    const hit = await client.waitFor(
+      (u) => facts([u])[0]?.event === "watch",
+      "the watcher to fire",
+    );
     expect(facts([hit])[0]).toMatchObject({ runId: id, pattern: "ERROR", match: "ERROR" });
     await until(() => polled("disk full"), { timeoutMs: 10_000, message: '"disk full" in a poll' });
 
-    const polls = client.updates.flatMap((u) => ((u.rawOutput as { nextSeq?: number } | undefined)?.nextSeq === undefined ? [] : [u.rawOutput as { sinceSeq: number; nextSeq: number }]));
-    for (const [i, poll] of polls.entries()) expect(poll.sinceSeq).toBe(i === 0 ? 0 : polls[i - 1]!.nextSeq);
+    const polls = client.updates.flatMap((u) =>
+      (u.rawOutput as { nextSeq?: number } | undefined)?.nextSeq === undefined
+        ? []
+        : [u.rawOutput as { sinceSeq: number; nextSeq: number }],
+    );
+    for (const [i, poll] of polls.entries())
+      expect(poll.sinceSeq).toBe(i === 0 ? 0 : polls[i - 1]!.nextSeq);
     expect(polls.at(-1)!.nextSeq).toBeGreaterThan(polls[0]!.nextSeq);
 
     expect(await client.prompt(`kill ${id}`)).toBe("end_turn");
@@ -108,17 +154,27 @@ describe("demo-agent without a terminal-capable client", () => {
     await client.prompt(`bg --stdin read a; echo "got $a"; cat; echo "eof seen"`);
     const id = facts(client.updates).find((f) => f.event === "started")!.id as string;
     expect(await client.prompt(`send ${id} first line`)).toBe("end_turn");
-    expect(client.updates.at(-1)).toMatchObject({ status: "completed", rawOutput: { id, bytes: 11, eof: false } });
+    expect(client.updates.at(-1)).toMatchObject({
+      status: "completed",
+      rawOutput: { id, bytes: 11, eof: false },
+    });
     expect(await client.prompt(`send --eof ${id} last`)).toBe("end_turn");
-    const exit = await client.waitFor((u) => facts([u])[0]?.event === "exit", "the exit once stdin is closed");
+    const exit = await client.waitFor(
+      (u) => facts([u])[0]?.event === "exit",
+      "the exit once stdin is closed",
+    );
     expect(facts([exit])[0]).toMatchObject({ id, status: "completed", exitCode: 0 });
     await client.prompt(`poll ${id}`);
     expect(contentText(client.updates.at(-1)!)).toContain("got first line\nlast\neof seen\n");
 
     await client.prompt("bg sleep 30");
-    const closed = facts(client.updates).filter((f) => f.event === "started").at(-1)!.id as string;
+    const closed = facts(client.updates)
+      .filter((f) => f.event === "started")
+      .at(-1)!.id as string;
     expect(await client.prompt(`send ${closed} hello`)).toBe("end_turn");
-    expect(client.updates.filter((u) => u.sessionUpdate === "tool_call_update").at(-1)).toMatchObject({ status: "failed" });
+    expect(
+      client.updates.filter((u) => u.sessionUpdate === "tool_call_update").at(-1),
+    ).toMatchObject({ status: "failed" });
     expect(messageText(client.updates)).toContain(`stdin of run ${closed} is closed`);
   });
 
@@ -132,11 +188,16 @@ describe("demo-agent without a terminal-capable client", () => {
     };
     await until(() => polled("continue?"), { timeoutMs: 10_000, message: '"continue?" in a poll' });
     expect(await client.prompt(`keys ${id} y Enter`)).toBe("end_turn");
-    expect(client.updates.at(-1)).toMatchObject({ status: "completed", rawOutput: { id, keys: ["y", "Enter"], bytes: "y\r" } });
+    expect(client.updates.at(-1)).toMatchObject({
+      status: "completed",
+      rawOutput: { id, keys: ["y", "Enter"], bytes: "y\r" },
+    });
     await until(() => polled("answer y"), { timeoutMs: 10_000, message: '"answer y" in a poll' });
 
     expect(await client.prompt(`keys ${id} Entr`)).toBe("end_turn");
-    expect(client.updates.filter((u) => u.sessionUpdate === "tool_call_update").at(-1)).toMatchObject({ status: "failed" });
+    expect(
+      client.updates.filter((u) => u.sessionUpdate === "tool_call_update").at(-1),
+    ).toMatchObject({ status: "failed" });
     expect(messageText(client.updates)).toMatch(/keys failed: .*Entr.*Enter/);
 
     expect(await client.prompt(`keys ${id} C-c`)).toBe("end_turn");
@@ -148,19 +209,28 @@ describe("demo-agent without a terminal-capable client", () => {
 
   it("kill --signal sends the chosen signal (a name acp-process does not know is refused); run --idle stops a silent command", async () => {
     const client = await start();
-    await client.prompt(`bg trap 'echo "caught INT"; exit 130' INT; echo ready; while :; do sleep 0.05; done`);
+    await client.prompt(
+      `bg trap 'echo "caught INT"; exit 130' INT; echo ready; while :; do sleep 0.05; done`,
+    );
     const id = facts(client.updates).find((f) => f.event === "started")!.id as string;
     expect(await client.prompt(`kill --signal SIGBOGUS ${id}`)).toBe("end_turn");
-    expect(client.updates.filter((u) => u.sessionUpdate === "tool_call_update").at(-1)).toMatchObject({ status: "failed" });
+    expect(
+      client.updates.filter((u) => u.sessionUpdate === "tool_call_update").at(-1),
+    ).toMatchObject({ status: "failed" });
     expect(messageText(client.updates)).toMatch(/kill failed: .*SIGBOGUS/);
     expect(await client.prompt(`kill --signal sigint ${id}`)).toBe("end_turn");
-    const exit = await client.waitFor((u) => facts([u])[0]?.event === "exit", "the exit after SIGINT");
+    const exit = await client.waitFor(
+      (u) => facts([u])[0]?.event === "exit",
+      "the exit after SIGINT",
+    );
     expect(facts([exit])[0]).toMatchObject({ id, status: "killed", exitCode: 130 });
     await client.prompt(`poll ${id}`);
     expect(contentText(client.updates.at(-1)!)).toContain("caught INT");
 
     expect(await client.prompt("run --idle 0.3 echo started; sleep 10")).toBe("end_turn");
-    expect(client.updates.filter((u) => u.sessionUpdate === "tool_call_update").at(-1)).toMatchObject({
+    expect(
+      client.updates.filter((u) => u.sessionUpdate === "tool_call_update").at(-1),
+    ).toMatchObject({
       status: "failed",
       rawOutput: { status: "timed_out", cause: "inactivity" },
     });
@@ -169,12 +239,24 @@ describe("demo-agent without a terminal-capable client", () => {
   it("stops the tour and its runs on session/cancel (stop reason cancelled)", async () => {
     const client = await start();
     const turn = client.prompt("demo");
-    await client.waitFor((u) => facts([u])[0]?.event === "started", "the tour's background build to start");
+    await client.waitFor(
+      (u) => facts([u])[0]?.event === "started",
+      "the tour's background build to start",
+    );
     await client.cancel();
     expect(await turn).toBe("cancelled");
-    const started = facts(client.updates).filter((f) => f.event === "started").map((f) => f.id);
-    await client.waitFor((u) => facts([u])[0]?.event === "exit", "the build's exit after the cancel");
-    expect(facts(client.updates).filter((f) => f.event === "exit").map((f) => f.id)).toEqual(started);
+    const started = facts(client.updates)
+      .filter((f) => f.event === "started")
+      .map((f) => f.id);
+    await client.waitFor(
+      (u) => facts([u])[0]?.event === "exit",
+      "the build's exit after the cancel",
+    );
+    expect(
+      facts(client.updates)
+        .filter((f) => f.event === "exit")
+        .map((f) => f.id),
+    ).toEqual(started);
     expect(facts(client.updates).some((f) => f.event === "tour_complete")).toBe(false);
   });
 
@@ -191,13 +273,28 @@ describe("demo-agent without a terminal-capable client", () => {
     expect(await client.prompt("make coffee")).toBe("end_turn");
     const text = messageText(client.updates);
     expect(text).toContain("Unknown command: make.");
-    for (const name of ["run", "bg", "send", "keys", "poll", "log", "kill", "list", "watch", "help", "demo"]) expect(text).toMatch(new RegExp(`^${name}\\b`, "m"));
+    for (const name of [
+      "run",
+      "bg",
+      "send",
+      "keys",
+      "poll",
+      "log",
+      "kill",
+      "list",
+      "watch",
+      "help",
+      "demo",
+    ])
+      expect(text).toMatch(new RegExp(`^${name}\\b`, "m"));
   });
 
   it("says what is wrong with an unknown run id, as a failed tool call", async () => {
     const client = await start();
     expect(await client.prompt("poll run_nope")).toBe("end_turn");
-    expect(client.updates.find((u) => u.sessionUpdate === "tool_call_update")).toMatchObject({ status: "failed" });
+    expect(client.updates.find((u) => u.sessionUpdate === "tool_call_update")).toMatchObject({
+      status: "failed",
+    });
     expect(messageText(client.updates)).toContain('No run "run_nope"');
   });
 });

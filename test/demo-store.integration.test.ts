@@ -36,10 +36,17 @@ describe("demo-agent --store", () => {
     expect(facts(demo.updates)[0]).toEqual({ event: "mode", provider: "local", store: file });
 
     // The file has one owner: another agent says why it cannot use it, and exits 1.
-    const second = spawn(process.execPath, [DEMO_AGENT, "--store", file], { stdio: ["pipe", "ignore", "pipe"], env: { ...process.env, [MARK_VARIABLE]: mark } });
+    const second = spawn(process.execPath, [DEMO_AGENT, "--store", file], {
+      stdio: ["pipe", "ignore", "pipe"],
+      env: { ...process.env, [MARK_VARIABLE]: mark },
+    });
     let stderr = "";
     second.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    const [code] = (await withDeadline(once(second, "exit"), 10_000, "the second agent to exit")) as [number | null];
+    const [code] = (await withDeadline(
+      once(second, "exit"),
+      10_000,
+      "the second agent to exit",
+    )) as [number | null];
     expect(code).toBe(1);
     expect(stderr).toMatch(/^demo-agent: The run store .*runs\.db is in use by process \d+/);
 
@@ -48,8 +55,17 @@ describe("demo-agent --store", () => {
     const store = new SqliteRunStore(file, { exclusive: false });
     try {
       const [run] = store.listRuns();
-      expect(run).toMatchObject({ command: "echo kept-in-sqlite", status: "completed", exitCode: 0 });
-      expect(store.allItems(run!.id).map((item) => item.text).join("")).toBe("kept-in-sqlite\n");
+      expect(run).toMatchObject({
+        command: "echo kept-in-sqlite",
+        status: "completed",
+        exitCode: 0,
+      });
+      expect(
+        store
+          .allItems(run!.id)
+          .map((item) => item.text)
+          .join(""),
+      ).toBe("kept-in-sqlite\n");
     } finally {
       store.close();
     }

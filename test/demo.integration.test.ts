@@ -11,20 +11,38 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isAlive, killSurvivors } from "./support/processes.js";
 import { withDeadline } from "./support/until.js";
-import { MARK_VARIABLE, markedPids, newMark, REPO, untilNoneMarked } from "./fixtures/demo-processes.js";
+import {
+  MARK_VARIABLE,
+  markedPids,
+  newMark,
+  REPO,
+  untilNoneMarked,
+} from "./fixtures/demo-processes.js";
 
 interface Line {
   type: string;
   event?: string;
   terminalId?: string;
-  update?: { sessionUpdate: string; toolCallId?: string; status?: string; title?: string; rawInput?: Record<string, unknown>; rawOutput?: Record<string, unknown>; _meta?: Record<string, Record<string, unknown>> };
+  update?: {
+    sessionUpdate: string;
+    toolCallId?: string;
+    status?: string;
+    title?: string;
+    rawInput?: Record<string, unknown>;
+    rawOutput?: Record<string, unknown>;
+    _meta?: Record<string, Record<string, unknown>>;
+  };
   stopReason?: string;
   exitCode?: number;
 }
 
 /** The `demo` script's command, without its build step (the suite runs after `tsc -b`), with --json. */
 function demoCommand(): string {
-  const scripts = (JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+  const scripts = (
+    JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    }
+  ).scripts;
   const [build, command] = scripts["demo"]!.split(" && ");
   expect(build).toBe("tsc -b");
   expect(command).toMatch(/ run --yes --agent /);
@@ -38,7 +56,12 @@ let elapsedMs = 0;
 
 beforeAll(async () => {
   const started = Date.now();
-  const child = spawn("sh", ["-c", demoCommand()], { cwd: REPO, env: { ...process.env, [MARK_VARIABLE]: mark }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("sh", ["-c", demoCommand()], {
+    cwd: REPO,
+    env: { ...process.env, [MARK_VARIABLE]: mark },
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
@@ -50,7 +73,10 @@ beforeAll(async () => {
     killSurvivors([child.pid!]);
   }
   elapsedMs = Date.now() - started;
-  lines = stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as Line);
+  lines = stdout
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Line);
 }, 40_000);
 
 afterAll(() => {
@@ -58,7 +84,12 @@ afterAll(() => {
 });
 
 const updates = () => lines.flatMap((l) => (l.type === "session_update" ? [l.update!] : []));
-const facts = () => updates().flatMap((u) => (u.sessionUpdate === "agent_message_chunk" && u._meta?.["demo-agent"] ? [u._meta["demo-agent"]] : []));
+const facts = () =>
+  updates().flatMap((u) =>
+    u.sessionUpdate === "agent_message_chunk" && u._meta?.["demo-agent"]
+      ? [u._meta["demo-agent"]]
+      : [],
+  );
 const step = (name: string) => facts().filter((f) => f.step === name);
 
 describe("corepack pnpm demo (the main job)", () => {
@@ -74,7 +105,9 @@ describe("corepack pnpm demo (the main job)", () => {
   });
 
   it("runs a foreground command (completed, exit 0), and timed-out ones (hard limit, inactivity) that keep their partial output", () => {
-    expect(step("foreground")).toEqual([expect.objectContaining({ status: "completed", exitCode: 0 })]);
+    expect(step("foreground")).toEqual([
+      expect.objectContaining({ status: "completed", exitCode: 0 }),
+    ]);
     const [timeout] = step("timeout");
     expect(timeout).toMatchObject({ status: "timed_out", cause: "timeout", exitCode: null });
     expect(timeout!.output).toContain("compiling");
@@ -112,10 +145,19 @@ describe("corepack pnpm demo (the main job)", () => {
     const calls = updates().filter((u) => u.sessionUpdate === "tool_call");
     expect(calls.filter((u) => u.title!.startsWith("watch "))).toEqual([]);
     expect(calls.filter((u) => (u.rawInput?.watch as unknown[] | undefined)?.length)).toEqual([
-      expect.objectContaining({ title: expect.stringMatching(/^bg: .* \(watching \/ERROR\|done\/\)$/), rawInput: expect.objectContaining({ watch: [{ regex: "ERROR|done", event: "ERROR|done" }] }) }),
+      expect.objectContaining({
+        title: expect.stringMatching(/^bg: .* \(watching \/ERROR\|done\/\)$/),
+        rawInput: expect.objectContaining({
+          watch: [{ regex: "ERROR|done", event: "ERROR|done" }],
+        }),
+      }),
     ]);
-    const started = facts().filter((f) => f.event === "started").map((f) => f.id);
-    const exits = facts().filter((f) => f.event === "exit").map((f) => f.id);
+    const started = facts()
+      .filter((f) => f.event === "started")
+      .map((f) => f.id);
+    const exits = facts()
+      .filter((f) => f.event === "exit")
+      .map((f) => f.id);
     expect(started).toHaveLength(4); // the build, the interactive prompt, the process tree, the interrupted command
     expect(exits.sort()).toEqual([...started].sort());
   });
@@ -136,7 +178,14 @@ describe("corepack pnpm demo (the main job)", () => {
 
   it("truncates a 200 KB multi-byte flood to the limit on a character boundary", () => {
     const [flood] = step("flood");
-    expect(flood).toMatchObject({ exitCode: 0, printedBytes: 204_804, totalBytes: 204_804, limit: 4096, truncated: true, wholeCharacters: true });
+    expect(flood).toMatchObject({
+      exitCode: 0,
+      printedBytes: 204_804,
+      totalBytes: 204_804,
+      limit: 4096,
+      truncated: true,
+      wholeCharacters: true,
+    });
     expect(flood!.bytes).toBeLessThanOrEqual(4096);
     expect(flood!.bytes).toBeGreaterThan(4096 - 4); // loses less than one character
     expect(["é", "✓", "🚀"]).toContain(flood!.firstChar);
@@ -144,15 +193,20 @@ describe("corepack pnpm demo (the main job)", () => {
 
   it("releases everything: no run is left running, every terminal released, every tool call finished", () => {
     // Checked by the agent: every run's terminalId is null (released); the client's terminals, below.
-    expect(step("release")).toEqual([expect.objectContaining({ running: 0, unreleased: [], localTerminals: null, released: true })]);
+    expect(step("release")).toEqual([
+      expect.objectContaining({ running: 0, unreleased: [], localTerminals: null, released: true }),
+    ]);
     const terminalEvents = lines.filter((l) => l.type === "terminal");
     const created = terminalEvents.filter((l) => l.event === "create").map((l) => l.terminalId);
     const released = terminalEvents.filter((l) => l.event === "release").map((l) => l.terminalId);
     expect(created.length).toBeGreaterThanOrEqual(6);
     expect(released.sort()).toEqual([...created].sort());
     const finalStatus = new Map<string, string>();
-    for (const u of updates()) if (u.toolCallId !== undefined && u.status) finalStatus.set(u.toolCallId, u.status);
-    expect([...finalStatus.values()].filter((s) => s !== "completed" && s !== "failed")).toEqual([]);
+    for (const u of updates())
+      if (u.toolCallId !== undefined && u.status) finalStatus.set(u.toolCallId, u.status);
+    expect([...finalStatus.values()].filter((s) => s !== "completed" && s !== "failed")).toEqual(
+      [],
+    );
   });
 
   it("leaves no process running", async () => {

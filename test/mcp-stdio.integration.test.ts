@@ -8,11 +8,22 @@ import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { execTool, processTool, processTools, shellTool, type ToolDefinition } from "acp-process/tools";
+import {
+  execTool,
+  processTool,
+  processTools,
+  shellTool,
+  type ToolDefinition,
+} from "acp-process/tools";
 import { MCP_USAGE } from "acp-terminal-mcp";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { newMark, untilNoneMarked } from "./fixtures/demo-processes.js";
-import { CLIENT_KINDS, MODERN_REVISION, type McpTestClient, type ToolCallResult } from "./support/mcp-clients.js";
+import {
+  CLIENT_KINDS,
+  MODERN_REVISION,
+  type McpTestClient,
+  type ToolCallResult,
+} from "./support/mcp-clients.js";
 import { CLI, connectServer, pidsWithArg } from "./support/mcp-server.js";
 import { until } from "./support/until.js";
 
@@ -58,65 +69,148 @@ describe.each(CLIENT_KINDS)("the %s client", (kind) => {
     else expect(client.protocolVersion).toMatch(/^2025-\d\d-\d\d$/);
   });
 
-  test.each(Object.keys(SURFACES))("lists the %s surface with the tools' own names, descriptions and JSON Schemas", async (surface) => {
-    const client = await server(kind, ["--yes", "--tools", surface]);
-    const tools = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(SURFACES[surface]!.map((tool) => tool.functionName));
-    for (const tool of SURFACES[surface]!) {
-      const listed = tools.find((t) => t.name === tool.functionName)!;
-      expect(listed.description).toBe(tool.description);
-      expect(listed.inputSchema).toEqual(tool.jsonSchema);
-    }
-  });
+  test.each(Object.keys(SURFACES))(
+    "lists the %s surface with the tools' own names, descriptions and JSON Schemas",
+    async (surface) => {
+      const client = await server(kind, ["--yes", "--tools", surface]);
+      const tools = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(
+        SURFACES[surface]!.map((tool) => tool.functionName),
+      );
+      for (const tool of SURFACES[surface]!) {
+        const listed = tools.find((t) => t.name === tool.functionName)!;
+        expect(listed.description).toBe(tool.description);
+        expect(listed.inputSchema).toEqual(tool.jsonSchema);
+      }
+    },
+  );
 
   test("calls exec and every process action, each answer with text and structuredContent", async () => {
     const client = await server(kind, ["--yes"]);
     const done = structured(await client.callTool("exec", { command: "echo hello; pwd" }));
-    expect(done).toMatchObject({ status: "completed", exitCode: 0, output: `hello\n${workspace}\n`, truncated: false });
-    const bg = structured(await client.callTool("exec", { command: "read line; echo got $line", background: true }));
+    expect(done).toMatchObject({
+      status: "completed",
+      exitCode: 0,
+      output: `hello\n${workspace}\n`,
+      truncated: false,
+    });
+    const bg = structured(
+      await client.callTool("exec", { command: "read line; echo got $line", background: true }),
+    );
     expect(bg.status).toBe("running");
     const id = bg.sessionId as string;
-    expect(structured(await client.callTool("process", { action: "list" })).processes).toEqual(expect.arrayContaining([expect.objectContaining({ sessionId: id })]));
-    expect(structured(await client.callTool("process", { action: "write", sessionId: id, data: "x\n", eof: true }))).toMatchObject({ written: 2 });
-    const polled = await until(async () => {
-      const poll = structured(await client.callTool("process", { action: "poll", sessionId: id }));
-      return poll.status === "completed" ? poll : undefined;
-    }, { message: "the background run to finish" });
+    expect(structured(await client.callTool("process", { action: "list" })).processes).toEqual(
+      expect.arrayContaining([expect.objectContaining({ sessionId: id })]),
+    );
+    expect(
+      structured(
+        await client.callTool("process", {
+          action: "write",
+          sessionId: id,
+          data: "x\n",
+          eof: true,
+        }),
+      ),
+    ).toMatchObject({ written: 2 });
+    const polled = await until(
+      async () => {
+        const poll = structured(
+          await client.callTool("process", { action: "poll", sessionId: id }),
+        );
+        return poll.status === "completed" ? poll : undefined;
+      },
+      { message: "the background run to finish" },
+    );
     expect(polled.exitCode).toBe(0);
-    expect(structured(await client.callTool("process", { action: "log", sessionId: id })).lines).toEqual(["got x"]);
-    const sleeper = structured(await client.callTool("exec", { command: "sleep 30", background: true })).sessionId as string;
-    expect(structured(await client.callTool("process", { action: "kill", sessionId: sleeper })).status).toBe("killed");
-    expect(structured(await client.callTool("process", { action: "remove", sessionId: sleeper }))).toEqual({ sessionId: sleeper, removed: true });
-    expect(structured(await client.callTool("process", { action: "clear" })).cleared).toBeGreaterThanOrEqual(2);
+    expect(
+      structured(await client.callTool("process", { action: "log", sessionId: id })).lines,
+    ).toEqual(["got x"]);
+    const sleeper = structured(
+      await client.callTool("exec", { command: "sleep 30", background: true }),
+    ).sessionId as string;
+    expect(
+      structured(await client.callTool("process", { action: "kill", sessionId: sleeper })).status,
+    ).toBe("killed");
+    expect(
+      structured(await client.callTool("process", { action: "remove", sessionId: sleeper })),
+    ).toEqual({ sessionId: sleeper, removed: true });
+    expect(
+      structured(await client.callTool("process", { action: "clear" })).cleared,
+    ).toBeGreaterThanOrEqual(2);
   });
 
   test("calls process_run, process_monitor, process_list, process_wait, process_logs and process_kill", async () => {
     const client = await server(kind, ["--yes", "--tools", "process"]);
-    expect(structured(await client.callTool("process_run", { command: "echo one" }))).toMatchObject({ state: "completed", exit_code: 0, stdout_summary: "one\n" });
-    const started = structured(await client.callTool("process_run", { command: "echo started; sleep 30", background: true }));
+    expect(structured(await client.callTool("process_run", { command: "echo one" }))).toMatchObject(
+      { state: "completed", exit_code: 0, stdout_summary: "one\n" },
+    );
+    const started = structured(
+      await client.callTool("process_run", { command: "echo started; sleep 30", background: true }),
+    );
     expect(started).toMatchObject({ state: "running" });
     const id = started.process_id as string;
-    expect(structured(await client.callTool("process_monitor", { process_id: id }))).toMatchObject({ process_id: id, state: "running" });
-    expect(structured(await client.callTool("process_list", { state: "running" })).processes).toEqual([expect.objectContaining({ process_id: id, state: "running" })]);
-    expect(structured(await client.callTool("process_wait", { id, since_size: 0, timeout: 10 }))).toMatchObject({ process_id: id, woke: "output", stdout: "started\n" });
-    expect(structured(await client.callTool("process_logs", { id }))).toMatchObject({ process_id: id, stdout: "started\n", stdout_size: 8, truncated: false });
-    expect(structured(await client.callTool("process_kill", { id }))).toMatchObject({ process_id: id, state: "killed", killed: true });
+    expect(structured(await client.callTool("process_monitor", { process_id: id }))).toMatchObject({
+      process_id: id,
+      state: "running",
+    });
+    expect(
+      structured(await client.callTool("process_list", { state: "running" })).processes,
+    ).toEqual([expect.objectContaining({ process_id: id, state: "running" })]);
+    expect(
+      structured(await client.callTool("process_wait", { id, since_size: 0, timeout: 10 })),
+    ).toMatchObject({ process_id: id, woke: "output", stdout: "started\n" });
+    expect(structured(await client.callTool("process_logs", { id }))).toMatchObject({
+      process_id: id,
+      stdout: "started\n",
+      stdout_size: 8,
+      truncated: false,
+    });
+    expect(structured(await client.callTool("process_kill", { id }))).toMatchObject({
+      process_id: id,
+      state: "killed",
+      killed: true,
+    });
   });
 
   test("calls shell one-shot, spawn, poll, log, send_keys and kill", async () => {
     const client = await server(kind, ["--yes", "--tools", "shell"]);
-    expect(structured(await client.callTool("shell", { command: "echo once" }))).toMatchObject({ status: "completed", exit_code: 0, output: "once\n" });
-    const spawned = structured(await client.callTool("shell", { action: "spawn", command: "read a; echo typed $a; sleep 30" }));
+    expect(structured(await client.callTool("shell", { command: "echo once" }))).toMatchObject({
+      status: "completed",
+      exit_code: 0,
+      output: "once\n",
+    });
+    const spawned = structured(
+      await client.callTool("shell", {
+        action: "spawn",
+        command: "read a; echo typed $a; sleep 30",
+      }),
+    );
     expect(spawned).toMatchObject({ status: "running", next_seq: 0 });
     const id = spawned.id as string;
-    expect(structured(await client.callTool("shell", { action: "send_keys", id, keys: [{ text: "abc\n" }] }))).toEqual({ id, sent: 1 });
-    await until(async () => JSON.stringify(structured(await client.callTool("shell", { action: "poll", id })).items).includes("typed abc"), { message: "typed output in a poll" });
+    expect(
+      structured(
+        await client.callTool("shell", { action: "send_keys", id, keys: [{ text: "abc\n" }] }),
+      ),
+    ).toEqual({ id, sent: 1 });
+    await until(
+      async () =>
+        JSON.stringify(
+          structured(await client.callTool("shell", { action: "poll", id })).items,
+        ).includes("typed abc"),
+      { message: "typed output in a poll" },
+    );
     // Items are numbered from 1: the first is the one after since_seq 0.
     const log = structured(await client.callTool("shell", { action: "log", id, since_seq: 0 }));
-    expect(log.items).toEqual([expect.objectContaining({ seq: 1, kind: "output", text: "typed abc\n" })]);
+    expect(log.items).toEqual([
+      expect.objectContaining({ seq: 1, kind: "output", text: "typed abc\n" }),
+    ]);
     expect(log.next_seq).toBe(1);
-    expect(structured(await client.callTool("shell", { action: "log", id, offset: 0 })).lines).toEqual(["typed abc"]);
-    expect(structured(await client.callTool("shell", { action: "kill", id })).status).toBe("killed");
+    expect(
+      structured(await client.callTool("shell", { action: "log", id, offset: 0 })).lines,
+    ).toEqual(["typed abc"]);
+    expect(structured(await client.callTool("shell", { action: "kill", id })).status).toBe(
+      "killed",
+    );
   });
 
   test("reports progress during a long call, and cancelling the call kills its command", async () => {
@@ -125,29 +219,47 @@ describe.each(CLIENT_KINDS)("the %s client", (kind) => {
     const controller = new AbortController();
     const messages: string[] = [];
     let runId: string | undefined;
-    const call = client.callTool("exec", { command: `echo ready; exec '${process.execPath}' -e 'setTimeout(() => {}, 30000)' ${needle}`, yieldMs: 60_000 }, {
-      signal: controller.signal,
-      onprogress: (progress) => {
-        messages.push(progress.message ?? "");
-        runId ??= /^(\S+) running/.exec(progress.message ?? "")?.[1];
-        // Cancel once the command is seen running.
-        if (pidsWithArg(needle).length > 0) controller.abort();
+    const call = client.callTool(
+      "exec",
+      {
+        command: `echo ready; exec '${process.execPath}' -e 'setTimeout(() => {}, 30000)' ${needle}`,
+        yieldMs: 60_000,
       },
-    });
+      {
+        signal: controller.signal,
+        onprogress: (progress) => {
+          messages.push(progress.message ?? "");
+          runId ??= /^(\S+) running/.exec(progress.message ?? "")?.[1];
+          // Cancel once the command is seen running.
+          if (pidsWithArg(needle).length > 0) controller.abort();
+        },
+      },
+    );
     await expect(call).rejects.toThrow();
     expect(messages[0]).toMatch(/running, \d+ bytes of output/);
-    await until(() => pidsWithArg(needle).length === 0, { message: "the cancelled command to be gone" });
+    await until(() => pidsWithArg(needle).length === 0, {
+      message: "the cancelled command to be gone",
+    });
     // A foreground run is not listed (process list shows background sessions); its id, from the progress message, still reads it.
     expect(runId).toBeDefined();
     expect(structured(await client.callTool("process", { action: "list" })).processes).toEqual([]);
-    await until(async () => structured(await client.callTool("process", { action: "log", sessionId: runId })).status === "killed", { message: "the run to read as killed" });
+    await until(
+      async () =>
+        structured(await client.callTool("process", { action: "log", sessionId: runId })).status ===
+        "killed",
+      { message: "the run to read as killed" },
+    );
   });
 });
 
 describe("the workspace and the approval policy", () => {
   test("commands start in the workspace; a working directory inside it is used, one outside it (or a symlink out) is refused", async () => {
     const client = await server("v2", ["--yes"]);
-    expect(structured(await client.callTool("exec", { command: "pwd", workdir: path.join(workspace, "sub") })).output).toBe(`${workspace}/sub\n`);
+    expect(
+      structured(
+        await client.callTool("exec", { command: "pwd", workdir: path.join(workspace, "sub") }),
+      ).output,
+    ).toBe(`${workspace}/sub\n`);
     symlinkSync("/", path.join(workspace, "escape"));
     for (const workdir of ["/", path.join(workspace, ".."), path.join(workspace, "escape")]) {
       const refused = structured(await client.callTool("exec", { command: "pwd", workdir }));
@@ -161,9 +273,13 @@ describe("the workspace and the approval policy", () => {
   test("without --yes or --allow no command runs, and the answer says how to allow it", async () => {
     const client = await server("v2", []);
     const needle = `mcp-denied-${randomUUID()}`;
-    const refused = structured(await client.callTool("exec", { command: `echo ${needle} > ${workspace}/${needle}` }));
+    const refused = structured(
+      await client.callTool("exec", { command: `echo ${needle} > ${workspace}/${needle}` }),
+    );
     expect(refused.status).toBe("failed");
-    expect(refused.error).toContain("restart it with --yes (allow every command) or --allow PATTERN");
+    expect(refused.error).toContain(
+      "restart it with --yes (allow every command) or --allow PATTERN",
+    );
     expect(pidsWithArg(needle)).toEqual([]);
     const shell = await server("v2", ["--tools", "shell"]);
     expect(structured(await shell.callTool("shell", { command: "true" })).error).toContain("--yes");
@@ -171,43 +287,73 @@ describe("the workspace and the approval policy", () => {
 
   test("--allow takes acp-terminal run's patterns: it runs what a pattern approves, and refuses a shell line with metacharacters even under 'git *'", async () => {
     const client = await server("v2", ["--allow", "git *", "--allow", "pwd"]);
-    expect(structured(await client.callTool("exec", { command: "git --version" })).output).toMatch(/^git version /);
-    expect(structured(await client.callTool("exec", { command: "pwd" })).output).toBe(`${workspace}\n`);
+    expect(structured(await client.callTool("exec", { command: "git --version" })).output).toMatch(
+      /^git version /,
+    );
+    expect(structured(await client.callTool("exec", { command: "pwd" })).output).toBe(
+      `${workspace}\n`,
+    );
     const needle = `mcp-allow-${randomUUID()}`;
-    for (const command of [`git status; touch ${needle}`, `git log $(touch ${needle})`, `git status && touch ${needle}`, `pwd -P`, `touch ${needle}`]) {
+    for (const command of [
+      `git status; touch ${needle}`,
+      `git log $(touch ${needle})`,
+      `git status && touch ${needle}`,
+      `pwd -P`,
+      `touch ${needle}`,
+    ]) {
       const refused = structured(await client.callTool("exec", { command }));
       expect(refused).toMatchObject({ status: "failed", exitCode: null });
-      expect(refused.error).toContain(`Denied by the user: ${command} (no --allow pattern of this server (git *, pwd) approves it`);
+      expect(refused.error).toContain(
+        `Denied by the user: ${command} (no --allow pattern of this server (git *, pwd) approves it`,
+      );
     }
     expect(existsSync(path.join(workspace, needle))).toBe(false);
   });
 
   test("under --allow a command starts with stdin closed (no write could be approved): it reads end-of-file, and a write is refused saying why", async () => {
     const client = await server("v2", ["--allow", "cat", "--allow", "sleep *"]);
-    expect(structured(await client.callTool("exec", { command: "cat", yieldMs: 10_000 }))).toMatchObject({ status: "completed", exitCode: 0, output: "" });
-    const id = structured(await client.callTool("exec", { command: "sleep 30", background: true })).sessionId as string;
+    expect(
+      structured(await client.callTool("exec", { command: "cat", yieldMs: 10_000 })),
+    ).toMatchObject({ status: "completed", exitCode: 0, output: "" });
+    const id = structured(await client.callTool("exec", { command: "sleep 30", background: true }))
+      .sessionId as string;
     const write = await client.callTool("process", { action: "write", sessionId: id, data: "x\n" });
     expect(write.isError).toBe(true);
-    expect(write.content[0]!.text).toContain("never one whose command line holds shell syntax or that sets environment variables, a stdin write or a signal");
-    expect(structured(await client.callTool("process", { action: "kill", sessionId: id })).status).toBe("killed");
+    expect(write.content[0]!.text).toContain(
+      "never one whose command line holds shell syntax or that sets environment variables, a stdin write or a signal",
+    );
+    expect(
+      structured(await client.callTool("process", { action: "kill", sessionId: id })).status,
+    ).toBe("killed");
   });
 
   test("--allow never approves a command that sets environment variables (BASH_ENV runs what it names)", async () => {
     const client = await server("v2", ["--allow", "echo [a-z]+"]);
     const pwned = path.join(workspace, `mcp-env-${randomUUID()}`);
-    const refused = structured(await client.callTool("exec", { command: "echo hi", env: { BASH_ENV: `$(touch ${pwned})` } }));
+    const refused = structured(
+      await client.callTool("exec", { command: "echo hi", env: { BASH_ENV: `$(touch ${pwned})` } }),
+    );
     expect(refused.status).toBe("failed");
     expect(refused.error).toContain("sets environment variables");
     expect(existsSync(pwned)).toBe(false);
     const withYes = await server("v2", ["--yes"]);
-    expect(structured(await withYes.callTool("exec", { command: "echo $X", env: { X: "set" } })).output).toBe("set\n");
+    expect(
+      structured(await withYes.callTool("exec", { command: "echo $X", env: { X: "set" } })).output,
+    ).toBe("set\n");
   });
 
   test("closing the client ends the server and kills the commands it still runs", async () => {
     const client = await server("v1", ["--yes"]);
     const needle = `mcp-close-${randomUUID()}`;
-    structured(await client.callTool("exec", { command: `exec '${process.execPath}' -e 'setTimeout(() => {}, 30000)' ${needle}`, background: true }));
-    await until(() => pidsWithArg(needle).length === 1, { message: "the background command to run" });
+    structured(
+      await client.callTool("exec", {
+        command: `exec '${process.execPath}' -e 'setTimeout(() => {}, 30000)' ${needle}`,
+        background: true,
+      }),
+    );
+    await until(() => pidsWithArg(needle).length === 1, {
+      message: "the background command to run",
+    });
     await client.close();
     await untilNoneMarked(mark);
     expect(pidsWithArg(needle)).toEqual([]);
@@ -216,13 +362,25 @@ describe("the workspace and the approval policy", () => {
 
 describe("the command line", () => {
   test("acp-terminal mcp --help prints the usage; a bad option exits 2 naming it, a missing workspace 1", () => {
-    const help = spawnSync(process.execPath, [CLI, "mcp", "--help"], { encoding: "utf8", timeout: 10_000 });
+    const help = spawnSync(process.execPath, [CLI, "mcp", "--help"], {
+      encoding: "utf8",
+      timeout: 10_000,
+    });
     expect(help.status).toBe(0);
     expect(help.stdout).toBe(MCP_USAGE);
-    const bad = spawnSync(process.execPath, [CLI, "mcp", "--tools", "bash"], { encoding: "utf8", timeout: 10_000 });
+    const bad = spawnSync(process.execPath, [CLI, "mcp", "--tools", "bash"], {
+      encoding: "utf8",
+      timeout: 10_000,
+    });
     expect(bad.status).toBe(2);
-    expect(bad.stderr).toBe('Invalid --tools: expected one of exec, process, shell, received "bash"\nRun "acp-terminal mcp --help" for usage.\n');
-    const missing = spawnSync(process.execPath, [CLI, "mcp", "--workspace", "/no/such/dir", "--yes"], { encoding: "utf8", timeout: 10_000, input: "" });
+    expect(bad.stderr).toBe(
+      'Invalid --tools: expected one of exec, process, shell, received "bash"\nRun "acp-terminal mcp --help" for usage.\n',
+    );
+    const missing = spawnSync(
+      process.execPath,
+      [CLI, "mcp", "--workspace", "/no/such/dir", "--yes"],
+      { encoding: "utf8", timeout: 10_000, input: "" },
+    );
     expect(missing.status).toBe(1);
     expect(missing.stderr).toContain("Invalid --workspace: /no/such/dir does not exist");
   });

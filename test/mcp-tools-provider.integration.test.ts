@@ -26,7 +26,8 @@ async function provider(options: { outputByteLimit?: number } = {}): Promise<Mcp
   const connected = client;
   const call: McpToolCall = async (name, args) => {
     const result = await connected.callTool(name, args);
-    if (result.isError) throw new Error(`MCP ${name}: ${result.content.map((block) => block.text ?? "").join(" ")}`);
+    if (result.isError)
+      throw new Error(`MCP ${name}: ${result.content.map((block) => block.text ?? "").join(" ")}`);
     return result.structuredContent!;
   };
   return new McpToolsProvider(call, options);
@@ -35,11 +36,16 @@ async function provider(options: { outputByteLimit?: number } = {}): Promise<Mcp
 test("a terminal created without stdin reads end-of-file, as the host gives it; one with stdin takes writes", async () => {
   const tools = await provider();
   const closed = await tools.create({ command: "cat; echo eof-seen" });
-  expect(await withDeadline(tools.waitForExit(closed), 10_000, "cat to see end-of-file")).toEqual({ exitCode: 0, signal: null });
+  expect(await withDeadline(tools.waitForExit(closed), 10_000, "cat to see end-of-file")).toEqual({
+    exitCode: 0,
+    signal: null,
+  });
   expect((await tools.output(closed)).output).toBe("eof-seen\n");
   const open = await tools.create({ command: "cat", stdin: true });
   await tools.write!(open, "typed\n", { eof: true });
-  expect(await withDeadline(tools.waitForExit(open), 10_000, "cat to end after the write")).toEqual({ exitCode: 0, signal: null });
+  expect(await withDeadline(tools.waitForExit(open), 10_000, "cat to end after the write")).toEqual(
+    { exitCode: 0, signal: null },
+  );
   expect((await tools.output(open)).output).toBe("typed\n");
   await Promise.all([tools.release(closed), tools.release(open)]);
 });

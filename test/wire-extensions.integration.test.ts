@@ -7,7 +7,12 @@ import type { TerminalOutputResponse } from "@agentclientprotocol/sdk";
 import { encodeKeys } from "acp-terminal/keys";
 import { MAX_PTY_DIMENSION } from "acp-terminal/protocol";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { outputWhere, rejectionOf, startTerminalClient, type TerminalClientProcess } from "./support/terminal-client.js";
+import {
+  outputWhere,
+  rejectionOf,
+  startTerminalClient,
+  type TerminalClientProcess,
+} from "./support/terminal-client.js";
 import { until, withDeadline } from "./support/until.js";
 
 type RequestErrorLike = { code: number; message: string; data?: unknown };
@@ -25,22 +30,45 @@ const stdin = { "acp-terminal": { stdin: true } };
 
 describe("_acp-terminal extensions over stdio", () => {
   it("writes text and bytes to cat, then ends its input", async () => {
-    const { terminalId } = await peer.client.request("terminal/create", { sessionId, command: "cat", _meta: stdin });
+    const { terminalId } = await peer.client.request("terminal/create", {
+      sessionId,
+      command: "cat",
+      _meta: stdin,
+    });
     const ids = { sessionId, terminalId };
-    expect(await peer.client.request("_acp-terminal/write", { ...ids, data: "héllo\n" })).toEqual({});
+    expect(await peer.client.request("_acp-terminal/write", { ...ids, data: "héllo\n" })).toEqual(
+      {},
+    );
     await outputWhere(peer.client, ids, (out) => out === "héllo\n");
-    await peer.client.request("_acp-terminal/write", { ...ids, dataBase64: Buffer.from("bytes\n").toString("base64"), eof: true });
-    expect(await peer.client.request("terminal/wait_for_exit", ids)).toEqual({ exitCode: 0, signal: null });
-    expect((await peer.client.request<TerminalOutputResponse>("terminal/output", ids)).output).toBe("héllo\nbytes\n");
-    const closed = await rejectionOf(peer.client.request("_acp-terminal/write", { ...ids, data: "late" }));
+    await peer.client.request("_acp-terminal/write", {
+      ...ids,
+      dataBase64: Buffer.from("bytes\n").toString("base64"),
+      eof: true,
+    });
+    expect(await peer.client.request("terminal/wait_for_exit", ids)).toEqual({
+      exitCode: 0,
+      signal: null,
+    });
+    expect((await peer.client.request<TerminalOutputResponse>("terminal/output", ids)).output).toBe(
+      "héllo\nbytes\n",
+    );
+    const closed = await rejectionOf(
+      peer.client.request("_acp-terminal/write", { ...ids, data: "late" }),
+    );
     expect(closed.code).toBe(-32603);
     expect(closed.data).toMatchObject({ reason: expect.stringMatching(/^(exited|stdin_closed)$/) });
     await peer.client.request("terminal/release", ids);
   });
 
   it("refuses to write to a terminal created without stdin, saying how to fix it", async () => {
-    const { terminalId } = await peer.client.request("terminal/create", { sessionId, command: "sleep", args: ["30"] });
-    const error = await rejectionOf(peer.client.request("_acp-terminal/write", { sessionId, terminalId, data: "x" }));
+    const { terminalId } = await peer.client.request("terminal/create", {
+      sessionId,
+      command: "sleep",
+      args: ["30"],
+    });
+    const error = await rejectionOf(
+      peer.client.request("_acp-terminal/write", { sessionId, terminalId, data: "x" }),
+    );
     expect(error.code).toBe(-32603);
     expect(error.data).toMatchObject({ reason: "stdin_closed" });
     expect(error.message).toContain("stdin");
@@ -57,8 +85,13 @@ describe("_acp-terminal extensions over stdio", () => {
     const ids = { sessionId, terminalId };
     await outputWhere(peer.client, ids, (out) => out.endsWith("name? "));
     await peer.client.request("_acp-terminal/write", { ...ids, data: "world\n" });
-    expect(await peer.client.request("terminal/wait_for_exit", ids)).toEqual({ exitCode: 0, signal: null });
-    expect((await peer.client.request<TerminalOutputResponse>("terminal/output", ids)).output).toBe("name? hello, world\n");
+    expect(await peer.client.request("terminal/wait_for_exit", ids)).toEqual({
+      exitCode: 0,
+      signal: null,
+    });
+    expect((await peer.client.request<TerminalOutputResponse>("terminal/output", ids)).output).toBe(
+      "name? hello, world\n",
+    );
   });
 
   it("drives a REPL in a PTY: node -i keeps state across typed lines and ends on Ctrl-D", async () => {
@@ -70,15 +103,24 @@ describe("_acp-terminal extensions over stdio", () => {
       _meta: { "acp-terminal": { pty: { cols: 100, rows: 30 } } },
     });
     const ids = { sessionId, terminalId };
-    const type = (keys: string[]) => peer.client.request("_acp-terminal/write", { ...ids, data: encodeKeys(keys) });
+    const type = (keys: string[]) =>
+      peer.client.request("_acp-terminal/write", { ...ids, data: encodeKeys(keys) });
     await outputWhere(peer.client, ids, (out) => out.endsWith("\n> "));
     await type(["const answer = 6 * 7", "Enter"]);
-    await outputWhere(peer.client, ids, (out) => out.endsWith("> const answer = 6 * 7\nundefined\n> "));
+    await outputWhere(peer.client, ids, (out) =>
+      out.endsWith("> const answer = 6 * 7\nundefined\n> "),
+    );
     await type(["answer + 0.5", "Enter"]);
     await outputWhere(peer.client, ids, (out) => out.endsWith("> answer + 0.5\n42.5\n> "));
     await type(["C-d"]);
-    expect(await peer.client.request("terminal/wait_for_exit", ids)).toEqual({ exitCode: 0, signal: null });
-    const { output, exitStatus } = await peer.client.request<TerminalOutputResponse>("terminal/output", ids);
+    expect(await peer.client.request("terminal/wait_for_exit", ids)).toEqual({
+      exitCode: 0,
+      signal: null,
+    });
+    const { output, exitStatus } = await peer.client.request<TerminalOutputResponse>(
+      "terminal/output",
+      ids,
+    );
     expect(output).toMatch(/> answer \+ 0\.5\n42\.5\n> \n?$/);
     expect(exitStatus).toEqual({ exitCode: 0, signal: null });
     await peer.client.request("terminal/release", ids);
@@ -93,10 +135,15 @@ describe("_acp-terminal extensions over stdio", () => {
     });
     const ids = { sessionId, terminalId };
     await outputWhere(peer.client, ids, (out) => out.includes("30 100"));
-    expect(await peer.client.request("_acp-terminal/resize", { ...ids, cols: 120, rows: 40 })).toEqual({});
+    expect(
+      await peer.client.request("_acp-terminal/resize", { ...ids, cols: 120, rows: 40 }),
+    ).toEqual({});
     await peer.client.request("_acp-terminal/write", { ...ids, data: encodeKeys(["Enter"]) });
     await outputWhere(peer.client, ids, (out) => out.includes("40 120"));
-    expect(await peer.client.request("terminal/wait_for_exit", ids)).toEqual({ exitCode: 0, signal: null });
+    expect(await peer.client.request("terminal/wait_for_exit", ids)).toEqual({
+      exitCode: 0,
+      signal: null,
+    });
   });
 
   it("accepts PTY sizes up to MAX_PTY_DIMENSION and names the field beyond it, at create and resize", async () => {
@@ -121,7 +168,9 @@ describe("_acp-terminal extensions over stdio", () => {
     });
     const ids = { sessionId, terminalId };
     await outputWhere(peer.client, ids, (out) => out.includes(`24 ${max}`));
-    const tooTall = await rejectionOf(peer.client.request("_acp-terminal/resize", { ...ids, cols: 80, rows: max + 1 }));
+    const tooTall = await rejectionOf(
+      peer.client.request("_acp-terminal/resize", { ...ids, cols: 80, rows: max + 1 }),
+    );
     expect(tooTall.code).toBe(-32602);
     expect(tooTall.message).toBe(
       `Invalid params for _acp-terminal/resize: rows: expected an integer from 1 to ${max}, received ${max + 1}`,
@@ -130,8 +179,14 @@ describe("_acp-terminal extensions over stdio", () => {
   });
 
   it("refuses to resize a pipe terminal with a clear error", async () => {
-    const { terminalId } = await peer.client.request("terminal/create", { sessionId, command: "sleep", args: ["30"] });
-    const error = await rejectionOf(peer.client.request("_acp-terminal/resize", { sessionId, terminalId, cols: 80, rows: 24 }));
+    const { terminalId } = await peer.client.request("terminal/create", {
+      sessionId,
+      command: "sleep",
+      args: ["30"],
+    });
+    const error = await rejectionOf(
+      peer.client.request("_acp-terminal/resize", { sessionId, terminalId, cols: 80, rows: 24 }),
+    );
     expect(error.code).toBe(-32603);
     expect(error.data).toMatchObject({ reason: "not_pty" });
     expect(error.message).toMatch(/PTY/);
@@ -139,13 +194,24 @@ describe("_acp-terminal extensions over stdio", () => {
   });
 
   it("ends sleep with SIGINT through _acp-terminal/signal, and rejects unknown signal names", async () => {
-    const { terminalId } = await peer.client.request("terminal/create", { sessionId, command: "sleep", args: ["30"] });
+    const { terminalId } = await peer.client.request("terminal/create", {
+      sessionId,
+      command: "sleep",
+      args: ["30"],
+    });
     const ids = { sessionId, terminalId };
-    const unknown = await rejectionOf(peer.client.request("_acp-terminal/signal", { ...ids, signal: "SIGBOGUS" }));
+    const unknown = await rejectionOf(
+      peer.client.request("_acp-terminal/signal", { ...ids, signal: "SIGBOGUS" }),
+    );
     expect(unknown.code).toBe(-32602);
     expect(unknown.message).toContain("SIGINT");
-    expect(await peer.client.request("_acp-terminal/signal", { ...ids, signal: "SIGINT" })).toEqual({});
-    expect(await peer.client.request("terminal/wait_for_exit", ids)).toEqual({ exitCode: null, signal: "SIGINT" });
+    expect(await peer.client.request("_acp-terminal/signal", { ...ids, signal: "SIGINT" })).toEqual(
+      {},
+    );
+    expect(await peer.client.request("terminal/wait_for_exit", ids)).toEqual({
+      exitCode: null,
+      signal: "SIGINT",
+    });
   });
 
   it("sends Ctrl-C as a key to a PTY, which interrupts the foreground command", async () => {
@@ -161,17 +227,27 @@ describe("_acp-terminal extensions over stdio", () => {
     const ids = { sessionId, terminalId };
     await outputWhere(peer.client, ids, (out) => out.includes("ready"));
     await peer.client.request("_acp-terminal/write", { ...ids, data: encodeKeys(["C-c"]) });
-    expect(await peer.client.request("terminal/wait_for_exit", ids)).toEqual({ exitCode: null, signal: "SIGINT" });
+    expect(await peer.client.request("terminal/wait_for_exit", ids)).toEqual({
+      exitCode: null,
+      signal: "SIGINT",
+    });
   });
 
   it("does not block on a command that never reads: other requests are answered, then writes fail", async () => {
-    const { terminalId } = await peer.client.request("terminal/create", { sessionId, command: "sleep", args: ["30"], _meta: stdin });
+    const { terminalId } = await peer.client.request("terminal/create", {
+      sessionId,
+      command: "sleep",
+      args: ["30"],
+      _meta: stdin,
+    });
     const ids = { sessionId, terminalId };
     const chunk = "x".repeat(128 * 1024); // more than a pipe holds (64 KiB on Linux)
-    const writes: Array<{ done: Promise<unknown>; state: "pending" | "ok" | RequestErrorLike }> = [];
+    const writes: Array<{ done: Promise<unknown>; state: "pending" | "ok" | RequestErrorLike }> =
+      [];
     let answeredWhileWritePending = false;
     let refusal: RequestErrorLike | undefined;
-    const refusedWrite = () => writes.map((w) => w.state).find((state) => typeof state === "object");
+    const refusedWrite = () =>
+      writes.map((w) => w.state).find((state) => typeof state === "object");
     for (let i = 0; i < 16 && refusal === undefined; i++) {
       const entry: (typeof writes)[number] = { done: Promise.resolve(), state: "pending" };
       entry.done = peer.client.request("_acp-terminal/write", { ...ids, data: chunk }).then(
@@ -191,7 +267,11 @@ describe("_acp-terminal extensions over stdio", () => {
     expect(refusal?.message).toContain("not reading");
     await peer.client.request("terminal/release", ids);
     // Writes still queued when the command went away settle instead of hanging.
-    await withDeadline(Promise.all(writes.map((w) => w.done)), 5_000, "queued writes to settle after release");
+    await withDeadline(
+      Promise.all(writes.map((w) => w.done)),
+      5_000,
+      "queued writes to settle after release",
+    );
     expect(writes.every((w) => w.state !== "pending")).toBe(true);
   });
 });

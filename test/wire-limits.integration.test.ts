@@ -24,7 +24,10 @@ async function floodAndRead(client: TerminalClientProcess, floodBytes: number) {
     outputByteLimit: 1e12,
   });
   await client.client.request("terminal/wait_for_exit", { sessionId, terminalId });
-  const output = await client.client.request<TerminalOutputResponse>("terminal/output", { sessionId, terminalId });
+  const output = await client.client.request<TerminalOutputResponse>("terminal/output", {
+    sessionId,
+    terminalId,
+  });
   await client.client.request("terminal/release", { sessionId, terminalId });
   return output;
 }
@@ -53,7 +56,13 @@ describe("terminal/output under the message limit", () => {
     const cursors = output._meta?.["acp-terminal"] as { totalBytes: number; droppedBytes: number };
     expect(cursors.totalBytes - cursors.droppedBytes).toBe(Buffer.byteLength(output.output));
     // The connection is still usable afterwards.
-    const { terminalId } = await peer.client.request("terminal/create", { sessionId, command: "true" });
-    expect(await peer.client.request("terminal/wait_for_exit", { sessionId, terminalId })).toEqual({ exitCode: 0, signal: null });
+    const { terminalId } = await peer.client.request("terminal/create", {
+      sessionId,
+      command: "true",
+    });
+    expect(await peer.client.request("terminal/wait_for_exit", { sessionId, terminalId })).toEqual({
+      exitCode: 0,
+      signal: null,
+    });
   });
 });

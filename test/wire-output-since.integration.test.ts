@@ -5,7 +5,12 @@
  */
 import type { TerminalOutputResponse } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import { outputWhere, rejectionOf, startTerminalClient, type TerminalClientProcess } from "./support/terminal-client.js";
+import {
+  outputWhere,
+  rejectionOf,
+  startTerminalClient,
+  type TerminalClientProcess,
+} from "./support/terminal-client.js";
 
 let peer: TerminalClientProcess | undefined;
 afterEach(async () => {
@@ -30,7 +35,11 @@ function start(options: Parameters<typeof startTerminalClient>[0] = {}): Termina
   return peer;
 }
 
-async function finished(client: TerminalClientProcess, command: string, outputByteLimit?: number): Promise<string> {
+async function finished(
+  client: TerminalClientProcess,
+  command: string,
+  outputByteLimit?: number,
+): Promise<string> {
   const { terminalId } = await client.client.request("terminal/create", {
     sessionId,
     command: "sh",
@@ -57,9 +66,12 @@ describe("terminal/output with sinceByte over stdio", () => {
       args: [],
       _meta: { "acp-terminal": { stdin: true } },
     });
-    const write = (data: string) => client.client.request("_acp-terminal/write", { sessionId, terminalId, data });
+    const write = (data: string) =>
+      client.client.request("_acp-terminal/write", { sessionId, terminalId, data });
     await write("first line\n");
-    await outputWhere(client.client, { sessionId, terminalId }, (output) => output.includes("first line\n"));
+    await outputWhere(client.client, { sessionId, terminalId }, (output) =>
+      output.includes("first line\n"),
+    );
     const first = await since(client, terminalId, 0);
     expect(first).toEqual({
       output: "first line\n",
@@ -68,7 +80,9 @@ describe("terminal/output with sinceByte over stdio", () => {
     });
     expect((await since(client, terminalId, 11)).output).toBe("");
     await write("é second\n");
-    await outputWhere(client.client, { sessionId, terminalId }, (output) => output.endsWith("é second\n"));
+    await outputWhere(client.client, { sessionId, terminalId }, (output) =>
+      output.endsWith("é second\n"),
+    );
     const second = await since(client, terminalId, 11);
     expect(second.output).toBe("é second\n");
     expect(cursorsOf(second)).toEqual({ totalBytes: 21, droppedBytes: 0, fromByte: 11 });
@@ -90,7 +104,11 @@ describe("terminal/output with sinceByte over stdio", () => {
   it("answers empty at totalBytes and -32602 beyond it or for a malformed sinceByte", async () => {
     const client = start();
     const terminalId = await finished(client, "printf 12345");
-    expect(cursorsOf(await since(client, terminalId, 5))).toEqual({ totalBytes: 5, droppedBytes: 0, fromByte: 5 });
+    expect(cursorsOf(await since(client, terminalId, 5))).toEqual({
+      totalBytes: 5,
+      droppedBytes: 0,
+      fromByte: 5,
+    });
     const beyond = await rejectionOf(since(client, terminalId, 6));
     expect(beyond.code).toBe(-32602);
     expect(beyond.data).toMatchObject({ field: '_meta["acp-terminal"].sinceByte' });
@@ -100,7 +118,9 @@ describe("terminal/output with sinceByte over stdio", () => {
     for (const bad of [-1, 2.5, "3", null]) {
       const error = await rejectionOf(since(client, terminalId, bad));
       expect(error.code).toBe(-32602);
-      expect(error.message).toMatch(/^Invalid params for terminal\/output: _meta\["acp-terminal"\]\.sinceByte: expected a non-negative integer/);
+      expect(error.message).toMatch(
+        /^Invalid params for terminal\/output: _meta\["acp-terminal"\]\.sinceByte: expected a non-negative integer/,
+      );
       expect(error.data).toMatchObject({ field: '_meta["acp-terminal"].sinceByte' });
     }
   });
@@ -108,7 +128,10 @@ describe("terminal/output with sinceByte over stdio", () => {
   it("without sinceByte answers as before: the whole retained tail, no fromByte", async () => {
     const client = start();
     const terminalId = await finished(client, "printf 12345");
-    const response = await client.client.request<TerminalOutputResponse>("terminal/output", { sessionId, terminalId });
+    const response = await client.client.request<TerminalOutputResponse>("terminal/output", {
+      sessionId,
+      terminalId,
+    });
     expect(response._meta).toEqual({ "acp-terminal": { totalBytes: 5, droppedBytes: 0 } });
     expect(response.output).toBe("12345");
   });
@@ -117,7 +140,11 @@ describe("terminal/output with sinceByte over stdio", () => {
     const maxMessageBytes = 256 * 1024; // output budget: 192 KiB of escaped JSON
     const client = start({ maxMessageBytes });
     const floodBytes = 100 * 1024; // escape bytes: 600 KiB once escaped
-    const terminalId = await finished(client, `printf start; head -c ${floodBytes} /dev/zero | tr '\\000' '\\033'; printf END`, 1e7);
+    const terminalId = await finished(
+      client,
+      `printf start; head -c ${floodBytes} /dev/zero | tr '\\000' '\\033'; printf END`,
+      1e7,
+    );
     const response = await since(client, terminalId, 2);
     expect(Buffer.byteLength(JSON.stringify(response))).toBeLessThan(maxMessageBytes);
     expect(response.output.endsWith("\x1bEND")).toBe(true);

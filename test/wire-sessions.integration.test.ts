@@ -4,7 +4,11 @@
  * any other session gets -32602 naming it, with nothing spawned.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { rejectionOf, startTerminalClient, type TerminalClientProcess } from "./support/terminal-client.js";
+import {
+  rejectionOf,
+  startTerminalClient,
+  type TerminalClientProcess,
+} from "./support/terminal-client.js";
 
 let peer: TerminalClientProcess | undefined;
 afterEach(async () => {
@@ -19,10 +23,12 @@ describe("sessions over the wire", () => {
     const messages = new Set<string>();
     for (let i = 0; i < 1000; i++) {
       const sessionId = `invented-${i}`;
-      const outcome = await peer.client.request("terminal/create", { sessionId, command: "true" }).then(
-        () => undefined,
-        (error: unknown) => error,
-      );
+      const outcome = await peer.client
+        .request("terminal/create", { sessionId, command: "true" })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
       if (outcome === undefined) accepted += 1;
       else {
         const error = await rejectionOf(Promise.reject(outcome));
@@ -37,7 +43,10 @@ describe("sessions over the wire", () => {
       'Invalid params for terminal/create: sessionId: "<id>" is not a session of this connection; terminals live only in sessions the client created or loaded (session/new, session/load, session/resume, session/fork)',
     ]);
     expect(peer.stderr()).not.toMatch(/^created /m);
-    const { terminalId } = await peer.client.request("terminal/create", { sessionId: "opened", command: "true" });
+    const { terminalId } = await peer.client.request("terminal/create", {
+      sessionId: "opened",
+      command: "true",
+    });
     await peer.client.request("terminal/wait_for_exit", { sessionId: "opened", terminalId });
     await peer.client.request("terminal/release", { sessionId: "opened", terminalId });
     expect(peer.stderr().match(/^created /gm)).toHaveLength(1);

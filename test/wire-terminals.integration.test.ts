@@ -7,7 +7,12 @@ import { realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { isAlive } from "./support/processes.js";
-import { outputWhere, rejectionOf, startTerminalClient, type TerminalClientProcess } from "./support/terminal-client.js";
+import {
+  outputWhere,
+  rejectionOf,
+  startTerminalClient,
+  type TerminalClientProcess,
+} from "./support/terminal-client.js";
 import { until } from "./support/until.js";
 
 let peer: TerminalClientProcess;
@@ -45,7 +50,10 @@ describe("terminal/* over stdio", () => {
     expect(terminalId).toMatch(/^[0-9a-f-]{36}$/);
     const exit = await peer.client.request("terminal/wait_for_exit", { sessionId, terminalId });
     expect(exit).toEqual({ exitCode: 0, signal: null });
-    const output = await peer.client.request<TerminalOutputResponse>("terminal/output", { sessionId, terminalId });
+    const output = await peer.client.request<TerminalOutputResponse>("terminal/output", {
+      sessionId,
+      terminalId,
+    });
     expect(output).toEqual({
       output: "one-two\n",
       truncated: false,
@@ -53,15 +61,25 @@ describe("terminal/* over stdio", () => {
       _meta: { "acp-terminal": { totalBytes: 8, droppedBytes: 0 } },
     });
     expect(await peer.client.request("terminal/release", { sessionId, terminalId })).toEqual({});
-    const gone = await rejectionOf(peer.client.request<TerminalOutputResponse>("terminal/output", { sessionId, terminalId }));
+    const gone = await rejectionOf(
+      peer.client.request<TerminalOutputResponse>("terminal/output", { sessionId, terminalId }),
+    );
     expect(gone.code).toBe(-32002);
   });
 
   it("runs in the session's cwd unless the request gives one", async () => {
     const pwd = async (cwd?: string) => {
-      const { terminalId } = await peer.client.request("terminal/create", { sessionId, command: "pwd", args: [], ...(cwd ? { cwd } : {}) });
+      const { terminalId } = await peer.client.request("terminal/create", {
+        sessionId,
+        command: "pwd",
+        args: [],
+        ...(cwd ? { cwd } : {}),
+      });
       await peer.client.request("terminal/wait_for_exit", { sessionId, terminalId });
-      const { output } = await peer.client.request<TerminalOutputResponse>("terminal/output", { sessionId, terminalId });
+      const { output } = await peer.client.request<TerminalOutputResponse>("terminal/output", {
+        sessionId,
+        terminalId,
+      });
       await peer.client.request("terminal/release", { sessionId, terminalId });
       return output;
     };
@@ -80,7 +98,10 @@ describe("terminal/* over stdio", () => {
       exitCode: 3,
       signal: null,
     });
-    const output = await peer.client.request<TerminalOutputResponse>("terminal/output", { sessionId, terminalId });
+    const output = await peer.client.request<TerminalOutputResponse>("terminal/output", {
+      sessionId,
+      terminalId,
+    });
     expect(output.truncated).toBe(true);
     expect(Buffer.byteLength(output.output)).toBeLessThanOrEqual(100);
     expect(output.output.endsWith("1000\nfailing\n")).toBe(true);
@@ -91,15 +112,24 @@ describe("terminal/* over stdio", () => {
 
   it("answers -32002 with data.terminalId for unknown and foreign-session ids", async () => {
     const unknown = await rejectionOf(
-      peer.client.request<TerminalOutputResponse>("terminal/output", { sessionId, terminalId: "00000000-0000-0000-0000-000000000000" }),
+      peer.client.request<TerminalOutputResponse>("terminal/output", {
+        sessionId,
+        terminalId: "00000000-0000-0000-0000-000000000000",
+      }),
     );
     expect(unknown.code).toBe(-32002);
     expect(unknown.data).toEqual({ terminalId: "00000000-0000-0000-0000-000000000000" });
     expect(unknown.message).toContain("00000000-0000-0000-0000-000000000000");
 
-    const { terminalId } = await peer.client.request("terminal/create", { sessionId, command: "sleep", args: ["30"] });
+    const { terminalId } = await peer.client.request("terminal/create", {
+      sessionId,
+      command: "sleep",
+      args: ["30"],
+    });
     for (const method of ["terminal/output", "terminal/wait_for_exit", "terminal/kill"] as const) {
-      const foreign = await rejectionOf(peer.client.request(method, { sessionId: "session-2", terminalId }));
+      const foreign = await rejectionOf(
+        peer.client.request(method, { sessionId: "session-2", terminalId }),
+      );
       expect(foreign.code, method).toBe(-32002);
       expect(foreign.data, method).toEqual({ terminalId });
     }
@@ -108,8 +138,13 @@ describe("terminal/* over stdio", () => {
     );
     expect(write.code).toBe(-32002);
     // Releasing someone else's terminal is a no-op: it must still be running afterwards.
-    expect(await peer.client.request("terminal/release", { sessionId: "session-2", terminalId })).toEqual({});
-    const still = await peer.client.request<TerminalOutputResponse>("terminal/output", { sessionId, terminalId });
+    expect(
+      await peer.client.request("terminal/release", { sessionId: "session-2", terminalId }),
+    ).toEqual({});
+    const still = await peer.client.request<TerminalOutputResponse>("terminal/output", {
+      sessionId,
+      terminalId,
+    });
     expect(still.exitStatus).toBeUndefined();
     await peer.client.request("terminal/release", { sessionId, terminalId });
   });
@@ -118,42 +153,88 @@ describe("terminal/* over stdio", () => {
     const create = "Invalid params for terminal/create: ";
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [{ cwd: "relative/dir" }, "cwd", 'cwd: expected an absolute path, received "relative/dir"'],
-      [{ outputByteLimit: -1 }, "outputByteLimit", "outputByteLimit: expected a non-negative integer (bytes), received -1"],
-      [{ outputByteLimit: 1.5 }, "outputByteLimit", "outputByteLimit: expected a non-negative integer (bytes), received 1.5"],
-      [{ outputByteLimit: "10" }, "outputByteLimit", 'outputByteLimit: expected a non-negative integer (bytes), received "10"'],
+      [
+        { outputByteLimit: -1 },
+        "outputByteLimit",
+        "outputByteLimit: expected a non-negative integer (bytes), received -1",
+      ],
+      [
+        { outputByteLimit: 1.5 },
+        "outputByteLimit",
+        "outputByteLimit: expected a non-negative integer (bytes), received 1.5",
+      ],
+      [
+        { outputByteLimit: "10" },
+        "outputByteLimit",
+        'outputByteLimit: expected a non-negative integer (bytes), received "10"',
+      ],
       [{ args: "-la" }, "args", 'args: expected an array of strings, received "-la"'],
       [{ args: ["ok", 2] }, "args[1]", "args[1]: expected a string, received 2"],
       [{ env: [{ name: "A" }] }, "env[0].value", "env[0].value: missing; expected a string"],
       [{ command: undefined }, "command", "command: missing; expected a non-empty command"],
       [{ command: "  " }, "command", 'command: expected a non-empty command, received "  "'],
       [{ sessionId: "" }, "sessionId", 'sessionId: expected a non-empty string, received ""'],
-      [{ _meta: { "acp-terminal": { pty: "yes" } } }, '_meta["acp-terminal"].pty', '_meta["acp-terminal"].pty: '],
-      [{ _meta: { "acp-terminal": { stdin: "no" } } }, '_meta["acp-terminal"].stdin', '_meta["acp-terminal"].stdin: '],
+      [
+        { _meta: { "acp-terminal": { pty: "yes" } } },
+        '_meta["acp-terminal"].pty',
+        '_meta["acp-terminal"].pty: ',
+      ],
+      [
+        { _meta: { "acp-terminal": { stdin: "no" } } },
+        '_meta["acp-terminal"].stdin',
+        '_meta["acp-terminal"].stdin: ',
+      ],
       // Checked by the host rather than the schema: the message reads the same.
-      [{ args: ["a\0b"] }, "args[0]", 'args[0]: expected a string without NUL characters, received "a\\u0000b"'],
+      [
+        { args: ["a\0b"] },
+        "args[0]",
+        'args[0]: expected a string without NUL characters, received "a\\u0000b"',
+      ],
     ];
     for (const [extra, field, message] of cases) {
       const error = await rejectionOf(
-        peer.client.request("terminal/create", { sessionId, command: "echo", args: ["x"], ...extra }),
+        peer.client.request("terminal/create", {
+          sessionId,
+          command: "echo",
+          args: ["x"],
+          ...extra,
+        }),
       );
       expect(error.code, field).toBe(-32602);
       expect(error.message, field).toContain(create + message);
       expect((error.data as { field?: string }).field, field).toBe(field);
     }
-    for (const method of ["terminal/output", "terminal/wait_for_exit", "terminal/kill", "terminal/release"]) {
+    for (const method of [
+      "terminal/output",
+      "terminal/wait_for_exit",
+      "terminal/kill",
+      "terminal/release",
+    ]) {
       const noId = await rejectionOf(peer.client.request(method, { sessionId }));
       expect(noId.code, method).toBe(-32602);
-      expect(noId.message).toBe(`Invalid params for ${method}: terminalId: missing; expected a non-empty string`);
+      expect(noId.message).toBe(
+        `Invalid params for ${method}: terminalId: missing; expected a non-empty string`,
+      );
       const badId = await rejectionOf(peer.client.request(method, { sessionId, terminalId: 7 }));
-      expect(badId.message).toBe(`Invalid params for ${method}: terminalId: expected a non-empty string, received 7`);
+      expect(badId.message).toBe(
+        `Invalid params for ${method}: terminalId: expected a non-empty string, received 7`,
+      );
     }
     const missingCwd = await rejectionOf(
-      peer.client.request("terminal/create", { sessionId, command: "echo", cwd: "/no/such/dir/anywhere" }),
+      peer.client.request("terminal/create", {
+        sessionId,
+        command: "echo",
+        cwd: "/no/such/dir/anywhere",
+      }),
     );
     expect(missingCwd.code).not.toBe(-32002);
     expect(missingCwd.message).toContain("/no/such/dir/anywhere");
     const notFound = await rejectionOf(
-      peer.client.request("terminal/create", { sessionId, command: "no-such-command-xyz", args: [] }),
+      peer.client.request("terminal/create", {
+        sessionId,
+        command: "no-such-command-xyz",
+        args: [],
+      }),
     );
     expect(notFound.code).toBe(-32603);
     expect(notFound.message).toContain("no-such-command-xyz");
@@ -161,7 +242,11 @@ describe("terminal/* over stdio", () => {
   });
 
   it("treats a second release as a no-op success", async () => {
-    const { terminalId } = await peer.client.request("terminal/create", { sessionId, command: "sleep", args: ["30"] });
+    const { terminalId } = await peer.client.request("terminal/create", {
+      sessionId,
+      command: "sleep",
+      args: ["30"],
+    });
     expect(await peer.client.request("terminal/release", { sessionId, terminalId })).toEqual({});
     expect(await peer.client.request("terminal/release", { sessionId, terminalId })).toEqual({});
   });
@@ -174,7 +259,10 @@ describe("terminal/* over stdio", () => {
     });
     await outputWhere(peer.client, { sessionId, terminalId }, (out) => out.includes("started"));
     expect(await peer.client.request("terminal/kill", { sessionId, terminalId })).toEqual({});
-    const output = await peer.client.request<TerminalOutputResponse>("terminal/output", { sessionId, terminalId });
+    const output = await peer.client.request<TerminalOutputResponse>("terminal/output", {
+      sessionId,
+      terminalId,
+    });
     expect(output.exitStatus).toEqual({ exitCode: null, signal: "SIGTERM" });
     expect(output.output).toBe("started\n");
     expect(await peer.client.request("terminal/wait_for_exit", { sessionId, terminalId })).toEqual({
@@ -192,7 +280,9 @@ describe("terminal/* over stdio", () => {
         command: "sh",
         args: ["-c", "sleep 30 & echo $$ $!; wait"],
       });
-      const { output } = await outputWhere(peer.client, { sessionId: session, terminalId }, (out) => /\d+ \d+\n/.test(out));
+      const { output } = await outputWhere(peer.client, { sessionId: session, terminalId }, (out) =>
+        /\d+ \d+\n/.test(out),
+      );
       for (const pid of output.trim().split(" ").map(Number)) {
         pids.push(pid);
         peer.trackPid(pid);
@@ -201,7 +291,11 @@ describe("terminal/* over stdio", () => {
     expect(pids).toHaveLength(4);
     expect(pids.every(isAlive)).toBe(true);
     peer.closeConnection();
-    await until(() => peer.stderr().includes("released "), { message: "the client to release the closed connection" });
-    await until(() => pids.every((pid) => !isAlive(pid)), { message: `pids ${pids.join(", ")} to be gone` });
+    await until(() => peer.stderr().includes("released "), {
+      message: "the client to release the closed connection",
+    });
+    await until(() => pids.every((pid) => !isAlive(pid)), {
+      message: `pids ${pids.join(", ")} to be gone`,
+    });
   });
 });

@@ -25,15 +25,28 @@ const outputs = new Map(
     },
   ]),
 );
-const empty = { output: "", truncated: false, exitStatus, _meta: { "acp-terminal": { totalBytes: 0, droppedBytes: 0 } } };
+const empty = {
+  output: "",
+  truncated: false,
+  exitStatus,
+  _meta: { "acp-terminal": { totalBytes: 0, droppedBytes: 0 } },
+};
 
 const app = client({ name: "bench-canned-client" })
   .onRequest(methods.client.terminal.create, () => ({ terminalId: "canned" }))
-  .onRequest(methods.client.terminal.output, ({ params }) => outputs.get(params.terminalId) ?? empty)
+  .onRequest(
+    methods.client.terminal.output,
+    ({ params }) => outputs.get(params.terminalId) ?? empty,
+  )
   .onRequest(methods.client.terminal.waitForExit, () => exitStatus)
   .onRequest(methods.client.terminal.kill, () => ({}))
   .onRequest(methods.client.terminal.release, () => ({}));
-const connection = app.connect(ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
-await connection.agent.request("initialize", { protocolVersion: 1, clientCapabilities: terminalClientCapabilities() });
+const connection = app.connect(
+  ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)),
+);
+await connection.agent.request("initialize", {
+  protocolVersion: 1,
+  clientCapabilities: terminalClientCapabilities(),
+});
 await connection.closed;
 process.exit(0);

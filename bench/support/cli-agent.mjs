@@ -29,11 +29,22 @@ async function flood(client, sessionId, plan) {
       args: plan.args,
       outputByteLimit: plan.outputByteLimit,
     });
-    await update({ sessionUpdate: "tool_call", toolCallId, title: `${plan.command} ${plan.args.join(" ")}`, kind: "execute", status: "in_progress", content: [{ type: "terminal", terminalId }] });
+    await update({
+      sessionUpdate: "tool_call",
+      toolCallId,
+      title: `${plan.command} ${plan.args.join(" ")}`,
+      kind: "execute",
+      status: "in_progress",
+      content: [{ type: "terminal", terminalId }],
+    });
     const status = await client.request("terminal/wait_for_exit", { sessionId, terminalId });
     const ms = performance.now() - started;
     await client.request("terminal/release", { sessionId, terminalId });
-    await update({ sessionUpdate: "tool_call_update", toolCallId, status: status.exitCode === 0 ? "completed" : "failed" });
+    await update({
+      sessionUpdate: "tool_call_update",
+      toolCallId,
+      status: status.exitCode === 0 ? "completed" : "failed",
+    });
     report({ event: "flood", ms, exitCode: status.exitCode });
   }
   report({ event: "flood-end" });
@@ -43,14 +54,21 @@ async function many(client, sessionId, plan) {
   const started = performance.now();
   const ids = await Promise.all(
     Array.from({ length: plan.count }, async () => {
-      const { terminalId } = await client.request("terminal/create", { sessionId, command: plan.command, args: plan.args });
+      const { terminalId } = await client.request("terminal/create", {
+        sessionId,
+        command: plan.command,
+        args: plan.args,
+      });
       const status = await client.request("terminal/wait_for_exit", { sessionId, terminalId });
-      if (status.exitCode !== 0) throw new Error(`${plan.command} exited with ${JSON.stringify(status)}`);
+      if (status.exitCode !== 0)
+        throw new Error(`${plan.command} exited with ${JSON.stringify(status)}`);
       return terminalId;
     }),
   );
   const ms = performance.now() - started;
-  await Promise.all(ids.map((terminalId) => client.request("terminal/release", { sessionId, terminalId })));
+  await Promise.all(
+    ids.map((terminalId) => client.request("terminal/release", { sessionId, terminalId })),
+  );
   report({ event: "many", ms, count: ids.length });
 }
 
@@ -65,6 +83,8 @@ const app = agent({ name: "cli-bench-agent" })
     return { stopReason: "end_turn" };
   });
 
-const connection = app.connect(ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)));
+const connection = app.connect(
+  ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)),
+);
 await connection.closed;
 process.exit(0);

@@ -3,13 +3,21 @@
  * so chunk boundaries and the retained start fall inside characters.
  */
 
-const line = (n) => `flood ${String(n).padStart(8, "0")} ascii text, héllo wörld → ✓ 日本語 😀 ${"-".repeat(n % 17)}\n`;
+const line = (n) =>
+  `flood ${String(n).padStart(8, "0")} ascii text, héllo wörld → ✓ 日本語 😀 ${"-".repeat(n % 17)}\n`;
 
 /** Exactly `bytes` bytes of valid UTF-8 made of the line pattern, padded with ASCII at the end. */
 export function payload(bytes, { reserveAscii = 0 } = {}) {
   // NaN would never end the loop below: say what was wrong instead.
-  if (!Number.isSafeInteger(bytes) || !Number.isSafeInteger(reserveAscii) || reserveAscii < 0 || bytes < reserveAscii) {
-    throw new RangeError(`payload: bytes must be an integer of at least reserveAscii (${reserveAscii}), received ${bytes}`);
+  if (
+    !Number.isSafeInteger(bytes) ||
+    !Number.isSafeInteger(reserveAscii) ||
+    reserveAscii < 0 ||
+    bytes < reserveAscii
+  ) {
+    throw new RangeError(
+      `payload: bytes must be an integer of at least reserveAscii (${reserveAscii}), received ${bytes}`,
+    );
   }
   const parts = [];
   let size = 0;

@@ -9,7 +9,9 @@ import { FLOOD_BLOCK_BYTES, FLOOD_PADDING_BYTES, floodEnd, payload } from "./con
 
 const totalBytes = Number(process.argv[2]);
 if (!Number.isSafeInteger(totalBytes) || totalBytes <= 0 || totalBytes % FLOOD_BLOCK_BYTES !== 0) {
-  process.stderr.write(`flood: totalBytes must be a positive multiple of ${FLOOD_BLOCK_BYTES}, received ${process.argv[2]}\n`);
+  process.stderr.write(
+    `flood: totalBytes must be a positive multiple of ${FLOOD_BLOCK_BYTES}, received ${process.argv[2]}\n`,
+  );
   process.exit(2);
 }
 const block = payload(FLOOD_BLOCK_BYTES, { reserveAscii: FLOOD_PADDING_BYTES });

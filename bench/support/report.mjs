@@ -6,7 +6,8 @@
 const pad = (text, width) => String(text).padEnd(width);
 
 export const fmt = {
-  ms: (value) => (Number.isFinite(value) ? `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ms` : "n/a"),
+  ms: (value) =>
+    Number.isFinite(value) ? `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ms` : "n/a",
   mbps: (value) => `${value.toFixed(0)} MB/s`,
   mb: (bytes) => `${(bytes / 1_000_000).toFixed(1)} MB`,
   ratio: (value) => (Number.isFinite(value) ? `${value.toFixed(2)}x` : "n/a"),
@@ -32,7 +33,10 @@ export class Report {
   /** Goals with a verdict: met and missed counts. */
   get verdicts() {
     const judged = this.#rows.filter((row) => row.met !== undefined);
-    return { met: judged.filter((row) => row.met).length, missed: judged.filter((row) => !row.met).length };
+    return {
+      met: judged.filter((row) => row.met).length,
+      missed: judged.filter((row) => !row.met).length,
+    };
   }
 
   print() {
@@ -44,14 +48,22 @@ export class Report {
       ["goal", (row) => row.goal ?? ""],
       ["met", (row) => (row.met === undefined ? "" : row.met ? "yes" : "NO")],
     ];
-    const widths = columns.map(([title, cell]) => Math.max(title.length, ...this.#rows.map((row) => String(cell(row)).length)));
-    const line = (cells) => cells.map((cell, i) => pad(cell, widths[i])).join("  ").trimEnd();
+    const widths = columns.map(([title, cell]) =>
+      Math.max(title.length, ...this.#rows.map((row) => String(cell(row)).length)),
+    );
+    const line = (cells) =>
+      cells
+        .map((cell, i) => pad(cell, widths[i]))
+        .join("  ")
+        .trimEnd();
     console.log(line(columns.map(([title]) => title)));
     console.log(line(widths.map((width) => "-".repeat(width))));
     for (const row of this.#rows) console.log(line(columns.map(([, cell]) => cell(row))));
     for (const note of this.#notes) console.log(`  note: ${note}`);
     const { met, missed } = this.verdicts;
-    console.log(`goals: ${met} met, ${missed} missed (figures only; a missed goal does not fail the run)`);
+    console.log(
+      `goals: ${met} met, ${missed} missed (figures only; a missed goal does not fail the run)`,
+    );
   }
 }
 

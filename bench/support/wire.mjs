@@ -16,13 +16,16 @@ const INITIALIZE_DEADLINE_MS = 10_000;
 
 /** Starts `script` as a client process; resolves once it has sent `initialize` (killed after INITIALIZE_DEADLINE_MS). */
 export async function startClient(script, options = {}) {
-  const child = spawn(process.execPath, [script, JSON.stringify(options)], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [script, JSON.stringify(options)], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   let initialized;
   let loaded;
   const sessionOpened = new Promise((resolve) => (loaded = resolve));
   const initializedOnce = new Promise((resolve) => (initialized = resolve));
   // terminal-client.mjs then opens the benchmarks' session; canned-client.mjs serves any session.
-  const ready = script === TERMINAL_CLIENT ? Promise.all([initializedOnce, sessionOpened]) : initializedOnce;
+  const ready =
+    script === TERMINAL_CLIENT ? Promise.all([initializedOnce, sessionOpened]) : initializedOnce;
   const app = agent({ name: "bench-agent" })
     .onRequest("initialize", () => {
       initialized();
@@ -32,14 +35,19 @@ export async function startClient(script, options = {}) {
       loaded();
       return {};
     });
-  const connection = app.connect(ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)));
+  const connection = app.connect(
+    ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)),
+  );
   const exited = once(child, "exit");
   const deadline = setTimeout(() => child.kill("SIGKILL"), INITIALIZE_DEADLINE_MS);
   try {
     await Promise.race([
       ready,
       exited.then(([code, signal]) => {
-        const how = signal === "SIGKILL" ? `was killed after ${INITIALIZE_DEADLINE_MS} ms` : `exited with ${code ?? signal}`;
+        const how =
+          signal === "SIGKILL"
+            ? `was killed after ${INITIALIZE_DEADLINE_MS} ms`
+            : `exited with ${code ?? signal}`;
         throw new Error(`${script} ${how} before initialize`);
       }),
     ]);

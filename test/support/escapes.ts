@@ -19,15 +19,35 @@ export function newMarker(): string {
 export function escapeCases(marker: string): EscapeCase[] {
   const leader = `exec sleep ${marker}`;
   return [
-    { name: "a background child", command: `sleep ${marker} & ${leader}`, processes: 2, leavesGroup: false },
+    {
+      name: "a background child",
+      command: `sleep ${marker} & ${leader}`,
+      processes: 2,
+      leavesGroup: false,
+    },
     {
       name: "nohup, ignoring SIGTERM",
       command: `nohup sh -c 'trap "" TERM HUP INT; sleep ${marker}' >/dev/null 2>&1 & ${leader}`,
       processes: 3,
       leavesGroup: false,
     },
-    { name: "setsid", command: `setsid sleep ${marker} & ${leader}`, processes: 2, leavesGroup: true },
-    { name: "setsid -f, holding the output", command: `setsid -f sleep ${marker}; ${leader}`, processes: 2, leavesGroup: true },
-    { name: "a double fork", command: `(setsid sh -c 'sleep ${marker} & exit 0' &); ${leader}`, processes: 2, leavesGroup: true },
+    {
+      name: "setsid",
+      command: `setsid sleep ${marker} & ${leader}`,
+      processes: 2,
+      leavesGroup: true,
+    },
+    {
+      name: "setsid -f, holding the output",
+      command: `setsid -f sleep ${marker}; ${leader}`,
+      processes: 2,
+      leavesGroup: true,
+    },
+    {
+      name: "a double fork",
+      command: `(setsid sh -c 'sleep ${marker} & exit 0' &); ${leader}`,
+      processes: 2,
+      leavesGroup: true,
+    },
   ];
 }

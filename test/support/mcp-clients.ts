@@ -3,7 +3,10 @@
  * (`@modelcontextprotocol/client`) in its default 2025 handshake and pinned to 2026-07-28, and
  * the v1 SDK (`@modelcontextprotocol/sdk` 1.x) that today's hosts embed.
  */
-import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from "@modelcontextprotocol/client";
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as HttpV2,
+} from "@modelcontextprotocol/client";
 import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -37,7 +40,11 @@ export interface McpTestClient {
   /** The revision the handshake settled on. */
   protocolVersion: string | undefined;
   listTools(): Promise<ToolInfo[]>;
-  callTool(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<ToolCallResult>;
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<ToolCallResult>;
   close(): Promise<void>;
 }
 
@@ -58,7 +65,13 @@ export interface HttpTarget {
 const REQUEST_TIMEOUT_MS = 20_000;
 
 export async function connectStdio(kind: ClientKind, target: StdioTarget): Promise<McpTestClient> {
-  const params = { command: target.command, args: target.args, stderr: "pipe" as const, ...(target.env ? { env: target.env } : {}), ...(target.cwd ? { cwd: target.cwd } : {}) };
+  const params = {
+    command: target.command,
+    args: target.args,
+    stderr: "pipe" as const,
+    ...(target.env ? { env: target.env } : {}),
+    ...(target.cwd ? { cwd: target.cwd } : {}),
+  };
   if (kind === "v1") {
     const client = new ClientV1({ name: "test-v1", version: "1.0.0" });
     const revision = watchRevision(new StdioV1(params));
@@ -71,11 +84,16 @@ export async function connectStdio(kind: ClientKind, target: StdioTarget): Promi
 }
 
 export async function connectHttp(kind: ClientKind, target: HttpTarget): Promise<McpTestClient> {
-  const headers = { ...target.headers, ...(target.token ? { authorization: `Bearer ${target.token}` } : {}) };
+  const headers = {
+    ...target.headers,
+    ...(target.token ? { authorization: `Bearer ${target.token}` } : {}),
+  };
   const requestInit = Object.keys(headers).length > 0 ? { headers } : undefined;
   if (kind === "v1") {
     const client = new ClientV1({ name: "test-v1", version: "1.0.0" });
-    const revision = watchRevision(new HttpV1(new URL(target.url), requestInit ? { requestInit } : undefined));
+    const revision = watchRevision(
+      new HttpV1(new URL(target.url), requestInit ? { requestInit } : undefined),
+    );
     await client.connect(revision.transport);
     return wrapV1(client, revision.version());
   }
@@ -85,7 +103,10 @@ export async function connectHttp(kind: ClientKind, target: HttpTarget): Promise
 }
 
 function newClientV2(kind: ClientKind): ClientV2 {
-  return new ClientV2({ name: `test-${kind}`, version: "1.0.0" }, kind === "v2-modern" ? { versionNegotiation: { mode: { pin: MODERN_REVISION } } } : {});
+  return new ClientV2(
+    { name: `test-${kind}`, version: "1.0.0" },
+    kind === "v2-modern" ? { versionNegotiation: { mode: { pin: MODERN_REVISION } } } : {},
+  );
 }
 
 function wrapV2(kind: ClientKind, client: ClientV2): McpTestClient {
@@ -96,14 +117,20 @@ function wrapV2(kind: ClientKind, client: ClientV2): McpTestClient {
     callTool: async (name, args, options = {}) =>
       (await client.callTool(
         { name, arguments: args },
-        { timeout: options.timeoutMs ?? REQUEST_TIMEOUT_MS, ...(options.onprogress ? { onprogress: options.onprogress } : {}), ...(options.signal ? { signal: options.signal } : {}) },
+        {
+          timeout: options.timeoutMs ?? REQUEST_TIMEOUT_MS,
+          ...(options.onprogress ? { onprogress: options.onprogress } : {}),
+          ...(options.signal ? { signal: options.signal } : {}),
+        },
       )) as ToolCallResult,
     close: () => client.close(),
   };
 }
 
 /** The v1 client does not expose the negotiated revision: read it from the initialize result as it arrives. */
-function watchRevision<T extends object>(transport: T): { transport: T; version: () => string | undefined } {
+function watchRevision<T extends object>(
+  transport: T,
+): { transport: T; version: () => string | undefined } {
   let version: string | undefined;
   let handler: ((message: unknown, extra?: unknown) => void) | undefined;
   Object.defineProperty(transport, "onmessage", {
@@ -112,7 +139,8 @@ function watchRevision<T extends object>(transport: T): { transport: T; version:
     set: (next: (message: unknown, extra?: unknown) => void) => {
       handler = (message, extra) => {
         const result = (message as { result?: { protocolVersion?: unknown } }).result;
-        if (version === undefined && typeof result?.protocolVersion === "string") version = result.protocolVersion;
+        if (version === undefined && typeof result?.protocolVersion === "string")
+          version = result.protocolVersion;
         next(message, extra);
       };
     },

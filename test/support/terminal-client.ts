@@ -48,7 +48,9 @@ export interface TerminalClientProcess {
 
 export function startTerminalClient(options: TerminalClientOptions = {}): TerminalClientProcess {
   const fixtureOptions = { ...options, sessions: options.sessions ?? DEFAULT_SESSIONS };
-  const child = spawn(process.execPath, [FIXTURE, JSON.stringify(fixtureOptions)], { stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [FIXTURE, JSON.stringify(fixtureOptions)], {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const pids = new Set<number>();
@@ -60,7 +62,8 @@ export function startTerminalClient(options: TerminalClientOptions = {}): Termin
       return { protocolVersion: 1, agentCapabilities: {} };
     })
     .onRequest("session/new", ({ params }) => {
-      const wanted = (params._meta?.["acp-terminal-test"] as { sessionId?: string } | undefined)?.sessionId;
+      const wanted = (params._meta?.["acp-terminal-test"] as { sessionId?: string } | undefined)
+        ?.sessionId;
       return { sessionId: wanted ?? `session-${Math.random().toString(36).slice(2)}` };
     });
   const stream = ndJsonStream(
@@ -71,12 +74,19 @@ export function startTerminalClient(options: TerminalClientOptions = {}): Termin
   const connection = app.connect(stream);
   const exited = once(child, "exit");
   // The client has recorded its sessions once it says so; requests wait for that.
-  const ready = until(() => stderr.includes("sessions ready\n"), { timeoutMs: 10_000, message: "the terminal client's sessions" });
+  const ready = until(() => stderr.includes("sessions ready\n"), {
+    timeoutMs: 10_000,
+    message: "the terminal client's sessions",
+  });
   ready.catch(() => {}); // reported by the first request that waits for it
   const gated = Object.create(connection.client) as AgentContext;
   for (const method of ["request", "notify", "createTerminal"] as const) {
-    const original = (connection.client[method] as (...args: unknown[]) => Promise<unknown>).bind(connection.client);
-    Object.defineProperty(gated, method, { value: async (...args: unknown[]) => (await ready, original(...args)) });
+    const original = (connection.client[method] as (...args: unknown[]) => Promise<unknown>).bind(
+      connection.client,
+    );
+    Object.defineProperty(gated, method, {
+      value: async (...args: unknown[]) => (await ready, original(...args)),
+    });
   }
   return {
     client: gated,
@@ -92,12 +102,17 @@ export function startTerminalClient(options: TerminalClientOptions = {}): Termin
       connection.close();
       if (child.exitCode === null && child.signalCode === null) {
         child.stdin.end();
-        await withDeadline(exited, 10_000, "the terminal client to exit after its stdin closed").catch(() => {
+        await withDeadline(
+          exited,
+          10_000,
+          "the terminal client to exit after its stdin closed",
+        ).catch(() => {
           child.kill("SIGKILL");
         });
       }
       const survivors = killSurvivors(pids);
-      if (survivors.length > 0) throw new Error(`processes outlived the test: ${survivors.join(", ")}`);
+      if (survivors.length > 0)
+        throw new Error(`processes outlived the test: ${survivors.join(", ")}`);
     },
   };
 }
@@ -108,7 +123,8 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<RequestErr
     (value) => ({ value }),
     (error: unknown) => ({ error }),
   );
-  if (!("error" in outcome)) throw new Error(`expected an error, got ${JSON.stringify(outcome.value)}`);
+  if (!("error" in outcome))
+    throw new Error(`expected an error, got ${JSON.stringify(outcome.value)}`);
   if (!(outcome.error instanceof RequestError)) throw outcome.error;
   return outcome.error;
 }
@@ -131,6 +147,8 @@ export async function outputWhere(
       { timeoutMs, message: `terminal ${ids.terminalId} output to match` },
     );
   } catch (error) {
-    throw new Error(`${(error as Error).message}; last output: ${JSON.stringify(last.slice(-500))}`);
+    throw new Error(
+      `${(error as Error).message}; last output: ${JSON.stringify(last.slice(-500))}`,
+    );
   }
 }

@@ -6,7 +6,11 @@
  */
 export async function until<T>(
   predicate: () => T | Promise<T>,
-  { timeoutMs = 5_000, intervalMs = 10, message = "condition" }: { timeoutMs?: number; intervalMs?: number; message?: string } = {},
+  {
+    timeoutMs = 5_000,
+    intervalMs = 10,
+    message = "condition",
+  }: { timeoutMs?: number; intervalMs?: number; message?: string } = {},
 ): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
@@ -20,17 +24,26 @@ export async function until<T>(
     }
     if (Date.now() >= deadline) {
       const cause = lastError instanceof Error ? `; last error: ${lastError.message}` : "";
-      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${message}${cause}`, { cause: lastError });
+      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${message}${cause}`, {
+        cause: lastError,
+      });
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
 
 /** Rejects with a clear message when `promise` does not settle within `timeoutMs`. */
-export async function withDeadline<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
+export async function withDeadline<T>(
+  promise: Promise<T>,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`)),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([promise, timeout]);

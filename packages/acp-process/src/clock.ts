@@ -17,11 +17,14 @@ export const systemClock: Clock = {
     const deadline = Date.now() + Math.max(0, ms);
     let timer: NodeJS.Timeout;
     const arm = (remainingMs: number): void => {
-      timer = setTimeout(() => {
-        const left = deadline - Date.now();
-        if (left > 0) arm(left);
-        else callback();
-      }, Math.min(remainingMs, MAX_TIMER_STEP_MS));
+      timer = setTimeout(
+        () => {
+          const left = deadline - Date.now();
+          if (left > 0) arm(left);
+          else callback();
+        },
+        Math.min(remainingMs, MAX_TIMER_STEP_MS),
+      );
       timer.unref?.();
     };
     arm(Math.max(0, ms));
@@ -62,7 +65,9 @@ export class ManualClock implements Clock {
   advance(ms: number): void {
     const target = this.current + ms;
     for (;;) {
-      const due = this.timers.filter((t) => t.at <= target).sort((a, b) => a.at - b.at || a.id - b.id)[0];
+      const due = this.timers
+        .filter((t) => t.at <= target)
+        .sort((a, b) => a.at - b.at || a.id - b.id)[0];
       if (!due) break;
       this.timers = this.timers.filter((t) => t.id !== due.id);
       this.current = Math.max(this.current, due.at);

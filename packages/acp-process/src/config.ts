@@ -37,12 +37,20 @@ export function resolveLimits(
   env: NodeJS.ProcessEnv = process.env,
 ): ResolvedLimits {
   return {
-    yieldMs: clamp(options.yieldMs ?? fromEnv(env, "PI_BASH_YIELD_MS") ?? YIELD_MS.default, YIELD_MS),
+    yieldMs: clamp(
+      options.yieldMs ?? fromEnv(env, "PI_BASH_YIELD_MS") ?? YIELD_MS.default,
+      YIELD_MS,
+    ),
     maxOutputChars: clamp(
-      options.maxOutputChars ?? fromEnv(env, "PI_BASH_MAX_OUTPUT_CHARS") ?? MAX_OUTPUT_CHARS.default,
+      options.maxOutputChars ??
+        fromEnv(env, "PI_BASH_MAX_OUTPUT_CHARS") ??
+        MAX_OUTPUT_CHARS.default,
       MAX_OUTPUT_CHARS,
     ),
-    ttlMs: clamp(options.ttlMs ?? fromEnv(env, "PI_BASH_JOB_TTL_MS") ?? JOB_TTL_MS.default, JOB_TTL_MS),
+    ttlMs: clamp(
+      options.ttlMs ?? fromEnv(env, "PI_BASH_JOB_TTL_MS") ?? JOB_TTL_MS.default,
+      JOB_TTL_MS,
+    ),
     pendingMaxOutputChars: clamp(
       options.pendingMaxOutputChars ??
         fromEnv(env, "OPENCLAW_BASH_PENDING_MAX_OUTPUT_CHARS") ??

@@ -35,23 +35,38 @@ export class ProcessError extends Error {
   }
 
   static notFound(runId: string): ProcessError {
-    return new ProcessError("not_found", `No run ${JSON.stringify(runId)} (it expired, was removed, or belongs to another session); list runs to see current ids`);
+    return new ProcessError(
+      "not_found",
+      `No run ${JSON.stringify(runId)} (it expired, was removed, or belongs to another session); list runs to see current ids`,
+    );
   }
 
   static invalidParams(option: string, expected: string, received: unknown): ProcessError {
-    return new ProcessError("invalid_params", `Invalid ${option}: expected ${expected}, received ${safeJson(received)}`);
+    return new ProcessError(
+      "invalid_params",
+      `Invalid ${option}: expected ${expected}, received ${safeJson(received)}`,
+    );
   }
 
   static unsupported(what: string, providerKind: string, hint: string): ProcessError {
-    return new ProcessError("unsupported", `${what} is not available with the ${providerKind} terminal provider: ${hint}`);
+    return new ProcessError(
+      "unsupported",
+      `${what} is not available with the ${providerKind} terminal provider: ${hint}`,
+    );
   }
 
   static notRunning(runId: string, status: string): ProcessError {
-    return new ProcessError("not_running", `Run ${runId} is ${status}, not running: read its output with read/lines, or start it again`);
+    return new ProcessError(
+      "not_running",
+      `Run ${runId} is ${status}, not running: read its output with read/lines, or start it again`,
+    );
   }
 
   static disposed(): ProcessError {
-    return new ProcessError("disposed", "The process manager was disposed (its runs were killed and released): create a new ProcessManager to run commands");
+    return new ProcessError(
+      "disposed",
+      "The process manager was disposed (its runs were killed and released): create a new ProcessManager to run commands",
+    );
   }
 }
 

@@ -34,14 +34,36 @@ export type { RunEvent, RunEventSink, RunSnapshot, WatcherSpec } from "./model/r
 export type { ResourceUsage } from "./providers/proc-usage.js";
 
 export type { ProviderCapabilities, TerminalProvider } from "./providers/types.js";
-export { LocalTerminalProvider, type LocalProviderOptions, type TerminalHostLike, type TerminalOwner } from "./providers/local.js";
-export { AcpTerminalProvider, type AcpProviderOptions, type AcpRequester } from "./providers/acp.js";
-export { detectClientTerminalSupport, type ClientTerminalSupport } from "./providers/acp-capabilities.js";
+export {
+  LocalTerminalProvider,
+  type LocalProviderOptions,
+  type TerminalHostLike,
+  type TerminalOwner,
+} from "./providers/local.js";
+export {
+  AcpTerminalProvider,
+  type AcpProviderOptions,
+  type AcpRequester,
+} from "./providers/acp.js";
+export {
+  detectClientTerminalSupport,
+  type ClientTerminalSupport,
+} from "./providers/acp-capabilities.js";
 export { providerForClient, type ClientProviderOptions } from "./providers/select.js";
 
 export { MemoryRunStore } from "./store/memory.js";
-export { DEFAULT_RETENTION, type ItemPage, type ItemQuery, type RetentionLimits, type RunStore } from "./store/types.js";
-export { McpToolsProvider, type McpToolCall, type McpToolsProviderOptions } from "./providers/mcp-tools.js";
+export {
+  DEFAULT_RETENTION,
+  type ItemPage,
+  type ItemQuery,
+  type RetentionLimits,
+  type RunStore,
+} from "./store/types.js";
+export {
+  McpToolsProvider,
+  type McpToolCall,
+  type McpToolsProviderOptions,
+} from "./providers/mcp-tools.js";
 export { mcpOverAcpTools } from "./providers/mcp-over-acp.js";
 
 export { ProcessError, type ProcessErrorCode } from "./errors.js";

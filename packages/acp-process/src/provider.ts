@@ -10,4 +10,9 @@ export {
   type TerminalProvider,
 } from "./providers/types.js";
 export { processGroupUsage, type ResourceUsage } from "./providers/proc-usage.js";
-export { EXTENSION_KEY, EXTENSION_METHODS, detectClientTerminalSupport, type ClientTerminalSupport } from "./providers/acp-capabilities.js";
+export {
+  EXTENSION_KEY,
+  EXTENSION_METHODS,
+  detectClientTerminalSupport,
+  type ClientTerminalSupport,
+} from "./providers/acp-capabilities.js";

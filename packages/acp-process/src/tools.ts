@@ -1,6 +1,14 @@
 // acp-process/tools: the model tool surfaces (exec/process, shell, process.*), their zod input
 // schemas, and the defaults and environment overrides of the exec tool design.
-export { defineTool, runTool, type BackgroundExitNotice, type ExecPolicy, type ToolContext, type ToolDefinition, type ToolOutcome } from "./tools/types.js";
+export {
+  defineTool,
+  runTool,
+  type BackgroundExitNotice,
+  type ExecPolicy,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolOutcome,
+} from "./tools/types.js";
 export { execTool, execInputSchema, type ExecInput, type ExecResult } from "./tools/exec.js";
 export { processTool, processInputSchema, type ProcessInput } from "./tools/process.js";
 export {
@@ -16,4 +24,11 @@ export {
 } from "./tools/process-api.js";
 export { shellTool, shellInputSchema, type ShellInput } from "./tools/shell.js";
 export { allTools } from "./tools/all.js";
-export { JOB_TTL_MS, MAX_OUTPUT_CHARS, PENDING_MAX_OUTPUT_CHARS, YIELD_MS, resolveLimits, type ResolvedLimits } from "./config.js";
+export {
+  JOB_TTL_MS,
+  MAX_OUTPUT_CHARS,
+  PENDING_MAX_OUTPUT_CHARS,
+  YIELD_MS,
+  resolveLimits,
+  type ResolvedLimits,
+} from "./config.js";

@@ -3,7 +3,12 @@
 import { describe, expect, it } from "vitest";
 import { execTool, processTool, type BackgroundExitNotice } from "../src/tools.js";
 import { nodeScript, until } from "./support.js";
-import { contractProviders, contractRigs, expectNoneLeft, within } from "./tool-contract-support.js";
+import {
+  contractProviders,
+  contractRigs,
+  expectNoneLeft,
+  within,
+} from "./tool-contract-support.js";
 
 const MARK = "contract_exec_mark";
 const marked = (command: string): string => `${command} # ${MARK}`;
@@ -21,13 +26,18 @@ describe.each(PROVIDERS)("exec + process contract over the %s provider", (_name,
       const error = await refusal(execTool, { command: marked("pwd"), cwd: "/tmp" });
       expect(error.code).toBe("invalid_params");
       expect(error.message).toContain("`cwd` (did you mean `workdir`?)");
-      expect(error.message).toContain("accepted parameters: command, workdir, env, yieldMs, background, timeout, pty, elevated, host, notifyOnExit");
+      expect(error.message).toContain(
+        "accepted parameters: command, workdir, env, yieldMs, background, timeout, pty, elevated, host, notifyOnExit",
+      );
       expect(use().manager.list()).toEqual([]);
     });
 
     it("process refuses an unknown parameter such as offset spelled offest", async () => {
       const error = await refusal(processTool, { action: "log", sessionId: "run_x", offest: 3 });
-      expect(error).toMatchObject({ code: "invalid_params", message: expect.stringContaining("did you mean `offset`?") });
+      expect(error).toMatchObject({
+        code: "invalid_params",
+        message: expect.stringContaining("did you mean `offset`?"),
+      });
     });
 
     it("both publish additionalProperties: false in their JSON Schemas", () => {
@@ -39,19 +49,43 @@ describe.each(PROVIDERS)("exec + process contract over the %s provider", (_name,
   describe("elevated and host", () => {
     it("refuses elevated: true clearly unless the policy allows it", async () => {
       const error = await refusal(execTool, { command: marked("id -u"), elevated: true });
-      expect(error).toMatchObject({ code: "unsupported", message: expect.stringMatching(/^elevated: true is not allowed here: .*run without elevated/) });
+      expect(error).toMatchObject({
+        code: "unsupported",
+        message: expect.stringMatching(
+          /^elevated: true is not allowed here: .*run without elevated/,
+        ),
+      });
       expect(use().manager.list()).toEqual([]);
-      const allowed = await call(execTool, { command: marked("echo ran"), elevated: true }, { execPolicy: { elevated: true } });
+      const allowed = await call(
+        execTool,
+        { command: marked("echo ran"), elevated: true },
+        { execPolicy: { elevated: true } },
+      );
       expect(allowed).toMatchObject({ status: "completed", output: "ran\n" });
-      expect((await call(execTool, { command: marked("echo plain"), elevated: false })).output).toBe("plain\n");
+      expect(
+        (await call(execTool, { command: marked("echo plain"), elevated: false })).output,
+      ).toBe("plain\n");
     });
 
     it("refuses a host unless the policy names it", async () => {
       const error = await refusal(execTool, { command: marked("hostname"), host: "gateway" });
-      expect(error).toMatchObject({ code: "unsupported", message: expect.stringContaining('host "gateway" is not allowed') });
-      const other = await refusal(execTool, { command: marked("hostname"), host: "node" }, { execPolicy: { hosts: ["gateway"] } });
+      expect(error).toMatchObject({
+        code: "unsupported",
+        message: expect.stringContaining('host "gateway" is not allowed'),
+      });
+      const other = await refusal(
+        execTool,
+        { command: marked("hostname"), host: "node" },
+        { execPolicy: { hosts: ["gateway"] } },
+      );
       expect(other.message).toContain("the hosts allowed are gateway");
-      expect(await call(execTool, { command: marked("echo here"), host: "gateway" }, { execPolicy: { hosts: ["gateway"] } })).toMatchObject({ output: "here\n" });
+      expect(
+        await call(
+          execTool,
+          { command: marked("echo here"), host: "gateway" },
+          { execPolicy: { hosts: ["gateway"] } },
+        ),
+      ).toMatchObject({ output: "here\n" });
     });
   });
 
@@ -59,25 +93,57 @@ describe.each(PROVIDERS)("exec + process contract over the %s provider", (_name,
     it("without timeout, uses the manager's defaultTimeoutMs", async () => {
       const rig = use({ manualClock: true, defaultTimeoutMs: 700 });
       const pending = call(execTool, { command: hangLine, yieldMs: 120_000 });
-      const running = await until(() => rig.manager.list().find((r) => r.status === "running"), "the run");
+      const running = await until(
+        () => rig.manager.list().find((r) => r.status === "running"),
+        "the run",
+      );
       await until(async () => (await rig.manager.read(running.id)).items.length > 0, "ready");
       rig.clock!.advance(700);
-      expect(await within(pending, 10_000, "the timeout at the manager's 700 ms default")).toMatchObject({ status: "timed_out", error: expect.stringMatching(/^timed out after 700 ms: /) });
+      expect(
+        await within(pending, 10_000, "the timeout at the manager's 700 ms default"),
+      ).toMatchObject({
+        status: "timed_out",
+        error: expect.stringMatching(/^timed out after 700 ms: /),
+      });
     });
 
     it("a run moved to the background by yieldMs takes process write (its stdin is open)", async () => {
-      const started = await call(execTool, { command: marked('read answer; echo "answer was $answer"'), yieldMs: 10, timeout: 20 });
+      const started = await call(execTool, {
+        command: marked('read answer; echo "answer was $answer"'),
+        yieldMs: 10,
+        timeout: 20,
+      });
       expect(started.status).toBe("running");
       await call(processTool, { action: "write", sessionId: started.sessionId, data: "yes\n" });
-      const done = await call(processTool, { action: "wait", sessionId: started.sessionId, waitMs: 10_000 });
-      const all = done.status === "running" ? await call(processTool, { action: "wait", sessionId: started.sessionId, waitMs: 10_000 }) : done;
+      const done = await call(processTool, {
+        action: "wait",
+        sessionId: started.sessionId,
+        waitMs: 10_000,
+      });
+      const all =
+        done.status === "running"
+          ? await call(processTool, {
+              action: "wait",
+              sessionId: started.sessionId,
+              waitMs: 10_000,
+            })
+          : done;
       expect(done.output + (all === done ? "" : all.output)).toBe("answer was yes\n");
     });
 
     it("a command reading stdin waits for input rather than seeing end-of-file, and eof ends it", async () => {
-      const started = await call(execTool, { command: marked("cat; echo cat-ended"), yieldMs: 10, timeout: 20 });
+      const started = await call(execTool, {
+        command: marked("cat; echo cat-ended"),
+        yieldMs: 10,
+        timeout: 20,
+      });
       expect(started.status).toBe("running");
-      await call(processTool, { action: "write", sessionId: started.sessionId, data: "line\n", eof: true });
+      await call(processTool, {
+        action: "write",
+        sessionId: started.sessionId,
+        data: "line\n",
+        eof: true,
+      });
       await use().manager.wait(started.sessionId);
       const log = await call(processTool, { action: "log", sessionId: started.sessionId });
       expect(log.lines).toEqual(["line", "cat-ended"]);
@@ -86,14 +152,33 @@ describe.each(PROVIDERS)("exec + process contract over the %s provider", (_name,
     it("with notifyOnExit (default), tells the agent once when a background run ends; notifyOnExit: false does not", async () => {
       const notices: BackgroundExitNotice[] = [];
       const onBackgroundExit = (notice: BackgroundExitNotice): void => void notices.push(notice);
-      const told = await call(execTool, { command: marked("sleep 0.2; echo built"), background: true }, { onBackgroundExit });
-      const quiet = await call(execTool, { command: marked("sleep 0.2; echo quiet"), background: true, notifyOnExit: false }, { onBackgroundExit });
-      const foreground = await call(execTool, { command: marked("echo fast") }, { onBackgroundExit });
+      const told = await call(
+        execTool,
+        { command: marked("sleep 0.2; echo built"), background: true },
+        { onBackgroundExit },
+      );
+      const quiet = await call(
+        execTool,
+        { command: marked("sleep 0.2; echo quiet"), background: true, notifyOnExit: false },
+        { onBackgroundExit },
+      );
+      const foreground = await call(
+        execTool,
+        { command: marked("echo fast") },
+        { onBackgroundExit },
+      );
       await use().manager.wait(told.sessionId);
       await use().manager.wait(quiet.sessionId);
       await until(() => notices.length > 0, "the exit notice");
       expect(notices).toEqual([
-        expect.objectContaining({ runId: told.sessionId, sessionId: "s", status: "completed", exitCode: 0, snippet: "built\n", text: expect.stringMatching(/^exec run_\w+ \(sleep 0\.2\) completed with exit code 0$/) }),
+        expect.objectContaining({
+          runId: told.sessionId,
+          sessionId: "s",
+          status: "completed",
+          exitCode: 0,
+          snippet: "built\n",
+          text: expect.stringMatching(/^exec run_\w+ \(sleep 0\.2\) completed with exit code 0$/),
+        }),
       ]);
       expect(foreground.status).toBe("completed");
     });
@@ -108,7 +193,9 @@ describe.each(PROVIDERS)("exec + process contract over the %s provider", (_name,
       const ids = listed.processes.map((p: { sessionId: string }) => p.sessionId);
       expect(ids).not.toContain(foreground.sessionId);
       expect(ids.sort()).toEqual([background.sessionId, yielded.sessionId].sort());
-      const byId = new Map(listed.processes.map((p: { sessionId: string; name: string }) => [p.sessionId, p.name]));
+      const byId = new Map(
+        listed.processes.map((p: { sessionId: string; name: string }) => [p.sessionId, p.name]),
+      );
       expect(byId.get(yielded.sessionId)).toBe("sleep 5");
       // The verb is node's base name (whatever this machine calls it), the target the script.
       expect(byId.get(background.sessionId)).toMatch(/^\S+ process-ready-then-hang\.mjs$/);
@@ -118,7 +205,10 @@ describe.each(PROVIDERS)("exec + process contract over the %s provider", (_name,
   });
 
   describe("environment overrides", () => {
-    for (const variable of ["OPENCLAW_BASH_PENDING_MAX_OUTPUT_CHARS", "ZERO_BASH_PENDING_MAX_OUTPUT_CHARS"]) {
+    for (const variable of [
+      "OPENCLAW_BASH_PENDING_MAX_OUTPUT_CHARS",
+      "ZERO_BASH_PENDING_MAX_OUTPUT_CHARS",
+    ]) {
       it(`${variable} caps the pending output one poll returns (the newest part, the rest said skipped)`, async () => {
         const rig = use({ env: { [variable]: "1000" } });
         expect(rig.manager.limits.pendingMaxOutputChars).toBe(1000);
@@ -130,16 +220,30 @@ describe.each(PROVIDERS)("exec + process contract over the %s provider", (_name,
         expect(polled.note).toMatch(/more than 1000 characters were pending/);
         // What was returned and what was skipped add up to the whole output (`seq 1 2000` writes 8893 bytes); nothing is left pending.
         expect(polled.skippedBytes + Buffer.byteLength(polled.output)).toBe(8893);
-        expect(await call(processTool, { action: "poll", sessionId: started.sessionId })).toMatchObject({ output: "" });
+        expect(
+          await call(processTool, { action: "poll", sessionId: started.sessionId }),
+        ).toMatchObject({ output: "" });
         // Still all there for log.
-        expect((await call(processTool, { action: "log", sessionId: started.sessionId, offset: 0, limit: 1 })).lines).toEqual(["1"]);
+        expect(
+          (
+            await call(processTool, {
+              action: "log",
+              sessionId: started.sessionId,
+              offset: 0,
+              limit: 1,
+            })
+          ).lines,
+        ).toEqual(["1"]);
       });
     }
 
     it("a capped poll cuts on a character boundary and counts the skipped bytes exactly, multi-byte characters included", async () => {
       const rig = use({ env: { OPENCLAW_BASH_PENDING_MAX_OUTPUT_CHARS: "1001" } });
       // 500 × "é€😀": 9 UTF-8 bytes and 4 UTF-16 units each (the emoji is a surrogate pair), 4500 bytes in all.
-      const started = await call(execTool, { command: marked("i=0; while [ $i -lt 500 ]; do printf 'é€😀'; i=$((i+1)); done"), background: true });
+      const started = await call(execTool, {
+        command: marked("i=0; while [ $i -lt 500 ]; do printf 'é€😀'; i=$((i+1)); done"),
+        background: true,
+      });
       await rig.manager.wait(started.sessionId);
       const polled = await call(processTool, { action: "poll", sessionId: started.sessionId });
       expect(polled.output.length).toBeLessThanOrEqual(1001);
@@ -151,23 +255,48 @@ describe.each(PROVIDERS)("exec + process contract over the %s provider", (_name,
 
   describe("process wait", () => {
     it("blocks until the run ends, then answers as poll", async () => {
-      const started = await call(execTool, { command: marked("sleep 0.3; echo finished"), background: true });
-      const result = await call(processTool, { action: "wait", sessionId: started.sessionId, waitMs: 15_000 });
-      const final = result.status === "running" ? await call(processTool, { action: "wait", sessionId: started.sessionId, waitMs: 15_000 }) : result;
+      const started = await call(execTool, {
+        command: marked("sleep 0.3; echo finished"),
+        background: true,
+      });
+      const result = await call(processTool, {
+        action: "wait",
+        sessionId: started.sessionId,
+        waitMs: 15_000,
+      });
+      const final =
+        result.status === "running"
+          ? await call(processTool, {
+              action: "wait",
+              sessionId: started.sessionId,
+              waitMs: 15_000,
+            })
+          : result;
       expect(final).toMatchObject({ status: "completed", exitCode: 0 });
       expect(result.output + (final === result ? "" : final.output)).toBe("finished\n");
     });
 
     it("returns after waitMs when nothing new happens", async () => {
       const started = await call(execTool, { command: hangLine, background: true });
-      await until(async () => (await call(processTool, { action: "poll", sessionId: started.sessionId })).output === "ready\n", "ready");
-      const result = await call(processTool, { action: "wait", sessionId: started.sessionId, waitMs: 200 });
+      await until(
+        async () =>
+          (await call(processTool, { action: "poll", sessionId: started.sessionId })).output ===
+          "ready\n",
+        "ready",
+      );
+      const result = await call(processTool, {
+        action: "wait",
+        sessionId: started.sessionId,
+        waitMs: 200,
+      });
       expect(result).toMatchObject({ woke: "timeout", output: "", status: "running" });
       await call(processTool, { action: "kill", sessionId: started.sessionId });
     });
 
     it("refuses waitMs beyond 300000", async () => {
-      expect(await refusal(processTool, { action: "wait", sessionId: "run_x", waitMs: 300_001 })).toMatchObject({ code: "invalid_params", message: expect.stringContaining("waitMs") });
+      expect(
+        await refusal(processTool, { action: "wait", sessionId: "run_x", waitMs: 300_001 }),
+      ).toMatchObject({ code: "invalid_params", message: expect.stringContaining("waitMs") });
     });
   });
 });

@@ -4,7 +4,12 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { createInterface } from "node:readline";
 import { TerminalHost } from "acp-terminal";
-import { LocalTerminalProvider, ProcessManager, type RunEvent, type RunItem } from "../src/index.js";
+import {
+  LocalTerminalProvider,
+  ProcessManager,
+  type RunEvent,
+  type RunItem,
+} from "../src/index.js";
 import { SqliteRunStore } from "../src/sqlite.js";
 import { FIXTURES } from "./support.js";
 
@@ -32,10 +37,16 @@ export interface AgentProcess {
 }
 
 export function startAgent(cleanups: Cleanups, fixture: string, args: string[]): AgentProcess {
-  const agent: ChildProcess = spawn(process.execPath, [`${FIXTURES}${fixture}`, ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  const agent: ChildProcess = spawn(process.execPath, [`${FIXTURES}${fixture}`, ...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const exited = new Promise((resolve) => agent.once("exit", resolve));
   const lines: string[] = [];
-  const ended = new Promise<void>((resolve) => createInterface({ input: agent.stdout! }).on("line", (line) => lines.push(line)).on("close", resolve));
+  const ended = new Promise<void>((resolve) =>
+    createInterface({ input: agent.stdout! })
+      .on("line", (line) => lines.push(line))
+      .on("close", resolve),
+  );
   const kill = async (): Promise<void> => {
     agent.kill("SIGKILL");
     await exited;
@@ -50,8 +61,14 @@ export function startAgent(cleanups: Cleanups, fixture: string, args: string[]):
       for (;;) {
         const line = lines.find(predicate);
         if (line !== undefined) return line;
-        if (agent.exitCode !== null || agent.signalCode !== null) throw new Error(`${fixture} exited before ${what}; it printed: ${lines.slice(-5).join(" | ")}`);
-        if (Date.now() > deadline) throw new Error(`${fixture} did not print ${what} within ${timeoutMs} ms; it printed: ${lines.slice(-5).join(" | ")}`);
+        if (agent.exitCode !== null || agent.signalCode !== null)
+          throw new Error(
+            `${fixture} exited before ${what}; it printed: ${lines.slice(-5).join(" | ")}`,
+          );
+        if (Date.now() > deadline)
+          throw new Error(
+            `${fixture} did not print ${what} within ${timeoutMs} ms; it printed: ${lines.slice(-5).join(" | ")}`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 2));
       }
     },
@@ -59,22 +76,47 @@ export function startAgent(cleanups: Cleanups, fixture: string, args: string[]):
 }
 
 /** Runs the crash fixture until it has acknowledged `wanted` items, then SIGKILLs it mid-read. */
-export async function crashAgent(cleanups: Cleanups, point: CrashPoint, wanted: number): Promise<Crashed> {
+export async function crashAgent(
+  cleanups: Cleanups,
+  point: CrashPoint,
+  wanted: number,
+): Promise<Crashed> {
   const dir = mkdtempSync(join(tmpdir(), "acp-process-crash-"));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const path = join(dir, "runs.db");
   const marker = `acp-crash-marker-${basename(dir)}`;
-  const agent = startAgent(cleanups, "process-agent-sqlite-crash.mjs", [path, point, String(wanted), marker]);
+  const agent = startAgent(cleanups, "process-agent-sqlite-crash.mjs", [
+    path,
+    point,
+    String(wanted),
+    marker,
+  ]);
   await agent.waitFor((line) => line === "READY", `READY (${wanted} items acknowledged)`);
   await agent.kill(); // every ACK the agent printed before it died is in agent.lines
   const acks = agent.lines.filter((l) => l.startsWith("ACK ")).map((l) => l.split(" "));
-  return { path, marker, runId: acks[0]![1]!, ackedSeq: Math.max(...acks.map((a) => Number(a[2]))), lines: agent.lines };
+  return {
+    path,
+    marker,
+    runId: acks[0]![1]!,
+    ackedSeq: Math.max(...acks.map((a) => Number(a[2]))),
+    lines: agent.lines,
+  };
 }
 
-export function reopen(cleanups: Cleanups, path: string, events: RunEvent[]): { manager: ProcessManager; store: SqliteRunStore } {
+export function reopen(
+  cleanups: Cleanups,
+  path: string,
+  events: RunEvent[],
+): { manager: ProcessManager; store: SqliteRunStore } {
   const host = new TerminalHost();
   const store = new SqliteRunStore(path);
-  const manager = new ProcessManager({ provider: new LocalTerminalProvider(host), store, env: {}, sweepIntervalMs: 0, onEvent: (e) => events.push(e) });
+  const manager = new ProcessManager({
+    provider: new LocalTerminalProvider(host),
+    store,
+    env: {},
+    sweepIntervalMs: 0,
+    onEvent: (e) => events.push(e),
+  });
   cleanups.push(async () => {
     await manager.dispose();
     await host.dispose();
@@ -108,7 +150,10 @@ export async function killOrphans(marker: string): Promise<void> {
   }
   const deadline = Date.now() + 5000;
   while (processesWith(marker).length > 0) {
-    if (Date.now() > deadline) throw new Error(`processes with ${marker} still alive after SIGKILL: ${processesWith(marker).join(", ")}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `processes with ${marker} still alive after SIGKILL: ${processesWith(marker).join(", ")}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
@@ -124,4 +169,3 @@ export async function readAll(manager: ProcessManager, runId: string): Promise<R
   }
   throw new Error(`run ${runId} did not end within 10000 pages`);
 }
-

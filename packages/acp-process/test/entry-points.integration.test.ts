@@ -1,5 +1,13 @@
 import { execFile } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,7 +25,12 @@ const PACKAGE = fileURLToPath(new URL("..", import.meta.url));
 async function node(cwd: string, script: string): Promise<string> {
   const env = { ...process.env };
   delete env.NODE_PATH;
-  const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], { cwd, env, timeout: 20_000, maxBuffer: 1 << 20 });
+  const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], {
+    cwd,
+    env,
+    timeout: 20_000,
+    maxBuffer: 1 << 20,
+  });
   return stdout;
 }
 
@@ -33,7 +46,11 @@ function consumerWithoutSqlite(): string {
   cpSync(join(PACKAGE, "dist"), join(modules, "acp-process", "dist"), { recursive: true });
   for (const dependency of ["acp-terminal", "zod", "@agentclientprotocol/sdk"]) {
     mkdirSync(dirname(join(modules, dependency)), { recursive: true });
-    symlinkSync(realpathSync(join(PACKAGE, "node_modules", dependency)), join(modules, dependency), "dir");
+    symlinkSync(
+      realpathSync(join(PACKAGE, "node_modules", dependency)),
+      join(modules, dependency),
+      "dir",
+    );
   }
   return root;
 }
@@ -46,7 +63,9 @@ describe("entry points", () => {
   afterAll(() => rmSync(consumer, { recursive: true, force: true }));
 
   it("the consumer really has no better-sqlite3 to load", async () => {
-    await expect(node(consumer, `await import("better-sqlite3");`)).rejects.toThrow(/Cannot find package 'better-sqlite3'/);
+    await expect(node(consumer, `await import("better-sqlite3");`)).rejects.toThrow(
+      /Cannot find package 'better-sqlite3'/,
+    );
     const required = `import { createRequire } from "node:module"; createRequire(import.meta.url)("better-sqlite3");`;
     await expect(node(consumer, required)).rejects.toThrow(/Cannot find module 'better-sqlite3'/);
   });
@@ -64,7 +83,10 @@ describe("entry points", () => {
       await host.dispose();
       console.log(JSON.stringify({ status: run.status, text }));
     `;
-    expect(JSON.parse(await node(consumer, script))).toEqual({ status: "completed", text: "entry-points-marker\n" });
+    expect(JSON.parse(await node(consumer, script))).toEqual({
+      status: "completed",
+      text: "entry-points-marker\n",
+    });
   });
 
   it("without better-sqlite3, acp-process/sqlite imports and opening a store says what to install", async () => {
@@ -98,7 +120,10 @@ describe("entry points", () => {
         new SqliteRunStore(${JSON.stringify(join(dir, "runs.db"))}).close();
         console.log(JSON.stringify({ afterRoot, afterStore: loaded() }));
       `;
-      expect(JSON.parse(await node(PACKAGE, script))).toEqual({ afterRoot: false, afterStore: true });
+      expect(JSON.parse(await node(PACKAGE, script))).toEqual({
+        afterRoot: false,
+        afterStore: true,
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

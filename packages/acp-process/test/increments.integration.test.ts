@@ -28,7 +28,10 @@ class CountingRequester implements AcpRequester {
 
   constructor(private readonly inner: AcpRequester) {}
 
-  async request<Response = unknown, Params = unknown>(method: string, params?: Params): Promise<Response> {
+  async request<Response = unknown, Params = unknown>(
+    method: string,
+    params?: Params,
+  ): Promise<Response> {
     const response = await this.inner.request<Response, Params>(method, params);
     if (method === "terminal/output") {
       this.outputCalls++;
@@ -42,13 +45,19 @@ class CountingRequester implements AcpRequester {
 
 function withoutOutputSince(clientCapabilities: unknown): unknown {
   const caps = clientCapabilities as { _meta: Record<string, Record<string, unknown>> };
-  return { ...caps, _meta: { "acp-terminal": { ...caps._meta["acp-terminal"], outputSince: false } } };
+  return {
+    ...caps,
+    _meta: { "acp-terminal": { ...caps._meta["acp-terminal"], outputSince: false } },
+  };
 }
 
 async function pacedRun(provider: TerminalProvider) {
   const manager = new ProcessManager({ provider, env: {}, sweepIntervalMs: 0 });
   try {
-    const started = await manager.start({ sessionId: "s1", ...nodeScript("process-paced.mjs", String(LINES), String(WIDTH), "4") });
+    const started = await manager.start({
+      sessionId: "s1",
+      ...nodeScript("process-paced.mjs", String(LINES), String(WIDTH), "4"),
+    });
     const run = await manager.wait(started.id, { timeoutMs: 20_000 });
     const text = manager.store
       .allItems(run.id)
@@ -68,7 +77,10 @@ describe("exact increments through the ACP provider", () => {
 
   it("receives each byte once with sinceByte, and the whole tail on every poll without it", async () => {
     const since = new CountingRequester(client.connection.client);
-    const sinceProvider = new AcpTerminalProvider(since, { sessionId: "s1", clientCapabilities: client.clientCapabilities });
+    const sinceProvider = new AcpTerminalProvider(since, {
+      sessionId: "s1",
+      clientCapabilities: client.clientCapabilities,
+    });
     expect(sinceProvider.capabilities.outputSince).toBe(true);
     const incremental = await pacedRun(sinceProvider);
     expect(incremental.run.status).toBe("completed");
@@ -80,7 +92,10 @@ describe("exact increments through the ACP provider", () => {
     expect(since.receivedBytes).toBe(OUTPUT_BYTES);
 
     const whole = new CountingRequester(client.connection.client);
-    const wholeProvider = new AcpTerminalProvider(whole, { sessionId: "s1", clientCapabilities: withoutOutputSince(client.clientCapabilities) });
+    const wholeProvider = new AcpTerminalProvider(whole, {
+      sessionId: "s1",
+      clientCapabilities: withoutOutputSince(client.clientCapabilities),
+    });
     expect(wholeProvider.capabilities).toMatchObject({ cursors: true, outputSince: false });
     const snapshots = await pacedRun(wholeProvider);
     expect(snapshots.text).toBe(incremental.text);
@@ -111,7 +126,10 @@ describe("exact increments through the local provider", () => {
       // 4 KiB retained while 20000 lines flood: most output is dropped before a poll reads it.
       const provider = new LocalTerminalProvider(counting);
       const manager = new ProcessManager({ provider, env: {}, sweepIntervalMs: 0 });
-      const started = await manager.start({ sessionId: "s1", ...nodeScript("process-chatty.mjs", "20000", "40") });
+      const started = await manager.start({
+        sessionId: "s1",
+        ...nodeScript("process-chatty.mjs", "20000", "40"),
+      });
       const run = await manager.wait(started.id, { timeoutMs: 20_000 });
       await manager.dispose();
       expect(run.status).toBe("completed");

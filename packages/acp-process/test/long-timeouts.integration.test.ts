@@ -11,7 +11,11 @@ describe("timeouts longer than Node's timer range", () => {
     const rig = localRig();
     let fired = false;
     const cancel = systemClock.setTimeout(() => (fired = true), 2.5e9);
-    const { run } = await rig.manager.run({ sessionId: "s", command: "sleep 0.2; echo done", timeoutMs: 2.5e9 });
+    const { run } = await rig.manager.run({
+      sessionId: "s",
+      command: "sleep 0.2; echo done",
+      timeoutMs: 2.5e9,
+    });
     expect(run.status).toBe("completed");
     expect(fired).toBe(false);
     cancel();
@@ -29,14 +33,20 @@ describe("timeouts longer than Node's timer range", () => {
 
   it("start refuses a timeout beyond 30 days, naming the option", async () => {
     const rig = localRig();
-    await expect(rig.manager.start({ sessionId: "s", command: "true", timeoutMs: 3e9 })).rejects.toThrow(/Invalid timeoutMs: expected a number of milliseconds from 0 to 2592000000/);
+    await expect(
+      rig.manager.start({ sessionId: "s", command: "true", timeoutMs: 3e9 }),
+    ).rejects.toThrow(/Invalid timeoutMs: expected a number of milliseconds from 0 to 2592000000/);
   });
 });
 
 describe("exec yieldMs", () => {
   it("is clamped to 120000 ms: a huge yieldMs still returns 'running' after two minutes", async () => {
     const rig = localRig({ manualClock: true });
-    const pending = runTool(execTool, { manager: rig.manager, sessionId: "s" }, { command: "sleep 30", yieldMs: 3e9 });
+    const pending = runTool(
+      execTool,
+      { manager: rig.manager, sessionId: "s" },
+      { command: "sleep 30", yieldMs: 3e9 },
+    );
     await until(() => rig.manager.list().find((r) => r.status === "running"), "the run");
     rig.clock!.advance(119_999);
     let settled = false;

@@ -6,7 +6,10 @@ const localRig = useLocalRigs();
 describe("ProcessManager over the local TerminalHost", () => {
   it("runs a command in the foreground, keeps its output and releases the terminal", async () => {
     const rig = localRig();
-    const { run, yielded } = await rig.manager.run({ sessionId: "s", command: "printf 'one\\ntwo\\n'" });
+    const { run, yielded } = await rig.manager.run({
+      sessionId: "s",
+      command: "printf 'one\\ntwo\\n'",
+    });
     expect(yielded).toBe(false);
     expect(run.status).toBe("completed");
     expect(run.exitCode).toBe(0);
@@ -27,7 +30,11 @@ describe("ProcessManager over the local TerminalHost", () => {
 
   it("reports a command that cannot start as failed, and notifies its end once", async () => {
     const rig = localRig();
-    const started = await rig.manager.start({ sessionId: "s", command: "/nonexistent/program", args: [] });
+    const started = await rig.manager.start({
+      sessionId: "s",
+      command: "/nonexistent/program",
+      args: [],
+    });
     const run = await rig.manager.wait(started.id);
     expect(run.status).toBe("failed");
     expect(run.error).toMatch(/could not start .*\/nonexistent\/program/);
@@ -36,8 +43,15 @@ describe("ProcessManager over the local TerminalHost", () => {
 
   it("times out on the injected clock: a state with the partial output, terminal released", async () => {
     const rig = localRig({ manualClock: true });
-    const started = await rig.manager.start({ sessionId: "s", ...nodeScript("process-ready-then-hang.mjs"), timeoutMs: 1500 });
-    await until(async () => (await rig.manager.read(started.id)).items.some((i) => i.text.includes("ready")), "ready");
+    const started = await rig.manager.start({
+      sessionId: "s",
+      ...nodeScript("process-ready-then-hang.mjs"),
+      timeoutMs: 1500,
+    });
+    await until(
+      async () => (await rig.manager.read(started.id)).items.some((i) => i.text.includes("ready")),
+      "ready",
+    );
     rig.clock!.advance(1499);
     expect(rig.manager.get(started.id).status).toBe("running");
     rig.clock!.advance(1);
@@ -50,7 +64,12 @@ describe("ProcessManager over the local TerminalHost", () => {
 
   it("times out on inactivity, measured from the last output", async () => {
     const rig = localRig({ manualClock: true });
-    const started = await rig.manager.start({ sessionId: "s", ...nodeScript("process-ready-then-hang.mjs"), idleTimeoutMs: 1000, timeoutMs: 0 });
+    const started = await rig.manager.start({
+      sessionId: "s",
+      ...nodeScript("process-ready-then-hang.mjs"),
+      idleTimeoutMs: 1000,
+      timeoutMs: 0,
+    });
     await until(async () => (await rig.manager.read(started.id)).items.length > 0, "first output");
     rig.clock!.advance(1000);
     const run = await rig.manager.wait(started.id);
@@ -61,7 +80,12 @@ describe("ProcessManager over the local TerminalHost", () => {
 
   it("auto-backgrounds after yieldMs and notifies the exit exactly once", async () => {
     const rig = localRig({ manualClock: true });
-    const pending = rig.manager.run({ sessionId: "s", ...nodeScript("process-split-word.mjs"), stdin: true, yieldMs: 200 });
+    const pending = rig.manager.run({
+      sessionId: "s",
+      ...nodeScript("process-split-word.mjs"),
+      stdin: true,
+      yieldMs: 200,
+    });
     await until(() => rig.manager.list().find((r) => r.status === "running"), "a running run");
     rig.clock!.advance(200);
     const { run, yielded } = await pending;
@@ -77,8 +101,16 @@ describe("ProcessManager over the local TerminalHost", () => {
 
   it("kills with a chosen signal and reports it", async () => {
     const rig = localRig();
-    const started = await rig.manager.start({ sessionId: "s", ...nodeScript("process-ready-then-hang.mjs") });
-    await until(async () => rig.manager.tail(started.id).text.includes("ready") || (await rig.manager.read(started.id)).items.length > 0, "ready");
+    const started = await rig.manager.start({
+      sessionId: "s",
+      ...nodeScript("process-ready-then-hang.mjs"),
+    });
+    await until(
+      async () =>
+        rig.manager.tail(started.id).text.includes("ready") ||
+        (await rig.manager.read(started.id)).items.length > 0,
+      "ready",
+    );
     const run = await rig.manager.kill(started.id, { signal: "SIGINT" });
     expect(run.status).toBe("killed");
     expect(run.signal).toBe("SIGINT");
@@ -87,13 +119,19 @@ describe("ProcessManager over the local TerminalHost", () => {
 
   it("reads incrementally by seq cursor without gaps or repeats", async () => {
     const rig = localRig();
-    const started = await rig.manager.start({ sessionId: "s", ...nodeScript("process-chatty.mjs", "3000", "30") });
+    const started = await rig.manager.start({
+      sessionId: "s",
+      ...nodeScript("process-chatty.mjs", "3000", "30"),
+    });
     let cursor = 0;
     let text = "";
     for (;;) {
       const page = await rig.manager.read(started.id, { sinceSeq: cursor, limit: 7 });
       expect(page.missedItems).toBe(0);
-      text += page.items.filter((i) => i.kind === "output").map((i) => i.text).join("");
+      text += page.items
+        .filter((i) => i.kind === "output")
+        .map((i) => i.text)
+        .join("");
       cursor = page.nextSeq;
       if (page.done) break;
       // The local provider answers synchronously: let the host read the child's pipe.
@@ -111,9 +149,15 @@ describe("ProcessManager over the local TerminalHost", () => {
       sessionId: "s",
       ...nodeScript("process-split-word.mjs"),
       stdin: true,
-      watch: [{ regex: "READY", event: "ready", scope: "stream", once: true }, { regex: "^READY$", event: "line" }],
+      watch: [
+        { regex: "READY", event: "ready", scope: "stream", once: true },
+        { regex: "^READY$", event: "line" },
+      ],
     });
-    await until(() => rig.events.some((e) => e.type === "output" && e.item.text === "RE"), "the first half as its own chunk");
+    await until(
+      () => rig.events.some((e) => e.type === "output" && e.item.text === "RE"),
+      "the first half as its own chunk",
+    );
     await rig.manager.write(started.id, "go\n");
     await rig.manager.wait(started.id);
     const hits = rig.events.filter((e) => e.type === "watch");
@@ -122,7 +166,11 @@ describe("ProcessManager over the local TerminalHost", () => {
 
   it("runs one at a time per session when asked, queueing the rest", async () => {
     const rig = localRig({ limits: { maxConcurrentPerSession: 1 } });
-    const first = await rig.manager.start({ sessionId: "s", ...nodeScript("process-split-word.mjs"), stdin: true });
+    const first = await rig.manager.start({
+      sessionId: "s",
+      ...nodeScript("process-split-word.mjs"),
+      stdin: true,
+    });
     const second = await rig.manager.start({ sessionId: "s", command: "echo second" });
     const other = await rig.manager.start({ sessionId: "t", command: "echo other" });
     expect(first.status).toBe("running");
@@ -148,7 +196,11 @@ describe("ProcessManager over the local TerminalHost", () => {
     const rig = localRig();
     const { run } = await rig.manager.run({ sessionId: "s", command: "printf 'aé€z'" });
     expect(run.outputBytes).toBe(7);
-    expect(await rig.manager.bytes(run.id, { offset: 1, limit: 5 })).toMatchObject({ text: "é€", offset: 1, firstRetainedByte: 0 });
+    expect(await rig.manager.bytes(run.id, { offset: 1, limit: 5 })).toMatchObject({
+      text: "é€",
+      offset: 1,
+      firstRetainedByte: 0,
+    });
   });
 
   it("treats a kill after the exit as a no-op and keeps the first cause", async () => {
@@ -185,24 +237,43 @@ describe("ProcessManager over the local TerminalHost", () => {
     const { run } = await rig.manager.run({ sessionId: "s", command: "cat; echo after-eof" });
     expect(run).toMatchObject({ status: "completed", stdin: false });
     expect(rig.manager.tail(run.id).text).toBe("after-eof\n");
-    const hang = await rig.manager.start({ sessionId: "s", ...nodeScript("process-ready-then-hang.mjs") });
-    await expect(rig.manager.write(hang.id, "x")).rejects.toThrow(/stdin of run .* is closed: start it with stdin: true/);
+    const hang = await rig.manager.start({
+      sessionId: "s",
+      ...nodeScript("process-ready-then-hang.mjs"),
+    });
+    await expect(rig.manager.write(hang.id, "x")).rejects.toThrow(
+      /stdin of run .* is closed: start it with stdin: true/,
+    );
   });
 
   it("notifies exactly one exit per run when kills race exits", async () => {
     const rig = localRig();
-    const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => rig.manager.start({ sessionId: "s", command: `echo ${i}` })));
-    const ended = await Promise.all(runs.map((run, i) => (i % 2 === 0 ? rig.manager.kill(run.id, { signal: "SIGTERM" }) : rig.manager.wait(run.id))));
+    const runs = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        rig.manager.start({ sessionId: "s", command: `echo ${i}` }),
+      ),
+    );
+    const ended = await Promise.all(
+      runs.map((run, i) =>
+        i % 2 === 0 ? rig.manager.kill(run.id, { signal: "SIGTERM" }) : rig.manager.wait(run.id),
+      ),
+    );
     for (const run of ended) expect(["completed", "killed"]).toContain(run.status);
     await Promise.all(runs.map((run) => rig.manager.kill(run.id)));
-    const exits = rig.events.filter((e) => e.type === "exit").map((e) => e.type === "exit" && e.run.id);
+    const exits = rig.events
+      .filter((e) => e.type === "exit")
+      .map((e) => e.type === "exit" && e.run.id);
     expect(exits.sort()).toEqual(runs.map((r) => r.id).sort());
     expect(rig.host.list()).toHaveLength(0);
   });
 
   it("does not hang a writer when the command never reads its input", async () => {
     const rig = localRig({ tuning: { callWaitMs: 500 } });
-    const started = await rig.manager.start({ sessionId: "s", ...nodeScript("process-ready-then-hang.mjs"), stdin: true });
+    const started = await rig.manager.start({
+      sessionId: "s",
+      ...nodeScript("process-ready-then-hang.mjs"),
+      stdin: true,
+    });
     const chunk = "x".repeat(1 << 20);
     const outcome = await (async () => {
       for (let i = 0; i < 64; i++) await rig.manager.write(started.id, chunk);
@@ -218,7 +289,12 @@ describe("ProcessManager over the local TerminalHost", () => {
     const first = (await rig.manager.run({ sessionId: "s", command: "true" })).run;
     const second = (await rig.manager.run({ sessionId: "s", command: "true" })).run;
     const third = (await rig.manager.run({ sessionId: "s", command: "true" })).run;
-    expect(rig.manager.list().map((r) => r.id).sort()).toEqual([second.id, third.id].sort());
+    expect(
+      rig.manager
+        .list()
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual([second.id, third.id].sort());
     expect(() => rig.manager.get(first.id)).toThrow(/No run/);
     rig.clock!.advance(90_000);
     expect(rig.manager.list()).toHaveLength(0);
@@ -234,7 +310,10 @@ describe("ProcessManager over the local TerminalHost", () => {
 
   it("keeps memory bounded under heavy output and accounts for every byte", async () => {
     const rig = localRig({ maxOutputChars: 50_000 });
-    const { run } = await rig.manager.run({ sessionId: "s", ...nodeScript("process-chatty.mjs", "100000", "50") });
+    const { run } = await rig.manager.run({
+      sessionId: "s",
+      ...nodeScript("process-chatty.mjs", "100000", "50"),
+    });
     expect(run.status).toBe("completed");
     const total = 100_000 * 51 + "DONE\n".length; // 50 characters and a newline per line
     expect(run.outputBytes + run.lostBytes).toBe(total);
@@ -245,8 +324,14 @@ describe("ProcessManager over the local TerminalHost", () => {
 
   it("a second concurrent dispose() resolves only after the runs the first one ends have ended", async () => {
     const rig = localRig();
-    const started = await rig.manager.start({ sessionId: "s", ...nodeScript("process-ready-then-hang.mjs") });
-    await until(async () => (await rig.manager.read(started.id)).items.some((i) => i.text.includes("ready")), "ready");
+    const started = await rig.manager.start({
+      sessionId: "s",
+      ...nodeScript("process-ready-then-hang.mjs"),
+    });
+    await until(
+      async () => (await rig.manager.read(started.id)).items.some((i) => i.text.includes("ready")),
+      "ready",
+    );
     const first = rig.manager.dispose();
     await rig.manager.dispose();
     expect(rig.manager.get(started.id).status).toBe("killed");

@@ -58,7 +58,10 @@ describe("watchers refuse catastrophic patterns", () => {
   it("add() refuses (a+)+$ with invalid_params naming the problem and a simpler pattern", () => {
     const watchers = new WatcherSet();
     expect(() => watchers.add({ regex: "(a+)+$" })).toThrow(
-      expect.objectContaining({ code: "invalid_params", message: expect.stringMatching(/\(a\+\)\+\$.*nested quantifier.*simpler pattern/) }),
+      expect.objectContaining({
+        code: "invalid_params",
+        message: expect.stringMatching(/\(a\+\)\+\$.*nested quantifier.*simpler pattern/),
+      }),
     );
     expect(watchers.size).toBe(0);
   });
@@ -66,7 +69,13 @@ describe("watchers refuse catastrophic patterns", () => {
   it("a run started with (a+)+$ is refused before it starts", async () => {
     const rig = localRig();
     try {
-      await expect(rig.manager.start({ sessionId: "s", command: "printf 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab\\n'", watch: [{ regex: "(a+)+$" }] })).rejects.toThrow(/nested quantifier/);
+      await expect(
+        rig.manager.start({
+          sessionId: "s",
+          command: "printf 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab\\n'",
+          watch: [{ regex: "(a+)+$" }],
+        }),
+      ).rejects.toThrow(/nested quantifier/);
       expect(rig.host.list()).toHaveLength(0);
     } finally {
       await rig.dispose();

@@ -26,7 +26,13 @@ const stores: [string, (retention?: Partial<RetentionLimits>) => RunStore][] = [
 ];
 
 function items(from: number, count: number, text = (seq: number) => `line ${seq}\n`): RunItem[] {
-  return Array.from({ length: count }, (_, k): RunItem => ({ seq: from + k, kind: "output", text: text(from + k), atMs: from + k, byteOffset: 0 }));
+  return Array.from({ length: count }, (_, k): RunItem => ({
+    seq: from + k,
+    kind: "output",
+    text: text(from + k),
+    atMs: from + k,
+    byteOffset: 0,
+  }));
 }
 
 const seqs = (list: readonly RunItem[]) => list.map((item) => item.seq);
@@ -87,11 +93,20 @@ for (const [name, open] of stores) {
     it("keeps at most maxCharsPerRun characters, but always the newest item even when it alone is larger (and only it)", () => {
       const store = open({ maxCharsPerRun: 100 });
       store.putRun(runRecord("r1", { nextSeq: 12 }));
-      store.appendItems("r1", items(0, 10, () => "x".repeat(30)));
+      store.appendItems(
+        "r1",
+        items(0, 10, () => "x".repeat(30)),
+      );
       expect(seqs(store.allItems("r1"))).toEqual([7, 8, 9]);
-      store.appendItems("r1", items(10, 1, () => "y".repeat(500)));
+      store.appendItems(
+        "r1",
+        items(10, 1, () => "y".repeat(500)),
+      );
       expect(seqs(store.allItems("r1"))).toEqual([10]);
-      store.appendItems("r1", items(11, 1, () => "z"));
+      store.appendItems(
+        "r1",
+        items(11, 1, () => "z"),
+      );
       expect(seqs(store.allItems("r1"))).toEqual([11]);
     });
 
@@ -140,7 +155,15 @@ for (const [name, open] of stores) {
         ["delete run r1", () => store.deleteRun("r1")],
       ];
       for (const [what, call] of calls) {
-        expect(call).toThrow(expect.objectContaining({ name: "ProcessError", code: "store_closed", message: expect.stringMatching(new RegExp(`^Cannot ${what.replace(/[()]/g, "\\$&")}: the .*run store.* is closed`)) }));
+        expect(call).toThrow(
+          expect.objectContaining({
+            name: "ProcessError",
+            code: "store_closed",
+            message: expect.stringMatching(
+              new RegExp(`^Cannot ${what.replace(/[()]/g, "\\$&")}: the .*run store.* is closed`),
+            ),
+          }),
+        );
       }
     });
   });

@@ -13,7 +13,13 @@ afterEach(async () => {
 
 /** A file holding run `r1`, left `running` with 20 items, as a crashed agent leaves it. */
 function seeded(path: string): RunItem[] {
-  const items = Array.from({ length: 20 }, (_, seq): RunItem => ({ seq, kind: "output", text: `line ${seq}\n`, atMs: seq, byteOffset: seq * 7 }));
+  const items = Array.from({ length: 20 }, (_, seq): RunItem => ({
+    seq,
+    kind: "output",
+    text: `line ${seq}\n`,
+    atMs: seq,
+    byteOffset: seq * 7,
+  }));
   const store = new SqliteRunStore(path);
   store.putRun(runRecord("r1", { nextSeq: 20, outputBytes: 140 }));
   store.appendItems("r1", items);
@@ -41,7 +47,13 @@ function managerOn(store: SqliteRunStore): ReturnType<typeof localRig> {
 }
 
 const storeError = (...parts: string[]) =>
-  expect.objectContaining({ name: "ProcessError", code: "store_error", message: expect.stringMatching(new RegExp(parts.map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")).join(".*"))) });
+  expect.objectContaining({
+    name: "ProcessError",
+    code: "store_error",
+    message: expect.stringMatching(
+      new RegExp(parts.map((p) => p.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")).join(".*")),
+    ),
+  });
 
 describe("a damaged SQLite run store gives store_error naming the file and the run", () => {
   it("a run record that is not JSON: reads and recover() throw store_error naming the file and the run, not SyntaxError", async () => {
@@ -60,32 +72,57 @@ describe("a damaged SQLite run store gives store_error naming the file and the r
     ["text that is a blob", "UPDATE exec_run_items SET text = X'DEADBEEF' WHERE seq = 3", "item 3"],
     ["an unknown kind", "UPDATE exec_run_items SET kind = 'weird' WHERE seq = 4", "item 4"],
     ["an at_ms that is text", "UPDATE exec_run_items SET at_ms = 'x' WHERE seq = 5", "item 5"],
-    ["a byte_offset that is text", "UPDATE exec_run_items SET byte_offset = 'y' WHERE seq = 6", "item 6"],
-  ])("an item with %s: reads throw store_error naming the file, the run and the item, never hand it on", (_, sql, item) => {
-    const path = tempDb(cleanups, "acp-process-corrupt-");
-    seeded(path);
-    tamper(path, sql);
-    const store = open(path);
-    expect(() => store.readItems("r1", { limit: 100 })).toThrow(storeError(path, "run r1", item));
-    expect(() => store.lastItems("r1", 100)).toThrow(storeError(path, "run r1", item));
-  });
+    [
+      "a byte_offset that is text",
+      "UPDATE exec_run_items SET byte_offset = 'y' WHERE seq = 6",
+      "item 6",
+    ],
+  ])(
+    "an item with %s: reads throw store_error naming the file, the run and the item, never hand it on",
+    (_, sql, item) => {
+      const path = tempDb(cleanups, "acp-process-corrupt-");
+      seeded(path);
+      tamper(path, sql);
+      const store = open(path);
+      expect(() => store.readItems("r1", { limit: 100 })).toThrow(storeError(path, "run r1", item));
+      expect(() => store.lastItems("r1", 100)).toThrow(storeError(path, "run r1", item));
+    },
+  );
 
   it("a run record that is JSON but not a run (no status, another id) is a store_error too", () => {
     const path = tempDb(cleanups, "acp-process-corrupt-");
     seeded(path);
-    tamper(path, "UPDATE exec_runs SET record = '{\"id\": \"r1\", \"sessionId\": \"s\"}' WHERE id = 'r1'");
+    tamper(
+      path,
+      'UPDATE exec_runs SET record = \'{"id": "r1", "sessionId": "s"}\' WHERE id = \'r1\'',
+    );
     expect(() => open(path).getRun("r1")).toThrow(storeError(path, "run r1", "unknown status"));
     const other = tempDb(cleanups, "acp-process-corrupt-");
     seeded(other);
-    tamper(other, `UPDATE exec_runs SET record = '${JSON.stringify(runRecord("r2"))}' WHERE id = 'r1'`);
-    expect(() => open(other).listRuns()).toThrow(storeError(other, "run r1", 'names another id ("r2")'));
+    tamper(
+      other,
+      `UPDATE exec_runs SET record = '${JSON.stringify(runRecord("r2"))}' WHERE id = 'r1'`,
+    );
+    expect(() => open(other).listRuns()).toThrow(
+      storeError(other, "run r1", 'names another id ("r2")'),
+    );
   });
 
   it("a replaced items table is refused at open, naming the file, the table and the columns expected", () => {
     const path = tempDb(cleanups, "acp-process-corrupt-");
     seeded(path);
-    tamper(path, "DROP TABLE exec_run_items; CREATE TABLE exec_run_items (run_id TEXT, seq INTEGER, body BLOB)");
-    expect(() => new SqliteRunStore(path)).toThrow(storeError(path, "table exec_run_items", "expected columns run_id (key 1), seq (key 2)", "found run_id, seq, body"));
+    tamper(
+      path,
+      "DROP TABLE exec_run_items; CREATE TABLE exec_run_items (run_id TEXT, seq INTEGER, body BLOB)",
+    );
+    expect(() => new SqliteRunStore(path)).toThrow(
+      storeError(
+        path,
+        "table exec_run_items",
+        "expected columns run_id (key 1), seq (key 2)",
+        "found run_id, seq, body",
+      ),
+    );
     // The refused open leaves the file as it was: no lease taken, nothing created.
     const db = new Database(path, { readonly: true });
     expect(db.prepare("SELECT COUNT(*) AS n FROM exec_lease").get()).toEqual({ n: 0 });
@@ -95,8 +132,13 @@ describe("a damaged SQLite run store gives store_error naming the file and the r
   it("a replaced runs table with the same columns but no primary key is refused at open", () => {
     const path = tempDb(cleanups, "acp-process-corrupt-");
     seeded(path);
-    tamper(path, "ALTER TABLE exec_runs RENAME TO old_runs; CREATE TABLE exec_runs (id TEXT, session_id TEXT, status TEXT, created_at_ms INTEGER, ended_at_ms INTEGER, record TEXT)");
-    expect(() => new SqliteRunStore(path)).toThrow(storeError(path, "table exec_runs", "expected columns id (key 1)", "found id, session_id"));
+    tamper(
+      path,
+      "ALTER TABLE exec_runs RENAME TO old_runs; CREATE TABLE exec_runs (id TEXT, session_id TEXT, status TEXT, created_at_ms INTEGER, ended_at_ms INTEGER, record TEXT)",
+    );
+    expect(() => new SqliteRunStore(path)).toThrow(
+      storeError(path, "table exec_runs", "expected columns id (key 1)", "found id, session_id"),
+    );
   });
 
   it("a table replaced while the store is open: the next read is a store_error naming the file and the run", () => {
@@ -106,7 +148,9 @@ describe("a damaged SQLite run store gives store_error naming the file and the r
     const other = new Database(path);
     cleanups.push(() => void other.close());
     other.exec("DROP TABLE exec_run_items; CREATE TABLE exec_run_items (x TEXT)");
-    expect(() => store.readItems("r1", { limit: 10 })).toThrow(storeError(path, "reading items for run r1", "no such column"));
+    expect(() => store.readItems("r1", { limit: 10 })).toThrow(
+      storeError(path, "reading items for run r1", "no such column"),
+    );
   });
 
   it("a constraint failure during recover() is a store_error naming the file and the run, and no stored item is deleted", async () => {
@@ -121,12 +165,25 @@ describe("a damaged SQLite run store gives store_error naming the file and the r
     );
     const store = open(path);
     const { manager } = managerOn(store);
-    await expect(manager.recover()).rejects.toThrow(storeError(path, "writing an item for run r1", "CHECK constraint failed", "SQLITE_CONSTRAINT_CHECK"));
+    await expect(manager.recover()).rejects.toThrow(
+      storeError(
+        path,
+        "writing an item for run r1",
+        "CHECK constraint failed",
+        "SQLITE_CONSTRAINT_CHECK",
+      ),
+    );
     const db = new Database(path, { readonly: true });
     cleanups.push(() => void db.close());
-    const stored = db.prepare("SELECT seq, kind, text, at_ms AS atMs, byte_offset AS byteOffset FROM exec_run_items WHERE run_id = 'r1' ORDER BY seq").all();
+    const stored = db
+      .prepare(
+        "SELECT seq, kind, text, at_ms AS atMs, byte_offset AS byteOffset FROM exec_run_items WHERE run_id = 'r1' ORDER BY seq",
+      )
+      .all();
     expect(stored).toEqual(items);
-    expect(db.prepare("SELECT status FROM exec_runs WHERE id = 'r1'").get()).toEqual({ status: "running" });
+    expect(db.prepare("SELECT status FROM exec_runs WHERE id = 'r1'").get()).toEqual({
+      status: "running",
+    });
     // The refused write stays pending (retried by every flush), so closing says it could not be written.
     expect(() => store.close()).toThrow(storeError(path, "writing an item for run r1"));
   });
@@ -134,7 +191,13 @@ describe("a damaged SQLite run store gives store_error naming the file and the r
   it("a file that is not a SQLite database is a store_error saying so, at open", () => {
     const path = tempDb(cleanups, "acp-process-corrupt-");
     writeFileSync(path, "this is not a database\n".repeat(200));
-    expect(() => new SqliteRunStore(path)).toThrow(storeError(`Could not open the run store ${path}`, "SQLITE_NOTADB", "not a SQLite database or is damaged"));
+    expect(() => new SqliteRunStore(path)).toThrow(
+      storeError(
+        `Could not open the run store ${path}`,
+        "SQLITE_NOTADB",
+        "not a SQLite database or is damaged",
+      ),
+    );
   });
 
   it("openCheck quick_check runs PRAGMA quick_check at open: a healthy file opens", () => {
@@ -150,7 +213,16 @@ describe("a damaged SQLite run store gives store_error naming the file and the r
     const seed = new SqliteRunStore(path);
     for (let r = 0; r < 20; r++) {
       seed.putRun(runRecord(`run_${r}`, { status: "completed", createdAtMs: r, nextSeq: 100 }));
-      seed.appendItems(`run_${r}`, Array.from({ length: 100 }, (_, seq): RunItem => ({ seq, kind: "output", text: `line ${seq}\n`, atMs: 1, byteOffset: 0 })));
+      seed.appendItems(
+        `run_${r}`,
+        Array.from({ length: 100 }, (_, seq): RunItem => ({
+          seq,
+          kind: "output",
+          text: `line ${seq}\n`,
+          atMs: 1,
+          byteOffset: 0,
+        })),
+      );
     }
     seed.close();
     // Scribble over a page in the middle of the file (item rows), as a bad disk block would.
@@ -169,8 +241,18 @@ describe("a damaged SQLite run store gives store_error naming the file and the r
       }
     }
     expect(failures.length).toBeGreaterThan(0);
-    for (const failure of failures) expect(failure).toEqual(storeError(path, "reading items for run run_", "database disk image is malformed", "SQLITE_CORRUPT"));
+    for (const failure of failures)
+      expect(failure).toEqual(
+        storeError(
+          path,
+          "reading items for run run_",
+          "database disk image is malformed",
+          "SQLITE_CORRUPT",
+        ),
+      );
     store.close();
-    expect(() => new SqliteRunStore(path, { openCheck: "quick_check" })).toThrow(storeError(path, "SQLITE_CORRUPT"));
+    expect(() => new SqliteRunStore(path, { openCheck: "quick_check" })).toThrow(
+      storeError(path, "SQLITE_CORRUPT"),
+    );
   });
 });

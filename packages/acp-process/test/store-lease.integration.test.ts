@@ -29,7 +29,12 @@ describe("one SQLite run store file, one owner", () => {
     const path = tempDb();
     const first = open(path);
     expect(() => new SqliteRunStore(path)).toThrow(
-      expect.objectContaining({ code: "store_in_use", message: expect.stringContaining(`The run store ${path} is in use by process ${process.pid}`) }),
+      expect.objectContaining({
+        code: "store_in_use",
+        message: expect.stringContaining(
+          `The run store ${path} is in use by process ${process.pid}`,
+        ),
+      }),
     );
     first.close();
     expect(() => open(path)).not.toThrow();
@@ -38,16 +43,25 @@ describe("one SQLite run store file, one owner", () => {
   it("a lease left by a process that is gone (a crash) is taken over", () => {
     const path = tempDb();
     open(path).close();
-    const gone = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
+    const gone = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], {
+      encoding: "utf8",
+    });
     const db = new Database(path);
-    db.prepare("INSERT OR REPLACE INTO exec_lease (id, owner, pid, host, acquired_at_ms) VALUES (1, 'crashed', ?, ?, 0)").run(Number(gone.stdout), hostname());
+    db.prepare(
+      "INSERT OR REPLACE INTO exec_lease (id, owner, pid, host, acquired_at_ms) VALUES (1, 'crashed', ?, ?, 0)",
+    ).run(Number(gone.stdout), hostname());
     db.close();
     expect(() => open(path)).not.toThrow();
   });
 
   it("a file that cannot be opened is a store_error with the path and what to check", () => {
     expect(() => new SqliteRunStore("/nonexistent-dir/runs.db")).toThrow(
-      expect.objectContaining({ code: "store_error", message: expect.stringMatching(/Could not open the run store \/nonexistent-dir\/runs.db .*check that the directory exists and is writable/) }),
+      expect.objectContaining({
+        code: "store_error",
+        message: expect.stringMatching(
+          /Could not open the run store \/nonexistent-dir\/runs.db .*check that the directory exists and is writable/,
+        ),
+      }),
     );
   });
 

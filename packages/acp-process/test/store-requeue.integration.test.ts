@@ -2,7 +2,15 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { type RunEvent, type RunSnapshot } from "../src/index.js";
 import { SqliteRunStore } from "../src/sqlite.js";
-import { crashAgent, killOrphans, processesWith, readAll, reopen, startAgent, type Cleanups } from "./crash-support.js";
+import {
+  crashAgent,
+  killOrphans,
+  processesWith,
+  readAll,
+  reopen,
+  startAgent,
+  type Cleanups,
+} from "./crash-support.js";
 import { runRecord, tempDb } from "./store-support.js";
 import { localRig } from "./support.js";
 
@@ -14,7 +22,11 @@ afterEach(async () => {
 function storedStatus(path: string, runId: string): unknown {
   const db = new Database(path, { readonly: true });
   try {
-    return db.prepare("SELECT status, json_extract(record, '$.attempts') AS attempts FROM exec_runs WHERE id = ?").get(runId);
+    return db
+      .prepare(
+        "SELECT status, json_extract(record, '$.attempts') AS attempts FROM exec_runs WHERE id = ?",
+      )
+      .get(runId);
   } finally {
     db.close();
   }
@@ -29,9 +41,15 @@ describe("recover() with the requeue policy keeps the run id and counts attempts
     // Restarts 1 and 2 (real agent processes): each claims the run under its id, and is SIGKILLed while it runs.
     for (const attempt of [2, 3]) {
       const agent = startAgent(cleanups, "process-agent-sqlite-requeue.mjs", [path, "3"]);
-      const recovered = JSON.parse((await agent.waitFor((l) => l.startsWith("RECOVERED "), "RECOVERED")).slice("RECOVERED ".length)) as unknown;
+      const recovered = JSON.parse(
+        (await agent.waitFor((l) => l.startsWith("RECOVERED "), "RECOVERED")).slice(
+          "RECOVERED ".length,
+        ),
+      ) as unknown;
       expect(recovered).toEqual({ lost: [], requeued: [{ id: runId, attempt }], notified: [] });
-      expect(await agent.waitFor((l) => l.startsWith("CLAIMED "), "CLAIMED")).toBe(`CLAIMED ${runId} ${attempt} running`);
+      expect(await agent.waitFor((l) => l.startsWith("CLAIMED "), "CLAIMED")).toBe(
+        `CLAIMED ${runId} ${attempt} running`,
+      );
       await agent.kill();
       expect(storedStatus(path, runId)).toEqual({ status: "running", attempts: attempt });
       await killOrphans(crashed.marker);
@@ -42,7 +60,11 @@ describe("recover() with the requeue policy keeps the run id and counts attempts
     const { manager } = reopen(cleanups, path, events);
     const report = await manager.recover({ onRunning: "requeue", maxAttempts: 3 });
     expect(report).toEqual({ lost: [runId], requeued: [], notified: [runId] });
-    expect(manager.get(runId)).toMatchObject({ status: "lost", attempts: 3, error: expect.stringContaining("not started again: it had 3 of at most 3 attempts") });
+    expect(manager.get(runId)).toMatchObject({
+      status: "lost",
+      attempts: 3,
+      error: expect.stringContaining("not started again: it had 3 of at most 3 attempts"),
+    });
     expect(processesWith(crashed.marker)).toEqual([]);
 
     // One history, one seq numbering: the first attempt's acknowledged items, then each restart's notice and output.
@@ -63,12 +85,26 @@ describe("recover() with the requeue policy keeps the run id and counts attempts
     const seed = new SqliteRunStore(path);
     seed.putRun(runRecord("interrupted"), { urgent: true });
     // As a restart that died between storing its claim and starting it leaves a run.
-    seed.putRun(runRecord("claimed-then-crashed", { status: "queued", attempts: 2, startedAtMs: null, terminalId: null, createdAtMs: 2 }), { urgent: true });
+    seed.putRun(
+      runRecord("claimed-then-crashed", {
+        status: "queued",
+        attempts: 2,
+        startedAtMs: null,
+        terminalId: null,
+        createdAtMs: 2,
+      }),
+      { urgent: true },
+    );
     seed.close();
     const storedWhenQueued: unknown[] = [];
     const events: RunEvent[] = [];
     const { manager } = reopen(cleanups, path, events);
-    manager.subscribe((e) => e.type === "status" && e.run.status === "queued" && storedWhenQueued.push(storedStatus(path, e.run.id)));
+    manager.subscribe(
+      (e) =>
+        e.type === "status" &&
+        e.run.status === "queued" &&
+        storedWhenQueued.push(storedStatus(path, e.run.id)),
+    );
     const report = await manager.recover({ onRunning: "requeue" });
     expect(report.requeued).toEqual([
       { id: "interrupted", attempt: 2 },
@@ -78,9 +114,14 @@ describe("recover() with the requeue policy keeps the run id and counts attempts
       { status: "queued", attempts: 2 },
       { status: "queued", attempts: 3 },
     ]);
-    await expect(manager.wait("claimed-then-crashed")).resolves.toMatchObject({ status: "completed", attempts: 3 });
+    await expect(manager.wait("claimed-then-crashed")).resolves.toMatchObject({
+      status: "completed",
+      attempts: 3,
+    });
     expect((await manager.read("claimed-then-crashed")).items.map((i) => i.text)).toEqual([
-      expect.stringContaining("the agent restarted while this run was queued; started again under the same id as attempt 3 of at most 3"),
+      expect.stringContaining(
+        "the agent restarted while this run was queued; started again under the same id as attempt 3 of at most 3",
+      ),
       "again\n",
     ]);
   });
@@ -94,7 +135,13 @@ describe("recover() with the requeue policy keeps the run id and counts attempts
     const { manager } = reopen(cleanups, path, events);
     const report = await manager.recover({ onRunning: "requeue" });
     expect(report).toEqual({ lost: ["tired"], requeued: [], notified: ["tired"] });
-    expect(manager.get("tired")).toMatchObject({ status: "lost", attempts: 3, error: expect.stringContaining("not started again: it had 3 of at most 3 attempts (recovery policy requeue): echo again") });
+    expect(manager.get("tired")).toMatchObject({
+      status: "lost",
+      attempts: 3,
+      error: expect.stringContaining(
+        "not started again: it had 3 of at most 3 attempts (recovery policy requeue): echo again",
+      ),
+    });
     expect(events.filter((e) => e.type === "exit")).toHaveLength(1);
   });
 
@@ -102,7 +149,14 @@ describe("recover() with the requeue policy keeps the run id and counts attempts
     const path = tempDb(cleanups, "acp-process-requeue-");
     const seed = new SqliteRunStore(path);
     for (const id of ["first", "second"]) {
-      seed.putRun(runRecord(id, { command: "sleep 30", createdAtMs: id === "first" ? 1 : 2, nextSeq: 1, outputBytes: 4 }));
+      seed.putRun(
+        runRecord(id, {
+          command: "sleep 30",
+          createdAtMs: id === "first" ? 1 : 2,
+          nextSeq: 1,
+          outputBytes: 4,
+        }),
+      );
       seed.appendItems(id, [{ seq: 0, kind: "output", text: `${id}\n`, atMs: 1, byteOffset: 0 }]);
     }
     seed.close();
@@ -113,8 +167,15 @@ describe("recover() with the requeue policy keeps the run id and counts attempts
     expect(report.requeued).toEqual([{ id: "first", attempt: 2 }]);
     expect(report.lost).toEqual(["second"]);
     const refused: RunSnapshot = rig.manager.get("second");
-    expect(refused).toMatchObject({ status: "lost", error: expect.stringMatching(/could not start this run again \(.*maxQueuedRuns 0.*\): sleep 30/) });
-    expect((await rig.manager.read("second")).items.map((i) => [i.seq, i.kind, i.text.slice(0, 7)])).toEqual([
+    expect(refused).toMatchObject({
+      status: "lost",
+      error: expect.stringMatching(
+        /could not start this run again \(.*maxQueuedRuns 0.*\): sleep 30/,
+      ),
+    });
+    expect(
+      (await rig.manager.read("second")).items.map((i) => [i.seq, i.kind, i.text.slice(0, 7)]),
+    ).toEqual([
       [0, "output", "second\n"],
       [1, "notice", "[acp-pr"],
       [2, "notice", "[acp-pr"],

@@ -1,10 +1,20 @@
 import { TerminalHost } from "acp-terminal";
 import { afterEach } from "vitest";
 import { until as untilCondition } from "../../../test/support/until.js";
-import { LocalTerminalProvider, ManualClock, ProcessManager, type ProcessManagerOptions, type RunEvent } from "../src/index.js";
+import {
+  LocalTerminalProvider,
+  ManualClock,
+  ProcessManager,
+  type ProcessManagerOptions,
+  type RunEvent,
+} from "../src/index.js";
 
 /** The shared `until` (test/support/until.ts), called as this package's tests do: `what`, then the deadline. */
-export function until<T>(predicate: () => T | Promise<T>, what: string, timeoutMs = 5000): Promise<NonNullable<T>> {
+export function until<T>(
+  predicate: () => T | Promise<T>,
+  what: string,
+  timeoutMs = 5000,
+): Promise<NonNullable<T>> {
   return untilCondition(predicate, { message: what, timeoutMs, intervalMs: 5 });
 }
 
@@ -16,7 +26,9 @@ export interface LocalRig {
   dispose(): Promise<void>;
 }
 
-export function localRig(options: Partial<ProcessManagerOptions> & { manualClock?: boolean } = {}): LocalRig {
+export function localRig(
+  options: Partial<ProcessManagerOptions> & { manualClock?: boolean } = {},
+): LocalRig {
   const host = new TerminalHost({ killGraceMs: 500 });
   const clock = options.manualClock ? new ManualClock(1_000_000) : undefined;
   const events: RunEvent[] = [];

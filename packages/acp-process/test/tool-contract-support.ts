@@ -24,7 +24,12 @@ export function contractProviders(): [string, () => Promise<Provide>][] {
     await client?.dispose();
   });
   return [
-    ["local", async () => (options = {}) => localRig(options)],
+    [
+      "local",
+      async () =>
+        (options = {}) =>
+          localRig(options),
+    ],
     [
       "acp (stdio client)",
       async () => {
@@ -43,8 +48,16 @@ export function contractProviders(): [string, () => Promise<Provide>][] {
 export function contractRigs(setup: () => Promise<Provide>): {
   use(options?: RigOptions): ContractRig;
   ctx(extra?: Partial<ToolContext>): ToolContext;
-  call(tool: ToolDefinition, input: unknown, extra?: Partial<ToolContext>): Promise<Record<string, any>>;
-  refusal(tool: ToolDefinition, input: unknown, extra?: Partial<ToolContext>): Promise<{ code: string; message: string }>;
+  call(
+    tool: ToolDefinition,
+    input: unknown,
+    extra?: Partial<ToolContext>,
+  ): Promise<Record<string, any>>;
+  refusal(
+    tool: ToolDefinition,
+    input: unknown,
+    extra?: Partial<ToolContext>,
+  ): Promise<{ code: string; message: string }>;
 } {
   let provide!: Provide;
   let rig: ContractRig | undefined;
@@ -56,7 +69,11 @@ export function contractRigs(setup: () => Promise<Provide>): {
     rig = undefined;
   });
   const use = (options: RigOptions = {}): ContractRig => (rig ??= provide(options));
-  const ctx = (extra: Partial<ToolContext> = {}): ToolContext => ({ manager: use().manager, sessionId: "s", ...extra });
+  const ctx = (extra: Partial<ToolContext> = {}): ToolContext => ({
+    manager: use().manager,
+    sessionId: "s",
+    ...extra,
+  });
   return {
     use,
     ctx,
@@ -67,7 +84,10 @@ export function contractRigs(setup: () => Promise<Provide>): {
     },
     async refusal(tool, input, extra) {
       const outcome = await runTool(tool, ctx(extra), input);
-      if (outcome.ok) throw new Error(`expected ${tool.name} to refuse ${JSON.stringify(input)}, it answered ${JSON.stringify(outcome.result)}`);
+      if (outcome.ok)
+        throw new Error(
+          `expected ${tool.name} to refuse ${JSON.stringify(input)}, it answered ${JSON.stringify(outcome.result)}`,
+        );
       return outcome.error;
     },
   };
@@ -92,14 +112,21 @@ export function processesWith(marker: string): number[] {
 /** After the file: no process with `marker` in its command line is left (within a deadline). */
 export function expectNoneLeft(marker: string): void {
   afterAll(async () => {
-    await until(() => processesWith(marker).length === 0, `no process with ${marker} left (found ${processesWith(marker).join(", ")})`, 10_000);
+    await until(
+      () => processesWith(marker).length === 0,
+      `no process with ${marker} left (found ${processesWith(marker).join(", ")})`,
+      10_000,
+    );
   });
 }
 
 /** `promise`, or a failure saying what did not happen within `ms`. */
 export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms)));
+  const late = new Promise<never>(
+    (_, reject) =>
+      (timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms)),
+  );
   try {
     return await Promise.race([promise, late]);
   } finally {

@@ -20,18 +20,28 @@ describe("the generated tool reference in the README", () => {
   it("the check fails, saying what to run, when a row no longer matches the schemas", async () => {
     const stale = join(dir, "README.md");
     copyFileSync(README, stale);
-    writeFileSync(stale, readFileSync(stale, "utf8").replace("| `wait_secs` | number | 30 |", "| `wait_secs` | number | 60 |"));
+    writeFileSync(
+      stale,
+      readFileSync(stale, "utf8").replace(
+        "| `wait_secs` | number | 30 |",
+        "| `wait_secs` | number | 60 |",
+      ),
+    );
     const failed = await run(process.execPath, [SCRIPT, "--check", "--readme", stale]).then(
       () => undefined,
       (error: { code: number; stderr: string }) => error,
     );
     expect(failed?.code).toBe(1);
-    expect(failed?.stderr).toContain("the tool reference is stale; run node scripts/tool-reference.mjs");
+    expect(failed?.stderr).toContain(
+      "the tool reference is stale; run node scripts/tool-reference.mjs",
+    );
   });
 
   it("has a row per parameter, with its limits and what happens out of range", () => {
     const readme = readFileSync(README, "utf8");
-    expect(readme).toContain("| `wait_secs` | number | 30 | ≥ 0, ≤ 300 | outside the limits: refused (`invalid_params` naming it) |");
+    expect(readme).toContain(
+      "| `wait_secs` | number | 30 | ≥ 0, ≤ 300 | outside the limits: refused (`invalid_params` naming it) |",
+    );
     expect(readme).toContain("| `run_id` (alias of `id`) |");
     expect(readme).toMatch(/#### `exec`[\s\S]*#### `process`[\s\S]*#### `shell`/);
   });

@@ -7,7 +7,9 @@ describe("WatcherSet", () => {
     watchers.add({ regex: "^Listening on (\\d+)$", event: "listening" });
     expect(watchers.feed("boot\nListen")).toEqual([]);
     expect(watchers.feed("ing on 80")).toEqual([]);
-    expect(watchers.feed("80\nnext\n")).toEqual([{ watcherId: "w0", event: "listening", match: "Listening on 8080" }]);
+    expect(watchers.feed("80\nnext\n")).toEqual([
+      { watcherId: "w0", event: "listening", match: "Listening on 8080" },
+    ]);
   });
 
   it("matches across chunk boundaries in stream scope and reports each match once", () => {
@@ -30,7 +32,11 @@ describe("WatcherSet", () => {
       const split = new WatcherSet();
       split.add({ regex: "\\d+", scope: "stream" });
       split.add({ regex: "error: .*", scope: "stream" });
-      const matches = [...split.feed(text.slice(0, cut)), ...split.feed(text.slice(cut)), ...split.feed("", true)].map((h) => h.match);
+      const matches = [
+        ...split.feed(text.slice(0, cut)),
+        ...split.feed(text.slice(cut)),
+        ...split.feed("", true),
+      ].map((h) => h.match);
       expect(matches.sort(), `split at ${cut}`).toEqual([...expected].sort());
     }
   });
@@ -58,16 +64,24 @@ describe("WatcherSet", () => {
   });
 
   it("bounds the count and the pattern length, at N-1, N and N+1", () => {
-    const watchers = new WatcherSet({ ...DEFAULT_WATCHER_LIMITS, maxWatchers: 2, maxPatternLength: 4 });
+    const watchers = new WatcherSet({
+      ...DEFAULT_WATCHER_LIMITS,
+      maxWatchers: 2,
+      maxPatternLength: 4,
+    });
     expect(() => watchers.add({ regex: "abcd" })).not.toThrow();
-    expect(() => watchers.add({ regex: "abcde" })).toThrow(/Invalid watch.regex: expected a pattern of 1..4 characters/);
+    expect(() => watchers.add({ regex: "abcde" })).toThrow(
+      /Invalid watch.regex: expected a pattern of 1..4 characters/,
+    );
     expect(() => watchers.add({ regex: "abc" })).not.toThrow();
     expect(() => watchers.add({ regex: "ab" })).toThrow(/at most 2 watchers/);
   });
 
   it("rejects invalid patterns and flags with the option named", () => {
     const watchers = new WatcherSet();
-    expect(() => watchers.add({ regex: "(" })).toThrow(/Invalid watch.regex: expected a valid JavaScript regular expression/);
+    expect(() => watchers.add({ regex: "(" })).toThrow(
+      /Invalid watch.regex: expected a valid JavaScript regular expression/,
+    );
     expect(() => watchers.add({ regex: "a", flags: "g" })).toThrow(/Invalid watch.flags/);
   });
 });

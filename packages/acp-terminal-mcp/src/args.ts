@@ -20,7 +20,8 @@ export interface McpOptions {
   token?: string;
 }
 
-export type ParsedMcpCommand = { kind: "help" } | { kind: "serve"; options: McpOptions } | { kind: "error"; message: string };
+export type ParsedMcpCommand =
+  { kind: "help" } | { kind: "serve"; options: McpOptions } | { kind: "error"; message: string };
 
 export const MCP_USAGE = `Usage:
   acp-terminal mcp [options]          (the same as: acp-terminal-mcp [options])
@@ -50,7 +51,12 @@ Options:
 `;
 
 /** Parses the arguments after `mcp`. Never throws: errors come back as values. */
-export function parseMcpCommand(argv: string[], cwd: string, resolvePath: (base: string, p: string) => string, env: NodeJS.ProcessEnv): ParsedMcpCommand {
+export function parseMcpCommand(
+  argv: string[],
+  cwd: string,
+  resolvePath: (base: string, p: string) => string,
+  env: NodeJS.ProcessEnv,
+): ParsedMcpCommand {
   let values;
   try {
     ({ values } = parseArgs({
@@ -75,7 +81,10 @@ export function parseMcpCommand(argv: string[], cwd: string, resolvePath: (base:
     return { kind: "error", message: error instanceof Error ? error.message : String(error) };
   }
   if (values.help) return { kind: "help" };
-  if (!isToolSetName(values.tools)) return error(`Invalid --tools: expected one of ${TOOL_SET_NAMES.join(", ")}, received ${JSON.stringify(values.tools)}`);
+  if (!isToolSetName(values.tools))
+    return error(
+      `Invalid --tools: expected one of ${TOOL_SET_NAMES.join(", ")}, received ${JSON.stringify(values.tools)}`,
+    );
   const policy = approvalPolicy(values.yes, values.allow);
   if (typeof policy === "string") return error(policy);
   const maxConcurrentRuns = count("--max-runs", values["max-runs"], 1, 1024);
@@ -83,18 +92,35 @@ export function parseMcpCommand(argv: string[], cwd: string, resolvePath: (base:
   const outputByteLimit = count("--output-limit", values["output-limit"], 1024, 64 * 1024 * 1024);
   const progressS = values["progress-interval"];
   const progressIntervalMs = progressS === undefined ? 1000 : Math.round(Number(progressS) * 1000);
-  for (const value of [maxConcurrentRuns, maxOutputChars, outputByteLimit]) if (typeof value === "string") return error(value);
-  if (progressS !== undefined && (progressS.trim() === "" || !Number.isFinite(progressIntervalMs) || progressIntervalMs < 10 || progressIntervalMs > 3_600_000)) {
-    return error(`Invalid --progress-interval: expected seconds from 0.01 to 3600, received ${JSON.stringify(progressS)}`);
+  for (const value of [maxConcurrentRuns, maxOutputChars, outputByteLimit])
+    if (typeof value === "string") return error(value);
+  if (
+    progressS !== undefined &&
+    (progressS.trim() === "" ||
+      !Number.isFinite(progressIntervalMs) ||
+      progressIntervalMs < 10 ||
+      progressIntervalMs > 3_600_000)
+  ) {
+    return error(
+      `Invalid --progress-interval: expected seconds from 0.01 to 3600, received ${JSON.stringify(progressS)}`,
+    );
   }
   const http = values.http === undefined ? undefined : parseListenAddress(values.http);
   if (typeof http === "string") return error(http);
   const token = values.token ?? (env[TOKEN_ENV] || undefined);
-  if (token !== undefined && values.http === undefined) return error(`--token (or ${TOKEN_ENV}) is for --http; a stdio server is reached only by the program that started it`);
+  if (token !== undefined && values.http === undefined)
+    return error(
+      `--token (or ${TOKEN_ENV}) is for --http; a stdio server is reached only by the program that started it`,
+    );
   if (http && !http.loopback && token === undefined) {
-    return error(`--http ${values.http} is not a loopback address: give a bearer token with --token or ${TOKEN_ENV}, so that only your agent can run commands here`);
+    return error(
+      `--http ${values.http} is not a loopback address: give a bearer token with --token or ${TOKEN_ENV}, so that only your agent can run commands here`,
+    );
   }
-  if (token !== undefined && (token.length < 16 || /\s/.test(token))) return error(`Invalid --token: expected at least 16 characters without spaces (e.g. openssl rand -hex 32), received ${token.length} characters`);
+  if (token !== undefined && (token.length < 16 || /\s/.test(token)))
+    return error(
+      `Invalid --token: expected at least 16 characters without spaces (e.g. openssl rand -hex 32), received ${token.length} characters`,
+    );
   return {
     kind: "serve",
     options: {
@@ -116,9 +142,15 @@ function error(message: string): ParsedMcpCommand {
 }
 
 /** An integer flag within [min, max], undefined when absent, or an error message. */
-function count(flag: string, value: string | undefined, min: number, max: number): number | string | undefined {
+function count(
+  flag: string,
+  value: string | undefined,
+  min: number,
+  max: number,
+): number | string | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (value.trim() === "" || !Number.isInteger(n) || n < min || n > max) return `Invalid ${flag}: expected an integer from ${min} to ${max}, received ${JSON.stringify(value)}`;
+  if (value.trim() === "" || !Number.isInteger(n) || n < min || n > max)
+    return `Invalid ${flag}: expected an integer from ${min} to ${max}, received ${JSON.stringify(value)}`;
   return n;
 }

@@ -41,7 +41,9 @@ export async function mcpMain(argv: string[], io: McpIo): Promise<number> {
     await serve(command.options, io);
     return EXIT_OK;
   } catch (error) {
-    io.stderr.write(`acp-terminal mcp: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(
+      `acp-terminal mcp: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     return EXIT_FAILED;
   }
 }
@@ -62,7 +64,8 @@ async function serve(options: McpOptions, io: McpIo): Promise<void> {
   // Removed once serving ends: a listener left behind would keep SIGINT/SIGTERM from ending the process.
   const onSignal: Partial<Record<"SIGINT" | "SIGTERM", () => void>> = {};
   const stopSignal = new Promise<string>((resolve) => {
-    for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, (onSignal[signal] = () => resolve(signal)));
+    for (const signal of ["SIGINT", "SIGTERM"] as const)
+      process.once(signal, (onSignal[signal] = () => resolve(signal)));
   });
   try {
     if (!options.http) {
@@ -70,17 +73,22 @@ async function serve(options: McpOptions, io: McpIo): Promise<void> {
       return;
     }
     const http = await serveOnHttp(factory, options.http, options.token, onerror);
-    note(`serving ${options.tools} tools at ${http.url} (workspace ${runtime.workspace}; allowed: ${describePolicy(options.policy)}${options.token ? "; bearer token required" : ""})`);
+    note(
+      `serving ${options.tools} tools at ${http.url} (workspace ${runtime.workspace}; allowed: ${describePolicy(options.policy)}${options.token ? "; bearer token required" : ""})`,
+    );
     const signal = await stopSignal;
     note(`${signal}: stopping`);
     await http.close();
   } finally {
-    for (const [signal, listener] of Object.entries(onSignal)) process.removeListener(signal, listener);
+    for (const [signal, listener] of Object.entries(onSignal))
+      process.removeListener(signal, listener);
     await runtime.dispose();
   }
 }
 
 function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
   return pkg.version;
 }

@@ -1,6 +1,9 @@
 import { ProcessManager } from "acp-process";
 import type { TerminalHost } from "acp-terminal";
-import { fromMcpServer, type McpServerAdapter } from "@agentclientprotocol/sdk/experimental/mcp-server";
+import {
+  fromMcpServer,
+  type McpServerAdapter,
+} from "@agentclientprotocol/sdk/experimental/mcp-server";
 import { toolServerFactory } from "./tool-server.js";
 import { TOOL_SETS } from "./tool-sets.js";
 import { WorkspaceProvider } from "./workspace-provider.js";
@@ -22,8 +25,13 @@ export interface HostToolsOptions {
  * run --mcp-tools`: commands run in the CLI's host, under its approval policy, and show as its
  * terminals. `dispose` kills every run; the host stays the owner's.
  */
-export function hostTools(options: HostToolsOptions): { handler: McpServerAdapter["handler"]; dispose(): Promise<void> } {
-  const manager = new ProcessManager({ provider: new WorkspaceProvider(options.host, options.workspace, !options.stdinWritable) });
+export function hostTools(options: HostToolsOptions): {
+  handler: McpServerAdapter["handler"];
+  dispose(): Promise<void>;
+} {
+  const manager = new ProcessManager({
+    provider: new WorkspaceProvider(options.host, options.workspace, !options.stdinWritable),
+  });
   const factory = toolServerFactory({
     tools: TOOL_SETS.exec,
     manager,

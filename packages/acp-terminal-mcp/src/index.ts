@@ -1,5 +1,11 @@
 export { mcpMain, type McpIo } from "./cli.js";
-export { MCP_USAGE, TOKEN_ENV, parseMcpCommand, type McpOptions, type ParsedMcpCommand } from "./args.js";
+export {
+  MCP_USAGE,
+  TOKEN_ENV,
+  parseMcpCommand,
+  type McpOptions,
+  type ParsedMcpCommand,
+} from "./args.js";
 export { approvalPolicy, authorizeHook, describePolicy, type ApprovalPolicy } from "./policy.js";
 export { createRuntime, type Runtime, type RuntimeOptions } from "./runtime.js";
 export { toolServerFactory, type ToolServerOptions } from "./tool-server.js";

@@ -1,10 +1,17 @@
 #!/usr/bin/env node
 import { mcpMain } from "./cli.js";
 
-mcpMain(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env }).then(
+mcpMain(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  cwd: process.cwd(),
+  env: process.env,
+}).then(
   (code) => process.stdout.write("", () => process.exit(code)),
   (error: unknown) => {
-    process.stderr.write(`acp-terminal-mcp: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `acp-terminal-mcp: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     process.exit(1);
   },
 );

@@ -1,4 +1,8 @@
-import { createApprovalPolicy, parseAllowPattern, type ApprovalPolicy as AuthorizeHook } from "acp-terminal";
+import {
+  createApprovalPolicy,
+  parseAllowPattern,
+  type ApprovalPolicy as AuthorizeHook,
+} from "acp-terminal";
 
 /**
  * Which commands the server runs. An MCP stdio server has no TTY to ask on, so nothing runs
@@ -6,7 +10,8 @@ import { createApprovalPolicy, parseAllowPattern, type ApprovalPolicy as Authori
  * word `acp-terminal run` uses) or `--allow PATTERN` (the commands a pattern approves, in
  * `acp-terminal run --allow`'s syntax and with its rules: see acp-terminal's `parseAllowPattern`).
  */
-export type ApprovalPolicy = { kind: "yes" } | { kind: "allow"; patterns: readonly string[] } | { kind: "deny" };
+export type ApprovalPolicy =
+  { kind: "yes" } | { kind: "allow"; patterns: readonly string[] } | { kind: "deny" };
 
 /** Builds the policy from the flags, or an error message naming the flag and the value. */
 export function approvalPolicy(yes: boolean, allow: readonly string[]): ApprovalPolicy | string {
@@ -42,7 +47,10 @@ export function authorizeHook(policy: ApprovalPolicy): AuthorizeHook {
           "restart it with a pattern that matches, or with --yes",
       });
     case "deny":
-      return createApprovalPolicy({ refusal: "this server runs no command without approval; restart it with --yes (allow every command) or --allow PATTERN" });
+      return createApprovalPolicy({
+        refusal:
+          "this server runs no command without approval; restart it with --yes (allow every command) or --allow PATTERN",
+      });
   }
 }
 

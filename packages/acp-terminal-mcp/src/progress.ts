@@ -26,7 +26,12 @@ export function progressReporter(options: ProgressOptions): { stop(): void } {
     const progress = Math.max(last + 1, Date.now() - startedAt);
     last = progress;
     const message = runs.map((run) => describe(options.manager, run)).join("; ");
-    options.notify({ method: "notifications/progress", params: { progressToken: options.token, progress, message } }).catch(() => undefined /* the connection is gone; the call ends with it */);
+    options
+      .notify({
+        method: "notifications/progress",
+        params: { progressToken: options.token, progress, message },
+      })
+      .catch(() => undefined /* the connection is gone; the call ends with it */);
   }, options.intervalMs);
   timer.unref();
   return { stop: () => clearInterval(timer) };

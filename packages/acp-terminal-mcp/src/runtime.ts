@@ -33,9 +33,20 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     cwd: workspace,
     authorize: authorizeHook(options.policy),
     ...(options.env !== undefined ? { env: options.env } : {}),
-    ...(options.outputByteLimit !== undefined ? { defaultOutputByteLimit: options.outputByteLimit, maxOutputByteLimit: options.outputByteLimit } : {}),
+    ...(options.outputByteLimit !== undefined
+      ? {
+          defaultOutputByteLimit: options.outputByteLimit,
+          maxOutputByteLimit: options.outputByteLimit,
+        }
+      : {}),
   });
-  const limits: Partial<SchedulerLimits> = options.maxConcurrentRuns !== undefined ? { maxConcurrentRuns: options.maxConcurrentRuns, maxConcurrentPerSession: options.maxConcurrentRuns } : {};
+  const limits: Partial<SchedulerLimits> =
+    options.maxConcurrentRuns !== undefined
+      ? {
+          maxConcurrentRuns: options.maxConcurrentRuns,
+          maxConcurrentPerSession: options.maxConcurrentRuns,
+        }
+      : {};
   const manager = new ProcessManager({
     provider: new WorkspaceProvider(host, workspace, options.policy.kind !== "yes"),
     limits,
@@ -55,8 +66,11 @@ async function resolveWorkspace(dir: string): Promise<string> {
   try {
     resolved = await realpath(dir);
   } catch (error) {
-    throw new Error(`Invalid --workspace: ${dir} does not exist or cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+    throw new Error(
+      `Invalid --workspace: ${dir} does not exist or cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    );
   }
-  if (!(await stat(resolved)).isDirectory()) throw new Error(`Invalid --workspace: ${dir} is not a directory`);
+  if (!(await stat(resolved)).isDirectory())
+    throw new Error(`Invalid --workspace: ${dir} is not a directory`);
   return resolved;
 }

@@ -1,4 +1,9 @@
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 import { localhostHostValidation, toNodeHandler } from "@modelcontextprotocol/node";
 import { createMcpHandler, requireBearerAuth, type Server } from "@modelcontextprotocol/server";
@@ -22,9 +27,15 @@ export interface HttpServing {
  * every request must carry `Authorization: Bearer <token>` (401 otherwise). On loopback the Host
  * header must name localhost (DNS-rebinding protection).
  */
-export async function serveOnHttp(factory: () => Server, address: ListenAddress, token: string | undefined, onerror: (error: Error) => void): Promise<HttpServing> {
+export async function serveOnHttp(
+  factory: () => Server,
+  address: ListenAddress,
+  token: string | undefined,
+  onerror: (error: Error) => void,
+): Promise<HttpServing> {
   const handler = createMcpHandler(factory, { onerror });
-  const gate = token === undefined ? undefined : requireBearerAuth({ verifier: staticTokenVerifier(token) });
+  const gate =
+    token === undefined ? undefined : requireBearerAuth({ verifier: staticTokenVerifier(token) });
   const serve = toNodeHandler(
     {
       fetch: async (request) => {
@@ -38,7 +49,9 @@ export async function serveOnHttp(factory: () => Server, address: ListenAddress,
   const validateHost = address.loopback ? localhostHostValidation() : undefined;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     if (new URL(req.url ?? "/", "http://localhost").pathname !== MCP_PATH) {
-      res.writeHead(404, { "content-type": "text/plain" }).end(`Not found: the MCP endpoint is ${MCP_PATH}\n`);
+      res
+        .writeHead(404, { "content-type": "text/plain" })
+        .end(`Not found: the MCP endpoint is ${MCP_PATH}\n`);
       return;
     }
     if (validateHost && !validateHost(req, res)) return;
@@ -60,7 +73,13 @@ export async function serveOnHttp(factory: () => Server, address: ListenAddress,
 
 function listen(server: HttpServer, address: ListenAddress): Promise<void> {
   return new Promise((resolve, reject) => {
-    server.once("error", (error: NodeJS.ErrnoException) => reject(new Error(`Cannot listen on ${address.host}:${address.port}: ${error.code ?? error.message}`)));
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      reject(
+        new Error(
+          `Cannot listen on ${address.host}:${address.port}: ${error.code ?? error.message}`,
+        ),
+      ),
+    );
     server.listen(address.port, address.host, () => resolve());
   });
 }

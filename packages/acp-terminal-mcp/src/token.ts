@@ -1,5 +1,10 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { OAuthError, OAuthErrorCode, type AuthInfo, type OAuthTokenVerifier } from "@modelcontextprotocol/server";
+import {
+  OAuthError,
+  OAuthErrorCode,
+  type AuthInfo,
+  type OAuthTokenVerifier,
+} from "@modelcontextprotocol/server";
 
 /** How long a verified request's AuthInfo claims to be valid (the SDK refuses tokens without an expiry). */
 const AUTH_VALIDITY_S = 3600;
@@ -10,8 +15,14 @@ export function staticTokenVerifier(expected: string): OAuthTokenVerifier {
   const expectedDigest = digest(expected);
   return {
     verifyAccessToken: async (token: string): Promise<AuthInfo> => {
-      if (!timingSafeEqual(digest(token), expectedDigest)) throw new OAuthError(OAuthErrorCode.InvalidToken, "wrong bearer token");
-      return { token, clientId: "bearer", scopes: [], expiresAt: Math.floor(Date.now() / 1000) + AUTH_VALIDITY_S };
+      if (!timingSafeEqual(digest(token), expectedDigest))
+        throw new OAuthError(OAuthErrorCode.InvalidToken, "wrong bearer token");
+      return {
+        token,
+        clientId: "bearer",
+        scopes: [],
+        expiresAt: Math.floor(Date.now() / 1000) + AUTH_VALIDITY_S,
+      };
     },
   };
 }

@@ -1,6 +1,12 @@
 import { isFinished, type ProcessManager } from "acp-process";
 import { runTool, type ToolContext, type ToolDefinition } from "acp-process/tools";
-import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type ServerContext } from "@modelcontextprotocol/server";
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type CallToolResult,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import { progressReporter } from "./progress.js";
 
 export interface ToolServerOptions {
@@ -36,22 +42,40 @@ export function toolServerFactory(options: ToolServerOptions): () => Server {
   const inFlight = new InFlightCalls();
   let calls = 0;
   return () => {
-    const server = new Server({ name: "acp-terminal", version: options.version }, { capabilities: { tools: {} }, instructions: options.instructions });
+    const server = new Server(
+      { name: "acp-terminal", version: options.version },
+      { capabilities: { tools: {} }, instructions: options.instructions },
+    );
     server.setRequestHandler("tools/list", () => ({
-      tools: options.tools.map((tool) => ({ name: tool.functionName, description: tool.description, inputSchema: tool.jsonSchema as { type: "object" } })),
+      tools: options.tools.map((tool) => ({
+        name: tool.functionName,
+        description: tool.description,
+        inputSchema: tool.jsonSchema as { type: "object" },
+      })),
     }));
     server.setRequestHandler("tools/call", async (request, ctx) => {
       const tool = byName.get(request.params.name);
       if (!tool) {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool ${JSON.stringify(request.params.name)}: this server has ${[...byName.keys()].join(", ")}`);
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Unknown tool ${JSON.stringify(request.params.name)}: this server has ${[...byName.keys()].join(", ")}`,
+        );
       }
       const call = `${++calls}`;
-      const result = await callTool(tool, options, call, request.params.arguments ?? {}, ctx, inFlight);
+      const result = await callTool(
+        tool,
+        options,
+        call,
+        request.params.arguments ?? {},
+        ctx,
+        inFlight,
+      );
       return server.projectCallToolResult(result, undefined);
     });
     if (options.cancelAcrossInstances) {
       server.setNotificationHandler("notifications/cancelled", (notification) => {
-        if (notification.params.requestId !== undefined) inFlight.cancel(notification.params.requestId);
+        if (notification.params.requestId !== undefined)
+          inFlight.cancel(notification.params.requestId);
       });
     }
     return server;
@@ -78,25 +102,52 @@ class InFlightCalls {
   }
 }
 
-async function callTool(tool: ToolDefinition, options: ToolServerOptions, call: string, input: unknown, ctx: ServerContext, inFlight: InFlightCalls): Promise<CallToolResult> {
+async function callTool(
+  tool: ToolDefinition,
+  options: ToolServerOptions,
+  call: string,
+  input: unknown,
+  ctx: ServerContext,
+  inFlight: InFlightCalls,
+): Promise<CallToolResult> {
   const { manager, sessionId } = options;
-  const runsOfCall = () => manager.list({ sessionId, limit: 500 }).filter((run) => run.labels[CALL_LABEL] === call && !isFinished(run.status));
+  const runsOfCall = () =>
+    manager
+      .list({ sessionId, limit: 500 })
+      .filter((run) => run.labels[CALL_LABEL] === call && !isFinished(run.status));
   // MCP cancellation (notifications/cancelled, or an HTTP client going away) kills what this call started.
   const cancel = () => {
-    for (const run of runsOfCall()) manager.kill(run.id, { sessionId }).catch(() => undefined /* finished meanwhile */);
+    for (const run of runsOfCall())
+      manager.kill(run.id, { sessionId }).catch(() => undefined /* finished meanwhile */);
   };
   ctx.mcpReq.signal.addEventListener("abort", cancel, { once: true });
   const forget = inFlight.add(ctx.mcpReq.id, cancel);
   const token = ctx.mcpReq._meta?.progressToken;
-  const progress = token === undefined ? undefined : progressReporter({ token, intervalMs: options.progressIntervalMs, manager, runs: runsOfCall, notify: ctx.mcpReq.notify });
+  const progress =
+    token === undefined
+      ? undefined
+      : progressReporter({
+          token,
+          intervalMs: options.progressIntervalMs,
+          manager,
+          runs: runsOfCall,
+          notify: ctx.mcpReq.notify,
+        });
   const context: ToolContext = { manager, sessionId, labels: { [CALL_LABEL]: call } };
   try {
     const outcome = await runTool(tool, context, input);
     if (!outcome.ok) {
-      return { isError: true, content: [{ type: "text", text: `${outcome.error.code}: ${outcome.error.message}` }], structuredContent: { error: outcome.error } };
+      return {
+        isError: true,
+        content: [{ type: "text", text: `${outcome.error.code}: ${outcome.error.message}` }],
+        structuredContent: { error: outcome.error },
+      };
     }
     const structured = outcome.result as Record<string, unknown>;
-    return { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured };
+    return {
+      content: [{ type: "text", text: JSON.stringify(structured) }],
+      structuredContent: structured,
+    };
   } finally {
     progress?.stop();
     forget();

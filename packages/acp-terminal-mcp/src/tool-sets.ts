@@ -1,4 +1,10 @@
-import { execTool, processTool, processTools, shellTool, type ToolDefinition } from "acp-process/tools";
+import {
+  execTool,
+  processTool,
+  processTools,
+  shellTool,
+  type ToolDefinition,
+} from "acp-process/tools";
 
 export const TOOL_SET_NAMES = ["exec", "process", "shell"] as const;
 export type ToolSetName = (typeof TOOL_SET_NAMES)[number];

@@ -4,7 +4,8 @@ import { MCP_USAGE, parseMcpCommand } from "../src/args.js";
 import type { AuthorizeRequest } from "acp-terminal";
 import { authorizeHook } from "../src/policy.js";
 
-const parse = (argv: string[], env: NodeJS.ProcessEnv = {}) => parseMcpCommand(argv, "/home/me", (base, p) => path.resolve(base, p), env);
+const parse = (argv: string[], env: NodeJS.ProcessEnv = {}) =>
+  parseMcpCommand(argv, "/home/me", (base, p) => path.resolve(base, p), env);
 const TOKEN = "0123456789abcdef";
 
 function errorOf(argv: string[], env: NodeJS.ProcessEnv = {}): string {
@@ -15,14 +16,53 @@ function errorOf(argv: string[], env: NodeJS.ProcessEnv = {}): string {
 
 describe("acp-terminal mcp arguments", () => {
   it("defaults to the exec surface over stdio in the current directory, running nothing", () => {
-    expect(parse([])).toEqual({ kind: "serve", options: { workspace: "/home/me", tools: "exec", policy: { kind: "deny" }, progressIntervalMs: 1000 } });
+    expect(parse([])).toEqual({
+      kind: "serve",
+      options: {
+        workspace: "/home/me",
+        tools: "exec",
+        policy: { kind: "deny" },
+        progressIntervalMs: 1000,
+      },
+    });
   });
 
   it("parses every option", () => {
-    const parsed = parse(["--workspace", "proj", "--tools", "shell", "--allow", "ls", "--allow", "git status", "--max-runs", "4", "--max-output-chars", "1000", "--output-limit", "1024", "--progress-interval", "0.5", "--http", "[::1]:8080", "--token", TOKEN]);
+    const parsed = parse([
+      "--workspace",
+      "proj",
+      "--tools",
+      "shell",
+      "--allow",
+      "ls",
+      "--allow",
+      "git status",
+      "--max-runs",
+      "4",
+      "--max-output-chars",
+      "1000",
+      "--output-limit",
+      "1024",
+      "--progress-interval",
+      "0.5",
+      "--http",
+      "[::1]:8080",
+      "--token",
+      TOKEN,
+    ]);
     expect(parsed).toMatchObject({
       kind: "serve",
-      options: { workspace: "/home/me/proj", tools: "shell", policy: { kind: "allow", patterns: ["ls", "git status"] }, maxConcurrentRuns: 4, maxOutputChars: 1000, outputByteLimit: 1024, progressIntervalMs: 500, http: { host: "::1", port: 8080, loopback: true }, token: TOKEN },
+      options: {
+        workspace: "/home/me/proj",
+        tools: "shell",
+        policy: { kind: "allow", patterns: ["ls", "git status"] },
+        maxConcurrentRuns: 4,
+        maxOutputChars: 1000,
+        outputByteLimit: 1024,
+        progressIntervalMs: 500,
+        http: { host: "::1", port: 8080, loopback: true },
+        token: TOKEN,
+      },
     });
   });
 
@@ -31,23 +71,35 @@ describe("acp-terminal mcp arguments", () => {
   });
 
   it("refuses a tool set it does not have, naming the ones it has", () => {
-    expect(errorOf(["--tools", "bash"])).toBe('Invalid --tools: expected one of exec, process, shell, received "bash"');
+    expect(errorOf(["--tools", "bash"])).toBe(
+      'Invalid --tools: expected one of exec, process, shell, received "bash"',
+    );
   });
 
   it("checks counts at their bounds", () => {
     expect(parse(["--max-runs", "1"]).kind).toBe("serve");
-    expect(errorOf(["--max-runs", "0"])).toBe('Invalid --max-runs: expected an integer from 1 to 1024, received "0"');
+    expect(errorOf(["--max-runs", "0"])).toBe(
+      'Invalid --max-runs: expected an integer from 1 to 1024, received "0"',
+    );
     expect(parse(["--max-runs", "1024"]).kind).toBe("serve");
     expect(errorOf(["--max-runs", "1025"])).toContain("from 1 to 1024");
     expect(errorOf(["--max-output-chars", "999"])).toContain("from 1000 to 5000000");
     expect(errorOf(["--output-limit", "1.5"])).toContain("--output-limit");
-    expect(errorOf(["--progress-interval", "0.009"])).toBe('Invalid --progress-interval: expected seconds from 0.01 to 3600, received "0.009"');
-    expect(parse(["--progress-interval", "0.01"])).toMatchObject({ options: { progressIntervalMs: 10 } });
+    expect(errorOf(["--progress-interval", "0.009"])).toBe(
+      'Invalid --progress-interval: expected seconds from 0.01 to 3600, received "0.009"',
+    );
+    expect(parse(["--progress-interval", "0.01"])).toMatchObject({
+      options: { progressIntervalMs: 10 },
+    });
   });
 
   it("refuses a pattern acp-terminal run --allow refuses, with the same message", () => {
-    expect(errorOf(["--allow", "* status"])).toBe(`Invalid --allow: "* status": the command (first word) must be written out, without * (example: 'git *' or 'npm run test:*')`);
-    expect(errorOf(["--allow", "git 'log'"])).toContain("quotes, backslashes and newlines are not supported");
+    expect(errorOf(["--allow", "* status"])).toBe(
+      `Invalid --allow: "* status": the command (first word) must be written out, without * (example: 'git *' or 'npm run test:*')`,
+    );
+    expect(errorOf(["--allow", "git 'log'"])).toContain(
+      "quotes, backslashes and newlines are not supported",
+    );
     expect(errorOf(["--allow", " "])).toContain("it is empty");
     expect(errorOf(["--allow", "x".repeat(1001)])).toContain("longer than 1000 characters");
   });
@@ -59,23 +111,61 @@ describe("acp-terminal mcp arguments", () => {
       return authorizeHook(parsed.options.policy);
     };
     const owner = { connectionId: "mcp", sessionId: "mcp" };
-    const line = (command: string, env: AuthorizeRequest["env"] = []): AuthorizeRequest => ({ action: "create", owner, command, args: [], cwd: "/w", shell: true, env });
+    const line = (command: string, env: AuthorizeRequest["env"] = []): AuthorizeRequest => ({
+      action: "create",
+      owner,
+      command,
+      args: [],
+      cwd: "/w",
+      shell: true,
+      env,
+    });
 
     it("the first word literally, each later word or * glob a word, a last * any further words", async () => {
-      for (const command of ["git", "git status", "git log -p", "ls"]) expect(await hook()(line(command))).toBe(true);
-      for (const command of ["ls -l", "gitk", "rm -rf /"]) expect(await hook()(line(command))).toContain("no --allow pattern of this server (git *, ls) approves it");
+      for (const command of ["git", "git status", "git log -p", "ls"])
+        expect(await hook()(line(command))).toBe(true);
+      for (const command of ["ls -l", "gitk", "rm -rf /"])
+        expect(await hook()(line(command))).toContain(
+          "no --allow pattern of this server (git *, ls) approves it",
+        );
     });
 
     it("never a command line with shell syntax, even when the pattern's words would match", async () => {
-      for (const command of ["git status; rm -rf ~", "git log $(id)", "git status && id", "git status | sh", "git `id`", "git status > /etc/x"]) {
-        expect(await hook()(line(command))).toContain("never one whose command line holds shell syntax");
+      for (const command of [
+        "git status; rm -rf ~",
+        "git log $(id)",
+        "git status && id",
+        "git status | sh",
+        "git `id`",
+        "git status > /etc/x",
+      ]) {
+        expect(await hook()(line(command))).toContain(
+          "never one whose command line holds shell syntax",
+        );
       }
     });
 
     it("never a request that sets environment variables, a stdin write or a signal", async () => {
-      expect(await hook()(line("git status", [{ name: "GIT_EXTERNAL_DIFF", value: "sh" }]))).not.toBe(true);
-      expect(await hook()({ ...line("git status"), action: "write", terminalId: "t", data: new Uint8Array(1), eof: false })).not.toBe(true);
-      expect(await hook()({ ...line("git status"), action: "signal", terminalId: "t", signal: "SIGINT" })).not.toBe(true);
+      expect(
+        await hook()(line("git status", [{ name: "GIT_EXTERNAL_DIFF", value: "sh" }])),
+      ).not.toBe(true);
+      expect(
+        await hook()({
+          ...line("git status"),
+          action: "write",
+          terminalId: "t",
+          data: new Uint8Array(1),
+          eof: false,
+        }),
+      ).not.toBe(true);
+      expect(
+        await hook()({
+          ...line("git status"),
+          action: "signal",
+          terminalId: "t",
+          signal: "SIGINT",
+        }),
+      ).not.toBe(true);
     });
 
     it("--yes allows everything; no flag allows nothing and says how to allow", async () => {
@@ -83,24 +173,49 @@ describe("acp-terminal mcp arguments", () => {
       const none = parse([]);
       if (yes.kind !== "serve" || none.kind !== "serve") throw new Error("expected serve");
       expect(await authorizeHook(yes.options.policy)(line("git status; id"))).toBe(true);
-      expect(await authorizeHook(none.options.policy)(line("git status"))).toContain("restart it with --yes (allow every command) or --allow PATTERN");
+      expect(await authorizeHook(none.options.policy)(line("git status"))).toContain(
+        "restart it with --yes (allow every command) or --allow PATTERN",
+      );
     });
   });
 
   it("requires a token off loopback, from --token or ACP_TERMINAL_MCP_TOKEN", () => {
-    expect(errorOf(["--http", "0.0.0.0:8765"])).toBe("--http 0.0.0.0:8765 is not a loopback address: give a bearer token with --token or ACP_TERMINAL_MCP_TOKEN, so that only your agent can run commands here");
+    expect(errorOf(["--http", "0.0.0.0:8765"])).toBe(
+      "--http 0.0.0.0:8765 is not a loopback address: give a bearer token with --token or ACP_TERMINAL_MCP_TOKEN, so that only your agent can run commands here",
+    );
     expect(parse(["--http", "0.0.0.0:8765", "--token", TOKEN]).kind).toBe("serve");
-    expect(parse(["--http", "0.0.0.0:8765"], { ACP_TERMINAL_MCP_TOKEN: TOKEN })).toMatchObject({ options: { token: TOKEN } });
-    for (const host of ["127.0.0.1", "127.1.2.3", "localhost", "[::1]"]) expect(parse(["--http", `${host}:0`]).kind).toBe("serve");
+    expect(parse(["--http", "0.0.0.0:8765"], { ACP_TERMINAL_MCP_TOKEN: TOKEN })).toMatchObject({
+      options: { token: TOKEN },
+    });
+    for (const host of ["127.0.0.1", "127.1.2.3", "localhost", "[::1]"])
+      expect(parse(["--http", `${host}:0`]).kind).toBe("serve");
   });
 
   it("refuses a short token, a token without --http, and malformed addresses", () => {
-    expect(errorOf(["--http", "127.0.0.1:1", "--token", TOKEN.slice(1)])).toContain("at least 16 characters");
-    expect(errorOf(["--token", TOKEN])).toContain("--token (or ACP_TERMINAL_MCP_TOKEN) is for --http");
-    for (const address of ["8765", "host:", "host:65536", "[zz]:1", "::1:80"]) expect(errorOf(["--http", address])).toMatch(/^Invalid --http/);
+    expect(errorOf(["--http", "127.0.0.1:1", "--token", TOKEN.slice(1)])).toContain(
+      "at least 16 characters",
+    );
+    expect(errorOf(["--token", TOKEN])).toContain(
+      "--token (or ACP_TERMINAL_MCP_TOKEN) is for --http",
+    );
+    for (const address of ["8765", "host:", "host:65536", "[zz]:1", "::1:80"])
+      expect(errorOf(["--http", address])).toMatch(/^Invalid --http/);
   });
 
   it("usage names every option it parses", () => {
-    for (const flag of ["--workspace", "--tools", "--yes", "--allow", "--max-runs", "--max-output-chars", "--output-limit", "--progress-interval", "--http", "--token", "--help"]) expect(MCP_USAGE).toContain(flag);
+    for (const flag of [
+      "--workspace",
+      "--tools",
+      "--yes",
+      "--allow",
+      "--max-runs",
+      "--max-output-chars",
+      "--output-limit",
+      "--progress-interval",
+      "--http",
+      "--token",
+      "--help",
+    ])
+      expect(MCP_USAGE).toContain(flag);
   });
 });

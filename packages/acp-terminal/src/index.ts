@@ -46,7 +46,12 @@ export { describeContainment } from "./contain/describe.js";
 
 // --- Approval (the `authorize` hook) ---
 export { createApprovalPolicy } from "./approval/approval-policy.js";
-export type { ApprovalAnswer, ApprovalAsker, ApprovalPolicy, ApprovalPolicyOptions } from "./approval/approval-policy.js";
+export type {
+  ApprovalAnswer,
+  ApprovalAsker,
+  ApprovalPolicy,
+  ApprovalPolicyOptions,
+} from "./approval/approval-policy.js";
 export { matchesAllowPattern, parseAllowPattern } from "./approval/allow-pattern.js";
 export type { AllowPattern } from "./approval/allow-pattern.js";
 export { describeAuthorizeRequest } from "./approval/describe-request.js";

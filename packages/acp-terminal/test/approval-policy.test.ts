@@ -4,9 +4,33 @@ import { matchesAllowPattern, parseAllowPattern } from "../src/approval/allow-pa
 import type { AuthorizeRequest } from "../src/host/types.js";
 
 const owner = { connectionId: "c", sessionId: "s" };
-const create = (command: string, args: string[] = [], extra: Partial<AuthorizeRequest> = {}): AuthorizeRequest =>
-  ({ action: "create", owner, command, args, cwd: "/", shell: args.length === 0 && /\s/.test(command), env: [], ...extra }) as AuthorizeRequest;
-const write: AuthorizeRequest = { action: "write", owner, command: "cat", args: [], cwd: "/", shell: false, env: [], terminalId: "t1", data: new Uint8Array(3), eof: false };
+const create = (
+  command: string,
+  args: string[] = [],
+  extra: Partial<AuthorizeRequest> = {},
+): AuthorizeRequest =>
+  ({
+    action: "create",
+    owner,
+    command,
+    args,
+    cwd: "/",
+    shell: args.length === 0 && /\s/.test(command),
+    env: [],
+    ...extra,
+  }) as AuthorizeRequest;
+const write: AuthorizeRequest = {
+  action: "write",
+  owner,
+  command: "cat",
+  args: [],
+  cwd: "/",
+  shell: false,
+  env: [],
+  terminalId: "t1",
+  data: new Uint8Array(3),
+  eof: false,
+};
 
 describe("allow patterns", () => {
   it.each<[string, AuthorizeRequest, boolean]>([
@@ -34,7 +58,9 @@ describe("allow patterns", () => {
     const hostile = "src/" + "/".repeat(1_000_000) + "a";
     for (const pattern of ["cat src/*/*.ts", "cat *a*a*a*a*b", "cat */*/*/*"]) {
       const started = performance.now();
-      expect(matchesAllowPattern(parseAllowPattern(pattern), create("cat", [hostile]))).toBe(pattern === "cat */*/*/*");
+      expect(matchesAllowPattern(parseAllowPattern(pattern), create("cat", [hostile]))).toBe(
+        pattern === "cat */*/*/*",
+      );
       expect(performance.now() - started, pattern).toBeLessThan(1000);
     }
     // What stars match stays the same.
@@ -48,11 +74,19 @@ describe("allow patterns", () => {
       ["cat *x*", "x", true],
       ["cat ab*ba", "aba", false],
     ] as const) {
-      expect(matchesAllowPattern(parseAllowPattern(pattern), create("cat", [word])), `${pattern} on ${word}`).toBe(expected);
+      expect(
+        matchesAllowPattern(parseAllowPattern(pattern), create("cat", [word])),
+        `${pattern} on ${word}`,
+      ).toBe(expected);
     }
   });
 
-  it.each([["", /it is empty/], ["* x", /first word/], ["git 'a b'", /quotes/], ["git \\x", /backslashes/]])("refuses %j", (pattern, message) => {
+  it.each([
+    ["", /it is empty/],
+    ["* x", /first word/],
+    ["git 'a b'", /quotes/],
+    ["git \\x", /backslashes/],
+  ])("refuses %j", (pattern, message) => {
     expect(() => parseAllowPattern(pattern)).toThrow(message);
   });
 });
@@ -80,11 +114,17 @@ describe("createApprovalPolicy", () => {
         return answers.shift()!;
       },
     });
-    const results = await Promise.all([policy(create("make")), policy(create("make")), policy(create("rm", ["x"]))]);
+    const results = await Promise.all([
+      policy(create("make")),
+      policy(create("make")),
+      policy(create("rm", ["x"])),
+    ]);
     expect(results).toEqual([true, true, false]);
     expect(asked.map((r) => r.command)).toEqual(["make", "rm"]);
     expect(most).toBe(1);
-    expect(await policy(create("make", [], { owner: { connectionId: "c", sessionId: "other" } }))).toBe(true);
+    expect(
+      await policy(create("make", [], { owner: { connectionId: "c", sessionId: "other" } })),
+    ).toBe(true);
     expect(asked).toHaveLength(3);
   });
 

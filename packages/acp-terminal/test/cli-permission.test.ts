@@ -13,7 +13,11 @@ const request: RequestPermissionRequest = {
   ],
 };
 
-function io(signal = new AbortController().signal): PermissionIo & { notices: string[]; input: PassThrough; output: PassThrough & { text: string } } {
+function io(signal = new AbortController().signal): PermissionIo & {
+  notices: string[];
+  input: PassThrough;
+  output: PassThrough & { text: string };
+} {
   const output = Object.assign(new PassThrough(), { text: "" });
   output.on("data", (chunk: Buffer) => (output.text += chunk.toString()));
   const notices: string[] = [];
@@ -22,18 +26,26 @@ function io(signal = new AbortController().signal): PermissionIo & { notices: st
 
 describe("permission requests", () => {
   it("--yes picks the first allow option", async () => {
-    expect(await decidePermission(request, "yes", io())).toEqual({ outcome: { outcome: "selected", optionId: "once" } });
+    expect(await decidePermission(request, "yes", io())).toEqual({
+      outcome: { outcome: "selected", optionId: "once" },
+    });
   });
 
   it("without a TTY rejects and says to pass --yes", async () => {
     const ctx = io();
-    expect(await decidePermission(request, "deny", ctx)).toEqual({ outcome: { outcome: "selected", optionId: "no" } });
-    expect(ctx.notices).toEqual([expect.stringMatching(/^Permission denied for "rm -rf build": pass --yes/)]);
+    expect(await decidePermission(request, "deny", ctx)).toEqual({
+      outcome: { outcome: "selected", optionId: "no" },
+    });
+    expect(ctx.notices).toEqual([
+      expect.stringMatching(/^Permission denied for "rm -rf build": pass --yes/),
+    ]);
   });
 
   it("answers cancelled when there is no option of the wanted kind", async () => {
     const allowOnly = { ...request, options: request.options.slice(1) };
-    expect(await decidePermission(allowOnly, "deny", io())).toEqual({ outcome: { outcome: "cancelled" } });
+    expect(await decidePermission(allowOnly, "deny", io())).toEqual({
+      outcome: { outcome: "cancelled" },
+    });
   });
 
   it("asks, re-asks on a wrong answer, and takes the number chosen", async () => {

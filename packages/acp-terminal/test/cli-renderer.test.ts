@@ -10,11 +10,20 @@ import { until } from "../../../test/support/until.js";
 import { counting } from "./counting-reader.js";
 
 function sink(isTTY = false): Output & { text: string } {
-  return { text: "", isTTY, columns: 80, write(chunk) { this.text += chunk; } };
+  return {
+    text: "",
+    isTTY,
+    columns: 80,
+    write(chunk) {
+      this.text += chunk;
+    },
+  };
 }
 
 /** An output whose reader can be made to lag (as stdout does when nobody reads it), then catch up. */
-function laggingSink(isTTY = false): Output & { text: string; lagging: boolean; waiting: (() => void)[]; drain(): void } {
+function laggingSink(
+  isTTY = false,
+): Output & { text: string; lagging: boolean; waiting: (() => void)[]; drain(): void } {
   const waiting: (() => void)[] = [];
   return {
     waiting,
@@ -22,8 +31,12 @@ function laggingSink(isTTY = false): Output & { text: string; lagging: boolean; 
     isTTY,
     columns: 80,
     lagging: false,
-    write(chunk) { this.text += chunk; },
-    onDrain(listener) { waiting.push(listener); },
+    write(chunk) {
+      this.text += chunk;
+    },
+    onDrain(listener) {
+      waiting.push(listener);
+    },
     drain() {
       this.lagging = false;
       for (const listener of waiting.splice(0)) listener();
@@ -31,7 +44,11 @@ function laggingSink(isTTY = false): Output & { text: string; lagging: boolean; 
   };
 }
 
-const parse = (text: string) => text.trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+const parse = (text: string) =>
+  text
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 const bytes = (text: string) => new Uint8Array(Buffer.from(text, "utf8"));
@@ -69,16 +86,31 @@ const toolCall = (status: "pending" | "in_progress", terminalId?: string): Sessi
   status,
   ...(terminalId ? { content: [{ type: "terminal", terminalId }] } : {}),
 });
-const done: SessionUpdate = { sessionUpdate: "tool_call_update", toolCallId: "call-1", status: "completed" };
-const result = { exitCode: 0, stopReason: "end_turn", elapsedMs: 1234, terminals: [{ terminalId: "t1", command: "make", exitStatus: { exitCode: 0, signal: null } }] };
+const done: SessionUpdate = {
+  sessionUpdate: "tool_call_update",
+  toolCallId: "call-1",
+  status: "completed",
+};
+const result = {
+  exitCode: 0,
+  stopReason: "end_turn",
+  elapsedMs: 1234,
+  terminals: [{ terminalId: "t1", command: "make", exitStatus: { exitCode: 0, signal: null } }],
+};
 
 describe("TextRenderer, piped", () => {
   it("streams message text, tool call status and terminal lines, then the final status", () => {
     const out = sink();
     const err = sink();
     const r = new TextRenderer(out, err);
-    r.sessionUpdate({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Running the " } });
-    r.sessionUpdate({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "tests." } });
+    r.sessionUpdate({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: "Running the " },
+    });
+    r.sessionUpdate({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: "tests." },
+    });
     const t1 = terminal(r);
     t1.output(bytes("early line\n"));
     r.sessionUpdate(toolCall("in_progress", "t1"));
@@ -118,19 +150,44 @@ describe("TextRenderer, piped", () => {
     expect(printed).toContain(`  │ line ${PLAIN_STREAM_LINES}`);
     expect(printed).not.toContain(`  │ line ${PLAIN_STREAM_LINES + 1}`);
     expect(printed).toContain("  │ … 50 lines not shown");
-    expect(printed.slice(-3)).toEqual([`  │ line ${PLAIN_STREAM_LINES + 50}`, "  └ killed by SIGTERM", ""]);
+    expect(printed.slice(-3)).toEqual([
+      `  │ line ${PLAIN_STREAM_LINES + 50}`,
+      "  └ killed by SIGTERM",
+      "",
+    ]);
   });
 
   it("shows the text content of a tool call without a terminal, not of one with a terminal", () => {
     const out = sink();
     const r = new TextRenderer(out, sink());
-    const text = (t: string) => [{ type: "content" as const, content: { type: "text" as const, text: t } }];
-    r.sessionUpdate({ sessionUpdate: "tool_call", toolCallId: "read", title: "read notes.txt", status: "completed", content: text("line one\nline two\n") });
+    const text = (t: string) => [
+      { type: "content" as const, content: { type: "text" as const, text: t } },
+    ];
+    r.sessionUpdate({
+      sessionUpdate: "tool_call",
+      toolCallId: "read",
+      title: "read notes.txt",
+      status: "completed",
+      content: text("line one\nline two\n"),
+    });
     const t1 = terminal(r);
     r.sessionUpdate(toolCall("in_progress", "t1"));
     t1.exited({ exitCode: 0, signal: null });
-    r.sessionUpdate({ ...done, content: [{ type: "terminal", terminalId: "t1" }, ...text("summary that repeats the output")] });
-    expect(out.text).toBe(["✓ read notes.txt [completed]", "  line one", "  line two", "▸ make test [in_progress]", "✓ make test [completed]", "  └ exit 0", ""].join("\n"));
+    r.sessionUpdate({
+      ...done,
+      content: [{ type: "terminal", terminalId: "t1" }, ...text("summary that repeats the output")],
+    });
+    expect(out.text).toBe(
+      [
+        "✓ read notes.txt [completed]",
+        "  line one",
+        "  line two",
+        "▸ make test [in_progress]",
+        "✓ make test [completed]",
+        "  └ exit 0",
+        "",
+      ].join("\n"),
+    );
   });
 
   it("prints a tool call's line once when it starts: pending then in_progress with nothing between is one line", () => {
@@ -138,11 +195,18 @@ describe("TextRenderer, piped", () => {
     const r = new TextRenderer(out, sink());
     const t1 = terminal(r);
     r.sessionUpdate(toolCall("pending"));
-    r.sessionUpdate({ sessionUpdate: "tool_call_update", toolCallId: "call-1", status: "in_progress", content: [{ type: "terminal", terminalId: "t1" }] });
+    r.sessionUpdate({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call-1",
+      status: "in_progress",
+      content: [{ type: "terminal", terminalId: "t1" }],
+    });
     t1.output(bytes("ok\n"));
     t1.exited({ exitCode: 0, signal: null });
     r.sessionUpdate(done);
-    expect(out.text).toBe(["▸ make test [pending]", "  │ ok", "✓ make test [completed]", "  └ exit 0", ""].join("\n"));
+    expect(out.text).toBe(
+      ["▸ make test [pending]", "  │ ok", "✓ make test [completed]", "  └ exit 0", ""].join("\n"),
+    );
   });
 
   it("prints in_progress after pending when other lines came between, and any other change of its line", () => {
@@ -150,14 +214,38 @@ describe("TextRenderer, piped", () => {
     const r = new TextRenderer(out, sink());
     const t1 = terminal(r);
     r.sessionUpdate(toolCall("pending"));
-    r.sessionUpdate({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Waiting for the lock.\n" } });
-    r.sessionUpdate({ sessionUpdate: "tool_call_update", toolCallId: "call-1", status: "in_progress", content: [{ type: "terminal", terminalId: "t1" }] });
-    r.sessionUpdate({ sessionUpdate: "tool_call_update", toolCallId: "call-1", status: "in_progress" }); // no change: nothing printed
-    r.sessionUpdate({ sessionUpdate: "tool_call_update", toolCallId: "call-1", title: "make test -j4" });
+    r.sessionUpdate({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: "Waiting for the lock.\n" },
+    });
+    r.sessionUpdate({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call-1",
+      status: "in_progress",
+      content: [{ type: "terminal", terminalId: "t1" }],
+    });
+    r.sessionUpdate({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call-1",
+      status: "in_progress",
+    }); // no change: nothing printed
+    r.sessionUpdate({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call-1",
+      title: "make test -j4",
+    });
     t1.exited({ exitCode: 1, signal: null });
     r.sessionUpdate({ sessionUpdate: "tool_call_update", toolCallId: "call-1", status: "failed" });
     expect(out.text).toBe(
-      ["▸ make test [pending]", "Waiting for the lock.", "▸ make test [in_progress]", "▸ make test -j4 [in_progress]", "✗ make test -j4 [failed]", "  └ exit 1", ""].join("\n"),
+      [
+        "▸ make test [pending]",
+        "Waiting for the lock.",
+        "▸ make test [in_progress]",
+        "▸ make test -j4 [in_progress]",
+        "✗ make test -j4 [failed]",
+        "  └ exit 1",
+        "",
+      ].join("\n"),
     );
   });
 
@@ -165,11 +253,21 @@ describe("TextRenderer, piped", () => {
     const out = sink();
     const err = sink();
     const r = new TextRenderer(out, err);
-    r.sessionUpdate({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "half a line" } });
+    r.sessionUpdate({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: "half a line" },
+    });
     r.notice("Permission denied");
-    r.finish({ exitCode: 4, elapsedMs: 10, terminals: [], error: "Agent exited with code 1 during the turn" });
+    r.finish({
+      exitCode: 4,
+      elapsedMs: 10,
+      terminals: [],
+      error: "Agent exited with code 1 during the turn",
+    });
     expect(out.text).toBe("half a line\n");
-    expect(err.text).toBe("Permission denied\nAgent exited with code 1 during the turn\n── no stop reason · no terminals · 10 ms · exit code 4\n");
+    expect(err.text).toBe(
+      "Permission denied\nAgent exited with code 1 during the turn\n── no stop reason · no terminals · 10 ms · exit code 4\n",
+    );
   });
 });
 
@@ -185,7 +283,9 @@ describe("TextRenderer, on a TTY", () => {
     expect(out.text).toContain("\x1b[1F\x1b[0J▸ make test [in_progress]\n  │ building\n");
     t1.exited({ exitCode: 2, signal: null });
     r.sessionUpdate({ sessionUpdate: "tool_call_update", toolCallId: "call-1", status: "failed" });
-    expect(out.text.endsWith("\x1b[2F\x1b[0J✗ make test [failed]\n  │ building\n  └ exit 2\n")).toBe(true);
+    expect(
+      out.text.endsWith("\x1b[2F\x1b[0J✗ make test [failed]\n  │ building\n  └ exit 2\n"),
+    ).toBe(true);
     r.finish(result);
   });
 
@@ -201,7 +301,9 @@ describe("TextRenderer, on a TTY", () => {
     r.resume();
     expect(out.text).not.toContain("while asking");
     r.resume();
-    await until(() => out.text.endsWith("▸ make test [in_progress]\n  │ while asking\n"), { message: "the redraw after resume" });
+    await until(() => out.text.endsWith("▸ make test [in_progress]\n  │ while asking\n"), {
+      message: "the redraw after resume",
+    });
     r.finish(result);
   });
 
@@ -209,9 +311,15 @@ describe("TextRenderer, on a TTY", () => {
     const out = sink(true);
     const r = new TextRenderer(out, sink(true));
     r.sessionUpdate(toolCall("pending"));
-    r.sessionUpdate({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "thinking" } });
+    r.sessionUpdate({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: "thinking" },
+    });
     expect(out.text).not.toContain("thinking");
-    r.sessionUpdate({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: " hard\nnext" } });
+    r.sessionUpdate({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: " hard\nnext" },
+    });
     expect(out.text).toContain("thinking hard\n▸ make test [pending]\n");
     r.finish(result);
     expect(out.text).toContain("next");
@@ -230,7 +338,10 @@ describe("JsonRenderer", () => {
     t1.exited({ exitCode: 0, signal: null });
     r.terminalReleased("t1");
     r.finish(result);
-    const lines = out.text.trimEnd().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = out.text
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.map((l) => [l.type, l.event])).toEqual([
       ["session_update", undefined],
       ["terminal", "create"],
@@ -268,7 +379,9 @@ describe("JsonRenderer", () => {
     await nextTurn();
     expect(out.text).not.toContain('"output"');
     out.drain();
-    await until(() => out.text.includes('"output"'), { message: "output once the reader caught up" });
+    await until(() => out.text.includes('"output"'), {
+      message: "output once the reader caught up",
+    });
     const [caughtUp] = parse(out.text).filter((l) => l.event === "output");
     expect(caughtUp).toMatchObject({ skippedBytes: 10 * 1024 * 1024 - 64 * 1024 });
     expect((caughtUp!.output as string).length).toBe(64 * 1024);
@@ -279,7 +392,12 @@ describe("JsonRenderer", () => {
     r.terminalReleased("t1");
     r.finish(result);
     const lines = parse(out.text);
-    expect(lines.map((l) => l.event ?? l.type).slice(-4)).toEqual(["output", "exit", "release", "result"]);
+    expect(lines.map((l) => l.event ?? l.type).slice(-4)).toEqual([
+      "output",
+      "exit",
+      "release",
+      "result",
+    ]);
     expect(lines.at(-4)).toMatchObject({ skippedBytes: 3 * 1024 * 1024 - 4096 });
     expect((lines.at(-4)!.output as string).length).toBe(4096);
     expect(out.text.length).toBeLessThan(80 * 1024);
@@ -293,9 +411,17 @@ describe("TextRenderer, reading output when it draws", () => {
     const reader = counting(buffer);
     r.terminalCreated(info("t1"), reader);
     return {
-      get bytesRead() { return reader.bytesRead; },
-      output(data: Uint8Array) { buffer.append(data); r.terminalOutput("t1"); },
-      exited(status: ExitStatus) { buffer.end(); r.terminalExited("t1", status); },
+      get bytesRead() {
+        return reader.bytesRead;
+      },
+      output(data: Uint8Array) {
+        buffer.append(data);
+        r.terminalOutput("t1");
+      },
+      exited(status: ExitStatus) {
+        buffer.end();
+        r.terminalExited("t1", status);
+      },
     };
   }
 
@@ -308,7 +434,8 @@ describe("TextRenderer, reading output when it draws", () => {
       const chunk = new Uint8Array(64 * 1024).fill(0x7a);
       for (let i = 0; i < 1600; i++) t1.output(chunk); // 100 MiB, no newline
       t1.output(bytes("\nthe end\n"));
-      if (tty) await until(() => out.text.includes("the end"), { message: "a redraw with the last line" });
+      if (tty)
+        await until(() => out.text.includes("the end"), { message: "a redraw with the last line" });
       t1.exited({ exitCode: 0, signal: null });
       r.sessionUpdate(done);
       r.finish(result);
@@ -328,7 +455,9 @@ describe("TextRenderer, reading output when it draws", () => {
     await until(() => out.waiting.length > 0, { message: "the renderer waiting for the reader" });
     expect(out.text).toBe("▸ make test [in_progress]\n");
     out.drain();
-    await until(() => out.text.includes("two"), { message: "the lines after the reader caught up" });
+    await until(() => out.text.includes("two"), {
+      message: "the lines after the reader caught up",
+    });
     expect(out.text).toBe("▸ make test [in_progress]\n  │ one\n  │ two\n");
   });
 
@@ -339,10 +468,14 @@ describe("TextRenderer, reading output when it draws", () => {
     r.sessionUpdate(toolCall("in_progress", "t1"));
     out.lagging = true;
     t1.output(bytes("while lagging\n"));
-    await until(() => out.waiting.length > 0, { message: "the live region waiting for the reader" });
+    await until(() => out.waiting.length > 0, {
+      message: "the live region waiting for the reader",
+    });
     expect(out.text).toBe("▸ make test [in_progress]\n");
     out.drain();
-    await until(() => out.text.endsWith("▸ make test [in_progress]\n  │ while lagging\n"), { message: "the redraw after the reader caught up" });
+    await until(() => out.text.endsWith("▸ make test [in_progress]\n  │ while lagging\n"), {
+      message: "the redraw after the reader caught up",
+    });
     r.finish(result);
   });
 

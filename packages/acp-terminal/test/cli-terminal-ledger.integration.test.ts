@@ -12,13 +12,25 @@ describe("followHost", () => {
   it("--json with a reader that keeps up gets every byte, even through a buffer 80 times smaller than the output", async () => {
     const host = new TerminalHost({ defaultOutputByteLimit: 64 * 1024 });
     const lines: string[] = [];
-    const out: Output = { isTTY: false, lagging: false, write: (text) => void lines.push(text), onDrain: () => {} };
+    const out: Output = {
+      isTTY: false,
+      lagging: false,
+      write: (text) => void lines.push(text),
+      onDrain: () => {},
+    };
     followHost(host, new JsonRenderer(out, { isTTY: false, write: () => {} }));
     try {
-      const terminalId = await host.create(OWNER, { command: "sh", args: ["-c", "head -c 5000000 /dev/zero | tr '\\0' a"] });
+      const terminalId = await host.create(OWNER, {
+        command: "sh",
+        args: ["-c", "head -c 5000000 /dev/zero | tr '\\0' a"],
+      });
       await host.waitForExit(OWNER, terminalId);
-      await until(() => lines.some((line) => line.includes('"event":"exit"')), { message: "the exit event" });
-      const events = lines.map((line) => JSON.parse(line) as { event?: string; output?: string; skippedBytes?: number });
+      await until(() => lines.some((line) => line.includes('"event":"exit"')), {
+        message: "the exit event",
+      });
+      const events = lines.map(
+        (line) => JSON.parse(line) as { event?: string; output?: string; skippedBytes?: number },
+      );
       const outputs = events.filter((e) => e.event === "output");
       expect(outputs.filter((e) => e.skippedBytes !== undefined)).toEqual([]);
       expect(outputs.reduce((sum, e) => sum + e.output!.length, 0)).toBe(5_000_000);

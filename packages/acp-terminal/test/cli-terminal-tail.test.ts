@@ -16,9 +16,14 @@ function terminalOf(limit = 1024 * 1024, maxLines?: number) {
   const buffer = new OutputBuffer(limit);
   const tail = new TerminalTail(buffer, maxLines);
   const stream = new LineStream(() => tail.source);
-  return { buffer, tail, stream, write: (text: string | Uint8Array) => buffer.append(typeof text === "string" ? bytes(text) : text) };
+  return {
+    buffer,
+    tail,
+    stream,
+    write: (text: string | Uint8Array) =>
+      buffer.append(typeof text === "string" ? bytes(text) : text),
+  };
 }
-
 
 describe("TerminalTail and LineStream, over the host's buffer", () => {
   it("keeps the newest lines and counts the rest", () => {
@@ -119,7 +124,10 @@ describe("TerminalTail and LineStream, over the host's buffer", () => {
     tail.freeze();
     expect(tail.source.totalBytes - tail.source.droppedBytes).toBeLessThan(64 * 1024);
     expect({ tail: tail.tail(), hidden: tail.hiddenLines() }).toEqual(before);
-    expect(before).toEqual({ tail: ["line 998", "line 999", "line 1000"], hidden: { lines: 997, exact: true } });
+    expect(before).toEqual({
+      tail: ["line 998", "line 999", "line 1000"],
+      hidden: { lines: 997, exact: true },
+    });
   });
 });
 
@@ -127,7 +135,7 @@ describe("FirstLineSniffer", () => {
   it("accepts JSON after leading blank lines", () => {
     const seen: string[] = [];
     const sniffer = new FirstLineSniffer((s) => seen.push(s));
-    sniffer.push(bytes("\n  {\"jsonrpc\":\"2.0\"}\nhello\n"));
+    sniffer.push(bytes('\n  {"jsonrpc":"2.0"}\nhello\n'));
     expect(sniffer.firstLine).toEqual({ json: true, snippet: "" });
     expect(seen).toEqual([]);
   });
@@ -170,7 +178,9 @@ describe("agent command lookup", () => {
     const nodeDir = path.dirname(process.execPath);
     expect(programExists(node, nodeDir, "/no/such/dir:.")).toBe(true);
     expect(programExists(node, nodeDir, "/no/such/dir:")).toBe(true);
-    expect(programExists(node, path.dirname(nodeDir), `/no/such/dir:./${path.basename(nodeDir)}`)).toBe(true);
+    expect(
+      programExists(node, path.dirname(nodeDir), `/no/such/dir:./${path.basename(nodeDir)}`),
+    ).toBe(true);
     expect(programExists(node, "/", "/no/such/dir:.")).toBe(false);
   });
 });

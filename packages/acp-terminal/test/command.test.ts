@@ -11,26 +11,63 @@ describe("planCommand", () => {
       args: ["a b", "$HOME", "'q'"],
       shell: false,
     });
-    expect(planCommand("ls -la", [], "always", shell)).toEqual({ file: "ls -la", args: [], shell: false });
+    expect(planCommand("ls -la", [], "always", shell)).toEqual({
+      file: "ls -la",
+      args: [],
+      shell: false,
+    });
   });
 
-  it.each(["ls -la", "a|b", "a&&b", "a;b", "a>b", "$(x)", "`x`", "a\\b", 'say "hi"', "ls *.ts", "echo ~", "x=1", "a\nb", "{a,b}"])(
-    "auto runs %j through the shell",
-    (command) => {
-      expect(planCommand(command, undefined, "auto", shell)).toEqual({ file: "/bin/bash", args: ["-c", command], shell: true });
-    },
-  );
+  it.each([
+    "ls -la",
+    "a|b",
+    "a&&b",
+    "a;b",
+    "a>b",
+    "$(x)",
+    "`x`",
+    "a\\b",
+    'say "hi"',
+    "ls *.ts",
+    "echo ~",
+    "x=1",
+    "a\nb",
+    "{a,b}",
+  ])("auto runs %j through the shell", (command) => {
+    expect(planCommand(command, undefined, "auto", shell)).toEqual({
+      file: "/bin/bash",
+      args: ["-c", command],
+      shell: true,
+    });
+  });
 
   it("auto runs a plain word directly; always and never force the choice", () => {
-    expect(planCommand("pwd", undefined, "auto", shell)).toEqual({ file: "pwd", args: [], shell: false });
-    expect(planCommand("pwd", null, "always", shell)).toEqual({ file: "/bin/bash", args: ["-c", "pwd"], shell: true });
-    expect(planCommand("ls -la", undefined, "never", shell)).toEqual({ file: "ls -la", args: [], shell: false });
+    expect(planCommand("pwd", undefined, "auto", shell)).toEqual({
+      file: "pwd",
+      args: [],
+      shell: false,
+    });
+    expect(planCommand("pwd", null, "always", shell)).toEqual({
+      file: "/bin/bash",
+      args: ["-c", "pwd"],
+      shell: true,
+    });
+    expect(planCommand("ls -la", undefined, "never", shell)).toEqual({
+      file: "ls -la",
+      args: [],
+      shell: false,
+    });
   });
 });
 
 describe("commandEnvironment", () => {
   it("puts the request on top of the base and adds PAGER=cat unless either sets it", () => {
-    expect(commandEnvironment({ A: "1", B: "2" }, [{ name: "B", value: "3" }, { name: "C", value: "4" }])).toEqual({
+    expect(
+      commandEnvironment({ A: "1", B: "2" }, [
+        { name: "B", value: "3" },
+        { name: "C", value: "4" },
+      ]),
+    ).toEqual({
       A: "1",
       B: "3",
       C: "4",

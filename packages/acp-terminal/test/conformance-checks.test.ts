@@ -14,10 +14,26 @@ describe("the conformance battery", () => {
   });
 
   it("summarizes results, counting spec failures apart from the rest", () => {
-    const result = (kind: CheckResult["kind"], status: CheckResult["status"]): CheckResult => ({ id: `${kind}-${status}`, name: "n", kind, status, detail: "d" });
-    const summary = summarize([result("must", "pass"), result("must", "fail"), result("should", "fail"), result("extension", "fail"), result("extension", "skip")]);
+    const result = (kind: CheckResult["kind"], status: CheckResult["status"]): CheckResult => ({
+      id: `${kind}-${status}`,
+      name: "n",
+      kind,
+      status,
+      detail: "d",
+    });
+    const summary = summarize([
+      result("must", "pass"),
+      result("must", "fail"),
+      result("should", "fail"),
+      result("extension", "fail"),
+      result("extension", "skip"),
+    ]);
     expect(summary).toEqual({ passed: 1, failed: 3, skipped: 1, specFailures: 2 });
-    expect(summaryText(summary)).toBe("Terminal conformance: 1 passed, 3 failed, 1 skipped. The client fails 3 checks.\n");
-    expect(summaryText(summarize([result("must", "pass")]))).toBe("Terminal conformance: 1 passed, 0 failed, 0 skipped. The client conforms.\n");
+    expect(summaryText(summary)).toBe(
+      "Terminal conformance: 1 passed, 3 failed, 1 skipped. The client fails 3 checks.\n",
+    );
+    expect(summaryText(summarize([result("must", "pass")]))).toBe(
+      "Terminal conformance: 1 passed, 0 failed, 0 skipped. The client conforms.\n",
+    );
   });
 });

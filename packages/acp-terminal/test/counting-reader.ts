@@ -4,11 +4,21 @@ import { type OutputBuffer, type OutputReader } from "../src/output/output-buffe
 export function counting(buffer: OutputBuffer): OutputReader & { bytesRead: number } {
   return {
     bytesRead: 0,
-    get limit() { return buffer.limit; },
-    get totalBytes() { return buffer.totalBytes; },
-    get droppedBytes() { return buffer.droppedBytes; },
-    get version() { return buffer.version; },
-    get ended() { return buffer.ended; },
+    get limit() {
+      return buffer.limit;
+    },
+    get totalBytes() {
+      return buffer.totalBytes;
+    },
+    get droppedBytes() {
+      return buffer.droppedBytes;
+    },
+    get version() {
+      return buffer.version;
+    },
+    get ended() {
+      return buffer.ended;
+    },
     bytesSince(sinceByte: number, maxBytes?: number) {
       const read = buffer.bytesSince(sinceByte, maxBytes);
       this.bytesRead += read.bytes.byteLength;

@@ -13,7 +13,9 @@ function loadedModules(entry: string): string[] {
   for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
     if (seen.has(file)) continue;
     seen.add(file);
-    for (const match of readFileSync(file, "utf8").matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"/g)) {
+    for (const match of readFileSync(file, "utf8").matchAll(
+      /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"/g,
+    )) {
       pending.push(join(dirname(file), match[1]!));
     }
   }
@@ -24,14 +26,20 @@ describe("entry points", () => {
   it("the root loads neither the CLI nor the conformance agent", () => {
     const modules = loadedModules(join(PACKAGE, "dist", "index.js"));
     expect(modules).toContain("host/terminal-host.js");
-    expect(modules.filter((module) => module.startsWith("cli/") || module.startsWith("conformance/"))).toEqual([]);
+    expect(
+      modules.filter((module) => module.startsWith("cli/") || module.startsWith("conformance/")),
+    ).toEqual([]);
   });
 
   it("each subpath exports what it is for", async () => {
     const root = await import("acp-terminal");
     expect(Object.keys(root).sort()).toContain("TerminalHost");
     const protocol = await import("acp-terminal/protocol");
-    expect(protocol.EXTENSION_METHODS).toEqual({ write: "_acp-terminal/write", resize: "_acp-terminal/resize", signal: "_acp-terminal/signal" });
+    expect(protocol.EXTENSION_METHODS).toEqual({
+      write: "_acp-terminal/write",
+      resize: "_acp-terminal/resize",
+      signal: "_acp-terminal/signal",
+    });
     expect((await import("acp-terminal/keys")).encodeKeys(["C-c"])).toBe("\u0003");
     expect(typeof (await import("acp-terminal/conformance")).conformanceAgent).toBe("function");
     expect("conformanceAgent" in root).toBe(false);

@@ -15,16 +15,31 @@ describe("authorize for writes and signals", () => {
         return request.action === "create" ? true : "not this";
       },
     });
-    const id = await host.create(owner, { command: "cat", env: [{ name: "A", value: "1" }], stdin: true }, { sessionCwd: "/" });
+    const id = await host.create(
+      owner,
+      { command: "cat", env: [{ name: "A", value: "1" }], stdin: true },
+      { sessionCwd: "/" },
+    );
     const write = await rejection(host.write(owner, id, "hi\n", { eof: true }));
-    expect([write.code, write.message]).toEqual(["denied", "Denied by the user: a 3-byte write and end of input to the stdin of cat (not this)"]);
+    expect([write.code, write.message]).toEqual([
+      "denied",
+      "Denied by the user: a 3-byte write and end of input to the stdin of cat (not this)",
+    ]);
     const signal = await rejection(host.signal(owner, id, "INT"));
     expect(signal.message).toBe("Denied by the user: SIGINT to cat (not this)");
-    expect((await rejection(host.kill(owner, id, "SIGUSR1"))).message).toBe("Denied by the user: SIGUSR1 to cat (not this)");
+    expect((await rejection(host.kill(owner, id, "SIGUSR1"))).message).toBe(
+      "Denied by the user: SIGUSR1 to cat (not this)",
+    );
     expect(host.output(owner, id)).toMatchObject({ output: "", totalBytes: 0 });
     expect(isAlive(host.info(id)!.pid!)).toBe(true);
     expect(asked.map((r) => r.action)).toEqual(["create", "write", "signal", "signal"]);
-    expect(asked[1]).toMatchObject({ command: "cat", cwd: "/", env: [{ name: "A", value: "1" }], terminalId: id, eof: true });
+    expect(asked[1]).toMatchObject({
+      command: "cat",
+      cwd: "/",
+      env: [{ name: "A", value: "1" }],
+      terminalId: id,
+      eof: true,
+    });
     expect(asked[1]!.action === "write" && Buffer.from(asked[1]!.data).toString()).toBe("hi\n");
     // A plain kill only stops the command: not asked.
     expect(await host.kill(owner, id)).toEqual({ exitCode: null, signal: "SIGTERM" });

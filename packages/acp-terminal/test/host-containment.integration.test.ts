@@ -16,7 +16,8 @@ import { TerminalHost } from "../src/host/terminal-host.js";
 import { fixture, makeHost, node, owner } from "./host-helpers.js";
 
 /** Whether this machine gives unprivileged user + PID namespaces, asked directly (not through our probe). */
-const namespacesWork = spawnSync("unshare", ["--user", "--map-current-user", "--pid", "--fork", "true"]).status === 0;
+const namespacesWork =
+  spawnSync("unshare", ["--user", "--map-current-user", "--pid", "--fork", "true"]).status === 0;
 
 const markers: string[] = [];
 afterAll(() => {
@@ -33,7 +34,10 @@ function allStarted(marker: string, count: number): Promise<number[]> {
 
 /** The marked processes still running once `timeoutMs` passed without them all going. */
 async function leftAfter(marker: string, timeoutMs = 5_000): Promise<number[]> {
-  await until(() => processesWith(marker).length === 0, { timeoutMs, message: `every process marked ${marker} to end` }).catch(() => undefined);
+  await until(() => processesWith(marker).length === 0, {
+    timeoutMs,
+    message: `every process marked ${marker} to end`,
+  }).catch(() => undefined);
   return processesWith(marker);
 }
 
@@ -54,12 +58,21 @@ describe("containment mode", () => {
       const id = await host.create(owner, params);
       return { status: await host.waitForExit(owner, id), output: host.output(owner, id).output };
     };
-    expect((await run({ command: "kill -TERM $$" })).status).toEqual({ exitCode: null, signal: "SIGTERM" });
+    expect((await run({ command: "kill -TERM $$" })).status).toEqual({
+      exitCode: null,
+      signal: "SIGTERM",
+    });
     expect((await run({ command: "exit 7" })).status).toEqual({ exitCode: 7, signal: null });
     // A process whose children go to another PID namespace cannot start threads; the command never is one.
-    const threads = "new (require('worker_threads').Worker)('process.exit(0)', { eval: true }).on('exit', () => console.log('thread ran'))";
-    expect(await run({ command: node, args: ["-e", threads] })).toEqual({ status: { exitCode: 0, signal: null }, output: "thread ran\n" });
-    const handler = await host.create(owner, { command: "trap 'echo cleaned; exit 3' TERM; echo ready; sleep 30 & wait" });
+    const threads =
+      "new (require('worker_threads').Worker)('process.exit(0)', { eval: true }).on('exit', () => console.log('thread ran'))";
+    expect(await run({ command: node, args: ["-e", threads] })).toEqual({
+      status: { exitCode: 0, signal: null },
+      output: "thread ran\n",
+    });
+    const handler = await host.create(owner, {
+      command: "trap 'echo cleaned; exit 3' TERM; echo ready; sleep 30 & wait",
+    });
     await until(() => host.output(owner, handler).output.includes("ready"));
     // The reported pid leads the group that kill signals.
     expect(() => process.kill(-host.info(handler)!.pid!, 0)).not.toThrow();
@@ -73,40 +86,57 @@ describe.each([
   ["a PTY", true],
 ] as const)("in %s, no process outlives", (_, pty) => {
   const cases = escapeCases("MARKER").filter((c) => namespacesWork || !c.leavesGroup);
-  it.concurrent.each(cases.flatMap((c) => (["kill", "release"] as const).map((fault) => [fault, c.name, c] as const)))(
-    "terminal/%s of a command with %s",
-    async (fault, _name, escape) => {
-      const marker = newMarker();
-      markers.push(marker);
-      // Its own host, disposed here: makeHost's hosts are all disposed after each test, concurrent ones too.
-      const host = new TerminalHost({ containment: "auto", killGraceMs: 200, exitDrainGraceMs: 200 });
-      try {
-        const id = await host.create(owner, { command: escape.command.replaceAll("MARKER", marker), pty });
-        await allStarted(marker, escape.processes);
-        if (fault === "kill") await host.kill(owner, id);
-        else await host.release(owner, id);
-        expect(await leftAfter(marker)).toEqual([]);
-      } finally {
-        await host.dispose();
-      }
-    },
-  );
+  it.concurrent.each(
+    cases.flatMap((c) =>
+      (["kill", "release"] as const).map((fault) => [fault, c.name, c] as const),
+    ),
+  )("terminal/%s of a command with %s", async (fault, _name, escape) => {
+    const marker = newMarker();
+    markers.push(marker);
+    // Its own host, disposed here: makeHost's hosts are all disposed after each test, concurrent ones too.
+    const host = new TerminalHost({ containment: "auto", killGraceMs: 200, exitDrainGraceMs: 200 });
+    try {
+      const id = await host.create(owner, {
+        command: escape.command.replaceAll("MARKER", marker),
+        pty,
+      });
+      await allStarted(marker, escape.processes);
+      if (fault === "kill") await host.kill(owner, id);
+      else await host.release(owner, id);
+      expect(await leftAfter(marker)).toEqual([]);
+    } finally {
+      await host.dispose();
+    }
+  });
 });
 
 describe("a host process that dies leaves no process behind", () => {
   const cases = escapeCases("MARKER").filter((c) => namespacesWork || !c.leavesGroup);
 
-  async function dieWith(how: "exit" | NodeJS.Signals, containment: "auto" | "off", commands: string[], marker: string) {
-    const child = spawn(node, [fixture("host-dies.mjs"), containment, JSON.stringify(commands)], { stdio: ["pipe", "pipe", "inherit"] });
+  async function dieWith(
+    how: "exit" | NodeJS.Signals,
+    containment: "auto" | "off",
+    commands: string[],
+    marker: string,
+  ) {
+    const child = spawn(node, [fixture("host-dies.mjs"), containment, JSON.stringify(commands)], {
+      stdio: ["pipe", "pipe", "inherit"],
+    });
     let stdout = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
     const exited = once(child, "exit");
     try {
-      await until(() => stdout.includes("ready"), { timeoutMs: 15_000, message: "the host to start its terminals" });
+      await until(() => stdout.includes("ready"), {
+        timeoutMs: 15_000,
+        message: "the host to start its terminals",
+      });
       await allStarted(marker, 2 * commands.length);
       if (how === "exit") child.stdin.write("exit\n");
       else child.kill(how);
-      const [code, signal] = (await withDeadline(exited, 10_000, "the host to die")) as [number | null, NodeJS.Signals | null];
+      const [code, signal] = (await withDeadline(exited, 10_000, "the host to die")) as [
+        number | null,
+        NodeJS.Signals | null,
+      ];
       expect(how === "exit" ? code : signal).toBe(how === "exit" ? 3 : how);
     } finally {
       child.kill("SIGKILL");
@@ -127,7 +157,9 @@ describe("a host process that dies leaves no process behind", () => {
   it("of SIGKILL, with containment off: the watchdog still kills every group", async () => {
     const marker = newMarker();
     markers.push(marker);
-    const commands = cases.filter((c) => !c.leavesGroup).map((c) => c.command.replaceAll("MARKER", marker));
+    const commands = cases
+      .filter((c) => !c.leavesGroup)
+      .map((c) => c.command.replaceAll("MARKER", marker));
     await dieWith("SIGKILL", "off", commands, marker);
     expect(await leftAfter(marker)).toEqual([]);
   });
@@ -148,11 +180,18 @@ describe("the reaper", () => {
     reaper.untrack(kept.pid!);
     const pid = reaper.pid!;
     // Once its shell runs the script, the kernel lists the three as ignored (SigIgn bits 1, 2, 15).
-    const ignored = () => BigInt(`0x${/^SigIgn:\s+([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? "0"}`);
-    await until(() => (ignored() & 0x4003n) === 0x4003n, { message: "the reaper to ignore SIGHUP, SIGINT and SIGTERM" });
+    const ignored = () =>
+      BigInt(
+        `0x${/^SigIgn:\s+([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? "0"}`,
+      );
+    await until(() => (ignored() & 0x4003n) === 0x4003n, {
+      message: "the reaper to ignore SIGHUP, SIGINT and SIGTERM",
+    });
     for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.kill(pid, signal);
     reaper.close(); // end-of-file, as when the host dies
-    await until(() => processesWith(marker).length === 1, { message: "the tracked group to be killed" });
+    await until(() => processesWith(marker).length === 1, {
+      message: "the tracked group to be killed",
+    });
     expect(processesWith(marker)).toEqual([kept.pid]);
     kept.kill("SIGKILL");
   });

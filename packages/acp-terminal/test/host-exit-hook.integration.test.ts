@@ -12,10 +12,14 @@ afterEach(() => {
 });
 
 async function runHostThatExits(args: string[]): Promise<{ pids: number[]; code: number | null }> {
-  const child = spawn(node, [fixture("host-exits.mjs"), ...args], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(node, [fixture("host-exits.mjs"), ...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   let stdout = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-  const [code] = (await withDeadline(once(child, "exit"), 10_000, "the host process to exit")) as [number | null];
+  const [code] = (await withDeadline(once(child, "exit"), 10_000, "the host process to exit")) as [
+    number | null,
+  ];
   const pids = (stdout.match(/pids ([\d ]+)/)?.[1] ?? "").split(" ").filter(Boolean).map(Number);
   started.push(...pids);
   return { pids, code };

@@ -12,7 +12,8 @@ export const otherSession: TerminalOwner = { connectionId: "conn-1", sessionId: 
 export const otherConnection: TerminalOwner = { connectionId: "conn-2", sessionId: "session-1" };
 
 export const node = process.execPath;
-export const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+export const fixture = (name: string): string =>
+  fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 
 const hosts = new Set<TerminalHost>();
 
@@ -29,7 +30,12 @@ afterEach(async () => {
 });
 
 /** Waits until the terminal's output matches, and returns the match. */
-export function outputMatching(host: TerminalHost, terminalId: string, pattern: RegExp, who = owner): Promise<RegExpMatchArray> {
+export function outputMatching(
+  host: TerminalHost,
+  terminalId: string,
+  pattern: RegExp,
+  who = owner,
+): Promise<RegExpMatchArray> {
   return until(() => host.output(who, terminalId).output.match(pattern), {
     message: `output matching ${pattern}`,
   });

@@ -4,7 +4,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { TerminalError } from "../src/core/errors.js";
-import { fixture, isAlive, makeHost, node, outputMatching, owner, processGone, rejection } from "./host-helpers.js";
+import {
+  fixture,
+  isAlive,
+  makeHost,
+  node,
+  outputMatching,
+  owner,
+  processGone,
+  rejection,
+} from "./host-helpers.js";
 
 describe("kill", () => {
   it("kills the whole process group, grandchildren included", async () => {
@@ -16,7 +25,9 @@ describe("kill", () => {
     expect(await host.kill(owner, id)).toEqual({ exitCode: null, signal: "SIGTERM" });
     await processGone(grandchild);
     // The terminal stays readable after kill, with its final status.
-    expect(host.output(owner, id)).toMatchObject({ exitStatus: { exitCode: null, signal: "SIGTERM" } });
+    expect(host.output(owner, id)).toMatchObject({
+      exitStatus: { exitCode: null, signal: "SIGTERM" },
+    });
     expect(await host.waitForExit(owner, id)).toEqual({ exitCode: null, signal: "SIGTERM" });
   });
 
@@ -32,7 +43,9 @@ describe("kill", () => {
 
   it("gives a grandchild that handles SIGTERM the grace after its parent died of SIGTERM", async () => {
     const host = makeHost({ killGraceMs: 5_000 });
-    const id = await host.create(owner, { command: `${node} ${fixture("cleanup-on-sigterm.mjs")}; echo after` });
+    const id = await host.create(owner, {
+      command: `${node} ${fixture("cleanup-on-sigterm.mjs")}; echo after`,
+    });
     await outputMatching(host, id, /ready/);
     // bash dies of SIGTERM at once; node cleans up for 300 ms and its last words are kept.
     expect(await host.kill(owner, id)).toEqual({ exitCode: null, signal: "SIGTERM" });
@@ -41,7 +54,9 @@ describe("kill", () => {
 
   it("SIGKILLs a grandchild that ignores SIGTERM once the grace runs out, not before", async () => {
     const host = makeHost({ killGraceMs: 300 });
-    const id = await host.create(owner, { command: `${node} ${fixture("ignore-sigterm.mjs")} & echo "bg $!"; sleep 30` });
+    const id = await host.create(owner, {
+      command: `${node} ${fixture("ignore-sigterm.mjs")} & echo "bg $!"; sleep 30`,
+    });
     const [, pid] = await outputMatching(host, id, /bg (\d+)/);
     await outputMatching(host, id, /ready/);
     const started = performance.now();
@@ -64,21 +79,33 @@ describe("kill", () => {
   it("concurrent kills and waits all resolve with the same status", async () => {
     const host = makeHost();
     const id = await host.create(owner, { command: "sleep", args: ["30"] });
-    const results = await Promise.all([host.waitForExit(owner, id), host.kill(owner, id), host.kill(owner, id), host.userKill(id)]);
-    expect(new Set(results.map((r) => JSON.stringify(r)))).toEqual(new Set([JSON.stringify({ exitCode: null, signal: "SIGTERM" })]));
+    const results = await Promise.all([
+      host.waitForExit(owner, id),
+      host.kill(owner, id),
+      host.kill(owner, id),
+      host.userKill(id),
+    ]);
+    expect(new Set(results.map((r) => JSON.stringify(r)))).toEqual(
+      new Set([JSON.stringify({ exitCode: null, signal: "SIGTERM" })]),
+    );
   });
 });
 
 describe("signal", () => {
   it("a signal the OS refuses is signal_failed, saying what was not permitted (not the user's denial)", () => {
-    const eperm = TerminalError.signalFailed(42, "SIGTERM", Object.assign(new Error("kill EPERM"), { code: "EPERM" }));
+    const eperm = TerminalError.signalFailed(
+      42,
+      "SIGTERM",
+      Object.assign(new Error("kill EPERM"), { code: "EPERM" }),
+    );
     expect([eperm.code, eperm.message]).toEqual([
       "signal_failed",
       "Not permitted to send SIGTERM to process group 42 (EPERM): a process in it runs as another user; it may still be running. Stop it as that user, or release the terminal",
     ]);
-    expect(TerminalError.signalFailed(42, "SIGINT", Object.assign(new Error("x"), { code: "EINVAL" })).message).toBe(
-      "Sending SIGINT to process group 42 failed (EINVAL)",
-    );
+    expect(
+      TerminalError.signalFailed(42, "SIGINT", Object.assign(new Error("x"), { code: "EINVAL" }))
+        .message,
+    ).toBe("Sending SIGINT to process group 42 failed (EINVAL)");
   });
 
   it("SIGINT ends a sleep and the exit says SIGINT", async () => {
@@ -87,13 +114,19 @@ describe("signal", () => {
     await host.signal(owner, id, "SIGINT");
     expect(await host.waitForExit(owner, id)).toEqual({ exitCode: null, signal: "SIGINT" });
     expect(() => host.signal(owner, id, "SIGTERM")).toThrow(
-      expect.objectContaining({ code: "exited", message: expect.stringMatching(/has exited; .*Read its output, or release it$/) }),
+      expect.objectContaining({
+        code: "exited",
+        message: expect.stringMatching(/has exited; .*Read its output, or release it$/),
+      }),
     );
   });
 
   it("reaches the whole group and accepts short names", async () => {
     const host = makeHost();
-    const id = await host.create(owner, { command: node, args: [fixture("ignore-sigterm.mjs"), "--int"] });
+    const id = await host.create(owner, {
+      command: node,
+      args: [fixture("ignore-sigterm.mjs"), "--int"],
+    });
     await outputMatching(host, id, /ready/);
     await host.signal(owner, id, "int");
     await outputMatching(host, id, /got SIGINT/);
@@ -124,7 +157,9 @@ describe("release", () => {
     const marker = join(markerDir, "marker");
     // The drain grace outlasts the background node's start, so its "ready" (SIGTERM handler in place) is read.
     const host = makeHost({ killGraceMs: 5_000, exitDrainGraceMs: 1_000 });
-    const id = await host.create(owner, { command: `${node} ${fixture("cleanup-on-sigterm.mjs")} ${marker} & echo "bg $!"` });
+    const id = await host.create(owner, {
+      command: `${node} ${fixture("cleanup-on-sigterm.mjs")} ${marker} & echo "bg $!"`,
+    });
     await outputMatching(host, id, /ready/);
     await host.waitForExit(owner, id);
     const [, pid] = host.output(owner, id).output.match(/bg (\d+)/) ?? [];
@@ -135,7 +170,10 @@ describe("release", () => {
 
   it("leaves no grandchild when the parent already exited", async () => {
     const host = makeHost();
-    const id = await host.create(owner, { command: node, args: [fixture("grandchild.mjs"), "--exit"] });
+    const id = await host.create(owner, {
+      command: node,
+      args: [fixture("grandchild.mjs"), "--exit"],
+    });
     await host.waitForExit(owner, id);
     const [, pid] = host.output(owner, id).output.match(/grandchild (\d+)/) ?? [];
     expect(isAlive(Number(pid))).toBe(true);
@@ -173,7 +211,9 @@ describe("dispose", () => {
 
   it("a create in flight when dispose starts is killed, never registered", async () => {
     let allow!: (value: boolean) => void;
-    const host = makeHost({ authorize: () => new Promise<boolean>((resolve) => (allow = resolve)) });
+    const host = makeHost({
+      authorize: () => new Promise<boolean>((resolve) => (allow = resolve)),
+    });
     const creating = host.create(owner, { command: "sleep", args: ["30"] });
     const disposing = host.dispose();
     allow(true);

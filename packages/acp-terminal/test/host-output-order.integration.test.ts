@@ -37,7 +37,10 @@ describe("merged stdout and stderr keep the order the command wrote them", () =>
   it.each([
     ["a shell command line", { command: SCRIPT }],
     ["command + args", { command: "sh", args: ["-c", SCRIPT] }],
-  ] satisfies [string, CreateTerminalParams][])("%s: 0 of 100 runs of 100 alternating writes misordered", async (_, params) => {
-    expect(await misorderedRuns(params)).toBe(0);
-  });
+  ] satisfies [string, CreateTerminalParams][])(
+    "%s: 0 of 100 runs of 100 alternating writes misordered",
+    async (_, params) => {
+      expect(await misorderedRuns(params)).toBe(0);
+    },
+  );
 });

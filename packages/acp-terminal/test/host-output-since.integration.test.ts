@@ -1,20 +1,46 @@
 /** TerminalHost.output with `sinceByte`: exact increments from a stream offset. */
 import { describe, expect, it } from "vitest";
-import { fixture, makeHost, node, outputMatching, owner, rejection, until } from "./host-helpers.js";
+import {
+  fixture,
+  makeHost,
+  node,
+  outputMatching,
+  owner,
+  rejection,
+  until,
+} from "./host-helpers.js";
 
 describe("output since a byte offset", () => {
   it("returns only what follows the offset, with fromByte, while the command runs and after", async () => {
     const host = makeHost();
-    const id = await host.create(owner, { command: node, args: [fixture("echo-lines.mjs")], stdin: true });
+    const id = await host.create(owner, {
+      command: node,
+      args: [fixture("echo-lines.mjs")],
+      stdin: true,
+    });
     await outputMatching(host, id, /ready\n/);
     const first = host.output(owner, id, { sinceByte: 0 });
-    expect(first).toMatchObject({ output: "ready\n", totalBytes: 6, droppedBytes: 0, fromByte: 0, truncated: false });
+    expect(first).toMatchObject({
+      output: "ready\n",
+      totalBytes: 6,
+      droppedBytes: 0,
+      fromByte: 0,
+      truncated: false,
+    });
     expect(first.exitStatus).toBeUndefined();
-    expect(host.output(owner, id, { sinceByte: 6 })).toMatchObject({ output: "", totalBytes: 6, fromByte: 6 });
+    expect(host.output(owner, id, { sinceByte: 6 })).toMatchObject({
+      output: "",
+      totalBytes: 6,
+      fromByte: 6,
+    });
     await host.write(owner, id, "héllo\n", { eof: true });
     await host.waitForExit(owner, id);
     const rest = host.output(owner, id, { sinceByte: first.totalBytes });
-    expect(rest).toMatchObject({ output: "got: héllo\neof\n", fromByte: 6, exitStatus: { exitCode: 0, signal: null } });
+    expect(rest).toMatchObject({
+      output: "got: héllo\neof\n",
+      fromByte: 6,
+      exitStatus: { exitCode: 0, signal: null },
+    });
     expect(rest.totalBytes).toBe(6 + Buffer.byteLength("got: héllo\neof\n"));
   });
 
@@ -24,7 +50,13 @@ describe("output since a byte offset", () => {
     const id = await host.create(owner, { command: "printf 'éééééééééé'", outputByteLimit: 9 });
     await host.waitForExit(owner, id);
     const snapshot = host.output(owner, id, { sinceByte: 3 });
-    expect(snapshot).toMatchObject({ output: "éééé", totalBytes: 20, droppedBytes: 12, fromByte: 12, truncated: true });
+    expect(snapshot).toMatchObject({
+      output: "éééé",
+      totalBytes: 20,
+      droppedBytes: 12,
+      fromByte: 12,
+      truncated: true,
+    });
     expect(host.output(owner, id).output).toBe("éééé");
   });
 
@@ -32,7 +64,11 @@ describe("output since a byte offset", () => {
     const host = makeHost();
     const id = await host.create(owner, { command: "printf 'a€b'" });
     await host.waitForExit(owner, id);
-    expect(host.output(owner, id, { sinceByte: 2 })).toMatchObject({ output: "b", fromByte: 4, totalBytes: 5 });
+    expect(host.output(owner, id, { sinceByte: 2 })).toMatchObject({
+      output: "b",
+      fromByte: 4,
+      totalBytes: 5,
+    });
   });
 
   it("refuses an offset beyond totalBytes or not a non-negative integer, naming sinceByte", async () => {
@@ -40,11 +76,17 @@ describe("output since a byte offset", () => {
     const id = await host.create(owner, { command: "printf 12345" });
     await host.waitForExit(owner, id);
     expect(host.output(owner, id, { sinceByte: 5 })).toMatchObject({ output: "", fromByte: 5 });
-    const beyond = await rejection(Promise.resolve().then(() => host.output(owner, id, { sinceByte: 6 })));
+    const beyond = await rejection(
+      Promise.resolve().then(() => host.output(owner, id, { sinceByte: 6 })),
+    );
     expect(beyond.code).toBe("invalid_params");
-    expect(beyond.message).toBe("Invalid sinceByte: 6 is beyond totalBytes 5; pass the totalBytes of an earlier output read");
+    expect(beyond.message).toBe(
+      "Invalid sinceByte: 6 is beyond totalBytes 5; pass the totalBytes of an earlier output read",
+    );
     for (const bad of [-1, 1.5, "3"]) {
-      const error = await rejection(Promise.resolve().then(() => host.output(owner, id, { sinceByte: bad as number })));
+      const error = await rejection(
+        Promise.resolve().then(() => host.output(owner, id, { sinceByte: bad as number })),
+      );
       expect(error.message).toMatch(/^Invalid sinceByte: expected a non-negative integer/);
     }
   });
@@ -53,13 +95,19 @@ describe("output since a byte offset", () => {
     const host = makeHost();
     let rawBytes = 0;
     host.on("output", ({ data }) => (rawBytes += data.byteLength));
-    const id = await host.create(owner, { command: node, args: [fixture("echo-lines.mjs")], pty: true });
+    const id = await host.create(owner, {
+      command: node,
+      args: [fixture("echo-lines.mjs")],
+      pty: true,
+    });
     await outputMatching(host, id, /ready\n/);
     const first = host.output(owner, id, { sinceByte: 0 });
     expect(first.totalBytes).toBe(rawBytes); // "ready\r\n": raw bytes, rendered as "ready\n"
     expect(first.output).toBe("ready\n");
     await host.write(owner, id, "\x1b[31mred\x1b[0m\r");
-    await until(() => host.output(owner, id).output.includes("got: red"), { message: "the echoed line" });
+    await until(() => host.output(owner, id).output.includes("got: red"), {
+      message: "the echoed line",
+    });
     const next = host.output(owner, id, { sinceByte: first.totalBytes });
     expect(next.fromByte).toBe(first.totalBytes);
     expect(next.output).toContain("got: red\n");

@@ -1,6 +1,14 @@
 /** PTY terminals: size, resize, plain-text rendering, input, kill. */
 import { describe, expect, it } from "vitest";
-import { fixture, makeHost, node, outputMatching, owner, processGone, rejection } from "./host-helpers.js";
+import {
+  fixture,
+  makeHost,
+  node,
+  outputMatching,
+  owner,
+  processGone,
+  rejection,
+} from "./host-helpers.js";
 
 describe("PTY", () => {
   it("gives the command the requested size, 80x24 by default", async () => {
@@ -17,14 +25,21 @@ describe("PTY", () => {
   it("runs every terminal in a PTY when the host says so, unless the request says pty: false", async () => {
     const host = makeHost({ pty: true });
     const id = await host.create(owner, { command: "test -t 1 && echo tty || echo pipe" });
-    const piped = await host.create(owner, { command: "test -t 1 && echo tty || echo pipe", pty: false });
+    const piped = await host.create(owner, {
+      command: "test -t 1 && echo tty || echo pipe",
+      pty: false,
+    });
     await Promise.all([host.waitForExit(owner, id), host.waitForExit(owner, piped)]);
-    expect([host.output(owner, id).output, host.output(owner, piped).output]).toEqual(["tty\n", "pipe\n"]);
+    expect([host.output(owner, id).output, host.output(owner, piped).output]).toEqual([
+      "tty\n",
+      "pipe\n",
+    ]);
   });
 
   it("names a fatal signal as pipes do: SIGABRT, not its alias SIGIOT; SIGIO, not SIGPOLL", async () => {
     const host = makeHost();
-    const died = async (signal: string, pty: boolean) => host.waitForExit(owner, await host.create(owner, { command: `kill -${signal} $$`, pty }));
+    const died = async (signal: string, pty: boolean) =>
+      host.waitForExit(owner, await host.create(owner, { command: `kill -${signal} $$`, pty }));
     expect(await died("ABRT", true)).toEqual(await died("ABRT", false));
     expect(await died("ABRT", true)).toEqual({ exitCode: null, signal: "SIGABRT" });
     expect(await died("IO", true)).toEqual(await died("IO", false));
@@ -32,7 +47,11 @@ describe("PTY", () => {
 
   it("resize reaches the command (SIGWINCH)", async () => {
     const host = makeHost();
-    const id = await host.create(owner, { command: node, args: [fixture("winsize.mjs")], pty: true });
+    const id = await host.create(owner, {
+      command: node,
+      args: [fixture("winsize.mjs")],
+      pty: true,
+    });
     await outputMatching(host, id, /size 80x24/);
     host.resize(owner, id, 100, 30);
     await outputMatching(host, id, /size 100x30/);
@@ -43,7 +62,10 @@ describe("PTY", () => {
     const host = makeHost();
     const raw: Uint8Array[] = [];
     host.on("output", ({ data }) => raw.push(data));
-    const id = await host.create(owner, { command: "printf 'abc\\rX\\n\\033[31mred\\033[0m\\n10%%\\r100%%\\n'", pty: true });
+    const id = await host.create(owner, {
+      command: "printf 'abc\\rX\\n\\033[31mred\\033[0m\\n10%%\\r100%%\\n'",
+      pty: true,
+    });
     await host.waitForExit(owner, id);
     const snapshot = host.output(owner, id);
     expect(snapshot.output).toBe("Xbc\nred\n100%\n");
@@ -56,7 +78,9 @@ describe("PTY", () => {
     const host = makeHost();
     const command = "for i in 1 2 3 4 5 6; do printf '\\033[38;5;196mred\\033[0m\\n'; done";
     const limits = [20, 21, 22, 23, 24, 25, 26, 27];
-    const ids = await Promise.all(limits.map((outputByteLimit) => host.create(owner, { command, pty: true, outputByteLimit })));
+    const ids = await Promise.all(
+      limits.map((outputByteLimit) => host.create(owner, { command, pty: true, outputByteLimit })),
+    );
     for (const [index, id] of ids.entries()) {
       await host.waitForExit(owner, id);
       const { output, truncated } = host.output(owner, id);
@@ -91,36 +115,47 @@ describe("PTY", () => {
 
   it("kills the command with its group; signals arrive by name", async () => {
     const host = makeHost();
-    const id = await host.create(owner, { command: `${node} ${fixture("grandchild.mjs")}`, pty: true });
+    const id = await host.create(owner, {
+      command: `${node} ${fixture("grandchild.mjs")}`,
+      pty: true,
+    });
     const [, pid] = await outputMatching(host, id, /grandchild (\d+)/);
     expect(await host.kill(owner, id)).toEqual({ exitCode: null, signal: "SIGTERM" });
     await processGone(Number(pid));
     const sleeper = await host.create(owner, { command: "sleep", args: ["30"], pty: true });
     await host.signal(owner, sleeper, "SIGINT");
     expect(await host.waitForExit(owner, sleeper)).toEqual({ exitCode: null, signal: "SIGINT" });
-    expect(() => host.resize(owner, sleeper, 10, 10)).toThrow(expect.objectContaining({ code: "exited" }));
+    expect(() => host.resize(owner, sleeper, 10, 10)).toThrow(
+      expect.objectContaining({ code: "exited" }),
+    );
   });
 
   it("reports a missing command as ENOENT like pipes do", async () => {
-    const error = await rejection(makeHost().create(owner, { command: "acp-terminal-no-such-command", pty: true }));
+    const error = await rejection(
+      makeHost().create(owner, { command: "acp-terminal-no-such-command", pty: true }),
+    );
     expect([error.code, error.message]).toEqual([
       "spawn_failed",
       "Command not found: acp-terminal-no-such-command (ENOENT). Check the command name and PATH.",
     ]);
   });
 
-  it("finds programs without a PATH (env: \"empty\") in the usual system directories", async () => {
+  it('finds programs without a PATH (env: "empty") in the usual system directories', async () => {
     const host = makeHost({ env: "empty" });
     const id = await host.create(owner, { command: "printf", args: ["found\\n"], pty: true });
     expect(await host.waitForExit(owner, id)).toEqual({ exitCode: 0, signal: null });
     expect(host.output(owner, id).output).toBe("found\n");
-    const missing = await rejection(host.create(owner, { command: "no-such-program-x", args: [], pty: true }));
+    const missing = await rejection(
+      host.create(owner, { command: "no-such-program-x", args: [], pty: true }),
+    );
     expect(missing.code).toBe("spawn_failed");
   });
 
   it("resize of a pipe terminal is not_pty", async () => {
     const host = makeHost();
     const id = await host.create(owner, { command: "sleep", args: ["30"] });
-    expect(() => host.resize(owner, id, 100, 30)).toThrow(expect.objectContaining({ code: "not_pty" }));
+    expect(() => host.resize(owner, id, 100, 30)).toThrow(
+      expect.objectContaining({ code: "not_pty" }),
+    );
   });
 });

@@ -17,7 +17,11 @@ describe("write", () => {
 
   it("line by line, with an eof of its own", async () => {
     const host = makeHost();
-    const id = await host.create(owner, { command: node, args: [fixture("echo-lines.mjs")], stdin: true });
+    const id = await host.create(owner, {
+      command: node,
+      args: [fixture("echo-lines.mjs")],
+      stdin: true,
+    });
     await outputMatching(host, id, /ready/);
     await host.write(owner, id, "one\ntwo\n");
     await outputMatching(host, id, /got: two/);
@@ -30,17 +34,30 @@ describe("write", () => {
     const host = makeHost();
     const noStdin = await host.create(owner, { command: "sleep", args: ["30"] });
     const refused = await rejection(host.write(owner, noStdin, "x"));
-    expect([refused.code, refused.message]).toEqual(["stdin_closed", expect.stringMatching(/created without stdin; pass stdin: true/)]);
+    expect([refused.code, refused.message]).toEqual([
+      "stdin_closed",
+      expect.stringMatching(/created without stdin; pass stdin: true/),
+    ]);
 
-    const ended = await host.create(owner, { command: node, args: [fixture("never-reads.mjs")], stdin: true });
+    const ended = await host.create(owner, {
+      command: node,
+      args: [fixture("never-reads.mjs")],
+      stdin: true,
+    });
     await host.write(owner, ended, "x", { eof: true });
     const afterEof = await rejection(host.write(owner, ended, "y"));
-    expect([afterEof.code, afterEof.message]).toEqual(["stdin_closed", expect.stringMatching(/ended \(eof\)/)]);
+    expect([afterEof.code, afterEof.message]).toEqual([
+      "stdin_closed",
+      expect.stringMatching(/ended \(eof\)/),
+    ]);
 
     const exited = await host.create(owner, { command: "true", stdin: true });
     await host.waitForExit(owner, exited);
     const afterExit = await rejection(host.write(owner, exited, "z"));
-    expect([afterExit.code, afterExit.message]).toEqual(["exited", expect.stringMatching(/Read its output, or release the terminal$/)]);
+    expect([afterExit.code, afterExit.message]).toEqual([
+      "exited",
+      expect.stringMatching(/Read its output, or release the terminal$/),
+    ]);
   });
 
   it("refuses a write made right after an eof write, before that one resolved", async () => {
@@ -49,7 +66,10 @@ describe("write", () => {
     const ending = host.write(owner, id, "first\n", { eof: true });
     const late = rejection(host.write(owner, id, "after-eof\n"));
     await ending;
-    expect([(await late).code, (await late).message]).toEqual(["stdin_closed", expect.stringMatching(/ended \(eof\)/)]);
+    expect([(await late).code, (await late).message]).toEqual([
+      "stdin_closed",
+      expect.stringMatching(/ended \(eof\)/),
+    ]);
     expect(await host.waitForExit(owner, id)).toEqual({ exitCode: 0, signal: null });
     expect(host.output(owner, id).output).toBe("first\n");
   });
@@ -57,7 +77,11 @@ describe("write", () => {
   it("bounds input the command never reads, and fails what is pending when it is killed", async () => {
     const maxPendingStdinBytes = 256 * 1024;
     const host = makeHost({ maxPendingStdinBytes });
-    const id = await host.create(owner, { command: node, args: [fixture("never-reads.mjs")], stdin: true });
+    const id = await host.create(owner, {
+      command: node,
+      args: [fixture("never-reads.mjs")],
+      stdin: true,
+    });
     await outputMatching(host, id, /ready/);
     const chunk = new Uint8Array(64 * 1024).fill(0x61);
     const pending: Promise<TerminalError | undefined>[] = [];
@@ -73,7 +97,9 @@ describe("write", () => {
       await new Promise((resolve) => setImmediate(resolve)); // a turn of the event loop, not a delay
     }
     expect(refused?.code).toBe("limit_reached");
-    expect(refused?.message).toMatch(/bytes the command has not read yet \(limit 262144 bytes\): the command is not reading its input/);
+    expect(refused?.message).toMatch(
+      /bytes the command has not read yet \(limit 262144 bytes\): the command is not reading its input/,
+    );
     // Accepted: what the OS pipe took plus at most the limit.
     const accepted = (pending.length - 1) * chunk.length;
     expect(accepted).toBeLessThanOrEqual(maxPendingStdinBytes + 1024 * 1024 + chunk.length);

@@ -20,7 +20,11 @@ import {
 } from "./host-helpers.js";
 
 /** Runs a command to completion and returns its final output snapshot. */
-async function run(host = makeHost(), params: Parameters<ReturnType<typeof makeHost>["create"]>[1], context?: { sessionCwd?: string }) {
+async function run(
+  host = makeHost(),
+  params: Parameters<ReturnType<typeof makeHost>["create"]>[1],
+  context?: { sessionCwd?: string },
+) {
   const id = await host.create(owner, params, context);
   await host.waitForExit(owner, id);
   return host.output(owner, id);
@@ -40,7 +44,10 @@ describe("output", () => {
   it("merges stdout and stderr in arrival order", async () => {
     const host = makeHost();
     // Each line waits for a go-ahead on stdin, so the order of arrival is known.
-    const id = await host.create(owner, { command: "echo out1; read go; echo err1 >&2; read go; echo out2", stdin: true });
+    const id = await host.create(owner, {
+      command: "echo out1; read go; echo err1 >&2; read go; echo out2",
+      stdin: true,
+    });
     await outputMatching(host, id, /out1\n/);
     await host.write(owner, id, "\n");
     await outputMatching(host, id, /err1\n/);
@@ -50,7 +57,11 @@ describe("output", () => {
   });
 
   it("keeps the tail of a large output, truncated, with cursors", async () => {
-    const snapshot = await run(makeHost(), { command: node, args: [fixture("flood.mjs"), "1000000"], outputByteLimit: 1000 });
+    const snapshot = await run(makeHost(), {
+      command: node,
+      args: [fixture("flood.mjs"), "1000000"],
+      outputByteLimit: 1000,
+    });
     expect(snapshot.truncated).toBe(true);
     expect(snapshot.output.endsWith("END\n")).toBe(true);
     expect(snapshot.output.length).toBe(1000);
@@ -78,7 +89,11 @@ describe("output", () => {
     const host = makeHost();
     let rawBytes = 0;
     host.on("output", ({ data }) => (rawBytes += data.byteLength));
-    const id = await host.create(owner, { command: node, args: [fixture("utf8-split-handshake.mjs")], stdin: true });
+    const id = await host.create(owner, {
+      command: node,
+      args: [fixture("utf8-split-handshake.mjs")],
+      stdin: true,
+    });
     // "a" and the first byte of "é" have arrived; the second waits for our line.
     await until(() => rawBytes === 2, { message: "the first write (2 bytes)" });
     let text = "";
@@ -86,7 +101,9 @@ describe("output", () => {
     const readIncrement = (): void => {
       const { output, totalBytes, droppedBytes } = host.output(owner, id);
       expect(Buffer.byteLength(output, "utf8")).toBe(totalBytes - droppedBytes);
-      text += Buffer.from(output, "utf8").subarray(readBytes - droppedBytes).toString("utf8");
+      text += Buffer.from(output, "utf8")
+        .subarray(readBytes - droppedBytes)
+        .toString("utf8");
       readBytes = totalBytes;
     };
     readIncrement();
@@ -101,7 +118,9 @@ describe("output", () => {
     const host = makeHost({ defaultOutputByteLimit: 4 * 1024 * 1024 });
     const chunks: Uint8Array[] = [];
     host.on("output", ({ data }) => chunks.push(data));
-    const id = await host.create(owner, { command: `${node} ${fixture("flood.mjs")} 1000000; echo err >&2` });
+    const id = await host.create(owner, {
+      command: `${node} ${fixture("flood.mjs")} 1000000; echo err >&2`,
+    });
     await host.waitForExit(owner, id);
     expect(chunks.length).toBeGreaterThan(1);
     expect(Buffer.concat(chunks).toString("utf8")).toBe(host.output(owner, id).output);
@@ -109,7 +128,10 @@ describe("output", () => {
   });
 
   it("caps outputByteLimit at the host ceiling", async () => {
-    const snapshot = await run(makeHost({ maxOutputByteLimit: 10 }), { command: "printf 0123456789abcdef", outputByteLimit: 1000 });
+    const snapshot = await run(makeHost({ maxOutputByteLimit: 10 }), {
+      command: "printf 0123456789abcdef",
+      outputByteLimit: 1000,
+    });
     expect(snapshot.output).toBe("6789abcdef");
   });
 
@@ -132,17 +154,30 @@ describe("output", () => {
 
 describe("exit", () => {
   it("reports the exit code, or the signal by name", async () => {
-    expect((await run(makeHost(), { command: "exit 7" })).exitStatus).toEqual({ exitCode: 7, signal: null });
-    expect((await run(makeHost(), { command: "kill -TERM $$" })).exitStatus).toEqual({ exitCode: null, signal: "SIGTERM" });
+    expect((await run(makeHost(), { command: "exit 7" })).exitStatus).toEqual({
+      exitCode: 7,
+      signal: null,
+    });
+    expect((await run(makeHost(), { command: "kill -TERM $$" })).exitStatus).toEqual({
+      exitCode: null,
+      signal: "SIGTERM",
+    });
   });
 
   it("resolves concurrent waits with the same status, and waits after exit at once", async () => {
     const host = makeHost();
     const id = await host.create(owner, { command: "sleep 0.2; exit 3" });
-    const waits = await Promise.all([host.waitForExit(owner, id), host.waitForExit(owner, id), host.waitForExit(owner, id)]);
+    const waits = await Promise.all([
+      host.waitForExit(owner, id),
+      host.waitForExit(owner, id),
+      host.waitForExit(owner, id),
+    ]);
     expect(waits).toEqual([0, 1, 2].map(() => ({ exitCode: 3, signal: null })));
     expect(await host.waitForExit(owner, id)).toEqual({ exitCode: 3, signal: null });
-    expect(host.info(id)).toMatchObject({ state: "exited", exitStatus: { exitCode: 3, signal: null } });
+    expect(host.info(id)).toMatchObject({
+      state: "exited",
+      exitStatus: { exitCode: 3, signal: null },
+    });
   });
 
   it("reports exit promptly when a background grandchild holds the pipe, and release kills it", async () => {
@@ -161,7 +196,9 @@ describe("exit", () => {
 
   it("reports exit even while a background grandchild keeps writing to the pipe", async () => {
     const host = makeHost({ exitDrainGraceMs: 50 });
-    const id = await host.create(owner, { command: "(while :; do echo tick; sleep 0.02; done) & echo $!" });
+    const id = await host.create(owner, {
+      command: "(while :; do echo tick; sleep 0.02; done) & echo $!",
+    });
     const started = Date.now();
     expect(await host.waitForExit(owner, id)).toEqual({ exitCode: 0, signal: null });
     expect(Date.now() - started).toBeLessThan(3_000);
@@ -171,7 +208,10 @@ describe("exit", () => {
   });
 
   it("a command given no stdin reads end-of-file", async () => {
-    expect((await run(makeHost(), { command: "cat" })).exitStatus).toEqual({ exitCode: 0, signal: null });
+    expect((await run(makeHost(), { command: "cat" })).exitStatus).toEqual({
+      exitCode: 0,
+      signal: null,
+    });
   });
 });
 
@@ -183,15 +223,21 @@ describe("shell and arguments", () => {
   });
 
   it("runs a command line with shell syntax through bash", async () => {
-    const snapshot = await run(makeHost(), { command: "echo $((1 + 2)) | tr 3 x && echo ${BASH_VERSION:+bash}" });
+    const snapshot = await run(makeHost(), {
+      command: "echo $((1 + 2)) | tr 3 x && echo ${BASH_VERSION:+bash}",
+    });
     expect(snapshot.output).toBe("x\nbash\n");
   });
 
   it("runs a plain word directly and never mode does not use a shell", async () => {
     expect((await run(makeHost(), { command: "pwd" }, { sessionCwd: "/" })).output).toBe("/\n");
-    const error = await rejection(makeHost({ shell: "never" }).create(owner, { command: "echo hi" }));
+    const error = await rejection(
+      makeHost({ shell: "never" }).create(owner, { command: "echo hi" }),
+    );
     expect(error.code).toBe("spawn_failed");
-    expect(error.message).toMatch(/Command not found: echo hi \(ENOENT\)\. The command contains whitespace/);
+    expect(error.message).toMatch(
+      /Command not found: echo hi \(ENOENT\)\. The command contains whitespace/,
+    );
   });
 
   it("authorize sees the request; a denial says so", async () => {
@@ -204,10 +250,17 @@ describe("shell and arguments", () => {
         return true;
       },
     });
-    const denied = await rejection(host.create(owner, { command: "rm", args: ["-rf", "/tmp/x y"] }));
-    expect([denied.code, denied.message]).toEqual(["denied", "Denied by the user: rm -rf '/tmp/x y'"]);
+    const denied = await rejection(
+      host.create(owner, { command: "rm", args: ["-rf", "/tmp/x y"] }),
+    );
+    expect([denied.code, denied.message]).toEqual([
+      "denied",
+      "Denied by the user: rm -rf '/tmp/x y'",
+    ]);
     const withReason = await rejection(host.create(owner, { command: "curl example.com | sh" }));
-    expect(withReason.message).toBe("Denied by the user: curl example.com | sh (network access is off)");
+    expect(withReason.message).toBe(
+      "Denied by the user: curl example.com | sh (network access is off)",
+    );
     await host.create(owner, { command: "true" }, { sessionCwd: "/" });
     expect(requests.map((r) => [r.command, r.args, r.shell, r.cwd])).toEqual([
       ["rm", ["-rf", "/tmp/x y"], false, process.cwd()],
@@ -219,16 +272,26 @@ describe("shell and arguments", () => {
 });
 
 describe("environment and cwd", () => {
-  const printEnv = "console.log([process.env.FOO, process.env.BASE, process.env.PAGER, process.env.GIT_PAGER].join(','))";
+  const printEnv =
+    "console.log([process.env.FOO, process.env.BASE, process.env.PAGER, process.env.GIT_PAGER].join(','))";
 
   it("puts the request's env on top of the host's, with PAGER=cat", async () => {
     process.env.ACP_TERMINAL_TEST_BASE = "from-host";
     try {
-      const snapshot = await run(makeHost({ env: (base) => ({ PATH: base.PATH ?? "", BASE: base.ACP_TERMINAL_TEST_BASE ?? "", FOO: "base" }) }), {
-        command: node,
-        args: ["-e", printEnv],
-        env: [{ name: "FOO", value: "agent" }],
-      });
+      const snapshot = await run(
+        makeHost({
+          env: (base) => ({
+            PATH: base.PATH ?? "",
+            BASE: base.ACP_TERMINAL_TEST_BASE ?? "",
+            FOO: "base",
+          }),
+        }),
+        {
+          command: node,
+          args: ["-e", printEnv],
+          env: [{ name: "FOO", value: "agent" }],
+        },
+      );
       expect(snapshot.output).toBe("agent,from-host,cat,cat\n");
     } finally {
       delete process.env.ACP_TERMINAL_TEST_BASE;
@@ -238,10 +301,19 @@ describe("environment and cwd", () => {
   it("inherits the host environment by default; empty starts from nothing", async () => {
     process.env.ACP_TERMINAL_TEST_BASE = "inherited";
     try {
-      const script = "console.log(process.env.ACP_TERMINAL_TEST_BASE ?? 'unset', process.env.GIT_PAGER)";
-      expect((await run(makeHost(), { command: node, args: ["-e", script] })).output).toBe("inherited cat\n");
-      expect((await run(makeHost({ env: "empty" }), { command: node, args: ["-e", script] })).output).toBe("unset cat\n");
-      const pagerSet = await run(makeHost(), { command: node, args: ["-e", printEnv], env: [{ name: "PAGER", value: "less" }] });
+      const script =
+        "console.log(process.env.ACP_TERMINAL_TEST_BASE ?? 'unset', process.env.GIT_PAGER)";
+      expect((await run(makeHost(), { command: node, args: ["-e", script] })).output).toBe(
+        "inherited cat\n",
+      );
+      expect(
+        (await run(makeHost({ env: "empty" }), { command: node, args: ["-e", script] })).output,
+      ).toBe("unset cat\n");
+      const pagerSet = await run(makeHost(), {
+        command: node,
+        args: ["-e", printEnv],
+        env: [{ name: "PAGER", value: "less" }],
+      });
       expect(pagerSet.output).toBe(",,less,cat\n");
     } finally {
       delete process.env.ACP_TERMINAL_TEST_BASE;
@@ -250,32 +322,55 @@ describe("environment and cwd", () => {
 
   it("runs in the given cwd, else the session's, else the host option's, else process.cwd()", async () => {
     const dir = await realpath(await tempDir("acp-terminal-cwd-"));
-    expect((await run(makeHost(), { command: "pwd", cwd: dir }, { sessionCwd: "/" })).output).toBe(`${dir}\n`);
-    expect((await run(makeHost({ cwd: "/" }), { command: "pwd" }, { sessionCwd: dir })).output).toBe(`${dir}\n`);
+    expect((await run(makeHost(), { command: "pwd", cwd: dir }, { sessionCwd: "/" })).output).toBe(
+      `${dir}\n`,
+    );
+    expect(
+      (await run(makeHost({ cwd: "/" }), { command: "pwd" }, { sessionCwd: dir })).output,
+    ).toBe(`${dir}\n`);
     expect((await run(makeHost({ cwd: dir }), { command: "pwd" })).output).toBe(`${dir}\n`);
-    expect((await run(makeHost(), { command: "pwd" })).output).toBe(`${await realpath(process.cwd())}\n`);
+    expect((await run(makeHost(), { command: "pwd" })).output).toBe(
+      `${await realpath(process.cwd())}\n`,
+    );
   });
 
   it("reports a missing or non-directory cwd clearly", async () => {
-    const missing = await rejection(makeHost().create(owner, { command: "pwd", cwd: "/nonexistent/acp-terminal" }));
-    expect([missing.code, missing.message]).toEqual(["spawn_failed", "Working directory does not exist: /nonexistent/acp-terminal"]);
-    const file = await rejection(makeHost().create(owner, { command: "pwd", cwd: "/etc/hostname" }));
-    expect(file.message).toMatch(/Working directory (is not a directory|does not exist): \/etc\/hostname/);
+    const missing = await rejection(
+      makeHost().create(owner, { command: "pwd", cwd: "/nonexistent/acp-terminal" }),
+    );
+    expect([missing.code, missing.message]).toEqual([
+      "spawn_failed",
+      "Working directory does not exist: /nonexistent/acp-terminal",
+    ]);
+    const file = await rejection(
+      makeHost().create(owner, { command: "pwd", cwd: "/etc/hostname" }),
+    );
+    expect(file.message).toMatch(
+      /Working directory (is not a directory|does not exist): \/etc\/hostname/,
+    );
   });
 });
 
 describe("spawn errors", () => {
   it("says the command was not found (ENOENT)", async () => {
-    const error = await rejection(makeHost().create(owner, { command: "acp-terminal-no-such-command" }));
+    const error = await rejection(
+      makeHost().create(owner, { command: "acp-terminal-no-such-command" }),
+    );
     expect(error.code).toBe("spawn_failed");
-    expect(error.message).toBe("Command not found: acp-terminal-no-such-command (ENOENT). Check the command name and PATH.");
+    expect(error.message).toBe(
+      "Command not found: acp-terminal-no-such-command (ENOENT). Check the command name and PATH.",
+    );
   });
 
   it("says an argument list too long (E2BIG) should go through stdin or a file", async () => {
-    const error = await rejection(makeHost().create(owner, { command: "true", args: ["x".repeat(200_000)] }));
+    const error = await rejection(
+      makeHost().create(owner, { command: "true", args: ["x".repeat(200_000)] }),
+    );
     expect([error.code, error.message]).toEqual([
       "spawn_failed",
-      expect.stringMatching(/^Argument list too long: true \(E2BIG\).*Pass large data through stdin or a file\.$/),
+      expect.stringMatching(
+        /^Argument list too long: true \(E2BIG\).*Pass large data through stdin or a file\.$/,
+      ),
     ]);
   });
 
@@ -300,7 +395,8 @@ describe("ids and owners", () => {
   it("gives every terminal a random UUID", async () => {
     const host = makeHost();
     const ids = await Promise.all([1, 2, 3].map(() => host.create(owner, { command: "true" })));
-    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    for (const id of ids)
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(new Set(ids).size).toBe(3);
   });
 
@@ -332,12 +428,16 @@ describe("ids and owners", () => {
     await host.release(stranger, id);
     await host.releaseAll({ connectionId: stranger.connectionId, sessionId: stranger.sessionId });
     expect(host.info(id)?.state).toBe("running");
-    expect(host.list({ sessionId: stranger.sessionId, connectionId: stranger.connectionId })).toEqual([]);
+    expect(
+      host.list({ sessionId: stranger.sessionId, connectionId: stranger.connectionId }),
+    ).toEqual([]);
   });
 
   it("an unknown or released id is not_found; releasing it again is a no-op", async () => {
     const host = makeHost();
-    expect(() => host.output(owner, "no-such-id")).toThrow(expect.objectContaining({ code: "not_found" }));
+    expect(() => host.output(owner, "no-such-id")).toThrow(
+      expect.objectContaining({ code: "not_found" }),
+    );
     await host.release(owner, "no-such-id");
     const id = await host.create(owner, { command: "true" });
     await host.release(owner, id);
@@ -356,7 +456,9 @@ describe("ids and owners", () => {
     expect(host.list()).toHaveLength(3);
     expect(host.list({ connectionId: owner.connectionId })).toHaveLength(2);
     await host.releaseAll({ connectionId: owner.connectionId, sessionId: owner.sessionId });
-    expect(host.list({ connectionId: owner.connectionId }).map((t) => t.owner)).toEqual([otherSession]);
+    expect(host.list({ connectionId: owner.connectionId }).map((t) => t.owner)).toEqual([
+      otherSession,
+    ]);
     await host.releaseAll({ connectionId: owner.connectionId });
     expect(host.list().map((t) => t.terminalId)).toEqual([foreign]);
   });
@@ -369,7 +471,9 @@ describe("limits", () => {
     await host.create(owner, { command: "sleep", args: ["30"] });
     const error = await rejection(host.create(owner, { command: "sleep", args: ["30"] }));
     expect(error.code).toBe("limit_reached");
-    expect(error.message).toMatch(/2 live terminals.*maxTerminalsPerSession 2.*release terminals you no longer need/);
+    expect(error.message).toMatch(
+      /2 live terminals.*maxTerminalsPerSession 2.*release terminals you no longer need/,
+    );
     await host.create(otherSession, { command: "true" });
     await host.release(owner, first);
     await host.create(owner, { command: "true" });
@@ -377,10 +481,15 @@ describe("limits", () => {
 
   it("refuses a terminal beyond the host limit, counting creates in flight", async () => {
     const host = makeHost({ maxTerminals: 2 });
-    const results = await Promise.allSettled([owner, otherSession, otherConnection].map((who) => host.create(who, { command: "true" })));
+    const results = await Promise.allSettled(
+      [owner, otherSession, otherConnection].map((who) => host.create(who, { command: "true" })),
+    );
     expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "fulfilled", "rejected"]);
     const rejected = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
-    expect(rejected.reason).toMatchObject({ code: "limit_reached", message: expect.stringMatching(/maxTerminals 2/) });
+    expect(rejected.reason).toMatchObject({
+      code: "limit_reached",
+      message: expect.stringMatching(/maxTerminals 2/),
+    });
   });
 });
 
@@ -391,7 +500,12 @@ describe("outputs of a running command", () => {
     await outputMatching(host, id, /ready/);
     const snapshot = host.output(owner, id);
     expect(snapshot.exitStatus).toBeUndefined();
-    expect(snapshot).toMatchObject({ output: "ready\n", truncated: false, totalBytes: 6, droppedBytes: 0 });
+    expect(snapshot).toMatchObject({
+      output: "ready\n",
+      truncated: false,
+      totalBytes: 6,
+      droppedBytes: 0,
+    });
     expect(host.info(id)).toMatchObject({ state: "running", pty: false, command: node });
   });
 });

@@ -5,14 +5,21 @@ describe("encodeKeys", () => {
   it("encodes the named keys as a terminal sends them", () => {
     expect(encodeKeys(["Enter", "Tab", "Escape", "Backspace", "Space"])).toBe("\r\t\x1b\x7f ");
     expect(encodeKeys(["Up", "Down", "Right", "Left"])).toBe("\x1b[A\x1b[B\x1b[C\x1b[D");
-    expect(encodeKeys(["Home", "End", "PageUp", "PageDown", "Delete"])).toBe("\x1b[H\x1b[F\x1b[5~\x1b[6~\x1b[3~");
+    expect(encodeKeys(["Home", "End", "PageUp", "PageDown", "Delete"])).toBe(
+      "\x1b[H\x1b[F\x1b[5~\x1b[6~\x1b[3~",
+    );
   });
 
   it("accepts every Ctrl spelling for every letter", () => {
     for (let i = 0; i < 26; i++) {
       const lower = String.fromCharCode(0x61 + i);
       const expected = String.fromCharCode(i + 1);
-      for (const spelling of [`C-${lower}`, `Ctrl-${lower.toUpperCase()}`, `ctrl+${lower}`, `^${lower.toUpperCase()}`]) {
+      for (const spelling of [
+        `C-${lower}`,
+        `Ctrl-${lower.toUpperCase()}`,
+        `ctrl+${lower}`,
+        `^${lower.toUpperCase()}`,
+      ]) {
         expect(encodeKey(spelling), spelling).toBe(expected);
       }
     }

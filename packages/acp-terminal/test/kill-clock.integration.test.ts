@@ -49,8 +49,16 @@ class ManualClock implements Clock {
 }
 
 /** Starts `args` as the leader of its own process group, with its stdout collected. */
-function startGroup(args: string[]): { child: ChildProcess; target: TerminateTarget; stdout: () => string; exit: Promise<unknown[]> } {
-  const child = spawn(args[0]!, args.slice(1), { detached: true, stdio: ["ignore", "pipe", "inherit"] });
+function startGroup(args: string[]): {
+  child: ChildProcess;
+  target: TerminateTarget;
+  stdout: () => string;
+  exit: Promise<unknown[]>;
+} {
+  const child = spawn(args[0]!, args.slice(1), {
+    detached: true,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const pid = child.pid!;
   onTestFinished(() => void killSurvivors([pid]));
   let text = "";
@@ -58,7 +66,12 @@ function startGroup(args: string[]): { child: ChildProcess; target: TerminateTar
   let exited = false;
   const exit = once(child, "exit");
   const leaderExited = exit.then(() => (exited = true));
-  return { child, stdout: () => text, exit, target: { pid, leaderExited, hasExited: () => exited } };
+  return {
+    child,
+    stdout: () => text,
+    exit,
+    target: { pid, leaderExited, hasExited: () => exited },
+  };
 }
 
 describe("kill escalation on an injected clock", () => {
@@ -66,8 +79,14 @@ describe("kill escalation on an injected clock", () => {
     const clock = new ManualClock();
     const { child, target, stdout, exit } = startGroup([node, fixture("ignore-sigterm.mjs")]);
     await until(() => stdout().includes("ready"), { message: "the fixture to be ready" });
-    const terminating = terminateProcessGroup(target, { signal: "SIGTERM", graceMs: 60_000, clock });
-    await until(() => stdout().includes("got SIGTERM") && clock.pending === 1, { message: "SIGTERM handled and the grace started" });
+    const terminating = terminateProcessGroup(target, {
+      signal: "SIGTERM",
+      graceMs: 60_000,
+      clock,
+    });
+    await until(() => stdout().includes("got SIGTERM") && clock.pending === 1, {
+      message: "SIGTERM handled and the grace started",
+    });
     clock.advance(59_999);
     expect(clock.pending).toBe(1);
     expect(isAlive(target.pid)).toBe(true);
@@ -81,7 +100,9 @@ describe("kill escalation on an injected clock", () => {
     const clock = new ManualClock();
     const script = `${node} ${fixture("ignore-sigterm.mjs")} & echo "bg $!"; wait`;
     const { target, stdout, exit } = startGroup(["/bin/sh", "-c", script]);
-    const member = Number((await until(() => /bg (\d+)/.exec(stdout()), { message: "the member's pid" }))[1]);
+    const member = Number(
+      (await until(() => /bg (\d+)/.exec(stdout()), { message: "the member's pid" }))[1],
+    );
     onTestFinished(() => void killSurvivors([member]));
     await until(() => stdout().includes("ready"), { message: "the member to be ready" });
     const terminating = terminateProcessGroup(target, { signal: "SIGTERM", graceMs: 1_000, clock });

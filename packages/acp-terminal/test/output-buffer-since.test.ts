@@ -96,7 +96,11 @@ describe("OutputBuffer.viewSince", () => {
     expect(first.fromByte).toBe(2);
     expect(first.bytes.byteLength).toBeLessThan(8);
     let text = "";
-    for (let at = 0, read = buffer.viewSince(0); read.bytes.byteLength > 0; read = buffer.viewSince(at)) {
+    for (
+      let at = 0, read = buffer.viewSince(0);
+      read.bytes.byteLength > 0;
+      read = buffer.viewSince(at)
+    ) {
       text += Buffer.from(read.bytes).toString("utf8");
       at = read.fromByte + read.bytes.byteLength;
     }

@@ -13,11 +13,19 @@ function bufferOf(limit: number, ...chunks: (string | Uint8Array)[]): OutputBuff
 describe("OutputBuffer limits", () => {
   it("keeps everything below, at and drops from the beginning above the limit (N-1, N, N+1)", () => {
     const atMinusOne = bufferOf(5, "abcd");
-    expect([atMinusOne.text(), atMinusOne.truncated, atMinusOne.droppedBytes]).toEqual(["abcd", false, 0]);
+    expect([atMinusOne.text(), atMinusOne.truncated, atMinusOne.droppedBytes]).toEqual([
+      "abcd",
+      false,
+      0,
+    ]);
     const atLimit = bufferOf(5, "abcde");
     expect([atLimit.text(), atLimit.truncated, atLimit.droppedBytes]).toEqual(["abcde", false, 0]);
     const atPlusOne = bufferOf(5, "abcdef");
-    expect([atPlusOne.text(), atPlusOne.truncated, atPlusOne.droppedBytes]).toEqual(["bcdef", true, 1]);
+    expect([atPlusOne.text(), atPlusOne.truncated, atPlusOne.droppedBytes]).toEqual([
+      "bcdef",
+      true,
+      1,
+    ]);
   });
 
   it("limit 0 keeps nothing and is truncated from the first byte", () => {
@@ -25,7 +33,12 @@ describe("OutputBuffer limits", () => {
     buffer.append(new Uint8Array(0));
     expect(buffer.truncated).toBe(false);
     buffer.append(utf8("x"));
-    expect([buffer.text(), buffer.truncated, buffer.totalBytes, buffer.droppedBytes]).toEqual(["", true, 1, 1]);
+    expect([buffer.text(), buffer.truncated, buffer.totalBytes, buffer.droppedBytes]).toEqual([
+      "",
+      true,
+      1,
+      1,
+    ]);
   });
 
   it("truncated is sticky", () => {
@@ -55,10 +68,13 @@ describe("OutputBuffer limits", () => {
     expect(buffer.totalBytes).toBe(12);
   });
 
-  it.each([-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "10"])("rejects the limit %s", (limit) => {
-    expect(() => new OutputBuffer(limit as number)).toThrow(TerminalError);
-    expect(() => new OutputBuffer(limit as number)).toThrow(/outputByteLimit/);
-  });
+  it.each([-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "10"])(
+    "rejects the limit %s",
+    (limit) => {
+      expect(() => new OutputBuffer(limit as number)).toThrow(TerminalError);
+      expect(() => new OutputBuffer(limit as number)).toThrow(/outputByteLimit/);
+    },
+  );
 });
 
 describe("OutputBuffer character boundaries", () => {
@@ -122,21 +138,28 @@ describe("OutputBuffer character boundaries", () => {
     ["untruncated", 100],
     ["truncated inside a character", 4],
     ["truncated to the pending bytes alone", 1],
-  ])("text() is bytes [droppedBytes, totalBytes - pendingBytes) after every append (%s)", (_, limit) => {
-    const buffer = new OutputBuffer(limit);
-    // "é€😀" one byte at a time: every append leaves a different incomplete tail, or none.
-    for (const byte of utf8("xé€😀y")) {
-      buffer.append(Uint8Array.of(byte));
-      const textBytes = utf8(buffer.text()).length;
-      expect(textBytes).toBe(buffer.totalBytes - buffer.pendingBytes - buffer.droppedBytes);
-    }
-  });
+  ])(
+    "text() is bytes [droppedBytes, totalBytes - pendingBytes) after every append (%s)",
+    (_, limit) => {
+      const buffer = new OutputBuffer(limit);
+      // "é€😀" one byte at a time: every append leaves a different incomplete tail, or none.
+      for (const byte of utf8("xé€😀y")) {
+        buffer.append(Uint8Array.of(byte));
+        const textBytes = utf8(buffer.text()).length;
+        expect(textBytes).toBe(buffer.totalBytes - buffer.pendingBytes - buffer.droppedBytes);
+      }
+    },
+  );
 
   it("counts the command's raw bytes: decoded text may be longer in UTF-8 than the limit", () => {
     const buffer = bufferOf(4, Uint8Array.of(0xff, 0xfe, 0x80, 0xc0));
     buffer.end();
     // Four invalid bytes fit the limit exactly; each decodes to U+FFFD, three bytes in UTF-8.
-    expect([buffer.text(), buffer.truncated, buffer.totalBytes]).toEqual(["\uFFFD".repeat(4), false, 4]);
+    expect([buffer.text(), buffer.truncated, buffer.totalBytes]).toEqual([
+      "\uFFFD".repeat(4),
+      false,
+      4,
+    ]);
     expect(Buffer.byteLength(buffer.text())).toBe(12);
   });
 
@@ -184,7 +207,10 @@ describe("OutputBuffer work", () => {
     const chunk = utf8("0123456789abcdef");
     const chunks = 50_000; // 800 KB through a 64 KiB buffer
     for (let i = 0; i < chunks; i++) buffer.append(chunk);
-    const copied = set.mock.calls.reduce((sum, [source]) => sum + (source as ArrayLike<number>).length, 0);
+    const copied = set.mock.calls.reduce(
+      (sum, [source]) => sum + (source as ArrayLike<number>).length,
+      0,
+    );
     const appended = chunks * chunk.length;
     // Each byte is copied in once; growing the ring by doubling copies less than `limit` more.
     expect(copied).toBeLessThanOrEqual(appended + 2 * limit);

@@ -12,7 +12,13 @@ const DEADLINE_MS = 5000;
 
 function within<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not settle within ${DEADLINE_MS} ms`)), DEADLINE_MS)));
+  const timeout = new Promise<never>(
+    (_, reject) =>
+      (timer = setTimeout(
+        () => reject(new Error(`${what} did not settle within ${DEADLINE_MS} ms`)),
+        DEADLINE_MS,
+      )),
+  );
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
@@ -27,7 +33,9 @@ describe("PipeInput.endInput", () => {
   });
 
   it("resolves when the stream is destroyed before it finished", async () => {
-    const child = spawn("sh", ["-c", "exec cat >/dev/null"], { stdio: ["pipe", "ignore", "ignore"] });
+    const child = spawn("sh", ["-c", "exec cat >/dev/null"], {
+      stdio: ["pipe", "ignore", "ignore"],
+    });
     const input = new PipeInput(child.stdin, 1 << 20);
     const ended = input.endInput(Buffer.from("data"));
     child.stdin.destroy();
@@ -37,9 +45,14 @@ describe("PipeInput.endInput", () => {
   });
 
   it("still closes a live command's stdin: it reads end-of-file and exits", async () => {
-    const child = spawn("sh", ["-c", "exec cat >/dev/null"], { stdio: ["pipe", "ignore", "ignore"] });
+    const child = spawn("sh", ["-c", "exec cat >/dev/null"], {
+      stdio: ["pipe", "ignore", "ignore"],
+    });
     const closed = once(child, "close");
-    await within(new PipeInput(child.stdin, 1 << 20).endInput(Buffer.from("some input\n")), "endInput of a live command");
+    await within(
+      new PipeInput(child.stdin, 1 << 20).endInput(Buffer.from("some input\n")),
+      "endInput of a live command",
+    );
     expect(await within(closed, "cat to exit on end-of-file")).toEqual([0, null]);
   });
 });

@@ -7,14 +7,18 @@ import { readPipe } from "../src/spawn/pipe-reader.js";
 import { fixture, node } from "./host-helpers.js";
 
 it("reads a child's stdout and stderr into one reused buffer, in full, and the child still closes", async () => {
-  const child = spawn(node, [fixture("flood.mjs"), "1000000"], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(node, [fixture("flood.mjs"), "1000000"], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const copies: Buffer[] = [];
   const backing = new Set<ArrayBufferLike>();
   const onChunk = (chunk: Uint8Array): void => {
     backing.add(chunk.buffer);
     copies.push(Buffer.from(chunk));
   };
-  const streams = [child.stdout, child.stderr].map((stream) => readPipe(stream as Readable, onChunk));
+  const streams = [child.stdout, child.stderr].map((stream) =>
+    readPipe(stream as Readable, onChunk),
+  );
   await Promise.all([...streams.map((stream) => once(stream, "close")), once(child, "close")]);
   expect(copies.length).toBeGreaterThan(1);
   expect(backing.size).toBe(1); // if this fails, Node changed its pipes and readPipe fell back to plain reads

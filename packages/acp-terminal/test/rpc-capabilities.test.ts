@@ -20,7 +20,9 @@ describe("terminal capabilities", () => {
   });
 
   it("advertises pty: false for a host that cannot open PTYs", () => {
-    expect(terminalClientCapabilities({ ptyAvailable: false })._meta["acp-terminal"].pty).toBe(false);
+    expect(terminalClientCapabilities({ ptyAvailable: false })._meta["acp-terminal"].pty).toBe(
+      false,
+    );
     expect(terminalClientCapabilities({ ptyAvailable: true })._meta["acp-terminal"].pty).toBe(true);
   });
 
@@ -33,21 +35,36 @@ describe("terminal capabilities", () => {
   });
 
   it("advertises the host's containment mode, and without a host only the process-group floor", async () => {
-    expect(terminalClientCapabilities({ containment: "pid-namespace" })._meta["acp-terminal"].containment).toBe("pid-namespace");
+    expect(
+      terminalClientCapabilities({ containment: "pid-namespace" })._meta["acp-terminal"]
+        .containment,
+    ).toBe("pid-namespace");
     expect(terminalClientCapabilities({})._meta["acp-terminal"].containment).toBe("process-group");
     const contained = new TerminalHost({ containment: "auto" });
     const off = new TerminalHost();
     // Where unprivileged user and PID namespaces work (asked directly, not through the host's probe).
-    const mode = spawnSync("unshare", ["--user", "--map-current-user", "--pid", "--fork", "true"]).status === 0 ? "pid-namespace" : "process-group";
+    const mode =
+      spawnSync("unshare", ["--user", "--map-current-user", "--pid", "--fork", "true"]).status === 0
+        ? "pid-namespace"
+        : "process-group";
     expect(contained.containment).toBe(mode);
     expect(off.containment).toBe("process-group");
     expect(readTerminalCapability(terminalClientCapabilities(contained))?.containment).toBe(mode);
-    expect(readTerminalCapability(terminalClientCapabilities(off))?.containment).toBe("process-group");
+    expect(readTerminalCapability(terminalClientCapabilities(off))?.containment).toBe(
+      "process-group",
+    );
     await Promise.all([contained.dispose(), off.dispose()]);
   });
 
   it("reads nothing from clients that did not advertise the extensions", () => {
-    for (const capabilities of [undefined, null, {}, { terminal: true }, { _meta: {} }, { _meta: { "acp-terminal": "yes" } }]) {
+    for (const capabilities of [
+      undefined,
+      null,
+      {},
+      { terminal: true },
+      { _meta: {} },
+      { _meta: { "acp-terminal": "yes" } },
+    ]) {
       expect(readTerminalCapability(capabilities)).toBeUndefined();
     }
   });

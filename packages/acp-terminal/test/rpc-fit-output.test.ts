@@ -14,7 +14,10 @@ describe("fitOutputToBudget", () => {
     const text = "\x01".repeat(10) + "end";
     expect(escapedSize(text)).toBe(63);
     expect(fitOutputToBudget(text, 63).output).toBe(text);
-    expect(fitOutputToBudget(text, 62)).toEqual({ output: "\x01".repeat(9) + "end", trimmedBytes: 1 });
+    expect(fitOutputToBudget(text, 62)).toEqual({
+      output: "\x01".repeat(9) + "end",
+      trimmedBytes: 1,
+    });
     expect(fitOutputToBudget(text, 64).output).toBe(text);
   });
 

@@ -3,12 +3,18 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { OutputBuffer } from "../src/output/output-buffer.js";
 import { PtyScreen } from "../src/output/pty-screen.js";
-import { MAX_SCROLLBACK_CELLS, SCROLLBACK_LINES, Screen, scrollbackLinesFor } from "../src/output/screen.js";
+import {
+  MAX_SCROLLBACK_CELLS,
+  SCROLLBACK_LINES,
+  Screen,
+  scrollbackLinesFor,
+} from "../src/output/screen.js";
 import { TextHistory } from "../src/output/text-history.js";
 import { tailWithinBytes } from "../src/output/utf8-text.js";
 
 /** A stream recorded from a real program in an 80x24 PTY (see fixtures/streams/record.mjs). */
-const recorded = (name: string): Buffer => readFileSync(new URL(`./fixtures/streams/${name}.bin`, import.meta.url));
+const recorded = (name: string): Buffer =>
+  readFileSync(new URL(`./fixtures/streams/${name}.bin`, import.meta.url));
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 
 function rendered(...chunks: (Uint8Array | string)[]): string {
@@ -20,10 +26,19 @@ function rendered(...chunks: (Uint8Array | string)[]): string {
 }
 
 /** A PtyScreen over a fresh buffer: what `terminal/output` answers for a PTY terminal. */
-function ptyOutput(limit: number, size = { cols: 80, rows: 24 }, options: { deadlineMs?: number } = {}) {
+function ptyOutput(
+  limit: number,
+  size = { cols: 80, rows: 24 },
+  options: { deadlineMs?: number } = {},
+) {
   const buffer = new OutputBuffer(limit);
   const screen = new PtyScreen(buffer, size, options);
-  return { buffer, screen, append: (chunk: string | Uint8Array) => buffer.append(typeof chunk === "string" ? bytes(chunk) : chunk) };
+  return {
+    buffer,
+    screen,
+    append: (chunk: string | Uint8Array) =>
+      buffer.append(typeof chunk === "string" ? bytes(chunk) : chunk),
+  };
 }
 
 describe("Screen: recorded streams", () => {
@@ -57,7 +72,8 @@ describe("Screen: recorded streams", () => {
 
 describe("Screen: redraws, wide characters, split sequences", () => {
   it("ESC[1A ESC[2K redraws the previous line in place (npm/pip style)", () => {
-    const stream = "resolving\r\nstep 1/3\r\n\x1b[1A\x1b[2Kstep 2/3\r\n\x1b[1A\x1b[2Kstep 3/3\r\ndone\r\n";
+    const stream =
+      "resolving\r\nstep 1/3\r\n\x1b[1A\x1b[2Kstep 2/3\r\n\x1b[1A\x1b[2Kstep 3/3\r\ndone\r\n";
     expect(rendered(stream)).toBe("resolving\nstep 3/3\ndone\n");
   });
 
@@ -91,7 +107,8 @@ describe("Screen: redraws, wide characters, split sequences", () => {
   it("keeps lines that scrolled off as text; says when lines were dropped (too many in one write, or over the text limit)", () => {
     expect(scrollbackLinesFor(80)).toBe(SCROLLBACK_LINES);
     expect(scrollbackLinesFor(2000)).toBe(MAX_SCROLLBACK_CELLS / 2000);
-    const lines = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `line ${from + i}\r\n`).join("");
+    const lines = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, i) => `line ${from + i}\r\n`).join("");
     const kept = new Screen(80, 24, 10, 1 << 20);
     for (let i = 0; i < 100; i += 5) kept.write(lines(i, i + 5)); // 5 lines a write: the scrollback holds them
     expect(kept.render()).toBe(lines(0, 100).replaceAll("\r", ""));
@@ -122,17 +139,29 @@ describe("Screen: redraws, wide characters, split sequences", () => {
 
 describe("PtyScreen: the byte limit, the cursors and the deadline", () => {
   it("plain text at N-1, N and N+1 raw bytes with limit N: truncated only at N+1, the newest N bytes kept", () => {
-    for (const [length, truncated] of [[9, false], [10, false], [11, true]] as const) {
+    for (const [length, truncated] of [
+      [9, false],
+      [10, false],
+      [11, true],
+    ] as const) {
       const { screen, append } = ptyOutput(10);
       const text = "abcdefghijk".slice(0, length);
       append(text);
-      expect(screen.snapshot(), `${length} bytes`).toEqual({ output: text.slice(-10), truncated, totalBytes: length });
+      expect(screen.snapshot(), `${length} bytes`).toEqual({
+        output: text.slice(-10),
+        truncated,
+        totalBytes: length,
+      });
     }
   });
 
   it("rendered text at N-1, N and N+1 bytes (more than the raw bytes): cut from the front to N, truncated at N+1", () => {
     // ESC[nC moves n columns: 6-7 raw bytes draw n spaces and an x.
-    for (const [columns, truncated] of [[8, false], [9, false], [10, true]] as const) {
+    for (const [columns, truncated] of [
+      [8, false],
+      [9, false],
+      [10, true],
+    ] as const) {
       const { buffer, screen, append } = ptyOutput(10);
       append(`\x1b[${columns}Cx`);
       const snapshot = screen.snapshot();
@@ -182,11 +211,22 @@ describe("PtyScreen: the byte limit, the cursors and the deadline", () => {
   });
 
   it("a read parses only what arrived since the last read; with more than its deadline allows it skips to the newest", () => {
-    const { buffer, screen, append } = ptyOutput(1 << 20, { cols: 80, rows: 24 }, { deadlineMs: 0 });
+    const { buffer, screen, append } = ptyOutput(
+      1 << 20,
+      { cols: 80, rows: 24 },
+      { deadlineMs: 0 },
+    );
     const lines = (from: number, to: number) =>
-      Array.from({ length: to - from }, (_, i) => `line ${String(from + i).padStart(5, "0")}\r\n`).join(""); // 12 bytes each
+      Array.from(
+        { length: to - from },
+        (_, i) => `line ${String(from + i).padStart(5, "0")}\r\n`,
+      ).join(""); // 12 bytes each
     append(lines(0, 100));
-    expect(screen.snapshot()).toEqual({ output: lines(0, 100).replaceAll("\r", ""), truncated: false, totalBytes: 1200 });
+    expect(screen.snapshot()).toEqual({
+      output: lines(0, 100).replaceAll("\r", ""),
+      truncated: false,
+      totalBytes: 1200,
+    });
     append(lines(100, 8000)); // 94,800 bytes: more than one 64 KiB slice, all a 0 ms deadline allows
     const skipped = screen.snapshot();
     expect(skipped.totalBytes).toBe(buffer.totalBytes);

@@ -49,15 +49,25 @@ it("does not stat the cwd when a pipe spawn succeeds", async () => {
 it("says which was missing when a pipe spawn fails: the cwd or the command", async () => {
   const missingCwd = await failure(spawnProcess(request("true", "/nonexistent/acp-terminal")));
   expect(missingCwd.message).toBe("Working directory does not exist: /nonexistent/acp-terminal");
-  const relativeInMissingCwd = await failure(spawnProcess(request("./run.sh", "/nonexistent/acp-terminal")));
-  expect(relativeInMissingCwd.message).toBe("Working directory does not exist: /nonexistent/acp-terminal");
+  const relativeInMissingCwd = await failure(
+    spawnProcess(request("./run.sh", "/nonexistent/acp-terminal")),
+  );
+  expect(relativeInMissingCwd.message).toBe(
+    "Working directory does not exist: /nonexistent/acp-terminal",
+  );
   const notADirectory = await failure(spawnProcess(request("true", "/etc/hostname")));
-  expect(notADirectory.message).toMatch(/^Working directory (is not a directory|does not exist): \/etc\/hostname$/);
+  expect(notADirectory.message).toMatch(
+    /^Working directory (is not a directory|does not exist): \/etc\/hostname$/,
+  );
   const missingCommand = await failure(spawnProcess(request("acp-terminal-no-such-command", "/")));
-  expect(missingCommand.message).toBe("Command not found: acp-terminal-no-such-command (ENOENT). Check the command name and PATH.");
+  expect(missingCommand.message).toBe(
+    "Command not found: acp-terminal-no-such-command (ENOENT). Check the command name and PATH.",
+  );
 });
 
 it("checks a PTY's cwd before spawning (node-pty cannot report it)", async () => {
-  const missingCwd = await failure(spawnProcess(request("true", "/nonexistent/acp-terminal", { cols: 80, rows: 24 })));
+  const missingCwd = await failure(
+    spawnProcess(request("true", "/nonexistent/acp-terminal", { cols: 80, rows: 24 })),
+  );
   expect(missingCwd.message).toBe("Working directory does not exist: /nonexistent/acp-terminal");
 });

@@ -12,7 +12,11 @@ const collectGarbage = runInNewContext("gc") as () => void;
 const controller = new AbortController();
 
 /** Starts `sleep 30` with pipes; returns the process and weak references to its request and env. */
-async function start(): Promise<{ spawned: SpawnedProcess; request: WeakRef<SpawnRequest>; env: WeakRef<object> }> {
+async function start(): Promise<{
+  spawned: SpawnedProcess;
+  request: WeakRef<SpawnRequest>;
+  env: WeakRef<object>;
+}> {
   const request: SpawnRequest = {
     file: "sleep",
     args: ["30"],

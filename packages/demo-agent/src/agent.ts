@@ -1,7 +1,16 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 // The unstable v1 surface: it accepts `{type: "acp"}` MCP servers in session/new and carries mcp/message.
-import { agent, isMcpServerAcp, McpOverAcpCaller, methods, PROTOCOL_VERSION, RequestError, type AgentApp, type ContentBlock } from "@agentclientprotocol/sdk/unstable";
+import {
+  agent,
+  isMcpServerAcp,
+  McpOverAcpCaller,
+  methods,
+  PROTOCOL_VERSION,
+  RequestError,
+  type AgentApp,
+  type ContentBlock,
+} from "@agentclientprotocol/sdk/unstable";
 import { SqliteRunStore } from "acp-process/sqlite";
 import { TerminalHost } from "acp-terminal";
 import { dispatch } from "./commands/index.js";
@@ -36,7 +45,13 @@ export function demoAgent(options: DemoAgentOptions = {}): DemoAgent {
   const store = options.storePath === undefined ? undefined : new SqliteRunStore(options.storePath);
   const manager = sessionsManager(sessions, store);
   // Runs a previous agent left running in the store become `lost` (with a notice), before any new run.
-  const recovered = store === undefined ? Promise.resolve() : manager.recover().then(() => undefined, (error: unknown) => reportError("recovering the run store", error));
+  const recovered =
+    store === undefined
+      ? Promise.resolve()
+      : manager.recover().then(
+          () => undefined,
+          (error: unknown) => reportError("recovering the run store", error),
+        );
   let clientCapabilities: unknown;
   let localHost: TerminalHost | undefined;
   const local = (): TerminalHost => (localHost ??= new TerminalHost());
@@ -46,14 +61,36 @@ export function demoAgent(options: DemoAgentOptions = {}): DemoAgent {
     .onRequest("initialize", ({ params }) => {
       clientCapabilities = params.clientCapabilities;
       // mcpCapabilities.acp: a client may offer its terminals as an MCP server over this connection.
-      return { protocolVersion: PROTOCOL_VERSION, agentCapabilities: { loadSession: false, mcpCapabilities: { acp: true } }, agentInfo: { name: "demo-agent", version: "0.1.0" } };
+      return {
+        protocolVersion: PROTOCOL_VERSION,
+        agentCapabilities: { loadSession: false, mcpCapabilities: { acp: true } },
+        agentInfo: { name: "demo-agent", version: "0.1.0" },
+      };
     })
     .onNotification(methods.agent.mcp.message, mcp.handleNotification)
     .onRequest("session/new", async ({ params, client }) => {
-      if (!path.isAbsolute(params.cwd)) throw RequestError.invalidParams({ cwd: params.cwd }, `cwd must be an absolute path, received ${JSON.stringify(params.cwd)}`);
+      if (!path.isAbsolute(params.cwd))
+        throw RequestError.invalidParams(
+          { cwd: params.cwd },
+          `cwd must be an absolute path, received ${JSON.stringify(params.cwd)}`,
+        );
       const sessionId = randomUUID();
-      const mcpTerminals = await findMcpTerminals(mcp, client, clientCapabilities, params.mcpServers.filter(isMcpServerAcp));
-      sessions.set(sessionId, new DemoSession(sessionId, params.cwd, client, chooseMode(clientCapabilities, client, sessionId, local, mcpTerminals), manager));
+      const mcpTerminals = await findMcpTerminals(
+        mcp,
+        client,
+        clientCapabilities,
+        params.mcpServers.filter(isMcpServerAcp),
+      );
+      sessions.set(
+        sessionId,
+        new DemoSession(
+          sessionId,
+          params.cwd,
+          client,
+          chooseMode(clientCapabilities, client, sessionId, local, mcpTerminals),
+          manager,
+        ),
+      );
       return { sessionId };
     })
     .onNotification("session/cancel", ({ params }) => sessions.get(params.sessionId)?.turn.abort())
@@ -64,7 +101,10 @@ export function demoAgent(options: DemoAgentOptions = {}): DemoAgent {
       session.turn = new AbortController();
       if (!session.introduced) {
         session.introduced = true;
-        const stored = options.storePath === undefined ? "" : ` Runs and their output are kept in ${options.storePath} (acp-process's SqliteRunStore).`;
+        const stored =
+          options.storePath === undefined
+            ? ""
+            : ` Runs and their output are kept in ${options.storePath} (acp-process's SqliteRunStore).`;
         await session.say(`demo-agent: ${session.mode.description}${stored}\n`, {
           event: "mode",
           provider: session.mode.provider.kind,

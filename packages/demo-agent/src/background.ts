@@ -45,14 +45,25 @@ export class BackgroundReporter {
     const run = this.session.manager.get(runId, { sessionId: this.session.id });
     const exitToCome = run.endedAtMs === null || this.calls.has(run.labels["toolCallId"] ?? "");
     if (!exitToCome) return Promise.resolve(run);
-    return new Promise((resolve) => this.waiters.set(runId, [...(this.waiters.get(runId) ?? []), resolve]));
+    return new Promise((resolve) =>
+      this.waiters.set(runId, [...(this.waiters.get(runId) ?? []), resolve]),
+    );
   }
 
   onEvent(event: RunEvent): void {
     if (event.type === "exit") void this.reportExit(event.run);
     if (event.type === "watch") {
       const text = `watch ${event.runId}: /${event.event}/ matched ${JSON.stringify(event.match)} (seq ${event.seq})\n`;
-      void this.send(this.session.say(text, { event: "watch", runId: event.runId, pattern: event.event, match: event.match, seq: event.seq }), `reporting a watcher hit of ${event.runId}`);
+      void this.send(
+        this.session.say(text, {
+          event: "watch",
+          runId: event.runId,
+          pattern: event.event,
+          match: event.match,
+          seq: event.seq,
+        }),
+        `reporting a watcher hit of ${event.runId}`,
+      );
     }
   }
 
@@ -73,8 +84,17 @@ export class BackgroundReporter {
   /** Finishes the run's tool call and says that it ended. */
   private async announce(call: ToolCall, run: RunSnapshot): Promise<RunSnapshot> {
     const output = this.session.outputTail(run.id);
-    await this.send(call.finish(toolStatusOf(run), `${describeRun(run)}\n${fenced(output)}`, runFacts(run)), `finishing the tool call of ${run.id}`);
-    await this.send(this.session.say(`Background run ${run.id} ended: ${describeRun(run)}.\n`, { event: "exit", ...runFacts(run) }), `reporting the exit of ${run.id}`);
+    await this.send(
+      call.finish(toolStatusOf(run), `${describeRun(run)}\n${fenced(output)}`, runFacts(run)),
+      `finishing the tool call of ${run.id}`,
+    );
+    await this.send(
+      this.session.say(`Background run ${run.id} ended: ${describeRun(run)}.\n`, {
+        event: "exit",
+        ...runFacts(run),
+      }),
+      `reporting the exit of ${run.id}`,
+    );
     return run;
   }
 

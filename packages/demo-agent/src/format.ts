@@ -11,11 +11,15 @@ export function describeRun(run: RunSnapshot): string {
   if (run.durationMs !== null) parts.push(`${run.durationMs} ms`);
   const summary = parts.join(", ");
   // A failure's error says why (spawn error, lost terminal); for the other statuses it repeats the above.
-  return run.error !== null && (run.status === "failed" || run.status === "lost") ? `${summary} (${run.error})` : summary;
+  return run.error !== null && (run.status === "failed" || run.status === "lost")
+    ? `${summary} (${run.error})`
+    : summary;
 }
 
 function timedOut(run: RunSnapshot): string {
-  return run.cause === "inactivity" ? `timed_out after ${run.idleTimeoutMs} ms without output` : `timed_out after ${run.timeoutMs} ms`;
+  return run.cause === "inactivity"
+    ? `timed_out after ${run.idleTimeoutMs} ms without output`
+    : `timed_out after ${run.timeoutMs} ms`;
 }
 
 /** The facts of a run for `rawOutput`: what a program checking the session needs. */

@@ -11,10 +11,14 @@ const USAGE =
 
 let values: { store?: string; help?: boolean };
 try {
-  ({ values } = parseArgs({ options: { store: { type: "string" }, help: { type: "boolean", short: "h" } } }));
+  ({ values } = parseArgs({
+    options: { store: { type: "string" }, help: { type: "boolean", short: "h" } },
+  }));
 } catch (error) {
   // An unknown flag, a stray argument, or --store without its path.
-  process.stderr.write(`demo-agent: ${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+  process.stderr.write(
+    `demo-agent: ${error instanceof Error ? error.message : String(error)}\n${USAGE}`,
+  );
   process.exit(2);
 }
 if (values.help) {
@@ -22,7 +26,9 @@ if (values.help) {
   process.exit(0);
 }
 if (values.store !== undefined && (values.store === "" || values.store.startsWith("-"))) {
-  process.stderr.write(`demo-agent: --store expects a file path, e.g. --store runs.db, received ${JSON.stringify(values.store)}\n${USAGE}`);
+  process.stderr.write(
+    `demo-agent: --store expects a file path, e.g. --store runs.db, received ${JSON.stringify(values.store)}\n${USAGE}`,
+  );
   process.exit(2);
 }
 const storePath = values.store ?? (process.env["DEMO_STORE"] || undefined);
@@ -35,7 +41,10 @@ try {
   process.stderr.write(`demo-agent: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 }
-const stream = ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
+const stream = ndJsonStream(
+  Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+  Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+);
 const connection = demo.app.connect(stream);
 
 let exiting = false;
@@ -49,6 +58,10 @@ async function shutdown(code: number): Promise<void> {
 
 // The client closing our stdin ends every session.
 void connection.closed.then(() => shutdown(0));
-for (const [signal, code] of [["SIGTERM", 143], ["SIGINT", 130], ["SIGHUP", 129]] as const) {
+for (const [signal, code] of [
+  ["SIGTERM", 143],
+  ["SIGINT", 130],
+  ["SIGHUP", 129],
+] as const) {
   process.once(signal, () => void shutdown(code));
 }

@@ -1,4 +1,8 @@
-import type { AgentContext, McpOverAcpCaller, McpServerAcpDeclaration } from "@agentclientprotocol/sdk/unstable";
+import type {
+  AgentContext,
+  McpOverAcpCaller,
+  McpServerAcpDeclaration,
+} from "@agentclientprotocol/sdk/unstable";
 import { detectClientTerminalSupport, mcpOverAcpTools, type McpToolCall } from "acp-process";
 import { reportError } from "./report-error.js";
 
@@ -9,13 +13,24 @@ const TERMINAL_TOOLS = ["exec", "process"];
  * The first MCP server the client declared over ACP whose tools are a terminal server's, when the
  * client has no terminal capability of its own (v1 terminals come first). Undefined otherwise.
  */
-export async function findMcpTerminals(mcp: McpOverAcpCaller, client: AgentContext, clientCapabilities: unknown, declared: McpServerAcpDeclaration[]): Promise<{ name: string; call: McpToolCall } | undefined> {
+export async function findMcpTerminals(
+  mcp: McpOverAcpCaller,
+  client: AgentContext,
+  clientCapabilities: unknown,
+  declared: McpServerAcpDeclaration[],
+): Promise<{ name: string; call: McpToolCall } | undefined> {
   if (detectClientTerminalSupport(clientCapabilities).terminal) return undefined;
   for (const server of declared) {
     try {
       const outcome = await mcp.request(client, server.serverId, "tools/list", {});
-      const names = "result" in outcome ? ((outcome.result as { tools?: { name: string }[] }).tools ?? []).map((tool) => tool.name) : [];
-      if (TERMINAL_TOOLS.every((name) => names.includes(name))) return { name: server.name, call: mcpOverAcpTools(mcp, client, server.serverId) };
+      const names =
+        "result" in outcome
+          ? ((outcome.result as { tools?: { name: string }[] }).tools ?? []).map(
+              (tool) => tool.name,
+            )
+          : [];
+      if (TERMINAL_TOOLS.every((name) => names.includes(name)))
+        return { name: server.name, call: mcpOverAcpTools(mcp, client, server.serverId) };
     } catch (error) {
       reportError(`listing the tools of the client's MCP server ${server.name}`, error);
     }

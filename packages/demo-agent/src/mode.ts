@@ -1,5 +1,12 @@
 import type { AgentContext } from "@agentclientprotocol/sdk/unstable";
-import { AcpTerminalProvider, detectClientTerminalSupport, LocalTerminalProvider, McpToolsProvider, type McpToolCall, type TerminalProvider } from "acp-process";
+import {
+  AcpTerminalProvider,
+  detectClientTerminalSupport,
+  LocalTerminalProvider,
+  McpToolsProvider,
+  type McpToolCall,
+  type TerminalProvider,
+} from "acp-process";
 import type { TerminalHost } from "acp-terminal";
 
 /** Where a session's commands run, and how to say so. */
@@ -17,7 +24,13 @@ export interface ExecutionMode {
  * terminal server when the session declared one, else local processes. `localHost` is called only
  * when needed, so an agent whose client has terminals starts none.
  */
-export function chooseMode(clientCapabilities: unknown, client: AgentContext, sessionId: string, localHost: () => TerminalHost, mcpTerminals?: { name: string; call: McpToolCall }): ExecutionMode {
+export function chooseMode(
+  clientCapabilities: unknown,
+  client: AgentContext,
+  sessionId: string,
+  localHost: () => TerminalHost,
+  mcpTerminals?: { name: string; call: McpToolCall },
+): ExecutionMode {
   const support = detectClientTerminalSupport(clientCapabilities);
   if (!support.terminal && mcpTerminals) {
     return {
@@ -42,7 +55,13 @@ export function chooseMode(clientCapabilities: unknown, client: AgentContext, se
   }
   const { cursors, outputSince, write, pty, signal } = support.capabilities;
   // outputSince (`_meta["acp-terminal"].outputSince`): each read returns only the new bytes.
-  const extras = Object.entries({ "exact output cursors": cursors, "exact increments": outputSince, stdin: write, PTY: pty, signals: signal })
+  const extras = Object.entries({
+    "exact output cursors": cursors,
+    "exact increments": outputSince,
+    stdin: write,
+    PTY: pty,
+    signals: signal,
+  })
     .filter(([, on]) => on)
     .map(([name]) => name);
   const extension =

@@ -55,14 +55,21 @@ function parseRun(rest: string): Command {
   while ((flag = RUN_FLAG.exec(command)) !== null) {
     const seconds = Number(flag[2]);
     if (!Number.isFinite(seconds) || seconds <= 0) {
-      return invalid(`run --${flag[1]} expects a number of seconds above 0, received "${flag[2]}".`);
+      return invalid(
+        `run --${flag[1]} expects a number of seconds above 0, received "${flag[2]}".`,
+      );
     }
     if (flag[1] === "timeout") timeoutSeconds = seconds;
     else idleSeconds = seconds;
     command = flag[3]!.trim();
   }
   if (command === "") return invalid('run needs a command, e.g. "run ls -la".');
-  return { name: "run", command, timeoutSeconds, ...(idleSeconds !== undefined ? { idleSeconds } : {}) };
+  return {
+    name: "run",
+    command,
+    timeoutSeconds,
+    ...(idleSeconds !== undefined ? { idleSeconds } : {}),
+  };
 }
 
 const BG_FLAG = /^--(stdin|pty)(?:\s+|$)([\s\S]*)$/;
@@ -78,7 +85,8 @@ function parseBg(rest: string): Command {
     else pty = true;
     command = flag[2]!.trim();
   }
-  if (command === "") return invalid('bg needs a command, e.g. "bg npm run build" or "bg --stdin python3 -i".');
+  if (command === "")
+    return invalid('bg needs a command, e.g. "bg npm run build" or "bg --stdin python3 -i".');
   return { name: "bg", command, stdin, pty };
 }
 
@@ -87,20 +95,28 @@ function parseSend(rest: string): Command {
   const flag = /^--eof(?:\s+|$)([\s\S]*)$/.exec(rest);
   const { word: id, rest: text } = firstWord(flag ? flag[1]! : rest);
   if (id === "" || (text === "" && !flag)) {
-    return invalid('send expects a run id and a line of text, e.g. "send run_1a2b3c4d5e yes", or "send --eof run_1a2b3c4d5e" to close its stdin.');
+    return invalid(
+      'send expects a run id and a line of text, e.g. "send run_1a2b3c4d5e yes", or "send --eof run_1a2b3c4d5e" to close its stdin.',
+    );
   }
   return { name: "send", id, text: text === "" ? null : text, eof: flag !== null };
 }
 
 function parseKeys(rest: string): Command {
   const [id, ...keys] = rest.split(/\s+/).filter(Boolean);
-  if (id === undefined || keys.length === 0) return invalid('keys expects a run id and key names, e.g. "keys run_1a2b3c4d5e y Enter" or "keys run_1a2b3c4d5e C-c".');
+  if (id === undefined || keys.length === 0)
+    return invalid(
+      'keys expects a run id and key names, e.g. "keys run_1a2b3c4d5e y Enter" or "keys run_1a2b3c4d5e C-c".',
+    );
   return { name: "keys", id, keys };
 }
 
 function parseId(name: "poll" | "kill", rest: string): Command {
   const { word, rest: extra } = firstWord(rest);
-  if (word === "" || extra !== "") return invalid(`${name} expects one run id, e.g. "${name} run_1a2b3c4d5e" (ids are shown by bg and list).`);
+  if (word === "" || extra !== "")
+    return invalid(
+      `${name} expects one run id, e.g. "${name} run_1a2b3c4d5e" (ids are shown by bg and list).`,
+    );
   return { name, id: word };
 }
 
@@ -114,7 +130,10 @@ function parseKill(rest: string): Command {
 
 function parseLog(rest: string): Command {
   const [id, count, ...extra] = rest.split(/\s+/).filter(Boolean);
-  if (id === undefined || extra.length > 0) return invalid('log expects a run id and an optional line count, e.g. "log run_1a2b3c4d5e 50".');
+  if (id === undefined || extra.length > 0)
+    return invalid(
+      'log expects a run id and an optional line count, e.g. "log run_1a2b3c4d5e 50".',
+    );
   if (count === undefined) return { name: "log", id, lines: DEFAULT_LOG_LINES };
   const lines = Number(count);
   if (!Number.isInteger(lines) || lines < 1 || lines > MAX_LOG_LINES) {
@@ -125,13 +144,18 @@ function parseLog(rest: string): Command {
 
 function parseWatch(rest: string): Command {
   const { word: id, rest: pattern } = firstWord(rest);
-  if (id === "" || pattern === "") return invalid('watch expects a run id and a regular expression, e.g. "watch run_1a2b3c4d5e ERROR|done".');
+  if (id === "" || pattern === "")
+    return invalid(
+      'watch expects a run id and a regular expression, e.g. "watch run_1a2b3c4d5e ERROR|done".',
+    );
   // Accept /regex/ as people often type it.
   const regex = /^\/(.+)\/$/.exec(pattern)?.[1] ?? pattern;
   try {
     new RegExp(regex);
   } catch (error) {
-    return invalid(`watch: not a valid regular expression: ${regex} (${(error as Error).message}).`);
+    return invalid(
+      `watch: not a valid regular expression: ${regex} (${(error as Error).message}).`,
+    );
   }
   return { name: "watch", id, regex };
 }
@@ -159,7 +183,9 @@ export function parseCommand(text: string): Command {
     case "list":
     case "help":
     case "demo":
-      return rest === "" ? { name: word.toLowerCase() as "list" | "help" | "demo" } : invalid(`${word} takes no arguments.`);
+      return rest === ""
+        ? { name: word.toLowerCase() as "list" | "help" | "demo" }
+        : invalid(`${word} takes no arguments.`);
     case "":
       return invalid("The prompt is empty.");
     default:

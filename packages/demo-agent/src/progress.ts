@@ -18,7 +18,9 @@ export function followProgress(session: DemoSession, call: ToolCall, runId: stri
   let timer: NodeJS.Timeout | undefined;
   const send = (): void => {
     timer = undefined;
-    void call.progress(fenced(session.outputTail(runId))).catch((error: unknown) => reportError(`sending the progress of ${runId}`, error));
+    void call
+      .progress(fenced(session.outputTail(runId)))
+      .catch((error: unknown) => reportError(`sending the progress of ${runId}`, error));
   };
   const unsubscribe = session.manager.subscribe((event) => {
     if (event.type === "exit" && event.run.id === runId) {

@@ -4,5 +4,7 @@
  * caller then carries on: the run settles or the session ends either way.
  */
 export function reportError(what: string, error: unknown): void {
-  process.stderr.write(`demo-agent: ${what} failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `demo-agent: ${what} failed: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
 }

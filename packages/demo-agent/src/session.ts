@@ -45,7 +45,11 @@ export class DemoSession {
   }
 
   /** Runs `body` as one tool call: announced pending; marked failed with the message if `body` throws. */
-  async tool<T>(title: string, rawInput: Record<string, unknown>, body: (call: ToolCall) => Promise<T>): Promise<T> {
+  async tool<T>(
+    title: string,
+    rawInput: Record<string, unknown>,
+    body: (call: ToolCall) => Promise<T>,
+  ): Promise<T> {
     const call = new ToolCall(this.client, this.id, title, rawInput);
     await call.pending();
     try {
@@ -70,7 +74,10 @@ export class DemoSession {
   async untilDone(runId: string): Promise<RunSnapshot> {
     const signal = this.turn.signal;
     // A failed kill is reported; the wait below still settles (acp-process bounds every kill).
-    const kill = (): void => void this.manager.kill(runId, { sessionId: this.id }).catch((error: unknown) => reportError(`killing ${runId} on cancel`, error));
+    const kill = (): void =>
+      void this.manager
+        .kill(runId, { sessionId: this.id })
+        .catch((error: unknown) => reportError(`killing ${runId} on cancel`, error));
     signal.addEventListener("abort", kill, { once: true });
     try {
       return await this.manager.wait(runId, { sessionId: this.id });
@@ -82,7 +89,19 @@ export class DemoSession {
   /** Kills this session's live runs; each releases its terminal. */
   async dispose(): Promise<void> {
     this.turn.abort();
-    const live = this.manager.list({ sessionId: this.id, status: ["running", "queued"], limit: 500 });
-    await Promise.all(live.map((run) => this.manager.kill(run.id, { sessionId: this.id }).catch((error: unknown) => reportError(`killing ${run.id} at the end of the session`, error))));
+    const live = this.manager.list({
+      sessionId: this.id,
+      status: ["running", "queued"],
+      limit: 500,
+    });
+    await Promise.all(
+      live.map((run) =>
+        this.manager
+          .kill(run.id, { sessionId: this.id })
+          .catch((error: unknown) =>
+            reportError(`killing ${run.id} at the end of the session`, error),
+          ),
+      ),
+    );
   }
 }

@@ -1,5 +1,9 @@
 import { randomUUID } from "node:crypto";
-import type { AgentContext, ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk/unstable";
+import type {
+  AgentContext,
+  ToolCallContent,
+  ToolCallStatus,
+} from "@agentclientprotocol/sdk/unstable";
 import type { RunSnapshot } from "acp-process";
 
 /**
@@ -24,7 +28,14 @@ export class ToolCall {
   async pending(): Promise<void> {
     await this.client.notify("session/update", {
       sessionId: this.sessionId,
-      update: { sessionUpdate: "tool_call", toolCallId: this.id, title: this.title, kind: "execute", status: "pending", rawInput: this.rawInput },
+      update: {
+        sessionUpdate: "tool_call",
+        toolCallId: this.id,
+        title: this.title,
+        kind: "execute",
+        status: "pending",
+        rawInput: this.rawInput,
+      },
     });
   }
 
@@ -37,7 +48,9 @@ export class ToolCall {
 
   /** A status update while it runs: the text given to `running`, then `output`. */
   async progress(output: string): Promise<void> {
-    await this.update("in_progress", [textContent(this.runningText === undefined ? output : `${this.runningText}\n${output}`)]);
+    await this.update("in_progress", [
+      textContent(this.runningText === undefined ? output : `${this.runningText}\n${output}`),
+    ]);
   }
 
   async finish(status: ToolCallStatus, text: string, rawOutput: unknown): Promise<void> {
@@ -49,11 +62,24 @@ export class ToolCall {
     await this.update("failed", [textContent(message)], { error: message });
   }
 
-  private async update(status: ToolCallStatus, text: ToolCallContent[], rawOutput?: unknown): Promise<void> {
-    const content: ToolCallContent[] = this.terminalId === null ? text : [{ type: "terminal", terminalId: this.terminalId }, ...text];
+  private async update(
+    status: ToolCallStatus,
+    text: ToolCallContent[],
+    rawOutput?: unknown,
+  ): Promise<void> {
+    const content: ToolCallContent[] =
+      this.terminalId === null
+        ? text
+        : [{ type: "terminal", terminalId: this.terminalId }, ...text];
     await this.client.notify("session/update", {
       sessionId: this.sessionId,
-      update: { sessionUpdate: "tool_call_update", toolCallId: this.id, status, content, ...(rawOutput !== undefined ? { rawOutput } : {}) },
+      update: {
+        sessionUpdate: "tool_call_update",
+        toolCallId: this.id,
+        status,
+        content,
+        ...(rawOutput !== undefined ? { rawOutput } : {}),
+      },
     });
   }
 }

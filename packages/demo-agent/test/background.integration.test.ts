@@ -21,7 +21,9 @@ afterEach(async () => {
 
 function localSession(): DemoSession {
   host = new TerminalHost();
-  const provider = new LocalTerminalProvider(host, { owner: { connectionId: "test", sessionId: "s1" } });
+  const provider = new LocalTerminalProvider(host, {
+    owner: { connectionId: "test", sessionId: "s1" },
+  });
   const client = { notify: async () => {} } as unknown as AgentContext;
   fixture = testSession(provider, client);
   return fixture.session;
@@ -30,19 +32,27 @@ function localSession(): DemoSession {
 describe("the background reporter", () => {
   it("keeps nothing of runs whose exit has been reported, and answers a late reported() at once", async () => {
     const session = localSession();
-    const runs = await Promise.all(["true", "false", "echo three"].map((command) => bgCommand(session, command)));
+    const runs = await Promise.all(
+      ["true", "false", "echo three"].map((command) => bgCommand(session, command)),
+    );
     const ended = await Promise.all(runs.map((run) => session.background.reported(run.id)));
     expect(ended.map((run) => run.exitCode)).toEqual([0, 1, 0]);
     expect(session.background.pending).toBe(0);
     // Asked again after the fact: the run's final snapshot, with nothing kept for it.
-    expect(await session.background.reported(runs[1]!.id)).toMatchObject({ id: runs[1]!.id, status: "failed", exitCode: 1 });
+    expect(await session.background.reported(runs[1]!.id)).toMatchObject({
+      id: runs[1]!.id,
+      status: "failed",
+      exitCode: 1,
+    });
     expect(session.background.pending).toBe(0);
   });
 
   it("forgets the tool call of a bg whose start throws", async () => {
     const session = localSession();
     // acp-process refuses a watcher that could backtrack catastrophically, before anything runs.
-    await expect(bgCommand(session, "true", { watch: [{ regex: "(a+)+" }] })).rejects.toMatchObject({ code: "invalid_params" });
+    await expect(bgCommand(session, "true", { watch: [{ regex: "(a+)+" }] })).rejects.toMatchObject(
+      { code: "invalid_params" },
+    );
     expect(session.background.pending).toBe(0);
   });
 });

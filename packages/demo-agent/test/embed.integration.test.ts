@@ -32,7 +32,9 @@ afterEach(async () => {
 function recordingSession(): { session: DemoSession; log: string[] } {
   const log: string[] = [];
   host = new TerminalHost();
-  const local = new LocalTerminalProvider(host, { owner: { connectionId: "test", sessionId: "s1" } });
+  const local = new LocalTerminalProvider(host, {
+    owner: { connectionId: "test", sessionId: "s1" },
+  });
   const provider = new Proxy(local, {
     get(target, key) {
       if (key === "release") {
@@ -42,7 +44,9 @@ function recordingSession(): { session: DemoSession; log: string[] } {
         };
       }
       const value: unknown = Reflect.get(target, key);
-      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      return typeof value === "function"
+        ? (value as (...args: unknown[]) => unknown).bind(target)
+        : value;
     },
   }) as TerminalProvider;
 
@@ -51,7 +55,8 @@ function recordingSession(): { session: DemoSession; log: string[] } {
   const client = {
     async notify(_method: string, params: { update: Update }) {
       const { update } = params;
-      if (update.status !== "in_progress" || !update.content?.some((c) => c.type === "terminal")) return;
+      if (update.status !== "in_progress" || !update.content?.some((c) => c.type === "terminal"))
+        return;
       log.push("embed sent");
       // Held until the command has exited and one more turn of the event loop has passed.
       await exit;
@@ -79,7 +84,10 @@ describe("demo-agent embeds a run's terminal before the run releases it", () => 
   it("bg true", async () => {
     const { session, log } = recordingSession();
     const started = await bgCommand(session, "true");
-    expect(await session.background.reported(started.id)).toMatchObject({ status: "completed", exitCode: 0 });
+    expect(await session.background.reported(started.id)).toMatchObject({
+      status: "completed",
+      exitCode: 0,
+    });
     await session.manager.wait(started.id);
     expect(log).toEqual(["embed sent", "embed delivered", "release"]);
   });

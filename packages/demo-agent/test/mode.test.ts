@@ -19,11 +19,21 @@ describe("the mode line", () => {
 
   it("leaves out exact increments when the client does not advertise outputSince", () => {
     const capabilities = terminalClientCapabilities();
-    const mode = chooseMode({ ...capabilities, _meta: { "acp-terminal": { ...capabilities._meta["acp-terminal"], outputSince: false } } }, client, "s1", noLocalHost);
+    const mode = chooseMode(
+      {
+        ...capabilities,
+        _meta: { "acp-terminal": { ...capabilities._meta["acp-terminal"], outputSince: false } },
+      },
+      client,
+      "s1",
+      noLocalHost,
+    );
     expect(mode.description).toContain("(exact output cursors, stdin, PTY, signals)");
   });
 
   it("says when the client has only the five terminal/* calls", () => {
-    expect(chooseMode({ terminal: true }, client, "s1", noLocalHost).description).toContain("the five terminal/* calls only");
+    expect(chooseMode({ terminal: true }, client, "s1", noLocalHost).description).toContain(
+      "the five terminal/* calls only",
+    );
   });
 });

@@ -37,10 +37,13 @@ afterEach(async () => {
 function recordingSession(): { session: DemoSession; updates: { atMs: number; update: Update }[] } {
   const updates: { atMs: number; update: Update }[] = [];
   host = new TerminalHost();
-  const provider = new LocalTerminalProvider(host, { owner: { connectionId: "test", sessionId: "s1" } });
+  const provider = new LocalTerminalProvider(host, {
+    owner: { connectionId: "test", sessionId: "s1" },
+  });
   const client = {
     async notify(_method: string, params: { update: Update }) {
-      if (params.update.sessionUpdate.startsWith("tool_call")) updates.push({ atMs: performance.now(), update: params.update });
+      if (params.update.sessionUpdate.startsWith("tool_call"))
+        updates.push({ atMs: performance.now(), update: params.update });
     },
   } as unknown as AgentContext;
   fixture = testSession(provider, client);
@@ -54,17 +57,26 @@ async function tickingCommand(): Promise<string> {
   return `i=0; until [ -e '${gate.prefix}go' ]; do i=$((i+1)); echo "tick $i"; sleep 0.02; done; echo done`;
 }
 
-const text = (update: Update): string => (update.content ?? []).map((c) => c.content?.text ?? "").join("");
-const progressOf = (updates: { atMs: number; update: Update }[]) => updates.filter(({ update }) => update.status === "in_progress" && /tick \d+/.test(text(update)));
+const text = (update: Update): string =>
+  (update.content ?? []).map((c) => c.content?.text ?? "").join("");
+const progressOf = (updates: { atMs: number; update: Update }[]) =>
+  updates.filter(({ update }) => update.status === "in_progress" && /tick \d+/.test(text(update)));
 
 /** Checks the updates of one tool call: throttled progress with the output, and nothing after the end. */
-function expectThrottledProgress(updates: { atMs: number; update: Update }[], finalStatus: string): void {
+function expectThrottledProgress(
+  updates: { atMs: number; update: Update }[],
+  finalStatus: string,
+): void {
   const progress = progressOf(updates);
   expect(progress.length).toBeGreaterThanOrEqual(3);
   for (let i = 1; i < progress.length; i++) {
-    expect(progress[i]!.atMs - progress[i - 1]!.atMs).toBeGreaterThanOrEqual(PROGRESS_INTERVAL_MS - 5); // timer granularity
+    expect(progress[i]!.atMs - progress[i - 1]!.atMs).toBeGreaterThanOrEqual(
+      PROGRESS_INTERVAL_MS - 5,
+    ); // timer granularity
   }
-  const ticks = progress.map(({ update }) => Math.max(...[...text(update).matchAll(/tick (\d+)/g)].map((m) => Number(m[1]))));
+  const ticks = progress.map(({ update }) =>
+    Math.max(...[...text(update).matchAll(/tick (\d+)/g)].map((m) => Number(m[1]))),
+  );
   expect([...ticks].sort((a, b) => a - b)).toEqual(ticks); // each shows the newest output so far
   expect(updates.at(-1)!.update.status).toBe(finalStatus);
   expect(updates.filter(({ update }) => update.status === finalStatus)).toHaveLength(1);
@@ -74,7 +86,10 @@ describe("status updates while a command runs", () => {
   it("run: the output so far, at most one update per interval, none after the end", async () => {
     const { session, updates } = recordingSession();
     const result = runCommand(session, await tickingCommand(), 30);
-    await until(() => progressOf(updates).length >= 3, { timeoutMs: 10_000, message: "three progress updates" });
+    await until(() => progressOf(updates).length >= 3, {
+      timeoutMs: 10_000,
+      message: "three progress updates",
+    });
     await gate!.open("go");
     expect((await result).run).toMatchObject({ status: "completed", exitCode: 0 });
     expectThrottledProgress(updates, "completed");
@@ -83,10 +98,18 @@ describe("status updates while a command runs", () => {
   it("bg: the same until its exit is reported, and its start text is kept above the output", async () => {
     const { session, updates } = recordingSession();
     const run = await bgCommand(session, await tickingCommand());
-    await until(() => progressOf(updates).length >= 3, { timeoutMs: 10_000, message: "three progress updates" });
-    expect(text(progressOf(updates)[0]!.update)).toMatch(new RegExp(`^Started ${run.id} in the background\\. .*\\n\`\`\`\\ntick 1\\n`));
+    await until(() => progressOf(updates).length >= 3, {
+      timeoutMs: 10_000,
+      message: "three progress updates",
+    });
+    expect(text(progressOf(updates)[0]!.update)).toMatch(
+      new RegExp(`^Started ${run.id} in the background\\. .*\\n\`\`\`\\ntick 1\\n`),
+    );
     await gate!.open("go");
-    expect(await session.background.reported(run.id)).toMatchObject({ status: "completed", exitCode: 0 });
+    expect(await session.background.reported(run.id)).toMatchObject({
+      status: "completed",
+      exitCode: 0,
+    });
     expectThrottledProgress(updates, "completed");
   });
 });

@@ -22,7 +22,9 @@ afterEach(async () => {
 describe("a report the client cannot take", () => {
   it("is logged on stderr with the run it was about", async () => {
     host = new TerminalHost();
-    const provider = new LocalTerminalProvider(host, { owner: { connectionId: "test", sessionId: "s1" } });
+    const provider = new LocalTerminalProvider(host, {
+      owner: { connectionId: "test", sessionId: "s1" },
+    });
     let gone = false;
     const client = {
       async notify() {
@@ -40,7 +42,10 @@ describe("a report the client cannot take", () => {
     const started = await bgCommand(session, "sleep 30");
     gone = true; // the client goes away while the run is still going
     await session.manager.kill(started.id, { sessionId: "s1" });
-    expect(await session.background.reported(started.id)).toMatchObject({ id: started.id, status: "killed" });
+    expect(await session.background.reported(started.id)).toMatchObject({
+      id: started.id,
+      status: "killed",
+    });
     expect(stderr).toEqual([
       `demo-agent: finishing the tool call of ${started.id} failed: connection closed\n`,
       `demo-agent: reporting the exit of ${started.id} failed: connection closed\n`,

@@ -10,10 +10,20 @@ export interface TestSession {
 }
 
 /** A session "s1" in the working directory, with its own agent-wide manager, as the agent builds one. */
-export function testSession(provider: TerminalProvider, client: AgentContext, clientTerminals = false): TestSession {
+export function testSession(
+  provider: TerminalProvider,
+  client: AgentContext,
+  clientTerminals = false,
+): TestSession {
   const sessions = new Map<string, DemoSession>();
   const manager = sessionsManager(sessions);
-  const session = new DemoSession("s1", process.cwd(), client, { provider, clientTerminals, description: "test" }, manager);
+  const session = new DemoSession(
+    "s1",
+    process.cwd(),
+    client,
+    { provider, clientTerminals, description: "test" },
+    manager,
+  );
   sessions.set(session.id, session);
   return {
     session,

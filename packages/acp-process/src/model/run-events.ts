@@ -22,7 +22,16 @@ export type RunEvent =
   | { type: "status"; run: RunSnapshot; previous: RunStatus | null }
   | { type: "output"; runId: string; sessionId: string; item: RunItem }
   /** `seq` is the hit's `event` item; `snippet` the last output (at most 400 characters) when it matched. */
-  | { type: "watch"; runId: string; sessionId: string; watcherId: string; event: string; match: string; seq: number; snippet: string }
+  | {
+      type: "watch";
+      runId: string;
+      sessionId: string;
+      watcherId: string;
+      event: string;
+      match: string;
+      seq: number;
+      snippet: string;
+    }
   | { type: "exit"; run: RunSnapshot };
 
 export type RunEventSink = (event: RunEvent) => void;

@@ -1,17 +1,25 @@
 import type { ResourceUsage } from "../providers/proc-usage.js";
 
 /** Statuses a run moves through. `lost` only ever comes from start-up recovery. */
-export type RunStatus = "queued" | "running" | "completed" | "failed" | "killed" | "timed_out" | "lost";
+export type RunStatus =
+  "queued" | "running" | "completed" | "failed" | "killed" | "timed_out" | "lost";
 
 export const ACTIVE_STATUSES: readonly RunStatus[] = ["queued", "running"];
-export const FINISHED_STATUSES: readonly RunStatus[] = ["completed", "failed", "killed", "timed_out", "lost"];
+export const FINISHED_STATUSES: readonly RunStatus[] = [
+  "completed",
+  "failed",
+  "killed",
+  "timed_out",
+  "lost",
+];
 
 export function isFinished(status: RunStatus): boolean {
   return status !== "queued" && status !== "running";
 }
 
 /** Why a run ended other than on its own. The first cause wins. */
-export type TerminationCause = "timeout" | "inactivity" | "kill" | "dispose" | "spawn_error" | "provider_error";
+export type TerminationCause =
+  "timeout" | "inactivity" | "kill" | "dispose" | "spawn_error" | "provider_error";
 
 /** Everything persisted about a run (not its output). */
 export interface RunRecord {

@@ -1,4 +1,12 @@
-import { ACP_TERMINAL_META_KEY, EXTENSION_METHODS, outputCursorsSchema, signalNameSchema, type CreateTerminalMeta, type ExtensionMethodName, type ExtensionParamsInput } from "acp-terminal/protocol";
+import {
+  ACP_TERMINAL_META_KEY,
+  EXTENSION_METHODS,
+  outputCursorsSchema,
+  signalNameSchema,
+  type CreateTerminalMeta,
+  type ExtensionMethodName,
+  type ExtensionParamsInput,
+} from "acp-terminal/protocol";
 import { z } from "zod";
 import { detectClientTerminalSupport } from "./acp-capabilities.js";
 import type {
@@ -66,19 +74,28 @@ export class AcpTerminalProvider implements TerminalProvider {
       ...this.ref(terminalId),
       ...(sinceByte !== undefined ? { _meta: { [ACP_TERMINAL_META_KEY]: { sinceByte } } } : {}),
     });
-    const { output, truncated, exitStatus, _meta } = parseAnswer("terminal/output", outputResponseSchema, response);
+    const { output, truncated, exitStatus, _meta } = parseAnswer(
+      "terminal/output",
+      outputResponseSchema,
+      response,
+    );
     const cursors = _meta?.[ACP_TERMINAL_META_KEY];
     return {
       output,
       truncated,
       exitStatus: exitStatus ?? null,
       ...(cursors ? { totalBytes: cursors.totalBytes, droppedBytes: cursors.droppedBytes } : {}),
-      ...(cursors && sinceByte !== undefined && cursors.fromByte !== undefined ? { fromByte: cursors.fromByte } : {}),
+      ...(cursors && sinceByte !== undefined && cursors.fromByte !== undefined
+        ? { fromByte: cursors.fromByte }
+        : {}),
     };
   }
 
   async waitForExit(terminalId: string): Promise<ProviderExitStatus> {
-    const response = await this.connection.request<unknown>("terminal/wait_for_exit", this.ref(terminalId));
+    const response = await this.connection.request<unknown>(
+      "terminal/wait_for_exit",
+      this.ref(terminalId),
+    );
     return parseAnswer("terminal/wait_for_exit", exitStatusSchema, response);
   }
 
@@ -90,8 +107,13 @@ export class AcpTerminalProvider implements TerminalProvider {
     await this.connection.request("terminal/release", this.ref(terminalId));
   }
 
-  async write(terminalId: string, data: string | Uint8Array, options?: { eof?: boolean }): Promise<void> {
-    const payload = typeof data === "string" ? { data } : { dataBase64: Buffer.from(data).toString("base64") };
+  async write(
+    terminalId: string,
+    data: string | Uint8Array,
+    options?: { eof?: boolean },
+  ): Promise<void> {
+    const payload =
+      typeof data === "string" ? { data } : { dataBase64: Buffer.from(data).toString("base64") };
     await this.extension("write", {
       ...this.ref(terminalId),
       ...payload,
@@ -105,12 +127,16 @@ export class AcpTerminalProvider implements TerminalProvider {
 
   async signal(terminalId: string, signal: string): Promise<void> {
     const name = signalNameSchema.safeParse(signal);
-    if (!name.success) throw new Error(`Cannot send ${signal} over ACP: ${z.prettifyError(name.error)}`);
+    if (!name.success)
+      throw new Error(`Cannot send ${signal} over ACP: ${z.prettifyError(name.error)}`);
     await this.extension("signal", { ...this.ref(terminalId), signal: name.data });
   }
 
   /** Calls extension method `name` with params of the shape the vocabulary defines for it. */
-  private async extension<M extends ExtensionMethodName>(name: M, params: ExtensionParamsInput<M>): Promise<void> {
+  private async extension<M extends ExtensionMethodName>(
+    name: M,
+    params: ExtensionParamsInput<M>,
+  ): Promise<void> {
     await this.connection.request(EXTENSION_METHODS[name], params);
   }
 
@@ -130,12 +156,18 @@ const outputResponseSchema = z.object({
   output: z.string().catch(""),
   truncated: z.boolean().catch(false),
   exitStatus: exitStatusSchema.nullish().catch(undefined),
-  _meta: z.object({ [ACP_TERMINAL_META_KEY]: outputCursorsSchema.optional().catch(undefined) }).nullish().catch(undefined),
+  _meta: z
+    .object({ [ACP_TERMINAL_META_KEY]: outputCursorsSchema.optional().catch(undefined) })
+    .nullish()
+    .catch(undefined),
 });
 
 /** `answer` read with `schema`; an answer that is not even an object is the client's error. */
 function parseAnswer<T>(method: string, schema: z.ZodType<T>, answer: unknown): T {
   const parsed = schema.safeParse(answer);
-  if (!parsed.success) throw new Error(`The client answered ${method} with something that is not a result object: ${z.prettifyError(parsed.error)}`);
+  if (!parsed.success)
+    throw new Error(
+      `The client answered ${method} with something that is not a result object: ${z.prettifyError(parsed.error)}`,
+    );
   return parsed.data;
 }

@@ -1,4 +1,9 @@
-import type { CreateTerminalParams, ExitStatus, TerminalOutputSnapshot, TerminalOwner } from "acp-terminal";
+import type {
+  CreateTerminalParams,
+  ExitStatus,
+  TerminalOutputSnapshot,
+  TerminalOwner,
+} from "acp-terminal";
 import { processGroupUsage, type ResourceUsage } from "./proc-usage.js";
 import type {
   ProviderCapabilities,
@@ -27,8 +32,18 @@ export interface TerminalHostLike {
   waitForExit(owner: TerminalOwner, terminalId: string): Promise<ExitStatus>;
   kill(owner: TerminalOwner, terminalId: string, signal?: string): Promise<ExitStatus | void>;
   release(owner: TerminalOwner, terminalId: string): Promise<void> | void;
-  write?(owner: TerminalOwner, terminalId: string, data: string | Uint8Array, options?: { eof?: boolean }): Promise<void> | void;
-  resize?(owner: TerminalOwner, terminalId: string, cols: number, rows: number): Promise<void> | void;
+  write?(
+    owner: TerminalOwner,
+    terminalId: string,
+    data: string | Uint8Array,
+    options?: { eof?: boolean },
+  ): Promise<void> | void;
+  resize?(
+    owner: TerminalOwner,
+    terminalId: string,
+    cols: number,
+    rows: number,
+  ): Promise<void> | void;
   signal?(owner: TerminalOwner, terminalId: string, signal: string): Promise<void> | void;
   /** `pid` is the command's process-group id (acp-terminal's `TerminalInfo`). */
   info?(terminalId: string): { pid?: number } | undefined;
@@ -59,13 +74,17 @@ export class LocalTerminalProvider implements TerminalProvider {
       outputSince: true,
       write: typeof host.write === "function",
       // A host that could not load its PTY backend says `ptyAvailable: false`.
-      pty: typeof host.resize === "function" && (host as { ptyAvailable?: boolean }).ptyAvailable !== false,
+      pty:
+        typeof host.resize === "function" &&
+        (host as { ptyAvailable?: boolean }).ptyAvailable !== false,
       signal: typeof host.signal === "function",
     });
   }
 
   create(params: ProviderCreateParams): Promise<string> {
-    const env = params.env ? Object.entries(params.env).map(([name, value]) => ({ name, value })) : undefined;
+    const env = params.env
+      ? Object.entries(params.env).map(([name, value]) => ({ name, value }))
+      : undefined;
     return this.host.create(this.owner, {
       command: params.command,
       args: params.args ?? null,
@@ -88,7 +107,9 @@ export class LocalTerminalProvider implements TerminalProvider {
       exitStatus: snapshot.exitStatus ?? null,
       totalBytes: snapshot.totalBytes,
       droppedBytes: snapshot.droppedBytes,
-      ...(sinceByte !== undefined && typeof snapshot.fromByte === "number" ? { fromByte: snapshot.fromByte } : {}),
+      ...(sinceByte !== undefined && typeof snapshot.fromByte === "number"
+        ? { fromByte: snapshot.fromByte }
+        : {}),
     };
   }
 
@@ -105,7 +126,11 @@ export class LocalTerminalProvider implements TerminalProvider {
     await this.host.release(this.owner, terminalId);
   }
 
-  async write(terminalId: string, data: string | Uint8Array, options?: { eof?: boolean }): Promise<void> {
+  async write(
+    terminalId: string,
+    data: string | Uint8Array,
+    options?: { eof?: boolean },
+  ): Promise<void> {
     await this.host.write!(this.owner, terminalId, data, options);
   }
 

@@ -8,13 +8,29 @@ type CallerContext = Parameters<McpOverAcpCaller["request"]>[0];
  * through the ACP SDK's `McpOverAcpCaller` (`mcp/message`). Inner MCP errors and `isError`
  * answers reject with their message.
  */
-export function mcpOverAcpTools(caller: McpOverAcpCaller, connection: CallerContext, serverId: string): McpToolCall {
+export function mcpOverAcpTools(
+  caller: McpOverAcpCaller,
+  connection: CallerContext,
+  serverId: string,
+): McpToolCall {
   return async (name, args) => {
-    const outcome = await caller.request(connection, serverId, "tools/call", { name, arguments: args });
-    if ("error" in outcome) throw new Error(`MCP ${name}: ${outcome.error.message} (code ${outcome.error.code})`);
-    const result = outcome.result as { isError?: boolean; content?: { type: string; text?: string }[]; structuredContent?: Record<string, unknown> };
-    if (result.isError) throw new Error(`MCP ${name}: ${result.content?.map((block) => block.text ?? "").join(" ") || "the tool failed"}`);
-    if (!result.structuredContent) throw new Error(`MCP ${name}: the answer has no structuredContent`);
+    const outcome = await caller.request(connection, serverId, "tools/call", {
+      name,
+      arguments: args,
+    });
+    if ("error" in outcome)
+      throw new Error(`MCP ${name}: ${outcome.error.message} (code ${outcome.error.code})`);
+    const result = outcome.result as {
+      isError?: boolean;
+      content?: { type: string; text?: string }[];
+      structuredContent?: Record<string, unknown>;
+    };
+    if (result.isError)
+      throw new Error(
+        `MCP ${name}: ${result.content?.map((block) => block.text ?? "").join(" ") || "the tool failed"}`,
+      );
+    if (!result.structuredContent)
+      throw new Error(`MCP ${name}: the answer has no structuredContent`);
     return result.structuredContent;
   };
 }

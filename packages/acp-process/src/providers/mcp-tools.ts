@@ -1,11 +1,20 @@
 import { commandLine } from "./command-line.js";
-import type { ProviderCapabilities, ProviderCreateParams, ProviderExitStatus, ProviderOutput, TerminalProvider } from "./types.js";
+import type {
+  ProviderCapabilities,
+  ProviderCreateParams,
+  ProviderExitStatus,
+  ProviderOutput,
+  TerminalProvider,
+} from "./types.js";
 
 /**
  * Calls one tool of an MCP server and resolves with its `structuredContent`; rejects when the
  * call fails or answers `isError` (see `mcpOverAcpTools` for a client's server over ACP).
  */
-export type McpToolCall = (name: string, args: Record<string, unknown>) => Promise<Record<string, unknown>>;
+export type McpToolCall = (
+  name: string,
+  args: Record<string, unknown>,
+) => Promise<Record<string, unknown>>;
 
 export interface McpToolsProviderOptions {
   /** Bytes of output kept per terminal (the tail). Default 1 MiB, the host's default. */
@@ -18,7 +27,8 @@ const DEFAULT_OUTPUT_BYTE_LIMIT = 1024 * 1024;
 const WAIT_MIN_MS = 20;
 const WAIT_MAX_MS = 500;
 /** Answers to closing stdin that mean there is nothing to close (see `closeStdin`). */
-const STDIN_UNWRITABLE = /\b(?:not_running|stdin_closed|unsupported)\b|stdin is closed|has exited|Denied/;
+const STDIN_UNWRITABLE =
+  /\b(?:not_running|stdin_closed|unsupported)\b|stdin is closed|has exited|Denied/;
 const FINISHED = new Set(["completed", "failed", "killed", "timed_out", "lost"]);
 
 interface RemoteTerminal {
@@ -42,7 +52,13 @@ interface RemoteTerminal {
  */
 export class McpToolsProvider implements TerminalProvider {
   readonly kind = "mcp";
-  readonly capabilities: ProviderCapabilities = Object.freeze({ cursors: true, outputSince: false, write: true, pty: false, signal: true });
+  readonly capabilities: ProviderCapabilities = Object.freeze({
+    cursors: true,
+    outputSince: false,
+    write: true,
+    pty: false,
+    signal: true,
+  });
   private readonly terminals = new Map<string, RemoteTerminal>();
 
   constructor(
@@ -60,11 +76,21 @@ export class McpToolsProvider implements TerminalProvider {
       timeout: EXEC_TIMEOUT_S,
     });
     if (answer.status !== "running" || typeof answer.sessionId !== "string") {
-      throw new Error(typeof answer.error === "string" ? answer.error : `exec answered ${JSON.stringify(answer).slice(0, 300)}`);
+      throw new Error(
+        typeof answer.error === "string"
+          ? answer.error
+          : `exec answered ${JSON.stringify(answer).slice(0, 300)}`,
+      );
     }
     const terminalId = answer.sessionId;
     if (!params.stdin) await this.closeStdin(terminalId);
-    this.terminals.set(terminalId, { tail: "", totalBytes: 0, truncated: false, exitStatus: null, limit: params.outputByteLimit ?? this.options.outputByteLimit ?? DEFAULT_OUTPUT_BYTE_LIMIT });
+    this.terminals.set(terminalId, {
+      tail: "",
+      totalBytes: 0,
+      truncated: false,
+      exitStatus: null,
+      limit: params.outputByteLimit ?? this.options.outputByteLimit ?? DEFAULT_OUTPUT_BYTE_LIMIT,
+    });
     return terminalId;
   }
 
@@ -79,8 +105,13 @@ export class McpToolsProvider implements TerminalProvider {
       // Nothing to close: the command already ended, its stdin is closed, the server cannot write,
       // or its policy refuses stdin writes (`acp-terminal mcp --allow` then starts commands with stdin closed).
       if (error instanceof Error && STDIN_UNWRITABLE.test(error.message)) return;
-      await this.call("process", { action: "remove", sessionId: terminalId }).catch(() => undefined /* the first error is the one to report */);
-      throw new Error(`could not close the stdin of ${terminalId} (${error instanceof Error ? error.message : String(error)}); the command was removed`, { cause: error });
+      await this.call("process", { action: "remove", sessionId: terminalId }).catch(
+        () => undefined /* the first error is the one to report */,
+      );
+      throw new Error(
+        `could not close the stdin of ${terminalId} (${error instanceof Error ? error.message : String(error)}); the command was removed`,
+        { cause: error },
+      );
     }
   }
 
@@ -98,7 +129,11 @@ export class McpToolsProvider implements TerminalProvider {
 
   async waitForExit(terminalId: string): Promise<ProviderExitStatus> {
     const terminal = this.terminal(terminalId);
-    for (let delay = WAIT_MIN_MS; terminal.exitStatus === null; delay = Math.min(WAIT_MAX_MS, delay * 2)) {
+    for (
+      let delay = WAIT_MIN_MS;
+      terminal.exitStatus === null;
+      delay = Math.min(WAIT_MAX_MS, delay * 2)
+    ) {
       await this.read(terminalId, terminal);
       if (terminal.exitStatus === null) await new Promise((resolve) => setTimeout(resolve, delay));
     }
@@ -113,9 +148,18 @@ export class McpToolsProvider implements TerminalProvider {
     await this.call("process", { action: "kill", sessionId: terminalId, signal });
   }
 
-  async write(terminalId: string, data: string | Uint8Array, options?: { eof?: boolean }): Promise<void> {
+  async write(
+    terminalId: string,
+    data: string | Uint8Array,
+    options?: { eof?: boolean },
+  ): Promise<void> {
     const text = typeof data === "string" ? data : new TextDecoder().decode(data);
-    await this.call("process", { action: "write", sessionId: terminalId, data: text, eof: options?.eof ?? false });
+    await this.call("process", {
+      action: "write",
+      sessionId: terminalId,
+      data: text,
+      eof: options?.eof ?? false,
+    });
   }
 
   async release(terminalId: string): Promise<void> {
@@ -130,7 +174,9 @@ export class McpToolsProvider implements TerminalProvider {
   }
 
   private read(terminalId: string, terminal: RemoteTerminal): Promise<void> {
-    terminal.reading ??= this.poll(terminalId, terminal).finally(() => (terminal.reading = undefined));
+    terminal.reading ??= this.poll(terminalId, terminal).finally(
+      () => (terminal.reading = undefined),
+    );
     return terminal.reading;
   }
 
@@ -138,11 +184,15 @@ export class McpToolsProvider implements TerminalProvider {
   private async poll(terminalId: string, terminal: RemoteTerminal): Promise<void> {
     if (terminal.exitStatus !== null) return;
     const page = await this.call("process", { action: "poll", sessionId: terminalId });
-    if (typeof page.skippedBytes === "number" && page.skippedBytes > 0) skip(terminal, page.skippedBytes);
+    if (typeof page.skippedBytes === "number" && page.skippedBytes > 0)
+      skip(terminal, page.skippedBytes);
     if (typeof page.output === "string" && page.output.length > 0) append(terminal, page.output);
     if (typeof page.missedItems === "number" && page.missedItems > 0) terminal.truncated = true;
     if (typeof page.status === "string" && FINISHED.has(page.status)) {
-      terminal.exitStatus = { exitCode: typeof page.exitCode === "number" ? page.exitCode : null, signal: typeof page.signal === "string" ? page.signal : null };
+      terminal.exitStatus = {
+        exitCode: typeof page.exitCode === "number" ? page.exitCode : null,
+        signal: typeof page.signal === "string" ? page.signal : null,
+      };
     }
   }
 }

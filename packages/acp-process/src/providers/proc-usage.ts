@@ -38,24 +38,37 @@ export async function processGroupUsage(pgid: number): Promise<ResourceUsage | n
   } catch {
     return null; // /proc not mounted (a restricted container): not measurable
   }
-  const usage: ResourceUsage = { cpuUserMs: 0, cpuSystemMs: 0, rssBytes: 0, memoryPeakBytes: 0, ioReadBytes: 0, ioWriteBytes: 0, processes: 0 };
+  const usage: ResourceUsage = {
+    cpuUserMs: 0,
+    cpuSystemMs: 0,
+    rssBytes: 0,
+    memoryPeakBytes: 0,
+    ioReadBytes: 0,
+    ioWriteBytes: 0,
+    processes: 0,
+  };
   await Promise.all(
-    entries.filter((name) => /^\d+$/.test(name)).map(async (pid) => {
-      const member = await readMember(pid, pgid);
-      if (!member) return;
-      usage.cpuUserMs += member.cpuUserMs;
-      usage.cpuSystemMs += member.cpuSystemMs;
-      usage.rssBytes += member.rssBytes;
-      usage.memoryPeakBytes += member.memoryPeakBytes;
-      usage.ioReadBytes += member.ioReadBytes;
-      usage.ioWriteBytes += member.ioWriteBytes;
-      usage.processes += 1;
-    }),
+    entries
+      .filter((name) => /^\d+$/.test(name))
+      .map(async (pid) => {
+        const member = await readMember(pid, pgid);
+        if (!member) return;
+        usage.cpuUserMs += member.cpuUserMs;
+        usage.cpuSystemMs += member.cpuSystemMs;
+        usage.rssBytes += member.rssBytes;
+        usage.memoryPeakBytes += member.memoryPeakBytes;
+        usage.ioReadBytes += member.ioReadBytes;
+        usage.ioWriteBytes += member.ioWriteBytes;
+        usage.processes += 1;
+      }),
   );
   return usage.processes > 0 ? usage : null;
 }
 
-async function readMember(pid: string, pgid: number): Promise<Omit<ResourceUsage, "processes"> | null> {
+async function readMember(
+  pid: string,
+  pgid: number,
+): Promise<Omit<ResourceUsage, "processes"> | null> {
   let stat: string;
   try {
     stat = await readFile(`/proc/${pid}/stat`, "utf8");
@@ -71,7 +84,8 @@ async function readMember(pid: string, pgid: number): Promise<Omit<ResourceUsage
   let memoryPeakBytes = 0;
   try {
     const status = await readFile(`/proc/${pid}/status`, "utf8");
-    const kb = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+)\\s+kB`, "m").exec(status)?.[1] ?? 0) * 1024;
+    const kb = (name: string): number =>
+      Number(new RegExp(`^${name}:\\s+(\\d+)\\s+kB`, "m").exec(status)?.[1] ?? 0) * 1024;
     rssBytes = kb("VmRSS"); // zombies have no VmRSS
     memoryPeakBytes = kb("VmHWM");
   } catch {
@@ -86,5 +100,12 @@ async function readMember(pid: string, pgid: number): Promise<Omit<ResourceUsage
   } catch {
     // exited meanwhile, or /proc/<pid>/io is not readable here (another user, no task I/O accounting)
   }
-  return { cpuUserMs: toMs(fields[11]), cpuSystemMs: toMs(fields[12]), rssBytes, memoryPeakBytes, ioReadBytes, ioWriteBytes };
+  return {
+    cpuUserMs: toMs(fields[11]),
+    cpuSystemMs: toMs(fields[12]),
+    rssBytes,
+    memoryPeakBytes,
+    ioReadBytes,
+    ioWriteBytes,
+  };
 }

@@ -28,7 +28,9 @@ export interface ClientProviderOptions {
  * when it has the terminal capability, else the client's MCP terminal server when the session
  * declared one, else the fallback host. One provider per session, cached.
  */
-export function providerForClient(options: ClientProviderOptions): (sessionId: string) => TerminalProvider {
+export function providerForClient(
+  options: ClientProviderOptions,
+): (sessionId: string) => TerminalProvider {
   const support = detectClientTerminalSupport(options.clientCapabilities);
   const cache = new Map<string, TerminalProvider>();
   return (sessionId) => {
@@ -36,11 +38,16 @@ export function providerForClient(options: ClientProviderOptions): (sessionId: s
     if (!provider) {
       const mcp = support.terminal ? undefined : options.mcpTools?.(sessionId);
       if (support.terminal) {
-        provider = new AcpTerminalProvider(options.connection, { sessionId, clientCapabilities: options.clientCapabilities });
+        provider = new AcpTerminalProvider(options.connection, {
+          sessionId,
+          clientCapabilities: options.clientCapabilities,
+        });
       } else if (mcp) {
         provider = new McpToolsProvider(mcp);
       } else if (options.fallbackHost) {
-        provider = new LocalTerminalProvider(options.fallbackHost, { owner: { connectionId: "local", sessionId } });
+        provider = new LocalTerminalProvider(options.fallbackHost, {
+          owner: { connectionId: "local", sessionId },
+        });
       } else {
         provider = new AcpTerminalProvider(refusingRequester, { sessionId });
       }
@@ -56,6 +63,10 @@ const MAX_CACHED_SESSIONS = 1000;
 
 const refusingRequester: AcpRequester = {
   request() {
-    return Promise.reject(new Error("the client does not offer terminals (clientCapabilities.terminal is not true) and no fallback host was given"));
+    return Promise.reject(
+      new Error(
+        "the client does not offer terminals (clientCapabilities.terminal is not true) and no fallback host was given",
+      ),
+    );
   },
 };

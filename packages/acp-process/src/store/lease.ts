@@ -38,20 +38,26 @@ export class StoreLease {
     this.db.exec(LEASE_SCHEMA);
     const host = hostname();
     // IMMEDIATE: two openers racing cannot both see the lease free.
-    this.db.transaction(() => {
-      const row = this.db.prepare("SELECT owner, pid, host, acquired_at_ms FROM exec_lease WHERE id = 1").get() as LeaseRow | undefined;
-      if (row && row.owner !== this.owner && mayBeAlive(row, host)) {
-        throw new ProcessError(
-          "store_in_use",
-          `The run store ${this.path} is in use by process ${row.pid} on ${row.host} (since ${new Date(row.acquired_at_ms).toISOString()}): ` +
-            "two process managers on one file would mark each other's runs lost. Use one file per agent process, or close the other store first " +
-            "(if that process is gone from another machine, delete the exec_lease row).",
-        );
-      }
-      this.db
-        .prepare("INSERT OR REPLACE INTO exec_lease (id, owner, pid, host, acquired_at_ms) VALUES (1, ?, ?, ?, ?)")
-        .run(this.owner, process.pid, host, Date.now());
-    }).immediate();
+    this.db
+      .transaction(() => {
+        const row = this.db
+          .prepare("SELECT owner, pid, host, acquired_at_ms FROM exec_lease WHERE id = 1")
+          .get() as LeaseRow | undefined;
+        if (row && row.owner !== this.owner && mayBeAlive(row, host)) {
+          throw new ProcessError(
+            "store_in_use",
+            `The run store ${this.path} is in use by process ${row.pid} on ${row.host} (since ${new Date(row.acquired_at_ms).toISOString()}): ` +
+              "two process managers on one file would mark each other's runs lost. Use one file per agent process, or close the other store first " +
+              "(if that process is gone from another machine, delete the exec_lease row).",
+          );
+        }
+        this.db
+          .prepare(
+            "INSERT OR REPLACE INTO exec_lease (id, owner, pid, host, acquired_at_ms) VALUES (1, ?, ?, ?, ?)",
+          )
+          .run(this.owner, process.pid, host, Date.now());
+      })
+      .immediate();
   }
 
   release(): void {

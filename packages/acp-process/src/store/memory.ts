@@ -1,7 +1,13 @@
 import type { RunItem, RunRecord } from "../model/run-record.js";
 import { RetentionWindow } from "./retention-window.js";
 import { storeClosed } from "./store-error.js";
-import { DEFAULT_RETENTION, type ItemPage, type ItemQuery, type RetentionLimits, type RunStore } from "./types.js";
+import {
+  DEFAULT_RETENTION,
+  type ItemPage,
+  type ItemQuery,
+  type RetentionLimits,
+  type RunStore,
+} from "./types.js";
 
 interface ItemLog {
   items: RunItem[];
@@ -30,7 +36,15 @@ export class MemoryRunStore implements RunStore {
   appendItems(runId: string, items: readonly RunItem[]): void {
     this.assertOpen(`append ${items.length} item(s) to run ${runId}`);
     let log = this.logs.get(runId);
-    if (!log) this.logs.set(runId, (log = { items: [], head: 0, window: new RetentionWindow(this.retention.maxItemsPerRun, this.retention.maxCharsPerRun) }));
+    if (!log)
+      this.logs.set(
+        runId,
+        (log = {
+          items: [],
+          head: 0,
+          window: new RetentionWindow(this.retention.maxItemsPerRun, this.retention.maxCharsPerRun),
+        }),
+      );
     let floor = 0;
     for (const item of items) {
       log.items.push(item);
@@ -76,7 +90,9 @@ export class MemoryRunStore implements RunStore {
   /** Oldest created first, as the SQLite store lists them (recovery claims runs in this order). */
   listRuns(): RunRecord[] {
     this.assertOpen("list runs");
-    return [...this.runs.values()].sort((a, b) => a.createdAtMs - b.createdAtMs).map((r) => ({ ...r }));
+    return [...this.runs.values()]
+      .sort((a, b) => a.createdAtMs - b.createdAtMs)
+      .map((r) => ({ ...r }));
   }
 
   deleteRun(runId: string): void {

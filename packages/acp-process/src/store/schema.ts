@@ -24,8 +24,22 @@ CREATE TABLE IF NOT EXISTS exec_run_items (
 
 /** Columns each table must have, in order, and their position in the primary key (0 = not in it). */
 const EXPECTED: Record<string, readonly [name: string, pk: number][]> = {
-  exec_runs: [["id", 1], ["session_id", 0], ["status", 0], ["created_at_ms", 0], ["ended_at_ms", 0], ["record", 0]],
-  exec_run_items: [["run_id", 1], ["seq", 2], ["kind", 0], ["text", 0], ["at_ms", 0], ["byte_offset", 0]],
+  exec_runs: [
+    ["id", 1],
+    ["session_id", 0],
+    ["status", 0],
+    ["created_at_ms", 0],
+    ["ended_at_ms", 0],
+    ["record", 0],
+  ],
+  exec_run_items: [
+    ["run_id", 1],
+    ["seq", 2],
+    ["kind", 0],
+    ["text", 0],
+    ["at_ms", 0],
+    ["byte_offset", 0],
+  ],
 };
 
 /**
@@ -36,7 +50,9 @@ const EXPECTED: Record<string, readonly [name: string, pk: number][]> = {
  */
 export function verifySchema(db: Database.Database, path: string): void {
   for (const [table, columns] of Object.entries(EXPECTED)) {
-    const found = (db.pragma(`table_info(${table})`) as { name: string; pk: number }[]).map((c) => [c.name, c.pk] as const);
+    const found = (db.pragma(`table_info(${table})`) as { name: string; pk: number }[]).map(
+      (c) => [c.name, c.pk] as const,
+    );
     const expected = columns.map(([name, pk]) => `${name}${pk ? ` (key ${pk})` : ""}`).join(", ");
     const actual = found.map(([name, pk]) => `${name}${pk ? ` (key ${pk})` : ""}`).join(", ");
     if (expected !== actual) {

@@ -7,7 +7,13 @@ import { RetentionWindow } from "./retention-window.js";
 import { loadSqlite } from "./native-sqlite.js";
 import { SCHEMA, verifySchema } from "./schema.js";
 import { storeClosed, storeFailure } from "./store-error.js";
-import { DEFAULT_RETENTION, type ItemPage, type ItemQuery, type RetentionLimits, type RunStore } from "./types.js";
+import {
+  DEFAULT_RETENTION,
+  type ItemPage,
+  type ItemQuery,
+  type RetentionLimits,
+  type RunStore,
+} from "./types.js";
 
 export interface SqliteStoreOptions {
   retention?: Partial<RetentionLimits>;
@@ -73,7 +79,8 @@ export class SqliteRunStore implements RunStore {
   ) {
     this.retention = { ...DEFAULT_RETENTION, ...options.retention };
     this.flushItems = options.flushItems ?? 2000;
-    this.onError = options.onError ?? ((error) => process.stderr.write(`acp-process: ${error.message}\n`));
+    this.onError =
+      options.onError ?? ((error) => process.stderr.write(`acp-process: ${error.message}\n`));
     this.db = openDatabase(path, options.openCheck ?? "schema");
     this.lease = new StoreLease(this.db, path);
     if (options.exclusive !== false) {
@@ -126,7 +133,11 @@ export class SqliteRunStore implements RunStore {
     return this.guard("reading items", runId, () => {
       const first = (this.statements.firstSeq.get(runId) as { seq: number | null }).seq;
       const firstSeq = first ?? this.getRun(runId)?.nextSeq ?? 0;
-      const rows = this.statements.readItems.all(runId, Math.max(query.sinceSeq ?? firstSeq, firstSeq), Math.max(0, query.limit)) as ItemRow[];
+      const rows = this.statements.readItems.all(
+        runId,
+        Math.max(query.sinceSeq ?? firstSeq, firstSeq),
+        Math.max(0, query.limit),
+      ) as ItemRow[];
       return { items: rows.map(toItem), firstSeq };
     });
   }
@@ -138,20 +149,30 @@ export class SqliteRunStore implements RunStore {
   lastItems(runId: string, limit: number): RunItem[] {
     this.assertOpen(`read run ${runId}`);
     this.flush();
-    return this.guard("reading items", runId, () => (this.statements.lastItems.all(runId, Math.max(0, limit)) as ItemRow[]).map(toItem).reverse());
+    return this.guard("reading items", runId, () =>
+      (this.statements.lastItems.all(runId, Math.max(0, limit)) as ItemRow[]).map(toItem).reverse(),
+    );
   }
 
   getRun(runId: string): RunRecord | undefined {
     this.assertOpen(`read run ${runId}`);
     this.flush();
-    const row = this.guard("reading the run record", runId, () => this.statements.getRun.get(runId) as { record: string } | undefined);
+    const row = this.guard(
+      "reading the run record",
+      runId,
+      () => this.statements.getRun.get(runId) as { record: string } | undefined,
+    );
     return row ? decodeRecord(row.record, this.path, runId) : undefined;
   }
 
   listRuns(): RunRecord[] {
     this.assertOpen("list runs");
     this.flush();
-    const rows = this.guard("listing runs", null, () => this.statements.listRuns.all() as { id: string; record: string }[]);
+    const rows = this.guard(
+      "listing runs",
+      null,
+      () => this.statements.listRuns.all() as { id: string; record: string }[],
+    );
     return rows.map((row) => decodeRecord(row.record, this.path, row.id));
   }
 
@@ -186,19 +207,29 @@ export class SqliteRunStore implements RunStore {
     this.pendingRuns.clear();
   }
 
-  private write(items: readonly { runId: string; item: RunItem }[], runs: readonly RunRecord[]): void {
+  private write(
+    items: readonly { runId: string; item: RunItem }[],
+    runs: readonly RunRecord[],
+  ): void {
     const { insertItem, upsertRun, prune } = this.statements;
     // Each statement names its run when it fails; the transaction rolls the whole batch back.
     this.db.transaction(() => {
       const touched = new Set<string>();
       for (const { runId, item } of items) {
-        this.guard("writing an item", runId, () => insertItem.run(runId, item.seq, item.kind, item.text, item.atMs, item.byteOffset));
+        this.guard("writing an item", runId, () =>
+          insertItem.run(runId, item.seq, item.kind, item.text, item.atMs, item.byteOffset),
+        );
         touched.add(runId);
       }
       for (const r of runs) {
-        this.guard("writing the run record", r.id, () => upsertRun.run(r.id, r.sessionId, r.status, r.createdAtMs, r.endedAtMs, JSON.stringify(r)));
+        this.guard("writing the run record", r.id, () =>
+          upsertRun.run(r.id, r.sessionId, r.status, r.createdAtMs, r.endedAtMs, JSON.stringify(r)),
+        );
       }
-      for (const runId of touched) this.guard("pruning items beyond retention", runId, () => prune.run(runId, this.pruneFloor.get(runId) ?? 0));
+      for (const runId of touched)
+        this.guard("pruning items beyond retention", runId, () =>
+          prune.run(runId, this.pruneFloor.get(runId) ?? 0),
+        );
     })();
   }
 
@@ -210,7 +241,8 @@ export class SqliteRunStore implements RunStore {
   private dropPendingBeyondRetention(): void {
     let kept = 0;
     for (const pending of this.pendingItems) {
-      if (pending.item.seq >= (this.pruneFloor.get(pending.runId) ?? 0)) this.pendingItems[kept++] = pending;
+      if (pending.item.seq >= (this.pruneFloor.get(pending.runId) ?? 0))
+        this.pendingItems[kept++] = pending;
     }
     this.pendingItems.length = kept;
   }
@@ -248,7 +280,11 @@ export class SqliteRunStore implements RunStore {
     let window = this.windows.get(runId);
     if (window) return window;
     window = new RetentionWindow(this.retention.maxItemsPerRun, this.retention.maxCharsPerRun);
-    const rows = this.guard("reading retained items", runId, () => this.statements.retained.all(runId) as { seq: number; text: string }[]);
+    const rows = this.guard(
+      "reading retained items",
+      runId,
+      () => this.statements.retained.all(runId) as { seq: number; text: string }[],
+    );
     for (const row of rows) this.pruneFloor.set(runId, window.add(row.seq, row.text.length));
     this.windows.set(runId, window);
     return window;
@@ -274,9 +310,14 @@ export class SqliteRunStore implements RunStore {
         this.flush();
       } catch (error) {
         // From a timer nobody awaits: report it instead of crashing the agent; retried on the next write.
-        const root = error instanceof ProcessError && error.cause !== undefined ? error.cause : error;
+        const root =
+          error instanceof ProcessError && error.cause !== undefined ? error.cause : error;
         this.onError(
-          new ProcessError("store_error", `writing run output to the SQLite store failed (${messageOf(root)}); check the disk and the database file. ${messageOf(error)}`, { cause: error }),
+          new ProcessError(
+            "store_error",
+            `writing run output to the SQLite store failed (${messageOf(root)}); check the disk and the database file. ${messageOf(error)}`,
+            { cause: error },
+          ),
         );
       }
     }, this.flushInterval);
@@ -295,9 +336,14 @@ function openDatabase(path: string, check: "schema" | "quick_check"): Database.D
     db.exec(SCHEMA);
     verifySchema(db, path);
     if (check === "quick_check") {
-      const problems = (db.pragma("quick_check(5)") as { quick_check: string }[]).map((row) => row.quick_check);
+      const problems = (db.pragma("quick_check(5)") as { quick_check: string }[]).map(
+        (row) => row.quick_check,
+      );
       if (problems.join() !== "ok") {
-        throw new ProcessError("store_error", `The run store ${path} failed PRAGMA quick_check: ${problems.join("; ")}. Move the file aside and start with a new one (or try the sqlite3 .recover command on a copy)`);
+        throw new ProcessError(
+          "store_error",
+          `The run store ${path} failed PRAGMA quick_check: ${problems.join("; ")}. Move the file aside and start with a new one (or try the sqlite3 .recover command on a copy)`,
+        );
       }
     }
     return db;
@@ -309,7 +355,11 @@ function openDatabase(path: string, check: "schema" | "quick_check"): Database.D
       code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT"
         ? "the file is not a SQLite database or is damaged: move it aside and start with a new one"
         : "check that the directory exists and is writable";
-    throw new ProcessError("store_error", `Could not open the run store ${path} (${messageOf(error)}${typeof code === "string" ? ` [${code}]` : ""}): ${hint}`, { cause: error });
+    throw new ProcessError(
+      "store_error",
+      `Could not open the run store ${path} (${messageOf(error)}${typeof code === "string" ? ` [${code}]` : ""}): ${hint}`,
+      { cause: error },
+    );
   }
 }
 
@@ -320,10 +370,16 @@ function prepareAll(db: Database.Database) {
       "INSERT INTO exec_runs (id, session_id, status, created_at_ms, ended_at_ms, record) VALUES (?, ?, ?, ?, ?, ?) " +
         "ON CONFLICT(id) DO UPDATE SET status = excluded.status, ended_at_ms = excluded.ended_at_ms, record = excluded.record",
     ),
-    insertItem: db.prepare("INSERT OR REPLACE INTO exec_run_items (run_id, seq, kind, text, at_ms, byte_offset) VALUES (?, ?, ?, ?, ?, ?)"),
+    insertItem: db.prepare(
+      "INSERT OR REPLACE INTO exec_run_items (run_id, seq, kind, text, at_ms, byte_offset) VALUES (?, ?, ?, ?, ?, ?)",
+    ),
     prune: db.prepare("DELETE FROM exec_run_items WHERE run_id = ? AND seq < ?"),
-    readItems: db.prepare("SELECT seq, kind, text, at_ms, byte_offset FROM exec_run_items WHERE run_id = ? AND seq >= ? ORDER BY seq LIMIT ?"),
-    lastItems: db.prepare("SELECT seq, kind, text, at_ms, byte_offset FROM exec_run_items WHERE run_id = ? ORDER BY seq DESC LIMIT ?"),
+    readItems: db.prepare(
+      "SELECT seq, kind, text, at_ms, byte_offset FROM exec_run_items WHERE run_id = ? AND seq >= ? ORDER BY seq LIMIT ?",
+    ),
+    lastItems: db.prepare(
+      "SELECT seq, kind, text, at_ms, byte_offset FROM exec_run_items WHERE run_id = ? ORDER BY seq DESC LIMIT ?",
+    ),
     retained: db.prepare("SELECT seq, text FROM exec_run_items WHERE run_id = ? ORDER BY seq"),
     firstSeq: db.prepare("SELECT MIN(seq) AS seq FROM exec_run_items WHERE run_id = ?"),
     getRun: db.prepare("SELECT record FROM exec_runs WHERE id = ?"),
@@ -342,11 +398,24 @@ const ITEM_KINDS: readonly unknown[] = ["output", "notice", "event"] satisfies R
 function toItem(row: ItemRow): RunItem {
   const isNumber = (value: unknown) => typeof value === "number" && Number.isFinite(value);
   const damage =
-    typeof row.text !== "string" ? "text that is not text"
-    : !ITEM_KINDS.includes(row.kind) ? `an unknown kind (${JSON.stringify(String(row.kind)).slice(0, 40)})`
-    : !isNumber(row.at_ms) ? "an at_ms that is not a number"
-    : !isNumber(row.byte_offset) ? "a byte_offset that is not a number"
-    : undefined;
-  if (damage !== undefined) throw new Error(`item ${row.seq} has ${damage}; delete that item or the run, or move the file aside`);
-  return { seq: row.seq, kind: row.kind, text: row.text, atMs: row.at_ms, byteOffset: row.byte_offset };
+    typeof row.text !== "string"
+      ? "text that is not text"
+      : !ITEM_KINDS.includes(row.kind)
+        ? `an unknown kind (${JSON.stringify(String(row.kind)).slice(0, 40)})`
+        : !isNumber(row.at_ms)
+          ? "an at_ms that is not a number"
+          : !isNumber(row.byte_offset)
+            ? "a byte_offset that is not a number"
+            : undefined;
+  if (damage !== undefined)
+    throw new Error(
+      `item ${row.seq} has ${damage}; delete that item or the run, or move the file aside`,
+    );
+  return {
+    seq: row.seq,
+    kind: row.kind,
+    text: row.text,
+    atMs: row.at_ms,
+    byteOffset: row.byte_offset,
+  };
 }

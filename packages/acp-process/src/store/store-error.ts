@@ -4,10 +4,18 @@ import { messageOf, ProcessError } from "../errors.js";
  * A failure of the SQLite file, as a `store_error` naming the file, what was being done and the
  * run, instead of a raw `SqliteError` or `SyntaxError`. ProcessErrors pass through unchanged.
  */
-export function storeFailure(path: string, doing: string, runId: string | null, error: unknown): ProcessError {
+export function storeFailure(
+  path: string,
+  doing: string,
+  runId: string | null,
+  error: unknown,
+): ProcessError {
   if (error instanceof ProcessError) return error;
   const run = runId === null ? "" : ` for run ${runId}`;
-  const code = typeof (error as { code?: unknown }).code === "string" ? ` [${(error as { code: string }).code}]` : "";
+  const code =
+    typeof (error as { code?: unknown }).code === "string"
+      ? ` [${(error as { code: string }).code}]`
+      : "";
   return new ProcessError(
     "store_error",
     `The run store ${path} failed ${doing}${run} (${messageOf(error)}${code}): check the disk and the file; ` +
@@ -18,5 +26,8 @@ export function storeFailure(path: string, doing: string, runId: string | null, 
 
 /** Any call but `flush()`/`close()` on a closed store: the write would otherwise be lost without a word. */
 export function storeClosed(store: string, what: string): ProcessError {
-  return new ProcessError("store_closed", `Cannot ${what}: ${store} is closed. Open a new store (and a new ProcessManager on it) to go on`);
+  return new ProcessError(
+    "store_closed",
+    `Cannot ${what}: ${store} is closed. Open a new store (and a new ProcessManager on it) to go on`,
+  );
 }

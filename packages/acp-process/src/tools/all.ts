@@ -5,4 +5,9 @@ import { shellTool } from "./shell.js";
 import type { ToolDefinition } from "./types.js";
 
 /** Every tool surface, for registries that list them by name (`exec`, `process`, `process.run`, ..., `shell`). */
-export const allTools: readonly ToolDefinition[] = [execTool, processTool, ...processTools, shellTool] as readonly ToolDefinition[];
+export const allTools: readonly ToolDefinition[] = [
+  execTool,
+  processTool,
+  ...processTools,
+  shellTool,
+] as readonly ToolDefinition[];

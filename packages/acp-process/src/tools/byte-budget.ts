@@ -31,7 +31,11 @@ export interface FittedItems {
  * first one alone is larger, its start is returned cut on a character boundary (the rest stays
  * readable by line or byte offset) so a poll always advances.
  */
-export function fitItems(items: readonly RunItem[], maxBytes: number, nextSeq: number): FittedItems {
+export function fitItems(
+  items: readonly RunItem[],
+  maxBytes: number,
+  nextSeq: number,
+): FittedItems {
   const fitted: RunItem[] = [];
   let used = 0;
   for (const item of items) {
@@ -43,7 +47,11 @@ export function fitItems(items: readonly RunItem[], maxBytes: number, nextSeq: n
     }
     if (fitted.length > 0) return { items: fitted, nextSeq: item.seq };
     const part = firstBytes(item.text, maxBytes);
-    return { items: [{ ...item, text: part.text }], nextSeq: item.seq + 1, cut: { seq: item.seq, omittedBytes: part.omittedBytes } };
+    return {
+      items: [{ ...item, text: part.text }],
+      nextSeq: item.seq + 1,
+      cut: { seq: item.seq, omittedBytes: part.omittedBytes },
+    };
   }
   return { items: fitted, nextSeq };
 }

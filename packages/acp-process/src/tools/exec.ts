@@ -16,18 +16,40 @@ export const execInputSchema = strictInput({
   command: z.string().min(1).describe("Shell command line to run"),
   workdir: z.string().optional().describe("Absolute working directory (default: the session's)"),
   env: z.record(z.string(), z.string()).optional().describe("Environment variables to add"),
-  yieldMs: z.number().int().min(0).optional().describe("Return with status 'running' if the command takes longer than this (default 10000 ms, env PI_BASH_YIELD_MS; clamped to 10..120000)"),
+  yieldMs: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      "Return with status 'running' if the command takes longer than this (default 10000 ms, env PI_BASH_YIELD_MS; clamped to 10..120000)",
+    ),
   background: z.boolean().optional().describe("Start in the background and return at once"),
   timeout: z
     .number()
     .positive()
     .max(MAX_TIMEOUT_S)
     .optional()
-    .describe(`Kill the command after this many seconds (default: the manager's defaultTimeoutMs, 1800 s unless configured; at most ${MAX_TIMEOUT_S})`),
-  pty: z.boolean().optional().describe("Run in a pseudo-terminal (needs a client with the acp-terminal extension)"),
-  elevated: z.boolean().optional().describe("Run with elevated rights on the host: refused unless the agent's policy allows it"),
-  host: z.string().min(1).optional().describe("Where to run: refused unless the agent's policy names this host"),
-  notifyOnExit: z.boolean().optional().describe("When the command ends after going to the background, tell the agent (default true)"),
+    .describe(
+      `Kill the command after this many seconds (default: the manager's defaultTimeoutMs, 1800 s unless configured; at most ${MAX_TIMEOUT_S})`,
+    ),
+  pty: z
+    .boolean()
+    .optional()
+    .describe("Run in a pseudo-terminal (needs a client with the acp-terminal extension)"),
+  elevated: z
+    .boolean()
+    .optional()
+    .describe("Run with elevated rights on the host: refused unless the agent's policy allows it"),
+  host: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Where to run: refused unless the agent's policy names this host"),
+  notifyOnExit: z
+    .boolean()
+    .optional()
+    .describe("When the command ends after going to the background, tell the agent (default true)"),
 });
 
 export type ExecInput = z.infer<typeof execInputSchema>;
@@ -76,7 +98,12 @@ export const execTool = defineTool<ExecInput, ExecResult>({
     };
     const run = input.background
       ? await manager.start(request)
-      : (await manager.run({ ...request, ...(input.yieldMs !== undefined ? { yieldMs: input.yieldMs } : {}) })).run;
+      : (
+          await manager.run({
+            ...request,
+            ...(input.yieldMs !== undefined ? { yieldMs: input.yieldMs } : {}),
+          })
+        ).run;
     if (!isFinished(run.status)) {
       toolState(manager).markBackground(run.id);
       if (input.notifyOnExit ?? ctx.execPolicy?.notifyOnExit ?? true) notifyOnExit(ctx, run.id);
@@ -85,7 +112,9 @@ export const execTool = defineTool<ExecInput, ExecResult>({
         status: "running",
         sessionId: run.id,
         tail: tail.text,
-        ...(run.status === "queued" ? { note: "queued: waiting for a free slot (concurrency limit)" } : {}),
+        ...(run.status === "queued"
+          ? { note: "queued: waiting for a free slot (concurrency limit)" }
+          : {}),
       };
     }
     const { output, truncated, note } = outputFor(manager, run);
@@ -113,8 +142,14 @@ function refuseUnlessAllowed(ctx: ToolContext, input: ExecInput): void {
     );
   }
   if (input.host !== undefined && !(policy.hosts ?? []).includes(input.host)) {
-    const allowed = policy.hosts && policy.hosts.length > 0 ? `the hosts allowed are ${policy.hosts.join(", ")}` : "no host may be chosen (ExecPolicy.hosts is empty)";
-    throw new ProcessError("unsupported", `host ${JSON.stringify(input.host)} is not allowed: commands run where the terminal provider runs them, and ${allowed}; leave host out`);
+    const allowed =
+      policy.hosts && policy.hosts.length > 0
+        ? `the hosts allowed are ${policy.hosts.join(", ")}`
+        : "no host may be chosen (ExecPolicy.hosts is empty)";
+    throw new ProcessError(
+      "unsupported",
+      `host ${JSON.stringify(input.host)} is not allowed: commands run where the terminal provider runs them, and ${allowed}; leave host out`,
+    );
   }
 }
 
@@ -135,7 +170,14 @@ function notifyOnExit(ctx: ToolContext, runId: string): void {
 }
 
 function exitNotice(manager: ProcessManager, run: RunSnapshot): BackgroundExitNotice {
-  const how = run.exitCode !== null ? `with exit code ${run.exitCode}` : run.signal ? `by ${run.signal}` : run.error ? `(${run.error})` : "";
+  const how =
+    run.exitCode !== null
+      ? `with exit code ${run.exitCode}`
+      : run.signal
+        ? `by ${run.signal}`
+        : run.error
+          ? `(${run.error})`
+          : "";
   return {
     sessionId: run.sessionId,
     runId: run.id,

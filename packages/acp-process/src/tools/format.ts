@@ -17,13 +17,25 @@ export function runSummary(run: RunSnapshot): Record<string, unknown> {
 }
 
 /** The output a model sees for a finished or yielded run: the tail, capped, with what was cut said. */
-export function outputFor(manager: ProcessManager, run: RunSnapshot, maxChars = manager.limits.maxOutputChars): { output: string; truncated: boolean; note?: string } {
+export function outputFor(
+  manager: ProcessManager,
+  run: RunSnapshot,
+  maxChars = manager.limits.maxOutputChars,
+): { output: string; truncated: boolean; note?: string } {
   const tail = manager.tail(run.id, { maxChars });
   const notes: string[] = [];
-  if (tail.truncated) notes.push(`output truncated to the last ${maxChars} characters; use process log with offset/limit to read more of what is retained`);
-  if (run.lostBytes > 0) notes.push(`${run.lostBytes} bytes were dropped by the client before they could be read`);
+  if (tail.truncated)
+    notes.push(
+      `output truncated to the last ${maxChars} characters; use process log with offset/limit to read more of what is retained`,
+    );
+  if (run.lostBytes > 0)
+    notes.push(`${run.lostBytes} bytes were dropped by the client before they could be read`);
   if (run.lostUnknown) notes.push("some output was dropped by the client before it could be read");
-  return { output: tail.text, truncated: tail.truncated, ...(notes.length > 0 ? { note: notes.join("; ") } : {}) };
+  return {
+    output: tail.text,
+    truncated: tail.truncated,
+    ...(notes.length > 0 ? { note: notes.join("; ") } : {}),
+  };
 }
 
 /** Shell words that only prefix the command that matters (`sudo npm test` is about npm). */
@@ -37,9 +49,15 @@ const NAME_MAX_CHARS = 60;
  * `cd app`, `python3 /srv/train.py --epochs 3` → `python3 train.py`.
  */
 export function derivedName(run: Pick<RunSnapshot, "command" | "args">): string {
-  const words = run.args ? [run.command, ...run.args] : (run.command.split(/&&|\|\||[;|\n]/)[0] ?? "").trim().split(/\s+/);
+  const words = run.args
+    ? [run.command, ...run.args]
+    : (run.command.split(/&&|\|\||[;|\n]/)[0] ?? "").trim().split(/\s+/);
   let i = 0;
-  while (i < words.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!) || PREFIXES.has(words[i]!))) i++;
+  while (
+    i < words.length &&
+    (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!) || PREFIXES.has(words[i]!))
+  )
+    i++;
   const verb = baseName(words[i] ?? run.command);
   const target = words.slice(i + 1).find((word) => word.length > 0 && !word.startsWith("-"));
   const name = target ? `${verb} ${baseName(target.replace(/^['"]|['"]$/g, ""))}` : verb;

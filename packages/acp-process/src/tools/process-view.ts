@@ -12,9 +12,18 @@ import type { ResourceUsage } from "../providers/proc-usage.js";
  */
 export type ProcessState = "completed" | "running" | "killed" | "timed_out" | "failed_to_start";
 
-export const PROCESS_STATES: readonly ProcessState[] = ["running", "completed", "killed", "timed_out", "failed_to_start"];
+export const PROCESS_STATES: readonly ProcessState[] = [
+  "running",
+  "completed",
+  "killed",
+  "timed_out",
+  "failed_to_start",
+];
 
-export function processState(status: RunStatus, cause: TerminationCause | null = null): ProcessState {
+export function processState(
+  status: RunStatus,
+  cause: TerminationCause | null = null,
+): ProcessState {
   switch (status) {
     case "queued":
     case "running":
@@ -47,9 +56,15 @@ export function usageFields(usage: ResourceUsage | null): Record<string, number>
 }
 
 /** `resource_usage` (sampled now while running, else the last sample), or null with `resource_usage_note`. */
-export async function usageOf(manager: ProcessManager, runId: string, sessionId: string): Promise<Record<string, unknown>> {
+export async function usageOf(
+  manager: ProcessManager,
+  runId: string,
+  sessionId: string,
+): Promise<Record<string, unknown>> {
   const { usage, note } = await manager.resourceUsage(runId, { sessionId });
-  return usage ? { resource_usage: usageFields(usage) } : { resource_usage: null, resource_usage_note: note };
+  return usage
+    ? { resource_usage: usageFields(usage) }
+    : { resource_usage: null, resource_usage_note: note };
 }
 
 export function isoTime(ms: number | null): string | null {
@@ -68,7 +83,9 @@ export function runFields(run: RunSnapshot): Record<string, unknown> {
     duration_ms: run.durationMs,
     stdout_size: run.outputBytes,
     ...(run.error ? { error: run.error } : {}),
-    ...(run.startFailure ? { error_code: run.startFailure === "command_not_found" ? "CommandNotFound" : "SpawnFailed" } : {}),
+    ...(run.startFailure
+      ? { error_code: run.startFailure === "command_not_found" ? "CommandNotFound" : "SpawnFailed" }
+      : {}),
   };
 }
 
@@ -76,7 +93,12 @@ export function runFields(run: RunSnapshot): Record<string, unknown> {
  * The last `lines` lines of the retained output (an unterminated last line counts), at most
  * `maxChars` characters. `truncated`: earlier output exists that the summary leaves out.
  */
-export function summaryOf(manager: ProcessManager, runId: string, lines: number, maxChars: number): { text: string; truncated: boolean } {
+export function summaryOf(
+  manager: ProcessManager,
+  runId: string,
+  lines: number,
+  maxChars: number,
+): { text: string; truncated: boolean } {
   const tail = manager.tail(runId, { maxChars });
   let cut = tail.text.length;
   // Skip a final newline: it ends the last line rather than starting another.

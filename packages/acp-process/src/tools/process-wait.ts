@@ -16,7 +16,8 @@ export function waitForChange(
   options: { sessionId: string; sinceBytes: number; timeoutMs: number; pattern?: string },
 ): Promise<{ woke: WakeReason; match?: string }> {
   const { sessionId, sinceBytes, pattern } = options;
-  if (isFinished(manager.get(runId, { sessionId }).status)) return Promise.resolve({ woke: "exit" });
+  if (isFinished(manager.get(runId, { sessionId }).status))
+    return Promise.resolve({ woke: "exit" });
   return new Promise((resolve, reject) => {
     let watcherId: string | undefined;
     let done = false;
@@ -36,14 +37,22 @@ export function waitForChange(
     };
     const unsubscribe = manager.subscribe((event) => {
       if (event.type === "exit" && event.run.id === runId) finish({ woke: "exit" });
-      else if (event.type === "watch" && event.runId === runId && event.watcherId === watcherId) finish({ woke: "match", match: event.match });
-      else if (pattern === undefined && event.type === "output" && event.runId === runId && event.item.kind === "output" && event.item.byteOffset + Buffer.byteLength(event.item.text) > sinceBytes) {
+      else if (event.type === "watch" && event.runId === runId && event.watcherId === watcherId)
+        finish({ woke: "match", match: event.match });
+      else if (
+        pattern === undefined &&
+        event.type === "output" &&
+        event.runId === runId &&
+        event.item.kind === "output" &&
+        event.item.byteOffset + Buffer.byteLength(event.item.text) > sinceBytes
+      ) {
         finish({ woke: "output" });
       }
     });
     const timer = setTimeout(() => finish({ woke: "timeout" }), options.timeoutMs);
     try {
-      if (pattern !== undefined) watcherId = manager.watch(runId, { regex: pattern, once: true }, { sessionId });
+      if (pattern !== undefined)
+        watcherId = manager.watch(runId, { regex: pattern, once: true }, { sessionId });
     } catch (error) {
       const now = manager.get(runId, { sessionId });
       if (isFinished(now.status)) return finish({ woke: "exit" });

@@ -13,19 +13,37 @@ const SNIPPET_CHARS = 200;
 
 export const processInputSchema = strictInput({
   action: z.enum(["list", "poll", "log", "write", "kill", "clear", "remove", "wait"]),
-  sessionId: z.string().optional().describe("The id returned by exec (required except for list and clear)"),
+  sessionId: z
+    .string()
+    .optional()
+    .describe("The id returned by exec (required except for list and clear)"),
   data: z.string().optional().describe("write: text to send to stdin"),
   eof: z.boolean().optional().describe("write: close stdin after the data"),
-  offset: z.number().int().min(0).optional().describe("log: first line (0-based); omitted = the last `limit` lines"),
-  limit: z.number().int().min(1).max(10_000).optional().describe("log: number of lines (default 200); list: sessions (default 50, at most 500)"),
-  signal: signalNameSchema.optional().describe("kill: signal name such as SIGINT (default: the client's kill)"),
+  offset: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe("log: first line (0-based); omitted = the last `limit` lines"),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .optional()
+    .describe("log: number of lines (default 200); list: sessions (default 50, at most 500)"),
+  signal: signalNameSchema
+    .optional()
+    .describe("kill: signal name such as SIGINT (default: the client's kill)"),
   waitMs: z
     .number()
     .int()
     .min(0)
     .max(MAX_WAIT_MS)
     .optional()
-    .describe(`wait: block up to this many ms for new output or the exit, then answer as poll (default ${DEFAULT_WAIT_MS})`),
+    .describe(
+      `wait: block up to this many ms for new output or the exit, then answer as poll (default ${DEFAULT_WAIT_MS})`,
+    ),
 });
 
 export type ProcessInput = z.infer<typeof processInputSchema>;
@@ -47,7 +65,9 @@ export const processTool = defineTool<ProcessInput, Record<string, unknown>>({
     switch (input.action) {
       case "list": {
         // Only background sessions, as the exec design says: runs exec answered in the foreground are not listed.
-        const runs = manager.list({ sessionId: owner, limit: 500 }).filter((run) => state.isBackground(run.id));
+        const runs = manager
+          .list({ sessionId: owner, limit: 500 })
+          .filter((run) => state.isBackground(run.id));
         return {
           processes: runs.slice(0, Math.min(input.limit ?? 50, 500)).map((run) => ({
             ...runSummary(run),
@@ -61,13 +81,28 @@ export const processTool = defineTool<ProcessInput, Record<string, unknown>>({
         return poll(manager, owner, requireId(input));
       case "wait": {
         const id = requireId(input);
-        const woke = await waitForActivity(manager, id, { sessionId: owner, sinceSeq: state.cursor(id), timeoutMs: input.waitMs ?? DEFAULT_WAIT_MS });
+        const woke = await waitForActivity(manager, id, {
+          sessionId: owner,
+          sinceSeq: state.cursor(id),
+          timeoutMs: input.waitMs ?? DEFAULT_WAIT_MS,
+        });
         return { woke, ...(await poll(manager, owner, id)) };
       }
       case "log": {
         const id = requireId(input);
-        const view = await manager.lines(id, { sessionId: owner, limit: input.limit ?? 200, ...(input.offset !== undefined ? { offset: input.offset } : {}) });
-        return { sessionId: id, status: view.run.status, lines: view.lines, offset: view.offset, totalLines: view.totalLines, droppedLines: view.droppedLines };
+        const view = await manager.lines(id, {
+          sessionId: owner,
+          limit: input.limit ?? 200,
+          ...(input.offset !== undefined ? { offset: input.offset } : {}),
+        });
+        return {
+          sessionId: id,
+          status: view.run.status,
+          lines: view.lines,
+          offset: view.offset,
+          totalLines: view.totalLines,
+          droppedLines: view.droppedLines,
+        };
       }
       case "write": {
         const id = requireId(input);
@@ -76,7 +111,10 @@ export const processTool = defineTool<ProcessInput, Record<string, unknown>>({
       }
       case "kill": {
         const id = requireId(input);
-        const run = await manager.kill(id, { sessionId: owner, ...(input.signal ? { signal: input.signal } : {}) });
+        const run = await manager.kill(id, {
+          sessionId: owner,
+          ...(input.signal ? { signal: input.signal } : {}),
+        });
         return { ...runSummary(run), sessionId: id, ...outputFor(manager, run, 2000) };
       }
       case "clear":
@@ -99,7 +137,11 @@ export const processTool = defineTool<ProcessInput, Record<string, unknown>>({
  * `skippedBytes` counts the skipped UTF-8 bytes, so a reader that adds up what polls return keeps
  * an exact count.
  */
-async function poll(manager: ProcessManager, owner: string, id: string): Promise<Record<string, unknown>> {
+async function poll(
+  manager: ProcessManager,
+  owner: string,
+  id: string,
+): Promise<Record<string, unknown>> {
   const state = toolState(manager);
   const cap = manager.limits.pendingMaxOutputChars;
   let cursor = state.cursor(id);
@@ -110,7 +152,12 @@ async function poll(manager: ProcessManager, owner: string, id: string): Promise
   // keeping only the newest `cap` characters; the next poll starts where this one stopped.
   let end: number | undefined;
   for (;;) {
-    const page = await manager.read(id, { sessionId: owner, sinceSeq: cursor, limit: 1000, maxChars: cap + 1 });
+    const page = await manager.read(id, {
+      sessionId: owner,
+      sinceSeq: cursor,
+      limit: 1000,
+      maxChars: cap + 1,
+    });
     end ??= page.run.nextSeq;
     missedItems += page.missedItems;
     output += page.items.map(itemText).join("");
@@ -134,7 +181,9 @@ async function poll(manager: ProcessManager, owner: string, id: string): Promise
     output,
     ...(note ? { note, skippedBytes } : {}),
     ...(missedItems > 0 ? { missedItems } : {}),
-    ...(isFinished(run.status) ? { exitCode: run.exitCode, signal: run.signal, error: run.error } : {}),
+    ...(isFinished(run.status)
+      ? { exitCode: run.exitCode, signal: run.signal, error: run.error }
+      : {}),
   };
 }
 
@@ -165,6 +214,11 @@ function clear({ manager, sessionId }: ToolContext, input: ProcessInput): Record
 }
 
 function requireId(input: ProcessInput): string {
-  if (!input.sessionId) throw ProcessError.invalidParams("sessionId", `the id returned by exec for action ${input.action}`, input.sessionId);
+  if (!input.sessionId)
+    throw ProcessError.invalidParams(
+      "sessionId",
+      `the id returned by exec for action ${input.action}`,
+      input.sessionId,
+    );
   return input.sessionId;
 }

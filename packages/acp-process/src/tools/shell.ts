@@ -13,9 +13,11 @@ import { DEFAULT_WAIT_MS, MAX_WAIT_MS, waitForActivity } from "./wait-for.js";
 const MAX_LIMIT = 500;
 const DEFAULT_TIMEOUT_S = 120;
 const DEFAULT_MAX_OUTPUT_BYTES = 30_000;
-const CUT_NOTE = "this item was larger than max_output_bytes and is cut; read the rest with action log and offset (lines)";
+const CUT_NOTE =
+  "this item was larger than max_output_bytes and is cut; read the rest with action log and offset (lines)";
 const SNIPPET_CHARS = 400;
-const STREAM_NOTE = "stdout and stderr arrive merged through ACP terminals; the stream filter cannot separate them";
+const STREAM_NOTE =
+  "stdout and stderr arrive merged through ACP terminals; the stream filter cannot separate them";
 const CURSOR =
   "Cursor: items are numbered from 1; the answer's next_seq is the seq of the last item it returned (or since_seq when none), " +
   "and since_seq returns items strictly after it. Passing back next_seq or the last seq you saw is the same thing. Omitted or 0: from the start.";
@@ -24,33 +26,93 @@ const watchSchema = strictInput({
   regex: z.string().min(1).max(512),
   event: z.string().max(100).optional(),
   once: z.boolean().optional(),
-  scope: z.enum(["line", "stream"]).optional().describe("line: each complete line; stream: raw output, across chunk boundaries"),
+  scope: z
+    .enum(["line", "stream"])
+    .optional()
+    .describe("line: each complete line; stream: raw output, across chunk boundaries"),
 });
 
 export const shellInputSchema = strictInput(
   {
-    action: z.enum(["spawn", "poll", "log", "kill", "send_keys", "wait"]).optional().describe("Omitted: run the command once and return its output"),
-    command: z.string().min(1).optional().describe("Required for spawn and for a one-shot run (no action)"),
+    action: z
+      .enum(["spawn", "poll", "log", "kill", "send_keys", "wait"])
+      .optional()
+      .describe("Omitted: run the command once and return its output"),
+    command: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Required for spawn and for a one-shot run (no action)"),
     cwd: z.string().optional(),
     env: z.record(z.string(), z.string()).optional(),
-    id: z.string().min(1).optional().describe("Run id from spawn (poll, log, kill, send_keys, wait)"),
-    session_id: z.string().optional().describe("The calling session (runs are scoped to it); any other value is refused"),
-    background: z.boolean().optional().describe("spawn: default true (return at once); false: wait for the run to end, as a one-shot run"),
+    id: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Run id from spawn (poll, log, kill, send_keys, wait)"),
+    session_id: z
+      .string()
+      .optional()
+      .describe("The calling session (runs are scoped to it); any other value is refused"),
+    background: z
+      .boolean()
+      .optional()
+      .describe(
+        "spawn: default true (return at once); false: wait for the run to end, as a one-shot run",
+      ),
     since_seq: z.number().int().min(0).optional().describe(`poll, log, wait. ${CURSOR}`),
-    limit: z.number().int().min(1).optional().describe(`poll, log (items), log with offset (lines): default 100; larger values are capped at ${MAX_LIMIT}`),
-    offset: z.number().int().min(0).optional().describe("log: read lines from this line (0-based) instead of items"),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        `poll, log (items), log with offset (lines): default 100; larger values are capped at ${MAX_LIMIT}`,
+      ),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("log: read lines from this line (0-based) instead of items"),
     stream: z.enum(["stdout", "stderr", "combined"]).optional(),
-    watch: z.array(watchSchema).max(16).optional().describe("spawn: regex watchers; each hit is kept as an event item"),
+    watch: z
+      .array(watchSchema)
+      .max(16)
+      .optional()
+      .describe("spawn: regex watchers; each hit is kept as an event item"),
     max_output_bytes: z
       .number()
       .int()
       .min(100)
       .max(1_000_000)
       .optional()
-      .describe(`spawn/one-shot: output bytes the run keeps (later output is not kept; default: no cap). poll/log/wait: bytes of item text in the answer (default ${DEFAULT_MAX_OUTPUT_BYTES})`),
-    timeout_secs: z.number().positive().max(86_400).optional().describe(`Kill after this many seconds (default: none for background spawn, ${DEFAULT_TIMEOUT_S} otherwise)`),
-    wait_secs: z.number().min(0).max(MAX_WAIT_MS / 1000).optional().describe(`wait: block up to this many seconds for new items (output, watcher events) or the exit (default ${DEFAULT_WAIT_MS / 1000})`),
-    keys: z.array(z.union([z.string(), strictInput({ text: z.string() })])).max(200).optional().describe('send_keys: key names or text, e.g. ["y", "Enter"], ["C-c"]; Enter is \\r in a PTY, \\n on a pipe'),
+      .describe(
+        `spawn/one-shot: output bytes the run keeps (later output is not kept; default: no cap). poll/log/wait: bytes of item text in the answer (default ${DEFAULT_MAX_OUTPUT_BYTES})`,
+      ),
+    timeout_secs: z
+      .number()
+      .positive()
+      .max(86_400)
+      .optional()
+      .describe(
+        `Kill after this many seconds (default: none for background spawn, ${DEFAULT_TIMEOUT_S} otherwise)`,
+      ),
+    wait_secs: z
+      .number()
+      .min(0)
+      .max(MAX_WAIT_MS / 1000)
+      .optional()
+      .describe(
+        `wait: block up to this many seconds for new items (output, watcher events) or the exit (default ${DEFAULT_WAIT_MS / 1000})`,
+      ),
+    keys: z
+      .array(z.union([z.string(), strictInput({ text: z.string() })]))
+      .max(200)
+      .optional()
+      .describe(
+        'send_keys: key names or text, e.g. ["y", "Enter"], ["C-c"]; Enter is \\r in a PTY, \\n on a pipe',
+      ),
     signal: signalNameSchema.optional().describe("kill: signal name (default: the client's kill)"),
     pty: z.boolean().optional(),
   },
@@ -103,7 +165,11 @@ export const shellTool = defineTool<ShellInput, Record<string, unknown>>({
     // Attached before the first run starts, so it sees every watcher hit.
     toolState(manager);
     if (input.session_id !== undefined && input.session_id !== sessionId) {
-      throw ProcessError.invalidParams("session_id", `this session's id ${JSON.stringify(sessionId)} (runs are scoped to the calling session), or no session_id`, input.session_id);
+      throw ProcessError.invalidParams(
+        "session_id",
+        `this session's id ${JSON.stringify(sessionId)} (runs are scoped to the calling session), or no session_id`,
+        input.session_id,
+      );
     }
     const note = input.stream && input.stream !== "combined" ? { stream_note: STREAM_NOTE } : {};
     switch (input.action) {
@@ -116,23 +182,49 @@ export const shellTool = defineTool<ShellInput, Record<string, unknown>>({
         const id = requireId(input);
         const since = input.since_seq ?? 0;
         if (input.action === "log" && input.offset !== undefined) {
-          const view = await manager.lines(id, { sessionId, limit: capped(input.limit), offset: input.offset });
-          return { ...status(view.run), lines: view.lines, offset: view.offset, total_lines: view.totalLines, dropped_lines: view.droppedLines, ...note };
+          const view = await manager.lines(id, {
+            sessionId,
+            limit: capped(input.limit),
+            offset: input.offset,
+          });
+          return {
+            ...status(view.run),
+            lines: view.lines,
+            offset: view.offset,
+            total_lines: view.totalLines,
+            dropped_lines: view.droppedLines,
+            ...note,
+          };
         }
         if (input.action === "wait") {
-          const woke = await waitForActivity(manager, id, { sessionId, sinceSeq: since, timeoutMs: Math.round((input.wait_secs ?? DEFAULT_WAIT_MS / 1000) * 1000) });
+          const woke = await waitForActivity(manager, id, {
+            sessionId,
+            sinceSeq: since,
+            timeoutMs: Math.round((input.wait_secs ?? DEFAULT_WAIT_MS / 1000) * 1000),
+          });
           return { woke, ...(await page(manager, id, sessionId, input, since, true)), ...note };
         }
-        return { ...(await page(manager, id, sessionId, input, since, input.action === "poll")), ...note };
+        return {
+          ...(await page(manager, id, sessionId, input, since, input.action === "poll")),
+          ...note,
+        };
       }
       case "kill": {
         const id = requireId(input);
-        const run = await manager.kill(id, { sessionId, ...(input.signal ? { signal: input.signal } : {}) });
+        const run = await manager.kill(id, {
+          sessionId,
+          ...(input.signal ? { signal: input.signal } : {}),
+        });
         return { ...status(run), snippet: manager.tail(id, { maxChars: SNIPPET_CHARS }).text };
       }
       case "send_keys": {
         const id = requireId(input);
-        if (!input.keys || input.keys.length === 0) throw ProcessError.invalidParams("keys", 'a list of key names or text, e.g. ["y", "Enter"]', input.keys);
+        if (!input.keys || input.keys.length === 0)
+          throw ProcessError.invalidParams(
+            "keys",
+            'a list of key names or text, e.g. ["y", "Enter"]',
+            input.keys,
+          );
         await manager.sendKeys(id, input.keys, { sessionId });
         return { id, sent: input.keys.length };
       }
@@ -155,7 +247,12 @@ async function spawn(ctx: ToolContext, input: ShellInput): Promise<Record<string
     ...(input.max_output_bytes !== undefined ? { maxOutputBytes: input.max_output_bytes } : {}),
     ...(input.action === "spawn" ? { stdin: true } : {}),
     // A call that waits is bounded; a background run runs until it ends unless told otherwise.
-    timeoutMs: input.timeout_secs !== undefined ? Math.round(input.timeout_secs * 1000) : waits ? DEFAULT_TIMEOUT_S * 1000 : 0,
+    timeoutMs:
+      input.timeout_secs !== undefined
+        ? Math.round(input.timeout_secs * 1000)
+        : waits
+          ? DEFAULT_TIMEOUT_S * 1000
+          : 0,
     ...fromContext(ctx, "shell"),
   });
   if (!waits) return { ...status(started), next_seq: 0 };
@@ -171,23 +268,43 @@ async function spawn(ctx: ToolContext, input: ShellInput): Promise<Record<string
 }
 
 /** The poll/log/wait answer: items strictly after `since` (shell numbering), within the byte budget. */
-async function page(manager: ProcessManager, id: string, sessionId: string, input: ShellInput, since: number, withSnippet: boolean): Promise<Record<string, unknown>> {
+async function page(
+  manager: ProcessManager,
+  id: string,
+  sessionId: string,
+  input: ShellInput,
+  since: number,
+  withSnippet: boolean,
+): Promise<Record<string, unknown>> {
   const budget = input.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   // Shell seq n is the manager's item n - 1: "strictly after n" is the manager's "from n".
-  const read = await manager.read(id, { sessionId, sinceSeq: since, limit: capped(input.limit), maxChars: budget }).catch((error: unknown) => {
-    // Name the tool's field, not the manager's option.
-    if (error instanceof ProcessError && error.code === "invalid_params") {
-      throw new ProcessError("invalid_params", `Invalid since_seq: expected a seq from 0 to the run's last seq (pass next_seq, or the last seq you saw), received ${since}`);
-    }
-    throw error;
-  });
+  const read = await manager
+    .read(id, { sessionId, sinceSeq: since, limit: capped(input.limit), maxChars: budget })
+    .catch((error: unknown) => {
+      // Name the tool's field, not the manager's option.
+      if (error instanceof ProcessError && error.code === "invalid_params") {
+        throw new ProcessError(
+          "invalid_params",
+          `Invalid since_seq: expected a seq from 0 to the run's last seq (pass next_seq, or the last seq you saw), received ${since}`,
+        );
+      }
+      throw error;
+    });
   // maxChars counts UTF-16 units of whole items; the byte budget is exact.
   const fitted = fitItems(read.items, budget, read.nextSeq);
   return {
     ...status(read.run),
     items: fitted.items.map(shown),
     next_seq: fitted.nextSeq,
-    ...(fitted.cut ? { cut_item: { seq: fitted.cut.seq + 1, omitted_bytes: fitted.cut.omittedBytes, note: CUT_NOTE } } : {}),
+    ...(fitted.cut
+      ? {
+          cut_item: {
+            seq: fitted.cut.seq + 1,
+            omitted_bytes: fitted.cut.omittedBytes,
+            note: CUT_NOTE,
+          },
+        }
+      : {}),
     ...(read.missedItems > 0 ? { missed_items: read.missedItems } : {}),
     done: read.done && fitted.nextSeq >= read.nextSeq,
     ...(withSnippet
@@ -206,6 +323,11 @@ function capped(limit: number | undefined): number {
 }
 
 function requireId(input: ShellInput): string {
-  if (!input.id) throw ProcessError.invalidParams("id", `the run id returned by spawn for action ${input.action} (as id or run_id)`, input.id);
+  if (!input.id)
+    throw ProcessError.invalidParams(
+      "id",
+      `the run id returned by spawn for action ${input.action} (as id or run_id)`,
+      input.id,
+    );
   return input.id;
 }

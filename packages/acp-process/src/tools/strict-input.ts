@@ -40,7 +40,11 @@ function editDistance(a: string, b: string): number {
     previous[0] = i;
     for (let j = 1; j <= b.length; j++) {
       const above = previous[j]!;
-      previous[j] = Math.min(above + 1, previous[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous[j] = Math.min(
+        above + 1,
+        previous[j - 1]! + 1,
+        diagonal + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
       diagonal = above;
     }
   }
@@ -56,7 +60,12 @@ export function nearestName(unknown: string, accepted: readonly string[]): strin
   const exactish = accepted.find((name) => normalize(name).replace(/_/g, "") === squashed);
   if (exactish) return exactish;
   const group = SYNONYMS.find((names) => names.includes(key) || names.includes(squashed));
-  const synonym = group && accepted.find((name) => group.includes(normalize(name)) || group.includes(normalize(name).replace(/_/g, "")));
+  const synonym =
+    group &&
+    accepted.find(
+      (name) =>
+        group.includes(normalize(name)) || group.includes(normalize(name).replace(/_/g, "")),
+    );
   if (synonym) return synonym;
   let best: { name: string; distance: number } | undefined;
   for (const name of accepted) {
@@ -67,10 +76,16 @@ export function nearestName(unknown: string, accepted: readonly string[]): strin
 }
 
 /** "Unknown parameter `x`: did you mean `y`? Accepted parameters: a, b, c." */
-export function unknownParametersMessage(unknown: readonly string[], accepted: readonly string[]): string {
+export function unknownParametersMessage(
+  unknown: readonly string[],
+  accepted: readonly string[],
+): string {
   const parts = unknown.slice(0, 5).map((name) => {
     const nearest = nearestName(name, accepted);
-    const shownName = name.length > MAX_NAME_CHARS ? `${name.slice(0, MAX_NAME_CHARS)}… (${name.length} characters)` : name;
+    const shownName =
+      name.length > MAX_NAME_CHARS
+        ? `${name.slice(0, MAX_NAME_CHARS)}… (${name.length} characters)`
+        : name;
     return `\`${shownName}\`${nearest ? ` (did you mean \`${nearest}\`?)` : ""}`;
   });
   const more = unknown.length > 5 ? ` and ${unknown.length - 5} more` : "";
@@ -85,7 +100,10 @@ function sameValue(a: unknown, b: unknown): boolean {
  * A `z.strictObject` whose unknown-key error names the key, suggests the nearest accepted name and
  * lists them all, with optional aliases folded into their primary names.
  */
-export function strictInput<Shape extends z.ZodRawShape, Primary extends keyof Shape & string = keyof Shape & string>(
+export function strictInput<
+  Shape extends z.ZodRawShape,
+  Primary extends keyof Shape & string = keyof Shape & string,
+>(
   shape: Shape,
   options: StrictInputOptions<Primary> = {},
 ): z.ZodType<z.output<z.ZodObject<Shape>>, z.input<z.ZodObject<Shape>>> {
@@ -95,39 +113,65 @@ export function strictInput<Shape extends z.ZodRawShape, Primary extends keyof S
   const required = new Set<string>();
   for (const [alias, primary] of aliases) {
     const target = fields[primary];
-    if (!target) throw new Error(`strictInput: alias ${alias} names ${primary}, which is not a parameter`);
+    if (!target)
+      throw new Error(`strictInput: alias ${alias} names ${primary}, which is not a parameter`);
     if (alias in shape) throw new Error(`strictInput: alias ${alias} is also a parameter`);
     // An aliased required parameter: either name may be given, one is required (checked below).
     if (!target.safeParse(undefined).success) {
       required.add(primary);
       full[primary] = target.optional();
     }
-    full[alias] = target.optional().describe(`Alias of \`${primary}\` (the specification's name); give one of them`);
+    full[alias] = target
+      .optional()
+      .describe(`Alias of \`${primary}\` (the specification's name); give one of them`);
   }
   const accepted = Object.keys(full);
   const object = z.strictObject(full, {
-    error: (issue) => (issue.code === "unrecognized_keys" ? unknownParametersMessage(issue.keys, accepted) : undefined),
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? unknownParametersMessage(issue.keys, accepted)
+        : undefined,
   });
-  if (aliases.length === 0) return object as unknown as z.ZodType<z.output<z.ZodObject<Shape>>, z.input<z.ZodObject<Shape>>>;
+  if (aliases.length === 0)
+    return object as unknown as z.ZodType<
+      z.output<z.ZodObject<Shape>>,
+      z.input<z.ZodObject<Shape>>
+    >;
   return object
     .superRefine((value, ctx) => {
       const given = value as Record<string, unknown>;
       for (const [alias, primary] of aliases) {
-        if (given[alias] !== undefined && given[primary] !== undefined && !sameValue(given[alias], given[primary])) {
-          ctx.addIssue({ code: "custom", path: [alias], message: `\`${alias}\` is an alias of \`${primary}\`, and they differ: give only one of them` });
+        if (
+          given[alias] !== undefined &&
+          given[primary] !== undefined &&
+          !sameValue(given[alias], given[primary])
+        ) {
+          ctx.addIssue({
+            code: "custom",
+            path: [alias],
+            message: `\`${alias}\` is an alias of \`${primary}\`, and they differ: give only one of them`,
+          });
         }
       }
       for (const primary of required) {
-        const names = [primary, ...aliases.filter(([, p]) => p === primary).map(([alias]) => alias)];
+        const names = [
+          primary,
+          ...aliases.filter(([, p]) => p === primary).map(([alias]) => alias),
+        ];
         if (names.every((name) => given[name] === undefined)) {
-          ctx.addIssue({ code: "custom", path: [primary], message: `required: give \`${names.join("` or `")}\`` });
+          ctx.addIssue({
+            code: "custom",
+            path: [primary],
+            message: `required: give \`${names.join("` or `")}\``,
+          });
         }
       }
     })
     .transform((value) => {
       const folded: Record<string, unknown> = { ...value };
       for (const [alias, primary] of aliases) {
-        if (folded[primary] === undefined && folded[alias] !== undefined) folded[primary] = folded[alias];
+        if (folded[primary] === undefined && folded[alias] !== undefined)
+          folded[primary] = folded[alias];
         delete folded[alias];
       }
       return folded as z.output<z.ZodObject<Shape>>;

@@ -38,7 +38,8 @@ export class ToolState {
 
   setCursor(runId: string, seq: number): void {
     this.pollCursors.delete(runId);
-    if (this.pollCursors.size >= MAX_TRACKED_RUNS) this.pollCursors.delete(this.pollCursors.keys().next().value!);
+    if (this.pollCursors.size >= MAX_TRACKED_RUNS)
+      this.pollCursors.delete(this.pollCursors.keys().next().value!);
     this.pollCursors.set(runId, seq);
   }
 
@@ -48,7 +49,8 @@ export class ToolState {
   }
 
   markBackground(runId: string): void {
-    if (this.background.size >= MAX_TRACKED_RUNS) this.background.delete(this.background.values().next().value!);
+    if (this.background.size >= MAX_TRACKED_RUNS)
+      this.background.delete(this.background.values().next().value!);
     this.background.add(runId);
   }
 

@@ -49,7 +49,10 @@ export interface BackgroundExitNotice {
 }
 
 /** The start options every tool adds from its context. */
-export function fromContext(ctx: ToolContext, tool: string): { labels: Record<string, string>; onStart?: ToolContext["onStart"] } {
+export function fromContext(
+  ctx: ToolContext,
+  tool: string,
+): { labels: Record<string, string>; onStart?: ToolContext["onStart"] } {
   return { labels: { ...ctx.labels, tool }, ...(ctx.onStart ? { onStart: ctx.onStart } : {}) };
 }
 
@@ -67,14 +70,20 @@ export interface ToolDefinition<Input = unknown, Output = unknown> {
   handle(ctx: ToolContext, input: unknown): Promise<Output>;
 }
 
-export type ToolOutcome<Output> = { ok: true; result: Output } | { ok: false; error: { code: string; message: string } };
+export type ToolOutcome<Output> =
+  { ok: true; result: Output } | { ok: false; error: { code: string; message: string } };
 
 /** Runs a tool and turns every failure into a value a model can read and act on. */
-export async function runTool<Output>(tool: ToolDefinition<unknown, Output>, ctx: ToolContext, input: unknown): Promise<ToolOutcome<Output>> {
+export async function runTool<Output>(
+  tool: ToolDefinition<unknown, Output>,
+  ctx: ToolContext,
+  input: unknown,
+): Promise<ToolOutcome<Output>> {
   try {
     return { ok: true, result: await tool.handle(ctx, input) };
   } catch (error) {
-    if (error instanceof ProcessError) return { ok: false, error: { code: error.code, message: error.message } };
+    if (error instanceof ProcessError)
+      return { ok: false, error: { code: error.code, message: error.message } };
     return { ok: false, error: { code: "internal", message: messageOf(error) } };
   }
 }
@@ -93,16 +102,24 @@ export function defineTool<Input, Output>(spec: {
     jsonSchema: z.toJSONSchema(spec.schema, { io: "input" }) as Record<string, unknown>,
     async handle(ctx, input) {
       const parsed = spec.schema.safeParse(input);
-      if (!parsed.success) throw new ProcessError("invalid_params", `Invalid ${spec.name} arguments: ${describeIssues(parsed.error)}`);
+      if (!parsed.success)
+        throw new ProcessError(
+          "invalid_params",
+          `Invalid ${spec.name} arguments: ${describeIssues(parsed.error)}`,
+        );
       return spec.run(ctx, parsed.data);
     },
   };
 }
 
 function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    // An issue of the whole input (unknown parameters) says what it is about itself.
-    .map((issue) => (issue.path.length > 0 ? `${issue.path.join(".")}: ${issue.message}` : issue.message))
-    .join("; ");
+  return (
+    error.issues
+      .slice(0, 5)
+      // An issue of the whole input (unknown parameters) says what it is about itself.
+      .map((issue) =>
+        issue.path.length > 0 ? `${issue.path.join(".")}: ${issue.message}` : issue.message,
+      )
+      .join("; ")
+  );
 }

@@ -14,7 +14,11 @@ export const DEFAULT_WAIT_MS = 30_000;
  * has finished, or `timeoutMs` passed (on the manager's clock) — whichever comes first. Returns at
  * once when there is already something to read.
  */
-export async function waitForActivity(manager: ProcessManager, runId: string, query: { sessionId: string; sinceSeq: number; timeoutMs: number }): Promise<WakeReason> {
+export async function waitForActivity(
+  manager: ProcessManager,
+  runId: string,
+  query: { sessionId: string; sinceSeq: number; timeoutMs: number },
+): Promise<WakeReason> {
   await manager.refresh(runId, query.sessionId);
   const now = manager.get(runId, { sessionId: query.sessionId });
   if (isFinished(now.status)) return "exit";
@@ -29,10 +33,15 @@ export async function waitForActivity(manager: ProcessManager, runId: string, qu
   };
   const unsubscribe = manager.subscribe((event: RunEvent) => {
     if (event.type === "watch" && event.runId === runId) wake("watch");
-    else if (event.type === "output" && event.runId === runId && event.item.seq >= query.sinceSeq) wake(event.item.kind === "event" ? "watch" : "output");
+    else if (event.type === "output" && event.runId === runId && event.item.seq >= query.sinceSeq)
+      wake(event.item.kind === "event" ? "watch" : "output");
   });
   try {
-    const run = await manager.wait(runId, { sessionId: query.sessionId, timeoutMs: query.timeoutMs, signal: woken.signal });
+    const run = await manager.wait(runId, {
+      sessionId: query.sessionId,
+      timeoutMs: query.timeoutMs,
+      signal: woken.signal,
+    });
     return woken.signal.aborted ? reason : isFinished(run.status) ? "exit" : "timeout";
   } finally {
     unsubscribe();

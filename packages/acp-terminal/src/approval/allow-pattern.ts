@@ -46,14 +46,24 @@ function wordRegExp(word: string): RegExp {
 /** Parses a pattern; throws a RangeError saying what is wrong and what a valid one looks like. */
 export function parseAllowPattern(source: string): AllowPattern {
   const invalid = (why: string) =>
-    new RangeError(`Invalid allow pattern ${JSON.stringify(source.slice(0, 200))}: ${why} (example: 'git *' or 'npm run test:*')`);
+    new RangeError(
+      `Invalid allow pattern ${JSON.stringify(source.slice(0, 200))}: ${why} (example: 'git *' or 'npm run test:*')`,
+    );
   if (typeof source !== "string") throw invalid("expected a string");
-  if (source.length > MAX_PATTERN_CHARS) throw invalid(`longer than ${MAX_PATTERN_CHARS} characters`);
-  if (PATTERN_FORBIDDEN.test(source)) throw invalid("quotes, backslashes and newlines are not supported; words are separated by spaces");
-  const words = source.trim().split(/[ \t]+/).filter((word) => word !== "");
+  if (source.length > MAX_PATTERN_CHARS)
+    throw invalid(`longer than ${MAX_PATTERN_CHARS} characters`);
+  if (PATTERN_FORBIDDEN.test(source))
+    throw invalid(
+      "quotes, backslashes and newlines are not supported; words are separated by spaces",
+    );
+  const words = source
+    .trim()
+    .split(/[ \t]+/)
+    .filter((word) => word !== "");
   const [command] = words;
   if (command === undefined) throw invalid("it is empty");
-  if (command.includes("*")) throw invalid("the command (first word) must be written out, without *");
+  if (command.includes("*"))
+    throw invalid("the command (first word) must be written out, without *");
   const anyRest = words.length > 1 && words.at(-1) === "*";
   const matched = anyRest ? words.slice(0, -1) : words;
   return { source, words: matched.map(wordRegExp), anyRest };

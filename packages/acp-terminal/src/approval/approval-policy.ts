@@ -33,7 +33,14 @@ const DEFAULT_REFUSAL = "not approved: no allow pattern matches and there is no 
 function rememberedAs(request: AuthorizeRequest): string {
   switch (request.action) {
     case "create":
-      return JSON.stringify(["create", request.command, request.args, request.shell, request.cwd, request.env]);
+      return JSON.stringify([
+        "create",
+        request.command,
+        request.args,
+        request.shell,
+        request.cwd,
+        request.env,
+      ]);
     case "write":
     case "signal":
       return JSON.stringify([request.action, request.terminalId]);
@@ -54,8 +61,10 @@ export function createApprovalPolicy(options: ApprovalPolicyOptions = {}): Appro
   const always = new Map<string, Set<string>>();
   let turn: Promise<unknown> = Promise.resolve();
 
-  const sessionOf = (request: AuthorizeRequest) => JSON.stringify([request.owner.connectionId, request.owner.sessionId]);
-  const remembered = (request: AuthorizeRequest) => always.get(sessionOf(request))?.has(rememberedAs(request)) === true;
+  const sessionOf = (request: AuthorizeRequest) =>
+    JSON.stringify([request.owner.connectionId, request.owner.sessionId]);
+  const remembered = (request: AuthorizeRequest) =>
+    always.get(sessionOf(request))?.has(rememberedAs(request)) === true;
 
   async function decide(request: AuthorizeRequest): Promise<boolean | string> {
     // Asked again after the question before it: its answer may have been "always".

@@ -13,10 +13,15 @@ const MAX_SHOWN_ENV = 20;
  */
 export function printable(text: string): string {
   const shown = text.length > MAX_SHOWN_CHARS ? text.slice(0, MAX_SHOWN_CHARS) : text;
-  const escaped = shown.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => {
-    const code = c.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
-  });
+  const escaped = shown.replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+    (c) => {
+      const code = c.charCodeAt(0);
+      return code <= 0xff
+        ? `\\x${code.toString(16).padStart(2, "0")}`
+        : `\\u${code.toString(16).padStart(4, "0")}`;
+    },
+  );
   return text.length > MAX_SHOWN_CHARS ? `${escaped}… (${text.length} chars)` : escaped;
 }
 
@@ -28,12 +33,17 @@ export function describeAuthorizeRequest(request: AuthorizeRequest): string[] {
   const lines = [printable(describeAction(request))];
   if (request.action === "write") {
     // Enough bytes to fill the shown characters; the byte count is in the first line.
-    lines.push(`  data: ${printable(Buffer.from(request.data.subarray(0, MAX_SHOWN_CHARS * 4)).toString("utf8"))}`);
+    lines.push(
+      `  data: ${printable(Buffer.from(request.data.subarray(0, MAX_SHOWN_CHARS * 4)).toString("utf8"))}`,
+    );
   }
   lines.push(`  cwd: ${printable(request.cwd)}`);
   if (request.env.length > 0) {
-    const shown = request.env.slice(0, MAX_SHOWN_ENV).map(({ name, value }) => `${printable(name)}=${printable(value)}`);
-    const more = request.env.length > MAX_SHOWN_ENV ? ` and ${request.env.length - MAX_SHOWN_ENV} more` : "";
+    const shown = request.env
+      .slice(0, MAX_SHOWN_ENV)
+      .map(({ name, value }) => `${printable(name)}=${printable(value)}`);
+    const more =
+      request.env.length > MAX_SHOWN_ENV ? ` and ${request.env.length - MAX_SHOWN_ENV} more` : "";
     lines.push(`  env: ${shown.join(" ")}${more}`);
   }
   return lines;

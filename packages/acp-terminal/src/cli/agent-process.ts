@@ -77,9 +77,14 @@ export class AgentProcess {
   private stderrTail = "";
 
   constructor(options: LaunchOptions) {
-    this.log = options.agentLogPath === undefined ? undefined : createWriteStream(options.agentLogPath, { flags: "a" });
+    this.log =
+      options.agentLogPath === undefined
+        ? undefined
+        : createWriteStream(options.agentLogPath, { flags: "a" });
     // Checked writable before launch; should it fail later (disk full), the agent's stderr is lost, not us.
-    this.log?.on("error", (error) => options.stderr.write(`acp-terminal: --agent-log: ${error.message}\n`));
+    this.log?.on("error", (error) =>
+      options.stderr.write(`acp-terminal: --agent-log: ${error.message}\n`),
+    );
     this.child = spawn(options.commandLine, {
       shell: true,
       detached: true,
@@ -88,7 +93,9 @@ export class AgentProcess {
     });
     this.exited = new Promise<AgentExit>((resolve) => {
       this.child.once("exit", (code, signal) => resolve(this.recordExit({ code, signal })));
-      this.child.once("error", (error) => resolve(this.recordExit({ code: null, signal: null, error })));
+      this.child.once("error", (error) =>
+        resolve(this.recordExit({ code: null, signal: null, error })),
+      );
     });
     const stdin = this.child.stdin!;
     const stdout = this.child.stdout!;
@@ -98,11 +105,16 @@ export class AgentProcess {
     // One streaming decoder, so a character split across chunks is not garbled.
     const decoder = new TextDecoder();
     stderr.on("data", (chunk: Buffer) => {
-      this.stderrTail = (this.stderrTail + decoder.decode(chunk, { stream: true })).slice(-STDERR_TAIL_CHARS);
+      this.stderrTail = (this.stderrTail + decoder.decode(chunk, { stream: true })).slice(
+        -STDERR_TAIL_CHARS,
+      );
       (this.log ?? options.stderr).write(chunk);
     });
     const sniffer = new FirstLineSniffer(options.onNotJson);
-    this.stream = ndJsonStream(Writable.toWeb(stdin) as WritableStream<Uint8Array>, readableOf(stdout, sniffer));
+    this.stream = ndJsonStream(
+      Writable.toWeb(stdin) as WritableStream<Uint8Array>,
+      readableOf(stdout, sniffer),
+    );
   }
 
   /** The last non-empty line the agent wrote on stderr, for error messages. */

@@ -1,4 +1,8 @@
-import { createApprovalPolicy, type ApprovalAnswer, type ApprovalPolicy } from "../approval/approval-policy.js";
+import {
+  createApprovalPolicy,
+  type ApprovalAnswer,
+  type ApprovalPolicy,
+} from "../approval/approval-policy.js";
 import { describeAuthorizeRequest } from "../approval/describe-request.js";
 import type { AuthorizeRequest } from "../host/types.js";
 import { choose, type ChoiceIo, type QuestionQueue } from "./choose.js";

@@ -85,13 +85,17 @@ function seconds(flag: string, value: string | undefined): number | string | und
     return `Invalid ${flag}: expected a positive number of seconds, received ${JSON.stringify(value)}`;
   }
   // Node fires a longer timer at once (TimeoutOverflowWarning): a huge value must not mean "now".
-  if (ms > MAX_TIMER_MS) return `Invalid ${flag}: at most ${Math.floor(MAX_TIMER_MS / 1000)} seconds, received ${JSON.stringify(value)}`;
+  if (ms > MAX_TIMER_MS)
+    return `Invalid ${flag}: at most ${Math.floor(MAX_TIMER_MS / 1000)} seconds, received ${JSON.stringify(value)}`;
   return ms;
 }
 
-
 /** Parses argv (without node and the script). Never throws: errors come back as values. */
-export function parseCommand(argv: string[], cwd: string, resolvePath: (base: string, p: string) => string): ParsedCommand {
+export function parseCommand(
+  argv: string[],
+  cwd: string,
+  resolvePath: (base: string, p: string) => string,
+): ParsedCommand {
   let parsed;
   try {
     parsed = parseArgs({
@@ -130,22 +134,30 @@ export function parseCommand(argv: string[], cwd: string, resolvePath: (base: st
     return { kind: "error", message: `Unknown command: ${subcommand} (expected "run")` };
   }
   if (values.agent === undefined || values.agent.trim() === "") {
-    return { kind: "error", message: 'Missing --agent: give the agent\'s command line, e.g. --agent "npx my-agent"' };
+    return {
+      kind: "error",
+      message: 'Missing --agent: give the agent\'s command line, e.g. --agent "npx my-agent"',
+    };
   }
   if (rest.length === 0 || rest.join(" ").trim() === "") {
     return { kind: "error", message: "Missing prompt: give it as the last argument" };
   }
   const timeoutMs = seconds("--timeout", values.timeout);
   if (typeof timeoutMs === "string") return { kind: "error", message: timeoutMs };
-  const initTimeoutMs = seconds("--init-timeout", values["init-timeout"]) ?? DEFAULT_INIT_TIMEOUT_MS;
+  const initTimeoutMs =
+    seconds("--init-timeout", values["init-timeout"]) ?? DEFAULT_INIT_TIMEOUT_MS;
   if (typeof initTimeoutMs === "string") return { kind: "error", message: initTimeoutMs };
-  const cancelGraceMs = seconds("--cancel-grace", values["cancel-grace"]) ?? DEFAULT_CANCEL_GRACE_MS;
+  const cancelGraceMs =
+    seconds("--cancel-grace", values["cancel-grace"]) ?? DEFAULT_CANCEL_GRACE_MS;
   if (typeof cancelGraceMs === "string") return { kind: "error", message: cancelGraceMs };
   for (const pattern of values.allow) {
     try {
       parseAllowPattern(pattern);
     } catch (error) {
-      return { kind: "error", message: `Invalid --allow: ${(error as Error).message.replace(/^Invalid allow pattern /, "")}` };
+      return {
+        kind: "error",
+        message: `Invalid --allow: ${(error as Error).message.replace(/^Invalid allow pattern /, "")}`,
+      };
     }
   }
   const limits = terminalLimits(values["max-terminals"], values["max-total-terminals"]);

@@ -35,7 +35,9 @@ export async function choose(
       if (answer === "") return enter.index;
       const index = Number(answer);
       if (Number.isInteger(index) && index >= 1 && index <= count) return index - 1;
-      io.output.write(`Expected a number from 1 to ${count}, received ${JSON.stringify(answer.slice(0, 100))}\n${promptLine}`);
+      io.output.write(
+        `Expected a number from 1 to ${count}, received ${JSON.stringify(answer.slice(0, 100))}\n${promptLine}`,
+      );
     }
     return undefined;
   } finally {

@@ -3,8 +3,31 @@ import { findOnPath, isExecutableFile } from "../spawn/command.js";
 
 /** Words the shell handles itself: a command line starting with one is never looked up on PATH. */
 const SHELL_WORDS = new Set([
-  ".", ":", "!", "{", "(", "[", "alias", "builtin", "case", "cd", "command", "eval", "exec",
-  "export", "for", "if", "set", "source", "time", "trap", "ulimit", "umask", "unset", "until", "while",
+  ".",
+  ":",
+  "!",
+  "{",
+  "(",
+  "[",
+  "alias",
+  "builtin",
+  "case",
+  "cd",
+  "command",
+  "eval",
+  "exec",
+  "export",
+  "for",
+  "if",
+  "set",
+  "source",
+  "time",
+  "trap",
+  "ulimit",
+  "umask",
+  "unset",
+  "until",
+  "while",
 ]);
 
 /**
@@ -24,7 +47,11 @@ export function leadingProgram(commandLine: string): string | undefined {
  * searches from its cwd (npm and pnpm put `./node_modules/.bin` on PATH; `""` means the cwd itself),
  * so those are looked at here, from `cwd`, where the agent's shell starts.
  */
-export function programExists(program: string, cwd: string, envPath = process.env.PATH ?? ""): boolean {
+export function programExists(
+  program: string,
+  cwd: string,
+  envPath = process.env.PATH ?? "",
+): boolean {
   if (program.includes("/")) return isExecutableFile(path.resolve(cwd, program));
   if (findOnPath(program, envPath) !== undefined) return true;
   return envPath

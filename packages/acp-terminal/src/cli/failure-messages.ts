@@ -15,7 +15,8 @@ export function stderrHint(agentLogPath: string | undefined): string {
 
 export function commandNotFound(commandLine: string, shellSaid?: string): Ending {
   const program = leadingProgram(commandLine);
-  if (program !== undefined) return { exitCode: ExitCode.usage, error: `Agent command not found: ${program}` };
+  if (program !== undefined)
+    return { exitCode: ExitCode.usage, error: `Agent command not found: ${program}` };
   const said = shellSaid === undefined ? "" : `; the shell said: ${shellSaid}`;
   return { exitCode: ExitCode.usage, error: `Agent command not found in "${commandLine}"${said}` };
 }
@@ -34,8 +35,15 @@ function describeExit(exit: AgentExit): string {
 }
 
 /** The agent process ended; `phase` says when ("before answering initialize", "during the turn"). */
-export function agentExited(exit: AgentExit, phase: string, commandLine: string, agentLogPath?: string, lastStderrLine?: string): Ending {
-  if (exit.code === 127 && phase.startsWith("before")) return commandNotFound(commandLine, lastStderrLine);
+export function agentExited(
+  exit: AgentExit,
+  phase: string,
+  commandLine: string,
+  agentLogPath?: string,
+  lastStderrLine?: string,
+): Ending {
+  if (exit.code === 127 && phase.startsWith("before"))
+    return commandNotFound(commandLine, lastStderrLine);
   return {
     exitCode: ExitCode.agentFailed,
     error: `Agent ${describeExit(exit)} ${phase}; ${stderrHint(agentLogPath)}`,
@@ -44,7 +52,12 @@ export function agentExited(exit: AgentExit, phase: string, commandLine: string,
 
 /** The agent answered a request with an error, or broke the protocol. */
 export function protocolFailure(what: string, error: unknown): Ending {
-  const message = error instanceof Error ? error.message : typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error);
+  const message =
+    error instanceof Error
+      ? error.message
+      : typeof error === "object" && error !== null && "message" in error
+        ? String(error.message)
+        : String(error);
   return { exitCode: ExitCode.agentFailed, error: `${what} failed: ${message}` };
 }
 
@@ -76,5 +89,8 @@ export function unsupportedProtocol(commandLine: string, version: unknown, ours:
       error: `Not an ACP agent: "${commandLine}" answered initialize with protocolVersion ${JSON.stringify(version)} (ACP's is a number, ${ours}; a date like "2024-11-05" is MCP's)`,
     };
   }
-  return { exitCode: ExitCode.agentFailed, error: `Agent speaks ACP protocol version ${version}; acp-terminal speaks ${ours}` };
+  return {
+    exitCode: ExitCode.agentFailed,
+    error: `Agent speaks ACP protocol version ${version}; acp-terminal speaks ${ours}`,
+  };
 }

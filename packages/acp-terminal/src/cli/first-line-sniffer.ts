@@ -20,7 +20,9 @@ export class FirstLineSniffer {
   push(chunk: Uint8Array): void {
     if (this.done) return;
     for (const byte of chunk) {
-      const blank = this.bytes.length === 0 && (byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d);
+      const blank =
+        this.bytes.length === 0 &&
+        (byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d);
       if (blank) continue;
       if (this.bytes.length === 0 && byte === 0x7b /* { */) {
         this.finish(true);

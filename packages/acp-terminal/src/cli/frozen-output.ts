@@ -25,9 +25,15 @@ export class FrozenOutput implements OutputReader {
     return this.bytesSince(sinceByte, maxBytes);
   }
 
-  bytesSince(sinceByte: number, maxBytes = Number.POSITIVE_INFINITY): { bytes: Uint8Array; fromByte: number } {
+  bytesSince(
+    sinceByte: number,
+    maxBytes = Number.POSITIVE_INFINITY,
+  ): { bytes: Uint8Array; fromByte: number } {
     const from = Math.min(Math.max(sinceByte, this.droppedBytes), this.totalBytes);
     const start = from - this.droppedBytes;
-    return { bytes: this.#bytes.subarray(start, Math.min(this.#bytes.byteLength, start + maxBytes)), fromByte: from };
+    return {
+      bytes: this.#bytes.subarray(start, Math.min(this.#bytes.byteLength, start + maxBytes)),
+      fromByte: from,
+    };
   }
 }

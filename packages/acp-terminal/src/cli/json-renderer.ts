@@ -65,7 +65,10 @@ export class JsonRenderer implements Renderer {
     if (term !== undefined) {
       this.pending.delete(terminalId);
       // Output before its exit, always; while the reader lags, only the newest bytes of it.
-      const since = this.out.lagging === true ? Math.max(term.cursor, term.output.totalBytes - LAGGING_FINAL_BYTES) : term.cursor;
+      const since =
+        this.out.lagging === true
+          ? Math.max(term.cursor, term.output.totalBytes - LAGGING_FINAL_BYTES)
+          : term.cursor;
       if (this.emitOutput(terminalId, term, since)) {
         while (this.emitOutput(terminalId, term)) {
           // until the cursor is at the end
@@ -140,7 +143,13 @@ export class JsonRenderer implements Renderer {
     term.cursor = fromByte + bytes.byteLength;
     if (bytes.byteLength === 0 && skippedBytes === 0) return false;
     const output = this.decoder.decode(bytes);
-    this.emit({ type: "terminal", event: "output", terminalId, output, ...(skippedBytes > 0 ? { skippedBytes } : {}) });
+    this.emit({
+      type: "terminal",
+      event: "output",
+      terminalId,
+      output,
+      ...(skippedBytes > 0 ? { skippedBytes } : {}),
+    });
     return bytes.byteLength > 0;
   }
 

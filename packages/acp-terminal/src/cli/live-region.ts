@@ -21,10 +21,14 @@ export class LiveRegion {
     private readonly frame: () => string[],
     private readonly beforeDraw: () => void,
   ) {
-    this.redraw = new FrameTimer(out, () => {
-      this.clear();
-      this.draw();
-    }, FRAME_MS);
+    this.redraw = new FrameTimer(
+      out,
+      () => {
+        this.clear();
+        this.draw();
+      },
+      FRAME_MS,
+    );
   }
 
   get active(): boolean {

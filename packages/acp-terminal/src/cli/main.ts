@@ -7,7 +7,13 @@ import { run } from "./run.js";
 import { packageVersion } from "../core/version.js";
 
 async function main(argv: string[]): Promise<number> {
-  if (argv[0] === "mcp") return runMcpCommand(argv.slice(1), { stdout: process.stdout, stderr: process.stderr, cwd: process.cwd(), env: process.env });
+  if (argv[0] === "mcp")
+    return runMcpCommand(argv.slice(1), {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      cwd: process.cwd(),
+      env: process.env,
+    });
   const command = parseCommand(argv, process.cwd(), (base, p) => path.resolve(base, p));
   switch (command.kind) {
     case "help":
@@ -36,7 +42,9 @@ main(process.argv.slice(2)).then(
     process.stdout.write("", () => process.exit(code));
   },
   (error: unknown) => {
-    process.stderr.write(`acp-terminal: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `acp-terminal: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     process.exit(ExitCode.agentFailed);
   },
 );

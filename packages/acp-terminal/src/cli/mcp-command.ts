@@ -8,16 +8,34 @@ import { ExitCode } from "./exit-codes.js";
 const MCP_MODULE: string = "acp-terminal-mcp/cli";
 
 interface McpModule {
-  mcpMain(argv: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; cwd: string; env: NodeJS.ProcessEnv }): Promise<number>;
+  mcpMain(
+    argv: string[],
+    io: {
+      stdout: NodeJS.WritableStream;
+      stderr: NodeJS.WritableStream;
+      cwd: string;
+      env: NodeJS.ProcessEnv;
+    },
+  ): Promise<number>;
 }
 
-export async function runMcpCommand(argv: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream; cwd: string; env: NodeJS.ProcessEnv }): Promise<number> {
+export async function runMcpCommand(
+  argv: string[],
+  io: {
+    stdout: NodeJS.WritableStream;
+    stderr: NodeJS.WritableStream;
+    cwd: string;
+    env: NodeJS.ProcessEnv;
+  },
+): Promise<number> {
   let mcp: McpModule;
   try {
     mcp = (await import(MCP_MODULE)) as McpModule;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    io.stderr.write(`acp-terminal mcp needs the acp-terminal-mcp package, which could not be loaded (${reason}); install it next to acp-terminal.\n`);
+    io.stderr.write(
+      `acp-terminal mcp needs the acp-terminal-mcp package, which could not be loaded (${reason}); install it next to acp-terminal.\n`,
+    );
     return ExitCode.usage;
   }
   return mcp.mcpMain(argv, io);

@@ -1,6 +1,11 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { ClientApp, ClientConnection, InitializeResponse, McpServer } from "@agentclientprotocol/sdk";
+import type {
+  ClientApp,
+  ClientConnection,
+  InitializeResponse,
+  McpServer,
+} from "@agentclientprotocol/sdk";
 import { McpOverAcpProvider, methods } from "@agentclientprotocol/sdk/unstable";
 import type { TerminalHost } from "../host/terminal-host.js";
 
@@ -9,7 +14,12 @@ const MCP_PACKAGE: string = "acp-terminal-mcp";
 const SERVER_NAME = "terminals";
 
 interface McpPackage {
-  hostTools(options: { host: TerminalHost; workspace: string; stdinWritable: boolean; version: string }): {
+  hostTools(options: {
+    host: TerminalHost;
+    workspace: string;
+    stdinWritable: boolean;
+    version: string;
+  }): {
     handler: Parameters<McpOverAcpProvider["registerServer"]>[1]["handler"];
     dispose(): Promise<void>;
   };
@@ -42,8 +52,10 @@ export class McpToolsOffer {
 
   /** Serves `mcp/message` on the app; call before connecting. */
   listen(app: ClientApp): void {
-    app.onRequest(methods.client.mcp.message, (params: unknown) => params as Parameters<McpOverAcpProvider["handleRequest"]>[0]["params"], (context) =>
-      this.provider.handleRequest(context),
+    app.onRequest(
+      methods.client.mcp.message,
+      (params: unknown) => params as Parameters<McpOverAcpProvider["handleRequest"]>[0]["params"],
+      (context) => this.provider.handleRequest(context),
     );
   }
 
@@ -54,17 +66,30 @@ export class McpToolsOffer {
 
   /** The `mcpServers` of `session/new`, for the agent that answered `initialize` with `init`. */
   async mcpServers(connection: ClientConnection, init: InitializeResponse): Promise<McpServer[]> {
-    const overAcp = (init.agentCapabilities as { mcpCapabilities?: { acp?: boolean } } | undefined)?.mcpCapabilities?.acp === true;
+    const overAcp =
+      (init.agentCapabilities as { mcpCapabilities?: { acp?: boolean } } | undefined)
+        ?.mcpCapabilities?.acp === true;
     if (!overAcp) return [this.stdioDeclaration()];
     let mcp: McpPackage;
     try {
       mcp = (await import(MCP_PACKAGE)) as McpPackage;
     } catch (error) {
-      throw new Error(`--mcp-tools needs the acp-terminal-mcp package, which could not be loaded (${error instanceof Error ? error.message : String(error)}); install it next to acp-terminal`, { cause: error });
+      throw new Error(
+        `--mcp-tools needs the acp-terminal-mcp package, which could not be loaded (${error instanceof Error ? error.message : String(error)}); install it next to acp-terminal`,
+        { cause: error },
+      );
     }
-    const served = mcp.hostTools({ host: this.options.host, workspace: realpathSync(this.options.cwd), stdinWritable: this.options.stdinWritable, version: this.options.version });
+    const served = mcp.hostTools({
+      host: this.options.host,
+      workspace: realpathSync(this.options.cwd),
+      stdinWritable: this.options.stdinWritable,
+      version: this.options.version,
+    });
     this.served = served;
-    const registration = this.provider.registerServer(connection.agent, { name: SERVER_NAME, handler: served.handler });
+    const registration = this.provider.registerServer(connection.agent, {
+      name: SERVER_NAME,
+      handler: served.handler,
+    });
     // `{type: "acp"}` is in the unstable schema only; the agent advertised that it takes it.
     return [registration.declaration as unknown as McpServer];
   }
@@ -75,8 +100,15 @@ export class McpToolsOffer {
   }
 
   private stdioDeclaration(): McpServer {
-    const policy = this.options.yes ? ["--yes"] : this.options.allow.flatMap((pattern) => ["--allow", pattern]);
+    const policy = this.options.yes
+      ? ["--yes"]
+      : this.options.allow.flatMap((pattern) => ["--allow", pattern]);
     const main = fileURLToPath(new URL("./main.js", import.meta.url));
-    return { name: SERVER_NAME, command: process.execPath, args: [main, "mcp", "--workspace", this.options.cwd, ...policy], env: [] };
+    return {
+      name: SERVER_NAME,
+      command: process.execPath,
+      args: [main, "mcp", "--workspace", this.options.cwd, ...policy],
+      env: [],
+    };
   }
 }

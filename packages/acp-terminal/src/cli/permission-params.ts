@@ -19,6 +19,7 @@ const permissionParamsSchema = z.looseObject({
     .max(MAX_PERMISSION_OPTIONS, `at most ${MAX_PERMISSION_OPTIONS} options`),
 });
 
-export const parsePermissionParams = paramsParser("session/request_permission", permissionParamsSchema) as (
-  params: unknown,
-) => RequestPermissionRequest;
+export const parsePermissionParams = paramsParser(
+  "session/request_permission",
+  permissionParamsSchema,
+) as (params: unknown) => RequestPermissionRequest;

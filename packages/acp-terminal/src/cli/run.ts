@@ -1,5 +1,10 @@
 import { setImmediate as nextTurn, setTimeout as delay } from "node:timers/promises";
-import { client, PROTOCOL_VERSION, type ClientConnection, type InitializeRequest } from "@agentclientprotocol/sdk";
+import {
+  client,
+  PROTOCOL_VERSION,
+  type ClientConnection,
+  type InitializeRequest,
+} from "@agentclientprotocol/sdk";
 import { describeContainment } from "../contain/describe.js";
 import { TerminalHost } from "../host/terminal-host.js";
 import { bindTerminalHost } from "../rpc/bind.js";
@@ -41,8 +46,16 @@ export interface CliIo {
 
 /** Where the conversation is, as each kind of ending words it. */
 const PHASES = {
-  initialize: { request: "initialize", timedOut: "waiting for initialize", agentExited: "before answering initialize" },
-  session: { request: "session/new", timedOut: "waiting for session/new", agentExited: "before starting a session" },
+  initialize: {
+    request: "initialize",
+    timedOut: "waiting for initialize",
+    agentExited: "before answering initialize",
+  },
+  session: {
+    request: "session/new",
+    timedOut: "waiting for session/new",
+    agentExited: "before starting a session",
+  },
   turn: { request: "session/prompt", timedOut: "during the turn", agentExited: "during the turn" },
 } as const;
 type Phase = keyof typeof PHASES;
@@ -54,7 +67,13 @@ export async function run(options: RunOptions, io: CliIo): Promise<number> {
   const problem = checkBeforeLaunch(options, io.cwd);
   if (problem !== undefined) {
     // Machines reading --json still get their result line; people get the one line of error.
-    if (options.json) new JsonRenderer(out, err).finish({ exitCode: ExitCode.usage, error: problem, elapsedMs: 0, terminals: [] });
+    if (options.json)
+      new JsonRenderer(out, err).finish({
+        exitCode: ExitCode.usage,
+        error: problem,
+        elapsedMs: 0,
+        terminals: [],
+      });
     else err.write(`${problem}\n`);
     return ExitCode.usage;
   }
@@ -95,10 +114,18 @@ class Run {
       maxTerminalsPerSession: this.options.maxTerminals,
       maxTerminals: this.options.maxTotalTerminals,
     });
-    if (this.options.verbose) this.renderer.notice(`acp-terminal: ${describeContainment(host.containment)}`);
+    if (this.options.verbose)
+      this.renderer.notice(`acp-terminal: ${describeContainment(host.containment)}`);
     const terminals = followHost(host, this.renderer);
     if (this.options.mcpTools) {
-      this.mcpTools = new McpToolsOffer({ host, cwd: this.options.cwd, yes: mode === "yes", allow: this.options.allow, stdinWritable: mode !== "deny", version: this.io.version });
+      this.mcpTools = new McpToolsOffer({
+        host,
+        cwd: this.options.cwd,
+        yes: mode === "yes",
+        allow: this.options.allow,
+        stdinWritable: mode !== "deny",
+        version: this.io.version,
+      });
     }
     const agent = new AgentProcess({
       commandLine: this.options.agent,
@@ -131,28 +158,51 @@ class Run {
     });
     bindTerminalHost(app, host, {
       sessionCwd: () => this.options.cwd,
-      onError: (error, context) => this.renderer.notice(`acp-terminal: ${context}: ${String(error)}`),
+      onError: (error, context) =>
+        this.renderer.notice(`acp-terminal: ${context}: ${String(error)}`),
     });
     const connection = app.connect(agent.stream);
     void agent.exited.then((exit) => this.agentGone(exit, connection, agent));
     const stopSignals = this.handleSignals(connection, host);
-    const timeout = this.options.timeoutMs === undefined ? undefined : setTimeout(() => {
-      this.cancelTurn(connection);
-      this.end({ exitCode: ExitCode.timeout, error: `Timed out after ${this.options.timeoutMs! / 1000} s (--timeout), ${PHASES[this.phase].timedOut}` });
-    }, this.options.timeoutMs);
+    const timeout =
+      this.options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            this.cancelTurn(connection);
+            this.end({
+              exitCode: ExitCode.timeout,
+              error: `Timed out after ${this.options.timeoutMs! / 1000} s (--timeout), ${PHASES[this.phase].timedOut}`,
+            });
+          }, this.options.timeoutMs);
     void this.converse(connection, agent);
 
     const ending = await this.done;
     clearTimeout(timeout);
     this.cancelled.abort();
     // Each step runs even if the one before failed: the agent must die whatever happens.
-    await this.mcpTools?.dispose().catch((error: unknown) => this.renderer.notice(`Could not stop the MCP tools' commands: ${String(error)}`));
-    await host.dispose().catch((error: unknown) => this.renderer.notice(`Could not stop every terminal: ${String(error)}`));
+    await this.mcpTools
+      ?.dispose()
+      .catch((error: unknown) =>
+        this.renderer.notice(`Could not stop the MCP tools' commands: ${String(error)}`),
+      );
+    await host
+      .dispose()
+      .catch((error: unknown) =>
+        this.renderer.notice(`Could not stop every terminal: ${String(error)}`),
+      );
     connection.close();
     // A second Ctrl-C means now: no grace for the agent.
-    await agent.kill(this.interrupts > 1 ? 0 : undefined).catch((error: unknown) => this.renderer.notice(`Could not stop the agent: ${String(error)}`));
+    await agent
+      .kill(this.interrupts > 1 ? 0 : undefined)
+      .catch((error: unknown) =>
+        this.renderer.notice(`Could not stop the agent: ${String(error)}`),
+      );
     stopSignals();
-    this.renderer.finish({ ...ending, elapsedMs: performance.now() - this.started, terminals: terminals() });
+    this.renderer.finish({
+      ...ending,
+      elapsedMs: performance.now() - this.started,
+      terminals: terminals(),
+    });
     return ending.exitCode;
   }
 
@@ -170,10 +220,14 @@ class Run {
   private async converse(connection: ClientConnection, agent: AgentProcess): Promise<void> {
     const ac = new AbortController();
     try {
-      const initTimeout = delay(this.options.initTimeoutMs, "timeout" as const, { signal: ac.signal });
+      const initTimeout = delay(this.options.initTimeoutMs, "timeout" as const, {
+        signal: ac.signal,
+      });
       const params: InitializeRequest = {
         protocolVersion: PROTOCOL_VERSION,
-        clientCapabilities: this.mcpTools ? this.mcpTools.clientCapabilities() : terminalClientCapabilities(),
+        clientCapabilities: this.mcpTools
+          ? this.mcpTools.clientCapabilities()
+          : terminalClientCapabilities(),
         clientInfo: { name: "acp-terminal", version: this.io.version },
       };
       const initRequest = connection.agent.request("initialize", params);
@@ -186,18 +240,24 @@ class Run {
         });
       }
       if (init.protocolVersion !== PROTOCOL_VERSION) {
-        return this.end(unsupportedProtocol(this.options.agent, init.protocolVersion, PROTOCOL_VERSION));
+        return this.end(
+          unsupportedProtocol(this.options.agent, init.protocolVersion, PROTOCOL_VERSION),
+        );
       }
       this.phase = "session";
       const mcpServers = this.mcpTools ? await this.mcpTools.mcpServers(connection, init) : [];
-      const session = await connection.agent.request("session/new", { cwd: this.options.cwd, mcpServers });
+      const session = await connection.agent.request("session/new", {
+        cwd: this.options.cwd,
+        mcpServers,
+      });
       this.sessionId = session.sessionId;
       this.phase = "turn";
       const response = await connection.agent.request("session/prompt", {
         sessionId: session.sessionId,
         prompt: [{ type: "text", text: this.options.prompt }],
       });
-      const exitCode = this.interrupts > 0 ? ExitCode.cancelled : exitCodeForStopReason(response.stopReason);
+      const exitCode =
+        this.interrupts > 0 ? ExitCode.cancelled : exitCodeForStopReason(response.stopReason);
       this.end({ exitCode, stopReason: response.stopReason });
     } catch (error) {
       ac.abort();
@@ -205,17 +265,33 @@ class Run {
       // A request that failed because the agent died is reported by agentGone, with its exit code.
       const exited = await Promise.race([agent.exited, delay(EXIT_DRAIN_MS * 2, undefined)]);
       if (exited === undefined) {
-        this.end(what === "initialize" ? initializeFailure(this.options.agent, error) : protocolFailure(what, error));
+        this.end(
+          what === "initialize"
+            ? initializeFailure(this.options.agent, error)
+            : protocolFailure(what, error),
+        );
       }
     }
   }
 
-  private async agentGone(exit: AgentExit, connection: ClientConnection, agent: AgentProcess): Promise<void> {
+  private async agentGone(
+    exit: AgentExit,
+    connection: ClientConnection,
+    agent: AgentProcess,
+  ): Promise<void> {
     if (this.ended) return;
     // Its last messages (say, the prompt response) may still be in the pipe: let them be read.
     await Promise.race([connection.closed, delay(EXIT_DRAIN_MS)]);
     await nextTurn();
-    this.end(agentExited(exit, PHASES[this.phase].agentExited, this.options.agent, this.options.agentLog, agent.lastStderrLine));
+    this.end(
+      agentExited(
+        exit,
+        PHASES[this.phase].agentExited,
+        this.options.agent,
+        this.options.agentLog,
+        agent.lastStderrLine,
+      ),
+    );
   }
 
   private cancelTurn(connection: ClientConnection): void {
@@ -245,12 +321,20 @@ class Run {
       }
       setTimeout(() => {
         const graceMs = this.options.cancelGraceMs;
-        this.end({ exitCode: ExitCode.cancelled, error: `Cancelled; the agent did not end its turn within ${graceMs / 1000} s (--cancel-grace)` });
+        this.end({
+          exitCode: ExitCode.cancelled,
+          error: `Cancelled; the agent did not end its turn within ${graceMs / 1000} s (--cancel-grace)`,
+        });
       }, this.options.cancelGraceMs).unref();
     };
-    const onTerminate = (signal: NodeJS.Signals) => this.end({ exitCode: ExitCode.cancelled, error: `Stopped by ${signal}` });
+    const onTerminate = (signal: NodeJS.Signals) =>
+      this.end({ exitCode: ExitCode.cancelled, error: `Stopped by ${signal}` });
     // Whoever read our stdout is gone (`| head`): stop like SIGPIPE would, but clean up first.
-    const onStdoutError = (error: Error) => this.end({ exitCode: ExitCode.cancelled, error: `Stopped: stdout closed (${error.message})` });
+    const onStdoutError = (error: Error) =>
+      this.end({
+        exitCode: ExitCode.cancelled,
+        error: `Stopped: stdout closed (${error.message})`,
+      });
     process.on("SIGINT", onInterrupt);
     process.on("SIGTERM", onTerminate);
     process.on("SIGHUP", onTerminate);

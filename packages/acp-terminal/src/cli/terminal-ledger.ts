@@ -18,7 +18,8 @@ export function followHost(host: TerminalHost, renderer: Renderer): () => Termin
     renderer.terminalCreated(info, output);
     if (renderer.everyChunk !== true) watcher.follow(terminalId, output);
   });
-  if (renderer.everyChunk === true) host.on("written", ({ terminalId }) => renderer.terminalOutput(terminalId));
+  if (renderer.everyChunk === true)
+    host.on("written", ({ terminalId }) => renderer.terminalOutput(terminalId));
   host.on("exit", ({ terminalId, exitStatus }) => {
     const record = records.get(terminalId);
     if (record !== undefined) record.exitStatus = exitStatus;

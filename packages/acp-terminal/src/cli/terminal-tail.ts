@@ -98,7 +98,9 @@ export class TerminalTail {
   #lines(): { complete: string[]; partial: string | undefined } {
     const version = this.#source.version;
     if (this.#cached?.version === version) return this.#cached;
-    const { bytes, fromByte } = this.#source.bytesSince(Math.max(0, this.#source.totalBytes - this.#windowBytes()));
+    const { bytes, fromByte } = this.#source.bytesSince(
+      Math.max(0, this.#source.totalBytes - this.#windowBytes()),
+    );
     const pieces = decoder.decode(bytes).split("\n");
     const last = pieces.pop() ?? "";
     // The first piece starts inside a line whose beginning was not read (unless it is the stream's start).

@@ -51,7 +51,13 @@ export class TextRenderer implements Renderer {
     private readonly out: Output,
     private readonly err: Output,
   ) {
-    this.live = out.isTTY ? new LiveRegion(out, () => this.liveLines(), () => this.breakLine()) : undefined;
+    this.live = out.isTTY
+      ? new LiveRegion(
+          out,
+          () => this.liveLines(),
+          () => this.breakLine(),
+        )
+      : undefined;
     this.streamTimer = new FrameTimer(out, () => this.streamNow(), FRAME_MS);
   }
 
@@ -59,7 +65,13 @@ export class TextRenderer implements Renderer {
     if (update.sessionUpdate === "agent_message_chunk") {
       if (update.content.type === "text") this.text(update.content.text);
     } else if (update.sessionUpdate === "tool_call") {
-      const view: ToolCallView = { title: update.title, status: update.status ?? "pending", terminalIds: [], text: textOf(update.content), committed: false };
+      const view: ToolCallView = {
+        title: update.title,
+        status: update.status ?? "pending",
+        terminalIds: [],
+        text: textOf(update.content),
+        committed: false,
+      };
       this.toolCalls.set(update.toolCallId, view);
       this.toolCallChanged(update.toolCallId, terminalIdsOf(update.content), true);
     } else if (update.sessionUpdate === "tool_call_update") {
@@ -69,13 +81,22 @@ export class TextRenderer implements Renderer {
       if (update.title) view.title = update.title;
       if (update.status) view.status = update.status;
       if (update.content) view.text = textOf(update.content);
-      this.toolCallChanged(update.toolCallId, terminalIdsOf(update.content), this.headerWorthPrinting(update.toolCallId, before, view));
+      this.toolCallChanged(
+        update.toolCallId,
+        terminalIdsOf(update.content),
+        this.headerWorthPrinting(update.toolCallId, before, view),
+      );
     }
   }
 
   terminalCreated(info: TerminalInfo, output: OutputReader): void {
     const tail = new TerminalTail(output);
-    this.terminals.set(info.terminalId, { tail, lines: new LineStream(() => tail.source), released: false, streamed: 0 });
+    this.terminals.set(info.terminalId, {
+      tail,
+      lines: new LineStream(() => tail.source),
+      released: false,
+      streamed: 0,
+    });
   }
 
   terminalOutput(terminalId: string): void {
@@ -150,9 +171,14 @@ export class TextRenderer implements Renderer {
    * for `pending` → `in_progress` with nothing printed since its header: that line would only
    * repeat the one above it. (Its final status is printed when it ends, by `commit`.)
    */
-  private headerWorthPrinting(toolCallId: string, before: ToolCallView, after: ToolCallView): boolean {
+  private headerWorthPrinting(
+    toolCallId: string,
+    before: ToolCallView,
+    after: ToolCallView,
+  ): boolean {
     if (header(before) === header(after)) return false;
-    const quietStart = before.status === "pending" && after.status === "in_progress" && before.title === after.title;
+    const quietStart =
+      before.status === "pending" && after.status === "in_progress" && before.title === after.title;
     return !(quietStart && this.headerOnTop === toolCallId);
   }
 

@@ -40,7 +40,9 @@ export function terminalIdsOf(content: ToolCallContent[] | null | undefined): st
 
 /** The text blocks of tool call content, joined; undefined when there are none. */
 export function textOf(content: ToolCallContent[] | null | undefined): string | undefined {
-  const texts = (content ?? []).flatMap((item) => (item.type === "content" && item.content.type === "text" ? [item.content.text] : []));
+  const texts = (content ?? []).flatMap((item) =>
+    item.type === "content" && item.content.type === "text" ? [item.content.text] : [],
+  );
   return texts.length === 0 ? undefined : texts.join("\n");
 }
 
@@ -53,13 +55,25 @@ export function header(view: ToolCallView): string {
 export function textLines(view: ToolCallView): string[] {
   if (view.terminalIds.length > 0 || view.text === undefined) return [];
   const lines = view.text.trimEnd().split("\n");
-  const shown = lines.slice(-TEXT_LINES).map((line) => `  ${line.length > MAX_LINE_CHARS ? `${headWhole(line, MAX_LINE_CHARS - 1)}…` : line}`);
-  return lines.length > TEXT_LINES ? [`  … ${lines.length - TEXT_LINES} earlier lines`, ...shown] : shown;
+  const shown = lines
+    .slice(-TEXT_LINES)
+    .map(
+      (line) =>
+        `  ${line.length > MAX_LINE_CHARS ? `${headWhole(line, MAX_LINE_CHARS - 1)}…` : line}`,
+    );
+  return lines.length > TEXT_LINES
+    ? [`  … ${lines.length - TEXT_LINES} earlier lines`, ...shown]
+    : shown;
 }
 
 /** The tail of a terminal as display lines, with a marker for what it no longer shows. */
-export function tailLines(tail: TerminalTail, hidden: LineCount = tail.hiddenLines(), marker = "earlier lines"): string[] {
-  const lines = hidden.lines > 0 || !hidden.exact ? [`${GUTTER}… ${countWords(hidden)} ${marker}`] : [];
+export function tailLines(
+  tail: TerminalTail,
+  hidden: LineCount = tail.hiddenLines(),
+  marker = "earlier lines",
+): string[] {
+  const lines =
+    hidden.lines > 0 || !hidden.exact ? [`${GUTTER}… ${countWords(hidden)} ${marker}`] : [];
   return [...lines, ...tail.tail().map((line) => GUTTER + line)];
 }
 
@@ -80,10 +94,19 @@ export function finalLines(term: TerminalView, tty: boolean): string[] {
   if (tty) lines = tailLines(tail, tail.hiddenLines(), "lines not shown");
   else {
     const completed = tail.completedLines();
-    const notStreamed = { lines: Math.max(0, completed.lines - term.streamed), exact: completed.exact && term.lines.skippedBytes === 0 };
-    if (notStreamed.lines > 0 || !notStreamed.exact) lines = tailLines(tail, notStreamed, "lines not shown");
+    const notStreamed = {
+      lines: Math.max(0, completed.lines - term.streamed),
+      exact: completed.exact && term.lines.skippedBytes === 0,
+    };
+    if (notStreamed.lines > 0 || !notStreamed.exact)
+      lines = tailLines(tail, notStreamed, "lines not shown");
     else if (tail.partialLine !== undefined) lines = [GUTTER + tail.partialLine];
   }
-  const ended = term.exitStatus !== undefined ? formatExitStatus(term.exitStatus) : term.released ? "released" : "still running";
+  const ended =
+    term.exitStatus !== undefined
+      ? formatExitStatus(term.exitStatus)
+      : term.released
+        ? "released"
+        : "still running";
   return [...lines, `  └ ${ended}`];
 }

@@ -1,5 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { agent, PROTOCOL_VERSION, type AgentApp, type AgentContext, type ClientCapabilities, type Implementation } from "@agentclientprotocol/sdk";
+import {
+  agent,
+  PROTOCOL_VERSION,
+  type AgentApp,
+  type AgentContext,
+  type ClientCapabilities,
+  type Implementation,
+} from "@agentclientprotocol/sdk";
 import { packageVersion } from "../core/version.js";
 import { ACP_TERMINAL_META_KEY, readTerminalCapability } from "../protocol/extension.js";
 import type { Check } from "./base/check.js";
@@ -14,7 +21,10 @@ export interface ConformanceAgentOptions {
 }
 
 async function say(client: AgentContext, sessionId: string, text: string): Promise<void> {
-  await client.notify("session/update", { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } });
+  await client.notify("session/update", {
+    sessionId,
+    update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } },
+  });
 }
 
 /**
@@ -42,21 +52,45 @@ export function conformanceAgent(options: ConformanceAgentOptions = {}): AgentAp
     .onRequest("session/prompt", async ({ params, client }) => {
       const { sessionId } = params;
       if (capabilities?.terminal !== true) {
-        await say(client, sessionId, "This client does not advertise clientCapabilities.terminal: true, so an agent may not call its terminal methods. Nothing to check: advertise the capability once the five terminal/* methods are implemented.\n");
+        await say(
+          client,
+          sessionId,
+          "This client does not advertise clientCapabilities.terminal: true, so an agent may not call its terminal methods. Nothing to check: advertise the capability once the five terminal/* methods are implemented.\n",
+        );
         return { stopReason: "end_turn" };
       }
       const extension = readTerminalCapability(capabilities);
       const name = clientInfo === null ? "this client" : `${clientInfo.name} ${clientInfo.version}`;
-      const extensionNote = extension === undefined ? ` Extension checks are skipped: the client does not advertise _meta["${ACP_TERMINAL_META_KEY}"].` : "";
-      await say(client, sessionId, `Running ${checks.length} terminal conformance checks against ${name}.${extensionNote}\n`);
+      const extensionNote =
+        extension === undefined
+          ? ` Extension checks are skipped: the client does not advertise _meta["${ACP_TERMINAL_META_KEY}"].`
+          : "";
+      await say(
+        client,
+        sessionId,
+        `Running ${checks.length} terminal conformance checks against ${name}.${extensionNote}\n`,
+      );
       const cancel = new AbortController();
       running.set(sessionId, cancel);
       try {
-        const results = await runChecks(checks, { client, sessionId, signal: cancel.signal, extension });
+        const results = await runChecks(checks, {
+          client,
+          sessionId,
+          signal: cancel.signal,
+          extension,
+        });
         const summary = summarize(results);
         if (options.reportPath !== undefined) {
-          await writeReport(options.reportPath, { client: clientInfo, checks: results, summary }).catch((error: unknown) =>
-            say(client, sessionId, `Could not write the report to ${options.reportPath}: ${error instanceof Error ? error.message : String(error)}\n`),
+          await writeReport(options.reportPath, {
+            client: clientInfo,
+            checks: results,
+            summary,
+          }).catch((error: unknown) =>
+            say(
+              client,
+              sessionId,
+              `Could not write the report to ${options.reportPath}: ${error instanceof Error ? error.message : String(error)}\n`,
+            ),
           );
         }
         await say(client, sessionId, summaryText(summary));

@@ -17,7 +17,9 @@ it as an agent in your editor, send it any prompt, and read the results as tool 
 function main(): void {
   let values;
   try {
-    ({ values } = parseArgs({ options: { report: { type: "string" }, help: { type: "boolean", short: "h" } } }));
+    ({ values } = parseArgs({
+      options: { report: { type: "string" }, help: { type: "boolean", short: "h" } },
+    }));
   } catch (error) {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
     process.exit(1);
@@ -27,7 +29,10 @@ function main(): void {
     return;
   }
   const reportPath = values.report === undefined ? undefined : path.resolve(values.report);
-  const stream = ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
+  const stream = ndJsonStream(
+    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+  );
   const connection = conformanceAgent({ reportPath }).connect(stream);
   // The client closing our stdin ends the session: exit even if a check is still waiting.
   void connection.closed.then(() => process.exit(0));

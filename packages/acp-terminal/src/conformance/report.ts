@@ -28,7 +28,10 @@ export function summarize(checks: readonly CheckResult[]): ConformanceSummary {
 }
 
 export function summaryText(summary: ConformanceSummary): string {
-  const verdict = summary.failed === 0 ? "The client conforms." : `The client fails ${summary.failed} check${summary.failed === 1 ? "" : "s"}.`;
+  const verdict =
+    summary.failed === 0
+      ? "The client conforms."
+      : `The client fails ${summary.failed} check${summary.failed === 1 ? "" : "s"}.`;
   return `Terminal conformance: ${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped. ${verdict}\n`;
 }
 

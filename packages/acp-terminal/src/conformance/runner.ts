@@ -24,7 +24,10 @@ function messageOf(error: unknown): string {
  * Runs the checks one after another. Each shows up in the client as an `execute` tool call named
  * after the check, with its terminals embedded, and ends with a pass/fail line of message text.
  */
-export async function runChecks(checks: readonly Check[], ctx: RunnerContext): Promise<CheckResult[]> {
+export async function runChecks(
+  checks: readonly Check[],
+  ctx: RunnerContext,
+): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   for (const check of checks) {
     if (ctx.signal.aborted) break;
@@ -35,7 +38,8 @@ export async function runChecks(checks: readonly Check[], ctx: RunnerContext): P
 
 async function runCheck(check: Check, ctx: RunnerContext): Promise<CheckResult> {
   const toolCallId = `conformance-${check.id}`;
-  const send = (update: SessionUpdate) => ctx.client.notify("session/update", { sessionId: ctx.sessionId, update });
+  const send = (update: SessionUpdate) =>
+    ctx.client.notify("session/update", { sessionId: ctx.sessionId, update });
   const terminals: ToolCallContent[] = [];
   await send({
     sessionUpdate: "tool_call",
@@ -54,7 +58,11 @@ async function runCheck(check: Check, ctx: RunnerContext): Promise<CheckResult> 
   let detail: string;
   try {
     const timeoutMs = check.timeoutMs ?? CHECK_TIMEOUT_MS;
-    detail = await withDeadline(check.run({ probe, embed, extension: ctx.extension }), timeoutMs, `the check did not finish within ${timeoutMs} ms`);
+    detail = await withDeadline(
+      check.run({ probe, embed, extension: ctx.extension }),
+      timeoutMs,
+      `the check did not finish within ${timeoutMs} ms`,
+    );
     status = "pass";
   } catch (error) {
     detail = messageOf(error);
@@ -72,7 +80,10 @@ async function runCheck(check: Check, ctx: RunnerContext): Promise<CheckResult> 
   });
   await send({
     sessionUpdate: "agent_message_chunk",
-    content: { type: "text", text: `${MARK[status]} ${status.toUpperCase()} [${check.kind}] ${check.name}: ${detail}\n` },
+    content: {
+      type: "text",
+      text: `${MARK[status]} ${status.toUpperCase()} [${check.kind}] ${check.name}: ${detail}\n`,
+    },
   });
   return { id: check.id, name: check.name, kind: check.kind, status, detail };
 }

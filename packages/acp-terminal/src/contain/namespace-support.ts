@@ -43,11 +43,15 @@ if [ "$mode" = user ]; then set -- "--user=/proc/$holder/ns/user" --preserve-cre
 "$nsenter" "$@" "--pid=/proc/$holder/ns/pid_for_children" --no-fork -- /bin/sh -c '/bin/sh -c "echo \\$\\$"'`;
 
 function probe(tools: NamespaceTools): boolean {
-  const result = spawnSync("/bin/sh", ["-c", PROBE_SCRIPT, "sh", tools.unshare, tools.nsenter, tools.userNamespace ? "user" : ""], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "ignore"],
-    timeout: PROBE_TIMEOUT_MS,
-  });
+  const result = spawnSync(
+    "/bin/sh",
+    ["-c", PROBE_SCRIPT, "sh", tools.unshare, tools.nsenter, tools.userNamespace ? "user" : ""],
+    {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: PROBE_TIMEOUT_MS,
+    },
+  );
   return result.status === 0 && result.stdout.trim() === "2";
 }
 

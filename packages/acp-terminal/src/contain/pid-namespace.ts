@@ -50,10 +50,14 @@ export class PidNamespace {
   /** Starts a namespace; rejects when the holder exits, fails or stays silent for START_TIMEOUT_MS. */
   static async start(tools: NamespaceTools): Promise<PidNamespace> {
     const userFlags = tools.userNamespace ? ["--user", "--map-current-user"] : [];
-    const holder = spawn(tools.unshare, [...userFlags, "--pid", "--", "/bin/sh", "-c", HOLDER_SCRIPT], {
-      detached: true,
-      stdio: ["pipe", "pipe", "ignore"],
-    });
+    const holder = spawn(
+      tools.unshare,
+      [...userFlags, "--pid", "--", "/bin/sh", "-c", HOLDER_SCRIPT],
+      {
+        detached: true,
+        stdio: ["pipe", "pipe", "ignore"],
+      },
+    );
     const namespace = new PidNamespace(holder, tools);
     const timers = new AbortController();
     try {
@@ -89,9 +93,20 @@ export class PidNamespace {
   /** The words that run a command in this namespace (see the top of this file). */
   get prefix(): string[] {
     const holder = this.#holder.pid;
-    const user = this.#tools.userNamespace ? [`--user=/proc/${holder}/ns/user`, "--preserve-credentials"] : [];
+    const user = this.#tools.userNamespace
+      ? [`--user=/proc/${holder}/ns/user`, "--preserve-credentials"]
+      : [];
     const { nsenter, unshare } = this.#tools;
-    return [nsenter, ...user, `--pid=/proc/${holder}/ns/pid_for_children`, "--no-fork", "--", unshare, "--fork", "--"];
+    return [
+      nsenter,
+      ...user,
+      `--pid=/proc/${holder}/ns/pid_for_children`,
+      "--no-fork",
+      "--",
+      unshare,
+      "--fork",
+      "--",
+    ];
   }
 
   /** SIGKILLs the holder and its init: the kernel then SIGKILLs every process in the namespace. Idempotent. */
@@ -100,7 +115,8 @@ export class PidNamespace {
     this.#ended = true;
     this.#holder.stdin?.destroy();
     const pid = this.#holder.pid;
-    if (pid === undefined || this.#holder.exitCode !== null || this.#holder.signalCode !== null) return;
+    if (pid === undefined || this.#holder.exitCode !== null || this.#holder.signalCode !== null)
+      return;
     try {
       process.kill(-pid, "SIGKILL");
     } catch (error) {

@@ -42,7 +42,8 @@ export class Reaper {
   track(pgid: number): void {
     if (pgid <= 0 || this.#closed) return;
     this.#groups.set(pgid, (this.#groups.get(pgid) ?? 0) + 1);
-    if (!this.#running()) this.#start(); // lists every group, this one included
+    if (!this.#running())
+      this.#start(); // lists every group, this one included
     else this.#send(`+${pgid}\n`);
   }
 
@@ -66,11 +67,16 @@ export class Reaper {
   }
 
   #running(): boolean {
-    return this.#child !== undefined && this.#child.exitCode === null && this.#child.signalCode === null;
+    return (
+      this.#child !== undefined && this.#child.exitCode === null && this.#child.signalCode === null
+    );
   }
 
   #start(): void {
-    const child = spawn(REAPER_SHELL, ["-c", REAPER_SCRIPT], { detached: true, stdio: ["pipe", "ignore", "ignore"] });
+    const child = spawn(REAPER_SHELL, ["-c", REAPER_SCRIPT], {
+      detached: true,
+      stdio: ["pipe", "ignore", "ignore"],
+    });
     // A reaper that cannot start or dies leaves the groups to the exit hook; the next track starts another.
     child.on("error", () => {});
     child.stdin?.on("error", () => {});
@@ -78,7 +84,9 @@ export class Reaper {
     child.unref();
     (child.stdin as Socket | null)?.unref();
     this.#child = child;
-    const lines = [...this.#groups].flatMap(([pgid, count]) => Array<string>(count).fill(`+${pgid}\n`));
+    const lines = [...this.#groups].flatMap(([pgid, count]) =>
+      Array<string>(count).fill(`+${pgid}\n`),
+    );
     this.#send(lines.join(""));
   }
 

@@ -23,12 +23,15 @@ export function previewValue(value: unknown, maxChars = 200): string {
     used += text.length;
     return true;
   };
-  const str = (text: string): string => JSON.stringify(text.length > maxChars ? text.slice(0, maxChars) : text);
+  const str = (text: string): string =>
+    JSON.stringify(text.length > maxChars ? text.slice(0, maxChars) : text);
 
   const walk = (v: unknown, depth: number): boolean => {
     if (typeof v === "string") return emit(str(v));
     if (v === null || typeof v !== "object") {
-      return emit(typeof v === "bigint" ? `${v}n` : typeof v === "function" ? "[function]" : String(v));
+      return emit(
+        typeof v === "bigint" ? `${v}n` : typeof v === "function" ? "[function]" : String(v),
+      );
     }
     if (depth >= MAX_DEPTH) return emit(Array.isArray(v) ? "[…]" : "{…}");
     if (Array.isArray(v)) {
@@ -53,6 +56,11 @@ export function previewValue(value: unknown, maxChars = 200): string {
 
   walk(value, 0);
   if (!cut) return out.join("");
-  const length = typeof value === "string" ? ` (${value.length} chars)` : Array.isArray(value) ? ` (${value.length} items)` : "";
+  const length =
+    typeof value === "string"
+      ? ` (${value.length} chars)`
+      : Array.isArray(value)
+        ? ` (${value.length} items)`
+        : "";
   return `${out.join("")}…${length}`;
 }

@@ -31,4 +31,5 @@ export type ShellMode = "auto" | "always" | "never";
 export type ContainmentMode = "pid-namespace" | "process-group";
 
 /** The base environment of commands: inherit the host's, start empty, or compute it. */
-export type BaseEnvironment = "inherit" | "empty" | ((base: NodeJS.ProcessEnv) => Record<string, string>);
+export type BaseEnvironment =
+  "inherit" | "empty" | ((base: NodeJS.ProcessEnv) => Record<string, string>);

@@ -1,11 +1,14 @@
 import { TerminalError } from "../core/errors.js";
 import type { AuthorizeRequest } from "./types.js";
 
-export type AuthorizeHook = (request: AuthorizeRequest) => Promise<boolean | string> | boolean | string;
+export type AuthorizeHook = (
+  request: AuthorizeRequest,
+) => Promise<boolean | string> | boolean | string;
 
 /** `git commit -m 'a b'`: the command line as a person would type it, for messages. */
 export function displayCommand(command: string, args: readonly string[]): string {
-  const quote = (word: string): string => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`);
+  const quote = (word: string): string =>
+    /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
   return args.length > 0 ? [command, ...args].map(quote).join(" ") : command;
 }
 
@@ -26,16 +29,27 @@ export function describeAction(request: AuthorizeRequest): string {
  * Asks the hook; only `true` allows. `false` or a reason string is "Denied by the user: <what>
  * (<reason>)"; a hook that throws denies too, saying so. No hook allows.
  */
-export async function authorizeAction(hook: AuthorizeHook | undefined, request: AuthorizeRequest): Promise<void> {
+export async function authorizeAction(
+  hook: AuthorizeHook | undefined,
+  request: AuthorizeRequest,
+): Promise<void> {
   if (!hook) return;
   const what = describeAction(request);
-  const data = request.action === "create" ? { command: request.command } : { command: request.command, terminalId: request.terminalId };
+  const data =
+    request.action === "create"
+      ? { command: request.command }
+      : { command: request.command, terminalId: request.terminalId };
   let verdict: unknown;
   try {
     verdict = await hook(request);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new TerminalError("denied", `Denied: the authorize hook failed for ${what}: ${reason}`, data, { cause: error });
+    throw new TerminalError(
+      "denied",
+      `Denied: the authorize hook failed for ${what}: ${reason}`,
+      data,
+      { cause: error },
+    );
   }
   if (verdict === true) return;
   const reason = typeof verdict === "string" && verdict.length > 0 ? ` (${verdict})` : "";

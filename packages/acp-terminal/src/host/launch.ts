@@ -48,8 +48,12 @@ export async function launchTerminal(
 ): Promise<Terminal | undefined> {
   const { owner, params, plan, cwd } = launch;
   const env = commandEnvironment(hostBaseEnvironment(options.env), params.env);
-  const pty = params.pty === undefined ? (options.pty ? { ...DEFAULT_PTY_SIZE } : false) : params.pty;
-  const outputByteLimit = Math.min(params.outputByteLimit ?? options.defaultOutputByteLimit, options.maxOutputByteLimit);
+  const pty =
+    params.pty === undefined ? (options.pty ? { ...DEFAULT_PTY_SIZE } : false) : params.pty;
+  const outputByteLimit = Math.min(
+    params.outputByteLimit ?? options.defaultOutputByteLimit,
+    options.maxOutputByteLimit,
+  );
   const terminalId = randomUUID();
   const buffer = new OutputBuffer(outputByteLimit);
   const controller = new AbortController();
@@ -67,8 +71,10 @@ export async function launchTerminal(
     onData: (chunk) => {
       buffer.append(chunk);
       // The chunk is the backend's reused read buffer: listeners get a copy of their own.
-      if (events.has("output")) events.emit("output", { terminalId, owner, data: Buffer.from(chunk) });
-      if (events.has("written")) events.emit("written", { terminalId, owner, totalBytes: buffer.totalBytes });
+      if (events.has("output"))
+        events.emit("output", { terminalId, owner, data: Buffer.from(chunk) });
+      if (events.has("written"))
+        events.emit("written", { terminalId, owner, totalBytes: buffer.totalBytes });
     },
     signal: controller.signal,
   });
@@ -93,12 +99,17 @@ export async function launchTerminal(
     namespace,
     ...(pty ? { ptySize: pty } : {}),
     killGraceMs: options.killGraceMs,
-    onExit: (exitStatus) => events.emit("exit", { terminalId, owner, exitStatus: { ...exitStatus } }),
+    onExit: (exitStatus) =>
+      events.emit("exit", { terminalId, owner, exitStatus: { ...exitStatus } }),
   });
 }
 
 /** A process that spawned after dispose() began: killed with its group, never registered. */
-async function abandon(spawned: SpawnedProcess, controller: AbortController, namespace: PidNamespace | undefined): Promise<void> {
+async function abandon(
+  spawned: SpawnedProcess,
+  controller: AbortController,
+  namespace: PidNamespace | undefined,
+): Promise<void> {
   try {
     await terminateProcessGroup(spawned, { signal: "SIGKILL", graceMs: 0 });
     namespace?.end();

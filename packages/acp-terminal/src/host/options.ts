@@ -75,13 +75,19 @@ export function resolveHostOptions(options: TerminalHostOptions = {}): ResolvedH
     return value;
   });
   const maxOutputByteLimit = Math.min(
-    optional(o.maxOutputByteLimit, DEFAULT_MAX_OUTPUT_BYTE_LIMIT, (v) => nonNegativeInteger(field("maxOutputByteLimit"), v, "bytes")),
+    optional(o.maxOutputByteLimit, DEFAULT_MAX_OUTPUT_BYTE_LIMIT, (v) =>
+      nonNegativeInteger(field("maxOutputByteLimit"), v, "bytes"),
+    ),
     MESSAGE_SAFE_OUTPUT_BYTE_LIMIT,
   );
   const requestedDefault = optional(o.defaultOutputByteLimit, DEFAULT_OUTPUT_BYTE_LIMIT, (v) =>
     nonNegativeInteger(field("defaultOutputByteLimit"), v, "bytes"),
   );
-  if (o.maxOutputByteLimit !== undefined && o.defaultOutputByteLimit !== undefined && requestedDefault > o.maxOutputByteLimit) {
+  if (
+    o.maxOutputByteLimit !== undefined &&
+    o.defaultOutputByteLimit !== undefined &&
+    requestedDefault > o.maxOutputByteLimit
+  ) {
     throw new TerminalError(
       "invalid_params",
       `Invalid options.defaultOutputByteLimit: ${requestedDefault} bytes is above options.maxOutputByteLimit (${o.maxOutputByteLimit} bytes)`,
@@ -92,7 +98,11 @@ export function resolveHostOptions(options: TerminalHostOptions = {}): ResolvedH
   const defaultOutputByteLimit = Math.min(requestedDefault, maxOutputByteLimit);
   const env = optional<ResolvedHostOptions["env"]>(o.env, "inherit", (value) => {
     if (value !== "inherit" && value !== "empty" && typeof value !== "function") {
-      throw TerminalError.invalidParams(field("env"), '"inherit", "empty" or a function (base) => env', value);
+      throw TerminalError.invalidParams(
+        field("env"),
+        '"inherit", "empty" or a function (base) => env',
+        value,
+      );
     }
     return value;
   });
@@ -100,29 +110,38 @@ export function resolveHostOptions(options: TerminalHostOptions = {}): ResolvedH
     shell,
     defaultOutputByteLimit,
     maxOutputByteLimit,
-    killGraceMs: optional(o.killGraceMs, KILL_GRACE_MS, (v) => nonNegativeInteger(field("killGraceMs"), v, "ms")),
+    killGraceMs: optional(o.killGraceMs, KILL_GRACE_MS, (v) =>
+      nonNegativeInteger(field("killGraceMs"), v, "ms"),
+    ),
     exitDrainGraceMs: optional(o.exitDrainGraceMs, DEFAULT_EXIT_DRAIN_GRACE_MS, (v) =>
       nonNegativeInteger(field("exitDrainGraceMs"), v, "ms"),
     ),
-    maxTerminalsPerSession: optional(o.maxTerminalsPerSession, DEFAULT_MAX_TERMINALS_PER_SESSION, (v) =>
-      positiveInteger(field("maxTerminalsPerSession"), v),
+    maxTerminalsPerSession: optional(
+      o.maxTerminalsPerSession,
+      DEFAULT_MAX_TERMINALS_PER_SESSION,
+      (v) => positiveInteger(field("maxTerminalsPerSession"), v),
     ),
-    maxTerminals: optional(o.maxTerminals, DEFAULT_MAX_TERMINALS, (v) => positiveInteger(field("maxTerminals"), v)),
+    maxTerminals: optional(o.maxTerminals, DEFAULT_MAX_TERMINALS, (v) =>
+      positiveInteger(field("maxTerminals"), v),
+    ),
     cwd: o.cwd === undefined ? undefined : absolutePath(field("cwd"), o.cwd),
     env,
     pty: optional(o.pty, false, (value) => {
-      if (typeof value !== "boolean") throw TerminalError.invalidParams(field("pty"), "a boolean", value);
+      if (typeof value !== "boolean")
+        throw TerminalError.invalidParams(field("pty"), "a boolean", value);
       return value;
     }),
     containment: optional<"auto" | "off">(o.containment, "off", (value) => {
-      if (value !== "auto" && value !== "off") throw TerminalError.invalidParams(field("containment"), '"auto" or "off"', value);
+      if (value !== "auto" && value !== "off")
+        throw TerminalError.invalidParams(field("containment"), '"auto" or "off"', value);
       return value;
     }),
     maxPendingStdinBytes: optional(o.maxPendingStdinBytes, DEFAULT_MAX_PENDING_STDIN_BYTES, (v) =>
       positiveInteger(field("maxPendingStdinBytes"), v),
     ),
     authorize: optional(o.authorize, undefined, (value) => {
-      if (typeof value !== "function") throw TerminalError.invalidParams(field("authorize"), "a function", value);
+      if (typeof value !== "function")
+        throw TerminalError.invalidParams(field("authorize"), "a function", value);
       return value;
     }),
   };

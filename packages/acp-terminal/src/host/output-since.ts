@@ -23,7 +23,11 @@ export interface OutputSince {
  * line printed before `sinceByte`, or an escape sequence cut by the offset, renders differently
  * than it would in one piece.
  */
-export function readOutputSince(buffer: OutputBuffer, screen: PtyScreen | undefined, sinceByteInput: unknown): OutputSince {
+export function readOutputSince(
+  buffer: OutputBuffer,
+  screen: PtyScreen | undefined,
+  sinceByteInput: unknown,
+): OutputSince {
   const sinceByte = nonNegativeInteger("sinceByte", sinceByteInput, "a stream offset in bytes");
   const totalBytes = buffer.totalBytes - buffer.pendingBytes;
   if (sinceByte > totalBytes) {
@@ -36,7 +40,9 @@ export function readOutputSince(buffer: OutputBuffer, screen: PtyScreen | undefi
   const { text, fromByte } = buffer.textSince(sinceByte);
   return {
     // Starting at the truncation cut, the text may begin inside an escape sequence.
-    output: screen ? screen.renderIncrement(text, fromByte > 0 && fromByte === buffer.droppedBytes) : text,
+    output: screen
+      ? screen.renderIncrement(text, fromByte > 0 && fromByte === buffer.droppedBytes)
+      : text,
     truncated: buffer.truncated,
     totalBytes,
     droppedBytes: buffer.droppedBytes,

@@ -1,7 +1,8 @@
 import { TerminalError } from "../core/errors.js";
 import type { TerminalOwner } from "./types.js";
 
-const sessionKey = (owner: TerminalOwner): string => `${owner.connectionId}\u0000${owner.sessionId}`;
+const sessionKey = (owner: TerminalOwner): string =>
+  `${owner.connectionId}\u0000${owner.sessionId}`;
 
 /** True when both owners are the same connection and session. */
 export function sameOwner(a: TerminalOwner, b: TerminalOwner): boolean {
@@ -34,9 +35,15 @@ export class TerminalSlots {
     const key = sessionKey(owner);
     const inSession = this.#perSession.get(key) ?? 0;
     if (inSession >= this.maxTerminalsPerSession) {
-      throw limitReached("This session", inSession, "maxTerminalsPerSession", this.maxTerminalsPerSession);
+      throw limitReached(
+        "This session",
+        inSession,
+        "maxTerminalsPerSession",
+        this.maxTerminalsPerSession,
+      );
     }
-    if (this.#total >= this.maxTerminals) throw limitReached("The host", this.#total, "maxTerminals", this.maxTerminals);
+    if (this.#total >= this.maxTerminals)
+      throw limitReached("The host", this.#total, "maxTerminals", this.maxTerminals);
     this.#perSession.set(key, inSession + 1);
     this.#total++;
     let freed = false;

@@ -31,7 +31,10 @@ import type {
 import { validateCreateParams, validateOwner, validateTerminalId } from "./validate.js";
 
 function disposedError(): TerminalError {
-  return new TerminalError("disposed", "The terminal host was disposed; its terminals were killed and released");
+  return new TerminalError(
+    "disposed",
+    "The terminal host was disposed; its terminals were killed and released",
+  );
 }
 
 /**
@@ -62,7 +65,10 @@ export class TerminalHost {
 
   constructor(options?: TerminalHostOptions) {
     this.#options = resolveHostOptions(options);
-    this.#slots = new TerminalSlots(this.#options.maxTerminalsPerSession, this.#options.maxTerminals);
+    this.#slots = new TerminalSlots(
+      this.#options.maxTerminalsPerSession,
+      this.#options.maxTerminals,
+    );
   }
 
   /** Whether PTY terminals can be opened here (node-pty loads); `terminalClientCapabilities` advertises it. */
@@ -79,7 +85,8 @@ export class TerminalHost {
     return this.#namespaceTools() ? "pid-namespace" : "process-group";
   }
 
-  readonly #namespaceTools = () => (this.#options.containment === "auto" ? namespaceSupport() : undefined);
+  readonly #namespaceTools = () =>
+    this.#options.containment === "auto" ? namespaceSupport() : undefined;
   /** Namespaces for terminals, one kept started ahead; made with the first terminal that can have one. */
   #namespaces: NamespacePool | undefined;
   readonly #namespacePool = (): NamespacePool | undefined => {
@@ -94,23 +101,36 @@ export class TerminalHost {
     };
   }
 
-  on<E extends keyof TerminalHostEvents>(event: E, listener: (...args: TerminalHostEvents[E]) => void): this {
+  on<E extends keyof TerminalHostEvents>(
+    event: E,
+    listener: (...args: TerminalHostEvents[E]) => void,
+  ): this {
     this.#events.on(event, listener);
     return this;
   }
 
-  off<E extends keyof TerminalHostEvents>(event: E, listener: (...args: TerminalHostEvents[E]) => void): this {
+  off<E extends keyof TerminalHostEvents>(
+    event: E,
+    listener: (...args: TerminalHostEvents[E]) => void,
+  ): this {
     this.#events.off(event, listener);
     return this;
   }
 
-  once<E extends keyof TerminalHostEvents>(event: E, listener: (...args: TerminalHostEvents[E]) => void): this {
+  once<E extends keyof TerminalHostEvents>(
+    event: E,
+    listener: (...args: TerminalHostEvents[E]) => void,
+  ): this {
     this.#events.once(event, listener);
     return this;
   }
 
   /** Starts a command; resolves with its terminal id once the process has spawned. */
-  create(owner: TerminalOwner, params: CreateTerminalParams, context?: { sessionCwd?: string }): Promise<string> {
+  create(
+    owner: TerminalOwner,
+    params: CreateTerminalParams,
+    context?: { sessionCwd?: string },
+  ): Promise<string> {
     const creating = this.#create(owner, params, context);
     this.#track(creating);
     return creating;
@@ -129,11 +149,24 @@ export class TerminalHost {
     const freeSlot = this.#slots.reserve(owner);
     try {
       const env = (params.env ?? []).map(({ name, value }) => ({ name, value }));
-      const command: AuthorizeCommand = { owner, command: params.command, args: params.args ?? [], cwd, shell: plan.shell, env };
+      const command: AuthorizeCommand = {
+        owner,
+        command: params.command,
+        args: params.args ?? [],
+        cwd,
+        shell: plan.shell,
+        env,
+      };
       await authorizeAction(this.#options.authorize, { action: "create", ...command });
       if (this.#disposing) throw disposedError();
       const launch = { owner, params, plan, cwd };
-      const terminal = await launchTerminal(launch, this.#options, this.#events, () => !this.#disposing, this.#namespacePool());
+      const terminal = await launchTerminal(
+        launch,
+        this.#options,
+        this.#events,
+        () => !this.#disposing,
+        this.#namespacePool(),
+      );
       if (!terminal) throw disposedError();
       this.#terminals.set(terminal.id, terminal);
       this.#freeSlot.set(terminal.id, freeSlot);
@@ -149,7 +182,11 @@ export class TerminalHost {
   }
 
   /** The output so far, or with `sinceByte` only what follows that offset; never waits. */
-  output(owner: TerminalOwner, terminalId: string, options?: OutputOptions): TerminalOutputSnapshot {
+  output(
+    owner: TerminalOwner,
+    terminalId: string,
+    options?: OutputOptions,
+  ): TerminalOutputSnapshot {
     const terminal = this.#get(owner, terminalId);
     const sinceByte = options?.sinceByte;
     return sinceByte === undefined ? terminal.snapshot() : terminal.snapshotSince(sinceByte);
@@ -169,7 +206,8 @@ export class TerminalHost {
       const terminal = this.#get(owner, terminalId);
       const name = parseSignalName(signal ?? "SIGTERM");
       // SIGTERM and SIGKILL only stop the command; another first signal may make it do something.
-      if (name !== "SIGTERM" && name !== "SIGKILL") await this.#authorize(terminal.id, { action: "signal", terminalId, signal: name });
+      if (name !== "SIGTERM" && name !== "SIGKILL")
+        await this.#authorize(terminal.id, { action: "signal", terminalId, signal: name });
       return terminal.kill(name);
     });
   }
@@ -189,20 +227,42 @@ export class TerminalHost {
     return this.#async(async () => {
       // A missing connectionId would select every terminal of every connection.
       if (typeof filter?.connectionId !== "string" || filter.connectionId.length === 0) {
-        throw TerminalError.invalidParams("filter.connectionId", "a non-empty string", filter?.connectionId);
+        throw TerminalError.invalidParams(
+          "filter.connectionId",
+          "a non-empty string",
+          filter?.connectionId,
+        );
       }
       const matching = this.#select(filter);
-      await Promise.all(matching.map((terminal) => this.#release(terminal, TerminalError.notFound(terminal.id))));
+      await Promise.all(
+        matching.map((terminal) => this.#release(terminal, TerminalError.notFound(terminal.id))),
+      );
     });
   }
 
   /** Writes to the command's stdin; resolves once the bytes were handed to the OS. */
-  write(owner: TerminalOwner, terminalId: string, data: string | Uint8Array, options?: WriteOptions): Promise<void> {
+  write(
+    owner: TerminalOwner,
+    terminalId: string,
+    data: string | Uint8Array,
+    options?: WriteOptions,
+  ): Promise<void> {
     return this.#async(async () => {
       const terminal = this.#get(owner, terminalId);
       // Bad data is refused by writeInput, without asking anyone about it.
-      const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data instanceof Uint8Array ? data : undefined;
-      if (bytes) await this.#authorize(terminal.id, { action: "write", terminalId, data: bytes, eof: options?.eof === true });
+      const bytes =
+        typeof data === "string"
+          ? Buffer.from(data, "utf8")
+          : data instanceof Uint8Array
+            ? data
+            : undefined;
+      if (bytes)
+        await this.#authorize(terminal.id, {
+          action: "write",
+          terminalId,
+          data: bytes,
+          eof: options?.eof === true,
+        });
       return writeInput(terminal, data, options);
     });
   }
@@ -275,14 +335,17 @@ export class TerminalHost {
   #get(owner: TerminalOwner, terminalId: string): Terminal {
     const validOwner = validateOwner(owner);
     const terminal = this.#terminals.get(validateTerminalId(terminalId));
-    if (!terminal || !sameOwner(terminal.owner, validOwner)) throw TerminalError.notFound(terminalId);
+    if (!terminal || !sameOwner(terminal.owner, validOwner))
+      throw TerminalError.notFound(terminalId);
     return terminal;
   }
 
   /** Asks the authorize hook about a write or signal to a live terminal. */
   async #authorize(
     terminalId: string,
-    action: { action: "write"; terminalId: string; data: Uint8Array; eof: boolean } | { action: "signal"; terminalId: string; signal: string },
+    action:
+      | { action: "write"; terminalId: string; data: Uint8Array; eof: boolean }
+      | { action: "signal"; terminalId: string; signal: string },
   ): Promise<void> {
     const command = this.#commands.get(terminalId);
     if (!this.#options.authorize || !command) return;
@@ -292,7 +355,8 @@ export class TerminalHost {
   #select(filter: { connectionId?: string; sessionId?: string }): Terminal[] {
     return [...this.#terminals.values()].filter(
       (terminal) =>
-        (filter.connectionId === undefined || terminal.owner.connectionId === filter.connectionId) &&
+        (filter.connectionId === undefined ||
+          terminal.owner.connectionId === filter.connectionId) &&
         (filter.sessionId === undefined || terminal.owner.sessionId === filter.sessionId),
     );
   }

@@ -24,7 +24,11 @@ function assertRunning(terminal: Terminal): void {
 }
 
 /** Writes to stdin; with `eof` the input counts as ended at once, so a write racing this one fails. */
-export async function writeInput(terminal: Terminal, data: string | Uint8Array, options?: WriteOptions): Promise<void> {
+export async function writeInput(
+  terminal: Terminal,
+  data: string | Uint8Array,
+  options?: WriteOptions,
+): Promise<void> {
   const bytes = toBytes(data);
   const eof = options?.eof ?? false;
   if (typeof eof !== "boolean") throw TerminalError.invalidParams("options.eof", "a boolean", eof);
@@ -36,9 +40,13 @@ export async function writeInput(terminal: Terminal, data: string | Uint8Array, 
 export function resizePty(terminal: Terminal, cols: number, rows: number): void {
   const size = validatePtySize(cols, rows);
   if (!terminal.process.pty) {
-    throw new TerminalError("not_pty", `Terminal ${terminal.id} runs without a PTY; only PTY terminals can be resized`, {
-      terminalId: terminal.id,
-    });
+    throw new TerminalError(
+      "not_pty",
+      `Terminal ${terminal.id} runs without a PTY; only PTY terminals can be resized`,
+      {
+        terminalId: terminal.id,
+      },
+    );
   }
   assertRunning(terminal);
   terminal.process.resize(size.cols, size.rows);

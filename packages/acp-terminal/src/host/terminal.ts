@@ -75,7 +75,8 @@ export class Terminal {
     this.#controller = init.controller;
     this.#namespace = init.namespace;
     this.#killGraceMs = init.killGraceMs;
-    if (init.process.pty) this.#screen = new PtyScreen(init.buffer, init.ptySize ?? DEFAULT_PTY_SIZE);
+    if (init.process.pty)
+      this.#screen = new PtyScreen(init.buffer, init.ptySize ?? DEFAULT_PTY_SIZE);
     this.#gone = new Promise<never>((_, reject) => {
       this.#rejectGone = reject;
     });
@@ -129,7 +130,9 @@ export class Terminal {
       output: rendered ? rendered.output : this.buffer.text(),
       truncated: rendered ? rendered.truncated : this.buffer.truncated,
       ...(this.#exitStatus ? { exitStatus: { ...this.#exitStatus } } : {}),
-      totalBytes: rendered ? rendered.totalBytes : this.buffer.totalBytes - this.buffer.pendingBytes,
+      totalBytes: rendered
+        ? rendered.totalBytes
+        : this.buffer.totalBytes - this.buffer.pendingBytes,
       droppedBytes: this.buffer.droppedBytes,
     };
   }
@@ -165,7 +168,10 @@ export class Terminal {
       if (signal === "SIGKILL") this.sendSignal("SIGKILL");
       return this.#killing.then((status) => ({ ...status }));
     }
-    const terminating = terminateProcessGroup(this.process, { signal, graceMs: this.#killGraceMs }).finally(() => this.#namespace?.end());
+    const terminating = terminateProcessGroup(this.process, {
+      signal,
+      graceMs: this.#killGraceMs,
+    }).finally(() => this.#namespace?.end());
     this.process.holdDrainUntil(terminating);
     const killing = terminating.then(
       () => this.#exited,
@@ -200,7 +206,10 @@ export class Terminal {
       try {
         if (!this.#exitStatus) await this.kill("SIGTERM");
         else if (this.#groupOutlivedLeader) {
-          await terminateProcessGroup(this.process, { signal: "SIGTERM", graceMs: this.#killGraceMs }).catch((error: unknown) => {
+          await terminateProcessGroup(this.process, {
+            signal: "SIGTERM",
+            graceMs: this.#killGraceMs,
+          }).catch((error: unknown) => {
             throw signalFailed(this.process.pid, "SIGTERM", error);
           });
         }

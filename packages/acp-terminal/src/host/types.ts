@@ -3,7 +3,14 @@
  * local provider all program against these types; change them only together with their users.
  */
 
-import type { BaseEnvironment, ContainmentMode, EnvVariable, ExitStatus, ShellMode, TerminalOwner } from "../core/types.js";
+import type {
+  BaseEnvironment,
+  ContainmentMode,
+  EnvVariable,
+  ExitStatus,
+  ShellMode,
+  TerminalOwner,
+} from "../core/types.js";
 
 export type { BaseEnvironment, ContainmentMode, EnvVariable, ExitStatus, ShellMode, TerminalOwner };
 

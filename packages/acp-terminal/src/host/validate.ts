@@ -19,9 +19,17 @@ export function nonNegativeInteger(field: string, value: unknown, unit: string):
   return value;
 }
 
-export function positiveInteger(field: string, value: unknown, max = Number.MAX_SAFE_INTEGER): number {
+export function positiveInteger(
+  field: string,
+  value: unknown,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1 || value > max) {
-    throw invalid(field, max === Number.MAX_SAFE_INTEGER ? "a positive integer" : `an integer from 1 to ${max}`, value);
+    throw invalid(
+      field,
+      max === Number.MAX_SAFE_INTEGER ? "a positive integer" : `an integer from 1 to ${max}`,
+      value,
+    );
   }
   return value;
 }
@@ -40,7 +48,8 @@ function optionalBoolean(field: string, value: unknown): boolean | undefined {
 }
 
 function nonEmptyString(field: string, value: unknown): string {
-  if (typeof value !== "string" || value.length === 0) throw invalid(field, "a non-empty string", value);
+  if (typeof value !== "string" || value.length === 0)
+    throw invalid(field, "a non-empty string", value);
   return value;
 }
 
@@ -61,7 +70,11 @@ export function validateTerminalId(terminalId: unknown): string {
   return nonEmptyString("terminalId", terminalId);
 }
 
-export function validatePtySize(cols: unknown, rows: unknown, prefix = ""): { cols: number; rows: number } {
+export function validatePtySize(
+  cols: unknown,
+  rows: unknown,
+  prefix = "",
+): { cols: number; rows: number } {
   return {
     cols: positiveInteger(`${prefix}cols`, cols, MAX_PTY_DIMENSION),
     rows: positiveInteger(`${prefix}rows`, rows, MAX_PTY_DIMENSION),
@@ -83,7 +96,12 @@ function validateEnv(env: unknown): EnvVariable[] {
   return env.map((variable: unknown, index) => {
     if (!isRecord(variable)) throw invalid(`env[${index}]`, "{ name, value }", variable);
     const { name, value } = variable;
-    if (typeof name !== "string" || name.length === 0 || name.includes("=") || name.includes("\0")) {
+    if (
+      typeof name !== "string" ||
+      name.length === 0 ||
+      name.includes("=") ||
+      name.includes("\0")
+    ) {
       throw invalid(`env[${index}].name`, 'a non-empty name without "=" or NUL', name);
     }
     if (typeof value !== "string") throw invalid(`env[${index}].value`, "a string", value);
@@ -96,7 +114,11 @@ function validatePty(pty: unknown): { cols: number; rows: number } | false | und
   if (pty === false) return false;
   if (pty === true) return { ...DEFAULT_PTY_SIZE };
   if (!isRecord(pty)) throw invalid("pty", "a boolean or { cols?, rows? }", pty);
-  return validatePtySize(pty.cols ?? DEFAULT_PTY_SIZE.cols, pty.rows ?? DEFAULT_PTY_SIZE.rows, "pty.");
+  return validatePtySize(
+    pty.cols ?? DEFAULT_PTY_SIZE.cols,
+    pty.rows ?? DEFAULT_PTY_SIZE.rows,
+    "pty.",
+  );
 }
 
 /** `CreateTerminalParams` checked field by field; `pty` false/undefined means "not asked". */
@@ -119,7 +141,8 @@ export function validateCreateParams(params: CreateTerminalParams | unknown): Va
     command,
     args: validateArgs(params.args),
     env: validateEnv(params.env),
-    cwd: params.cwd === undefined || params.cwd === null ? undefined : absolutePath("cwd", params.cwd),
+    cwd:
+      params.cwd === undefined || params.cwd === null ? undefined : absolutePath("cwd", params.cwd),
     outputByteLimit:
       params.outputByteLimit === undefined || params.outputByteLimit === null
         ? undefined

@@ -1,4 +1,11 @@
-import { CTRL_PATTERN, KEY_ALIASES, META_PATTERN, MODIFIED_PATTERN, NAMED_KEYS, ctrlByte } from "./key-table.js";
+import {
+  CTRL_PATTERN,
+  KEY_ALIASES,
+  META_PATTERN,
+  MODIFIED_PATTERN,
+  NAMED_KEYS,
+  ctrlByte,
+} from "./key-table.js";
 
 /**
  * Named keys for PTY input: `encodeKeys(["ls -la", "Enter"])`, `encodeKeys(["C-c"])`,
@@ -7,7 +14,9 @@ import { CTRL_PATTERN, KEY_ALIASES, META_PATTERN, MODIFIED_PATTERN, NAMED_KEYS, 
 
 const BY_LOWER_NAME = new Map<string, string>([
   ...Object.entries(NAMED_KEYS).map(([name, bytes]) => [name.toLowerCase(), bytes] as const),
-  ...Object.entries(KEY_ALIASES).map(([alias, name]) => [alias.toLowerCase(), NAMED_KEYS[name]!] as const),
+  ...Object.entries(KEY_ALIASES).map(
+    ([alias, name]) => [alias.toLowerCase(), NAMED_KEYS[name]!] as const,
+  ),
 ]);
 
 /** The names `encodeKeys` accepts, for error messages and tool descriptions. */
@@ -34,7 +43,11 @@ function editDistance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
     }
     previous = current;
   }
@@ -46,7 +59,8 @@ function closestKeyName(item: string): string | undefined {
   if (!/^[A-Z][A-Za-z0-9]{2,}$/.test(item)) return undefined;
   const lower = item.toLowerCase();
   for (const name of [...Object.keys(NAMED_KEYS), ...Object.keys(KEY_ALIASES)]) {
-    if (name.length >= 4 && editDistance(lower, name.toLowerCase()) <= (name.length >= 6 ? 2 : 1)) return name;
+    if (name.length >= 4 && editDistance(lower, name.toLowerCase()) <= (name.length >= 6 ? 2 : 1))
+      return name;
   }
   return undefined;
 }

@@ -137,7 +137,10 @@ export class OutputBuffer {
    * while the command runs), as bytes, cut before a character `maxBytes` would split. A view of
    * the ring where they are contiguous, else a copy; a view is valid until the next append.
    */
-  bytesSince(sinceByte: number, maxBytes = Number.POSITIVE_INFINITY): { bytes: Uint8Array; fromByte: number } {
+  bytesSince(
+    sinceByte: number,
+    maxBytes = Number.POSITIVE_INFINITY,
+  ): { bytes: Uint8Array; fromByte: number } {
     return this.#read(sinceByte, maxBytes, false);
   }
 
@@ -146,11 +149,18 @@ export class OutputBuffer {
    * fewer bytes than there are (never none while there are some). For readers that loop over the
    * output (a cursor): valid until the next append, so decode or count it at once.
    */
-  viewSince(sinceByte: number, maxBytes = Number.POSITIVE_INFINITY): { bytes: Uint8Array; fromByte: number } {
+  viewSince(
+    sinceByte: number,
+    maxBytes = Number.POSITIVE_INFINITY,
+  ): { bytes: Uint8Array; fromByte: number } {
     return this.#read(sinceByte, maxBytes, true);
   }
 
-  #read(sinceByte: number, maxBytes: number, contiguous: boolean): { bytes: Uint8Array; fromByte: number } {
+  #read(
+    sinceByte: number,
+    maxBytes: number,
+    contiguous: boolean,
+  ): { bytes: Uint8Array; fromByte: number } {
     const { from, to, firstHeld } = this.#rangeSince(sinceByte);
     if (from >= to) return { bytes: new Uint8Array(0), fromByte: firstHeld + Math.min(from, to) };
     const capacity = this.#ring.length;
@@ -159,7 +169,8 @@ export class OutputBuffer {
     // Cut early: end before a character the cut would split, so the next read starts on it.
     if (end < to) end -= incompleteTailBytes((i) => this.#byteAt(from + i), end - from);
     // A character across the ring's end, right at `from`: copy just its bytes rather than return none.
-    if (end <= from) end = from + 1 + leadingContinuationBytes((i) => this.#byteAt(from + 1 + i), to - from - 1);
+    if (end <= from)
+      end = from + 1 + leadingContinuationBytes((i) => this.#byteAt(from + 1 + i), to - from - 1);
     return { bytes: this.#slice(from, end), fromByte: firstHeld + from };
   }
 
@@ -170,7 +181,8 @@ export class OutputBuffer {
     let from = this.#boundarySkip();
     if (sinceByte - firstHeld > from) {
       const start = sinceByte - firstHeld;
-      from = start + leadingContinuationBytes((i) => this.#byteAt(start + i), Math.max(0, to - start));
+      from =
+        start + leadingContinuationBytes((i) => this.#byteAt(start + i), Math.max(0, to - start));
     }
     return { from, to, firstHeld };
   }
@@ -199,7 +211,10 @@ export class OutputBuffer {
   /** Grows the ring (doubling, at most to `limit`) so it holds `needed` bytes, oldest first. */
   #ensureCapacity(needed: number): void {
     if (this.#ring.length >= needed) return;
-    const capacity = Math.min(this.limit, Math.max(needed, INITIAL_CAPACITY, this.#ring.length * 2));
+    const capacity = Math.min(
+      this.limit,
+      Math.max(needed, INITIAL_CAPACITY, this.#ring.length * 2),
+    );
     const grown = new Uint8Array(capacity);
     grown.set(this.#slice(0, this.#size));
     this.#ring = grown;
@@ -208,4 +223,7 @@ export class OutputBuffer {
 }
 
 /** What a view may read of a terminal's buffer (a UI drawing its tail): never writes. */
-export type OutputReader = Pick<OutputBuffer, "limit" | "totalBytes" | "droppedBytes" | "version" | "ended" | "bytesSince" | "viewSince">;
+export type OutputReader = Pick<
+  OutputBuffer,
+  "limit" | "totalBytes" | "droppedBytes" | "version" | "ended" | "bytesSince" | "viewSince"
+>;

@@ -70,9 +70,15 @@ export class PtyScreen {
   #sizeVersion = 0;
   /** Set when a read skipped bytes to meet its deadline: the text no longer holds all retained bytes. */
   #skipped = false;
-  #cached: { fedTo: number; sizeVersion: number; text: string; cut: boolean; linesDropped: boolean } | undefined;
+  #cached:
+    | { fedTo: number; sizeVersion: number; text: string; cut: boolean; linesDropped: boolean }
+    | undefined;
 
-  constructor(buffer: OutputBuffer, size: { cols: number; rows: number }, options: { deadlineMs?: number } = {}) {
+  constructor(
+    buffer: OutputBuffer,
+    size: { cols: number; rows: number },
+    options: { deadlineMs?: number } = {},
+  ) {
     this.#buffer = buffer;
     this.#cols = size.cols;
     this.#rows = size.rows;
@@ -91,7 +97,11 @@ export class PtyScreen {
       };
     }
     const { text, cut, linesDropped } = this.#cached;
-    return { output: text, truncated: this.#buffer.truncated || cut || this.#skipped || linesDropped, totalBytes: this.#fedTo };
+    return {
+      output: text,
+      truncated: this.#buffer.truncated || cut || this.#skipped || linesDropped,
+      totalBytes: this.#fedTo,
+    };
   }
 
   /**
@@ -136,7 +146,10 @@ export class PtyScreen {
     const end = buffer.totalBytes - buffer.pendingBytes;
     if (this.#fedTo >= end) return this.#screen;
     const screen = (this.#screen ??= this.#newScreen());
-    const budget = Math.max(SLICE_BYTES, Math.floor(parseRate.bytesPerMs * this.#deadlineMs * BUDGET_SHARE));
+    const budget = Math.max(
+      SLICE_BYTES,
+      Math.floor(parseRate.bytesPerMs * this.#deadlineMs * BUDGET_SHARE),
+    );
     let restart = this.#fedTo < buffer.droppedBytes; // bytes the screen never saw are gone
     const { bytes, fromByte } = buffer.bytesSince(this.#fedTo);
     let offset = restart ? cutEscapeTailBytes(bytes) : 0;
@@ -170,7 +183,9 @@ export class PtyScreen {
 /** How many leading bytes are the tail of an escape sequence cut by truncation (`stripCutEscapeTail`). */
 function cutEscapeTailBytes(bytes: Uint8Array): number {
   // The tails it recognises are short; an OSC string (a title) is looked for in the first 1 KiB.
-  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 1024)).toString("latin1");
+  const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 1024)).toString(
+    "latin1",
+  );
   return head.length - stripCutEscapeTail(head).length;
 }
 

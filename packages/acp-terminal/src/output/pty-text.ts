@@ -9,7 +9,8 @@ const NEEDS_LINE_MODEL = /[\r\b]/;
  * sequence (`ESC [ params final`): `[0m`, `38;5;196m` (parameters with a `;`), an SGR tail
  * (`196m`), or a lone tail right before the next escape or line end (`0m\n`, `m\n`).
  */
-const CSI_TAIL = /^(?:\[[0-?]*[ -/]*[@-~]|[0-?]*;[0-?]*[@-~]|[0-9:;]*[0-9]m|[0-?]*[@-~](?=[\x1b\r\n]|$))/;
+const CSI_TAIL =
+  /^(?:\[[0-?]*[ -/]*[@-~]|[0-?]*;[0-?]*[@-~]|[0-9:;]*[0-9]m|[0-?]*[@-~](?=[\x1b\r\n]|$))/;
 /** The end of an OSC/DCS string (title, hyperlink): BEL or ST (`ESC \`). */
 const STRING_END = /\x07|\x1b\\/;
 

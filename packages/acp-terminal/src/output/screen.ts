@@ -48,10 +48,18 @@ export class Screen {
   constructor(cols: number, rows: number, scrollbackLines: number, maxTextBytes: number) {
     const { Terminal } = requireModule("@xterm/headless") as XtermModule;
     this.#history = new TextHistory(maxTextBytes);
-    this.#term = new Terminal({ cols, rows, scrollback: scrollbackLines, logLevel: "off", allowProposedApi: true });
+    this.#term = new Terminal({
+      cols,
+      rows,
+      scrollback: scrollbackLines,
+      logLevel: "off",
+      allowProposedApi: true,
+    });
     const core = (this.#term as unknown as { _core?: Partial<XtermCore> })._core;
     if (typeof core?.writeSync !== "function") {
-      throw new Error("@xterm/headless has no synchronous write (_core.writeSync); install the version acp-terminal pins");
+      throw new Error(
+        "@xterm/headless has no synchronous write (_core.writeSync); install the version acp-terminal pins",
+      );
     }
     this.#core = core as XtermCore;
     this.#marker = this.#term.registerMarker(0);
@@ -70,7 +78,9 @@ export class Screen {
     let start = 0;
     while (start < data.length) {
       const end = afterLines(data, start, LINES_PER_WRITE);
-      this.#core.writeSync(typeof data === "string" ? data.slice(start, end) : data.subarray(start, end));
+      this.#core.writeSync(
+        typeof data === "string" ? data.slice(start, end) : data.subarray(start, end),
+      );
       this.#commitScrolledLines();
       start = end;
     }
@@ -196,7 +206,8 @@ function bufferText(buffer: IBuffer, from: number, minEnd: number): string {
 /** Rows `first..last` (a line and the rows it wrapped onto) as one line, trailing blanks removed. */
 function logicalLine(buffer: IBuffer, first: number, last: number): string {
   let text = "";
-  for (let y = first; y <= last; y++) text += buffer.getLine(y)?.translateToString(y === last) ?? "";
+  for (let y = first; y <= last; y++)
+    text += buffer.getLine(y)?.translateToString(y === last) ?? "";
   return text;
 }
 

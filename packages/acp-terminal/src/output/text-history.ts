@@ -55,9 +55,11 @@ export class TextHistory {
     if (this.#joined?.keepBytes === keepBytes) return this.#joined.tail;
     let excess = this.#bytes - keepBytes;
     let first = 0;
-    while (excess > 0 && first < this.#pieces.length && (this.#pieceBytes[first] ?? 0) <= excess) excess -= this.#pieceBytes[first++] ?? 0;
+    while (excess > 0 && first < this.#pieces.length && (this.#pieceBytes[first] ?? 0) <= excess)
+      excess -= this.#pieceBytes[first++] ?? 0;
     const kept = this.#pieces.slice(first);
-    if (excess > 0 && kept.length > 0) kept[0] = tailWithinBytes(kept[0] ?? "", (this.#pieceBytes[first] ?? 0) - excess).text;
+    if (excess > 0 && kept.length > 0)
+      kept[0] = tailWithinBytes(kept[0] ?? "", (this.#pieceBytes[first] ?? 0) - excess).text;
     const tail = { text: kept.join(""), cut: this.#bytes > keepBytes };
     this.#joined = { keepBytes, tail };
     return tail;

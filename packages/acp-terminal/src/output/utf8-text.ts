@@ -8,7 +8,8 @@ export function tailWithinBytes(text: string, limit: number): { text: string; cu
   let start = text.length;
   while (start > 0) {
     const unit = text.charCodeAt(start - 1);
-    const pair = unit >= 0xdc00 && unit <= 0xdfff && start >= 2 && isHighSurrogate(text.charCodeAt(start - 2));
+    const pair =
+      unit >= 0xdc00 && unit <= 0xdfff && start >= 2 && isHighSurrogate(text.charCodeAt(start - 2));
     const size = pair ? 4 : unit < 0x80 ? 1 : unit < 0x800 ? 2 : 3;
     if (bytes + size > limit) break;
     bytes += size;

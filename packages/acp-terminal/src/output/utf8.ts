@@ -23,7 +23,10 @@ function sequenceLength(byte: number): number {
  * 3, since no valid character has more; past that the bytes are not UTF-8 and the decoder's
  * U+FFFD handles them.
  */
-export function leadingContinuationBytes(byteAt: (index: number) => number, length: number): number {
+export function leadingContinuationBytes(
+  byteAt: (index: number) => number,
+  length: number,
+): number {
   let skip = 0;
   while (skip < length && skip < MAX_SEQUENCE_BYTES - 1 && isContinuationByte(byteAt(skip))) skip++;
   return skip;

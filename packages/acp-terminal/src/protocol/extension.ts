@@ -30,9 +30,9 @@ export const EXTENSION_METHODS = {
 export type ExtensionMethodName = keyof typeof EXTENSION_METHODS;
 export type ExtensionMethod = (typeof EXTENSION_METHODS)[ExtensionMethodName];
 /** Every method's short name, in the order of EXTENSION_METHODS. */
-export const EXTENSION_METHOD_NAMES: readonly ExtensionMethodName[] = Object.keys(EXTENSION_METHODS).filter(
-  (name): name is ExtensionMethodName => Object.hasOwn(EXTENSION_METHODS, name),
-);
+export const EXTENSION_METHOD_NAMES: readonly ExtensionMethodName[] = Object.keys(
+  EXTENSION_METHODS,
+).filter((name): name is ExtensionMethodName => Object.hasOwn(EXTENSION_METHODS, name));
 
 export const WRITE_METHOD = EXTENSION_METHODS.write;
 export const RESIZE_METHOD = EXTENSION_METHODS.resize;
@@ -68,7 +68,10 @@ const dimensionError = {
   error: (issue: { input?: unknown }) =>
     `expected an integer from 1 to ${MAX_PTY_DIMENSION}, received ${describeReceived(issue.input)}`,
 };
-const terminalDimension = z.int(dimensionError).min(1, dimensionError).max(MAX_PTY_DIMENSION, dimensionError);
+const terminalDimension = z
+  .int(dimensionError)
+  .min(1, dimensionError)
+  .max(MAX_PTY_DIMENSION, dimensionError);
 
 export const ptySizeSchema = z.object({
   cols: terminalDimension.optional(),
@@ -104,8 +107,14 @@ export type KillTerminalMeta = z.infer<typeof killTerminalMetaSchema>;
  */
 export const outputTerminalMetaSchema = z.object({
   sinceByte: z
-    .int({ error: (issue) => `expected a non-negative integer (a stream offset in bytes), received ${describeReceived(issue.input)}` })
-    .min(0, { error: (issue) => `expected a non-negative integer (a stream offset in bytes), received ${describeReceived(issue.input)}` })
+    .int({
+      error: (issue) =>
+        `expected a non-negative integer (a stream offset in bytes), received ${describeReceived(issue.input)}`,
+    })
+    .min(0, {
+      error: (issue) =>
+        `expected a non-negative integer (a stream offset in bytes), received ${describeReceived(issue.input)}`,
+    })
     .optional(),
 });
 export type OutputTerminalMeta = z.infer<typeof outputTerminalMetaSchema>;
@@ -119,14 +128,29 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 export const writeParamsSchema = terminalScopeSchema
   .extend({
     data: z.string().optional(),
-    dataBase64: z.string().regex(BASE64, "expected standard base64 (A-Z a-z 0-9 + /, = padding)").optional(),
+    dataBase64: z
+      .string()
+      .regex(BASE64, "expected standard base64 (A-Z a-z 0-9 + /, = padding)")
+      .optional(),
     eof: z.boolean().optional(),
   })
   .superRefine((params, ctx) => {
     if (params.data !== undefined && params.dataBase64 !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["dataBase64"], message: "give either data or dataBase64, not both" });
-    } else if (params.data === undefined && params.dataBase64 === undefined && params.eof !== true) {
-      ctx.addIssue({ code: "custom", path: ["data"], message: "give data, dataBase64 or eof: true" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["dataBase64"],
+        message: "give either data or dataBase64, not both",
+      });
+    } else if (
+      params.data === undefined &&
+      params.dataBase64 === undefined &&
+      params.eof !== true
+    ) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["data"],
+        message: "give data, dataBase64 or eof: true",
+      });
     }
   });
 export type WriteParams = z.infer<typeof writeParamsSchema>;
@@ -154,7 +178,9 @@ export const EXTENSION_PARAMS = {
   signal: signalParamsSchema,
 } as const satisfies { [M in ExtensionMethodName]: z.ZodType };
 /** What a caller sends to method `M`. */
-export type ExtensionParamsInput<M extends ExtensionMethodName> = z.input<(typeof EXTENSION_PARAMS)[M]>;
+export type ExtensionParamsInput<M extends ExtensionMethodName> = z.input<
+  (typeof EXTENSION_PARAMS)[M]
+>;
 /** What a handler of method `M` receives, validated. */
 export type ExtensionParams<M extends ExtensionMethodName> = z.output<(typeof EXTENSION_PARAMS)[M]>;
 
@@ -180,7 +206,9 @@ export const terminalCapabilitySchema = z.object({
   methods: z
     .array(z.unknown())
     .catch([])
-    .transform((methods) => methods.filter((method): method is string => typeof method === "string")),
+    .transform((methods) =>
+      methods.filter((method): method is string => typeof method === "string"),
+    ),
   /** `terminal/output` results carry `_meta["acp-terminal"].totalBytes/droppedBytes`. */
   cursors: z.boolean().catch(false),
   /**
@@ -208,7 +236,9 @@ const advertisingClientSchema = z.object({
  * Reads the acp-terminal capability from the `clientCapabilities` an agent received, or
  * undefined when the client did not advertise it (then use only the five ACP v1 methods).
  */
-export function readTerminalCapability(clientCapabilities: unknown): AcpTerminalCapability | undefined {
+export function readTerminalCapability(
+  clientCapabilities: unknown,
+): AcpTerminalCapability | undefined {
   const parsed = advertisingClientSchema.safeParse(clientCapabilities);
   return parsed.success ? parsed.data._meta[ACP_TERMINAL_META_KEY] : undefined;
 }
@@ -227,18 +257,33 @@ export const EXTENSION_FEATURES = {
   pty: { flags: ["pty"], methods: [EXTENSION_METHODS.resize] },
   /** `signal(name)` delivers a chosen signal to the process group. */
   signal: { flags: [], methods: [EXTENSION_METHODS.signal] },
-} as const satisfies Record<string, { flags: readonly CapabilityFlag[]; methods: readonly ExtensionMethod[] }>;
+} as const satisfies Record<
+  string,
+  { flags: readonly CapabilityFlag[]; methods: readonly ExtensionMethod[] }
+>;
 export type ExtensionFeature = keyof typeof EXTENSION_FEATURES;
 
 /** Which features are usable: one boolean per entry of EXTENSION_FEATURES. */
 export type ExtensionFeatures = { readonly [F in ExtensionFeature]: boolean };
 
 /** The features a capability grants (none without one, or with a version below 1). */
-export function extensionFeatures(capability: AcpTerminalCapability | undefined): ExtensionFeatures {
+export function extensionFeatures(
+  capability: AcpTerminalCapability | undefined,
+): ExtensionFeatures {
   const has = (feature: ExtensionFeature): boolean => {
     if (capability === undefined || capability.version < 1) return false;
-    const needs: { flags: readonly CapabilityFlag[]; methods: readonly string[] } = EXTENSION_FEATURES[feature];
-    return needs.flags.every((flag) => capability[flag]) && needs.methods.every((method) => capability.methods.includes(method));
+    const needs: { flags: readonly CapabilityFlag[]; methods: readonly string[] } =
+      EXTENSION_FEATURES[feature];
+    return (
+      needs.flags.every((flag) => capability[flag]) &&
+      needs.methods.every((method) => capability.methods.includes(method))
+    );
   };
-  return Object.freeze({ cursors: has("cursors"), outputSince: has("outputSince"), write: has("write"), pty: has("pty"), signal: has("signal") });
+  return Object.freeze({
+    cursors: has("cursors"),
+    outputSince: has("outputSince"),
+    write: has("write"),
+    pty: has("pty"),
+    signal: has("signal"),
+  });
 }

@@ -1,7 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { ClientApp, DEFAULT_MAX_MESSAGE_BYTES, type ClientContext } from "@agentclientprotocol/sdk";
 import type { TerminalOwner } from "../host/types.js";
-import { assertConnectionIdentitySupported, connectionOf, type ConnectionHandle } from "./connection-key.js";
+import {
+  assertConnectionIdentitySupported,
+  connectionOf,
+  type ConnectionHandle,
+} from "./connection-key.js";
 import { registerCoreHandlers } from "./core-handlers.js";
 import { registerExtensionHandlers } from "./extension-handlers.js";
 import { outputBudgetBytes } from "./fit-output.js";
@@ -51,7 +55,11 @@ interface ConnectionState extends RequestScope {
  * sessions the client created or loaded on that connection may have terminals (a request naming
  * any other is -32602). When a connection closes, every terminal it owns is killed and released.
  */
-export function bindTerminalHost(app: ClientApp, host: TerminalHostPort, options: BindOptions = {}): TerminalBinding {
+export function bindTerminalHost(
+  app: ClientApp,
+  host: TerminalHostPort,
+  options: BindOptions = {},
+): TerminalBinding {
   if (!(app instanceof ClientApp)) {
     throw new TypeError(
       "bindTerminalHost: app is not a ClientApp from the @agentclientprotocol/sdk copy acp-terminal uses; " +
@@ -62,20 +70,29 @@ export function bindTerminalHost(app: ClientApp, host: TerminalHostPort, options
   assertConnectionIdentitySupported();
   const maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   if (!Number.isSafeInteger(maxMessageBytes) || maxMessageBytes < 1024) {
-    throw new RangeError(`bindTerminalHost: maxMessageBytes must be an integer >= 1024, received ${maxMessageBytes}`);
+    throw new RangeError(
+      `bindTerminalHost: maxMessageBytes must be an integer >= 1024, received ${maxMessageBytes}`,
+    );
   }
   const onError =
-    options.onError ?? ((error: unknown, context: string) => console.error(`acp-terminal: ${context}:`, error));
+    options.onError ??
+    ((error: unknown, context: string) => console.error(`acp-terminal: ${context}:`, error));
   const states = new WeakMap<ConnectionHandle, ConnectionState>();
   let liveConnections = 0;
   const pendingReleases = new Set<Promise<void>>();
 
   function releaseConnection(connectionId: string): void {
     liveConnections -= 1;
-    releaseTerminals({ connectionId }, `releasing the terminals of closed connection ${connectionId}`);
+    releaseTerminals(
+      { connectionId },
+      `releasing the terminals of closed connection ${connectionId}`,
+    );
   }
 
-  function releaseTerminals(filter: { connectionId: string; sessionId?: string }, context: string): void {
+  function releaseTerminals(
+    filter: { connectionId: string; sessionId?: string },
+    context: string,
+  ): void {
     const release = host
       .releaseAll(filter)
       .catch((error: unknown) => onError(error, context))
@@ -89,7 +106,10 @@ export function bindTerminalHost(app: ClientApp, host: TerminalHostPort, options
     const connectionId = randomUUID();
     // A session the agent refused to load is not one: what it started while loading goes too.
     const sessions = new SessionRegistry((sessionId) =>
-      releaseTerminals({ connectionId, sessionId }, `releasing the terminals of refused session ${sessionId}`),
+      releaseTerminals(
+        { connectionId, sessionId },
+        `releasing the terminals of refused session ${sessionId}`,
+      ),
     );
     const state: ConnectionState = {
       connectionId,
@@ -103,7 +123,10 @@ export function bindTerminalHost(app: ClientApp, host: TerminalHostPort, options
     states.set(handle, state);
     liveConnections += 1;
     if (handle.signal.aborted) releaseConnection(connectionId);
-    else handle.signal.addEventListener("abort", () => releaseConnection(connectionId), { once: true });
+    else
+      handle.signal.addEventListener("abort", () => releaseConnection(connectionId), {
+        once: true,
+      });
     return state;
   }
 
@@ -128,7 +151,9 @@ export function bindTerminalHost(app: ClientApp, host: TerminalHostPort, options
     },
     addSession: (connection, sessionId) => {
       if (typeof sessionId !== "string" || sessionId.length === 0) {
-        throw new TypeError(`addSession: sessionId must be a non-empty string, received ${typeof sessionId}`);
+        throw new TypeError(
+          `addSession: sessionId must be a non-empty string, received ${typeof sessionId}`,
+        );
       }
       stateOf(connectionOf(connection.agent)).sessions.add(sessionId);
     },

@@ -17,7 +17,11 @@ export interface ConnectionHandle {
 const CONNECTION_CONTEXT_SYMBOL_DESCRIPTION = "connectionContextOf";
 
 function findAccessor(prototype: object | null): symbol | undefined {
-  for (let p = prototype; p !== null && p !== Object.prototype; p = Object.getPrototypeOf(p) as object | null) {
+  for (
+    let p = prototype;
+    p !== null && p !== Object.prototype;
+    p = Object.getPrototypeOf(p) as object | null
+  ) {
     const found = Object.getOwnPropertySymbols(p).find(
       (s) => s.description === CONNECTION_CONTEXT_SYMBOL_DESCRIPTION,
     );
@@ -42,6 +46,7 @@ export function assertConnectionIdentitySupported(): void {
 export function connectionOf(agent: ClientContext): ConnectionHandle {
   assertConnectionIdentitySupported();
   const read = (agent as unknown as Record<symbol, unknown>)[accessor!];
-  if (typeof read !== "function") throw new Error("ClientContext has no connection context accessor");
+  if (typeof read !== "function")
+    throw new Error("ClientContext has no connection context accessor");
   return (read as () => ConnectionHandle).call(agent);
 }

@@ -33,12 +33,22 @@ export interface CoreHandlerDeps {
  * Read with `sinceByte` (the snapshot has `fromByte`): `fromByte` grows by the trimmed size instead,
  * and `droppedBytes` stays where the terminal's retained output starts.
  */
-function toOutputResponse(snapshot: TerminalOutputSnapshot, outputBudgetBytes: number): TerminalOutputResponse {
+function toOutputResponse(
+  snapshot: TerminalOutputSnapshot,
+  outputBudgetBytes: number,
+): TerminalOutputResponse {
   const fitted = fitOutputToBudget(snapshot.output, outputBudgetBytes);
   const cursors =
     snapshot.fromByte === undefined
-      ? { totalBytes: snapshot.totalBytes, droppedBytes: snapshot.droppedBytes + fitted.trimmedBytes }
-      : { totalBytes: snapshot.totalBytes, droppedBytes: snapshot.droppedBytes, fromByte: snapshot.fromByte + fitted.trimmedBytes };
+      ? {
+          totalBytes: snapshot.totalBytes,
+          droppedBytes: snapshot.droppedBytes + fitted.trimmedBytes,
+        }
+      : {
+          totalBytes: snapshot.totalBytes,
+          droppedBytes: snapshot.droppedBytes,
+          fromByte: snapshot.fromByte + fitted.trimmedBytes,
+        };
   const response: TerminalOutputResponse = {
     output: fitted.output,
     truncated: snapshot.truncated || fitted.trimmedBytes > 0,
@@ -66,32 +76,43 @@ export function registerCoreHandlers(app: ClientApp, deps: CoreHandlerDeps): voi
   const { host, scopeOf } = deps;
   const idParams = (method: string) => paramsParser(method, terminalIdRequestSchema);
 
-  app.onRequest(CREATE, paramsParser(CREATE, createTerminalRequestSchema), ({ params, agent, signal }) =>
-    answer(CREATE, signal, async (): Promise<CreateTerminalResponse> => {
-      const scope = scopeOf(agent);
-      const owner = scope.owner(params.sessionId);
-      const createParams = toCreateTerminalParams(params);
-      const sessionCwd = deps.sessionCwd(params.sessionId, owner.connectionId);
-      const terminalId = await host.create(owner, createParams, sessionCwd === undefined ? {} : { sessionCwd });
-      // The connection may have closed while the command was starting: its terminals were
-      // released already, so this one must not outlive it.
-      if (scope.connectionSignal.aborted) await host.release(owner, terminalId);
-      // Or the agent refused to load its session meanwhile: that session's terminals were released.
-      try {
-        scope.owner(params.sessionId);
-      } catch (error) {
-        await host.release(owner, terminalId);
-        throw error;
-      }
-      return { terminalId };
-    }),
+  app.onRequest(
+    CREATE,
+    paramsParser(CREATE, createTerminalRequestSchema),
+    ({ params, agent, signal }) =>
+      answer(CREATE, signal, async (): Promise<CreateTerminalResponse> => {
+        const scope = scopeOf(agent);
+        const owner = scope.owner(params.sessionId);
+        const createParams = toCreateTerminalParams(params);
+        const sessionCwd = deps.sessionCwd(params.sessionId, owner.connectionId);
+        const terminalId = await host.create(
+          owner,
+          createParams,
+          sessionCwd === undefined ? {} : { sessionCwd },
+        );
+        // The connection may have closed while the command was starting: its terminals were
+        // released already, so this one must not outlive it.
+        if (scope.connectionSignal.aborted) await host.release(owner, terminalId);
+        // Or the agent refused to load its session meanwhile: that session's terminals were released.
+        try {
+          scope.owner(params.sessionId);
+        } catch (error) {
+          await host.release(owner, terminalId);
+          throw error;
+        }
+        return { terminalId };
+      }),
   );
 
   app.onRequest(OUTPUT, idParams(OUTPUT), ({ params, agent, signal }) =>
     answer(OUTPUT, signal, (): TerminalOutputResponse => {
       const owner = scopeOf(agent).owner(params.sessionId);
       const { sinceByte } = outputMetaOf(params._meta);
-      const snapshot = host.output(owner, params.terminalId, sinceByte === undefined ? undefined : { sinceByte });
+      const snapshot = host.output(
+        owner,
+        params.terminalId,
+        sinceByte === undefined ? undefined : { sinceByte },
+      );
       return toOutputResponse(snapshot, deps.outputBudgetBytes);
     }),
   );
@@ -99,7 +120,9 @@ export function registerCoreHandlers(app: ClientApp, deps: CoreHandlerDeps): voi
   app.onRequest(WAIT_FOR_EXIT, idParams(WAIT_FOR_EXIT), ({ params, agent, signal }) =>
     answer(WAIT_FOR_EXIT, signal, async (): Promise<WaitForTerminalExitResponse> => {
       const owner = scopeOf(agent).owner(params.sessionId);
-      return toWireExitStatus(await untilAborted(host.waitForExit(owner, params.terminalId), signal));
+      return toWireExitStatus(
+        await untilAborted(host.waitForExit(owner, params.terminalId), signal),
+      );
     }),
   );
 

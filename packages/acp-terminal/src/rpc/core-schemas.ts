@@ -15,14 +15,18 @@ import { z } from "zod";
 function expected(what: string): { error: (issue: { input?: unknown }) => string } {
   return {
     error: (issue) =>
-      issue.input === undefined ? `missing; expected ${what}` : `expected ${what}, received ${describeReceived(issue.input)}`,
+      issue.input === undefined
+        ? `missing; expected ${what}`
+        : `expected ${what}, received ${describeReceived(issue.input)}`,
   };
 }
 
 /** `_meta` as the SDK reads it: a record, else dropped (never a reason to refuse a request). */
 const metaSchema = z.record(z.string(), z.unknown()).nullish().catch(undefined);
 
-const nonEmptyString = z.string(expected("a non-empty string")).min(1, expected("a non-empty string"));
+const nonEmptyString = z
+  .string(expected("a non-empty string"))
+  .min(1, expected("a non-empty string"));
 
 /** An explicit `null` reads as the empty value, like the SDK's `defaultOnNull`. */
 function nullAsEmpty<T extends z.ZodType>(schema: T, empty: () => unknown) {
@@ -44,7 +48,10 @@ export const createTerminalRequestSchema = z.object(
     command: z
       .string(expected("a non-empty command"))
       .refine((command) => command.trim() !== "", expected("a non-empty command")),
-    args: nullAsEmpty(z.array(z.string(expected("a string")), expected("an array of strings")), () => []),
+    args: nullAsEmpty(
+      z.array(z.string(expected("a string")), expected("an array of strings")),
+      () => [],
+    ),
     env: nullAsEmpty(z.array(envVariableSchema, expected("an array of { name, value }")), () => []),
     cwd: z
       .string(expected("an absolute path"))

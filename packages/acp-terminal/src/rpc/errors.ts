@@ -18,7 +18,12 @@ export const JSON_RPC_ERROR_CODES = {
  * `invalid_params` reads like the binding's own: `Invalid params for <method>: <field>: ...`.
  */
 export function toRequestError(error: unknown, method?: string): RequestError {
-  if (error instanceof RequestError) return boundedRequestError(error.code, error.message, error.data as Record<string, unknown> | undefined);
+  if (error instanceof RequestError)
+    return boundedRequestError(
+      error.code,
+      error.message,
+      error.data as Record<string, unknown> | undefined,
+    );
   if (!(error instanceof TerminalError)) {
     const message = error instanceof Error ? error.message : String(error);
     return boundedRequestError(JSON_RPC_ERROR_CODES.internalError, `Internal error: ${message}`);
@@ -51,7 +56,9 @@ const META_FIELDS: Readonly<Record<string, readonly string[]>> = {
 /** The name of a host field as the agent wrote it in `method`'s params. */
 function wireFieldOf(method: string, field: string): string {
   if (field === "owner.sessionId") return "sessionId";
-  const inMeta = META_FIELDS[method]?.some((name) => field === name || field.startsWith(`${name}.`));
+  const inMeta = META_FIELDS[method]?.some(
+    (name) => field === name || field.startsWith(`${name}.`),
+  );
   return inMeta ? `_meta[${JSON.stringify(ACP_TERMINAL_META_KEY)}].${field}` : field;
 }
 
@@ -62,22 +69,34 @@ function wireFieldOf(method: string, field: string): string {
 function invalidParamsError(error: TerminalError, method: string | undefined): RequestError {
   const field = error.data?.["field"];
   if (method === undefined || typeof field !== "string") {
-    return boundedRequestError(JSON_RPC_ERROR_CODES.invalidParams, error.message, { ...error.data });
+    return boundedRequestError(JSON_RPC_ERROR_CODES.invalidParams, error.message, {
+      ...error.data,
+    });
   }
   const hostPrefix = `Invalid ${field}: `;
-  const detail = error.message.startsWith(hostPrefix) ? error.message.slice(hostPrefix.length) : error.message;
+  const detail = error.message.startsWith(hostPrefix)
+    ? error.message.slice(hostPrefix.length)
+    : error.message;
   const wireField = wireFieldOf(method, field);
-  return boundedRequestError(JSON_RPC_ERROR_CODES.invalidParams, `Invalid params for ${method}: ${wireField}: ${detail}`, {
-    ...error.data,
-    field: wireField,
-  });
+  return boundedRequestError(
+    JSON_RPC_ERROR_CODES.invalidParams,
+    `Invalid params for ${method}: ${wireField}: ${detail}`,
+    {
+      ...error.data,
+      field: wireField,
+    },
+  );
 }
 
 /**
  * A -32602 whose message names the first bad field, with the first MAX_LISTED_ISSUES issues in
  * `data.issues` and how many more there were in `data.moreIssues`.
  */
-export function invalidParamsFromZod(where: string, error: z.ZodError, pathPrefix: readonly string[] = []): RequestError {
+export function invalidParamsFromZod(
+  where: string,
+  error: z.ZodError,
+  pathPrefix: readonly string[] = [],
+): RequestError {
   const issues = error.issues.slice(0, MAX_LISTED_ISSUES).map((issue) => ({
     field: formatPath([...pathPrefix, ...issue.path.map(String)]),
     message: issue.message,
@@ -85,11 +104,15 @@ export function invalidParamsFromZod(where: string, error: z.ZodError, pathPrefi
   const first = issues[0];
   const summary = first ? `${first.field || "params"}: ${first.message}` : "invalid params";
   const more = error.issues.length - issues.length;
-  return boundedRequestError(JSON_RPC_ERROR_CODES.invalidParams, `Invalid params for ${where}: ${summary}`, {
-    field: first?.field,
-    issues,
-    ...(more > 0 ? { moreIssues: more } : {}),
-  });
+  return boundedRequestError(
+    JSON_RPC_ERROR_CODES.invalidParams,
+    `Invalid params for ${where}: ${summary}`,
+    {
+      field: first?.field,
+      issues,
+      ...(more > 0 ? { moreIssues: more } : {}),
+    },
+  );
 }
 
 /**
@@ -105,7 +128,10 @@ export function paramsParser<T>(method: string, schema: z.ZodType<T>): (params: 
     } catch (error) {
       if (error instanceof RequestError) throw error;
       const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      throw boundedRequestError(JSON_RPC_ERROR_CODES.invalidParams, `Invalid params for ${method}: the params could not be checked (${reason}); send a flat JSON object`);
+      throw boundedRequestError(
+        JSON_RPC_ERROR_CODES.invalidParams,
+        `Invalid params for ${method}: the params could not be checked (${reason}); send a flat JSON object`,
+      );
     }
     return result.data;
   };

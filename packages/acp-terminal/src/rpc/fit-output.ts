@@ -61,5 +61,8 @@ export function fitOutputToBudget(output: string, budgetBytes: number): FittedOu
     start -= width;
   }
   if (start === 0) return { output, trimmedBytes: 0 };
-  return { output: output.slice(start), trimmedBytes: Buffer.byteLength(output.slice(0, start), "utf8") };
+  return {
+    output: output.slice(start),
+    trimmedBytes: Buffer.byteLength(output.slice(0, start), "utf8"),
+  };
 }

@@ -12,11 +12,16 @@ import { invalidParamsFromZod } from "./errors.js";
  * Our part of a request's `_meta` (`_meta["acp-terminal"]`) checked by `schema`, or undefined when
  * the agent sent none; a bad one is a -32602 naming the field under `_meta["acp-terminal"]`.
  */
-export function ourMetaOf<T>(method: string, meta: Record<string, unknown> | null | undefined, schema: z.ZodType<T>): T | undefined {
+export function ourMetaOf<T>(
+  method: string,
+  meta: Record<string, unknown> | null | undefined,
+  schema: z.ZodType<T>,
+): T | undefined {
   const ours = meta?.[ACP_TERMINAL_META_KEY];
   if (ours === undefined) return undefined;
   const parsed = schema.safeParse(ours);
-  if (!parsed.success) throw invalidParamsFromZod(method, parsed.error, ["_meta", ACP_TERMINAL_META_KEY]);
+  if (!parsed.success)
+    throw invalidParamsFromZod(method, parsed.error, ["_meta", ACP_TERMINAL_META_KEY]);
   return parsed.data;
 }
 

@@ -16,7 +16,11 @@ export type ScopeOf = (agent: ClientContext) => RequestScope;
  * agent should see. A cancelled request (`$/cancel_request`) keeps its AbortError so the SDK
  * answers -32800.
  */
-export async function answer<T>(method: string, signal: AbortSignal, body: () => Promise<T> | T): Promise<T> {
+export async function answer<T>(
+  method: string,
+  signal: AbortSignal,
+  body: () => Promise<T> | T,
+): Promise<T> {
   try {
     return await body();
   } catch (error) {

@@ -6,7 +6,12 @@ const CREATING = new Set(["session/new", "session/fork"]);
 /** Requests naming, in their params, a session the client opens again. */
 const REOPENING = new Set(["session/load", "session/resume"]);
 
-type SendRequest = (method: string, params?: unknown, mapResponse?: (response: unknown) => unknown, options?: unknown) => Promise<unknown>;
+type SendRequest = (
+  method: string,
+  params?: unknown,
+  mapResponse?: (response: unknown) => unknown,
+  options?: unknown,
+) => Promise<unknown>;
 
 /** The part of the SDK's ConnectionContext this module wraps: every request the client sends. */
 export interface RequestSender {
@@ -61,7 +66,8 @@ export class SessionRegistry {
         return send(method, params, learn, options);
       }
       const reopened = REOPENING.has(method) ? sessionIdIn(params) : undefined;
-      if (reopened === undefined || this.#sessions.has(reopened)) return send(method, params, mapResponse, options);
+      if (reopened === undefined || this.#sessions.has(reopened))
+        return send(method, params, mapResponse, options);
       this.#sessions.add(reopened);
       const sent = send(method, params, mapResponse, options);
       sent.catch(() => {

@@ -28,7 +28,9 @@ export function planCommand(
 ): CommandPlan {
   if (args) return { file: command, args: [...args], shell: false };
   const useShell = mode === "always" || (mode === "auto" && SHELL_SYNTAX.test(command));
-  return useShell ? { file: shellPath(), args: ["-c", command], shell: true } : { file: command, args: [], shell: false };
+  return useShell
+    ? { file: shellPath(), args: ["-c", command], shell: true }
+    : { file: command, args: [], shell: false };
 }
 
 export function isExecutableFile(path: string): boolean {

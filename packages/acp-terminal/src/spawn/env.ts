@@ -2,7 +2,10 @@ import { describeReceived, TerminalError } from "../core/errors.js";
 import type { BaseEnvironment, EnvVariable } from "../core/types.js";
 
 /** Set for every command unless the base environment or the request sets them: no pager waits. */
-const NON_INTERACTIVE_DEFAULTS: Readonly<Record<string, string>> = { PAGER: "cat", GIT_PAGER: "cat" };
+const NON_INTERACTIVE_DEFAULTS: Readonly<Record<string, string>> = {
+  PAGER: "cat",
+  GIT_PAGER: "cat",
+};
 
 function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
@@ -15,7 +18,8 @@ function baseEnvironment(option: BaseEnvironment): Record<string, string> {
   if (option === "empty") return {};
   if (typeof option === "function") {
     const env: unknown = option({ ...process.env });
-    if (typeof env !== "object" || env === null) throw new TypeError(`it must return an object of strings, returned ${String(env)}`);
+    if (typeof env !== "object" || env === null)
+      throw new TypeError(`it must return an object of strings, returned ${String(env)}`);
     return { ...(env as Record<string, string>) };
   }
   return definedOnly(process.env);
@@ -40,10 +44,14 @@ export function hostBaseEnvironment(option: BaseEnvironment): Record<string, str
   try {
     base = baseEnvironment(option);
   } catch (error) {
-    fail(`options.env(base) threw: ${error instanceof Error ? error.message : String(error)}`, error);
+    fail(
+      `options.env(base) threw: ${error instanceof Error ? error.message : String(error)}`,
+      error,
+    );
   }
   for (const [name, value] of Object.entries(base)) {
-    if (typeof value !== "string") fail(`options.env(base) returned ${describeReceived(value)} for ${name}, not a string`);
+    if (typeof value !== "string")
+      fail(`options.env(base) returned ${describeReceived(value)} for ${name}, not a string`);
   }
   return base;
 }

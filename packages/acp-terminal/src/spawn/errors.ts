@@ -1,7 +1,11 @@
 import { stat } from "node:fs/promises";
 import { TerminalError } from "../core/errors.js";
 
-function spawnFailed(message: string, data: Record<string, unknown>, cause?: unknown): TerminalError {
+function spawnFailed(
+  message: string,
+  data: Record<string, unknown>,
+  cause?: unknown,
+): TerminalError {
   return new TerminalError("spawn_failed", message, data, { cause });
 }
 
@@ -15,7 +19,11 @@ export async function checkWorkingDirectory(cwd: string): Promise<void> {
     if (code === "ENOENT" || code === "ENOTDIR") {
       throw spawnFailed(`Working directory does not exist: ${cwd}`, { cwd, code }, error);
     }
-    throw spawnFailed(`Working directory is not accessible: ${cwd} (${code ?? String(error)})`, { cwd, code }, error);
+    throw spawnFailed(
+      `Working directory is not accessible: ${cwd} (${code ?? String(error)})`,
+      { cwd, code },
+      error,
+    );
   }
   if (!isDirectory) throw spawnFailed(`Working directory is not a directory: ${cwd}`, { cwd });
 }
@@ -40,7 +48,11 @@ export function spawnError(command: string, error: unknown): TerminalError {
         error,
       );
     case "ENOEXEC":
-      return spawnFailed(`Not an executable format: ${command} (ENOEXEC). Add a #! line or run it with its interpreter.`, data, error);
+      return spawnFailed(
+        `Not an executable format: ${command} (ENOEXEC). Add a #! line or run it with its interpreter.`,
+        data,
+        error,
+      );
     case "E2BIG":
       return spawnFailed(
         `Argument list too long: ${command} (E2BIG): its arguments and environment exceed the OS limit ` +
@@ -50,7 +62,11 @@ export function spawnError(command: string, error: unknown): TerminalError {
       );
     default: {
       const reason = error instanceof Error ? error.message : String(error);
-      return spawnFailed(`Failed to start ${command}: ${reason}${code ? ` (${code})` : ""}`, data, error);
+      return spawnFailed(
+        `Failed to start ${command}: ${reason}${code ? ` (${code})` : ""}`,
+        data,
+        error,
+      );
     }
   }
 }

@@ -19,8 +19,14 @@ function pendingLimit(pendingBytes: number, maxPendingStdinBytes: number): Termi
 }
 
 /** The error for a write that would leave more than `max` bytes pending; a lone large write may pass. */
-function overPendingLimit(pendingBytes: number, incoming: number, max: number): TerminalError | undefined {
-  return pendingBytes > 0 && pendingBytes + incoming > max ? pendingLimit(pendingBytes, max) : undefined;
+function overPendingLimit(
+  pendingBytes: number,
+  incoming: number,
+  max: number,
+): TerminalError | undefined {
+  return pendingBytes > 0 && pendingBytes + incoming > max
+    ? pendingLimit(pendingBytes, max)
+    : undefined;
 }
 
 export function inputClosed(reason: string): TerminalError {
@@ -28,7 +34,10 @@ export function inputClosed(reason: string): TerminalError {
 }
 
 const exitedError = (): TerminalError =>
-  new TerminalError("exited", "The command has exited; it takes no more input. Read its output, or release the terminal");
+  new TerminalError(
+    "exited",
+    "The command has exited; it takes no more input. Read its output, or release the terminal",
+  );
 
 /** stdin of a piped child: writes resolve when flushed to the OS, bounded by `maxPendingBytes`. */
 export class PipeInput {
@@ -51,7 +60,11 @@ export class PipeInput {
 
   write(data: Uint8Array): Promise<void> {
     if (!this.writable) return Promise.reject(this.#closedError());
-    const refused = overPendingLimit(this.stream.writableLength, data.byteLength, this.maxPendingBytes);
+    const refused = overPendingLimit(
+      this.stream.writableLength,
+      data.byteLength,
+      this.maxPendingBytes,
+    );
     if (refused) return Promise.reject(refused);
     return new Promise((resolve, reject) => {
       this.stream.write(data, (error) => (error ? reject(this.#closedError(error)) : resolve()));
@@ -62,12 +75,15 @@ export class PipeInput {
   endInput(data?: Uint8Array): Promise<void> {
     if (!this.writable) return Promise.reject(this.#closedError());
     const bytes = data?.byteLength ? data : undefined;
-    const refused = bytes && overPendingLimit(this.stream.writableLength, bytes.byteLength, this.maxPendingBytes);
+    const refused =
+      bytes && overPendingLimit(this.stream.writableLength, bytes.byteLength, this.maxPendingBytes);
     if (refused) return Promise.reject(refused);
     this.#closedBy = "eof";
     const written = bytes
       ? new Promise<void>((resolve, reject) => {
-          this.stream.write(bytes, (error) => (error ? reject(this.#closedError(error)) : resolve()));
+          this.stream.write(bytes, (error) =>
+            error ? reject(this.#closedError(error)) : resolve(),
+          );
         })
       : Promise.resolve();
     // Resolves on 'finish', or on an error (EPIPE): either way the input is closed. Node calls
@@ -92,9 +108,14 @@ export class PipeInput {
     const failure = cause ?? this.#failure;
     if (failure) {
       const code = (failure as NodeJS.ErrnoException).code ?? failure.message;
-      return new TerminalError("stdin_closed", `stdin is closed: the command closed its input or exited (${code})`, undefined, {
-        cause: failure,
-      });
+      return new TerminalError(
+        "stdin_closed",
+        `stdin is closed: the command closed its input or exited (${code})`,
+        undefined,
+        {
+          cause: failure,
+        },
+      );
     }
     return inputClosed("it was ended (eof)");
   }
@@ -162,28 +183,37 @@ export class PtyInput {
   #pump(retryMs: number): void {
     const task = this.#queue[0];
     if (!task || this.#closed) return;
-    fsWrite(this.fd, task.bytes, task.offset, task.bytes.byteLength - task.offset, null, (error, written) => {
-      if (this.#closed) return;
-      if (error?.code === "EAGAIN") {
-        delay(retryMs, undefined, { signal: this.signal }).then(
-          () => this.#pump(Math.min(retryMs * 2, RETRY_MAX_MS)),
-          () => this.close(), // aborted: the terminal settled or was released
-        );
-        return;
-      }
-      if (error) {
-        this.#queue.shift();
-        task.reject(inputClosed(`writing to the terminal failed (${error.code ?? error.message})`));
-        this.close();
-        return;
-      }
-      task.offset += written;
-      this.#pendingBytes -= written;
-      if (task.offset >= task.bytes.byteLength) {
-        this.#queue.shift();
-        task.resolve();
-      }
-      this.#pump(RETRY_MIN_MS);
-    });
+    fsWrite(
+      this.fd,
+      task.bytes,
+      task.offset,
+      task.bytes.byteLength - task.offset,
+      null,
+      (error, written) => {
+        if (this.#closed) return;
+        if (error?.code === "EAGAIN") {
+          delay(retryMs, undefined, { signal: this.signal }).then(
+            () => this.#pump(Math.min(retryMs * 2, RETRY_MAX_MS)),
+            () => this.close(), // aborted: the terminal settled or was released
+          );
+          return;
+        }
+        if (error) {
+          this.#queue.shift();
+          task.reject(
+            inputClosed(`writing to the terminal failed (${error.code ?? error.message})`),
+          );
+          this.close();
+          return;
+        }
+        task.offset += written;
+        this.#pendingBytes -= written;
+        if (task.offset >= task.bytes.byteLength) {
+          this.#queue.shift();
+          task.resolve();
+        }
+        this.#pump(RETRY_MIN_MS);
+      },
+    );
   }
 }

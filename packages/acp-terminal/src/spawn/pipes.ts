@@ -18,7 +18,9 @@ const noStdin = (): TerminalError =>
 const MAX_DRAIN_ROUNDS = 8;
 
 function closed(stream: Readable): Promise<void> {
-  return stream.closed ? Promise.resolve() : new Promise((resolve) => stream.once("close", () => resolve()));
+  return stream.closed
+    ? Promise.resolve()
+    : new Promise((resolve) => stream.once("close", () => resolve()));
 }
 
 /** Resolves after the event loop's next poll phase, which reads whatever the pipes already hold. */
@@ -47,7 +49,10 @@ async function drainAfterExit(
     }
     const before = bytesRead();
     // Aborted (released meanwhile): stop waiting as if the pipes had gone quiet.
-    const waited = await Promise.race([drained, delay(graceMs, false, { signal }).catch(() => undefined)]);
+    const waited = await Promise.race([
+      drained,
+      delay(graceMs, false, { signal }).catch(() => undefined),
+    ]);
     if (waited === undefined) return false;
     if (waited || (await Promise.race([drained, nextPoll()]))) return true;
     if (bytesRead() === before) return false;
@@ -67,7 +72,11 @@ export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProc
   // copy of the environment could then never be collected.
   const { onData: deliver, exitDrainGraceMs, signal } = request;
   const program = checkProgram(request.file, request.cwd, request.env.PATH);
-  const [file = program, ...args] = withStderrOnStdout([...(request.prefix ?? []), program, ...request.args]);
+  const [file = program, ...args] = withStderrOnStdout([
+    ...(request.prefix ?? []),
+    program,
+    ...request.args,
+  ]);
   const merged = file !== (request.prefix?.[0] ?? program);
   let child: ChildProcess;
   try {
@@ -114,7 +123,13 @@ export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProc
   let drainHold: Promise<unknown> | undefined;
   const settled = (async () => {
     const status = await leaderExited;
-    const drained = await drainAfterExit(outputs, exitDrainGraceMs, signal, () => bytesRead, () => drainHold);
+    const drained = await drainAfterExit(
+      outputs,
+      exitDrainGraceMs,
+      signal,
+      () => bytesRead,
+      () => drainHold,
+    );
     if (!drained) {
       // A background grandchild still holds the pipes: stop reading so nothing waits on it.
       for (const stream of outputs) stream.destroy();

@@ -17,7 +17,9 @@ const DEFAULT_SEARCH_PATH = "/usr/local/bin:/usr/bin:/bin";
  * Returns the file to execute: the program found, when it was found on DEFAULT_SEARCH_PATH.
  */
 export function checkProgram(file: string, cwd: string, path: string | undefined): string {
-  const candidate = file.includes("/") ? resolvePath(cwd, file) : findOnPath(file, path ?? DEFAULT_SEARCH_PATH);
+  const candidate = file.includes("/")
+    ? resolvePath(cwd, file)
+    : findOnPath(file, path ?? DEFAULT_SEARCH_PATH);
   const fail = (code: string): never => {
     throw spawnError(file, Object.assign(new Error(`${code}: ${file}`), { code }));
   };
@@ -37,4 +39,3 @@ export function checkProgram(file: string, cwd: string, path: string | undefined
   // Without a PATH execvp would search its own default, which may lack the directory we found.
   return path === undefined && !file.includes("/") ? candidate : file;
 }
-

@@ -41,7 +41,9 @@ export function ptyAvailable(): boolean {
 }
 
 function exitStatusOf(event: { exitCode: number; signal?: number }): ExitStatus {
-  return event.signal ? { exitCode: null, signal: signalNameOf(event.signal) } : { exitCode: event.exitCode, signal: null };
+  return event.signal
+    ? { exitCode: null, signal: signalNameOf(event.signal) }
+    : { exitCode: event.exitCode, signal: null };
 }
 
 /**
@@ -49,7 +51,9 @@ function exitStatusOf(event: { exitCode: number; signal?: number }): ExitStatus 
  * reports exit only after the PTY's output has been read to the end (or 200 ms after the exit
  * when a background process keeps the terminal open), so exit and drain arrive together.
  */
-export async function spawnWithPty(request: SpawnRequest & { pty: { cols: number; rows: number } }): Promise<SpawnedProcess> {
+export async function spawnWithPty(
+  request: SpawnRequest & { pty: { cols: number; rows: number } },
+): Promise<SpawnedProcess> {
   const { onData: deliver } = request; // not `request` itself: it would keep the env alive (see pipes.ts)
   const pty = loadPty();
   const file = checkProgram(request.file, request.cwd, request.env.PATH);
@@ -82,7 +86,10 @@ export async function spawnWithPty(request: SpawnRequest & { pty: { cols: number
   const fd = (terminal as unknown as { fd?: unknown }).fd;
   if (typeof fd !== "number") {
     terminal.kill("SIGKILL");
-    throw new TerminalError("spawn_failed", "PTY support is unavailable: node-pty gave no terminal file descriptor");
+    throw new TerminalError(
+      "spawn_failed",
+      "PTY support is unavailable: node-pty gave no terminal file descriptor",
+    );
   }
   const input = new PtyInput(fd, request.maxPendingStdinBytes, request.signal);
   const settled = leaderExited.then((status) => {

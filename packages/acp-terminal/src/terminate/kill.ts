@@ -34,7 +34,11 @@ function errorCode(error: unknown): string | undefined {
  * alone when the group is gone. Returns `"gone"` when nothing was there to signal (ESRCH). Any
  * other failure (EPERM: a member runs as another user) is thrown: the caller cannot fix it.
  */
-export function signalProcessGroup(pid: number, signal: NodeJS.Signals | 0, leaderFallback: boolean): SignalOutcome {
+export function signalProcessGroup(
+  pid: number,
+  signal: NodeJS.Signals | 0,
+  leaderFallback: boolean,
+): SignalOutcome {
   try {
     process.kill(-pid, signal);
     return "group";
@@ -86,7 +90,10 @@ const GROUP_POLL_MS = 20;
  * runs out. Resolves once the leader has exited and the group was emptied or SIGKILLed. A leader
  * that already exited is not signalled (its pid may be reused); its group still is.
  */
-export async function terminateProcessGroup(target: TerminateTarget, options: TerminateOptions): Promise<void> {
+export async function terminateProcessGroup(
+  target: TerminateTarget,
+  options: TerminateOptions,
+): Promise<void> {
   const clock = options.clock ?? systemClock;
   const deadline = clock.now() + options.graceMs;
   const leaderRunning = !target.hasExited();

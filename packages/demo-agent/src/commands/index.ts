@@ -52,6 +52,8 @@ export async function dispatch(session: DemoSession, command: Command): Promise<
         return helpCommand(session, `${command.message} The commands are:`);
     }
   } catch (error) {
-    await session.say(`${command.name} failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    await session.say(
+      `${command.name} failed: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
   }
 }

@@ -7,11 +7,19 @@ import type { DemoSession } from "../session.js";
  * (`bg --pty`) `C-c` interrupts the command and `Enter` ends a line; on a pipe the bytes arrive as
  * they are. A mistyped key name fails with the list of valid ones.
  */
-export async function keysCommand(session: DemoSession, id: string, keys: string[]): Promise<string> {
+export async function keysCommand(
+  session: DemoSession,
+  id: string,
+  keys: string[],
+): Promise<string> {
   return session.tool(`keys ${id} ${keys.join(" ")}`, { id, keys }, async (call) => {
     await session.manager.sendKeys(id, keys, { sessionId: session.id });
     const bytes = encodeKeys(keys); // what sendKeys wrote, for the record
-    await call.finish("completed", `Sent ${keys.join(" ")} (${JSON.stringify(bytes)}) to ${id}.`, { id, keys, bytes });
+    await call.finish("completed", `Sent ${keys.join(" ")} (${JSON.stringify(bytes)}) to ${id}.`, {
+      id,
+      keys,
+      bytes,
+    });
     return bytes;
   });
 }

@@ -18,7 +18,11 @@ export async function pollCommand(session: DemoSession, id: string): Promise<Pol
     const page = await session.manager.read(id, { sessionId: session.id, sinceSeq });
     session.cursors.set(id, page.nextSeq);
     // Watcher hits (event items) are reported on their own as they happen (see background.ts).
-    const text = page.items.map((item) => (item.kind === "notice" ? `[notice] ${item.text}\n` : item.kind === "event" ? "" : item.text)).join("");
+    const text = page.items
+      .map((item) =>
+        item.kind === "notice" ? `[notice] ${item.text}\n` : item.kind === "event" ? "" : item.text,
+      )
+      .join("");
     const missed = page.missedItems > 0 ? `, ${page.missedItems} items no longer retained` : "";
     const summary = `since_seq ${sinceSeq} → next_seq ${page.nextSeq}: ${page.items.length} new items${missed}; ${describeRun(page.run)}`;
     await call.finish("completed", `${summary}\n${fenced(text)}`, {

@@ -10,17 +10,33 @@ import { killTree } from "./steps/kill-tree.js";
 import { release } from "./steps/release.js";
 import { timeout } from "./steps/timeout.js";
 
-export const TOUR: readonly Step[] = [foreground, timeout, build, interactive, killTree, interrupt, flood, release];
+export const TOUR: readonly Step[] = [
+  foreground,
+  timeout,
+  build,
+  interactive,
+  killTree,
+  interrupt,
+  flood,
+  release,
+];
 
 /** `demo`: every step in order, each announced; stops early on `session/cancel`. */
 export async function runTour(session: DemoSession): Promise<void> {
   const started = Date.now();
   // A cancelled tour stops its own runs (not those the user started in earlier turns).
-  const before = new Set(session.manager.list({ sessionId: session.id, limit: 500 }).map((run) => run.id));
+  const before = new Set(
+    session.manager.list({ sessionId: session.id, limit: 500 }).map((run) => run.id),
+  );
   const stopTourRuns = (): void => {
-    for (const run of session.manager.list({ sessionId: session.id, status: ["running", "queued"] })) {
+    for (const run of session.manager.list({
+      sessionId: session.id,
+      status: ["running", "queued"],
+    })) {
       if (before.has(run.id)) continue;
-      void session.manager.kill(run.id, { sessionId: session.id }).catch((error: unknown) => reportError(`stopping the tour's run ${run.id}`, error));
+      void session.manager
+        .kill(run.id, { sessionId: session.id })
+        .catch((error: unknown) => reportError(`stopping the tour's run ${run.id}`, error));
     }
   };
   session.turn.signal.addEventListener("abort", stopTourRuns, { once: true });
@@ -39,5 +55,9 @@ export async function runTour(session: DemoSession): Promise<void> {
     session.turn.signal.removeEventListener("abort", stopTourRuns);
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  await session.say(`\nTour complete in ${seconds} s.\n`, { event: "tour_complete", steps: TOUR.length, seconds: Number(seconds) });
+  await session.say(`\nTour complete in ${seconds} s.\n`, {
+    event: "tour_complete",
+    steps: TOUR.length,
+    seconds: Number(seconds),
+  });
 }

@@ -6,7 +6,12 @@ import type { ProcessManager } from "acp-process";
  * Resolves with the run's output once `test` accepts it, checked now and on every new output
  * item acp-process reports. Rejects if the run ends first, or after `timeoutMs`, saying what it waited for.
  */
-export function outputMatching(manager: ProcessManager, runId: string, test: (output: string) => boolean, timeoutMs: number): Promise<string> {
+export function outputMatching(
+  manager: ProcessManager,
+  runId: string,
+  test: (output: string) => boolean,
+  timeoutMs: number,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const check = (): boolean => {
       const output = manager.tail(runId, { maxChars: 100_000 }).text;
@@ -17,13 +22,19 @@ export function outputMatching(manager: ProcessManager, runId: string, test: (ou
     };
     const timer = setTimeout(() => {
       finish();
-      reject(new Error(`${runId} did not print what the tour expected within ${timeoutMs} ms; output so far: ${JSON.stringify(manager.tail(runId, { maxChars: 200 }).text)}`));
+      reject(
+        new Error(
+          `${runId} did not print what the tour expected within ${timeoutMs} ms; output so far: ${JSON.stringify(manager.tail(runId, { maxChars: 200 }).text)}`,
+        ),
+      );
     }, timeoutMs);
     const unsubscribe = manager.subscribe((event) => {
       if (event.type === "output" && event.runId === runId) check();
       if (event.type === "exit" && event.run.id === runId && !check()) {
         finish();
-        reject(new Error(`${runId} ended (${event.run.status}) before printing what the tour expected`));
+        reject(
+          new Error(`${runId} ended (${event.run.status}) before printing what the tour expected`),
+        );
       }
     });
     const finish = (): void => {

@@ -11,14 +11,27 @@ export async function writeInput(run: Run, data: string | Uint8Array, eof: boole
   const terminalId = run.requireRunning();
   const { provider, record } = run;
   if (!provider.capabilities.write || !provider.write) {
-    throw ProcessError.unsupported("Writing to stdin", provider.kind, "the client does not advertise the acp-terminal stdin extension; pass input through the command line instead");
+    throw ProcessError.unsupported(
+      "Writing to stdin",
+      provider.kind,
+      "the client does not advertise the acp-terminal stdin extension; pass input through the command line instead",
+    );
   }
   if (!record.stdin && !record.pty) {
-    throw new ProcessError("stdin_closed", `stdin of run ${record.id} is closed: start it with stdin: true (exec: background or pty; shell: spawn) to write to it`);
+    throw new ProcessError(
+      "stdin_closed",
+      `stdin of run ${record.id} is closed: start it with stdin: true (exec: background or pty; shell: spawn) to write to it`,
+    );
   }
-  const answered = await withinMs(provider.write(terminalId, data, eof ? { eof: true } : {}), run.callWaitMs);
+  const answered = await withinMs(
+    provider.write(terminalId, data, eof ? { eof: true } : {}),
+    run.callWaitMs,
+  );
   if (!answered.ok) {
-    throw new ProcessError("provider_error", `the client did not confirm the write within ${run.callWaitMs} ms (is the command reading its input?): run ${record.id}`);
+    throw new ProcessError(
+      "provider_error",
+      `the client did not confirm the write within ${run.callWaitMs} ms (is the command reading its input?): run ${record.id}`,
+    );
   }
 }
 
@@ -30,8 +43,13 @@ const ENTER_NAMES = /^(?:enter|return)$/i;
  * `\r` of Enter into a newline for the program; a pipe does not, so on a pipe run Enter is sent as
  * `\n` (a line-reading program such as `read` would otherwise wait for the end of the line forever).
  */
-export function encodeKeyInput(keys: readonly KeyInput[], target: { pty: boolean } = { pty: true }): string {
-  const forTarget = target.pty ? keys : keys.map((key) => (typeof key === "string" && ENTER_NAMES.test(key) ? { text: "\n" } : key));
+export function encodeKeyInput(
+  keys: readonly KeyInput[],
+  target: { pty: boolean } = { pty: true },
+): string {
+  const forTarget = target.pty
+    ? keys
+    : keys.map((key) => (typeof key === "string" && ENTER_NAMES.test(key) ? { text: "\n" } : key));
   try {
     return encodeKeys(forTarget);
   } catch (error) {
@@ -43,8 +61,16 @@ export async function resizeRun(run: Run, cols: number, rows: number): Promise<v
   const terminalId = run.requireRunning();
   const { provider, record } = run;
   if (!record.pty || !provider.resize) {
-    throw ProcessError.unsupported("Resizing", provider.kind, record.pty ? "the client cannot resize terminals" : "the run has no PTY; start it with pty");
+    throw ProcessError.unsupported(
+      "Resizing",
+      provider.kind,
+      record.pty ? "the client cannot resize terminals" : "the run has no PTY; start it with pty",
+    );
   }
   const answered = await withinMs(provider.resize(terminalId, cols, rows), run.callWaitMs);
-  if (!answered.ok) throw new ProcessError("provider_error", `the client did not confirm the resize within ${run.callWaitMs} ms: run ${record.id}`);
+  if (!answered.ok)
+    throw new ProcessError(
+      "provider_error",
+      `the client did not confirm the resize within ${run.callWaitMs} ms: run ${record.id}`,
+    );
 }

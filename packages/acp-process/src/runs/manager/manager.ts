@@ -9,13 +9,26 @@ import { MemoryRunStore } from "../../store/memory.js";
 import type { RunStore } from "../../store/types.js";
 import { snapshotOf } from "../run/describe.js";
 import { RunEventHub } from "./event-hub.js";
-import { DEFAULT_TUNING, type KillOptions, type ListRunsQuery, type ProcessManagerOptions, type ReadQuery, type StartRunOptions } from "./options.js";
+import {
+  DEFAULT_TUNING,
+  type KillOptions,
+  type ListRunsQuery,
+  type ProcessManagerOptions,
+  type ReadQuery,
+  type StartRunOptions,
+} from "./options.js";
 import { Run, type RunTuning } from "../run/run.js";
 import { encodeKeyInput, resizeRun, writeInput } from "./input.js";
 import { Scheduler } from "./scheduler.js";
 import { isFinished, type RunRecord } from "../../model/run-record.js";
 import { type RunEventSink, type RunSnapshot, type WatcherSpec } from "../../model/run-events.js";
-import { byteView, lineView, storeTail, wholeCharacterBytes, type LineView } from "../views/views.js";
+import {
+  byteView,
+  lineView,
+  storeTail,
+  wholeCharacterBytes,
+  type LineView,
+} from "../views/views.js";
 import { runUsage } from "../views/usage.js";
 import { readPage, type ReadResult } from "../views/read-page.js";
 import { RunRegistry } from "./registry.js";
@@ -45,18 +58,31 @@ export class ProcessManager {
 
   constructor(private readonly options: ProcessManagerOptions) {
     if (!options.provider && !options.providerFor) {
-      throw ProcessError.invalidParams("provider", "a TerminalProvider or a providerFor(sessionId) function", undefined);
+      throw ProcessError.invalidParams(
+        "provider",
+        "a TerminalProvider or a providerFor(sessionId) function",
+        undefined,
+      );
     }
     this.limits = resolveLimits(options, options.env);
     this.clock = options.clock ?? systemClock;
-    this.store = options.store ?? new MemoryRunStore({ maxCharsPerRun: this.limits.maxOutputChars });
+    this.store =
+      options.store ?? new MemoryRunStore({ maxCharsPerRun: this.limits.maxOutputChars });
     this.tuning = { ...DEFAULT_TUNING, ...options.tuning };
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? 30 * 60_000;
     this.registry = new RunRegistry(this.store, options.maxRuns ?? 500);
-    this.scheduler = new Scheduler({ maxConcurrentRuns: 16, maxConcurrentPerSession: 16, maxQueuedRuns: 64, ...options.limits });
+    this.scheduler = new Scheduler({
+      maxConcurrentRuns: 16,
+      maxConcurrentPerSession: 16,
+      maxQueuedRuns: 64,
+      ...options.limits,
+    });
     if (options.onEvent) this.events.add(options.onEvent);
     const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
-    this.stopSweeper = sweepIntervalMs > 0 ? repeatOnClock(this.clock, sweepIntervalMs, () => this.sweep()) : () => {};
+    this.stopSweeper =
+      sweepIntervalMs > 0
+        ? repeatOnClock(this.clock, sweepIntervalMs, () => this.sweep())
+        : () => {};
   }
 
   /**
@@ -79,7 +105,11 @@ export class ProcessManager {
     validateStart(request);
     const provider = this.providerFor(request.sessionId);
     if (request.pty && !provider.capabilities.pty) {
-      throw ProcessError.unsupported("A PTY", provider.kind, "run without pty, or use a client that advertises the acp-terminal extension");
+      throw ProcessError.unsupported(
+        "A PTY",
+        provider.kind,
+        "run without pty, or use a client that advertises the acp-terminal extension",
+      );
     }
     if (hasResourceLimits(request.resourceLimits)) {
       validateResourceLimits(request.resourceLimits);
@@ -92,13 +122,24 @@ export class ProcessManager {
       }
     }
     const record = newRecord(request, this.clock.now(), this.defaultTimeoutMs);
-    if (hasResourceLimits(request.resourceLimits)) record.resourceLimits = { ...request.resourceLimits };
+    if (hasResourceLimits(request.resourceLimits))
+      record.resourceLimits = { ...request.resourceLimits };
     record.stdin = Boolean(request.stdin) && provider.capabilities.write;
-    const run = new Run(record, { provider, store: this.store, clock: this.clock, emit: (e) => this.events.emit(e), tuning: this.tuning }, {
-      stdin: record.stdin,
-      ...(typeof request.pty === "object" ? { ptySize: request.pty } : {}),
-      ...(request.onStart ? { onStart: request.onStart } : {}),
-    });
+    const run = new Run(
+      record,
+      {
+        provider,
+        store: this.store,
+        clock: this.clock,
+        emit: (e) => this.events.emit(e),
+        tuning: this.tuning,
+      },
+      {
+        stdin: record.stdin,
+        ...(typeof request.pty === "object" ? { ptySize: request.pty } : {}),
+        ...(request.onStart ? { onStart: request.onStart } : {}),
+      },
+    );
     for (const spec of request.watch ?? []) run.log.watchers.add(spec);
     return this.admit(run, () => this.registry.delete(record.id));
   }
@@ -131,9 +172,24 @@ export class ProcessManager {
   private claim(record: RunRecord): Promise<RunSnapshot> {
     if (this.disposal) throw ProcessError.disposed();
     const provider = this.providerFor(record.sessionId);
-    if (record.pty && !provider.capabilities.pty) throw ProcessError.unsupported("A PTY", provider.kind, "recover with a provider that has PTYs");
+    if (record.pty && !provider.capabilities.pty)
+      throw ProcessError.unsupported(
+        "A PTY",
+        provider.kind,
+        "recover with a provider that has PTYs",
+      );
     record.stdin = record.stdin && provider.capabilities.write;
-    const run = new Run(record, { provider, store: this.store, clock: this.clock, emit: (e) => this.events.emit(e), tuning: this.tuning }, { stdin: record.stdin });
+    const run = new Run(
+      record,
+      {
+        provider,
+        store: this.store,
+        clock: this.clock,
+        emit: (e) => this.events.emit(e),
+        tuning: this.tuning,
+      },
+      { stdin: record.stdin },
+    );
     return this.admit(run, () => this.registry.forget(record.id));
   }
 
@@ -141,7 +197,9 @@ export class ProcessManager {
    * Foreground run with auto-background: waits up to `yieldMs` (default the manager's, clamped to 10..120000) for the
    * run to finish. `yielded: true` means it keeps running in the background.
    */
-  async run(request: StartRunOptions & { yieldMs?: number }): Promise<{ run: RunSnapshot; yielded: boolean }> {
+  async run(
+    request: StartRunOptions & { yieldMs?: number },
+  ): Promise<{ run: RunSnapshot; yielded: boolean }> {
     const started = await this.start(request);
     // Clamped like the manager's default (10..120000 ms, as in the exec tool design).
     const yieldMs = clamp(request.yieldMs ?? this.limits.yieldMs, YIELD_MS);
@@ -153,14 +211,18 @@ export class ProcessManager {
    * Resolves when the run has finished (and its terminal is released), or after `timeoutMs`, or
    * when `signal` aborts (then with the run as it is).
    */
-  async wait(runId: string, options: { sessionId?: string; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<RunSnapshot> {
+  async wait(
+    runId: string,
+    options: { sessionId?: string; timeoutMs?: number; signal?: AbortSignal } = {},
+  ): Promise<RunSnapshot> {
     const run = this.registry.live(runId, options.sessionId);
     if (!run) return this.get(runId, options);
     if (options.timeoutMs === undefined && !options.signal) return run.settled;
     let cancel = (): void => {};
     let onAbort = (): void => {};
     const early = new Promise<RunSnapshot>((resolve) => {
-      if (options.timeoutMs !== undefined) cancel = this.clock.setTimeout(() => resolve(run.snapshot()), options.timeoutMs);
+      if (options.timeoutMs !== undefined)
+        cancel = this.clock.setTimeout(() => resolve(run.snapshot()), options.timeoutMs);
       onAbort = () => resolve(run.snapshot());
       if (options.signal?.aborted) onAbort();
       else options.signal?.addEventListener("abort", onAbort, { once: true });
@@ -183,40 +245,74 @@ export class ProcessManager {
   async read(runId: string, query: ReadQuery = {}): Promise<ReadResult> {
     await this.refresh(runId, query.sessionId);
     const record = this.registry.record(runId, query.sessionId);
-    return readPage(this.store, record, { ...query, maxChars: Math.max(1, query.maxChars ?? this.limits.maxOutputChars) }, this.clock.now());
+    return readPage(
+      this.store,
+      record,
+      { ...query, maxChars: Math.max(1, query.maxChars ?? this.limits.maxOutputChars) },
+      this.clock.now(),
+    );
   }
 
   /** Lines by absolute offset/limit; omitted offset = the last `limit` lines. */
-  async lines(runId: string, query: { sessionId?: string; offset?: number; limit?: number } = {}): Promise<LineView & { run: RunSnapshot }> {
+  async lines(
+    runId: string,
+    query: { sessionId?: string; offset?: number; limit?: number } = {},
+  ): Promise<LineView & { run: RunSnapshot }> {
     await this.refresh(runId, query.sessionId);
     const record = this.registry.record(runId, query.sessionId);
-    const view = lineView(record, this.store.allItems(runId), { limit: Math.min(Math.max(1, query.limit ?? 200), 10_000), ...(query.offset !== undefined ? { offset: query.offset } : {}) });
+    const view = lineView(record, this.store.allItems(runId), {
+      limit: Math.min(Math.max(1, query.limit ?? 200), 10_000),
+      ...(query.offset !== undefined ? { offset: query.offset } : {}),
+    });
     return { ...view, run: snapshotOf(record, this.clock.now()) };
   }
 
   /** Output bytes `[offset, offset + limit)` (UTF-8), from what is retained. */
-  async bytes(runId: string, query: { sessionId?: string; offset: number; limit: number }): Promise<ReturnType<typeof byteView> & { run: RunSnapshot }> {
+  async bytes(
+    runId: string,
+    query: { sessionId?: string; offset: number; limit: number },
+  ): Promise<ReturnType<typeof byteView> & { run: RunSnapshot }> {
     await this.refresh(runId, query.sessionId);
     const record = this.registry.record(runId, query.sessionId);
-    return { ...byteView(this.store.allItems(runId), query), run: snapshotOf(record, this.clock.now()) };
+    return {
+      ...byteView(this.store.allItems(runId), query),
+      run: snapshotOf(record, this.clock.now()),
+    };
   }
 
   /** As `bytes`, cut at UTF-8 character boundaries (see `wholeCharacterBytes`). */
-  async wholeCharacterBytes(runId: string, query: { sessionId?: string; offset: number; limit: number }): Promise<ReturnType<typeof wholeCharacterBytes> & { run: RunSnapshot }> {
+  async wholeCharacterBytes(
+    runId: string,
+    query: { sessionId?: string; offset: number; limit: number },
+  ): Promise<ReturnType<typeof wholeCharacterBytes> & { run: RunSnapshot }> {
     await this.refresh(runId, query.sessionId);
     const record = this.registry.record(runId, query.sessionId);
-    return { ...wholeCharacterBytes(this.store.allItems(runId), query), run: snapshotOf(record, this.clock.now()) };
+    return {
+      ...wholeCharacterBytes(this.store.allItems(runId), query),
+      run: snapshotOf(record, this.clock.now()),
+    };
   }
 
   /** The last `maxChars` characters of output (default 2000), for status lines and snippets. */
-  tail(runId: string, options: { sessionId?: string; maxChars?: number } = {}): { text: string; truncated: boolean } {
+  tail(
+    runId: string,
+    options: { sessionId?: string; maxChars?: number } = {},
+  ): { text: string; truncated: boolean } {
     this.registry.record(runId, options.sessionId);
     return storeTail(this.store, runId, Math.max(1, options.maxChars ?? 2000));
   }
 
   /** Writes to a running run's stdin (see `StartRunOptions.stdin`). */
-  async write(runId: string, data: string | Uint8Array, options: { sessionId?: string; eof?: boolean } = {}): Promise<void> {
-    await writeInput(this.registry.requireLive(runId, options.sessionId), data, options.eof ?? false);
+  async write(
+    runId: string,
+    data: string | Uint8Array,
+    options: { sessionId?: string; eof?: boolean } = {},
+  ): Promise<void> {
+    await writeInput(
+      this.registry.requireLive(runId, options.sessionId),
+      data,
+      options.eof ?? false,
+    );
   }
 
   /**
@@ -224,12 +320,21 @@ export class ProcessManager {
    * key table and written to stdin; `Enter` is `\r` in a PTY and `\n` on a pipe. Unknown-looking
    * names throw with the list of valid ones.
    */
-  async sendKeys(runId: string, keys: readonly KeyInput[], options: { sessionId?: string } = {}): Promise<void> {
+  async sendKeys(
+    runId: string,
+    keys: readonly KeyInput[],
+    options: { sessionId?: string } = {},
+  ): Promise<void> {
     const run = this.registry.requireLive(runId, options.sessionId);
     await writeInput(run, encodeKeyInput(keys, { pty: run.record.pty }), false);
   }
 
-  async resize(runId: string, cols: number, rows: number, options: { sessionId?: string } = {}): Promise<void> {
+  async resize(
+    runId: string,
+    cols: number,
+    rows: number,
+    options: { sessionId?: string } = {},
+  ): Promise<void> {
     await resizeRun(this.registry.requireLive(runId, options.sessionId), cols, rows);
   }
 
@@ -243,29 +348,49 @@ export class ProcessManager {
    * kill) and whether the run was still live when asked. With `escalate: false` a command that
    * ignores the signal is still running in the answer.
    */
-  async stop(runId: string, options: KillOptions = {}): Promise<{ run: RunSnapshot; wasLive: boolean; signalsSent: string[] }> {
-    if (options.signal !== undefined && !SUPPORTED_SIGNALS.includes(options.signal.toUpperCase() as SupportedSignal)) {
-      throw ProcessError.invalidParams("signal", `one of ${SUPPORTED_SIGNALS.join(", ")}`, options.signal);
+  async stop(
+    runId: string,
+    options: KillOptions = {},
+  ): Promise<{ run: RunSnapshot; wasLive: boolean; signalsSent: string[] }> {
+    if (
+      options.signal !== undefined &&
+      !SUPPORTED_SIGNALS.includes(options.signal.toUpperCase() as SupportedSignal)
+    ) {
+      throw ProcessError.invalidParams(
+        "signal",
+        `one of ${SUPPORTED_SIGNALS.join(", ")}`,
+        options.signal,
+      );
     }
     const run = this.registry.live(runId, options.sessionId);
-    if (!run || run.isSettled) return { run: this.get(runId, options), wasLive: false, signalsSent: [] };
+    if (!run || run.isSettled)
+      return { run: this.get(runId, options), wasLive: false, signalsSent: [] };
     const report = await run.terminateWithReport("kill", {
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.forceAfterMs !== undefined ? { forceAfterMs: options.forceAfterMs } : {}),
       ...(options.escalate !== undefined ? { escalate: options.escalate } : {}),
     });
-    return { run: report.settled ? await run.settled : run.snapshot(), wasLive: true, signalsSent: report.signalsSent };
+    return {
+      run: report.settled ? await run.settled : run.snapshot(),
+      wasLive: true,
+      signalsSent: report.signalsSent,
+    };
   }
 
   /**
    * CPU time and memory of a running command's process group, where the provider can measure them
    * (the local provider on Linux); otherwise `usage: null` and a note saying why.
    */
-  async resourceUsage(runId: string, options: { sessionId?: string } = {}): Promise<{ usage: ResourceUsage | null; note?: string }> {
+  async resourceUsage(
+    runId: string,
+    options: { sessionId?: string } = {},
+  ): Promise<{ usage: ResourceUsage | null; note?: string }> {
     const run = this.registry.live(runId, options.sessionId);
     if (run) return runUsage(run);
     const stored = this.registry.record(runId, options.sessionId).resourceUsage ?? null; // not found → throws
-    return stored ? { usage: stored } : { usage: null, note: "no sample was taken while the command ran" };
+    return stored
+      ? { usage: stored }
+      : { usage: null, note: "no sample was taken while the command ran" };
   }
 
   watch(runId: string, spec: WatcherSpec, options: { sessionId?: string } = {}): string {
@@ -280,14 +405,19 @@ export class ProcessManager {
   remove(runId: string, options: { sessionId?: string } = {}): void {
     const record = this.registry.record(runId, options.sessionId);
     if (!isFinished(record.status)) {
-      throw new ProcessError("still_running", `Run ${runId} is ${record.status}; kill it before removing it`);
+      throw new ProcessError(
+        "still_running",
+        `Run ${runId} is ${record.status}; kill it before removing it`,
+      );
     }
     this.registry.delete(runId);
   }
 
   /** Removes every finished run (of a session, when given). Returns how many. */
   clear(options: { sessionId?: string } = {}): number {
-    return this.registry.deleteFinished((r) => options.sessionId === undefined || r.sessionId === options.sessionId);
+    return this.registry.deleteFinished(
+      (r) => options.sessionId === undefined || r.sessionId === options.sessionId,
+    );
   }
 
   /** Removes finished runs whose end is older than the TTL. Returns how many. */

@@ -117,5 +117,10 @@ export const DEFAULT_TUNING: RunTuning = {
   releaseWaitMs: 5000,
   callWaitMs: 30_000,
   outputByteLimit: undefined,
-  watcherLimits: { maxWatchers: 16, maxPatternLength: 512, streamWindowChars: 4096, maxLineChars: 16_384 },
+  watcherLimits: {
+    maxWatchers: 16,
+    maxPatternLength: 512,
+    streamWindowChars: 4096,
+    maxLineChars: 16_384,
+  },
 };

@@ -4,7 +4,11 @@ import type { StartRunOptions } from "./options.js";
 import type { RunRecord } from "../../model/run-record.js";
 
 /** A fresh `queued` record for a start request. */
-export function newRecord(request: StartRunOptions, nowMs: number, defaultTimeoutMs: number): RunRecord {
+export function newRecord(
+  request: StartRunOptions,
+  nowMs: number,
+  defaultTimeoutMs: number,
+): RunRecord {
   return {
     id: `run_${randomBytes(5).toString("hex")}`,
     sessionId: request.sessionId,
@@ -44,12 +48,29 @@ export function validateStart(request: StartRunOptions): void {
   if (typeof request.command !== "string" || request.command.trim() === "") {
     throw ProcessError.invalidParams("command", "a non-empty string", request.command);
   }
-  if (request.maxOutputBytes !== undefined && (!Number.isSafeInteger(request.maxOutputBytes) || request.maxOutputBytes < 1)) {
-    throw ProcessError.invalidParams("maxOutputBytes", "a positive whole number of bytes", request.maxOutputBytes);
+  if (
+    request.maxOutputBytes !== undefined &&
+    (!Number.isSafeInteger(request.maxOutputBytes) || request.maxOutputBytes < 1)
+  ) {
+    throw ProcessError.invalidParams(
+      "maxOutputBytes",
+      "a positive whole number of bytes",
+      request.maxOutputBytes,
+    );
   }
-  for (const [name, value] of [["timeoutMs", request.timeoutMs], ["idleTimeoutMs", request.idleTimeoutMs]] as const) {
-    if (value !== undefined && (!Number.isFinite(value) || value < 0 || value > MAX_RUN_TIMEOUT_MS)) {
-      throw ProcessError.invalidParams(name, `a number of milliseconds from 0 to ${MAX_RUN_TIMEOUT_MS} (30 days; 0 = none)`, value);
+  for (const [name, value] of [
+    ["timeoutMs", request.timeoutMs],
+    ["idleTimeoutMs", request.idleTimeoutMs],
+  ] as const) {
+    if (
+      value !== undefined &&
+      (!Number.isFinite(value) || value < 0 || value > MAX_RUN_TIMEOUT_MS)
+    ) {
+      throw ProcessError.invalidParams(
+        name,
+        `a number of milliseconds from 0 to ${MAX_RUN_TIMEOUT_MS} (30 days; 0 = none)`,
+        value,
+      );
     }
   }
 }

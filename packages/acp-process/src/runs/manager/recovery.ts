@@ -38,7 +38,11 @@ export interface RecoveryHooks {
   isLive: (runId: string) => boolean;
 }
 
-export async function recoverRuns(store: RunStore, policy: RecoveryPolicy, hooks: RecoveryHooks): Promise<RecoveryReport> {
+export async function recoverRuns(
+  store: RunStore,
+  policy: RecoveryPolicy,
+  hooks: RecoveryHooks,
+): Promise<RecoveryReport> {
   const report: RecoveryReport = { lost: [], requeued: [], notified: [] };
   const maxAttempts = Math.max(1, Math.floor(policy.maxAttempts ?? DEFAULT_MAX_ATTEMPTS));
   for (const record of store.listRuns()) {
@@ -47,13 +51,28 @@ export async function recoverRuns(store: RunStore, policy: RecoveryPolicy, hooks
       const previous = record.status;
       const interrupted = `the agent restarted while this run was ${previous}`;
       if (policy.onRunning !== "requeue") {
-        markLost(store, record, `${interrupted}; its outcome is unknown: ${displayCommand(record)}`, hooks);
+        markLost(
+          store,
+          record,
+          `${interrupted}; its outcome is unknown: ${displayCommand(record)}`,
+          hooks,
+        );
         report.lost.push(record.id);
       } else if (record.attempts >= maxAttempts) {
-        markLost(store, record, `${interrupted}; not started again: it had ${record.attempts} of at most ${maxAttempts} attempts (recovery policy requeue): ${displayCommand(record)}`, hooks);
+        markLost(
+          store,
+          record,
+          `${interrupted}; not started again: it had ${record.attempts} of at most ${maxAttempts} attempts (recovery policy requeue): ${displayCommand(record)}`,
+          hooks,
+        );
         report.lost.push(record.id);
       } else {
-        const claimed = await claim(store, record, `${interrupted}; started again under the same id as attempt ${record.attempts + 1} of at most ${maxAttempts} (recovery policy requeue)`, hooks);
+        const claimed = await claim(
+          store,
+          record,
+          `${interrupted}; started again under the same id as attempt ${record.attempts + 1} of at most ${maxAttempts} (recovery policy requeue)`,
+          hooks,
+        );
         if (claimed) {
           report.requeued.push({ id: record.id, attempt: record.attempts });
           continue; // the run is live now: its own exit is notified when it ends
@@ -76,9 +95,24 @@ export async function recoverRuns(store: RunStore, policy: RecoveryPolicy, hooks
  * Back to `queued` under the same id, stored before it starts (a crash now leaves it to the next
  * restart's claim), then claimed. False (and the run `lost`, saying why) when the manager refuses it.
  */
-async function claim(store: RunStore, record: RunRecord, why: string, hooks: RecoveryHooks): Promise<boolean> {
+async function claim(
+  store: RunStore,
+  record: RunRecord,
+  why: string,
+  hooks: RecoveryHooks,
+): Promise<boolean> {
   const previous = record.status;
-  Object.assign(record, { status: "queued", exitCode: null, signal: null, cause: null, error: null, startedAtMs: null, endedAtMs: null, terminalId: null, exitNotified: false });
+  Object.assign(record, {
+    status: "queued",
+    exitCode: null,
+    signal: null,
+    cause: null,
+    error: null,
+    startedAtMs: null,
+    endedAtMs: null,
+    terminalId: null,
+    exitNotified: false,
+  });
   record.attempts += 1;
   appendNotice(store, record, `${why}: ${displayCommand(record)}`, hooks.now());
   store.putRun(record, { urgent: true });
@@ -87,12 +121,22 @@ async function claim(store: RunStore, record: RunRecord, why: string, hooks: Rec
     await hooks.claim(record);
     return true;
   } catch (error) {
-    markLost(store, record, `the agent restarted and could not start this run again (${messageOf(error)}): ${displayCommand(record)}`, hooks);
+    markLost(
+      store,
+      record,
+      `the agent restarted and could not start this run again (${messageOf(error)}): ${displayCommand(record)}`,
+      hooks,
+    );
     return false;
   }
 }
 
-function markLost(store: RunStore, record: RunRecord, error: string, hooks: Pick<RecoveryHooks, "now" | "emit">): void {
+function markLost(
+  store: RunStore,
+  record: RunRecord,
+  error: string,
+  hooks: Pick<RecoveryHooks, "now" | "emit">,
+): void {
   const previous: RunStatus = record.status;
   record.status = "lost";
   record.endedAtMs = hooks.now();
@@ -104,5 +148,13 @@ function markLost(store: RunStore, record: RunRecord, error: string, hooks: Pick
 }
 
 function appendNotice(store: RunStore, record: RunRecord, text: string, atMs: number): void {
-  store.appendItems(record.id, [{ seq: record.nextSeq++, kind: "notice", text: `[acp-process] ${text}`, atMs, byteOffset: record.outputBytes }]);
+  store.appendItems(record.id, [
+    {
+      seq: record.nextSeq++,
+      kind: "notice",
+      text: `[acp-process] ${text}`,
+      atMs,
+      byteOffset: record.outputBytes,
+    },
+  ]);
 }

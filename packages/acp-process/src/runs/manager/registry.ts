@@ -30,7 +30,8 @@ export class RunRegistry {
 
   live(runId: string, sessionId: string | undefined): Run | undefined {
     const run = this.runs.get(runId);
-    if (run && sessionId !== undefined && run.record.sessionId !== sessionId) throw ProcessError.notFound(runId);
+    if (run && sessionId !== undefined && run.record.sessionId !== sessionId)
+      throw ProcessError.notFound(runId);
     return run;
   }
 
@@ -42,7 +43,8 @@ export class RunRegistry {
 
   record(runId: string, sessionId: string | undefined): RunRecord {
     const record = this.runs.get(runId)?.record ?? this.store.getRun(runId);
-    if (!record || (sessionId !== undefined && record.sessionId !== sessionId)) throw ProcessError.notFound(runId);
+    if (!record || (sessionId !== undefined && record.sessionId !== sessionId))
+      throw ProcessError.notFound(runId);
     return record;
   }
 
@@ -54,13 +56,24 @@ export class RunRegistry {
 
   /** Newest first, filtered by session and status; `limit` default 50, max 500. */
   list(query: ListRunsQuery): RunRecord[] {
-    const statuses = query.status === undefined ? undefined : new Set(typeof query.status === "string" ? [query.status] : query.status);
+    const statuses =
+      query.status === undefined
+        ? undefined
+        : new Set(typeof query.status === "string" ? [query.status] : query.status);
     if (query.limit !== undefined && (!Number.isInteger(query.limit) || query.limit < 1)) {
-      throw ProcessError.invalidParams("limit", `a whole number of runs from 1 (larger values are capped at ${MAX_LIST})`, query.limit);
+      throw ProcessError.invalidParams(
+        "limit",
+        `a whole number of runs from 1 (larger values are capped at ${MAX_LIST})`,
+        query.limit,
+      );
     }
     const limit = Math.min(query.limit ?? 50, MAX_LIST);
     return this.all()
-      .filter((r) => (query.sessionId === undefined || r.sessionId === query.sessionId) && (!statuses || statuses.has(r.status)))
+      .filter(
+        (r) =>
+          (query.sessionId === undefined || r.sessionId === query.sessionId) &&
+          (!statuses || statuses.has(r.status)),
+      )
       .sort((a, b) => b.createdAtMs - a.createdAtMs)
       .slice(0, limit);
   }
@@ -89,11 +102,16 @@ export class RunRegistry {
   private evictBeyondCap(): void {
     const records = this.all();
     if (records.length < this.maxRuns) return;
-    const finished = records.filter((r) => isFinished(r.status)).sort((a, b) => (a.endedAtMs ?? 0) - (b.endedAtMs ?? 0));
+    const finished = records
+      .filter((r) => isFinished(r.status))
+      .sort((a, b) => (a.endedAtMs ?? 0) - (b.endedAtMs ?? 0));
     const evicted = finished.slice(0, records.length - this.maxRuns + 1);
     for (const record of evicted) this.delete(record.id);
     if (records.length - evicted.length >= this.maxRuns) {
-      throw new ProcessError("limit_reached", `${this.maxRuns} runs are active (maxRuns); wait for some to finish or kill them`);
+      throw new ProcessError(
+        "limit_reached",
+        `${this.maxRuns} runs are active (maxRuns); wait for some to finish or kill them`,
+      );
     }
   }
 }

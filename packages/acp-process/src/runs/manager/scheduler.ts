@@ -44,7 +44,7 @@ export class Scheduler {
   done(runId: string): void {
     this.active.delete(runId);
     this.queue = this.queue.filter((w) => w.runId !== runId);
-    for (let i = 0; i < this.queue.length; ) {
+    for (let i = 0; i < this.queue.length;) {
       const next = this.queue[i]!;
       if (this.active.size >= this.limits.maxConcurrentRuns) break;
       if (this.hasSlot(next.sessionId)) {

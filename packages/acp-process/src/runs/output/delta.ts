@@ -68,8 +68,14 @@ export class SnapshotDelta {
     return { text, lostBytes, lostUnknown: false, exact: true };
   }
 
-  private increment(output: string, sinceByte: number, fromByte: number, totalBytes: number): OutputDelta | undefined {
-    if (sinceByte !== this.readBytes || fromByte < sinceByte || totalBytes < fromByte) return undefined;
+  private increment(
+    output: string,
+    sinceByte: number,
+    fromByte: number,
+    totalBytes: number,
+  ): OutputDelta | undefined {
+    if (sinceByte !== this.readBytes || fromByte < sinceByte || totalBytes < fromByte)
+      return undefined;
     this.readBytes = totalBytes;
     return { text: output, lostBytes: fromByte - sinceByte, lostUnknown: false, exact: true };
   }
@@ -84,7 +90,8 @@ export class SnapshotDelta {
     const lostUnknown =
       snapshot.truncated &&
       next.length > 0 &&
-      (this.previous.length === 0 || overlap < Math.min(MIN_TRUSTED_OVERLAP_CHARS, this.previous.length));
+      (this.previous.length === 0 ||
+        overlap < Math.min(MIN_TRUSTED_OVERLAP_CHARS, this.previous.length));
     const text = next.slice(overlap);
     this.previous = next;
     this.readBytes += Buffer.byteLength(text, "utf8");

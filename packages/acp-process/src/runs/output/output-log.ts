@@ -34,10 +34,14 @@ export class OutputLog {
   appendDelta(delta: OutputDelta, final: boolean): number {
     if (delta.lostBytes > 0) {
       this.record.lostBytes += delta.lostBytes;
-      this.appendNotice(`[acp-process] ${delta.lostBytes} bytes of output were dropped by the client's output limit before they could be read`);
+      this.appendNotice(
+        `[acp-process] ${delta.lostBytes} bytes of output were dropped by the client's output limit before they could be read`,
+      );
     } else if (delta.lostUnknown) {
       this.record.lostUnknown = true;
-      this.appendNotice("[acp-process] output may have been dropped here by the client's output limit before it could be read (amount unknown: the client has no cursors)");
+      this.appendNotice(
+        "[acp-process] output may have been dropped here by the client's output limit before it could be read (amount unknown: the client has no cursors)",
+      );
     }
     return this.appendOutput(delta.text, final);
   }
@@ -64,7 +68,9 @@ export class OutputLog {
     }
     if (items.length > 0) this.commit(items);
     if (cappedBefore === 0 && (this.record.cappedBytes ?? 0) > 0) {
-      this.appendNotice(`[acp-process] the output reached max_output_bytes (${this.record.maxOutputBytes} bytes); later output is not kept (the command keeps running and watchers still see it)`);
+      this.appendNotice(
+        `[acp-process] the output reached max_output_bytes (${this.record.maxOutputBytes} bytes); later output is not kept (the command keeps running and watchers still see it)`,
+      );
     }
     // Watchers see everything the command writes, kept or not.
     this.emitHits(this.watchers.feed(text, final));
@@ -95,7 +101,13 @@ export class OutputLog {
   }
 
   private nextItem(kind: RunItem["kind"], text: string): RunItem {
-    return { seq: this.record.nextSeq++, kind, text, atMs: this.now(), byteOffset: this.record.outputBytes };
+    return {
+      seq: this.record.nextSeq++,
+      kind,
+      text,
+      atMs: this.now(),
+      byteOffset: this.record.outputBytes,
+    };
   }
 
   private commit(items: RunItem[]): void {
@@ -105,7 +117,8 @@ export class OutputLog {
     } catch (error) {
       this.onStoreError(error);
     }
-    for (const item of items) this.emit({ type: "output", runId: this.record.id, sessionId: this.record.sessionId, item });
+    for (const item of items)
+      this.emit({ type: "output", runId: this.record.id, sessionId: this.record.sessionId, item });
   }
 
   /** Each hit is kept as an `event` item, then emitted with that item's seq and the snippet. */
@@ -113,7 +126,14 @@ export class OutputLog {
     for (const hit of hits) {
       const item = this.nextItem("event", JSON.stringify({ event: hit.event, match: hit.match }));
       this.commit([item]);
-      this.emit({ type: "watch", runId: this.record.id, sessionId: this.record.sessionId, ...hit, seq: item.seq, snippet: this.recent });
+      this.emit({
+        type: "watch",
+        runId: this.record.id,
+        sessionId: this.record.sessionId,
+        ...hit,
+        seq: item.seq,
+        snippet: this.recent,
+      });
     }
   }
 }

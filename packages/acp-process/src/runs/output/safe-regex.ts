@@ -32,12 +32,16 @@ export function unsafeRegexReason(source: string, flags = ""): string | null {
   let pending: { matcher: string | null } | undefined;
   let pendingBeforeLast = pending;
   /** Records an atom; one the pending repeat cannot match separates it from later repeats. */
-  const see = (frame: Frame, spec: Omit<Atom, "repeatsInside" | "overlappingAlternatives">, first: string | null): Atom => {
+  const see = (
+    frame: Frame,
+    spec: Omit<Atom, "repeatsInside" | "overlappingAlternatives">,
+    first: string | null,
+  ): Atom => {
     pendingBeforeLast = pending;
     if (pending && !shareCharacter(pending.matcher, spec.matcher, matchFlags)) pending = undefined;
     return atom(frame, first, { repeatsInside: false, overlappingAlternatives: false, ...spec });
   };
-  for (let i = 0; i < source.length; ) {
+  for (let i = 0; i < source.length;) {
     const frame = stack[stack.length - 1]!;
     const ch = source[i]!;
     if (ch === "^" || ch === "$" || (ch === "\\" && /[bB]/.test(source[i + 1] ?? ""))) {
@@ -47,7 +51,8 @@ export function unsafeRegexReason(source: string, flags = ""): string | null {
     }
     if (ch === "\\") {
       const next = source[i + 1] ?? "";
-      if (/[1-9]/.test(next) || (next === "k" && source[i + 2] === "<")) return "a backreference (\\1, \\k<name>) can take exponential time";
+      if (/[1-9]/.test(next) || (next === "k" && source[i + 2] === "<"))
+        return "a backreference (\\1, \\k<name>) can take exponential time";
       const end = escapeEnd(source, i);
       last = see(frame, { matcher: source.slice(i, end) }, /[dDwWsSpP]/.test(next) ? null : next);
       i = end;
@@ -70,7 +75,8 @@ export function unsafeRegexReason(source: string, flags = ""): string | null {
       if (stack.length === 1) return null; // unbalanced: the RegExp constructor reports it
       const group = stack.pop()!;
       const parent = stack[stack.length - 1]!;
-      if (group.lookbehind && group.unbounded) return "a lookbehind of unbounded length can take quadratic time or worse";
+      if (group.lookbehind && group.unbounded)
+        return "a lookbehind of unbounded length can take quadratic time or worse";
       parent.repeatsInside ||= group.repeatsInside;
       parent.unbounded ||= group.unbounded;
       pendingBeforeLast = pending;
@@ -98,8 +104,10 @@ export function unsafeRegexReason(source: string, flags = ""): string | null {
       // The atom may be absent, so it separates nothing.
       if (quantifier.min === 0) pending = pendingBeforeLast;
       if (!quantifier.repeats) continue;
-      if (last.repeatsInside) return "a repeated group that itself contains a repeat (nested quantifier, e.g. (a+)+)";
-      if (last.overlappingAlternatives) return "a repeated group whose alternatives can match the same text (e.g. (a|ab)+ or (\\w|\\d)*)";
+      if (last.repeatsInside)
+        return "a repeated group that itself contains a repeat (nested quantifier, e.g. (a+)+)";
+      if (last.overlappingAlternatives)
+        return "a repeated group whose alternatives can match the same text (e.g. (a|ab)+ or (\\w|\\d)*)";
       frame.repeatsInside = true;
       if (quantifier.unbounded) frame.unbounded = true;
       if (quantifier.max > LONG_REPEAT) {
@@ -118,7 +126,12 @@ export function unsafeRegexReason(source: string, flags = ""): string | null {
 }
 
 /** Characters tried when comparing two single-character atoms: Latin-1 and a few beyond. */
-const SAMPLE = [...Array.from({ length: 0x250 }, (_, code) => String.fromCharCode(code)), "\u2028", "\u3042", "\u{1F600}"];
+const SAMPLE = [
+  ...Array.from({ length: 0x250 }, (_, code) => String.fromCharCode(code)),
+  "\u2028",
+  "\u3042",
+  "\u{1F600}",
+];
 
 /**
  * Whether two single-character atoms (sources such as `a`, `.`, `\w`, `[^x]`; null = a group,
@@ -159,7 +172,13 @@ interface Atom {
 }
 
 function newFrame(lookbehind: boolean): Frame {
-  return { lookbehind, repeatsInside: false, unbounded: false, firsts: [undefined], awaitingFirst: true };
+  return {
+    lookbehind,
+    repeatsInside: false,
+    unbounded: false,
+    firsts: [undefined],
+    awaitingFirst: true,
+  };
 }
 
 /** Records an atom in `frame` (its first, if it opens an alternative) and returns it. */
@@ -188,13 +207,20 @@ interface Quantifier {
 
 function readQuantifier(source: string, i: number): Quantifier | null {
   const ch = source[i];
-  if (ch === "*" || ch === "+") return { end: i + 1, repeats: true, unbounded: true, min: ch === "*" ? 0 : 1, max: Infinity };
+  if (ch === "*" || ch === "+")
+    return { end: i + 1, repeats: true, unbounded: true, min: ch === "*" ? 0 : 1, max: Infinity };
   if (ch === "?") return { end: i + 1, repeats: false, unbounded: false, min: 0, max: 1 };
   if (ch !== "{") return null;
   const m = /^\{(\d+)(,(\d*))?\}/.exec(source.slice(i));
   if (!m) return null;
   const max = m[2] === undefined ? Number(m[1]) : m[3] === "" ? Infinity : Number(m[3]);
-  return { end: i + m[0].length, repeats: max > 1, unbounded: max === Infinity, min: Number(m[1]), max };
+  return {
+    end: i + m[0].length,
+    repeats: max > 1,
+    unbounded: max === Infinity,
+    min: Number(m[1]),
+    max,
+  };
 }
 
 /** Index after the escape at `i` (`\x41`, `\u{1F600}`, `\p{L}` are one atom). */

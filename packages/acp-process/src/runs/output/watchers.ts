@@ -56,13 +56,25 @@ export class WatcherSet {
 
   add(spec: WatcherSpec): string {
     if (this.watchers.length >= this.limits.maxWatchers) {
-      throw new ProcessError("limit_reached", `A run can have at most ${this.limits.maxWatchers} watchers; remove one first`);
+      throw new ProcessError(
+        "limit_reached",
+        `A run can have at most ${this.limits.maxWatchers} watchers; remove one first`,
+      );
     }
-    if (typeof spec.regex !== "string" || spec.regex.length === 0 || spec.regex.length > this.limits.maxPatternLength) {
-      throw ProcessError.invalidParams("watch.regex", `a pattern of 1..${this.limits.maxPatternLength} characters`, spec.regex);
+    if (
+      typeof spec.regex !== "string" ||
+      spec.regex.length === 0 ||
+      spec.regex.length > this.limits.maxPatternLength
+    ) {
+      throw ProcessError.invalidParams(
+        "watch.regex",
+        `a pattern of 1..${this.limits.maxPatternLength} characters`,
+        spec.regex,
+      );
     }
     const flags = spec.flags ?? "";
-    if (!/^[imsu]*$/.test(flags)) throw ProcessError.invalidParams("watch.flags", "some of i, m, s, u", flags);
+    if (!/^[imsu]*$/.test(flags))
+      throw ProcessError.invalidParams("watch.flags", "some of i, m, s, u", flags);
     const unsafe = unsafeRegexReason(spec.regex, flags);
     if (unsafe !== null) {
       throw new ProcessError(
@@ -75,7 +87,11 @@ export class WatcherSet {
     try {
       regex = new RegExp(spec.regex, `${flags}g`);
     } catch (error) {
-      throw ProcessError.invalidParams("watch.regex", "a valid JavaScript regular expression", spec.regex);
+      throw ProcessError.invalidParams(
+        "watch.regex",
+        "a valid JavaScript regular expression",
+        spec.regex,
+      );
     }
     const id = `w${this.nextId++}`;
     // A stream watcher sees output from now on, not what is already in the window.
@@ -83,7 +99,13 @@ export class WatcherSet {
     this.watchers.push({
       id,
       regex,
-      spec: { regex: spec.regex, flags, event: spec.event ?? spec.regex, once: spec.once ?? false, scope: spec.scope ?? "line" },
+      spec: {
+        regex: spec.regex,
+        flags,
+        event: spec.event ?? spec.regex,
+        once: spec.once ?? false,
+        scope: spec.scope ?? "line",
+      },
     });
     return id;
   }
@@ -111,7 +133,10 @@ export class WatcherSet {
     // Keep window and line state current so watchers added later start from a sane state.
     this.appendWindow(text);
     const lastNewline = text.lastIndexOf("\n");
-    this.partialLine = lastNewline < 0 ? clip(this.partialLine + text, this.limits.maxLineChars) : clip(text.slice(lastNewline + 1), this.limits.maxLineChars);
+    this.partialLine =
+      lastNewline < 0
+        ? clip(this.partialLine + text, this.limits.maxLineChars)
+        : clip(text.slice(lastNewline + 1), this.limits.maxLineChars);
   }
 
   private appendWindow(text: string): void {
@@ -159,7 +184,10 @@ export class WatcherSet {
       this.partialLine = "";
     }
     for (const rawLine of parts) {
-      const line = clip(rawLine.endsWith("\r") ? rawLine.slice(0, -1) : rawLine, this.limits.maxLineChars);
+      const line = clip(
+        rawLine.endsWith("\r") ? rawLine.slice(0, -1) : rawLine,
+        this.limits.maxLineChars,
+      );
       for (const watcher of [...this.watchers]) {
         if (watcher.spec.scope !== "line") continue;
         watcher.regex.lastIndex = 0;

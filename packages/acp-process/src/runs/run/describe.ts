@@ -11,7 +11,6 @@ export function displayCommand(record: Pick<RunRecord, "command" | "args">): str
   return text.length > 200 ? `${text.slice(0, 197)}...` : text;
 }
 
-
 /** The final status and message, from the first termination cause and the exit status. */
 export function describeEnd(
   record: RunRecord,
@@ -24,9 +23,15 @@ export function describeEnd(
     case "inactivity":
       return { status: "timed_out", error: `no output for ${record.idleTimeoutMs} ms: ${command}` };
     case "kill":
-      return { status: "killed", error: `killed${exit?.signal ? ` (${exit.signal})` : ""}: ${command}` };
+      return {
+        status: "killed",
+        error: `killed${exit?.signal ? ` (${exit.signal})` : ""}: ${command}`,
+      };
     case "dispose":
-      return { status: "killed", error: `killed because the process manager shut down: ${command}` };
+      return {
+        status: "killed",
+        error: `killed because the process manager shut down: ${command}`,
+      };
     case "spawn_error":
     case "provider_error":
       return { status: "failed", error: null };
@@ -39,6 +44,12 @@ export function describeEnd(
 }
 
 export function snapshotOf(record: RunRecord, nowMs: number): RunSnapshot {
-  const durationMs = record.startedAtMs === null ? null : (record.endedAtMs ?? nowMs) - record.startedAtMs;
-  return { ...record, args: record.args ? [...record.args] : null, labels: { ...record.labels }, durationMs };
+  const durationMs =
+    record.startedAtMs === null ? null : (record.endedAtMs ?? nowMs) - record.startedAtMs;
+  return {
+    ...record,
+    args: record.args ? [...record.args] : null,
+    labels: { ...record.labels },
+    durationMs,
+  };
 }

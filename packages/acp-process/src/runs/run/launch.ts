@@ -12,9 +12,15 @@ export interface RunLaunch {
 }
 
 /** The provider's create request for a run. `args` omitted = the client's shell runs `command`. */
-export function createParams(record: RunRecord, launch: RunLaunch, outputByteLimit: number | undefined): ProviderCreateParams {
+export function createParams(
+  record: RunRecord,
+  launch: RunLaunch,
+  outputByteLimit: number | undefined,
+): ProviderCreateParams {
   const pty = record.pty ? (launch.ptySize ?? true) : undefined;
-  const program = hasResourceLimits(record.resourceLimits) ? wrapWithLimits(record.command, record.args, record.resourceLimits) : { command: record.command, args: record.args };
+  const program = hasResourceLimits(record.resourceLimits)
+    ? wrapWithLimits(record.command, record.args, record.resourceLimits)
+    : { command: record.command, args: record.args };
   return {
     command: program.command,
     ...(program.args ? { args: program.args } : {}),

@@ -7,8 +7,16 @@ import { withinMs } from "./deadline.js";
  * call exists when the client first renders it), each wait bounded by `waitMs`. Returns null when
  * released, else why not (never throws: a release failure must not change how the run ended).
  */
-export async function releaseTerminal(provider: TerminalProvider, terminalId: string, startHook: Promise<void>, waitMs: number): Promise<string | null> {
+export async function releaseTerminal(
+  provider: TerminalProvider,
+  terminalId: string,
+  startHook: Promise<void>,
+  waitMs: number,
+): Promise<string | null> {
   await withinMs(startHook, waitMs);
-  const outcome = await withinMs(provider.release(terminalId).then(() => null, messageOf), waitMs);
+  const outcome = await withinMs(
+    provider.release(terminalId).then(() => null, messageOf),
+    waitMs,
+  );
   return outcome.ok ? outcome.value : `no answer within ${waitMs} ms`;
 }

@@ -9,7 +9,7 @@ import type { ResourceLimits } from "../../model/run-record.js";
  * limit is set first, as a hard limit below the current (unlimited) soft one is refused.
  */
 const WRAPPER = [
-  'as=$1; cpu=$2; mode=$3; shift 3',
+  "as=$1; cpu=$2; mode=$3; shift 3",
   'if [ "$as" != - ]; then ulimit -v "$as" || exit 126; fi',
   'if [ "$cpu" != - ]; then { ulimit -S -t "$cpu" && ulimit -H -t $((cpu + 1)); } || exit 126; fi',
   'if [ "$mode" = --line ]; then if command -v bash >/dev/null 2>&1; then exec bash -c "$1"; fi; exec sh -c "$1"; fi',
@@ -21,20 +21,37 @@ export const MIN_MEMORY_LIMIT_BYTES = 16 * 1024 * 1024;
 
 export function validateResourceLimits(limits: ResourceLimits): void {
   const { memoryBytes, cpuSeconds } = limits;
-  if (memoryBytes !== undefined && (!Number.isSafeInteger(memoryBytes) || memoryBytes < MIN_MEMORY_LIMIT_BYTES)) {
-    throw ProcessError.invalidParams("memory_limit", `a whole number of bytes of at least ${MIN_MEMORY_LIMIT_BYTES} (16 MiB)`, memoryBytes);
+  if (
+    memoryBytes !== undefined &&
+    (!Number.isSafeInteger(memoryBytes) || memoryBytes < MIN_MEMORY_LIMIT_BYTES)
+  ) {
+    throw ProcessError.invalidParams(
+      "memory_limit",
+      `a whole number of bytes of at least ${MIN_MEMORY_LIMIT_BYTES} (16 MiB)`,
+      memoryBytes,
+    );
   }
   if (cpuSeconds !== undefined && (!Number.isSafeInteger(cpuSeconds) || cpuSeconds < 1)) {
     throw ProcessError.invalidParams("cpu seconds", "a whole number of seconds from 1", cpuSeconds);
   }
 }
 
-export function hasResourceLimits(limits: ResourceLimits | null | undefined): limits is ResourceLimits {
-  return limits !== null && limits !== undefined && (limits.memoryBytes !== undefined || limits.cpuSeconds !== undefined);
+export function hasResourceLimits(
+  limits: ResourceLimits | null | undefined,
+): limits is ResourceLimits {
+  return (
+    limits !== null &&
+    limits !== undefined &&
+    (limits.memoryBytes !== undefined || limits.cpuSeconds !== undefined)
+  );
 }
 
 /** The program and arguments that run `command`/`args` under `limits`. */
-export function wrapWithLimits(command: string, args: string[] | null, limits: ResourceLimits): { command: string; args: string[] } {
+export function wrapWithLimits(
+  command: string,
+  args: string[] | null,
+  limits: ResourceLimits,
+): { command: string; args: string[] } {
   const as = limits.memoryBytes === undefined ? "-" : String(Math.floor(limits.memoryBytes / 1024));
   const cpu = limits.cpuSeconds === undefined ? "-" : String(limits.cpuSeconds);
   const tail = args === null ? ["--line", command] : ["--argv", command, ...args];

@@ -55,8 +55,13 @@ export class Run {
     private readonly launch: RunLaunch,
   ) {
     this.settledPromise = new Promise((resolve) => (this.resolveSettled = resolve));
-    this.log = new OutputLog(record, ctx.store, ctx.emit, new WatcherSet(ctx.tuning.watcherLimits), () => ctx.clock.now(), (error) =>
-      this.noteStoreFailure(error),
+    this.log = new OutputLog(
+      record,
+      ctx.store,
+      ctx.emit,
+      new WatcherSet(ctx.tuning.watcherLimits),
+      () => ctx.clock.now(),
+      (error) => this.noteStoreFailure(error),
     );
   }
 
@@ -92,7 +97,9 @@ export class Run {
     const { provider, tuning } = this.ctx;
     this.currentPhase = "starting";
     try {
-      const creating = provider.create(createParams(this.record, this.launch, tuning.outputByteLimit));
+      const creating = provider.create(
+        createParams(this.record, this.launch, tuning.outputByteLimit),
+      );
       const created = await withinMs(creating, tuning.callWaitMs);
       if (!created.ok) {
         // If the terminal appears after all, nobody owns it: release it.
@@ -120,10 +127,16 @@ export class Run {
       onTimeout: (cause) => void this.terminate(cause),
     });
     this.sampleUsagePeriodically();
-    this.reader = new SnapshotReader(provider, this.record.terminalId, this.log, () => (this.lastOutputAtMs = this.ctx.clock.now()), (reason) => {
-      this.record.error ??= `${reason}; the command was stopped: ${displayCommand(this.record)}`;
-      void this.terminate("provider_error");
-    });
+    this.reader = new SnapshotReader(
+      provider,
+      this.record.terminalId,
+      this.log,
+      () => (this.lastOutputAtMs = this.ctx.clock.now()),
+      (reason) => {
+        this.record.error ??= `${reason}; the command was stopped: ${displayCommand(this.record)}`;
+        void this.terminate("provider_error");
+      },
+    );
     void this.reader.poll({
       minMs: tuning.pollMinMs,
       maxMs: tuning.pollMaxMs,
@@ -138,14 +151,18 @@ export class Run {
   /** Reads the client's output now (coalesced with a read already in flight). */
   async refresh(): Promise<void> {
     // A client that stops answering must not hang readers: they get what was read so far.
-    if (this.reader && !this.isSettled) await withinMs(this.reader.read(), this.ctx.tuning.callWaitMs);
+    if (this.reader && !this.isSettled)
+      await withinMs(this.reader.read(), this.ctx.tuning.callWaitMs);
   }
 
   /**
    * Ends the run (see `killSequence` for signals and escalation); a queued run ends without a
    * terminal, a run that already exited keeps that end.
    */
-  async terminate(cause: TerminationCause, options: { signal?: string; forceAfterMs?: number; escalate?: boolean } = {}): Promise<RunSnapshot> {
+  async terminate(
+    cause: TerminationCause,
+    options: { signal?: string; forceAfterMs?: number; escalate?: boolean } = {},
+  ): Promise<RunSnapshot> {
     await this.terminateWithReport(cause, options);
     return this.snapshot();
   }
@@ -154,7 +171,10 @@ export class Run {
    * As `terminate`, saying which signals were delivered and whether the run has ended. Without
    * escalation a command that ignores the signal is still running when this resolves.
    */
-  async terminateWithReport(cause: TerminationCause, options: { signal?: string; forceAfterMs?: number; escalate?: boolean } = {}): Promise<KillReport> {
+  async terminateWithReport(
+    cause: TerminationCause,
+    options: { signal?: string; forceAfterMs?: number; escalate?: boolean } = {},
+  ): Promise<KillReport> {
     const none: KillReport = { settled: true, signalsSent: [] };
     if (this.isSettled) return none;
     // It already ended on its own (its final output is being read): that end is the first cause.
@@ -181,7 +201,13 @@ export class Run {
       await this.settled;
       return none;
     }
-    const target = { provider, terminalId, log: this.log, callWaitMs: tuning.callWaitMs, settledWithin: (ms: number) => this.settledWithin(ms) };
+    const target = {
+      provider,
+      terminalId,
+      log: this.log,
+      callWaitMs: tuning.callWaitMs,
+      settledWithin: (ms: number) => this.settledWithin(ms),
+    };
     const killOptions = {
       forceAfterMs: options.forceAfterMs ?? tuning.forceAfterMs,
       killWaitMs: tuning.killWaitMs,
@@ -209,7 +235,11 @@ export class Run {
   private async sampleNow(): Promise<void> {
     const terminalId = this.record.terminalId;
     if (!terminalId || this.currentPhase !== "running") return;
-    const sample = await sampleUsage(this.ctx.provider, terminalId, this.record.resourceUsage ?? null);
+    const sample = await sampleUsage(
+      this.ctx.provider,
+      terminalId,
+      this.record.resourceUsage ?? null,
+    );
     if (sample) this.record.resourceUsage = sample;
   }
 
@@ -221,18 +251,21 @@ export class Run {
   }
 
   private watchExit(terminalId: string): void {
-    this.ctx.provider.waitForExit(terminalId).then(
-      (status) => this.onExit(status),
-      (error: unknown) => {
-        this.record.cause ??= "provider_error";
-        this.record.error ??= `lost track of the command (${messageOf(error)}): ${displayCommand(this.record)}`;
-        this.noteExit({ exitCode: null, signal: null });
-        return this.settle();
-      },
-    ).catch((error: unknown) => {
-      // settle() itself never throws by design; if it does, keep the reason visible.
-      this.record.error ??= `internal error while finishing the run: ${messageOf(error)}`;
-    });
+    this.ctx.provider
+      .waitForExit(terminalId)
+      .then(
+        (status) => this.onExit(status),
+        (error: unknown) => {
+          this.record.cause ??= "provider_error";
+          this.record.error ??= `lost track of the command (${messageOf(error)}): ${displayCommand(this.record)}`;
+          this.noteExit({ exitCode: null, signal: null });
+          return this.settle();
+        },
+      )
+      .catch((error: unknown) => {
+        // settle() itself never throws by design; if it does, keep the reason visible.
+        this.record.error ??= `internal error while finishing the run: ${messageOf(error)}`;
+      });
   }
 
   /** running → exited; an exit noted already (or a run already settling) keeps its end. */
@@ -276,7 +309,8 @@ export class Run {
       this.record.exitCode = this.exitStatus?.exitCode ?? null;
       this.record.signal = this.exitStatus?.signal ?? null;
       // A store failure noted earlier stays, after the reason the run ended.
-      if (end.error && this.storeFailure !== null && this.record.error === this.storeFailure) this.record.error = `${end.error}; ${this.storeFailure}`;
+      if (end.error && this.storeFailure !== null && this.record.error === this.storeFailure)
+        this.record.error = `${end.error}; ${this.storeFailure}`;
       else this.record.error ??= end.error;
       this.record.endedAtMs = this.ctx.clock.now();
       this.transition(end.status);
@@ -306,7 +340,9 @@ export class Run {
   private noteStoreFailure(error: unknown): void {
     if (this.storeFailure !== null) return; // the first failure says it; the rest would repeat it
     this.storeFailure = `the run store failed (${messageOf(error)}), so this run's stored record or output may be incomplete: check the disk and the database file`;
-    this.record.error = this.record.error ? `${this.record.error}; ${this.storeFailure}` : this.storeFailure;
+    this.record.error = this.record.error
+      ? `${this.record.error}; ${this.storeFailure}`
+      : this.storeFailure;
   }
 
   /** The caller's onStart (e.g. embedding the terminal in a tool call); never rejects. */
@@ -321,8 +357,14 @@ export class Run {
   private async release(): Promise<void> {
     const terminalId = this.record.terminalId;
     if (!terminalId) return;
-    const failure = await releaseTerminal(this.ctx.provider, terminalId, this.startHook, this.ctx.tuning.releaseWaitMs);
-    if (failure !== null) this.log.appendNotice(`[acp-process] releasing terminal ${terminalId} failed: ${failure}`);
+    const failure = await releaseTerminal(
+      this.ctx.provider,
+      terminalId,
+      this.startHook,
+      this.ctx.tuning.releaseWaitMs,
+    );
+    if (failure !== null)
+      this.log.appendNotice(`[acp-process] releasing terminal ${terminalId} failed: ${failure}`);
     this.record.terminalId = null;
     this.save();
   }

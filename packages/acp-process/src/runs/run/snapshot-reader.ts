@@ -48,20 +48,30 @@ export class SnapshotReader {
     return this.queued;
   }
 
-  async poll(options: { minMs: number; maxMs: number; signal: AbortSignal; stop: () => boolean }): Promise<void> {
+  async poll(options: {
+    minMs: number;
+    maxMs: number;
+    signal: AbortSignal;
+    stop: () => boolean;
+  }): Promise<void> {
     let intervalMs = options.minMs;
     let lastGrowthAtMs = Date.now();
     // The first read waits one interval: a quick command has exited by then and is read once, on exit.
     for (;;) {
       this.wakeController = new AbortController();
       const signal = AbortSignal.any([this.wakeController.signal, options.signal]);
-      await sleep(intervalMs, undefined, { signal }).catch(() => undefined /* woken: exit or settle */);
+      await sleep(intervalMs, undefined, { signal }).catch(
+        () => undefined /* woken: exit or settle */,
+      );
       if (options.stop() || options.signal.aborted) return;
       const before = this.log.itemCount;
       await this.read();
       if (this.log.itemCount > before) lastGrowthAtMs = Date.now();
       // Stay fast for a while after output (lines often come in bursts), then back off.
-      intervalMs = Date.now() - lastGrowthAtMs < options.maxMs ? options.minMs : Math.min(options.maxMs, intervalMs * 2);
+      intervalMs =
+        Date.now() - lastGrowthAtMs < options.maxMs
+          ? options.minMs
+          : Math.min(options.maxMs, intervalMs * 2);
       // A whole snapshot repeats the retained tail each time: cap the polling bandwidth.
       intervalMs = Math.max(intervalMs, this.lastSnapshotChars / POLL_CHARS_PER_MS);
     }
@@ -75,14 +85,19 @@ export class SnapshotReader {
     const sinceByte = this.provider.capabilities.outputSince ? this.delta.sinceByte : undefined;
     let snapshot;
     try {
-      snapshot = await this.provider.output(this.terminalId, sinceByte === undefined ? undefined : { sinceByte });
+      snapshot = await this.provider.output(
+        this.terminalId,
+        sinceByte === undefined ? undefined : { sinceByte },
+      );
     } catch (error) {
       // Retried by the next poll; a vanished terminal usually surfaces through waitForExit. A
       // provider that keeps failing is given up rather than polled forever.
       this.failures += 1;
       const message = messageOf(error);
-      if (this.failures === 1) this.log.appendNotice(`[acp-process] reading the output failed (${message}); retrying`);
-      if (this.failures === MAX_READ_FAILURES) this.onGiveUp(`reading the output failed ${MAX_READ_FAILURES} times in a row (${message})`);
+      if (this.failures === 1)
+        this.log.appendNotice(`[acp-process] reading the output failed (${message}); retrying`);
+      if (this.failures === MAX_READ_FAILURES)
+        this.onGiveUp(`reading the output failed ${MAX_READ_FAILURES} times in a row (${message})`);
       return false;
     }
     this.failures = 0;

@@ -6,12 +6,19 @@ import type { StartFailure } from "../../model/run-record.js";
  * command or the cwd; other clients give only a message, matched as a fallback.
  */
 export function classifyStartFailure(error: unknown): StartFailure {
-  const fields = error !== null && typeof error === "object" ? (error as { code?: unknown; data?: unknown }) : {};
-  const data = fields.data !== null && typeof fields.data === "object" ? (fields.data as Record<string, unknown>) : {};
+  const fields =
+    error !== null && typeof error === "object"
+      ? (error as { code?: unknown; data?: unknown })
+      : {};
+  const data =
+    fields.data !== null && typeof fields.data === "object"
+      ? (fields.data as Record<string, unknown>)
+      : {};
   const reason = typeof data["reason"] === "string" ? data["reason"] : fields.code;
   if (reason === "denied") return "denied";
   // ENOENT for a missing cwd carries `cwd`, not `command`: that is not a missing command.
-  if (data["code"] === "ENOENT" && "command" in data && !("cwd" in data)) return "command_not_found";
+  if (data["code"] === "ENOENT" && "command" in data && !("cwd" in data))
+    return "command_not_found";
   const message = error instanceof Error ? error.message : String(error);
   if (/^Command not found\b/i.test(message)) return "command_not_found";
   if (/^Denied\b/.test(message)) return "denied";

@@ -39,20 +39,32 @@ export async function killSequence(
     if (canSignal) {
       const delivered = await callProvider(target, () => provider.signal!(terminalId, wanted));
       if (delivered) signalsSent.push(wanted);
-      if (options.escalate === false) return { settled: await target.settledWithin(options.killWaitMs), signalsSent };
-      if (delivered && (await target.settledWithin(wanted === "SIGKILL" ? options.killWaitMs : options.forceAfterMs))) return { settled: true, signalsSent };
+      if (options.escalate === false)
+        return { settled: await target.settledWithin(options.killWaitMs), signalsSent };
+      if (
+        delivered &&
+        (await target.settledWithin(
+          wanted === "SIGKILL" ? options.killWaitMs : options.forceAfterMs,
+        ))
+      )
+        return { settled: true, signalsSent };
       if (delivered && wanted !== "SIGKILL") {
-        log.appendNotice(`[acp-process] ${wanted} did not end the command within ${options.forceAfterMs} ms; forcing it with SIGKILL`);
+        log.appendNotice(
+          `[acp-process] ${wanted} did not end the command within ${options.forceAfterMs} ms; forcing it with SIGKILL`,
+        );
         if (await callProvider(target, () => provider.signal!(terminalId, "SIGKILL"))) {
           signalsSent.push("SIGKILL");
           if (await target.settledWithin(options.killWaitMs)) return { settled: true, signalsSent };
         }
       }
     } else if (wanted !== "SIGKILL") {
-      log.appendNotice(`[acp-process] ${wanted} cannot be sent with the ${provider.kind} provider (the client does not offer signals); used its kill instead`);
+      log.appendNotice(
+        `[acp-process] ${wanted} cannot be sent with the ${provider.kind} provider (the client does not offer signals); used its kill instead`,
+      );
     }
   }
-  if (await callProvider(target, () => provider.kill(terminalId))) signalsSent.push("terminal/kill");
+  if (await callProvider(target, () => provider.kill(terminalId)))
+    signalsSent.push("terminal/kill");
   return { settled: await target.settledWithin(options.killWaitMs), signalsSent };
 }
 
@@ -64,7 +76,10 @@ async function callProvider(target: KillTarget, call: () => Promise<void>): Prom
   const { provider, log, callWaitMs } = target;
   try {
     const answered = await withinMs(call(), callWaitMs);
-    if (!answered.ok) log.appendNotice(`[acp-process] the ${provider.kind} provider did not answer within ${callWaitMs} ms`);
+    if (!answered.ok)
+      log.appendNotice(
+        `[acp-process] the ${provider.kind} provider did not answer within ${callWaitMs} ms`,
+      );
     return answered.ok;
   } catch (error) {
     // The command may have exited meanwhile; the exit path settles the run either way.

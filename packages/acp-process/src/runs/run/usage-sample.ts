@@ -8,7 +8,11 @@ export const USAGE_SAMPLE_MS = 2000;
  * A new sample of the command's process group, its peak memory carried over from `previous` (the
  * group's members change; the peak is the largest figure any sample saw). Null: not measurable now.
  */
-export async function sampleUsage(provider: TerminalProvider, terminalId: string, previous: ResourceUsage | null): Promise<ResourceUsage | null> {
+export async function sampleUsage(
+  provider: TerminalProvider,
+  terminalId: string,
+  previous: ResourceUsage | null,
+): Promise<ResourceUsage | null> {
   if (!provider.resourceUsage) return null;
   let usage: ResourceUsage | null;
   try {

@@ -27,7 +27,11 @@ export function readPage(
   const since = Math.max(0, query.sinceSeq ?? 0);
   // A cursor past the end would silently skip the output still to come.
   if (since > record.nextSeq) {
-    throw ProcessError.invalidParams("sinceSeq", `a seq from 0 to ${record.nextSeq} (the run's next seq; pass nextSeq from the previous read)`, query.sinceSeq);
+    throw ProcessError.invalidParams(
+      "sinceSeq",
+      `a seq from 0 to ${record.nextSeq} (the run's next seq; pass nextSeq from the previous read)`,
+      query.sinceSeq,
+    );
   }
   const limit = Math.min(Math.max(1, query.limit ?? 200), MAX_READ_ITEMS);
   const page = store.readItems(record.id, { sinceSeq: since, limit });
@@ -38,7 +42,8 @@ export function readPage(
     items.push(item);
     chars += item.text.length;
   }
-  const nextSeq = items.length > 0 ? items[items.length - 1]!.seq + 1 : Math.max(since, page.firstSeq);
+  const nextSeq =
+    items.length > 0 ? items[items.length - 1]!.seq + 1 : Math.max(since, page.firstSeq);
   return {
     run: snapshotOf(record, nowMs),
     items,

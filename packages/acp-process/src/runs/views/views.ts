@@ -22,7 +22,11 @@ function outputText(items: readonly RunItem[]): string {
  * Lines by absolute offset and limit. Omitted offset = the last `limit` lines. Only retained
  * output can be returned; older lines are counted in `droppedLines`.
  */
-export function lineView(record: RunRecord, items: readonly RunItem[], query: { offset?: number; limit: number }): LineView {
+export function lineView(
+  record: RunRecord,
+  items: readonly RunItem[],
+  query: { offset?: number; limit: number },
+): LineView {
   const text = outputText(items);
   const endsOpen = text.length > 0 && !text.endsWith("\n");
   const totalLines = record.lineCount + (endsOpen ? 1 : 0);
@@ -32,17 +36,26 @@ export function lineView(record: RunRecord, items: readonly RunItem[], query: { 
   // When older output was dropped, the first retained part may be the tail of a longer line;
   // we never present a possibly partial line as whole.
   const firstOutput = items.find((item) => item.kind === "output");
-  const firstIsPartial = firstOutput !== undefined && firstOutput.byteOffset > 0 && parts.length > 0;
+  const firstIsPartial =
+    firstOutput !== undefined && firstOutput.byteOffset > 0 && parts.length > 0;
   const firstFull = retainedStart + (firstIsPartial ? 1 : 0);
   const limit = Math.max(0, query.limit);
-  const wantedStart = query.offset === undefined ? Math.max(firstFull, totalLines - limit) : Math.max(firstFull, query.offset);
+  const wantedStart =
+    query.offset === undefined
+      ? Math.max(firstFull, totalLines - limit)
+      : Math.max(firstFull, query.offset);
   const from = wantedStart - retainedStart;
-  const lines = parts.slice(from, from + limit).map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
+  const lines = parts
+    .slice(from, from + limit)
+    .map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
   return { lines, offset: wantedStart, totalLines, droppedLines: firstFull };
 }
 
 /** Output bytes `[offset, offset + limit)` from the retained items, decoded as UTF-8. */
-export function byteView(items: readonly RunItem[], query: { offset: number; limit: number }): { text: string; offset: number; firstRetainedByte: number } {
+export function byteView(
+  items: readonly RunItem[],
+  query: { offset: number; limit: number },
+): { text: string; offset: number; firstRetainedByte: number } {
   const outputs = items.filter((item) => item.kind === "output");
   const firstRetainedByte = outputs[0]?.byteOffset ?? 0;
   const bytes = Buffer.from(outputText(outputs), "utf8");
@@ -52,16 +65,24 @@ export function byteView(items: readonly RunItem[], query: { offset: number; lim
 }
 
 /** `tailText` over a run's newest stored items: more of them until they hold `maxChars` or there are no more. */
-export function storeTail(store: RunStore, runId: string, maxChars: number): { text: string; truncated: boolean } {
+export function storeTail(
+  store: RunStore,
+  runId: string,
+  maxChars: number,
+): { text: string; truncated: boolean } {
   for (let limit = 16; ; limit *= 4) {
     const items = store.lastItems(runId, limit);
     const chars = items.reduce((n, item) => n + (item.kind === "output" ? item.text.length : 0), 0);
-    if (chars >= maxChars || items.length < limit || limit >= store.retention.maxItemsPerRun) return tailText(items, maxChars);
+    if (chars >= maxChars || items.length < limit || limit >= store.retention.maxItemsPerRun)
+      return tailText(items, maxChars);
   }
 }
 
 /** The last `maxChars` characters of the retained output, for status views. */
-export function tailText(items: readonly RunItem[], maxChars: number): { text: string; truncated: boolean } {
+export function tailText(
+  items: readonly RunItem[],
+  maxChars: number,
+): { text: string; truncated: boolean } {
   let text = "";
   for (let i = items.length - 1; i >= 0 && text.length < maxChars; i--) {
     const item = items[i]!;
@@ -81,14 +102,23 @@ export function tailText(items: readonly RunItem[], maxChars: number): { text: s
  * from `offset + byteLength` never split a character. An offset before the retained output starts
  * where it starts.
  */
-export function wholeCharacterBytes(items: readonly RunItem[], query: { offset: number; limit: number }): { text: string; offset: number; byteLength: number; firstRetainedByte: number } {
+export function wholeCharacterBytes(
+  items: readonly RunItem[],
+  query: { offset: number; limit: number },
+): { text: string; offset: number; byteLength: number; firstRetainedByte: number } {
   const outputs = items.filter((item) => item.kind === "output");
   const firstRetainedByte = outputs[0]?.byteOffset ?? 0;
   const bytes = Buffer.from(outputText(outputs), "utf8");
-  const isContinuation = (index: number): boolean => index < bytes.length && (bytes[index]! & 0xc0) === 0x80;
+  const isContinuation = (index: number): boolean =>
+    index < bytes.length && (bytes[index]! & 0xc0) === 0x80;
   let from = Math.min(Math.max(query.offset, firstRetainedByte) - firstRetainedByte, bytes.length);
   while (isContinuation(from)) from++;
   let to = Math.min(from + Math.max(0, query.limit), bytes.length);
   while (to > from && isContinuation(to)) to--;
-  return { text: bytes.subarray(from, to).toString("utf8"), offset: firstRetainedByte + from, byteLength: to - from, firstRetainedByte };
+  return {
+    text: bytes.subarray(from, to).toString("utf8"),
+    offset: firstRetainedByte + from,
+    byteLength: to - from,
+    firstRetainedByte,
+  };
 }

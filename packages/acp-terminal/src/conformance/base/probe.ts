@@ -48,7 +48,11 @@ export class RpcFailure extends CheckFailure {
 }
 
 /** `work`, or a CheckFailure saying `timeoutMessage` once `timeoutMs` have passed first. */
-export async function withDeadline<T>(work: Promise<T>, timeoutMs: number, timeoutMessage: string): Promise<T> {
+export async function withDeadline<T>(
+  work: Promise<T>,
+  timeoutMs: number,
+  timeoutMessage: string,
+): Promise<T> {
   const ac = new AbortController();
   try {
     return await Promise.race([
@@ -83,10 +87,20 @@ export class TerminalProbe {
     readonly sessionId: string,
   ) {}
 
-  async create(params: Omit<CreateTerminalRequest, "sessionId">, timeoutMs?: number): Promise<string> {
+  async create(
+    params: Omit<CreateTerminalRequest, "sessionId">,
+    timeoutMs?: number,
+  ): Promise<string> {
     if (this.closed) throw new CheckFailure("the check already ended");
-    const { terminalId } = await bounded("terminal/create", this.client.request("terminal/create", { sessionId: this.sessionId, ...params }), timeoutMs);
-    expect(typeof terminalId === "string" && terminalId !== "", `terminal/create returned no terminalId: ${JSON.stringify(terminalId)}`);
+    const { terminalId } = await bounded(
+      "terminal/create",
+      this.client.request("terminal/create", { sessionId: this.sessionId, ...params }),
+      timeoutMs,
+    );
+    expect(
+      typeof terminalId === "string" && terminalId !== "",
+      `terminal/create returned no terminalId: ${JSON.stringify(terminalId)}`,
+    );
     if (this.closed) {
       // Answered after cleanup: nothing else will release it.
       await this.release(terminalId);
@@ -99,20 +113,38 @@ export class TerminalProbe {
   output(terminalId: string, meta?: Record<string, unknown>): Promise<TerminalOutputResponse> {
     return bounded(
       "terminal/output",
-      this.client.request("terminal/output", { sessionId: this.sessionId, terminalId, ...(meta ? { _meta: meta } : {}) }),
+      this.client.request("terminal/output", {
+        sessionId: this.sessionId,
+        terminalId,
+        ...(meta ? { _meta: meta } : {}),
+      }),
     );
   }
 
   waitForExit(terminalId: string, timeoutMs?: number): Promise<TerminalExitStatus> {
-    return bounded("terminal/wait_for_exit", this.client.request("terminal/wait_for_exit", { sessionId: this.sessionId, terminalId }), timeoutMs);
+    return bounded(
+      "terminal/wait_for_exit",
+      this.client.request("terminal/wait_for_exit", { sessionId: this.sessionId, terminalId }),
+      timeoutMs,
+    );
   }
 
   async kill(terminalId: string, meta?: Record<string, unknown>): Promise<void> {
-    await bounded("terminal/kill", this.client.request("terminal/kill", { sessionId: this.sessionId, terminalId, ...(meta ? { _meta: meta } : {}) }));
+    await bounded(
+      "terminal/kill",
+      this.client.request("terminal/kill", {
+        sessionId: this.sessionId,
+        terminalId,
+        ...(meta ? { _meta: meta } : {}),
+      }),
+    );
   }
 
   async release(terminalId: string): Promise<void> {
-    await bounded("terminal/release", this.client.request("terminal/release", { sessionId: this.sessionId, terminalId }));
+    await bounded(
+      "terminal/release",
+      this.client.request("terminal/release", { sessionId: this.sessionId, terminalId }),
+    );
     this.created.delete(terminalId);
   }
 
@@ -122,12 +154,20 @@ export class TerminalProbe {
   }
 
   /** Polls `terminal/output` until `predicate` holds; fails after `timeoutMs`. */
-  async outputUntil(terminalId: string, predicate: (o: TerminalOutputResponse) => boolean, what: string, timeoutMs = 5_000): Promise<TerminalOutputResponse> {
+  async outputUntil(
+    terminalId: string,
+    predicate: (o: TerminalOutputResponse) => boolean,
+    what: string,
+    timeoutMs = 5_000,
+  ): Promise<TerminalOutputResponse> {
     const deadline = Date.now() + timeoutMs;
     for (let pause = 10; ; pause = Math.min(pause * 2, 200)) {
       const output = await this.output(terminalId);
       if (predicate(output)) return output;
-      if (Date.now() > deadline) throw new CheckFailure(`${what} within ${timeoutMs} ms; output so far: ${JSON.stringify(output.output.slice(-200))}`);
+      if (Date.now() > deadline)
+        throw new CheckFailure(
+          `${what} within ${timeoutMs} ms; output so far: ${JSON.stringify(output.output.slice(-200))}`,
+        );
       // Polling the client is the only way to observe a v1 terminal: back off between reads.
       await delay(pause);
     }

@@ -20,7 +20,11 @@ export const processBehaviourChecks: Check[] = [
     async run({ probe, embed }) {
       const id = await probe.create(sh(`${backgroundSleep("grandchild")} wait`));
       await embed(id);
-      const { output } = await probe.outputUntil(id, (o) => pidIn(o.output, "grandchild") !== undefined, "expected the background sleep's pid");
+      const { output } = await probe.outputUntil(
+        id,
+        (o) => pidIn(o.output, "grandchild") !== undefined,
+        "expected the background sleep's pid",
+      );
       const pid = pidIn(output, "grandchild")!;
       skipUnlessVisible(pid);
       try {
@@ -48,7 +52,10 @@ export const processBehaviourChecks: Check[] = [
       try {
         const status = await probe.waitForExit(id, EXIT_DESPITE_GRANDCHILD_MS);
         pid = pidIn((await probe.output(id)).output, "grandchild");
-        return observed(true, `wait_for_exit returned ${JSON.stringify(status)} while the background sleep still held the output open`);
+        return observed(
+          true,
+          `wait_for_exit returned ${JSON.stringify(status)} while the background sleep still held the output open`,
+        );
       } catch (error) {
         if (!(error instanceof CheckFailure) || error instanceof RpcFailure) throw error;
         pid = pidIn((await probe.output(id)).output, "grandchild");
@@ -68,9 +75,15 @@ export const processBehaviourChecks: Check[] = [
     kind: "behaviour",
     async run({ probe, embed }) {
       // The TERM trap takes 0.2 s to end the command, so a kill that returns at once is seen.
-      const id = await probe.create(sh(`trap 'sleep 0.2; echo trapped; exit 3' TERM; ${backgroundSleep("started")} wait`));
+      const id = await probe.create(
+        sh(`trap 'sleep 0.2; echo trapped; exit 3' TERM; ${backgroundSleep("started")} wait`),
+      );
       await embed(id);
-      const { output } = await probe.outputUntil(id, (o) => pidIn(o.output, "started") !== undefined, 'expected "started=<pid>" in the output');
+      const { output } = await probe.outputUntil(
+        id,
+        (o) => pidIn(o.output, "started") !== undefined,
+        'expected "started=<pid>" in the output',
+      );
       try {
         await probe.kill(id);
       } finally {
@@ -97,12 +110,18 @@ export const processBehaviourChecks: Check[] = [
         id = await probe.create({ ...sh("pwd"), cwd: "." });
       } catch (error) {
         if (!(error instanceof RpcFailure)) throw error;
-        return observed(error.rpc.code === -32602, `cwd "." refused with code ${error.rpc.code}: ${error.rpc.message}`);
+        return observed(
+          error.rpc.code === -32602,
+          `cwd "." refused with code ${error.rpc.code}: ${error.rpc.message}`,
+        );
       }
       await embed(id);
       await probe.waitForExit(id);
       const { output } = await probe.output(id);
-      return observed(false, `cwd "." accepted; the command ran in ${JSON.stringify(output.trim())}`);
+      return observed(
+        false,
+        `cwd "." accepted; the command ran in ${JSON.stringify(output.trim())}`,
+      );
     },
   },
   {
@@ -110,9 +129,14 @@ export const processBehaviourChecks: Check[] = [
     name: "PAGER and GIT_PAGER are cat, so nothing waits in a pager",
     kind: "behaviour",
     async run(ctx) {
-      const { output } = await runToExit(ctx, sh('printf "PAGER=%s GIT_PAGER=%s" "${PAGER-(unset)}" "${GIT_PAGER-(unset)}"'));
+      const { output } = await runToExit(
+        ctx,
+        sh('printf "PAGER=%s GIT_PAGER=%s" "${PAGER-(unset)}" "${GIT_PAGER-(unset)}"'),
+      );
       const cat = output === "PAGER=cat GIT_PAGER=cat";
-      const note = cat ? "" : " (acp-terminal sets both to cat unless its own environment sets them)";
+      const note = cat
+        ? ""
+        : " (acp-terminal sets both to cat unless its own environment sets them)";
       return observed(cat, `${output}${note}`);
     },
   },

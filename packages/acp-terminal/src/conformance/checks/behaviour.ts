@@ -16,13 +16,21 @@ export const behaviourChecks: Check[] = [
         id = await probe.create({ command: "echo $((6*7)) | tr 4 x" });
       } catch (error) {
         if (!(error instanceof RpcFailure)) throw error;
-        return observed(false, `no shell: the command line was taken as a program name (${error.rpc.message})`);
+        return observed(
+          false,
+          `no shell: the command line was taken as a program name (${error.rpc.message})`,
+        );
       }
       await embed(id);
       const status = await probe.waitForExit(id);
       const { output } = await probe.output(id);
       const shell = output.trim() === "x2";
-      return observed(shell, shell ? "the command line ran through a shell" : `no shell: output ${JSON.stringify(output)}, ${JSON.stringify(status)}`);
+      return observed(
+        shell,
+        shell
+          ? "the command line ran through a shell"
+          : `no shell: output ${JSON.stringify(output)}, ${JSON.stringify(status)}`,
+      );
     },
   },
   {
@@ -32,7 +40,12 @@ export const behaviourChecks: Check[] = [
     async run(ctx) {
       const { output } = await runToExit(ctx, sh("echo to-stdout; echo to-stderr >&2"));
       const merged = output.includes("to-stdout") && output.includes("to-stderr");
-      return observed(merged, merged ? "stdout and stderr both appear in the output" : `only ${JSON.stringify(output)} appears`);
+      return observed(
+        merged,
+        merged
+          ? "stdout and stderr both appear in the output"
+          : `only ${JSON.stringify(output)} appears`,
+      );
     },
   },
   {
@@ -89,12 +102,21 @@ export const behaviourChecks: Check[] = [
     kind: "behaviour",
     timeoutMs: 20_000,
     async run({ probe }) {
-      const id = await probe.create(sh(`head -c ${DEFAULT_LIMIT_PROBE_BYTES} /dev/zero | tr '\\0' x`));
+      const id = await probe.create(
+        sh(`head -c ${DEFAULT_LIMIT_PROBE_BYTES} /dev/zero | tr '\\0' x`),
+      );
       await probe.waitForExit(id, 10_000);
       const { output, truncated } = await probe.output(id);
       const kept = Buffer.byteLength(output);
-      if (!truncated) return observed(false, `kept all ${kept} of ${DEFAULT_LIMIT_PROBE_BYTES} bytes (no default limit below 1.5 MiB)`);
-      return observed(kept === 1024 * 1024, `kept the newest ${kept} of ${DEFAULT_LIMIT_PROBE_BYTES} bytes, truncated`);
+      if (!truncated)
+        return observed(
+          false,
+          `kept all ${kept} of ${DEFAULT_LIMIT_PROBE_BYTES} bytes (no default limit below 1.5 MiB)`,
+        );
+      return observed(
+        kept === 1024 * 1024,
+        `kept the newest ${kept} of ${DEFAULT_LIMIT_PROBE_BYTES} bytes, truncated`,
+      );
     },
   },
   {
@@ -105,10 +127,14 @@ export const behaviourChecks: Check[] = [
       const id = await probe.create({ ...sh("printf 0123456789"), outputByteLimit: 4 });
       await probe.waitForExit(id);
       const response = await probe.output(id);
-      const cursors = response._meta?.[ACP_TERMINAL_META_KEY] as { totalBytes?: unknown; droppedBytes?: unknown } | undefined;
+      const cursors = response._meta?.[ACP_TERMINAL_META_KEY] as
+        { totalBytes?: unknown; droppedBytes?: unknown } | undefined;
       if (cursors === undefined) return observed(false, "no cursors in _meta");
       const exact = cursors.totalBytes === 10 && cursors.droppedBytes === 6;
-      return observed(exact, `totalBytes ${String(cursors.totalBytes)}, droppedBytes ${String(cursors.droppedBytes)} for 10 bytes with limit 4`);
+      return observed(
+        exact,
+        `totalBytes ${String(cursors.totalBytes)}, droppedBytes ${String(cursors.droppedBytes)} for 10 bytes with limit 4`,
+      );
     },
   },
 ];

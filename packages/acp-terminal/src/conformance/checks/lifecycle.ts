@@ -19,7 +19,10 @@ export const lifecycleChecks: Check[] = [
       const ms = Date.now() - started;
       await embed(id);
       const output = await probe.output(id);
-      expect(output.exitStatus == null, `the command should still run, but output reports exitStatus ${JSON.stringify(output.exitStatus)}`);
+      expect(
+        output.exitStatus == null,
+        `the command should still run, but output reports exitStatus ${JSON.stringify(output.exitStatus)}`,
+      );
       return `answered in ${ms} ms with terminalId ${id}; the command is still running`;
     },
   },
@@ -30,9 +33,19 @@ export const lifecycleChecks: Check[] = [
     async run({ probe, embed }) {
       const id = await probe.create(sh("echo ready; exec sleep 60"));
       await embed(id);
-      const output = await probe.outputUntil(id, (o) => o.output.includes("ready"), 'expected "ready" in the output');
-      expect(output.exitStatus == null, `exitStatus must be absent while running, got ${JSON.stringify(output.exitStatus)}`);
-      expect(output.truncated === false, `truncated must be false for 6 bytes of output, got ${String(output.truncated)}`);
+      const output = await probe.outputUntil(
+        id,
+        (o) => o.output.includes("ready"),
+        'expected "ready" in the output',
+      );
+      expect(
+        output.exitStatus == null,
+        `exitStatus must be absent while running, got ${JSON.stringify(output.exitStatus)}`,
+      );
+      expect(
+        output.truncated === false,
+        `truncated must be false for 6 bytes of output, got ${String(output.truncated)}`,
+      );
       return `output ${JSON.stringify(output.output)} read while the command runs, no exitStatus`;
     },
   },
@@ -45,7 +58,10 @@ export const lifecycleChecks: Check[] = [
       await embed(id);
       const status = await probe.waitForExit(id);
       expect(status.exitCode === 7, `expected exitCode 7, got ${JSON.stringify(status)}`);
-      expect(status.signal == null, `expected no signal for a normal exit, got ${JSON.stringify(status.signal)}`);
+      expect(
+        status.signal == null,
+        `expected no signal for a normal exit, got ${JSON.stringify(status.signal)}`,
+      );
       return `exitCode 7, signal ${JSON.stringify(status.signal ?? null)}`;
     },
   },
@@ -55,8 +71,14 @@ export const lifecycleChecks: Check[] = [
     kind: "must",
     async run(ctx) {
       const output = await runToExit(ctx, sh("printf done; exit 3"));
-      expect(output.exitStatus?.exitCode === 3, `expected exitStatus.exitCode 3 after exit, got ${JSON.stringify(output.exitStatus)}`);
-      expect(output.output === "done", `expected output "done", got ${JSON.stringify(output.output)}`);
+      expect(
+        output.exitStatus?.exitCode === 3,
+        `expected exitStatus.exitCode 3 after exit, got ${JSON.stringify(output.exitStatus)}`,
+      );
+      expect(
+        output.output === "done",
+        `expected output "done", got ${JSON.stringify(output.output)}`,
+      );
       return `output "done" with exitStatus ${JSON.stringify(output.exitStatus)}`;
     },
   },
@@ -69,7 +91,10 @@ export const lifecycleChecks: Check[] = [
       await embed(id);
       await probe.kill(id);
       const status = await probe.waitForExit(id);
-      expect(typeof status.signal === "string" && status.signal !== "", `expected a signal after kill, got ${JSON.stringify(status)}`);
+      expect(
+        typeof status.signal === "string" && status.signal !== "",
+        `expected a signal after kill, got ${JSON.stringify(status)}`,
+      );
       return `wait_for_exit after kill: ${JSON.stringify(status)}`;
     },
   },
@@ -80,13 +105,23 @@ export const lifecycleChecks: Check[] = [
     async run({ probe, embed }) {
       const id = await probe.create(sh("echo before-kill; exec sleep 60"));
       await embed(id);
-      await probe.outputUntil(id, (o) => o.output.includes("before-kill"), 'expected "before-kill" in the output');
+      await probe.outputUntil(
+        id,
+        (o) => o.output.includes("before-kill"),
+        'expected "before-kill" in the output',
+      );
       await probe.kill(id);
       const output = await probe.output(id);
-      expect(output.output.includes("before-kill"), `output after kill lost what was printed: ${JSON.stringify(output.output)}`);
+      expect(
+        output.output.includes("before-kill"),
+        `output after kill lost what was printed: ${JSON.stringify(output.output)}`,
+      );
       const status = await probe.waitForExit(id);
       const after = await probe.output(id);
-      expect(after.exitStatus != null, `output after the command ended must carry exitStatus, got ${JSON.stringify(after)}`);
+      expect(
+        after.exitStatus != null,
+        `output after the command ended must carry exitStatus, got ${JSON.stringify(after)}`,
+      );
       return `output and wait_for_exit still work after kill (${JSON.stringify(status)})`;
     },
   },
@@ -97,11 +132,16 @@ export const lifecycleChecks: Check[] = [
     async run({ probe, embed }) {
       const id = await probe.create(sh(`${READ_SHELL_PID} echo pid=$p; exec sleep 60`));
       await embed(id);
-      const { output } = await probe.outputUntil(id, (o) => pidIn(o.output, "pid") !== undefined, "expected the command's pid");
+      const { output } = await probe.outputUntil(
+        id,
+        (o) => pidIn(o.output, "pid") !== undefined,
+        "expected the command's pid",
+      );
       const pid = pidIn(output, "pid")!;
       skipUnlessVisible(pid);
       await probe.release(id);
-      if (!(await untilGone(pid, 3_000))) throw new CheckFailure(`process ${pid} still runs 3 s after terminal/release`);
+      if (!(await untilGone(pid, 3_000)))
+        throw new CheckFailure(`process ${pid} still runs 3 s after terminal/release`);
       return `process ${pid} ended after release`;
     },
   },
@@ -116,7 +156,9 @@ export const lifecycleChecks: Check[] = [
       await probe.release(id);
       try {
         const output = await probe.output(id);
-        throw new CheckFailure(`terminal/output on a released id answered ${JSON.stringify(output)} instead of an error`);
+        throw new CheckFailure(
+          `terminal/output on a released id answered ${JSON.stringify(output)} instead of an error`,
+        );
       } catch (error) {
         if (!(error instanceof RpcFailure)) throw error;
         return `terminal/output on the released id fails: ${error.rpc.message} (code ${error.rpc.code})`;
@@ -129,10 +171,16 @@ export const lifecycleChecks: Check[] = [
     kind: "should",
     async run({ probe }) {
       const id = `no-such-terminal-${randomUUID()}`;
-      for (const call of [() => probe.output(id), () => probe.waitForExit(id), () => probe.kill(id)]) {
+      for (const call of [
+        () => probe.output(id),
+        () => probe.waitForExit(id),
+        () => probe.kill(id),
+      ]) {
         try {
           const answer = await call();
-          throw new CheckFailure(`a call on unknown id ${id} answered ${JSON.stringify(answer)} instead of an error`);
+          throw new CheckFailure(
+            `a call on unknown id ${id} answered ${JSON.stringify(answer)} instead of an error`,
+          );
         } catch (error) {
           if (!(error instanceof RpcFailure)) throw error;
         }

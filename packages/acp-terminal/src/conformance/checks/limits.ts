@@ -3,7 +3,9 @@ import { expect } from "../base/probe.js";
 
 /** A character as printf octal escapes, so the command line stays ASCII. */
 function octal(char: string): string {
-  return [...Buffer.from(char, "utf8")].map((byte) => `\\${byte.toString(8).padStart(3, "0")}`).join("");
+  return [...Buffer.from(char, "utf8")]
+    .map((byte) => `\\${byte.toString(8).padStart(3, "0")}`)
+    .join("");
 }
 
 function bytes(text: string): number {
@@ -12,7 +14,10 @@ function bytes(text: string): number {
 
 /** Valid text: no replacement characters and no lone surrogates. */
 function isValidText(text: string): boolean {
-  return !text.includes("\uFFFD") && !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
+  return (
+    !text.includes("\uFFFD") &&
+    !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text)
+  );
 }
 
 /**
@@ -27,11 +32,23 @@ function boundaryCheck(width: number, char: string, count: number, limit: number
     name: `truncation falls on a character boundary (${width}-byte characters)`,
     kind: "must",
     async run(ctx) {
-      const { output, truncated } = await runToExit(ctx, { ...sh(`printf '${octal(char).repeat(count)}'`), outputByteLimit: limit });
+      const { output, truncated } = await runToExit(ctx, {
+        ...sh(`printf '${octal(char).repeat(count)}'`),
+        outputByteLimit: limit,
+      });
       expect(isValidText(output), `output is not valid text: ${JSON.stringify(output)}`);
-      expect(bytes(output) <= limit, `output is ${bytes(output)} bytes, over the limit of ${limit}`);
-      expect(full.endsWith(output), `output ${JSON.stringify(output)} is not a suffix of what was printed`);
-      expect(bytes(output) > limit - width, `output is ${bytes(output)} bytes; a whole character more fits in ${limit}`);
+      expect(
+        bytes(output) <= limit,
+        `output is ${bytes(output)} bytes, over the limit of ${limit}`,
+      );
+      expect(
+        full.endsWith(output),
+        `output ${JSON.stringify(output)} is not a suffix of what was printed`,
+      );
+      expect(
+        bytes(output) > limit - width,
+        `output is ${bytes(output)} bytes; a whole character more fits in ${limit}`,
+      );
       expect(truncated === true, `truncated must be true, got ${String(truncated)}`);
       expect(output === keep, `expected ${JSON.stringify(keep)}, got ${JSON.stringify(output)}`);
       return `${bytes(full)} bytes of ${JSON.stringify(char)} with limit ${limit}: kept ${bytes(output)} bytes, valid, truncated`;
@@ -45,8 +62,14 @@ export const limitChecks: Check[] = [
     name: "outputByteLimit drops output from the beginning and sets truncated",
     kind: "must",
     async run(ctx) {
-      const { output, truncated } = await runToExit(ctx, { ...sh("printf 0123456789abcdefghij"), outputByteLimit: 10 });
-      expect(output === "abcdefghij", `expected the newest 10 bytes "abcdefghij", got ${JSON.stringify(output)}`);
+      const { output, truncated } = await runToExit(ctx, {
+        ...sh("printf 0123456789abcdefghij"),
+        outputByteLimit: 10,
+      });
+      expect(
+        output === "abcdefghij",
+        `expected the newest 10 bytes "abcdefghij", got ${JSON.stringify(output)}`,
+      );
       expect(truncated === true, `truncated must be true, got ${String(truncated)}`);
       return `20 bytes with limit 10: kept "abcdefghij", truncated`;
     },
@@ -59,9 +82,15 @@ export const limitChecks: Check[] = [
     name: "output of exactly outputByteLimit bytes is not truncated",
     kind: "must",
     async run(ctx) {
-      const { output, truncated } = await runToExit(ctx, { ...sh("printf 0123456789"), outputByteLimit: 10 });
+      const { output, truncated } = await runToExit(ctx, {
+        ...sh("printf 0123456789"),
+        outputByteLimit: 10,
+      });
       expect(output === "0123456789", `expected all 10 bytes, got ${JSON.stringify(output)}`);
-      expect(truncated === false, `truncated must be false when nothing was dropped, got ${String(truncated)}`);
+      expect(
+        truncated === false,
+        `truncated must be false when nothing was dropped, got ${String(truncated)}`,
+      );
       return "10 bytes with limit 10: all kept, not truncated";
     },
   },

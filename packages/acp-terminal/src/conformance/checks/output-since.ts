@@ -15,7 +15,13 @@ function cursorsOf(response: TerminalOutputResponse): SinceCursors {
 }
 
 /** Reads with `sinceByte` and checks the text and `fromByte` against what was printed. */
-async function expectSince(ctx: CheckContext, id: string, sinceByte: number, output: string, fromByte: number): Promise<void> {
+async function expectSince(
+  ctx: CheckContext,
+  id: string,
+  sinceByte: number,
+  output: string,
+  fromByte: number,
+): Promise<void> {
   const response = await ctx.probe.output(id, { [ACP_TERMINAL_META_KEY]: { sinceByte } });
   const cursors = cursorsOf(response);
   expect(
@@ -30,8 +36,10 @@ export const outputSinceCheck: Check = {
   name: 'terminal/output honours _meta["acp-terminal"].sinceByte (exact increments)',
   kind: "extension",
   async run(ctx) {
-    if (ctx.extension === undefined) throw new CheckSkip(`the client does not advertise _meta["${ACP_TERMINAL_META_KEY}"]`);
-    if (!ctx.extension.outputSince) throw new CheckSkip("the client does not advertise outputSince");
+    if (ctx.extension === undefined)
+      throw new CheckSkip(`the client does not advertise _meta["${ACP_TERMINAL_META_KEY}"]`);
+    if (!ctx.extension.outputSince)
+      throw new CheckSkip("the client does not advertise outputSince");
     const { probe, embed } = ctx;
     // "abcdéfgh": 9 bytes, é at bytes 4..5.
     const id = await probe.create(sh("printf 'abcd\\303\\251fgh'"));
@@ -45,7 +53,10 @@ export const outputSinceCheck: Check = {
       (response) => `answered ${JSON.stringify(response.output)}`,
       (error: unknown) => (error instanceof RpcFailure ? error.rpc.code : undefined),
     );
-    expect(beyond === -32602, `sinceByte beyond totalBytes should be -32602, got ${JSON.stringify(beyond)}`);
+    expect(
+      beyond === -32602,
+      `sinceByte beyond totalBytes should be -32602, got ${JSON.stringify(beyond)}`,
+    );
     // Dropped before it was read: the text starts at the first retained byte.
     const limited = await probe.create({ ...sh("printf 0123456789"), outputByteLimit: 4 });
     await probe.waitForExit(limited);

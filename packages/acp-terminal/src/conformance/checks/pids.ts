@@ -50,7 +50,10 @@ export function pidIn(output: string, name: string): number | undefined {
 
 /** Skips the check when `pid` (the client's) cannot be watched from here. */
 export function skipUnlessVisible(pid: number): void {
-  if (!isAlive(pid)) throw new CheckSkip(`process ${pid} is not visible from the agent (another machine or pid namespace)`);
+  if (!isAlive(pid))
+    throw new CheckSkip(
+      `process ${pid} is not visible from the agent (another machine or pid namespace)`,
+    );
 }
 
 /** Resolves true once `pid` is gone, false if it still runs after `timeoutMs`. */
@@ -76,7 +79,11 @@ export function killLeftover(pid: number | undefined): boolean {
     return true;
   } catch (error) {
     // ESRCH: it ended meanwhile; EPERM: not ours to kill (pid reused). Either way nothing to do.
-    if ((error as NodeJS.ErrnoException).code === "ESRCH" || (error as NodeJS.ErrnoException).code === "EPERM") return false;
+    if (
+      (error as NodeJS.ErrnoException).code === "ESRCH" ||
+      (error as NodeJS.ErrnoException).code === "EPERM"
+    )
+      return false;
     throw error;
   }
 }

@@ -20,7 +20,10 @@ export const processChecks: Check[] = [
           { name: "ACP_CONFORMANCE_EMPTY", value: "" },
         ],
       });
-      expect(output === `${value}|`, `expected ${JSON.stringify(`${value}|`)}, got ${JSON.stringify(output)}`);
+      expect(
+        output === `${value}|`,
+        `expected ${JSON.stringify(`${value}|`)}, got ${JSON.stringify(output)}`,
+      );
       return `ACP_CONFORMANCE_VALUE=${JSON.stringify(value)} arrived intact`;
     },
   },
@@ -32,7 +35,10 @@ export const processChecks: Check[] = [
       const dir = await realpath(await mkdtemp(path.join(tmpdir(), "acp-conformance-")));
       try {
         const { output } = await runToExit(ctx, { ...sh("pwd -P"), cwd: dir });
-        expect(output.trim() === dir, `expected ${JSON.stringify(dir)}, got ${JSON.stringify(output.trim())}`);
+        expect(
+          output.trim() === dir,
+          `expected ${JSON.stringify(dir)}, got ${JSON.stringify(output.trim())}`,
+        );
         return `the command ran in ${dir}`;
       } finally {
         await rm(dir, { recursive: true, force: true });
@@ -46,7 +52,10 @@ export const processChecks: Check[] = [
     async run(ctx) {
       const { output } = await runToExit(ctx, { command: "printf", args: ARGS });
       const expected = `${ARGS.slice(1).join("|")}|`;
-      expect(output === expected, `expected ${JSON.stringify(expected)}, got ${JSON.stringify(output)}`);
+      expect(
+        output === expected,
+        `expected ${JSON.stringify(expected)}, got ${JSON.stringify(output)}`,
+      );
       return `spaces, $, *, quotes, ; and an empty argument arrived unchanged`;
     },
   },

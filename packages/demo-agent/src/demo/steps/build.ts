@@ -25,9 +25,16 @@ export const build: Step = {
     try {
       // The watcher is given at start (acp-process installs it before the first output is read):
       // added after the start, it could miss a line printed in between.
-      await say(`Start it in the background with a watcher for /${WATCH_REGEX}/, given at start so no line slips past it.`);
-      await say("It pauses after steps 2 and 4 until the tour creates a file for it ($BUILD_GATE<step>), so each poll finds exactly two new lines:");
-      const job = await bgCommand(session, BUILD_COMMAND, { env: { BUILD_GATE: gate.prefix }, watch: [{ regex: WATCH_REGEX, event: WATCH_REGEX }] });
+      await say(
+        `Start it in the background with a watcher for /${WATCH_REGEX}/, given at start so no line slips past it.`,
+      );
+      await say(
+        "It pauses after steps 2 and 4 until the tour creates a file for it ($BUILD_GATE<step>), so each poll finds exactly two new lines:",
+      );
+      const job = await bgCommand(session, BUILD_COMMAND, {
+        env: { BUILD_GATE: gate.prefix },
+        watch: [{ regex: WATCH_REGEX, event: WATCH_REGEX }],
+      });
 
       await outputMatching(session.manager, job.id, (output) => buildLines(output) >= 2, WAIT_MS);
       const first = await pollCommand(session, job.id);
@@ -45,13 +52,16 @@ export const build: Step = {
       const last = await pollCommand(session, job.id);
       const polls = [first, second, last].map(pollFacts);
       const cursor = [0, ...polls.map((poll) => poll.nextSeq)].join(" → ");
-      await say(`→ ${ended.status}, exit code ${ended.exitCode}; the cursor went ${cursor}, ${polls.map((poll) => poll.lines).join(" + ")} lines, done ${last.page.done}.`, {
-        step: "build",
-        status: ended.status,
-        exitCode: ended.exitCode,
-        polls,
-        done: last.page.done,
-      });
+      await say(
+        `→ ${ended.status}, exit code ${ended.exitCode}; the cursor went ${cursor}, ${polls.map((poll) => poll.lines).join(" + ")} lines, done ${last.page.done}.`,
+        {
+          step: "build",
+          status: ended.status,
+          exitCode: ended.exitCode,
+          polls,
+          done: last.page.done,
+        },
+      );
     } finally {
       await gate.dispose();
     }
@@ -60,5 +70,9 @@ export const build: Step = {
 
 /** A poll's cursor and how many lines it returned (the build's and `build done`). */
 function pollFacts(poll: PollResult): { sinceSeq: number; nextSeq: number; lines: number } {
-  return { sinceSeq: poll.sinceSeq, nextSeq: poll.page.nextSeq, lines: poll.text.split("\n").filter((line) => line !== "").length };
+  return {
+    sinceSeq: poll.sinceSeq,
+    nextSeq: poll.page.nextSeq,
+    lines: poll.text.split("\n").filter((line) => line !== "").length,
+  };
 }

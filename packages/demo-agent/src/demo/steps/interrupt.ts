@@ -15,11 +15,14 @@ export const interrupt: Step = {
   title: "Interrupt a command with a chosen signal (SIGINT), and let it clean up",
   async run(session, say) {
     if (!session.mode.provider.capabilities.signal) {
-      await say("Skipped: this client's terminals take no chosen signal (it does not offer the acp-terminal signal extension).", {
-        step: "interrupt",
-        skipped: true,
-        reason: "no signal extension",
-      });
+      await say(
+        "Skipped: this client's terminals take no chosen signal (it does not offer the acp-terminal signal extension).",
+        {
+          step: "interrupt",
+          skipped: true,
+          reason: "no signal extension",
+        },
+      );
       return;
     }
     const job = await bgCommand(session, INTERRUPTIBLE_COMMAND);
@@ -28,13 +31,16 @@ export const interrupt: Step = {
     await session.background.reported(job.id);
     const output = session.outputTail(job.id);
     const lastLine = output.trim().split("\n").at(-1) ?? "";
-    await say(`→ ${killed.status}, exit code ${killed.exitCode}; its trap ran first: ${JSON.stringify(lastLine)}.`, {
-      step: "interrupt",
-      skipped: false,
-      status: killed.status,
-      exitCode: killed.exitCode,
-      signal: killed.signal,
-      output,
-    });
+    await say(
+      `→ ${killed.status}, exit code ${killed.exitCode}; its trap ran first: ${JSON.stringify(lastLine)}.`,
+      {
+        step: "interrupt",
+        skipped: false,
+        status: killed.status,
+        exitCode: killed.exitCode,
+        signal: killed.signal,
+        output,
+      },
+    );
   },
 };

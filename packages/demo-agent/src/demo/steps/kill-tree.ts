@@ -21,23 +21,33 @@ export const killTree: Step = {
   title: "Kill a process tree",
   async run(session, say) {
     const tree = await bgCommand(session, TREE_COMMAND);
-    const output = await outputMatching(session.manager, tree.id, (text) => CHILD_PID.test(text) && PARENT_PID.test(text), 10_000);
+    const output = await outputMatching(
+      session.manager,
+      tree.id,
+      (text) => CHILD_PID.test(text) && PARENT_PID.test(text),
+      10_000,
+    );
     const child = CHILD_PID.exec(output)![1]!;
     const parent = PARENT_PID.exec(output)![1]!;
     const pids = [Number(parent), Number(child)];
-    await say(`Parent ${parent} and child ${child} are running: alive ${pids.map(isAlive).join(", ")}.`);
+    await say(
+      `Parent ${parent} and child ${child} are running: alive ${pids.map(isAlive).join(", ")}.`,
+    );
     const killed = await killCommand(session, tree.id);
     await session.background.reported(tree.id);
     // The group kill has been delivered; the kernel may take a moment to reap the child (longer
     // under load). A deadline, not a sleep: this returns as soon as both are gone.
     const alive = await survivors(pids, REAP_DEADLINE_MS);
     const verdict = alive.length === 0 ? "both gone" : `still alive: ${alive.join(", ")}`;
-    await say(`→ ${killed.status} (${killed.signal ?? `exit ${killed.exitCode}`}); pids ${pids.join(" and ")}: ${verdict} (checked on the agent's machine).`, {
-      step: "kill",
-      status: killed.status,
-      signal: killed.signal,
-      pids,
-      alive,
-    });
+    await say(
+      `→ ${killed.status} (${killed.signal ?? `exit ${killed.exitCode}`}); pids ${pids.join(" and ")}: ${verdict} (checked on the agent's machine).`,
+      {
+        step: "kill",
+        status: killed.status,
+        signal: killed.signal,
+        pids,
+        alive,
+      },
+    );
   },
 };
