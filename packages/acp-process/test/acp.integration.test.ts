@@ -118,7 +118,7 @@ describe("ACP provider against our host over stdio (extensions advertised)", () 
     const id = (spawned.result as { id: string }).id;
     await until(() => rig.manager.tail(id).text.includes("name?"), "the prompt");
     const sent = await runTool(shellTool, ctx, { action: "send_keys", id, keys: ["acp", "Enter"] });
-    expect(sent.ok).toBe(true);
+    expect(sent.ok ? "sent" : sent.error).toBe("sent");
     const run = await rig.manager.wait(id);
     expect(run.status).toBe("completed");
     expect(rig.manager.tail(id).text).toMatch(/hi acp/);
