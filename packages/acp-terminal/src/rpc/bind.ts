@@ -104,11 +104,12 @@ export function bindTerminalHost(
     const known = states.get(handle);
     if (known) return known;
     const connectionId = randomUUID();
-    // A session the agent refused to load is not one: what it started while loading goes too.
-    const sessions = new SessionRegistry((sessionId) =>
+    // A session the agent refused to load is not one: what it started while loading goes too;
+    // a session the client closed or deleted takes its terminals with it.
+    const sessions = new SessionRegistry((sessionId, why) =>
       releaseTerminals(
         { connectionId, sessionId },
-        `releasing the terminals of refused session ${sessionId}`,
+        `releasing the terminals of ${why} session ${sessionId}`,
       ),
     );
     const state: ConnectionState = {

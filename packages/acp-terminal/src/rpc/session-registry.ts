@@ -5,6 +5,10 @@ import { previewValue } from "../core/preview.js";
 const CREATING = new Set(["session/new", "session/fork"]);
 /** Requests naming, in their params, a session the client opens again. */
 const REOPENING = new Set(["session/load", "session/resume"]);
+/** Requests naming, in their params, a session the client ends ("free the resources associated with it"). */
+const ENDING = new Set(["session/close", "session/delete"]);
+/** The agent does not know the session: it is gone all the same. */
+const RESOURCE_NOT_FOUND = -32002;
 
 type SendRequest = (
   method: string,
@@ -27,13 +31,20 @@ const sessionIdIn = (value: unknown): string | undefined => {
  * The sessions of one connection: those the client created or opened through `session/new`,
  * `session/fork` (known once the agent's answer arrives, before the caller sees it),
  * `session/load` and `session/resume` (known as the request leaves, since the agent may use
- * the session while loading it; forgotten again if the agent refuses).
+ * the session while loading it; forgotten again if the agent refuses). A session the client closes
+ * or deletes (`session/close`, `session/delete`) is forgotten once the agent answers, or answers
+ * that it does not know it (-32002).
  */
 export class SessionRegistry {
   readonly #sessions = new Set<string>();
 
-  /** `onRefused` is told of a session the agent refused to load or resume, to release what it started meanwhile. */
-  constructor(private readonly onRefused: (sessionId: string) => void = () => {}) {}
+  /**
+   * `onGone` is told of a session that ended: one the agent refused to load or resume (to release
+   * what it started meanwhile), and one the client closed or deleted.
+   */
+  constructor(
+    private readonly onGone: (sessionId: string, why: "refused" | "closed") => void = () => {},
+  ) {}
 
   has(sessionId: string): boolean {
     return this.#sessions.has(sessionId);
@@ -65,6 +76,18 @@ export class SessionRegistry {
         };
         return send(method, params, learn, options);
       }
+      const ending = ENDING.has(method) ? sessionIdIn(params) : undefined;
+      if (ending !== undefined) {
+        const sent = send(method, params, mapResponse, options);
+        const forget = () => {
+          if (this.#sessions.delete(ending)) this.onGone(ending, "closed");
+        };
+        sent.then(forget, (error: unknown) => {
+          const code = typeof error === "object" && error !== null && "code" in error && error.code;
+          if (code === RESOURCE_NOT_FOUND) forget();
+        });
+        return sent;
+      }
       const reopened = REOPENING.has(method) ? sessionIdIn(params) : undefined;
       if (reopened === undefined || this.#sessions.has(reopened))
         return send(method, params, mapResponse, options);
@@ -72,7 +95,7 @@ export class SessionRegistry {
       const sent = send(method, params, mapResponse, options);
       sent.catch(() => {
         this.#sessions.delete(reopened);
-        this.onRefused(reopened);
+        this.onGone(reopened, "refused");
       });
       return sent;
     };
