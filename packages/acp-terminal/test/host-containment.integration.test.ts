@@ -6,7 +6,8 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { afterAll, describe, expect, it } from "vitest";
 import { escapeCases, newMarker } from "../../../test/support/escapes.js";
 import { killSurvivors, processesWith } from "../../../test/support/processes.js";
@@ -78,6 +79,43 @@ describe("containment mode", () => {
     expect(() => process.kill(-host.info(handler)!.pid!, 0)).not.toThrow();
     expect(await host.kill(owner, handler)).toEqual({ exitCode: 3, signal: null });
     expect(host.output(owner, handler).output).toBe("ready\ncleaned\n");
+  });
+
+  it.each([
+    ["pipes", false],
+    ["a PTY", true],
+  ] as const)(
+    "in %s, a command SIGKILLed from outside the host reads as SIGKILL, not as the relay's exit 1, and the relay's words stay out of its output",
+    async (_, pty) => {
+      const host = contained();
+      const id = await host.create(owner, {
+        command: "echo before; echo err >&2; kill -KILL $$",
+        pty,
+      });
+      expect(await host.waitForExit(owner, id)).toEqual({ exitCode: null, signal: "SIGKILL" });
+      const output = host.output(owner, id).output.replaceAll("\r\n", "\n");
+      expect(output).toBe("before\nerr\n");
+      const exits = await host.create(owner, { command: "echo err >&2; exit 1", pty });
+      expect(await host.waitForExit(owner, exits)).toEqual({ exitCode: 1, signal: null });
+      expect(host.output(owner, exits).output.replaceAll("\r\n", "\n")).toBe("err\n");
+    },
+  );
+
+  it("leaves no relay report file behind once its terminals are released", async () => {
+    const reports = () =>
+      new Set(readdirSync(tmpdir()).filter((name) => name.startsWith("acp-terminal-relay-")));
+    const before = reports();
+    const host = new TerminalHost({ containment: "auto" });
+    const ids = await Promise.all(
+      [1, 2, 3].map(() => host.create(owner, { command: "kill -KILL $$" })),
+    );
+    const ours = [...reports()].filter((name) => !before.has(name));
+    expect(ours.length >= 3).toBe(namespacesWork);
+    for (const id of ids) await host.waitForExit(owner, id);
+    for (const id of ids) await host.release(owner, id);
+    await host.dispose();
+    const left = reports();
+    expect(ours.filter((name) => left.has(name))).toEqual([]);
   });
 });
 

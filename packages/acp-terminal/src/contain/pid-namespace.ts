@@ -10,7 +10,8 @@
  * kills (the group leader). It forks the command into the namespace and waits for it: it blocks
  * SIGINT and SIGTERM meanwhile (the group's signals reach the command itself), then exits with
  * the command's exit code or kills itself with the signal that killed the command, so the exit
- * status is exact. The command cannot be the process that stays outside: a process whose children
+ * status is exact (SIGKILL, which it cannot re-raise, is read back from its own stderr: see
+ * relay-report.ts). The command cannot be the process that stays outside: a process whose children
  * go to another PID namespace cannot create threads (clone(CLONE_THREAD) fails with EINVAL), which
  * node, java or go need. Inside the namespace the command sees namespace pids (`$$` is 2 or 3).
  * `setsid`, `setsid -f`, a double fork or `nohup` leave the process group, never the namespace.
@@ -24,7 +25,9 @@ import { once } from "node:events";
 import type { Socket } from "node:net";
 import type { Readable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
+import type { ExitStatus } from "../core/types.js";
 import type { NamespaceTools } from "./namespace-support.js";
+import { RelayReport } from "./relay-report.js";
 
 /**
  * The holder's script: fork init (a subshell), then say it runs; wait for init. Init waits for
@@ -40,6 +43,7 @@ const START_TIMEOUT_MS = 5_000;
 export class PidNamespace {
   readonly #holder: ChildProcess;
   readonly #tools: NamespaceTools;
+  readonly #report = RelayReport.create();
   #ended = false;
 
   private constructor(holder: ChildProcess, tools: NamespaceTools) {
@@ -97,22 +101,30 @@ export class PidNamespace {
       ? [`--user=/proc/${holder}/ns/user`, "--preserve-credentials"]
       : [];
     const { nsenter, unshare } = this.#tools;
+    const relay = [unshare, "--fork", "--"];
     return [
       nsenter,
       ...user,
       `--pid=/proc/${holder}/ns/pid_for_children`,
       "--no-fork",
       "--",
-      unshare,
-      "--fork",
-      "--",
+      ...(this.#report ? this.#report.wrap(relay) : relay),
     ];
+  }
+
+  /**
+   * The command's exit given the relay's (the pid the host watches): exact for SIGKILL too.
+   * What the relay itself printed, if anything, is passed to `show`.
+   */
+  exitOf(status: ExitStatus, show: (text: string) => void): ExitStatus {
+    return this.#report ? this.#report.exitOf(status, show) : status;
   }
 
   /** SIGKILLs the holder and its init: the kernel then SIGKILLs every process in the namespace. Idempotent. */
   end(): void {
     if (this.#ended) return;
     this.#ended = true;
+    this.#report?.remove();
     this.#holder.stdin?.destroy();
     const pid = this.#holder.pid;
     if (pid === undefined || this.#holder.exitCode !== null || this.#holder.signalCode !== null)

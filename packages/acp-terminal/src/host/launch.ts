@@ -58,6 +58,14 @@ export async function launchTerminal(
   const buffer = new OutputBuffer(outputByteLimit);
   const controller = new AbortController();
   const namespace = await namespaces?.take();
+  const appendOutput = (chunk: Uint8Array): void => {
+    buffer.append(chunk);
+    // The chunk is the backend's reused read buffer: listeners get a copy of their own.
+    if (events.has("output"))
+      events.emit("output", { terminalId, owner, data: Buffer.from(chunk) });
+    if (events.has("written"))
+      events.emit("written", { terminalId, owner, totalBytes: buffer.totalBytes });
+  };
   const spawning = spawnProcess({
     file: plan.file,
     args: plan.args,
@@ -68,14 +76,7 @@ export async function launchTerminal(
     ...(pty ? { pty } : {}),
     exitDrainGraceMs: options.exitDrainGraceMs,
     maxPendingStdinBytes: options.maxPendingStdinBytes,
-    onData: (chunk) => {
-      buffer.append(chunk);
-      // The chunk is the backend's reused read buffer: listeners get a copy of their own.
-      if (events.has("output"))
-        events.emit("output", { terminalId, owner, data: Buffer.from(chunk) });
-      if (events.has("written"))
-        events.emit("written", { terminalId, owner, totalBytes: buffer.totalBytes });
-    },
+    onData: appendOutput,
     signal: controller.signal,
   });
   const spawned = await spawning.catch((error: unknown) => {
@@ -97,6 +98,7 @@ export async function launchTerminal(
     controller,
     process: spawned,
     namespace,
+    appendOutput,
     ...(pty ? { ptySize: pty } : {}),
     killGraceMs: options.killGraceMs,
     onExit: (exitStatus) =>

@@ -23,13 +23,24 @@ export interface TerminalInit {
   buffer: OutputBuffer;
   controller: AbortController;
   process: SpawnedProcess;
-  /** The PID namespace its descendants live in, if it has one: ended with its kill or release. */
-  namespace: { end(): void } | undefined;
+  /**
+   * The PID namespace its descendants live in, if it has one: ended with its kill or release; it
+   * reads the command's exact exit from its relay's (`exitOf`).
+   */
+  namespace: TerminalNamespace | undefined;
+  /** Output that does not come from the command's descriptors (what the namespace relay said). */
+  appendOutput: (chunk: Uint8Array) => void;
   /** A PTY's size when it was created (default 80×24): its output is rendered at it. */
   ptySize?: { cols: number; rows: number };
   killGraceMs: number;
   /** Called once, when the command has exited and its output is drained. */
   onExit: (exitStatus: ExitStatus) => void;
+}
+
+/** What a terminal needs of its PID namespace (contain/pid-namespace.ts). */
+export interface TerminalNamespace {
+  end(): void;
+  exitOf(status: ExitStatus, show: (text: string) => void): ExitStatus;
 }
 
 const signalFailed = TerminalError.signalFailed;
@@ -48,7 +59,7 @@ export class Terminal {
   readonly buffer: OutputBuffer;
   readonly process: SpawnedProcess;
   readonly #controller: AbortController;
-  readonly #namespace: { end(): void } | undefined;
+  readonly #namespace: TerminalNamespace | undefined;
   readonly #killGraceMs: number;
   #state: TerminalState = "running";
   #exitStatus: ExitStatus | undefined;
@@ -81,7 +92,9 @@ export class Terminal {
       this.#rejectGone = reject;
     });
     this.#gone.catch(() => {}); // only waits observe it
-    this.#exited = init.process.settled.then((status) => {
+    this.#exited = init.process.settled.then((relayed) => {
+      const status =
+        init.namespace?.exitOf(relayed, (text) => init.appendOutput(Buffer.from(text))) ?? relayed;
       this.#exitStatus = status;
       if (this.#state === "running") this.#state = "exited";
       this.buffer.end();
