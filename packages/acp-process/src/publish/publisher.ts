@@ -66,7 +66,12 @@ export class TerminalPublisher {
   ) {
     this.maxChunkBytes = clampOption(options.maxChunkBytes, 16 * 1024, 64, 1024 * 1024);
     this.coalesceMs = clampOption(options.coalesceMs, 25, 0, 1000);
-    this.maxBacklogBytes = clampOption(options.maxBacklogBytes, 1024 * 1024, 1024, 64 * 1024 * 1024);
+    this.maxBacklogBytes = clampOption(
+      options.maxBacklogBytes,
+      1024 * 1024,
+      1024,
+      64 * 1024 * 1024,
+    );
     this.snapshotBytes = clampOption(options.snapshotBytes, 64 * 1024, 64, 16 * 1024 * 1024);
     this.maxTerminals = clampOption(options.maxTerminals, 1000, 1, 100_000);
     this.unsubscribe = manager.subscribe((event) => this.onEvent(event));
@@ -325,7 +330,12 @@ function displayCommand(run: RunSnapshot): string {
   return run.args === null ? run.command : [run.command, ...run.args].join(" ");
 }
 
-function clampOption(value: number | undefined, fallback: number, min: number, max: number): number {
+function clampOption(
+  value: number | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   if (value === undefined || !Number.isFinite(value)) return fallback;
   return Math.min(max, Math.max(min, Math.floor(value)));
 }
