@@ -151,7 +151,16 @@ export class TerminalPublisher {
     return list;
   }
 
-  /** Resolves once everything enqueued so far has been handed to `send`. */
+  /**
+   * Resolves once every update enqueued so far has been handed to `send` (pending output stays
+   * pending). Send other session updates after it to keep them in order with the terminal's, e.g.
+   * a tool call that embeds a terminal after the terminal's announcement.
+   */
+  settled(): Promise<void> {
+    return this.chain;
+  }
+
+  /** As `settled`, after sending every terminal's pending output now. */
   flushed(): Promise<void> {
     for (const published of this.terminals.values()) this.flush(published);
     return this.chain;
