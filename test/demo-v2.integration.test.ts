@@ -62,8 +62,10 @@ function referencedTerminals(updates: SessionUpdate[]): Map<string, number> {
   updates.forEach((u, index) => {
     if (u.sessionUpdate !== "tool_call_update") return;
     for (const content of (u as ToolCallUpdate).content ?? []) {
-      if (content.type === "terminal" && !firstReference.has(content.terminalId))
-        firstReference.set(content.terminalId, index);
+      const terminalId =
+        content.type === "terminal" ? (content as { terminalId: string }).terminalId : undefined;
+      if (terminalId !== undefined && !firstReference.has(terminalId))
+        firstReference.set(terminalId, index);
     }
   });
   return firstReference;
@@ -117,7 +119,7 @@ describe("demo-agent over ACP v2 (agentProtocolRouter)", () => {
     expect(all).toContain("hello from the demo tour");
     // The background build: listed as background work while it ran, not after.
     const states = updates.filter(isState);
-    expect(states.some((s) => (s.background ?? []).length > 0)).toBe(true);
+    expect(states.some((s) => ((s.background ?? []) as unknown[]).length > 0)).toBe(true);
     expect(states.at(-1)).toMatchObject({ state: "idle", stopReason: "end_turn", background: [] });
   });
 

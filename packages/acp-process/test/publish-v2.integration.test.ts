@@ -126,10 +126,11 @@ describe("TerminalPublisher: runs as ACP v2 agent-owned terminals over a real nd
     });
     await r.local.manager.wait(run.id);
     await r.publisher.flushed();
-    const seen = await until(() => {
-      const list = r.of(run.id);
-      return terminalUpdatesOf(list).some((u) => u.exitStatus) && list;
-    }, "the exitStatus update");
+    await until(
+      () => terminalUpdatesOf(r.of(run.id)).some((u) => u.exitStatus),
+      "the exitStatus update",
+    );
+    const seen = r.of(run.id);
     const [first] = seen;
     // "terminal_update": the first one announces the terminal: command, cwd, capabilities.cancel.
     expect(first).toMatchObject({
