@@ -52,7 +52,10 @@ function streamOf(socket: Socket) {
  * An agent (this package's manager and publisher, on the local provider) and an SDK v2 client,
  * connected by ndJson over a real Unix socket.
  */
-async function rig(options: Partial<TerminalPublisherOptions> = {}): Promise<Rig> {
+async function rig(
+  options: Partial<TerminalPublisherOptions> & { sendGate?: Promise<void> } = {},
+): Promise<Rig> {
+  const { sendGate, ...publisherOptions } = options;
   const local = localRig();
   const socketPath = path.join(dir, `${randomUUID()}.sock`);
   let publisher!: TerminalPublisher;
@@ -69,9 +72,11 @@ async function rig(options: Partial<TerminalPublisherOptions> = {}): Promise<Rig
   const server: Server = createServer((socket) => {
     const connection = agentApp.connect(streamOf(socket));
     publisher = new TerminalPublisher(local.manager, {
-      send: (sessionId, update) =>
-        connection.client.notify("session/update", { sessionId, update }),
-      ...options,
+      send: async (sessionId, update) => {
+        await sendGate; // a client that does not read yet
+        await connection.client.notify("session/update", { sessionId, update });
+      },
+      ...publisherOptions,
     });
   });
   await new Promise<void>((resolve) => server.listen(socketPath, resolve));
@@ -171,6 +176,46 @@ describe("TerminalPublisher: runs as ACP v2 agent-owned terminals over a real nd
       expect(chunk.toString("utf8")).not.toContain("\uFFFD");
     }
     expect(Buffer.concat(chunks).toString("utf8")).toBe("é".repeat(30000));
+  });
+
+  it("keeps what waits for a slow client bounded: past maxBacklogBytes the pending chunks give way to one output snapshot, and applying the updates in order still gives the whole output", async () => {
+    let open!: () => void;
+    const r = await rig({
+      maxChunkBytes: 1024,
+      maxBacklogBytes: 8192,
+      snapshotBytes: 1024 * 1024,
+      sendGate: new Promise<void>((resolve) => (open = resolve)),
+    });
+    const run = await r.local.manager.start({
+      sessionId: r.sessionId,
+      command: process.execPath,
+      args: [
+        "-e",
+        `for (let i = 0; i < 2000; i++) process.stdout.write(String(i).padStart(99, ".") + "\\n"); "${MARKER}-f"`,
+      ],
+    });
+    await r.local.manager.wait(run.id);
+    open();
+    await r.publisher.flushed();
+    await until(() => terminalUpdatesOf(r.of(run.id)).some((u) => u.exitStatus), "the exit");
+    // "output": an authoritative replacement; "terminal_output_chunk": appended bytes.
+    let screen = Buffer.alloc(0);
+    let chunkBytes = 0;
+    for (const update of r.of(run.id)) {
+      if (update.sessionUpdate === "terminal_output_chunk") {
+        chunkBytes += decode(update.data).length;
+        screen = Buffer.concat([screen, decode(update.data)]);
+      } else if (update.sessionUpdate === "terminal_update" && update.output) {
+        screen = decode(update.output.data);
+      }
+    }
+    const expected = Array.from(
+      { length: 2000 },
+      (_, i) => `${String(i).padStart(99, ".")}\n`,
+    ).join("");
+    expect(terminalUpdatesOf(r.of(run.id)).some((u) => u.output)).toBe(true);
+    expect(chunkBytes).toBeLessThan(expected.length / 2);
+    expect(screen.toString("utf8")).toBe(expected);
   });
 
   it("terminal/cancel is answered once accepted, kills the run's process group, and the terminal_update with exitStatus confirms it", async () => {

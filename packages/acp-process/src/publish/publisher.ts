@@ -15,8 +15,9 @@ export interface TerminalPublisherOptions {
   /** Output is held this long so that bursts go out as one chunk. Default 25 ms (0..1000). */
   coalesceMs?: number;
   /**
-   * Bytes waiting to be sent (the client reads slower than commands write). Past this, a terminal's
-   * pending chunks are dropped and one authoritative `output` snapshot replaces them. Default 1 MiB.
+   * Base64 bytes waiting to be sent (the client reads slower than commands write). Past this, a
+   * terminal's pending chunks are dropped and one authoritative `output` snapshot replaces them.
+   * Default 1 MiB.
    */
   maxBacklogBytes?: number;
   /** Largest `output` snapshot (replay, catching up), in bytes: the tail of the run's retained output. Default 64 KiB. */
@@ -235,7 +236,8 @@ export class TerminalPublisher {
     published.pending = [];
     published.pendingBytes = 0;
     const sessionId = published.run.sessionId;
-    if (published.resync || this.queuedBytes + bytes.length > this.maxBacklogBytes) {
+    const wireBytes = Math.ceil(bytes.length / 3) * 4; // base64
+    if (published.resync || this.queuedBytes + wireBytes > this.maxBacklogBytes) {
       // The client is behind: what is waiting is replaced by one authoritative snapshot, sent
       // once the backlog has room (until then the terminal keeps only this flag).
       published.resync = !final && this.queuedBytes > this.maxBacklogBytes;
@@ -302,7 +304,11 @@ export class TerminalPublisher {
   }
 
   private enqueue(sessionId: string, update: TerminalSessionUpdate): void {
-    const size = update.sessionUpdate === "terminal_output_chunk" ? update.data.length : 0;
+    // Counted as sent on the wire (base64): chunks and snapshots, the two that can be large.
+    const size =
+      update.sessionUpdate === "terminal_output_chunk"
+        ? update.data.length
+        : (update.output?.data.length ?? 0);
     this.queuedBytes += size;
     this.chain = this.chain
       .then(() => {
