@@ -203,6 +203,61 @@ describe("demo-agent over ACP v2 (agentProtocolRouter)", () => {
     );
   });
 
+  it("holds a prompt sent during a turn; session/cancel ends the turn as cancelled, kills its run, and answers the held prompt -32800", async () => {
+    const client = await startV2();
+    const marker = `held-${randomUUID()}`;
+    const sessionId = client.sessionId;
+    const first = client.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: `run sleep 300; echo ${marker}` }],
+    });
+    await first; // inserted: its turn runs
+    await until(() => processesWith(marker).length > 0, { message: "the first turn's command" });
+    const held = client.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "run echo never" }],
+    });
+    const heldOutcome = held.then(
+      () => "inserted",
+      (error: { code?: number }) => error.code,
+    );
+    await client.agent.notify("session/cancel", { sessionId });
+    expect(await withDeadline(heldOutcome, 10_000, "the held prompt's answer")).toBe(-32800);
+    await client.waitFor(
+      (u): u is StateUpdate => isState(u) && "stopReason" in u && u.stopReason === "cancelled",
+      "the idle state_update with stopReason cancelled",
+    );
+    await until(() => processesWith(marker).length === 0, { message: `no process with ${marker}` });
+    expect(
+      client.updates.some((u) => isTerminalUpdate(u) && (u.command ?? "").includes("never")),
+    ).toBe(false);
+  });
+
+  it("session/close stops the session's background runs (their exitStatus goes out first) and forgets the session", async () => {
+    const client = await startV2();
+    const marker = `close-${randomUUID()}`;
+    expect(await client.prompt(`bg sleep 300; echo ${marker}`)).toBe("end_turn");
+    const announced = await client.waitFor(
+      (u): u is TerminalUpdate => isTerminalUpdate(u) && (u.command ?? "").includes(marker),
+      "the bg run's terminal",
+    );
+    await expect(
+      client.agent.request("session/close", { sessionId: client.sessionId }),
+    ).resolves.toEqual({});
+    expect(processesWith(marker)).toEqual([]);
+    await client.waitFor(
+      (u): u is TerminalUpdate =>
+        isTerminalUpdate(u) && u.terminalId === announced.terminalId && !!u.exitStatus,
+      "the exitStatus of the closed session's run",
+    );
+    await expect(
+      client.agent.request("session/prompt", {
+        sessionId: client.sessionId,
+        prompt: [{ type: "text", text: "list" }],
+      }),
+    ).rejects.toMatchObject({ code: -32002 }); // the session does not exist any more
+  });
+
   it("still speaks v1 to a v1 client: tool_call, stopReason in the prompt answer, no v2 terminal updates", async () => {
     mark = newMark();
     v1 = await startDemoClient({ fs: { readTextFile: false, writeTextFile: false } }, mark);

@@ -36,6 +36,10 @@ export interface SharedAgentState {
 interface Foreground {
   running: boolean;
   queue: Promise<void>;
+  /** Bumped by `session/cancel`: prompts held from before it are answered -32800, not run. */
+  generation: number;
+  /** Set by `session/close`: nothing held runs any more. */
+  closed: boolean;
 }
 
 function promptText(blocks: ContentBlock[]): string {
@@ -58,7 +62,7 @@ export function demoAgentV2(shared: SharedAgentState): AgentApp {
   const v2Session = (sessionId: string): DemoSession => {
     const session = sessions.get(sessionId);
     if (session === undefined || session.publisher === undefined)
-      throw RequestError.resourceNotFound(sessionId);
+      throw RequestError.sessionNotFound(sessionId);
     return session;
   };
   /** A `state_update` snapshot: foreground state, and the background runs' terminals (every time). */
@@ -122,7 +126,12 @@ export function demoAgentV2(shared: SharedAgentState): AgentApp {
         sessionId,
         new DemoSession(sessionId, params.cwd, client, mode, manager, publisher!),
       );
-      foreground.set(sessionId, { running: false, queue: Promise.resolve() });
+      foreground.set(sessionId, {
+        running: false,
+        queue: Promise.resolve(),
+        generation: 0,
+        closed: false,
+      });
       return { sessionId };
     })
     .onRequest("session/list", () => ({
@@ -147,7 +156,10 @@ export function demoAgentV2(shared: SharedAgentState): AgentApp {
     .onRequest("session/close", async ({ params }) => {
       const session = sessions.get(params.sessionId);
       if (session === undefined || session.publisher === undefined) return {};
-      // Stops the foreground turn (its idle update goes out first) and the background runs.
+      // Stops the foreground turn (its idle update goes out first), the held prompts and the
+      // background runs.
+      const state = foreground.get(session.id);
+      if (state !== undefined) state.closed = true;
       session.turn.abort();
       await session.dispose();
       await foreground.get(session.id)?.queue;
@@ -156,7 +168,11 @@ export function demoAgentV2(shared: SharedAgentState): AgentApp {
       foreground.delete(session.id);
       return {};
     })
-    .onNotification("session/cancel", ({ params }) => sessions.get(params.sessionId)?.turn.abort())
+    .onNotification("session/cancel", ({ params }) => {
+      const state = foreground.get(params.sessionId);
+      if (state !== undefined) state.generation++;
+      sessions.get(params.sessionId)?.turn.abort();
+    })
     .onRequest("terminal/cancel", ({ params }) => {
       v2Session(params.sessionId);
       return publisher!.cancel(params.sessionId, params.terminalId);
@@ -165,10 +181,22 @@ export function demoAgentV2(shared: SharedAgentState): AgentApp {
       const session = v2Session(params.sessionId);
       const state = foreground.get(session.id)!;
       const messageId = randomUUID();
+      const generation = state.generation;
       let insert!: () => void;
-      const inserted = new Promise<void>((resolve) => (insert = resolve));
+      let refuse!: (error: unknown) => void;
+      const inserted = new Promise<void>((resolve, reject) => {
+        insert = resolve;
+        refuse = reject;
+      });
       // One turn at a time: a prompt sent while one runs is held, then inserted in order.
       state.queue = state.queue.then(async () => {
+        if (state.closed || state.generation !== generation) {
+          // Cancelled or closed before its message was inserted.
+          refuse(
+            RequestError.requestCancelled(undefined, "the prompt was held and then cancelled"),
+          );
+          return;
+        }
         await shared.recovered;
         session.turn = new AbortController();
         session.messageId = randomUUID();
