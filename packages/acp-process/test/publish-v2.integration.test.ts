@@ -116,6 +116,9 @@ async function rig(
 }
 
 const decode = (data: string): Buffer => Buffer.from(data, "base64");
+const isChunk = (u: SessionUpdate): u is ChunkOf => u.sessionUpdate === "terminal_output_chunk";
+const isTerminalUpdate = (u: SessionUpdate): u is TerminalUpdateOf =>
+  u.sessionUpdate === "terminal_update";
 const chunksOf = (updates: SessionUpdate[]): ChunkOf[] =>
   updates.filter((u): u is ChunkOf => u.sessionUpdate === "terminal_output_chunk");
 const terminalUpdatesOf = (updates: SessionUpdate[]): TerminalUpdateOf[] =>
@@ -199,13 +202,13 @@ describe("TerminalPublisher: runs as ACP v2 agent-owned terminals over a real nd
     await r.publisher.flushed();
     await until(() => terminalUpdatesOf(r.of(run.id)).some((u) => u.exitStatus), "the exit");
     // "output": an authoritative replacement; "terminal_output_chunk": appended bytes.
-    let screen = Buffer.alloc(0);
+    let screen: Buffer = Buffer.alloc(0);
     let chunkBytes = 0;
     for (const update of r.of(run.id)) {
-      if (update.sessionUpdate === "terminal_output_chunk") {
+      if (isChunk(update)) {
         chunkBytes += decode(update.data).length;
         screen = Buffer.concat([screen, decode(update.data)]);
-      } else if (update.sessionUpdate === "terminal_update" && update.output) {
+      } else if (isTerminalUpdate(update) && update.output) {
         screen = decode(update.output.data);
       }
     }
