@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
-import { chooseSurface } from "../src/index.js";
+import { TerminalHost } from "acp-terminal";
+import { afterAll, describe, expect, it } from "vitest";
+import { chooseSurface, ProcessManager, providerForClient } from "../src/index.js";
 
 const withTerminals = { terminal: true };
 
@@ -22,4 +23,44 @@ describe("chooseSurface: where commands run, from the negotiated protocol versio
       ).toEqual({ surface, publishV2 });
     },
   );
+});
+
+describe("providerForClient under v2", () => {
+  const host = new TerminalHost();
+  afterAll(() => host.dispose());
+  const connection = {
+    request: () => Promise.reject(new Error("no terminal/* under v2")),
+  };
+
+  it("never uses client terminals under v2, even when the capabilities say terminal: true: the fallback host runs the commands", () => {
+    const providerFor = providerForClient({
+      connection,
+      clientCapabilities: { terminal: true },
+      fallbackHost: host,
+      protocolVersion: 2,
+    });
+    expect(providerFor("s1").kind).toBe("local");
+  });
+
+  it("uses the session's MCP terminal server under v2 when it declared one", () => {
+    const providerFor = providerForClient({
+      connection,
+      clientCapabilities: {},
+      fallbackHost: host,
+      mcpTools: () => () => Promise.resolve({}),
+      protocolVersion: 2,
+    });
+    expect(providerFor("s1").kind).toBe("mcp");
+  });
+
+  it("without a host or MCP server under v2, runs fail to start saying what to give", async () => {
+    const manager = new ProcessManager({
+      providerFor: providerForClient({ connection, clientCapabilities: {}, protocolVersion: 2 }),
+      sweepIntervalMs: 0,
+    });
+    const run = await manager.start({ sessionId: "s1", command: "true" });
+    expect(run.status).toBe("failed");
+    expect(run.error).toContain("ACP v2 has no client terminals");
+    await manager.dispose();
+  });
 });
