@@ -39,6 +39,10 @@ interface Published {
   resync: boolean;
 }
 
+/**
+ * The size announced for PTY runs: acp-terminal's default. The run record does not keep a size
+ * asked for at start or set by a resize, so such runs are announced at this size too.
+ */
 export const DEFAULT_PTY_SIZE = { cols: 80, rows: 24 } as const;
 
 /**
@@ -58,8 +62,6 @@ export class TerminalPublisher {
   private readonly maxBacklogBytes: number;
   private readonly snapshotBytes: number;
   private readonly maxTerminals: number;
-  /** Messages and payload bytes handed to `send` (for figures and tests). */
-  readonly sent = { messages: 0, bytes: 0 };
 
   constructor(
     private readonly manager: ProcessManager,
@@ -311,11 +313,7 @@ export class TerminalPublisher {
         : (update.output?.data.length ?? 0);
     this.queuedBytes += size;
     this.chain = this.chain
-      .then(() => {
-        this.sent.messages++;
-        this.sent.bytes += JSON.stringify(update).length;
-        return this.options.send(sessionId, update);
-      })
+      .then(() => this.options.send(sessionId, update))
       .catch((error: unknown) => this.report(`sending ${update.sessionUpdate}`, error))
       .finally(() => (this.queuedBytes -= size));
   }
