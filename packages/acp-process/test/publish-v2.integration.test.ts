@@ -161,6 +161,30 @@ describe("TerminalPublisher: runs as ACP v2 agent-owned terminals over a real nd
     expect(seen.at(-1)).toBe(exits[0]);
   });
 
+  it("announces a PTY run with its size (the cells the command runs with), and a pipe run with none", async () => {
+    const r = await rig();
+    const ptyRun = await r.local.manager.start({
+      sessionId: r.sessionId,
+      command: `stty size; echo ${MARKER}-g >/dev/null`,
+      pty: true,
+    });
+    const pipeRun = await r.local.manager.start({ sessionId: r.sessionId, command: "true" });
+    await r.local.manager.wait(ptyRun.id);
+    await r.local.manager.wait(pipeRun.id);
+    await r.publisher.flushed();
+    await until(
+      () => terminalUpdatesOf(r.of(ptyRun.id)).some((u) => u.exitStatus),
+      "the PTY run's exit",
+    );
+    expect(terminalUpdatesOf(r.of(ptyRun.id))[0]!.size).toEqual({ cols: 80, rows: 24 });
+    // What the command itself saw: rows and columns as stty prints them.
+    expect(
+      Buffer.concat(chunksOf(r.of(ptyRun.id)).map((c) => decode(c.data))).toString(),
+    ).toContain("24 80");
+    await until(() => r.of(pipeRun.id).length > 0, "the pipe run's announcement");
+    expect(terminalUpdatesOf(r.of(pipeRun.id))[0]!).not.toHaveProperty("size");
+  });
+
   it("never sends a chunk over maxChunkBytes, cuts chunks on UTF-8 boundaries, and the chunks add up to the output", async () => {
     const r = await rig({ maxChunkBytes: 1000 });
     // 60,000 bytes of two-byte characters: every cut has a chance to fall inside one.
