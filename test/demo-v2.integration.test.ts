@@ -279,6 +279,13 @@ describe("figures: the wire per tour", () => {
       fromAgent: { ...client.wire.fromAgent },
       toAgent: { ...client.wire.toAgent },
     };
+    const byKind: Record<string, { updates: number; bytes: number }> = {};
+    for (const update of client.updates) {
+      const kind = (byKind[update.sessionUpdate] ??= { updates: 0, bytes: 0 });
+      kind.updates++;
+      kind.bytes += JSON.stringify(update).length;
+    }
+    console.log(`v2 tour session updates by kind: ${JSON.stringify(byKind)}`);
 
     // v1, as the main job runs it: the client hosts the terminals.
     const child = spawn(process.execPath, [DEMO_AGENT], {
