@@ -57,6 +57,7 @@ export function demoAgentV2(shared: SharedAgentState): AgentApp {
   const { sessions, manager } = shared;
   const foreground = new Map<string, Foreground>();
   const mcp = new McpOverAcpCaller({ clientInfo: { name: "demo-agent", version: "0.1.0" } });
+  /** Set when the client connects: the demo serves one client (stdio), so one connection per app. */
   let publisher: TerminalPublisher | undefined;
 
   const v2Session = (sessionId: string): DemoSession => {
@@ -90,7 +91,7 @@ export function demoAgentV2(shared: SharedAgentState): AgentApp {
           event.type === "exit" || (event.type === "status" && event.run.status === "running");
         if (!changed || event.run.labels["background"] !== "true") return;
         const session = sessions.get(event.run.sessionId);
-        if (session?.publisher === publisher && session !== undefined)
+        if (session !== undefined && session.publisher === publisher)
           void sendState(session).catch((error: unknown) =>
             reportError(`reporting the background work of ${session.id}`, error),
           );
