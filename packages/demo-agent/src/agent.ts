@@ -13,6 +13,7 @@ import {
 } from "@agentclientprotocol/sdk/unstable";
 import { SqliteRunStore } from "acp-process/sqlite";
 import { TerminalHost } from "acp-terminal";
+import { demoAgentV2 } from "./agent-v2.js";
 import { dispatch } from "./commands/index.js";
 import { sessionsManager } from "./manager.js";
 import { findMcpTerminals } from "./mcp-terminals.js";
@@ -22,7 +23,10 @@ import { reportError } from "./report-error.js";
 import { DemoSession } from "./session.js";
 
 export interface DemoAgent {
+  /** ACP v1 (the client's terminals, or local runs). */
   app: AgentApp;
+  /** The ACP v2 draft (runs published as agent-owned terminals); route with `agentProtocolRouter`. */
+  v2App: ReturnType<typeof demoAgentV2>;
   /** Kills and releases every run of every session, and the local host if one was started. */
   dispose(): Promise<void>;
 }
@@ -115,8 +119,21 @@ export function demoAgent(options: DemoAgentOptions = {}): DemoAgent {
       return { stopReason: session.turn.signal.aborted ? "cancelled" : "end_turn" };
     });
 
+  const v2App = demoAgentV2({
+    sessions,
+    manager,
+    local,
+    recovered,
+    storeNote:
+      options.storePath === undefined
+        ? ""
+        : ` Runs and their output are kept in ${options.storePath} (acp-process's SqliteRunStore).`,
+    ...(options.storePath === undefined ? {} : { storePath: options.storePath }),
+  });
+
   return {
     app,
+    v2App,
     async dispose() {
       await Promise.all([...sessions.values()].map((session) => session.dispose()));
       await manager.dispose();

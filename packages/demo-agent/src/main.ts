@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Readable, Writable } from "node:stream";
 import { parseArgs } from "node:util";
-import { ndJsonStream } from "@agentclientprotocol/sdk/unstable";
+import { agentProtocolRouter, ndJsonStream } from "@agentclientprotocol/sdk/experimental/v2";
 import { demoAgent, type DemoAgent } from "./agent.js";
 
 const USAGE =
@@ -45,7 +45,8 @@ const stream = ndJsonStream(
   Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
   Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
 );
-const connection = demo.app.connect(stream);
+// The version is negotiated per connection: v1 clients get the v1 agent, v2 (draft) clients the v2 one.
+const connection = agentProtocolRouter().withV1(demo.app).withV2(demo.v2App).connect(stream);
 
 let exiting = false;
 /** Local commands lead process groups of their own: a signal to ours does not reach them, so stop them first. */

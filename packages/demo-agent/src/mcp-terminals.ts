@@ -1,13 +1,12 @@
-import type {
-  AgentContext,
-  McpOverAcpCaller,
-  McpServerAcpDeclaration,
-} from "@agentclientprotocol/sdk/unstable";
+import type { McpOverAcpCaller, McpServerAcpDeclaration } from "@agentclientprotocol/sdk/unstable";
 import { detectClientTerminalSupport, mcpOverAcpTools, type McpToolCall } from "acp-process";
 import { reportError } from "./report-error.js";
 
 /** The tools a client's MCP server must list to serve as terminals (`acp-terminal mcp`'s default surface). */
 const TERMINAL_TOOLS = ["exec", "process"];
+
+/** The connection an MCP-over-ACP request goes through (the v1 or the v2 SDK's `AgentContext`). */
+type CallerContext = Parameters<McpOverAcpCaller["request"]>[0];
 
 /**
  * The first MCP server the client declared over ACP whose tools are a terminal server's, when the
@@ -15,7 +14,7 @@ const TERMINAL_TOOLS = ["exec", "process"];
  */
 export async function findMcpTerminals(
   mcp: McpOverAcpCaller,
-  client: AgentContext,
+  client: CallerContext,
   clientCapabilities: unknown,
   declared: McpServerAcpDeclaration[],
 ): Promise<{ name: string; call: McpToolCall } | undefined> {

@@ -74,3 +74,31 @@ export function chooseMode(
     description: `Commands run in this client's terminals over ACP${extension}.`,
   };
 }
+
+/**
+ * ACP v2 (no client terminals exist): the client's MCP terminal server when the session declared
+ * one, else local processes. Either way the runs are published as v2 agent-owned terminals.
+ */
+export function chooseV2Mode(
+  sessionId: string,
+  localHost: () => TerminalHost,
+  mcpTerminals?: { name: string; call: McpToolCall },
+): ExecutionMode {
+  const published =
+    "Each run is published as an ACP v2 agent-owned terminal (terminal_update, terminal_output_chunk; terminal/cancel stops it).";
+  if (mcpTerminals) {
+    return {
+      provider: new McpToolsProvider(mcpTerminals.call),
+      clientTerminals: false,
+      description: `ACP v2: commands run on the client's machine through its MCP terminal server (${mcpTerminals.name}, MCP-over-ACP). ${published}`,
+    };
+  }
+  const host = localHost();
+  const owner = { connectionId: "demo-agent-v2", sessionId };
+  return {
+    provider: new LocalTerminalProvider(host, { owner }),
+    clientTerminals: false,
+    localTerminals: () => host.list(owner).map((terminal) => terminal.terminalId),
+    description: `ACP v2: commands run as local processes on the agent's machine (acp-process's local provider). ${published}`,
+  };
+}

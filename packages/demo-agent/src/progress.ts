@@ -12,9 +12,12 @@ export const PROGRESS_INTERVAL_MS = 500;
  * an `in_progress` update with its bounded tail (`outputTail`) follows
  * PROGRESS_INTERVAL_MS later, and at most one per interval after that. A command that ends within
  * the interval sends none. Driven by acp-process `output` events; stops at the run's `exit` event,
- * which acp-process emits exactly once for every run, before its tool call is finished.
+ * which acp-process emits exactly once for every run, before its tool call is finished. Not under
+ * ACP v2, where the output goes to the client as the run's terminal chunks.
  */
 export function followProgress(session: DemoSession, call: ToolCall, runId: string): void {
+  // ACP v2: the run is a published terminal whose chunks the client renders live already.
+  if (session.publisher !== undefined) return;
   let timer: NodeJS.Timeout | undefined;
   const send = (): void => {
     timer = undefined;

@@ -1,10 +1,10 @@
-import type { AgentContext } from "@agentclientprotocol/sdk/unstable";
-import type { ProcessManager, RunSnapshot } from "acp-process";
+import { randomUUID } from "node:crypto";
+import type { ProcessManager, RunSnapshot, TerminalPublisher } from "acp-process";
 import { BackgroundReporter } from "./background.js";
 import { OUTPUT_TAIL_CHARS } from "./format.js";
 import { reportError } from "./report-error.js";
 import type { ExecutionMode } from "./mode.js";
-import { ToolCall } from "./tool-call.js";
+import { ToolCall, type SessionNotifier } from "./tool-call.js";
 
 /** Background runs get this hard timeout, so a forgotten `bg` does not run forever. */
 export const BACKGROUND_TIMEOUT_MS = 10 * 60_000;
@@ -20,27 +20,44 @@ export class DemoSession {
   /** Aborted by `session/cancel`; replaced at the start of each turn. */
   turn = new AbortController();
   introduced = false;
+  /** ACP v2: the agent message the current turn's text goes to (null between turns: one message per remark). */
+  messageId: string | null = null;
 
-  /** `manager` is the agent's (see `sessionsManager`): it routes this session's events to `background`. */
+  /**
+   * `manager` is the agent's (see `sessionsManager`): it routes this session's events to
+   * `background`. `publisher` is given on an ACP v2 connection: runs show as its agent-owned
+   * terminals, and every update goes out after the terminal updates queued before it.
+   */
   constructor(
     readonly id: string,
     readonly cwd: string,
-    readonly client: AgentContext,
+    readonly client: SessionNotifier,
     readonly mode: ExecutionMode,
     readonly manager: ProcessManager,
+    readonly publisher?: TerminalPublisher,
   ) {
     this.background = new BackgroundReporter(this);
   }
 
+  /** The ACP version this session speaks. */
+  get protocolVersion(): 1 | 2 {
+    return this.publisher === undefined ? 1 : 2;
+  }
+
+  /** Sends one `session/update`; under v2 after the terminal updates queued before it. */
+  async notify(update: Record<string, unknown> & { sessionUpdate: string }): Promise<void> {
+    if (this.publisher !== undefined) await this.publisher.settled();
+    await this.client.notify("session/update", { sessionId: this.id, update });
+  }
+
   /** Message text to the client, with optional machine-readable facts in `_meta["demo-agent"]`. */
   async say(text: string, facts?: Record<string, unknown>): Promise<void> {
-    await this.client.notify("session/update", {
-      sessionId: this.id,
-      update: {
-        sessionUpdate: "agent_message_chunk",
-        content: { type: "text", text },
-        ...(facts ? { _meta: { "demo-agent": facts } } : {}),
-      },
+    await this.notify({
+      sessionUpdate: "agent_message_chunk",
+      // v2: every chunk names its message.
+      ...(this.publisher !== undefined ? { messageId: this.messageId ?? randomUUID() } : {}),
+      content: { type: "text", text },
+      ...(facts ? { _meta: { "demo-agent": facts } } : {}),
     });
   }
 
@@ -50,7 +67,12 @@ export class DemoSession {
     rawInput: Record<string, unknown>,
     body: (call: ToolCall) => Promise<T>,
   ): Promise<T> {
-    const call = new ToolCall(this.client, this.id, title, rawInput);
+    const call = new ToolCall(
+      (update) => this.notify(update),
+      title,
+      rawInput,
+      this.protocolVersion,
+    );
     await call.pending();
     try {
       return await body(call);
@@ -60,8 +82,12 @@ export class DemoSession {
     }
   }
 
-  /** The run's terminal id when the client hosts it (so a tool call can embed it), else null. */
+  /**
+   * The terminal a tool call can embed for a run: the client's own (v1 client terminals), the
+   * run's agent-owned terminal (v2: published under the run's id), else null.
+   */
   terminalOf(run: RunSnapshot): string | null {
+    if (this.publisher !== undefined && this.publisher.has(this.id, run.id)) return run.id;
     return this.mode.clientTerminals ? run.terminalId : null;
   }
 

@@ -1,10 +1,16 @@
 import { randomUUID } from "node:crypto";
-import type {
-  AgentContext,
-  ToolCallContent,
-  ToolCallStatus,
-} from "@agentclientprotocol/sdk/unstable";
+import type { ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk/unstable";
 import type { RunSnapshot } from "acp-process";
+
+/** Where a session's updates go: the SDK's `AgentContext` (v1 or v2) has this `notify`. */
+export interface SessionNotifier {
+  notify(method: "session/update", params: { sessionId: string; update: object }): Promise<void>;
+}
+
+/** Sends one session update of this session. */
+export type UpdateSender = (
+  update: Record<string, unknown> & { sessionUpdate: string },
+) => Promise<void>;
 
 /**
  * One tool call as the client sees it: announced `pending`, then `in_progress` (with the run's
@@ -18,24 +24,22 @@ export class ToolCall {
   /** The text of the `in_progress` update, kept above the output of later ones. */
   private runningText: string | undefined;
 
+  /** `protocolVersion` 2: the draft has no `tool_call`; a `tool_call_update` with a new id creates one. */
   constructor(
-    private readonly client: AgentContext,
-    private readonly sessionId: string,
+    private readonly send: UpdateSender,
     private readonly title: string,
     private readonly rawInput: Record<string, unknown>,
+    private readonly protocolVersion: 1 | 2 = 1,
   ) {}
 
   async pending(): Promise<void> {
-    await this.client.notify("session/update", {
-      sessionId: this.sessionId,
-      update: {
-        sessionUpdate: "tool_call",
-        toolCallId: this.id,
-        title: this.title,
-        kind: "execute",
-        status: "pending",
-        rawInput: this.rawInput,
-      },
+    await this.send({
+      sessionUpdate: this.protocolVersion === 1 ? "tool_call" : "tool_call_update",
+      toolCallId: this.id,
+      title: this.title,
+      kind: "execute",
+      status: "pending",
+      rawInput: this.rawInput,
     });
   }
 
@@ -71,15 +75,12 @@ export class ToolCall {
       this.terminalId === null
         ? text
         : [{ type: "terminal", terminalId: this.terminalId }, ...text];
-    await this.client.notify("session/update", {
-      sessionId: this.sessionId,
-      update: {
-        sessionUpdate: "tool_call_update",
-        toolCallId: this.id,
-        status,
-        content,
-        ...(rawOutput !== undefined ? { rawOutput } : {}),
-      },
+    await this.send({
+      sessionUpdate: "tool_call_update",
+      toolCallId: this.id,
+      status,
+      content,
+      ...(rawOutput !== undefined ? { rawOutput } : {}),
     });
   }
 }

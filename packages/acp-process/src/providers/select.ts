@@ -1,7 +1,7 @@
 import { AcpTerminalProvider, type AcpRequester } from "./acp.js";
-import { detectClientTerminalSupport } from "./acp-capabilities.js";
 import { LocalTerminalProvider, type TerminalHostLike } from "./local.js";
 import { McpToolsProvider, type McpToolCall } from "./mcp-tools.js";
+import { chooseSurface } from "./surface.js";
 import type { TerminalProvider } from "./types.js";
 
 export interface ClientProviderOptions {
@@ -21,35 +21,53 @@ export interface ClientProviderOptions {
    * the client lacks the terminal capability, before the fallback host.
    */
   mcpTools?: (sessionId: string) => McpToolCall | undefined;
+  /**
+   * The protocol version `initialize` negotiated. Default 1. Under 2 there are no client
+   * terminals: the MCP terminal server, else the fallback host (publish those runs with a
+   * `TerminalPublisher`).
+   */
+  protocolVersion?: number;
 }
 
 /**
- * A `providerFor(sessionId)` for ProcessManager, in this order: the client's terminals over ACP
- * when it has the terminal capability, else the client's MCP terminal server when the session
- * declared one, else the fallback host. One provider per session, cached.
+ * A `providerFor(sessionId)` for ProcessManager, by `chooseSurface`: the client's terminals over
+ * ACP v1 when it has the terminal capability, else the client's MCP terminal server when the
+ * session declared one, else the fallback host. One provider per session, cached.
  */
 export function providerForClient(
   options: ClientProviderOptions,
 ): (sessionId: string) => TerminalProvider {
-  const support = detectClientTerminalSupport(options.clientCapabilities);
   const cache = new Map<string, TerminalProvider>();
   return (sessionId) => {
     let provider = cache.get(sessionId);
     if (!provider) {
-      const mcp = support.terminal ? undefined : options.mcpTools?.(sessionId);
-      if (support.terminal) {
+      const inputs = {
+        protocolVersion: options.protocolVersion ?? 1,
+        clientCapabilities: options.clientCapabilities,
+        fallbackHost: options.fallbackHost !== undefined,
+      };
+      // The session's MCP server is looked up only when the client's own terminals are not used.
+      const mcp =
+        chooseSurface({ ...inputs, mcpTools: false }).surface === "client-terminals"
+          ? undefined
+          : options.mcpTools?.(sessionId);
+      const { surface } = chooseSurface({ ...inputs, mcpTools: mcp !== undefined });
+      if (surface === "client-terminals") {
         provider = new AcpTerminalProvider(options.connection, {
           sessionId,
           clientCapabilities: options.clientCapabilities,
         });
-      } else if (mcp) {
-        provider = new McpToolsProvider(mcp);
-      } else if (options.fallbackHost) {
-        provider = new LocalTerminalProvider(options.fallbackHost, {
+      } else if (surface === "mcp-tools") {
+        provider = new McpToolsProvider(mcp!);
+      } else if (surface === "local") {
+        provider = new LocalTerminalProvider(options.fallbackHost!, {
           owner: { connectionId: "local", sessionId },
         });
       } else {
-        provider = new AcpTerminalProvider(refusingRequester, { sessionId });
+        provider = new AcpTerminalProvider(
+          (options.protocolVersion ?? 1) >= 2 ? refusingV2Requester : refusingRequester,
+          { sessionId },
+        );
       }
       // Bounded: forget the oldest session's provider (they are stateless, re-created on demand).
       if (cache.size >= MAX_CACHED_SESSIONS) cache.delete(cache.keys().next().value!);
@@ -66,6 +84,16 @@ const refusingRequester: AcpRequester = {
     return Promise.reject(
       new Error(
         "the client does not offer terminals (clientCapabilities.terminal is not true) and no fallback host was given",
+      ),
+    );
+  },
+};
+
+const refusingV2Requester: AcpRequester = {
+  request() {
+    return Promise.reject(
+      new Error(
+        "ACP v2 has no client terminals (terminal/* is gone): give a fallback host (its runs are published as v2 terminals) or have the client declare its MCP terminal server",
       ),
     );
   },
