@@ -1,0 +1,292 @@
+/**
+ * The conformance agent's ACP v2 battery over real stdio, driven by test clients written with the
+ * SDK's v2 `client()` app: a well-behaved one passes every check, one that never cancels leaves
+ * the cancel checks "not exercised", one that cancels every terminal and one that closes on an
+ * unknown session update fail the right checks. A v1 client is still routed to the v1 battery.
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Readable, Writable } from "node:stream";
+import { afterEach, describe, expect, it } from "vitest";
+import * as v1 from "@agentclientprotocol/sdk";
+import { client, ndJsonStream } from "@agentclientprotocol/sdk/experimental/v2";
+import type { V2ConformanceReport } from "acp-terminal/conformance";
+import { until, withDeadline } from "./support/until.js";
+import { CONFORMANCE_AGENT, killAllStarted, track } from "./fixtures/cli-process.js";
+
+let dir: string | undefined;
+afterEach(async () => {
+  expect(killAllStarted()).toEqual([]);
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+/** What the test client does with terminals. */
+interface Behaviour {
+  /**
+   * `advertised`: sends terminal/cancel once for each terminal as soon as it advertises cancel.
+   * `everything`: once any terminal advertises cancel, sends terminal/cancel for every terminal
+   * it has seen (the bug: ignoring capabilities). `never`: does not cancel.
+   */
+  cancel: "advertised" | "everything" | "never";
+  /** Closes the connection on a session update it does not know. */
+  closeOnUnknownUpdate?: boolean;
+}
+
+type Update = { sessionUpdate: string; [key: string]: unknown };
+
+function spawnAgent(...args: string[]) {
+  const child = spawn(process.execPath, [CONFORMANCE_AGENT, ...args], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  track(child.pid!);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  return { child, exited };
+}
+
+/** Runs the v2 battery with a v2 client acting as `behaviour`; returns what it saw and the report. */
+async function runV2Battery(behaviour: Behaviour, cancelWindowMs = 10_000) {
+  dir = await mkdtemp(path.join(tmpdir(), "conformance-v2-"));
+  const report = path.join(dir, "report.json");
+  const { child, exited } = spawnAgent("--report", report, "--cancel-window", `${cancelWindowMs}`);
+  const updates: Update[] = [];
+  const cancelAnswers: { terminalId: string; answer: string }[] = [];
+  const seen = new Set<string>();
+  const cancelled = new Set<string>();
+  let sessionId = "";
+  let closedByClient = false;
+  const app = client({ name: "conformance-v2-test-client" });
+  const connection = app.connect(
+    ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)),
+  );
+  const cancel = (terminalId: string) => {
+    if (cancelled.has(terminalId)) return;
+    cancelled.add(terminalId);
+    connection.agent.request("terminal/cancel", { sessionId, terminalId }).then(
+      () => cancelAnswers.push({ terminalId, answer: "ok" }),
+      (error: { code?: number }) => cancelAnswers.push({ terminalId, answer: `${error.code}` }),
+    );
+  };
+  app.onNotification("session/update", ({ params }) => {
+    const update = params.update as Update;
+    updates.push(update);
+    if (behaviour.closeOnUnknownUpdate === true && update.sessionUpdate.startsWith("_")) {
+      closedByClient = true;
+      connection.close();
+      return;
+    }
+    if (update.sessionUpdate !== "terminal_update") return;
+    const terminalId = update.terminalId as string;
+    seen.add(terminalId);
+    const advertises =
+      typeof update.capabilities === "object" &&
+      update.capabilities !== null &&
+      "cancel" in update.capabilities &&
+      update.capabilities.cancel != null;
+    if (!advertises || behaviour.cancel === "never") return;
+    if (behaviour.cancel === "advertised") cancel(terminalId);
+    else for (const id of seen) cancel(id);
+  });
+  try {
+    const init = await connection.agent.request("initialize", {
+      protocolVersion: 2,
+      info: { name: "test-client-v2", version: "2.0.0" },
+      capabilities: {},
+    });
+    expect(init.protocolVersion).toBe(2);
+    ({ sessionId } = await connection.agent.request("session/new", { cwd: process.cwd() }));
+    const { messageId } = await connection.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "check" }],
+    });
+    expect(messageId).toEqual(expect.any(String));
+    const idle = () =>
+      updates.find((u) => u.sessionUpdate === "state_update" && u.state === "idle");
+    await until(() => closedByClient || idle(), {
+      timeoutMs: 60_000,
+      message: "the battery's idle state_update, or the client closing",
+    });
+    // The agent writes its report once it notices the closed connection, then exits.
+    if (closedByClient) await withDeadline(exited, 10_000, "the agent to exit");
+    const text = updates
+      .filter((u) => u.sessionUpdate === "agent_message_chunk")
+      .map((u) => (u.content as { text: string }).text)
+      .join("");
+    return {
+      updates,
+      text,
+      idle: idle(),
+      cancelAnswers,
+      closedByClient,
+      report: JSON.parse(await readFile(report, "utf8")) as V2ConformanceReport,
+    };
+  } finally {
+    connection.close();
+    child.kill();
+    await withDeadline(exited, 5_000, "the conformance agent to exit");
+  }
+}
+
+const byStatus = (report: V2ConformanceReport, status: string) =>
+  report.checks.filter((c) => c.status === status).map((c) => c.id);
+
+describe("acp-terminal-conformance over ACP v2", () => {
+  it("passes every v2 check for a client that cancels exactly the terminals advertising cancel", async () => {
+    const { report, text, idle, updates, cancelAnswers } = await runV2Battery({
+      cancel: "advertised",
+    });
+    expect(report.protocol).toBe("v2");
+    expect(report.client).toEqual({ name: "test-client-v2", version: "2.0.0" });
+    expect(report.checks.filter((c) => c.status !== "pass")).toEqual([]);
+    expect(report.checks.map((c) => c.id)).toEqual([
+      "chunks-around-snapshot",
+      "chunk-before-terminal-update",
+      "exit-status-repeated",
+      "terminal-update-repeated",
+      "unknown-session-update",
+      "unknown-nested-variants",
+      "unknown-meta",
+      "large-snapshot",
+      "background-listed",
+      "cancel-round-trip",
+      "cancel-refusal-tolerated",
+      "cancel-only-when-advertised",
+    ]);
+    expect(report.summary).toEqual({
+      passed: 12,
+      failed: 0,
+      notExercised: 0,
+      skipped: 0,
+      specFailures: 0,
+    });
+    // Both cancellable terminals were cancelled: one accepted, one refused as already exited.
+    expect(report.cancels.map((c) => [c.standing, c.answer.split(" ")[0]])).toEqual([
+      ["advertised", "accepted"],
+      ["advertised", "-32602"],
+    ]);
+    expect(cancelAnswers.map((a) => a.answer).sort()).toEqual(["-32602", "ok"]);
+    // The window closed as soon as both were cancelled, not after 10 s.
+    expect(report.durationMs).toBeLessThan(8_000);
+    expect(idle).toMatchObject({ state: "idle", stopReason: "end_turn", background: [] });
+    expect(text).toContain(
+      "Terminal conformance (ACP v2): 12 passed, 0 failed, 0 not exercised, 0 skipped. The client conforms.",
+    );
+    for (const check of report.checks)
+      expect(text).toContain(`✓ PASS [${check.kind}] ${check.name}: `);
+    // Every terminal the battery published ends exited, none still advertising cancel.
+    const last = new Map<string, { exited: boolean; cancel: boolean }>();
+    for (const u of updates.filter((u) => u.sessionUpdate === "terminal_update")) {
+      const prev = last.get(u.terminalId as string) ?? { exited: false, cancel: false };
+      last.set(u.terminalId as string, {
+        exited: u.exitStatus === undefined ? prev.exited : u.exitStatus !== null,
+        cancel:
+          u.capabilities === undefined
+            ? prev.cancel
+            : (u.capabilities as { cancel?: unknown } | null)?.cancel != null,
+      });
+    }
+    expect(last.size).toBeGreaterThanOrEqual(12);
+    expect([...last].filter(([, s]) => !s.exited || s.cancel)).toEqual([]);
+  }, 60_000);
+
+  it("reports the cancel checks as not exercised, not passed, when the client never cancels", async () => {
+    const { report, text, idle } = await runV2Battery({ cancel: "never" }, 300);
+    expect(byStatus(report, "not-exercised")).toEqual([
+      "cancel-round-trip",
+      "cancel-refusal-tolerated",
+      "cancel-only-when-advertised",
+    ]);
+    expect(byStatus(report, "fail")).toEqual([]);
+    expect(report.summary).toMatchObject({ passed: 9, failed: 0, notExercised: 3 });
+    expect(report.cancels).toEqual([]);
+    expect(report.checks.find((c) => c.id === "cancel-round-trip")!.detail).toMatch(
+      /^no terminal\/cancel arrived for the terminal advertising cancel within 300 ms/,
+    );
+    expect(text).toContain("○ NOT-EXERCISED [must] ");
+    expect(text).toContain("No failures; some checks were not exercised.");
+    expect(idle).toMatchObject({ stopReason: "end_turn" });
+  }, 60_000);
+
+  it("fails cancel-only-when-advertised, saying what to fix, for a client that cancels every terminal", async () => {
+    const { report, idle } = await runV2Battery({ cancel: "everything" });
+    expect(byStatus(report, "fail")).toEqual(["cancel-only-when-advertised"]);
+    const standings = new Set(report.cancels.map((c) => c.standing));
+    expect(standings).toContain("never-advertised");
+    expect(standings).toContain("withdrawn");
+    const detail = report.checks.find((c) => c.id === "cancel-only-when-advertised")!.detail;
+    expect(detail).toMatch(
+      /terminal\/cancel requests were for terminals that did not advertise cancel/,
+    );
+    expect(detail).toMatch(/never advertised capabilities\.cancel/);
+    expect(detail).toMatch(
+      /Fix: send terminal\/cancel only while the terminal's latest terminal_update capabilities include cancel/,
+    );
+    expect(
+      report.cancels
+        .filter((c) => c.standing !== "advertised")
+        .every((c) => c.answer.startsWith("-32602")),
+    ).toBe(true);
+    expect(report.summary).toMatchObject({ failed: 1, specFailures: 1 });
+    expect(idle).toMatchObject({ stopReason: "end_turn" });
+  }, 60_000);
+
+  it("fails unknown-session-update, and writes the report, when the client closes on an unknown `_` update", async () => {
+    const { report, closedByClient } = await runV2Battery({
+      cancel: "advertised",
+      closeOnUnknownUpdate: true,
+    });
+    expect(closedByClient).toBe(true);
+    expect(byStatus(report, "pass")).toEqual([
+      "chunks-around-snapshot",
+      "chunk-before-terminal-update",
+      "exit-status-repeated",
+      "terminal-update-repeated",
+    ]);
+    expect(byStatus(report, "fail")).toEqual(["unknown-session-update"]);
+    expect(report.checks.find((c) => c.id === "unknown-session-update")!.detail).toBe(
+      "the client closed the connection after a `_acp-terminal/conformance-probe` session update: it must keep the connection open and ignore or generically display what it does not understand",
+    );
+    expect(byStatus(report, "skip")).toHaveLength(7);
+  }, 60_000);
+
+  it("still routes a v1 client to the v1 battery", async () => {
+    const { child, exited } = spawnAgent();
+    const updates: { sessionUpdate: string; content?: { text?: string } }[] = [];
+    const app = v1
+      .client({ name: "v1-test-client" })
+      .onNotification(
+        "session/update",
+        ({ params }: { params: { update: (typeof updates)[number] } }) => {
+          updates.push(params.update);
+        },
+      );
+    const connection = app.connect(
+      v1.ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)),
+    );
+    try {
+      const init = await connection.agent.request("initialize", {
+        protocolVersion: 1,
+        clientCapabilities: {},
+      });
+      expect(init.protocolVersion).toBe(1);
+      const { sessionId } = await connection.agent.request("session/new", {
+        cwd: process.cwd(),
+        mcpServers: [],
+      });
+      const { stopReason } = await connection.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "check" }],
+      });
+      expect(stopReason).toBe("end_turn");
+      expect(updates.map((u) => u.content?.text ?? "").join("")).toContain(
+        "does not advertise clientCapabilities.terminal: true",
+      );
+    } finally {
+      connection.close();
+      child.kill();
+      await withDeadline(exited, 5_000, "the conformance agent to exit");
+    }
+  });
+});
