@@ -11,7 +11,7 @@ import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import * as v1 from "@agentclientprotocol/sdk";
-import { client, ndJsonStream } from "@agentclientprotocol/sdk/experimental/v2";
+import { client, ndJsonStream, type ClientContext } from "@agentclientprotocol/sdk/experimental/v2";
 import type { V2ConformanceReport } from "acp-terminal/conformance";
 import { until, withDeadline } from "./support/until.js";
 import { CONFORMANCE_AGENT, killAllStarted, track } from "./fixtures/cli-process.js";
@@ -26,12 +26,13 @@ afterEach(async () => {
 /** What the test client does with terminals. */
 interface Behaviour {
   /**
-   * `advertised`: sends terminal/cancel once for each terminal as soon as it advertises cancel.
-   * `everything`: once any terminal advertises cancel, sends terminal/cancel for every terminal
-   * it has seen (the bug: ignoring capabilities). `never`: does not cancel.
+   * What the client does when the battery asks for terminal/cancel (as a user pressing Ctrl-C):
+   * `advertised` cancels the terminals whose latest terminal_update advertises cancel (what
+   * acp-terminal run does); `everything` cancels every terminal it has seen (the bug: ignoring
+   * capabilities); `never` does nothing.
    */
   cancel: "advertised" | "everything" | "never";
-  /** Closes the connection on a session update it does not know. */
+  /** Closes the connection (and the agent's stdin) on a session update it does not know. */
   closeOnUnknownUpdate?: boolean;
 }
 
@@ -53,42 +54,44 @@ async function runV2Battery(behaviour: Behaviour, cancelWindowMs = 10_000) {
   const { child, exited } = spawnAgent("--report", report, "--cancel-window", `${cancelWindowMs}`);
   const updates: Update[] = [];
   const cancelAnswers: { terminalId: string; answer: string }[] = [];
-  const seen = new Set<string>();
-  const cancelled = new Set<string>();
+  /** Each terminal's cancel capability, applied as the upserts arrive. */
+  const advertising = new Map<string, boolean>();
   let sessionId = "";
   let closedByClient = false;
   const app = client({ name: "conformance-v2-test-client" });
-  const connection = app.connect(
-    ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)),
-  );
-  const cancel = (terminalId: string) => {
-    if (cancelled.has(terminalId)) return;
-    cancelled.add(terminalId);
-    connection.agent.request("terminal/cancel", { sessionId, terminalId }).then(
+  const cancel = (agent: ClientContext, terminalId: string) => {
+    agent.request("terminal/cancel", { sessionId, terminalId }).then(
       () => cancelAnswers.push({ terminalId, answer: "ok" }),
       (error: { code?: number }) => cancelAnswers.push({ terminalId, answer: `${error.code}` }),
     );
   };
-  app.onNotification("session/update", ({ params }) => {
+  app.onNotification("session/update", ({ params, agent }) => {
     const update = params.update as Update;
     updates.push(update);
     if (behaviour.closeOnUnknownUpdate === true && update.sessionUpdate.startsWith("_")) {
       closedByClient = true;
       connection.close();
+      child.stdin.end();
       return;
     }
-    if (update.sessionUpdate !== "terminal_update") return;
-    const terminalId = update.terminalId as string;
-    seen.add(terminalId);
-    const advertises =
-      typeof update.capabilities === "object" &&
-      update.capabilities !== null &&
-      "cancel" in update.capabilities &&
-      update.capabilities.cancel != null;
-    if (!advertises || behaviour.cancel === "never") return;
-    if (behaviour.cancel === "advertised") cancel(terminalId);
-    else for (const id of seen) cancel(id);
+    if (update.sessionUpdate === "terminal_update") {
+      const id = update.terminalId as string;
+      const capabilities = update.capabilities as { cancel?: unknown } | null | undefined;
+      if (capabilities !== undefined) advertising.set(id, capabilities?.cancel != null);
+      else if (!advertising.has(id)) advertising.set(id, false);
+    }
+    const text = (update.content as { text?: string } | undefined)?.text ?? "";
+    if (update.sessionUpdate !== "agent_message_chunk" || !text.includes("for terminal/cancel"))
+      return;
+    // The user presses Ctrl-C.
+    for (const [id, cancellable] of advertising)
+      if (behaviour.cancel === "everything" || (behaviour.cancel === "advertised" && cancellable))
+        cancel(agent, id);
   });
+  // Handlers first: the app dispatches only to handlers registered before it connects.
+  const connection = app.connect(
+    ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)),
+  );
   try {
     const init = await connection.agent.request("initialize", {
       protocolVersion: 2,
@@ -162,9 +165,9 @@ describe("acp-terminal-conformance over ACP v2", () => {
       specFailures: 0,
     });
     // Both cancellable terminals were cancelled: one accepted, one refused as already exited.
-    expect(report.cancels.map((c) => [c.standing, c.answer.split(" ")[0]])).toEqual([
-      ["advertised", "accepted"],
-      ["advertised", "-32602"],
+    expect(report.cancels.map((c) => [c.terminalId, c.standing, c.answer.split(" ")[0]])).toEqual([
+      ["v2-1-cancel-round-trip-cancel-me", "advertised", "accepted"],
+      ["v2-1-cancel-round-trip-cancel-me-too", "advertised", "-32602"],
     ]);
     expect(cancelAnswers.map((a) => a.answer).sort()).toEqual(["-32602", "ok"]);
     // The window closed as soon as both were cancelled, not after 10 s.
@@ -215,6 +218,7 @@ describe("acp-terminal-conformance over ACP v2", () => {
     const standings = new Set(report.cancels.map((c) => c.standing));
     expect(standings).toContain("never-advertised");
     expect(standings).toContain("withdrawn");
+    expect(standings).not.toContain("unknown");
     const detail = report.checks.find((c) => c.id === "cancel-only-when-advertised")!.detail;
     expect(detail).toMatch(
       /terminal\/cancel requests were for terminals that did not advertise cancel/,

@@ -58,6 +58,10 @@ export class V2Session {
   /** Sends one session update; resolves with its sequence number. */
   async update(update: SessionUpdate): Promise<number> {
     const seq = ++this.seq;
+    // Any terminal the agent named exists for the client: a cancel for it is judged, not "unknown".
+    const named = (update as { terminalId?: unknown }).terminalId;
+    if (update.sessionUpdate.startsWith("terminal_") && typeof named === "string")
+      this.ledger.announce(named);
     try {
       await this.client.notify("session/update", { sessionId: this.sessionId, update });
     } catch (error) {
