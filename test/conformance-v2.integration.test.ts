@@ -32,6 +32,8 @@ interface Behaviour {
    * capabilities); `never` does nothing.
    */
   cancel: "advertised" | "everything" | "never";
+  /** After its terminal/cancel requests, cancels the turn too (acp-terminal run's Ctrl-C). */
+  cancelTurn?: boolean;
   /** Closes the connection (and the agent's stdin) on a session update it does not know. */
   closeOnUnknownUpdate?: boolean;
 }
@@ -87,6 +89,7 @@ async function runV2Battery(behaviour: Behaviour, cancelWindowMs = 10_000) {
     for (const [id, cancellable] of advertising)
       if (behaviour.cancel === "everything" || (behaviour.cancel === "advertised" && cancellable))
         cancel(agent, id);
+    if (behaviour.cancelTurn === true) void agent.notify("session/cancel", { sessionId });
   });
   // Handlers first: the app dispatches only to handlers registered before it connects.
   const connection = app.connect(
@@ -192,6 +195,13 @@ describe("acp-terminal-conformance over ACP v2", () => {
     }
     expect(last.size).toBeGreaterThanOrEqual(12);
     expect([...last].filter(([, s]) => !s.exited || s.cancel)).toEqual([]);
+  }, 60_000);
+
+  it("still judges the cancels when the client cancels the turn right after them (Ctrl-C), and ends it cancelled", async () => {
+    const { report, idle } = await runV2Battery({ cancel: "advertised", cancelTurn: true });
+    expect(report.checks.filter((c) => c.status !== "pass")).toEqual([]);
+    expect(report.cancels.map((c) => c.answer.split(" ")[0])).toEqual(["accepted", "-32602"]);
+    expect(idle).toMatchObject({ state: "idle", stopReason: "cancelled" });
   }, 60_000);
 
   it("reports the cancel checks as not exercised, not passed, when the client never cancels", async () => {

@@ -37,6 +37,11 @@ export class CancelScenario {
 
   constructor(readonly windowMs: number) {}
 
+  /** Whether the scenario has started (its terminals were published). */
+  get started(): boolean {
+    return this.outcome !== undefined;
+  }
+
   run(ctx: V2CheckContext): Promise<CancelOutcome> {
     this.outcome ??= this.play(ctx);
     return this.outcome;

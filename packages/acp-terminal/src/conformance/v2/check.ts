@@ -36,8 +36,11 @@ export interface V2Check {
   id: string;
   name: string;
   kind: V2CheckKind;
-  /** Runs even after `session/cancel` (it judges what already happened). */
-  always?: boolean;
+  /**
+   * After `session/cancel`, checks not yet run are skipped, except these, which judge what
+   * already happened: `always`, or `if-cancel-window-opened` (the cancel scenario had started).
+   */
+  afterTurnCancel?: "always" | "if-cancel-window-opened";
   /** Its deadline is extended by the cancel window, which waits on the user. */
   waitsForUser?: boolean;
   /** Resolves with the outcome; throws CheckFailure to fail. */

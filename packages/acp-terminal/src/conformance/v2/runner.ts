@@ -7,7 +7,7 @@ import type { V2Session } from "./session.js";
 
 export interface V2RunnerContext {
   session: V2Session;
-  /** Aborted by `session/cancel`: checks not yet started are skipped, except `always` ones. */
+  /** Aborted by `session/cancel`: checks not yet started are skipped (see `afterTurnCancel`). */
   signal: AbortSignal;
   cancelWindowMs: number;
   /** Unique per battery, so a second prompt's terminal ids differ. */
@@ -37,7 +37,10 @@ export async function runV2Checks(
       });
       continue;
     }
-    if (ctx.signal.aborted && check.always !== true) {
+    const judgesThePast =
+      check.afterTurnCancel === "always" ||
+      (check.afterTurnCancel === "if-cancel-window-opened" && cancel.started);
+    if (ctx.signal.aborted && !judgesThePast) {
       results.push({ ...header(check), status: "skip", detail: "the turn was cancelled first" });
       continue;
     }

@@ -37,6 +37,7 @@ const cancelRefusalTolerated: V2Check = {
   id: "cancel-refusal-tolerated",
   name: "A client that sends terminal/cancel as a terminal exits gets -32602 (already exited) and keeps working",
   kind: "must",
+  afterTurnCancel: "if-cancel-window-opened",
   async run(ctx) {
     const outcome = await ctx.cancel.run(ctx);
     const [record] = ctx.session.ledger.cancelsFor(outcome.terminals.refused);
@@ -59,7 +60,7 @@ const cancelOnlyWhenAdvertised: V2Check = {
   id: "cancel-only-when-advertised",
   name: "A client sends terminal/cancel only for a terminal that currently advertises capabilities.cancel",
   kind: "must",
-  always: true,
+  afterTurnCancel: "always",
   async run(ctx) {
     const { session } = ctx;
     // Everything the client sent before answering this request has been recorded.
