@@ -6,7 +6,7 @@ import { parseArgs } from "node:util";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import { agentProtocolRouter } from "@agentclientprotocol/sdk/experimental/v2";
 import { conformanceAgent } from "./agent.js";
-import { DEFAULT_CANCEL_WINDOW_MS } from "./v2/cancel-scenario.js";
+import { DEFAULT_CANCEL_WINDOW_MS } from "./v2/base/cancel-scenario.js";
 import { conformanceAgentV2 } from "./v2/agent.js";
 
 const USAGE = `Usage: acp-terminal-conformance [--report FILE] [--cancel-window MS]

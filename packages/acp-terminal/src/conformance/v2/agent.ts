@@ -9,12 +9,12 @@ import {
 } from "@agentclientprotocol/sdk/experimental/v2";
 import { writeFile } from "node:fs/promises";
 import { packageVersion } from "../../core/version.js";
-import type { V2Check } from "./check.js";
+import type { V2Check } from "./base/check.js";
 import { ALL_V2_CHECKS } from "./checks/index.js";
-import { DEFAULT_CANCEL_WINDOW_MS } from "./cancel-scenario.js";
+import { DEFAULT_CANCEL_WINDOW_MS } from "./base/cancel-scenario.js";
 import { summarizeV2, summaryTextV2, type V2ConformanceReport } from "./report.js";
 import { runV2Checks } from "./runner.js";
-import { V2Session } from "./session.js";
+import { V2Session } from "./base/session.js";
 
 export interface ConformanceAgentV2Options {
   /** Write the JSON report here after every battery. */

@@ -1,6 +1,6 @@
 import type { Implementation } from "@agentclientprotocol/sdk/experimental/v2";
-import type { V2CheckResult } from "./check.js";
-import type { CancelRecord } from "./terminals.js";
+import type { V2CheckResult } from "./base/check.js";
+import type { CancelRecord } from "./base/terminals.js";
 
 export interface V2ConformanceSummary {
   passed: number;

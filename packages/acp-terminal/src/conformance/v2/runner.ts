@@ -1,9 +1,8 @@
 import type { ToolCallContent } from "@agentclientprotocol/sdk/experimental/v2";
 import { CheckFailure, withDeadline } from "../base/probe.js";
-import { CHECK_TIMEOUT_MS } from "../runner.js";
-import type { V2Check, V2CheckContext, V2CheckResult, V2CheckStatus } from "./check.js";
-import { CancelScenario } from "./cancel-scenario.js";
-import type { V2Session } from "./session.js";
+import type { V2Check, V2CheckContext, V2CheckResult, V2CheckStatus } from "./base/check.js";
+import { CancelScenario } from "./base/cancel-scenario.js";
+import type { V2Session } from "./base/session.js";
 
 export interface V2RunnerContext {
   session: V2Session;
@@ -13,6 +12,9 @@ export interface V2RunnerContext {
   /** Unique per battery, so a second prompt's terminal ids differ. */
   battery: number;
 }
+
+/** Default deadline of one check (the cancel checks add the cancel window to it). */
+export const V2_CHECK_TIMEOUT_MS = 15_000;
 
 const MARK: Record<V2CheckStatus, string> = {
   pass: "✓",
@@ -83,7 +85,7 @@ async function runCheck(
   };
   let status: V2CheckStatus;
   let detail: string;
-  const timeoutMs = CHECK_TIMEOUT_MS + (check.waitsForUser === true ? ctx.cancelWindowMs : 0);
+  const timeoutMs = V2_CHECK_TIMEOUT_MS + (check.waitsForUser === true ? ctx.cancelWindowMs : 0);
   try {
     ({ status, detail } = await withDeadline(
       check.run(checkCtx),

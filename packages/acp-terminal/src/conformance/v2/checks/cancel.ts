@@ -1,6 +1,6 @@
 import { CheckFailure } from "../../base/probe.js";
-import { passed, type V2Check } from "../check.js";
-import { isViolation, type CancelRecord } from "../terminals.js";
+import { passed, type V2Check } from "../base/check.js";
+import { isViolation, type CancelRecord } from "../base/terminals.js";
 
 function describe(record: CancelRecord): string {
   return `${record.terminalId} at ${record.atMs} ms (${record.standing}; answered ${record.answer})`;

@@ -1,4 +1,4 @@
-import type { V2Check } from "../check.js";
+import type { V2Check } from "../base/check.js";
 import { cancelChecks } from "./cancel.js";
 import { robustnessChecks } from "./robustness.js";
 

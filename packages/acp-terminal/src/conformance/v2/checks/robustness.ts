@@ -1,5 +1,5 @@
-import { passed, type V2Check, type V2CheckContext } from "../check.js";
-import { b64 } from "../session.js";
+import { passed, type V2Check, type V2CheckContext } from "../base/check.js";
+import { b64 } from "../base/session.js";
 
 /** The large snapshot's size: well under the SDK's 32 MiB message limit once base64-encoded. */
 export const LARGE_SNAPSHOT_BYTES = 1024 * 1024;

@@ -1,5 +1,14 @@
 import { setTimeout as delay } from "node:timers/promises";
-import type { V2CheckContext } from "./check.js";
+import type { V2Session } from "./session.js";
+
+/** What the scenario needs from the check that runs it. */
+export interface ScenarioContext {
+  session: V2Session;
+  terminalId(name: string): string;
+  embed(terminalId: string): Promise<void>;
+  /** Aborted by `session/cancel`: stop waiting on the user. */
+  signal: AbortSignal;
+}
 
 /** Default time the battery waits for the client (or its user) to send `terminal/cancel`. */
 export const DEFAULT_CANCEL_WINDOW_MS = 10_000;
@@ -42,12 +51,12 @@ export class CancelScenario {
     return this.outcome !== undefined;
   }
 
-  run(ctx: V2CheckContext): Promise<CancelOutcome> {
+  run(ctx: ScenarioContext): Promise<CancelOutcome> {
     this.outcome ??= this.play(ctx);
     return this.outcome;
   }
 
-  private async play(ctx: V2CheckContext): Promise<CancelOutcome> {
+  private async play(ctx: ScenarioContext): Promise<CancelOutcome> {
     const { session } = ctx;
     const terminals: CancelTerminals = {
       accepted: ctx.terminalId("cancel-me"),
@@ -106,7 +115,7 @@ export class CancelScenario {
     return { terminals, windowMs: this.windowMs, waitedMs, afterWindow };
   }
 
-  private async waitForCancels(ctx: V2CheckContext, terminals: CancelTerminals): Promise<void> {
+  private async waitForCancels(ctx: ScenarioContext, terminals: CancelTerminals): Promise<void> {
     const { session } = ctx;
     const both = () =>
       session.ledger.cancelsFor(terminals.accepted).length > 0 &&

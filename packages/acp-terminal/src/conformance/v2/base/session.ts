@@ -7,7 +7,7 @@ import type {
   ToolCallUpdate,
 } from "@agentclientprotocol/sdk/experimental/v2";
 import { RequestError } from "@agentclientprotocol/sdk/experimental/v2";
-import { CheckFailure, rpcErrorOf, withDeadline } from "../base/probe.js";
+import { CheckFailure, rpcErrorOf, withDeadline } from "../../base/probe.js";
 import { TerminalLedger, type CancelStanding } from "./terminals.js";
 
 /** Longest the client may take to answer the battery's round-trip request. */
