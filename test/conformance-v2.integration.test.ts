@@ -265,6 +265,68 @@ describe("acp-terminal-conformance over ACP v2", () => {
     expect(byStatus(report, "skip")).toHaveLength(7);
   }, 60_000);
 
+  it("answers the session methods it advertises: list, resume with a state snapshot, close ending the battery as cancelled", async () => {
+    const { child, exited } = spawnAgent("--cancel-window", "60000");
+    const updates: Update[] = [];
+    const app = client({ name: "session-methods" }).onNotification(
+      "session/update",
+      ({ params }) => {
+        updates.push(params.update as Update);
+      },
+    );
+    const connection = app.connect(
+      ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)),
+    );
+    try {
+      await connection.agent.request("initialize", {
+        protocolVersion: 2,
+        info: { name: "t", version: "1" },
+        capabilities: {},
+      });
+      const cwd = process.cwd();
+      const { sessionId } = await connection.agent.request("session/new", { cwd });
+      expect(await connection.agent.request("session/list", { cwd })).toEqual({
+        sessions: [{ sessionId, cwd }],
+      });
+      expect(
+        (await connection.agent.request("session/list", { cwd: "/elsewhere" })).sessions,
+      ).toEqual([]);
+      await connection.agent.request("session/resume", {
+        sessionId,
+        cwd,
+        replayFrom: { type: "start" },
+      });
+      // The agent sends the snapshot before its answer; the SDK client may deliver it just after.
+      await until(() => updates.length > 0, { message: "the state snapshot of session/resume" });
+      expect(updates).toEqual([{ sessionUpdate: "state_update", state: "idle", background: [] }]);
+      await connection.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "check" }],
+      });
+      // Close while the battery waits in its cancel window.
+      await until(
+        () =>
+          updates.some(
+            (u) =>
+              u.sessionUpdate === "agent_message_chunk" &&
+              JSON.stringify(u).includes("for terminal/cancel"),
+          ),
+        { timeoutMs: 30_000, message: "the cancel window to open" },
+      );
+      await connection.agent.request("session/close", { sessionId });
+      const idle = await until(
+        () => updates.find((u) => u.sessionUpdate === "state_update" && u.stopReason != null),
+        { message: "the idle state_update ending the cancelled battery" },
+      );
+      expect(idle).toMatchObject({ state: "idle", stopReason: "cancelled", background: [] });
+      expect((await connection.agent.request("session/list", {})).sessions).toEqual([]);
+    } finally {
+      connection.close();
+      child.kill();
+      await withDeadline(exited, 5_000, "the conformance agent to exit");
+    }
+  });
+
   it("still routes a v1 client to the v1 battery", async () => {
     const { child, exited } = spawnAgent();
     const updates: { sessionUpdate: string; content?: unknown }[] = [];

@@ -8,6 +8,7 @@ import {
   type Implementation,
 } from "@agentclientprotocol/sdk/experimental/v2";
 import { writeFile } from "node:fs/promises";
+import { setTimeout as delay } from "node:timers/promises";
 import { packageVersion } from "../../core/version.js";
 import type { V2Check } from "./base/check.js";
 import { ALL_V2_CHECKS } from "./checks/index.js";
@@ -28,9 +29,12 @@ export interface ConformanceAgentV2Options {
 
 interface SessionState {
   cwd: string;
-  /** The running battery's cancel, and its session view for `terminal/cancel`. */
-  running?: { abort: AbortController; session: V2Session };
+  /** The running battery: its cancel, its session view for `terminal/cancel`, its end. */
+  running?: { abort: AbortController; session: V2Session; done: Promise<void> };
 }
+
+/** Longest `session/close` waits for a cancelled battery's final updates before answering. */
+const CLOSE_WAIT_MS = 10_000;
 
 /**
  * The ACP v2 conformance agent: every prompt runs the v2 battery, which publishes agent-owned
@@ -61,8 +65,45 @@ export function conformanceAgentV2(options: ConformanceAgentV2Options = {}): Age
       sessions.set(sessionId, { cwd: params.cwd });
       return { sessionId };
     })
-    .onRequest("session/close", ({ params }) => {
-      sessions.get(params.sessionId)?.running?.abort.abort();
+    .onRequest("session/list", ({ params }) => ({
+      sessions: [...sessions]
+        .filter(([, state]) => params.cwd == null || state.cwd === params.cwd)
+        .map(([sessionId, state]) => ({ sessionId, cwd: state.cwd })),
+    }))
+    .onRequest("session/resume", async ({ params, client }) => {
+      const state = sessions.get(params.sessionId);
+      if (state === undefined)
+        throw new RequestError(-32002, "Resource not found: this process has no such session", {
+          sessionId: params.sessionId,
+        });
+      if (params.replayFrom != null && params.replayFrom.type !== "start")
+        throw RequestError.invalidParams(
+          { replayFrom: params.replayFrom },
+          "only the replay cursor `start` is supported",
+        );
+      // No history is retained, so `start` replays nothing; the current-state snapshot comes
+      // before the response, as the draft requires.
+      await client.notify("session/update", {
+        sessionId: params.sessionId,
+        update:
+          state.running === undefined
+            ? { sessionUpdate: "state_update", state: "idle", background: [] }
+            : { sessionUpdate: "state_update", state: "running", background: [] },
+      });
+      return {};
+    })
+    .onRequest("session/close", async ({ params }) => {
+      const running = sessions.get(params.sessionId)?.running;
+      if (running !== undefined) {
+        // The final updates and the idle `cancelled` state come before the answer.
+        running.abort.abort();
+        const timer = new AbortController();
+        await Promise.race([
+          running.done,
+          delay(CLOSE_WAIT_MS, undefined, { signal: timer.signal }).catch(() => undefined),
+        ]);
+        timer.abort();
+      }
       sessions.delete(params.sessionId);
       return {};
     })
@@ -107,12 +148,14 @@ export function conformanceAgentV2(options: ConformanceAgentV2Options = {}): Age
         randomUUID(),
         state.cwd,
       );
-      state.running = { abort, session };
+      const running = { abort, session, done: Promise.resolve() };
+      state.running = running;
       await session.state("running");
       const work = runBattery(session, abort.signal, ++battery).finally(() => {
-        if (state.running?.session === session) state.running = undefined;
+        if (state.running === running) state.running = undefined;
         options.batteries?.delete(work);
       });
+      running.done = work;
       options.batteries?.add(work);
       // The prompt is inserted: the battery reports its progress and end through session updates.
       return { messageId };
