@@ -63,13 +63,6 @@ async function runCheck(
   const { session } = ctx;
   const toolCallId = `conformance-v2-${ctx.battery}-${check.id}`;
   const terminals: ToolCallContent[] = [];
-  await session.toolCall({
-    toolCallId,
-    title: check.name,
-    kind: "execute",
-    status: "in_progress",
-    rawInput: { check: check.id, kind: check.kind, protocol: "v2" },
-  });
   const checkCtx: V2CheckContext = {
     session,
     terminalId: (name) => `v2-${ctx.battery}-${check.id}-${name}`,
@@ -87,6 +80,13 @@ async function runCheck(
   let detail: string;
   const timeoutMs = V2_CHECK_TIMEOUT_MS + (check.waitsForUser === true ? ctx.cancelWindowMs : 0);
   try {
+    await session.toolCall({
+      toolCallId,
+      title: check.name,
+      kind: "execute",
+      status: "in_progress",
+      rawInput: { check: check.id, kind: check.kind, protocol: "v2" },
+    });
     ({ status, detail } = await withDeadline(
       check.run(checkCtx),
       timeoutMs,
@@ -97,7 +97,7 @@ async function runCheck(
     detail =
       error instanceof CheckFailure || error instanceof Error ? error.message : String(error);
   }
-  if (!session.connectionSignal.aborted) {
+  try {
     await session.toolCall({
       toolCallId,
       status: status === "fail" ? "failed" : "completed",
@@ -107,6 +107,9 @@ async function runCheck(
     await session.say(
       `${MARK[status]} ${status.toUpperCase()} [${check.kind}] ${check.name}: ${detail}\n`,
     );
+  } catch (error) {
+    // A client that closed the connection cannot be told; the report still records the result.
+    if (!session.connectionSignal.aborted) throw error;
   }
   return { ...header(check), status, detail };
 }
