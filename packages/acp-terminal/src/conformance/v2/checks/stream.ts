@@ -1,10 +1,9 @@
-import { passed, type V2Check, type V2CheckContext } from "../base/check.js";
+import { passed, type V2Check } from "../base/check.js";
 import { b64 } from "../base/session.js";
+import { announce, SIZE, steps } from "./steps.js";
 
 /** The large snapshot's size: well under the SDK's 32 MiB message limit once base64-encoded. */
 export const LARGE_SNAPSHOT_BYTES = 1024 * 1024;
-
-const SIZE = { cols: 80, rows: 24 };
 
 /** `size` bytes of numbered 16-byte lines (`line 0000001 x` CR LF), the last one cut short. */
 function numberedLines(size: number): Buffer {
@@ -12,26 +11,6 @@ function numberedLines(size: number): Buffer {
   for (let offset = 0, n = 1; offset < size; offset += 16, n++)
     bytes.write(`line ${String(n).padStart(7, "0")} x\r\n`, offset, "latin1");
   return bytes;
-}
-
-/** Announces a terminal the way a running command is announced, and shows it in the check. */
-async function announce(ctx: V2CheckContext, name: string, command: string): Promise<string> {
-  const terminalId = ctx.terminalId(name);
-  await ctx.session.terminal({ terminalId, command, cwd: ctx.session.cwd, size: SIZE });
-  await ctx.embed(terminalId);
-  return terminalId;
-}
-
-/** Runs the steps in order, each followed by a round trip the client must answer. */
-async function steps(
-  ctx: V2CheckContext,
-  list: readonly [string, () => Promise<unknown>][],
-): Promise<string> {
-  for (const [step, send] of list) {
-    await send();
-    await ctx.answered(step);
-  }
-  return `the client answered a request after each of ${list.length} steps: ${list.map(([s]) => s).join("; ")}`;
 }
 
 const chunksAroundSnapshot: V2Check = {
@@ -169,149 +148,6 @@ const replayedState: V2Check = {
   },
 };
 
-const unknownSessionUpdate: V2Check = {
-  id: "unknown-session-update",
-  name: "An unknown `_`-prefixed session update is ignored or shown generically, not an error",
-  kind: "robustness",
-  async run(ctx) {
-    const { session } = ctx;
-    const id = await announce(ctx, "t", "echo extension");
-    return passed(
-      await steps(ctx, [
-        [
-          "a `_acp-terminal/conformance-probe` session update",
-          () =>
-            session.rawUpdate({
-              sessionUpdate: "_acp-terminal/conformance-probe",
-              terminalId: id,
-              payload: { nested: [1, "two", null], data: b64("not terminal output") },
-            }),
-        ],
-        [
-          "a `_acp-terminal/terminal_output_chunk` look-alike",
-          () =>
-            session.rawUpdate({
-              sessionUpdate: "_acp-terminal/terminal_output_chunk",
-              terminalId: id,
-              data: "not base64 at all ✗",
-            }),
-        ],
-        ["exitStatus", () => session.terminal({ terminalId: id, exitStatus: { exitCode: 0 } })],
-      ]),
-    );
-  },
-};
-
-const unknownNestedVariants: V2Check = {
-  id: "unknown-nested-variants",
-  name: "Unknown `_`-prefixed tool call content and background items are ignored or shown generically",
-  kind: "robustness",
-  async run(ctx) {
-    const { session } = ctx;
-    const id = await announce(ctx, "t", "echo nested");
-    const toolCallId = ctx.terminalId("tool");
-    return passed(
-      await steps(ctx, [
-        [
-          "a tool call whose content has a `_acp-terminal/probe` item beside the terminal",
-          () =>
-            session.rawUpdate({
-              sessionUpdate: "tool_call_update",
-              toolCallId,
-              title: "unknown content probe",
-              status: "in_progress",
-              content: [
-                { type: "_acp-terminal/probe", value: 42 },
-                { type: "terminal", terminalId: id },
-              ],
-            }),
-        ],
-        [
-          "a state_update listing a `_acp-terminal/probe` background item",
-          () =>
-            session.rawUpdate({
-              sessionUpdate: "state_update",
-              state: "running",
-              background: [{ type: "_acp-terminal/probe", label: "not a terminal" }],
-            }),
-        ],
-        ["the background list restored", () => session.state("running")],
-        [
-          "exitStatus and the tool call completed",
-          async () => {
-            await session.terminal({ terminalId: id, exitStatus: { exitCode: 0 } });
-            await session.toolCall({ toolCallId, status: "completed" });
-          },
-        ],
-      ]),
-    );
-  },
-};
-
-const unknownMeta: V2Check = {
-  id: "unknown-meta",
-  name: "Unknown `_meta` keys on terminal updates, chunks and their parts are not given meaning nor refused",
-  kind: "robustness",
-  async run(ctx) {
-    const { session } = ctx;
-    const id = ctx.terminalId("t");
-    await ctx.embed(id);
-    const meta = { "acp-terminal-conformance/unknown": { deep: [1, { x: null }] }, zz: "?" };
-    return passed(
-      await steps(ctx, [
-        [
-          "a terminal_update with `_meta` on it, its size, output and capabilities",
-          () =>
-            session.rawUpdate({
-              sessionUpdate: "terminal_update",
-              terminalId: id,
-              command: "echo meta",
-              cwd: session.cwd,
-              size: { ...SIZE, _meta: meta },
-              output: { data: b64("meta\r\n"), _meta: meta },
-              capabilities: { _meta: meta },
-              _meta: meta,
-            }),
-        ],
-        [
-          "a chunk with `_meta`",
-          () =>
-            session.rawUpdate({
-              sessionUpdate: "terminal_output_chunk",
-              terminalId: id,
-              data: b64("more\r\n"),
-              _meta: meta,
-            }),
-        ],
-        [
-          "a `_meta` patch removing one key and a `_meta: null` clearing all",
-          async () => {
-            await session.rawUpdate({
-              sessionUpdate: "terminal_update",
-              terminalId: id,
-              _meta: { zz: null },
-            });
-            await session.rawUpdate({
-              sessionUpdate: "terminal_update",
-              terminalId: id,
-              _meta: null,
-            });
-          },
-        ],
-        [
-          "exitStatus with `_meta`",
-          () =>
-            session.rawUpdate({
-              sessionUpdate: "terminal_update",
-              terminalId: id,
-              exitStatus: { exitCode: 0, _meta: meta },
-            }),
-        ],
-      ]),
-    );
-  },
-};
-
 const largeSnapshot: V2Check = {
   id: "large-snapshot",
   name: `A large snapshot (${LARGE_SNAPSHOT_BYTES / 1024} KiB of output, under the SDK's 32 MiB message limit) is accepted`,
@@ -371,15 +207,12 @@ const backgroundListed: V2Check = {
   },
 };
 
-/** In the order they run: each publishes its own terminals and ends them. */
-export const robustnessChecks: readonly V2Check[] = [
+/** Output, snapshots, exit and background listing, in the order they run. */
+export const streamChecks: readonly V2Check[] = [
   chunksAroundSnapshot,
   chunkBeforeAnnounce,
   exitStatusRepeated,
   replayedState,
-  unknownSessionUpdate,
-  unknownNestedVariants,
-  unknownMeta,
   largeSnapshot,
   backgroundListed,
 ];
