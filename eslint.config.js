@@ -5,6 +5,12 @@ const promiseRules = {
   "@typescript-eslint/no-misused-promises": "error",
 };
 
+// Rules for every TypeScript file, source and tests alike.
+const styleRules = {
+  // Braces on every if/else/for/while body, so that adding a second line cannot leave it outside.
+  curly: ["error", "all"],
+};
+
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/node_modules/**", "**/*.js", "**/*.mjs", "**/*.cjs"] },
   {
@@ -13,7 +19,7 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
-    rules: promiseRules,
+    rules: { ...promiseRules, ...styleRules },
   },
   {
     // Tests are type-checked by tsconfig.test.json (against the built packages), so lint them with it.
@@ -22,6 +28,6 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: { project: "./tsconfig.test.json", tsconfigRootDir: import.meta.dirname },
     },
-    rules: promiseRules,
+    rules: { ...promiseRules, ...styleRules },
   },
 );

@@ -139,8 +139,9 @@ function watchRevision<T extends object>(
     set: (next: (message: unknown, extra?: unknown) => void) => {
       handler = (message, extra) => {
         const result = (message as { result?: { protocolVersion?: unknown } }).result;
-        if (version === undefined && typeof result?.protocolVersion === "string")
+        if (version === undefined && typeof result?.protocolVersion === "string") {
           version = result.protocolVersion;
+        }
         next(message, extra);
       };
     },

@@ -64,8 +64,9 @@ async function serve(options: McpOptions, io: McpIo): Promise<void> {
   // Removed once serving ends: a listener left behind would keep SIGINT/SIGTERM from ending the process.
   const onSignal: Partial<Record<"SIGINT" | "SIGTERM", () => void>> = {};
   const stopSignal = new Promise<string>((resolve) => {
-    for (const signal of ["SIGINT", "SIGTERM"] as const)
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
       process.once(signal, (onSignal[signal] = () => resolve(signal)));
+    }
   });
   try {
     if (!options.http) {
@@ -80,8 +81,9 @@ async function serve(options: McpOptions, io: McpIo): Promise<void> {
     note(`${signal}: stopping`);
     await http.close();
   } finally {
-    for (const [signal, listener] of Object.entries(onSignal))
+    for (const [signal, listener] of Object.entries(onSignal)) {
       process.removeListener(signal, listener);
+    }
     await runtime.dispose();
   }
 }

@@ -15,8 +15,12 @@ export type ApprovalPolicy =
 
 /** Builds the policy from the flags, or an error message naming the flag and the value. */
 export function approvalPolicy(yes: boolean, allow: readonly string[]): ApprovalPolicy | string {
-  if (yes) return { kind: "yes" };
-  if (allow.length === 0) return { kind: "deny" };
+  if (yes) {
+    return { kind: "yes" };
+  }
+  if (allow.length === 0) {
+    return { kind: "deny" };
+  }
   for (const pattern of allow) {
     try {
       parseAllowPattern(pattern);

@@ -70,7 +70,8 @@ async function resolveWorkspace(dir: string): Promise<string> {
       `Invalid --workspace: ${dir} does not exist or cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
     );
   }
-  if (!(await stat(resolved)).isDirectory())
+  if (!(await stat(resolved)).isDirectory()) {
     throw new Error(`Invalid --workspace: ${dir} is not a directory`);
+  }
   return resolved;
 }

@@ -39,7 +39,9 @@ export async function serveOnHttp(
   const serve = toNodeHandler(
     {
       fetch: async (request) => {
-        if (!gate) return handler.fetch(request);
+        if (!gate) {
+          return handler.fetch(request);
+        }
         const auth = await gate(request);
         return auth instanceof Response ? auth : handler.fetch(request, { authInfo: auth });
       },
@@ -54,7 +56,9 @@ export async function serveOnHttp(
         .end(`Not found: the MCP endpoint is ${MCP_PATH}\n`);
       return;
     }
-    if (validateHost && !validateHost(req, res)) return;
+    if (validateHost && !validateHost(req, res)) {
+      return;
+    }
     serve(req, res).catch(onerror);
   });
   server.maxConnections = MAX_CONNECTIONS;

@@ -74,8 +74,9 @@ export function toolServerFactory(options: ToolServerOptions): () => Server {
     });
     if (options.cancelAcrossInstances) {
       server.setNotificationHandler("notifications/cancelled", (notification) => {
-        if (notification.params.requestId !== undefined)
+        if (notification.params.requestId !== undefined) {
           inFlight.cancel(notification.params.requestId);
+        }
       });
     }
     return server;
@@ -92,13 +93,19 @@ class InFlightCalls {
     this.byId.set(key, set.add(cancel));
     return () => {
       set.delete(cancel);
-      if (set.size === 0) this.byId.delete(key);
+      if (set.size === 0) {
+        this.byId.delete(key);
+      }
     };
   }
 
   cancel(id: string | number): void {
     const set = this.byId.get(String(id));
-    if (set?.size === 1) for (const cancel of set) cancel();
+    if (set?.size === 1) {
+      for (const cancel of set) {
+        cancel();
+      }
+    }
   }
 }
 
@@ -117,8 +124,9 @@ async function callTool(
       .filter((run) => run.labels[CALL_LABEL] === call && !isFinished(run.status));
   // MCP cancellation (notifications/cancelled, or an HTTP client going away) kills what this call started.
   const cancel = () => {
-    for (const run of runsOfCall())
+    for (const run of runsOfCall()) {
       manager.kill(run.id, { sessionId }).catch(() => undefined /* finished meanwhile */);
+    }
   };
   ctx.mcpReq.signal.addEventListener("abort", cancel, { once: true });
   const forget = inFlight.add(ctx.mcpReq.id, cancel);

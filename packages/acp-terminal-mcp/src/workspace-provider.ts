@@ -30,10 +30,11 @@ export class WorkspaceProvider extends LocalTerminalProvider {
 
   /** `cwd` resolved through symlinks, when that is the workspace or below it. */
   private async inside(cwd: string): Promise<string> {
-    if (!path.isAbsolute(cwd))
+    if (!path.isAbsolute(cwd)) {
       throw new Error(
         `refused: the working directory must be an absolute path inside the workspace ${this.workspace}, received ${JSON.stringify(cwd)}`,
       );
+    }
     let resolved: string;
     try {
       resolved = await realpath(cwd);
@@ -46,8 +47,9 @@ export class WorkspaceProvider extends LocalTerminalProvider {
     if (
       relative === "" ||
       (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
-    )
+    ) {
       return resolved;
+    }
     throw new Error(
       `refused: the working directory ${cwd} is outside the workspace ${this.workspace}; use a directory inside it, or restart the server with --workspace set higher`,
     );

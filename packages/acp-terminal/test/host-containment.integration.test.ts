@@ -101,8 +101,11 @@ describe.each([
         pty,
       });
       await allStarted(marker, escape.processes);
-      if (fault === "kill") await host.kill(owner, id);
-      else await host.release(owner, id);
+      if (fault === "kill") {
+        await host.kill(owner, id);
+      } else {
+        await host.release(owner, id);
+      }
       expect(await leftAfter(marker)).toEqual([]);
     } finally {
       await host.dispose();
@@ -131,8 +134,11 @@ describe("a host process that dies leaves no process behind", () => {
         message: "the host to start its terminals",
       });
       await allStarted(marker, 2 * commands.length);
-      if (how === "exit") child.stdin.write("exit\n");
-      else child.kill(how);
+      if (how === "exit") {
+        child.stdin.write("exit\n");
+      } else {
+        child.kill(how);
+      }
       const [code, signal] = (await withDeadline(exited, 10_000, "the host to die")) as [
         number | null,
         NodeJS.Signals | null,
@@ -187,7 +193,9 @@ describe("the reaper", () => {
     await until(() => (ignored() & 0x4003n) === 0x4003n, {
       message: "the reaper to ignore SIGHUP, SIGINT and SIGTERM",
     });
-    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.kill(pid, signal);
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+      process.kill(pid, signal);
+    }
     reaper.close(); // end-of-file, as when the host dies
     await until(() => processesWith(marker).length === 1, {
       message: "the tracked group to be killed",

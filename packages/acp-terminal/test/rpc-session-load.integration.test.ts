@@ -18,7 +18,9 @@ import { bindTerminalHost } from "../src/rpc/bind.js";
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
+  for (const step of cleanup.splice(0).reverse()) {
+    await step();
+  }
 });
 
 it.each([
@@ -51,7 +53,9 @@ it.each([
           ({ terminalId }) => (started = terminalId),
           () => (started = "refused"),
         );
-        if (awaitCreate) await creating;
+        if (awaitCreate) {
+          await creating;
+        }
         throw RequestError.resourceNotFound(params.sessionId);
       });
     const connection: AgentConnection = agentApp.connect(app);

@@ -50,7 +50,9 @@ const connection = demo.app.connect(stream);
 let exiting = false;
 /** Local commands lead process groups of their own: a signal to ours does not reach them, so stop them first. */
 async function shutdown(code: number): Promise<void> {
-  if (exiting) return;
+  if (exiting) {
+    return;
+  }
   exiting = true;
   await demo.dispose();
   process.exit(code);

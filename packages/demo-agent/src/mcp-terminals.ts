@@ -19,7 +19,9 @@ export async function findMcpTerminals(
   clientCapabilities: unknown,
   declared: McpServerAcpDeclaration[],
 ): Promise<{ name: string; call: McpToolCall } | undefined> {
-  if (detectClientTerminalSupport(clientCapabilities).terminal) return undefined;
+  if (detectClientTerminalSupport(clientCapabilities).terminal) {
+    return undefined;
+  }
   for (const server of declared) {
     try {
       const outcome = await mcp.request(client, server.serverId, "tools/list", {});
@@ -29,8 +31,9 @@ export async function findMcpTerminals(
               (tool) => tool.name,
             )
           : [];
-      if (TERMINAL_TOOLS.every((name) => names.includes(name)))
+      if (TERMINAL_TOOLS.every((name) => names.includes(name))) {
         return { name: server.name, call: mcpOverAcpTools(mcp, client, server.serverId) };
+      }
     } catch (error) {
       reportError(`listing the tools of the client's MCP server ${server.name}`, error);
     }

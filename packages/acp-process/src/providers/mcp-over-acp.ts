@@ -18,19 +18,22 @@ export function mcpOverAcpTools(
       name,
       arguments: args,
     });
-    if ("error" in outcome)
+    if ("error" in outcome) {
       throw new Error(`MCP ${name}: ${outcome.error.message} (code ${outcome.error.code})`);
+    }
     const result = outcome.result as {
       isError?: boolean;
       content?: { type: string; text?: string }[];
       structuredContent?: Record<string, unknown>;
     };
-    if (result.isError)
+    if (result.isError) {
       throw new Error(
         `MCP ${name}: ${result.content?.map((block) => block.text ?? "").join(" ") || "the tool failed"}`,
       );
-    if (!result.structuredContent)
+    }
+    if (!result.structuredContent) {
       throw new Error(`MCP ${name}: the answer has no structuredContent`);
+    }
     return result.structuredContent;
   };
 }

@@ -67,7 +67,9 @@ export class McpToolsProvider implements TerminalProvider {
   ) {}
 
   async create(params: ProviderCreateParams): Promise<string> {
-    if (params.pty) throw new Error("an MCP terminal server offers no PTY");
+    if (params.pty) {
+      throw new Error("an MCP terminal server offers no PTY");
+    }
     const answer = await this.call("exec", {
       command: commandLine({ command: params.command, args: params.args ?? null }),
       ...(params.cwd ? { workdir: params.cwd } : {}),
@@ -83,7 +85,9 @@ export class McpToolsProvider implements TerminalProvider {
       );
     }
     const terminalId = answer.sessionId;
-    if (!params.stdin) await this.closeStdin(terminalId);
+    if (!params.stdin) {
+      await this.closeStdin(terminalId);
+    }
     this.terminals.set(terminalId, {
       tail: "",
       totalBytes: 0,
@@ -104,7 +108,9 @@ export class McpToolsProvider implements TerminalProvider {
     } catch (error) {
       // Nothing to close: the command already ended, its stdin is closed, the server cannot write,
       // or its policy refuses stdin writes (`acp-terminal mcp --allow` then starts commands with stdin closed).
-      if (error instanceof Error && STDIN_UNWRITABLE.test(error.message)) return;
+      if (error instanceof Error && STDIN_UNWRITABLE.test(error.message)) {
+        return;
+      }
       await this.call("process", { action: "remove", sessionId: terminalId }).catch(
         () => undefined /* the first error is the one to report */,
       );
@@ -135,7 +141,9 @@ export class McpToolsProvider implements TerminalProvider {
       delay = Math.min(WAIT_MAX_MS, delay * 2)
     ) {
       await this.read(terminalId, terminal);
-      if (terminal.exitStatus === null) await new Promise((resolve) => setTimeout(resolve, delay));
+      if (terminal.exitStatus === null) {
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
     }
     return terminal.exitStatus;
   }
@@ -163,13 +171,17 @@ export class McpToolsProvider implements TerminalProvider {
   }
 
   async release(terminalId: string): Promise<void> {
-    if (!this.terminals.delete(terminalId)) return;
+    if (!this.terminals.delete(terminalId)) {
+      return;
+    }
     await this.call("process", { action: "remove", sessionId: terminalId });
   }
 
   private terminal(terminalId: string): RemoteTerminal {
     const terminal = this.terminals.get(terminalId);
-    if (!terminal) throw new Error(`unknown or released terminal ${terminalId}`);
+    if (!terminal) {
+      throw new Error(`unknown or released terminal ${terminalId}`);
+    }
     return terminal;
   }
 
@@ -182,12 +194,19 @@ export class McpToolsProvider implements TerminalProvider {
 
   /** One poll returns everything pending (the newest part, with `skippedBytes` for the rest, past the server's cap). */
   private async poll(terminalId: string, terminal: RemoteTerminal): Promise<void> {
-    if (terminal.exitStatus !== null) return;
+    if (terminal.exitStatus !== null) {
+      return;
+    }
     const page = await this.call("process", { action: "poll", sessionId: terminalId });
-    if (typeof page.skippedBytes === "number" && page.skippedBytes > 0)
+    if (typeof page.skippedBytes === "number" && page.skippedBytes > 0) {
       skip(terminal, page.skippedBytes);
-    if (typeof page.output === "string" && page.output.length > 0) append(terminal, page.output);
-    if (typeof page.missedItems === "number" && page.missedItems > 0) terminal.truncated = true;
+    }
+    if (typeof page.output === "string" && page.output.length > 0) {
+      append(terminal, page.output);
+    }
+    if (typeof page.missedItems === "number" && page.missedItems > 0) {
+      terminal.truncated = true;
+    }
     if (typeof page.status === "string" && FINISHED.has(page.status)) {
       terminal.exitStatus = {
         exitCode: typeof page.exitCode === "number" ? page.exitCode : null,
@@ -214,7 +233,9 @@ function append(terminal: RemoteTerminal, text: string): void {
     return;
   }
   let start = bytes.length - terminal.limit;
-  while (start < bytes.length && (bytes[start]! & 0xc0) === 0x80) start++; // not inside a character
+  while (start < bytes.length && (bytes[start]! & 0xc0) === 0x80) {
+    start++; // not inside a character
+  }
   terminal.tail = bytes.subarray(start).toString();
   terminal.truncated = true;
 }

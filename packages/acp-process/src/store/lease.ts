@@ -67,8 +67,12 @@ export class StoreLease {
 
 /** A holder on this host is alive if its pid exists (this process included); elsewhere we cannot tell. */
 function mayBeAlive(row: LeaseRow, host: string): boolean {
-  if (row.host !== host) return true;
-  if (row.pid === process.pid) return true; // another store instance in this process, not closed
+  if (row.host !== host) {
+    return true;
+  }
+  if (row.pid === process.pid) {
+    return true; // another store instance in this process, not closed
+  }
   try {
     process.kill(row.pid, 0);
     return true;

@@ -42,20 +42,26 @@ export function decodeRecord(text: string, path: string, runId: string): RunReco
   } catch (error) {
     return fail(`is not JSON (${(error as Error).message})`, error);
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value))
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return fail("is not a JSON object");
+  }
   const record = value as Record<string, unknown>;
-  if (record.id !== runId)
+  if (record.id !== runId) {
     return fail(`names another id (${JSON.stringify(record.id)?.slice(0, 80)})`);
-  if (!STATUSES.includes(record.status as RunStatus))
+  }
+  if (!STATUSES.includes(record.status as RunStatus)) {
     return fail(`has an unknown status (${JSON.stringify(record.status)?.slice(0, 80)})`);
+  }
   for (const [field, type] of REQUIRED) {
-    if (typeof record[field] !== type || record[field] === null)
+    if (typeof record[field] !== type || record[field] === null) {
       return fail(`has no valid ${field} (expected a ${type})`);
+    }
   }
   // Records written before attempts were counted had one start.
-  if (record.attempts === undefined) record.attempts = 1;
-  else if (typeof record.attempts !== "number")
+  if (record.attempts === undefined) {
+    record.attempts = 1;
+  } else if (typeof record.attempts !== "number") {
     return fail("has no valid attempts (expected a number)");
+  }
   return value as RunRecord;
 }

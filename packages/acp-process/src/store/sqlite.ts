@@ -101,7 +101,9 @@ export class SqliteRunStore implements RunStore {
       return prepareAll(this.db);
     } catch (error) {
       try {
-        if (leased) this.lease.release();
+        if (leased) {
+          this.lease.release();
+        }
       } finally {
         this.db.close();
       }
@@ -112,8 +114,11 @@ export class SqliteRunStore implements RunStore {
   putRun(record: RunRecord, options: { urgent?: boolean } = {}): void {
     this.assertOpen(`store run ${record.id}`);
     this.pendingRuns.set(record.id, { ...record });
-    if (options.urgent) this.flush();
-    else this.scheduleFlush();
+    if (options.urgent) {
+      this.flush();
+    } else {
+      this.scheduleFlush();
+    }
   }
 
   appendItems(runId: string, items: readonly RunItem[]): void {
@@ -123,8 +128,11 @@ export class SqliteRunStore implements RunStore {
       this.pendingItems.push({ runId, item });
       this.pruneFloor.set(runId, window.add(item.seq, item.text.length));
     }
-    if (this.pendingItems.length >= this.flushItems) this.flush();
-    else this.scheduleFlush();
+    if (this.pendingItems.length >= this.flushItems) {
+      this.flush();
+    } else {
+      this.scheduleFlush();
+    }
   }
 
   readItems(runId: string, query: ItemQuery): ItemPage {
@@ -189,12 +197,16 @@ export class SqliteRunStore implements RunStore {
 
   /** Writes every pending item and run in one transaction, then applies retention. After `close()`: nothing is pending, nothing to do. */
   flush(): void {
-    if (this.closed) return;
+    if (this.closed) {
+      return;
+    }
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    if (this.pendingItems.length === 0 && this.pendingRuns.size === 0) return;
+    if (this.pendingItems.length === 0 && this.pendingRuns.size === 0) {
+      return;
+    }
     // The write is synchronous: the batch is dropped only once it is written, and a failed write
     // leaves it pending for the next flush to retry.
     try {
@@ -226,10 +238,11 @@ export class SqliteRunStore implements RunStore {
           upsertRun.run(r.id, r.sessionId, r.status, r.createdAtMs, r.endedAtMs, JSON.stringify(r)),
         );
       }
-      for (const runId of touched)
+      for (const runId of touched) {
         this.guard("pruning items beyond retention", runId, () =>
           prune.run(runId, this.pruneFloor.get(runId) ?? 0),
         );
+      }
     })();
   }
 
@@ -241,8 +254,9 @@ export class SqliteRunStore implements RunStore {
   private dropPendingBeyondRetention(): void {
     let kept = 0;
     for (const pending of this.pendingItems) {
-      if (pending.item.seq >= (this.pruneFloor.get(pending.runId) ?? 0))
+      if (pending.item.seq >= (this.pruneFloor.get(pending.runId) ?? 0)) {
         this.pendingItems[kept++] = pending;
+      }
     }
     this.pendingItems.length = kept;
   }
@@ -259,13 +273,17 @@ export class SqliteRunStore implements RunStore {
 
   /** Flushes, gives the lease back and closes the file. Idempotent; every later call but flush/close throws `store_closed`. */
   close(): void {
-    if (this.closed) return;
+    if (this.closed) {
+      return;
+    }
     try {
       this.flush();
       this.lease.release();
     } finally {
       this.closed = true;
-      if (this.timer) clearTimeout(this.timer);
+      if (this.timer) {
+        clearTimeout(this.timer);
+      }
       this.db.close();
     }
   }
@@ -278,14 +296,18 @@ export class SqliteRunStore implements RunStore {
    */
   private windowOf(runId: string): RetentionWindow {
     let window = this.windows.get(runId);
-    if (window) return window;
+    if (window) {
+      return window;
+    }
     window = new RetentionWindow(this.retention.maxItemsPerRun, this.retention.maxCharsPerRun);
     const rows = this.guard(
       "reading retained items",
       runId,
       () => this.statements.retained.all(runId) as { seq: number; text: string }[],
     );
-    for (const row of rows) this.pruneFloor.set(runId, window.add(row.seq, row.text.length));
+    for (const row of rows) {
+      this.pruneFloor.set(runId, window.add(row.seq, row.text.length));
+    }
     this.windows.set(runId, window);
     return window;
   }
@@ -299,11 +321,15 @@ export class SqliteRunStore implements RunStore {
   }
 
   private assertOpen(what: string): void {
-    if (this.closed) throw storeClosed(`the run store ${this.path}`, what);
+    if (this.closed) {
+      throw storeClosed(`the run store ${this.path}`, what);
+    }
   }
 
   private scheduleFlush(): void {
-    if (this.timer || this.closed) return;
+    if (this.timer || this.closed) {
+      return;
+    }
     this.timer = setTimeout(() => {
       this.timer = null;
       try {
@@ -349,7 +375,9 @@ function openDatabase(path: string, check: "schema" | "quick_check"): Database.D
     return db;
   } catch (error) {
     db?.close();
-    if (error instanceof ProcessError) throw error;
+    if (error instanceof ProcessError) {
+      throw error;
+    }
     const code = (error as { code?: unknown }).code;
     const hint =
       code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT"
@@ -407,10 +435,11 @@ function toItem(row: ItemRow): RunItem {
           : !isNumber(row.byte_offset)
             ? "a byte_offset that is not a number"
             : undefined;
-  if (damage !== undefined)
+  if (damage !== undefined) {
     throw new Error(
       `item ${row.seq} has ${damage}; delete that item or the run, or move the file aside`,
     );
+  }
   return {
     seq: row.seq,
     kind: row.kind,

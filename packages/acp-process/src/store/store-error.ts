@@ -10,7 +10,9 @@ export function storeFailure(
   runId: string | null,
   error: unknown,
 ): ProcessError {
-  if (error instanceof ProcessError) return error;
+  if (error instanceof ProcessError) {
+    return error;
+  }
   const run = runId === null ? "" : ` for run ${runId}`;
   const code =
     typeof (error as { code?: unknown }).code === "string"

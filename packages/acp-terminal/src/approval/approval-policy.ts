@@ -68,7 +68,9 @@ export function createApprovalPolicy(options: ApprovalPolicyOptions = {}): Appro
 
   async function decide(request: AuthorizeRequest): Promise<boolean | string> {
     // Asked again after the question before it: its answer may have been "always".
-    if (remembered(request)) return true;
+    if (remembered(request)) {
+      return true;
+    }
     const answer = await ask!(request);
     if (answer === "allow_always") {
       const session = sessionOf(request);
@@ -80,10 +82,18 @@ export function createApprovalPolicy(options: ApprovalPolicyOptions = {}): Appro
   }
 
   return (request) => {
-    if (options.allowAll === true) return true;
-    if (patterns.some((pattern) => matchesAllowPattern(pattern, request))) return true;
-    if (remembered(request)) return true;
-    if (ask === undefined) return refusal;
+    if (options.allowAll === true) {
+      return true;
+    }
+    if (patterns.some((pattern) => matchesAllowPattern(pattern, request))) {
+      return true;
+    }
+    if (remembered(request)) {
+      return true;
+    }
+    if (ask === undefined) {
+      return refusal;
+    }
     const asking = turn.then(() => decide(request));
     turn = asking.catch(() => undefined);
     return asking;

@@ -7,13 +7,14 @@ import { run } from "./run.js";
 import { packageVersion } from "../core/version.js";
 
 async function main(argv: string[]): Promise<number> {
-  if (argv[0] === "mcp")
+  if (argv[0] === "mcp") {
     return runMcpCommand(argv.slice(1), {
       stdout: process.stdout,
       stderr: process.stderr,
       cwd: process.cwd(),
       env: process.env,
     });
+  }
   const command = parseCommand(argv, process.cwd(), (base, p) => path.resolve(base, p));
   switch (command.kind) {
     case "help":

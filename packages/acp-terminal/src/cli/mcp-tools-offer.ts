@@ -69,7 +69,9 @@ export class McpToolsOffer {
     const overAcp =
       (init.agentCapabilities as { mcpCapabilities?: { acp?: boolean } } | undefined)
         ?.mcpCapabilities?.acp === true;
-    if (!overAcp) return [this.stdioDeclaration()];
+    if (!overAcp) {
+      return [this.stdioDeclaration()];
+    }
     let mcp: McpPackage;
     try {
       mcp = (await import(MCP_PACKAGE)) as McpPackage;

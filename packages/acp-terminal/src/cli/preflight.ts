@@ -24,15 +24,18 @@ function unwritable(file: string): string | undefined {
 
 /** What makes the run impossible before anything starts (a usage error), if anything. */
 export function checkBeforeLaunch(options: RunOptions, cwd: string): string | undefined {
-  if (!isDirectory(options.cwd))
+  if (!isDirectory(options.cwd)) {
     return `Invalid --cwd: expected an existing directory, received ${JSON.stringify(options.cwd)}`;
+  }
   const program = leadingProgram(options.agent);
-  if (program !== undefined && !programExists(program, cwd))
+  if (program !== undefined && !programExists(program, cwd)) {
     return commandNotFound(options.agent).error;
+  }
   if (options.agentLog !== undefined) {
     const reason = unwritable(options.agentLog);
-    if (reason !== undefined)
+    if (reason !== undefined) {
       return `Invalid --agent-log: cannot write to ${JSON.stringify(options.agentLog)} (${reason})`;
+    }
   }
   return undefined;
 }

@@ -30,7 +30,9 @@ export async function runChecks(
 ): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   for (const check of checks) {
-    if (ctx.signal.aborted) break;
+    if (ctx.signal.aborted) {
+      break;
+    }
     results.push(await runCheck(check, ctx));
   }
   return results;
@@ -68,7 +70,9 @@ async function runCheck(check: Check, ctx: RunnerContext): Promise<CheckResult> 
     detail = messageOf(error);
     // Behaviour is only ever reported: when it cannot be observed, that is a skip, not a failure.
     status = error instanceof CheckSkip || check.kind === "behaviour" ? "skip" : "fail";
-    if (status === "skip" && !(error instanceof CheckSkip)) detail = `could not observe: ${detail}`;
+    if (status === "skip" && !(error instanceof CheckSkip)) {
+      detail = `could not observe: ${detail}`;
+    }
   }
   await probe.cleanup();
   await send({

@@ -111,17 +111,22 @@ export class PidNamespace {
 
   /** SIGKILLs the holder and its init: the kernel then SIGKILLs every process in the namespace. Idempotent. */
   end(): void {
-    if (this.#ended) return;
+    if (this.#ended) {
+      return;
+    }
     this.#ended = true;
     this.#holder.stdin?.destroy();
     const pid = this.#holder.pid;
-    if (pid === undefined || this.#holder.exitCode !== null || this.#holder.signalCode !== null)
+    if (pid === undefined || this.#holder.exitCode !== null || this.#holder.signalCode !== null) {
       return;
+    }
     try {
       process.kill(-pid, "SIGKILL");
     } catch (error) {
       // ESRCH: init already read end-of-file and the holder exited; the namespace is gone.
-      if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+      if ((error as NodeJS.ErrnoException).code !== "ESRCH") {
+        throw error;
+      }
     }
   }
 }

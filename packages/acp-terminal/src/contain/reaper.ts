@@ -40,19 +40,28 @@ export class Reaper {
 
   /** Lists `pgid`: SIGKILLed if the host goes away before `untrack(pgid)`. */
   track(pgid: number): void {
-    if (pgid <= 0 || this.#closed) return;
+    if (pgid <= 0 || this.#closed) {
+      return;
+    }
     this.#groups.set(pgid, (this.#groups.get(pgid) ?? 0) + 1);
-    if (!this.#running())
+    if (!this.#running()) {
       this.#start(); // lists every group, this one included
-    else this.#send(`+${pgid}\n`);
+    } else {
+      this.#send(`+${pgid}\n`);
+    }
   }
 
   /** Unlists `pgid` once its group is gone. */
   untrack(pgid: number): void {
     const count = this.#groups.get(pgid);
-    if (count === undefined) return;
-    if (count > 1) this.#groups.set(pgid, count - 1);
-    else this.#groups.delete(pgid);
+    if (count === undefined) {
+      return;
+    }
+    if (count > 1) {
+      this.#groups.set(pgid, count - 1);
+    } else {
+      this.#groups.delete(pgid);
+    }
     this.#send(`-${pgid}\n`);
   }
 
@@ -91,6 +100,8 @@ export class Reaper {
   }
 
   #send(lines: string): void {
-    if (lines && this.#running()) this.#child?.stdin?.write(lines);
+    if (lines && this.#running()) {
+      this.#child?.stdin?.write(lines);
+    }
   }
 }

@@ -33,7 +33,9 @@ export async function authorizeAction(
   hook: AuthorizeHook | undefined,
   request: AuthorizeRequest,
 ): Promise<void> {
-  if (!hook) return;
+  if (!hook) {
+    return;
+  }
   const what = describeAction(request);
   const data =
     request.action === "create"
@@ -51,7 +53,9 @@ export async function authorizeAction(
       { cause: error },
     );
   }
-  if (verdict === true) return;
+  if (verdict === true) {
+    return;
+  }
   const reason = typeof verdict === "string" && verdict.length > 0 ? ` (${verdict})` : "";
   throw new TerminalError("denied", `Denied by the user: ${what}${reason}`, data);
 }

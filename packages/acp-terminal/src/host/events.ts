@@ -9,14 +9,20 @@ export class TypedEvents<Events extends { [K in keyof Events]: unknown[] }> {
 
   on<E extends keyof Events>(event: E, listener: Listener<Events[E]>): void {
     let set = this.#listeners.get(event);
-    if (!set) this.#listeners.set(event, (set = new Set()));
+    if (!set) {
+      this.#listeners.set(event, (set = new Set()));
+    }
     set.add(listener as Listener<never>);
   }
 
   off<E extends keyof Events>(event: E, listener: Listener<Events[E]>): void {
     const set = this.#listeners.get(event);
-    if (!set) return;
-    if (set.delete(listener as Listener<never>)) return;
+    if (!set) {
+      return;
+    }
+    if (set.delete(listener as Listener<never>)) {
+      return;
+    }
     // A listener added with once() is registered through its wrapper.
     for (const registered of set) {
       if ((registered as { listener?: unknown }).listener === listener) {
@@ -44,7 +50,9 @@ export class TypedEvents<Events extends { [K in keyof Events]: unknown[] }> {
 
   emit<E extends keyof Events>(event: E, ...args: Events[E]): void {
     const set = this.#listeners.get(event);
-    if (!set) return;
+    if (!set) {
+      return;
+    }
     for (const listener of [...set]) {
       try {
         (listener as Listener<Events[E]>)(...args);

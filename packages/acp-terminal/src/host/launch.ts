@@ -71,10 +71,12 @@ export async function launchTerminal(
     onData: (chunk) => {
       buffer.append(chunk);
       // The chunk is the backend's reused read buffer: listeners get a copy of their own.
-      if (events.has("output"))
+      if (events.has("output")) {
         events.emit("output", { terminalId, owner, data: Buffer.from(chunk) });
-      if (events.has("written"))
+      }
+      if (events.has("written")) {
         events.emit("written", { terminalId, owner, totalBytes: buffer.totalBytes });
+      }
     },
     signal: controller.signal,
   });

@@ -102,7 +102,9 @@ export function bindTerminalHost(
 
   function stateOf(handle: ConnectionHandle): ConnectionState {
     const known = states.get(handle);
-    if (known) return known;
+    if (known) {
+      return known;
+    }
     const connectionId = randomUUID();
     // A session the agent refused to load is not one: what it started while loading goes too.
     const sessions = new SessionRegistry((sessionId) =>
@@ -122,11 +124,13 @@ export function bindTerminalHost(
     };
     states.set(handle, state);
     liveConnections += 1;
-    if (handle.signal.aborted) releaseConnection(connectionId);
-    else
+    if (handle.signal.aborted) {
+      releaseConnection(connectionId);
+    } else {
       handle.signal.addEventListener("abort", () => releaseConnection(connectionId), {
         once: true,
       });
+    }
     return state;
   }
 
@@ -158,7 +162,9 @@ export function bindTerminalHost(
       stateOf(connectionOf(connection.agent)).sessions.add(sessionId);
     },
     whenIdle: async () => {
-      while (pendingReleases.size > 0) await Promise.allSettled([...pendingReleases]);
+      while (pendingReleases.size > 0) {
+        await Promise.allSettled([...pendingReleases]);
+      }
     },
   };
 }

@@ -25,7 +25,9 @@ function findAccessor(prototype: object | null): symbol | undefined {
     const found = Object.getOwnPropertySymbols(p).find(
       (s) => s.description === CONNECTION_CONTEXT_SYMBOL_DESCRIPTION,
     );
-    if (found) return found;
+    if (found) {
+      return found;
+    }
   }
   return undefined;
 }
@@ -46,7 +48,8 @@ export function assertConnectionIdentitySupported(): void {
 export function connectionOf(agent: ClientContext): ConnectionHandle {
   assertConnectionIdentitySupported();
   const read = (agent as unknown as Record<symbol, unknown>)[accessor!];
-  if (typeof read !== "function")
+  if (typeof read !== "function") {
     throw new Error("ClientContext has no connection context accessor");
+  }
   return (read as () => ConnectionHandle).call(agent);
 }

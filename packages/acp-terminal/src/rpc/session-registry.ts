@@ -60,14 +60,17 @@ export class SessionRegistry {
       if (CREATING.has(method)) {
         const learn = (response: unknown) => {
           const id = sessionIdIn(response);
-          if (id !== undefined) this.#sessions.add(id);
+          if (id !== undefined) {
+            this.#sessions.add(id);
+          }
           return mapResponse ? mapResponse(response) : response;
         };
         return send(method, params, learn, options);
       }
       const reopened = REOPENING.has(method) ? sessionIdIn(params) : undefined;
-      if (reopened === undefined || this.#sessions.has(reopened))
+      if (reopened === undefined || this.#sessions.has(reopened)) {
         return send(method, params, mapResponse, options);
+      }
       this.#sessions.add(reopened);
       const sent = send(method, params, mapResponse, options);
       sent.catch(() => {
@@ -80,7 +83,9 @@ export class SessionRegistry {
 
   /** Throws -32602 material (`invalid_params` on `owner.sessionId`) for a session this connection does not have. */
   check(sessionId: string): void {
-    if (this.#sessions.has(sessionId)) return;
+    if (this.#sessions.has(sessionId)) {
+      return;
+    }
     throw new TerminalError(
       "invalid_params",
       `Invalid owner.sessionId: ${previewValue(sessionId, 200)} is not a session of this connection; terminals live only in sessions the client created or loaded (session/new, session/load, session/resume, session/fork)`,

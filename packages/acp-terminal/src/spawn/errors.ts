@@ -25,7 +25,9 @@ export async function checkWorkingDirectory(cwd: string): Promise<void> {
       error,
     );
   }
-  if (!isDirectory) throw spawnFailed(`Working directory is not a directory: ${cwd}`, { cwd });
+  if (!isDirectory) {
+    throw spawnFailed(`Working directory is not a directory: ${cwd}`, { cwd });
+  }
 }
 
 /** What failed and why, for an error the OS gave when starting `command`. */

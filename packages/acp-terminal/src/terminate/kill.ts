@@ -43,14 +43,20 @@ export function signalProcessGroup(
     process.kill(-pid, signal);
     return "group";
   } catch (error) {
-    if (errorCode(error) !== "ESRCH") throw error;
+    if (errorCode(error) !== "ESRCH") {
+      throw error;
+    }
   }
-  if (!leaderFallback) return "gone";
+  if (!leaderFallback) {
+    return "gone";
+  }
   try {
     process.kill(pid, signal);
     return "leader";
   } catch (error) {
-    if (errorCode(error) !== "ESRCH") throw error;
+    if (errorCode(error) !== "ESRCH") {
+      throw error;
+    }
     return "gone";
   }
 }
@@ -61,7 +67,9 @@ export function processGroupAlive(pid: number): boolean {
     return signalProcessGroup(pid, 0, false) !== "gone";
   } catch (error) {
     // EPERM: a member exists that we may not signal; it is alive all the same.
-    if (errorCode(error) === "EPERM") return true;
+    if (errorCode(error) === "EPERM") {
+      return true;
+    }
     throw error;
   }
 }
@@ -111,7 +119,9 @@ export async function terminateProcessGroup(
           () => true,
         ),
       ]);
-      if (graceOver && !target.hasExited()) signalProcessGroup(target.pid, "SIGKILL", true);
+      if (graceOver && !target.hasExited()) {
+        signalProcessGroup(target.pid, "SIGKILL", true);
+      }
       await target.leaderExited;
     }
     // The leader is gone; the rest of the group gets what is left of the same grace.

@@ -15,7 +15,9 @@ export function outputMatching(
   return new Promise((resolve, reject) => {
     const check = (): boolean => {
       const output = manager.tail(runId, { maxChars: 100_000 }).text;
-      if (!test(output)) return false;
+      if (!test(output)) {
+        return false;
+      }
       finish();
       resolve(output);
       return true;
@@ -29,7 +31,9 @@ export function outputMatching(
       );
     }, timeoutMs);
     const unsubscribe = manager.subscribe((event) => {
-      if (event.type === "output" && event.runId === runId) check();
+      if (event.type === "output" && event.runId === runId) {
+        check();
+      }
       if (event.type === "exit" && event.run.id === runId && !check()) {
         finish();
         reject(
@@ -50,7 +54,9 @@ export async function survivors(pids: number[], timeoutMs: number): Promise<numb
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const alive = pids.filter(isAlive);
-    if (alive.length === 0 || Date.now() >= deadline) return alive;
+    if (alive.length === 0 || Date.now() >= deadline) {
+      return alive;
+    }
     await delay(20);
   }
 }

@@ -63,10 +63,14 @@ export class SnapshotReader {
       await sleep(intervalMs, undefined, { signal }).catch(
         () => undefined /* woken: exit or settle */,
       );
-      if (options.stop() || options.signal.aborted) return;
+      if (options.stop() || options.signal.aborted) {
+        return;
+      }
       const before = this.log.itemCount;
       await this.read();
-      if (this.log.itemCount > before) lastGrowthAtMs = Date.now();
+      if (this.log.itemCount > before) {
+        lastGrowthAtMs = Date.now();
+      }
       // Stay fast for a while after output (lines often come in bursts), then back off.
       intervalMs =
         Date.now() - lastGrowthAtMs < options.maxMs
@@ -94,17 +98,21 @@ export class SnapshotReader {
       // provider that keeps failing is given up rather than polled forever.
       this.failures += 1;
       const message = messageOf(error);
-      if (this.failures === 1)
+      if (this.failures === 1) {
         this.log.appendNotice(`[acp-process] reading the output failed (${message}); retrying`);
-      if (this.failures === MAX_READ_FAILURES)
+      }
+      if (this.failures === MAX_READ_FAILURES) {
         this.onGiveUp(`reading the output failed ${MAX_READ_FAILURES} times in a row (${message})`);
+      }
       return false;
     }
     this.failures = 0;
     const increment = sinceByte !== undefined && snapshot.fromByte !== undefined;
     this.lastSnapshotChars = increment ? 0 : snapshot.output.length;
     const exited = Boolean(snapshot.exitStatus);
-    if (this.log.appendDelta(this.delta.next(snapshot, sinceByte), exited) > 0) this.onOutput();
+    if (this.log.appendDelta(this.delta.next(snapshot, sinceByte), exited) > 0) {
+      this.onOutput();
+    }
     return exited;
   }
 }

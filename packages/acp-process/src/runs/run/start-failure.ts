@@ -15,12 +15,19 @@ export function classifyStartFailure(error: unknown): StartFailure {
       ? (fields.data as Record<string, unknown>)
       : {};
   const reason = typeof data["reason"] === "string" ? data["reason"] : fields.code;
-  if (reason === "denied") return "denied";
+  if (reason === "denied") {
+    return "denied";
+  }
   // ENOENT for a missing cwd carries `cwd`, not `command`: that is not a missing command.
-  if (data["code"] === "ENOENT" && "command" in data && !("cwd" in data))
+  if (data["code"] === "ENOENT" && "command" in data && !("cwd" in data)) {
     return "command_not_found";
+  }
   const message = error instanceof Error ? error.message : String(error);
-  if (/^Command not found\b/i.test(message)) return "command_not_found";
-  if (/^Denied\b/.test(message)) return "denied";
+  if (/^Command not found\b/i.test(message)) {
+    return "command_not_found";
+  }
+  if (/^Denied\b/.test(message)) {
+    return "denied";
+  }
   return "spawn_failed";
 }

@@ -50,17 +50,20 @@ export function pidIn(output: string, name: string): number | undefined {
 
 /** Skips the check when `pid` (the client's) cannot be watched from here. */
 export function skipUnlessVisible(pid: number): void {
-  if (!isAlive(pid))
+  if (!isAlive(pid)) {
     throw new CheckSkip(
       `process ${pid} is not visible from the agent (another machine or pid namespace)`,
     );
+  }
 }
 
 /** Resolves true once `pid` is gone, false if it still runs after `timeoutMs`. */
 export async function untilGone(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (isAlive(pid)) {
-    if (Date.now() > deadline) return false;
+    if (Date.now() > deadline) {
+      return false;
+    }
     // Watching another process end: there is no event to wait on, so poll briefly.
     await delay(20);
   }
@@ -73,7 +76,9 @@ export async function untilGone(pid: number, timeoutMs: number): Promise<boolean
  * Returns whether there was one to kill.
  */
 export function killLeftover(pid: number | undefined): boolean {
-  if (pid === undefined || !isAlive(pid)) return false;
+  if (pid === undefined || !isAlive(pid)) {
+    return false;
+  }
   try {
     process.kill(pid, "SIGKILL");
     return true;
@@ -82,8 +87,9 @@ export function killLeftover(pid: number | undefined): boolean {
     if (
       (error as NodeJS.ErrnoException).code === "ESRCH" ||
       (error as NodeJS.ErrnoException).code === "EPERM"
-    )
+    ) {
       return false;
+    }
     throw error;
   }
 }
