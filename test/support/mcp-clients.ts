@@ -30,7 +30,7 @@ export interface ToolCallResult {
 }
 
 export interface CallOptions {
-  onprogress?: (progress: { progress: number; message?: string }) => void;
+  onprogress?: (progress: { progress: number; message?: string | undefined }) => void;
   signal?: AbortSignal;
   timeoutMs?: number;
 }

@@ -5,7 +5,11 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { AddressInfo } from "node:net";
-import { localhostHostValidation, toNodeHandler } from "@modelcontextprotocol/node";
+import {
+  localhostHostValidation,
+  toNodeHandler,
+  type NodeIncomingMessageLike,
+} from "@modelcontextprotocol/node";
 import { createMcpHandler, requireBearerAuth, type Server } from "@modelcontextprotocol/server";
 import type { ListenAddress } from "./listen-address.js";
 import { staticTokenVerifier } from "./token.js";
@@ -59,7 +63,9 @@ export async function serveOnHttp(
     if (validateHost && !validateHost(req, res)) {
       return;
     }
-    serve(req, res).catch(onerror);
+    // The SDK declares `method?: string` where Node's IncomingMessage has `string | undefined`, so
+    // under exactOptionalPropertyTypes the request Node hands us does not fit the SDK's own type.
+    serve(req as NodeIncomingMessageLike, res).catch(onerror);
   });
   server.maxConnections = MAX_CONNECTIONS;
   await listen(server, address);

@@ -23,7 +23,7 @@ import { bindTerminalHost, type BindOptions } from "../src/rpc/bind.js";
 import type { TerminalHostPort } from "../src/rpc/host-port.js";
 import { until } from "../../../test/support/until.js";
 
-type Call = { method: string; owner?: TerminalOwner; args: unknown[] };
+type Call = { method: string; owner?: TerminalOwner | undefined; args: unknown[] };
 
 class RecordingHost implements TerminalHostPort {
   calls: Call[] = [];

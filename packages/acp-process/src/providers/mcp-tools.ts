@@ -37,7 +37,7 @@ interface RemoteTerminal {
   truncated: boolean;
   exitStatus: ProviderExitStatus | null;
   /** The read in flight: concurrent reads share it, so the server's poll cursor advances once. */
-  reading?: Promise<void>;
+  reading?: Promise<void> | undefined;
   limit: number;
 }
 

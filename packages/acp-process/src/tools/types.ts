@@ -52,7 +52,7 @@ export interface BackgroundExitNotice {
 export function fromContext(
   ctx: ToolContext,
   tool: string,
-): { labels: Record<string, string>; onStart?: ToolContext["onStart"] } {
+): { labels: Record<string, string>; onStart?: NonNullable<ToolContext["onStart"]> } {
   return { labels: { ...ctx.labels, tool }, ...(ctx.onStart ? { onStart: ctx.onStart } : {}) };
 }
 

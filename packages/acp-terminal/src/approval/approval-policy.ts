@@ -14,7 +14,7 @@ export interface ApprovalPolicyOptions {
   /** Pre-approval patterns for starting commands (see allow-pattern.ts and the README). */
   allow?: readonly string[];
   /** Who decides what no pattern approves. Without one, such requests are refused with `refusal`. */
-  ask?: ApprovalAsker;
+  ask?: ApprovalAsker | undefined;
   /** Why a request is refused when there is no one to ask; it ends up in the agent's error. */
   refusal?: string;
 }

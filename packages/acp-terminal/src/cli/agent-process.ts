@@ -21,7 +21,7 @@ export interface LaunchOptions {
   /** Where the agent process starts (the user's directory, not necessarily the session's cwd). */
   cwd: string;
   /** Agent stderr goes here; default: our stderr. */
-  agentLogPath?: string;
+  agentLogPath?: string | undefined;
   stderr: NodeJS.WritableStream;
   /** Called once when the agent's first stdout line is not JSON. */
   onNotJson(snippet: string): void;

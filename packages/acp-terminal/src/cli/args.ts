@@ -14,12 +14,12 @@ export interface RunOptions extends TerminalLimits {
   allow: string[];
   json: boolean;
   /** Whole-run deadline in milliseconds, or undefined for none. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** How long the agent may take to answer `initialize`. */
   initTimeoutMs: number;
   /** After Ctrl-C, how long the agent gets to end its turn with `cancelled`. */
   cancelGraceMs: number;
-  agentLog?: string;
+  agentLog?: string | undefined;
   /** Say on stderr how terminals are contained (present only when set). */
   verbose?: boolean;
   /** Process-group kill only, no PID namespace per terminal (present only when set). */

@@ -16,7 +16,7 @@ export interface ToolCallView {
   status: ToolCallStatus;
   terminalIds: string[];
   /** The tool call's text content, shown when it has no terminal. */
-  text?: string;
+  text?: string | undefined;
   /** Printed for good (on a TTY: moved out of the live region). */
   committed: boolean;
 }

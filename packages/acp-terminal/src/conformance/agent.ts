@@ -16,7 +16,7 @@ import { runChecks } from "./runner.js";
 
 export interface ConformanceAgentOptions {
   /** Write the JSON report here after every battery. */
-  reportPath?: string;
+  reportPath?: string | undefined;
   checks?: readonly Check[];
 }
 

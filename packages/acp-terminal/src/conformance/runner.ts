@@ -11,7 +11,7 @@ export interface RunnerContext {
   sessionId: string;
   /** Aborted by `session/cancel`: the battery stops after the current check. */
   signal: AbortSignal;
-  extension?: AcpTerminalCapability;
+  extension?: AcpTerminalCapability | undefined;
 }
 
 const MARK: Record<CheckStatus, string> = { pass: "✓", fail: "✗", skip: "–" };

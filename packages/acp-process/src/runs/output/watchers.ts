@@ -30,7 +30,8 @@ export interface WatchHit {
 
 interface Watcher {
   id: string;
-  spec: Required<Omit<WatcherSpec, "flags">> & { flags: string };
+  /** The spec with its defaults filled in. */
+  spec: { [K in keyof WatcherSpec]-?: NonNullable<WatcherSpec[K]> };
   regex: RegExp;
 }
 

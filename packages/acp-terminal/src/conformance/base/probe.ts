@@ -27,7 +27,7 @@ export function expect(condition: unknown, detail: string): asserts condition {
 
 /** A JSON-RPC error as the client sent it. */
 export interface RpcError {
-  code?: number;
+  code?: number | undefined;
   message: string;
 }
 
