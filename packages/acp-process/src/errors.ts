@@ -84,3 +84,13 @@ function safeJson(value: unknown): string {
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** The `code` of anything thrown (an errno name such as `ENOENT`), or undefined when it has none. */
+export function errnoCodeOf(error: unknown): string | undefined {
+  return typeof error === "object" &&
+    error !== null &&
+    "code" in error &&
+    typeof error.code === "string"
+    ? error.code
+    : undefined;
+}

@@ -89,6 +89,7 @@ async function serve(options: McpOptions, io: McpIo): Promise<void> {
 }
 
 function packageVersion(): string {
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- our own package.json, shipped with this file
   const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
     version: string;
   };

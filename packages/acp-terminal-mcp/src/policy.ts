@@ -3,6 +3,7 @@ import {
   parseAllowPattern,
   type ApprovalPolicy as AuthorizeHook,
 } from "acp-terminal";
+import { messageOf } from "./thrown.js";
 
 /**
  * Which commands the server runs. An MCP stdio server has no TTY to ask on, so nothing runs
@@ -26,7 +27,7 @@ export function approvalPolicy(yes: boolean, allow: readonly string[]): Approval
       parseAllowPattern(pattern);
     } catch (error) {
       // The same message `acp-terminal run --allow` gives.
-      return `Invalid --allow: ${(error as Error).message.replace(/^Invalid allow pattern /, "")}`;
+      return `Invalid --allow: ${messageOf(error).replace(/^Invalid allow pattern /, "")}`;
     }
   }
   return { kind: "allow", patterns: [...allow] };

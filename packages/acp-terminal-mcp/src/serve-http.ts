@@ -4,7 +4,6 @@ import {
   type Server as HttpServer,
   type ServerResponse,
 } from "node:http";
-import type { AddressInfo } from "node:net";
 import {
   localhostHostValidation,
   toNodeHandler,
@@ -65,11 +64,15 @@ export async function serveOnHttp(
     }
     // The SDK declares `method?: string` where Node's IncomingMessage has `string | undefined`, so
     // under exactOptionalPropertyTypes the request Node hands us does not fit the SDK's own type.
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- SDK type gap, see above
     serve(req as NodeIncomingMessageLike, res).catch(onerror);
   });
   server.maxConnections = MAX_CONNECTIONS;
   await listen(server, address);
-  const bound = server.address() as AddressInfo;
+  const bound = server.address();
+  if (bound === null || typeof bound === "string") {
+    throw new Error(`the HTTP server is not listening on a TCP port (${String(bound)})`);
+  }
   const host = bound.family === "IPv6" ? `[${bound.address}]` : bound.address;
   return {
     url: `http://${host}:${bound.port}${MCP_PATH}`,

@@ -50,6 +50,7 @@ export function toolServerFactory(options: ToolServerOptions): () => Server {
       tools: options.tools.map((tool) => ({
         name: tool.functionName,
         description: tool.description,
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- every tool's jsonSchema is z.toJSONSchema of a zod object, so its type is "object"
         inputSchema: tool.jsonSchema as { type: "object" },
       })),
     }));
@@ -151,6 +152,7 @@ async function callTool(
         structuredContent: { error: outcome.error },
       };
     }
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- every tool surface answers with a JSON object (ToolDefinition's Output)
     const structured = outcome.result as Record<string, unknown>;
     return {
       content: [{ type: "text", text: JSON.stringify(structured) }],

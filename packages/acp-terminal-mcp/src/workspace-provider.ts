@@ -2,6 +2,7 @@ import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { LocalTerminalProvider, type TerminalHostLike } from "acp-process";
 import type { ProviderCreateParams } from "acp-process/provider";
+import { errnoCodeOf } from "./thrown.js";
 
 /**
  * The local provider, gated: every terminal is checked here, whatever tool asked for it, so no
@@ -40,7 +41,7 @@ export class WorkspaceProvider extends LocalTerminalProvider {
       resolved = await realpath(cwd);
     } catch (error) {
       throw new Error(
-        `the working directory ${cwd} does not exist or cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+        `the working directory ${cwd} does not exist or cannot be read (${errnoCodeOf(error) ?? String(error)})`,
       );
     }
     const relative = path.relative(this.workspace, resolved);

@@ -4,7 +4,13 @@ import type {
   McpServerAcpDeclaration,
 } from "@agentclientprotocol/sdk/unstable";
 import { detectClientTerminalSupport, mcpOverAcpTools, type McpToolCall } from "acp-process";
+import { z } from "zod";
 import { reportError } from "./report-error.js";
+
+/** The part of an MCP `tools/list` result read here: the tool names. */
+const toolListSchema = z.looseObject({
+  tools: z.array(z.looseObject({ name: z.string() })).optional(),
+});
 
 /** The tools a client's MCP server must list to serve as terminals (`acp-terminal mcp`'s default surface). */
 const TERMINAL_TOOLS = ["exec", "process"];
@@ -27,9 +33,7 @@ export async function findMcpTerminals(
       const outcome = await mcp.request(client, server.serverId, "tools/list", {});
       const names =
         "result" in outcome
-          ? ((outcome.result as { tools?: { name: string }[] }).tools ?? []).map(
-              (tool) => tool.name,
-            )
+          ? (toolListSchema.safeParse(outcome.result).data?.tools ?? []).map((tool) => tool.name)
           : [];
       if (TERMINAL_TOOLS.every((name) => names.includes(name))) {
         return { name: server.name, call: mcpOverAcpTools(mcp, client, server.serverId) };

@@ -1,3 +1,4 @@
+import { messageOf } from "./thrown.js";
 /** One prompt of the command language, parsed. */
 export type Command =
   | { name: "run"; command: string; timeoutSeconds: number; idleSeconds?: number }
@@ -170,9 +171,7 @@ function parseWatch(rest: string): Command {
   try {
     new RegExp(regex);
   } catch (error) {
-    return invalid(
-      `watch: not a valid regular expression: ${regex} (${(error as Error).message}).`,
-    );
+    return invalid(`watch: not a valid regular expression: ${regex} (${messageOf(error)}).`);
   }
   return { name: "watch", id, regex };
 }
@@ -180,7 +179,8 @@ function parseWatch(rest: string): Command {
 /** Parses a prompt. Never throws: mistakes come back as `invalid` with a message saying what is wrong. */
 export function parseCommand(text: string): Command {
   const { word, rest } = firstWord(text);
-  switch (word.toLowerCase()) {
+  const name = word.toLowerCase();
+  switch (name) {
     case "run":
       return parseRun(rest);
     case "bg":
@@ -200,9 +200,7 @@ export function parseCommand(text: string): Command {
     case "list":
     case "help":
     case "demo":
-      return rest === ""
-        ? { name: word.toLowerCase() as "list" | "help" | "demo" }
-        : invalid(`${word} takes no arguments.`);
+      return rest === "" ? { name } : invalid(`${word} takes no arguments.`);
     case "":
       return invalid("The prompt is empty.");
     default:

@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import type { RunItem, RunRecord } from "../model/run-record.js";
-import { messageOf, ProcessError } from "../errors.js";
+import { errnoCodeOf, messageOf, ProcessError } from "../errors.js";
 import { StoreLease } from "./lease.js";
 import { decodeRecord } from "./record-codec.js";
 import { RetentionWindow } from "./retention-window.js";
@@ -139,8 +139,10 @@ export class SqliteRunStore implements RunStore {
     this.assertOpen(`read run ${runId}`);
     this.flush();
     return this.guard("reading items", runId, () => {
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
       const first = (this.statements.firstSeq.get(runId) as { seq: number | null }).seq;
       const firstSeq = first ?? this.getRun(runId)?.nextSeq ?? 0;
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
       const rows = this.statements.readItems.all(
         runId,
         Math.max(query.sinceSeq ?? firstSeq, firstSeq),
@@ -158,6 +160,7 @@ export class SqliteRunStore implements RunStore {
     this.assertOpen(`read run ${runId}`);
     this.flush();
     return this.guard("reading items", runId, () =>
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
       (this.statements.lastItems.all(runId, Math.max(0, limit)) as ItemRow[]).map(toItem).reverse(),
     );
   }
@@ -168,6 +171,7 @@ export class SqliteRunStore implements RunStore {
     const row = this.guard(
       "reading the run record",
       runId,
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
       () => this.statements.getRun.get(runId) as { record: string } | undefined,
     );
     return row ? decodeRecord(row.record, this.path, runId) : undefined;
@@ -179,6 +183,7 @@ export class SqliteRunStore implements RunStore {
     const rows = this.guard(
       "listing runs",
       null,
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
       () => this.statements.listRuns.all() as { id: string; record: string }[],
     );
     return rows.map((row) => decodeRecord(row.record, this.path, row.id));
@@ -265,8 +270,11 @@ export class SqliteRunStore implements RunStore {
   stats(): { bytes: number; liveBytes: number } {
     this.assertOpen("read the store's size");
     this.flush();
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
     const pageCount = this.db.pragma("page_count", { simple: true }) as number;
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
     const freePages = this.db.pragma("freelist_count", { simple: true }) as number;
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
     const pageSize = this.db.pragma("page_size", { simple: true }) as number;
     return { bytes: pageCount * pageSize, liveBytes: (pageCount - freePages) * pageSize };
   }
@@ -303,6 +311,7 @@ export class SqliteRunStore implements RunStore {
     const rows = this.guard(
       "reading retained items",
       runId,
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
       () => this.statements.retained.all(runId) as { seq: number; text: string }[],
     );
     for (const row of rows) {
@@ -362,6 +371,7 @@ function openDatabase(path: string, check: "schema" | "quick_check"): Database.D
     db.exec(SCHEMA);
     verifySchema(db, path);
     if (check === "quick_check") {
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
       const problems = (db.pragma("quick_check(5)") as { quick_check: string }[]).map(
         (row) => row.quick_check,
       );
@@ -378,7 +388,7 @@ function openDatabase(path: string, check: "schema" | "quick_check"): Database.D
     if (error instanceof ProcessError) {
       throw error;
     }
-    const code = (error as { code?: unknown }).code;
+    const code = errnoCodeOf(error);
     const hint =
       code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT"
         ? "the file is not a SQLite database or is damaged: move it aside and start with a new one"

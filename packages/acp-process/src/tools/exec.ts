@@ -121,7 +121,7 @@ export const execTool = defineTool<ExecInput, ExecResult>({
     }
     const { output, truncated, note } = outputFor(manager, run);
     return {
-      status: run.status as Exclude<typeof run.status, "queued" | "running">,
+      status: run.status,
       sessionId: run.id,
       exitCode: run.exitCode,
       signal: run.signal,

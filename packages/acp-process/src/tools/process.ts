@@ -203,6 +203,7 @@ function itemText(item: RunItem): string {
     return `\n${item.text}\n`;
   }
   try {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- watcher hit items are written by output-log.ts as JSON.stringify({ event, match })
     const { event, match } = JSON.parse(item.text) as { event: string; match: string };
     return `\n[watch ${event}] ${match}\n`;
   } catch {

@@ -144,6 +144,7 @@ function shown(item: RunItem): Record<string, unknown> {
     return { seq: item.seq + 1, kind: item.kind, text: item.text };
   }
   try {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- watcher hit items are written by output-log.ts as JSON.stringify({ event, match })
     const { event, match } = JSON.parse(item.text) as { event: string; match: string };
     return { seq: item.seq + 1, kind: "event", event, match };
   } catch {
@@ -269,7 +270,7 @@ async function spawn(ctx: ToolContext, input: ShellInput): Promise<Record<string
   return {
     ...status(run),
     output: out.text,
-    truncated: out.truncated || run.outputBytes > budget || (status(run).truncated as boolean),
+    truncated: out.truncated || run.outputBytes > budget || status(run).truncated === true,
     ...(input.action === "spawn" ? { next_seq: 0 } : {}),
   };
 }

@@ -116,6 +116,7 @@ export function strictInput<
   options: StrictInputOptions<Primary> = {},
 ): z.ZodType<z.output<z.ZodObject<Shape>>, z.input<z.ZodObject<Shape>>> {
   const aliases = Object.entries(options.aliases ?? {}) as [string, Primary][];
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- zod's generic shape types cannot follow this rebuilt object; the schema is built from Shape itself
   const fields = shape as unknown as Record<string, z.ZodType>;
   const full: Record<string, z.ZodType> = { ...fields };
   const required = new Set<string>();
@@ -144,11 +145,13 @@ export function strictInput<
         : undefined,
   });
   if (aliases.length === 0) {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- zod's generic shape types cannot follow this rebuilt object; the schema is built from Shape itself
     return object as unknown as z.ZodType<
       z.output<z.ZodObject<Shape>>,
       z.input<z.ZodObject<Shape>>
     >;
   }
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- zod's generic shape types cannot follow this rebuilt object; the schema is built from Shape itself
   return object
     .superRefine((value, ctx) => {
       const given = value as Record<string, unknown>;
@@ -187,6 +190,7 @@ export function strictInput<
         }
         delete folded[alias];
       }
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- zod's generic shape types cannot follow this rebuilt object; the schema is built from Shape itself
       return folded as z.output<z.ZodObject<Shape>>;
     }) as unknown as z.ZodType<z.output<z.ZodObject<Shape>>, z.input<z.ZodObject<Shape>>>;
 }

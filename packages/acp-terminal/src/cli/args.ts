@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { parseAllowPattern } from "../approval/allow-pattern.js";
 import { EXIT_CODES_HELP } from "./exit-codes.js";
 import { terminalLimits, type TerminalLimits } from "./terminal-limits.js";
+import { messageOf } from "../core/thrown.js";
 
 export interface RunOptions extends TerminalLimits {
   agent: string;
@@ -171,7 +172,7 @@ export function parseCommand(
     } catch (error) {
       return {
         kind: "error",
-        message: `Invalid --allow: ${(error as Error).message.replace(/^Invalid allow pattern /, "")}`,
+        message: `Invalid --allow: ${messageOf(error).replace(/^Invalid allow pattern /, "")}`,
       };
     }
   }

@@ -30,6 +30,7 @@ export async function runMcpCommand(
 ): Promise<number> {
   let mcp: McpModule;
   try {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- an optional package imported by name at run time; McpModule is its type
     mcp = (await import(MCP_MODULE)) as McpModule;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);

@@ -54,6 +54,7 @@ export class McpToolsOffer {
   listen(app: ClientApp): void {
     app.onRequest(
       methods.client.mcp.message,
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- McpOverAcpProvider.handleRequest checks the mcp/message params itself
       (params: unknown) => params as Parameters<McpOverAcpProvider["handleRequest"]>[0]["params"],
       (context) => this.provider.handleRequest(context),
     );
@@ -66,14 +67,19 @@ export class McpToolsOffer {
 
   /** The `mcpServers` of `session/new`, for the agent that answered `initialize` with `init`. */
   async mcpServers(connection: ClientConnection, init: InitializeResponse): Promise<McpServer[]> {
+    // `mcpCapabilities.acp` is in the unstable schema only.
+    const mcpCapabilities: unknown = init.agentCapabilities?.mcpCapabilities;
     const overAcp =
-      (init.agentCapabilities as { mcpCapabilities?: { acp?: boolean } } | undefined)
-        ?.mcpCapabilities?.acp === true;
+      typeof mcpCapabilities === "object" &&
+      mcpCapabilities !== null &&
+      "acp" in mcpCapabilities &&
+      mcpCapabilities.acp === true;
     if (!overAcp) {
       return [this.stdioDeclaration()];
     }
     let mcp: McpPackage;
     try {
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- an optional package imported by name at run time; McpPackage is its type
       mcp = (await import(MCP_PACKAGE)) as McpPackage;
     } catch (error) {
       throw new Error(
@@ -93,6 +99,7 @@ export class McpToolsOffer {
       handler: served.handler,
     });
     // `{type: "acp"}` is in the unstable schema only; the agent advertised that it takes it.
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- SDK type gap: `{type: "acp"}` is in the unstable schema only
     return [registration.declaration as unknown as McpServer];
   }
 

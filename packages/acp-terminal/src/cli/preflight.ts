@@ -2,6 +2,7 @@ import { closeSync, openSync, statSync } from "node:fs";
 import type { RunOptions } from "./args.js";
 import { leadingProgram, programExists } from "./command-lookup.js";
 import { commandNotFound } from "./failure-messages.js";
+import { errnoCodeOf } from "../core/thrown.js";
 
 function isDirectory(dir: string): boolean {
   try {
@@ -18,7 +19,7 @@ function unwritable(file: string): string | undefined {
     closeSync(openSync(file, "a"));
     return undefined;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code ?? String(error);
+    return errnoCodeOf(error) ?? String(error);
   }
 }
 

@@ -21,10 +21,11 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import type { Socket } from "node:net";
+import { Socket } from "node:net";
 import type { Readable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
 import type { NamespaceTools } from "./namespace-support.js";
+import { errnoCodeOf } from "../core/thrown.js";
 
 /**
  * The holder's script: fork init (a subshell), then say it runs; wait for init. Init waits for
@@ -81,7 +82,9 @@ export class PidNamespace {
     holder.stdin?.on("error", () => {}); // EPIPE once init is gone: nothing to do
     // A namespace kept until release must not keep the host's event loop alive.
     holder.unref();
-    (holder.stdin as Socket | null)?.unref();
+    if (holder.stdin instanceof Socket) {
+      holder.stdin.unref();
+    }
     return namespace;
   }
 
@@ -124,7 +127,7 @@ export class PidNamespace {
       process.kill(-pid, "SIGKILL");
     } catch (error) {
       // ESRCH: init already read end-of-file and the holder exited; the namespace is gone.
-      if ((error as NodeJS.ErrnoException).code !== "ESRCH") {
+      if (errnoCodeOf(error) !== "ESRCH") {
         throw error;
       }
     }

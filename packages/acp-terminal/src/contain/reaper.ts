@@ -14,7 +14,7 @@
  * unwatched; nothing in user space can close that gap without the kernel's help.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import type { Socket } from "node:net";
+import { Socket } from "node:net";
 
 const REAPER_SHELL = "/bin/sh";
 const REAPER_SCRIPT = `trap '' INT TERM HUP QUIT
@@ -91,7 +91,9 @@ export class Reaper {
     child.stdin?.on("error", () => {});
     // Neither the reaper nor its pipe may keep the host's event loop alive.
     child.unref();
-    (child.stdin as Socket | null)?.unref();
+    if (child.stdin instanceof Socket) {
+      child.stdin.unref();
+    }
     this.#child = child;
     const lines = [...this.#groups].flatMap(([pgid, count]) =>
       Array<string>(count).fill(`+${pgid}\n`),

@@ -69,7 +69,7 @@ export function previewValue(value: unknown, maxChars = 200): string {
       if (!emit(`${str(key)}:`)) {
         return false;
       }
-      if (!walk((v as Record<string, unknown>)[key], depth + 1)) {
+      if (!walk(Reflect.get(v, key), depth + 1)) {
         return false;
       }
     }

@@ -25,7 +25,7 @@ export class TypedEvents<Events extends { [K in keyof Events]: unknown[] }> {
     }
     // A listener added with once() is registered through its wrapper.
     for (const registered of set) {
-      if ((registered as { listener?: unknown }).listener === listener) {
+      if ("listener" in registered && registered.listener === listener) {
         set.delete(registered);
         return;
       }
@@ -55,6 +55,7 @@ export class TypedEvents<Events extends { [K in keyof Events]: unknown[] }> {
     }
     for (const listener of [...set]) {
       try {
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- the set under `event` holds only that event's listeners (on() adds them so); a Map cannot tie each key's value type to its key
         (listener as Listener<Events[E]>)(...args);
       } catch (error) {
         process.emitWarning(`A TerminalHost "${String(event)}" listener threw: ${String(error)}`, {

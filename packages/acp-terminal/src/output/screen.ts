@@ -46,6 +46,7 @@ export class Screen {
   #linesDropped = false;
 
   constructor(cols: number, rows: number, scrollbackLines: number, maxTextBytes: number) {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- @xterm/headless: loaded with require() (its type is XtermModule), and its private _core, which it does not type
     const { Terminal } = requireModule("@xterm/headless") as XtermModule;
     this.#history = new TextHistory(maxTextBytes);
     this.#term = new Terminal({
@@ -55,12 +56,14 @@ export class Screen {
       logLevel: "off",
       allowProposedApi: true,
     });
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- @xterm/headless: loaded with require() (its type is XtermModule), and its private _core, which it does not type
     const core = (this.#term as unknown as { _core?: Partial<XtermCore> })._core;
     if (typeof core?.writeSync !== "function") {
       throw new Error(
         "@xterm/headless has no synchronous write (_core.writeSync); install the version acp-terminal pins",
       );
     }
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- @xterm/headless: loaded with require() (its type is XtermModule), and its private _core, which it does not type
     this.#core = core as XtermCore;
     this.#marker = this.#term.registerMarker(0);
   }

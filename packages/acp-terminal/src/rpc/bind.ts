@@ -138,6 +138,7 @@ export function bindTerminalHost(
   app.onConnect((connection) => {
     // Runs inside connect(), before the embedder can send session/new: no session is missed.
     const handle = connectionOf(connection.agent);
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- the SDK's connection handle is the ConnectionContext that sends requests; the SDK does not export that type
     stateOf(handle).sessions.observe(handle as unknown as RequestSender);
   });
   registerCoreHandlers(app, {

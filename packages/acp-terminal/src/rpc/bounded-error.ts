@@ -22,9 +22,10 @@ const bytesOf = (error: { code: number; message: string; data?: unknown }) =>
   Buffer.byteLength(JSON.stringify(error), "utf8");
 
 /** Top-level strings cut, arrays of issues cut to MAX_LISTED_ISSUES, other values as they are. */
-function shrinkData(data: Record<string, unknown>): Record<string, unknown> {
+function shrinkData(data: object): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(data)) {
+  const entries: [string, unknown][] = Object.entries(data);
+  for (const [key, value] of entries) {
     if (typeof value === "string") {
       out[key] = cutText(value, MAX_DATA_STRING_CHARS);
     } else if (value === null || typeof value !== "object") {
@@ -32,9 +33,7 @@ function shrinkData(data: Record<string, unknown>): Record<string, unknown> {
     } else if (key === "issues" && Array.isArray(value)) {
       out[key] = value
         .slice(0, MAX_LISTED_ISSUES)
-        .map((issue: unknown) =>
-          issue && typeof issue === "object" ? shrinkData(issue as Record<string, unknown>) : issue,
-        );
+        .map((issue: unknown) => (issue && typeof issue === "object" ? shrinkData(issue) : issue));
     }
     // Anything else nested is the host's own small data; dropped only if it does not fit below.
     else {
@@ -48,11 +47,7 @@ function shrinkData(data: Record<string, unknown>): Record<string, unknown> {
  * A RequestError whose JSON fits MAX_ERROR_ANSWER_BYTES: the message cut to MAX_MESSAGE_CHARS,
  * strings in `data` cut, and, if it still does not fit, `data` dropped to what fits.
  */
-export function boundedRequestError(
-  code: number,
-  message: string,
-  data?: Record<string, unknown>,
-): RequestError {
+export function boundedRequestError(code: number, message: string, data?: object): RequestError {
   const limit = MAX_ERROR_ANSWER_BYTES - ENVELOPE_BYTES;
   const cutMessage = cutText(message, MAX_MESSAGE_CHARS);
   let shrunk = data === undefined ? undefined : shrinkData(data);

@@ -22,7 +22,8 @@ export function toRequestError(error: unknown, method?: string): RequestError {
     return boundedRequestError(
       error.code,
       error.message,
-      error.data as Record<string, unknown> | undefined,
+      // The SDK types `data` as unknown; ours are objects, anything else cannot be shrunk.
+      typeof error.data === "object" && error.data !== null ? error.data : undefined,
     );
   }
   if (!(error instanceof TerminalError)) {

@@ -19,7 +19,10 @@ export interface RequestSender {
 }
 
 const sessionIdIn = (value: unknown): string | undefined => {
-  const id = (value as { sessionId?: unknown } | null | undefined)?.sessionId;
+  const id =
+    typeof value === "object" && value !== null && "sessionId" in value
+      ? value.sessionId
+      : undefined;
   return typeof id === "string" && id.length > 0 ? id : undefined;
 };
 

@@ -27,6 +27,7 @@ function baseEnvironment(option: BaseEnvironment): Record<string, string> {
     if (typeof env !== "object" || env === null) {
       throw new TypeError(`it must return an object of strings, returned ${String(env)}`);
     }
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- each value is checked to be a string where the host options are checked
     return { ...(env as Record<string, string>) };
   }
   return definedOnly(process.env);

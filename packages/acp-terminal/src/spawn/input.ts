@@ -2,6 +2,7 @@ import { write as fsWrite } from "node:fs";
 import type { Writable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
 import { TerminalError } from "../core/errors.js";
+import { errnoCodeOf } from "../core/thrown.js";
 
 /** Retry pace for a PTY whose input queue is full (EAGAIN): from 5 ms, doubling to 100 ms. */
 const RETRY_MIN_MS = 5;
@@ -119,7 +120,7 @@ export class PipeInput {
     }
     const failure = cause ?? this.#failure;
     if (failure) {
-      const code = (failure as NodeJS.ErrnoException).code ?? failure.message;
+      const code = errnoCodeOf(failure) ?? failure.message;
       return new TerminalError(
         "stdin_closed",
         `stdin is closed: the command closed its input or exited (${code})`,

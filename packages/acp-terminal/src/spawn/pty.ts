@@ -18,6 +18,7 @@ let ptyModule: PtyModule | undefined;
  */
 function loadPty(): PtyModule {
   try {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- node-pty loaded with require() for a clear error when it is missing; PtyModule is its type
     ptyModule ??= requireModule("node-pty") as PtyModule;
     return ptyModule;
   } catch (error) {
@@ -83,7 +84,8 @@ export async function spawnWithPty(
       resolve(exitStatus);
     });
   });
-  const fd = (terminal as unknown as { fd?: unknown }).fd;
+  // node-pty's IPty does not declare `fd`; its Unix terminal has one.
+  const fd = "fd" in terminal ? terminal.fd : undefined;
   if (typeof fd !== "number") {
     terminal.kill("SIGKILL");
     throw new TerminalError(

@@ -10,6 +10,10 @@ for (const [name, number] of Object.entries(SIGNAL_NUMBERS)) {
   }
 }
 
+function isSignalName(name: string): name is NodeJS.Signals {
+  return Object.hasOwn(SIGNAL_NUMBERS, name);
+}
+
 /**
  * The canonical name (`"SIGINT"`) of a signal given as `"SIGINT"`, `"sigint"` or `"INT"`.
  * Unknown names are a TerminalError "invalid_params" naming `field`.
@@ -18,8 +22,8 @@ export function parseSignalName(signal: unknown, field = "signal"): NodeJS.Signa
   if (typeof signal === "string") {
     const upper = signal.trim().toUpperCase();
     const name = upper.startsWith("SIG") ? upper : `SIG${upper}`;
-    if (Object.hasOwn(SIGNAL_NUMBERS, name)) {
-      return name as NodeJS.Signals;
+    if (isSignalName(name)) {
+      return name;
     }
   }
   throw TerminalError.invalidParams(

@@ -1,6 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { readFileSync } from "node:fs";
 import type { ProcessManager } from "acp-process";
+import { errnoCodeOf } from "../thrown.js";
 
 /**
  * Resolves with the run's output once `test` accepts it, checked now and on every new output
@@ -66,7 +67,7 @@ export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"; // exists, owned by someone else
+    return errnoCodeOf(error) === "EPERM"; // exists, owned by someone else
   }
   return !isZombie(pid);
 }

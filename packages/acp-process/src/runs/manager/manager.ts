@@ -1,5 +1,5 @@
 import type { KeyInput } from "acp-terminal/keys";
-import { SUPPORTED_SIGNALS, type SupportedSignal } from "acp-terminal/protocol";
+import { SUPPORTED_SIGNALS } from "acp-terminal/protocol";
 import { repeatOnClock, systemClock, type Clock } from "../../clock.js";
 import { clamp, resolveLimits, YIELD_MS, type ResolvedLimits } from "../../config.js";
 import { ProcessError } from "../../errors.js";
@@ -35,6 +35,9 @@ import { RunRegistry } from "./registry.js";
 import { recoverRuns, type RecoveryPolicy, type RecoveryReport } from "./recovery.js";
 import { newRecord, validateStart } from "./records.js";
 import { hasResourceLimits, validateResourceLimits } from "../run/resource-limits.js";
+
+/** The signal names a run can be sent, as strings to look a requested name up in. */
+const SIGNAL_NAMES: readonly string[] = SUPPORTED_SIGNALS;
 
 /**
  * The run registry. Starts commands through a TerminalProvider, tracks their status and output as
@@ -95,6 +98,7 @@ export class ProcessManager {
     if (!this.attachments.has(key)) {
       this.attachments.set(key, create(this));
     }
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- each key's value is made by the create() passed with that key (attached() is the only writer)
     return this.attachments.get(key) as T;
   }
 
@@ -372,10 +376,7 @@ export class ProcessManager {
     runId: string,
     options: KillOptions = {},
   ): Promise<{ run: RunSnapshot; wasLive: boolean; signalsSent: string[] }> {
-    if (
-      options.signal !== undefined &&
-      !SUPPORTED_SIGNALS.includes(options.signal.toUpperCase() as SupportedSignal)
-    ) {
+    if (options.signal !== undefined && !SIGNAL_NAMES.includes(options.signal.toUpperCase())) {
       throw ProcessError.invalidParams(
         "signal",
         `one of ${SUPPORTED_SIGNALS.join(", ")}`,

@@ -10,16 +10,13 @@ export function classifyStartFailure(error: unknown): StartFailure {
     error !== null && typeof error === "object"
       ? (error as { code?: unknown; data?: unknown })
       : {};
-  const data =
-    fields.data !== null && typeof fields.data === "object"
-      ? (fields.data as Record<string, unknown>)
-      : {};
-  const reason = typeof data["reason"] === "string" ? data["reason"] : fields.code;
+  const data: object = fields.data !== null && typeof fields.data === "object" ? fields.data : {};
+  const reason = "reason" in data && typeof data.reason === "string" ? data.reason : fields.code;
   if (reason === "denied") {
     return "denied";
   }
   // ENOENT for a missing cwd carries `cwd`, not `command`: that is not a missing command.
-  if (data["code"] === "ENOENT" && "command" in data && !("cwd" in data)) {
+  if ("code" in data && data.code === "ENOENT" && "command" in data && !("cwd" in data)) {
     return "command_not_found";
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import { CheckSkip } from "../base/probe.js";
+import { errnoCodeOf } from "../../core/thrown.js";
 
 /**
  * Watching the client's processes from the agent. Checks that need it run only when the client
@@ -24,7 +25,7 @@ export function isAlive(pid: number): boolean {
     process.kill(pid, 0);
   } catch (error) {
     // EPERM: it exists but belongs to someone else; ESRCH: it is gone.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    return errnoCodeOf(error) === "EPERM";
   }
   return !isZombie(pid);
 }
@@ -84,10 +85,7 @@ export function killLeftover(pid: number | undefined): boolean {
     return true;
   } catch (error) {
     // ESRCH: it ended meanwhile; EPERM: not ours to kill (pid reused). Either way nothing to do.
-    if (
-      (error as NodeJS.ErrnoException).code === "ESRCH" ||
-      (error as NodeJS.ErrnoException).code === "EPERM"
-    ) {
+    if (errnoCodeOf(error) === "ESRCH" || errnoCodeOf(error) === "EPERM") {
       return false;
     }
     throw error;
