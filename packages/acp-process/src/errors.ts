@@ -82,6 +82,7 @@ function safeJson(value: unknown): string {
 
 /** The message of anything thrown. */
 export function messageOf(error: unknown): string {
+  // eslint-disable-next-line no-restricted-syntax -- this is messageOf()
   return error instanceof Error ? error.message : String(error);
 }
 

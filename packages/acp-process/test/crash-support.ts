@@ -73,6 +73,7 @@ export function startAgent(cleanups: Cleanups, fixture: string, args: string[]):
             `${fixture} did not print ${what} within ${timeoutMs} ms; it printed: ${lines.slice(-5).join(" | ")}`,
           );
         }
+        // eslint-disable-next-line no-restricted-syntax -- an until() by hand: a poll with its own deadline and a message naming what it saw
         await new Promise((resolve) => setTimeout(resolve, 2));
       }
     },
@@ -163,6 +164,7 @@ export async function killOrphans(marker: string): Promise<void> {
         `processes with ${marker} still alive after SIGKILL: ${processesWith(marker).join(", ")}`,
       );
     }
+    // eslint-disable-next-line no-restricted-syntax -- an until() by hand: a poll with its own deadline and a message naming what it saw
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { approvalPolicy, type ApprovalPolicy } from "./policy.js";
 import { isToolSetName, TOOL_SET_NAMES, type ToolSetName } from "./tool-sets.js";
 import { parseListenAddress, type ListenAddress } from "./listen-address.js";
+import { messageOf } from "./thrown.js";
 
 export const TOKEN_ENV = "ACP_TERMINAL_MCP_TOKEN";
 
@@ -78,7 +79,7 @@ export function parseMcpCommand(
       },
     }));
   } catch (error) {
-    return { kind: "error", message: error instanceof Error ? error.message : String(error) };
+    return { kind: "error", message: messageOf(error) };
   }
   if (values.help) {
     return { kind: "help" };

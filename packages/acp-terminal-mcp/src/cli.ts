@@ -7,6 +7,7 @@ import { serveOnHttp } from "./serve-http.js";
 import { serveOnStdio } from "./serve-stdio.js";
 import { toolServerFactory } from "./tool-server.js";
 import { TOOL_SETS } from "./tool-sets.js";
+import { messageOf } from "./thrown.js";
 
 /** The ProcessManager session every MCP call acts in. */
 const SESSION_ID = "mcp";
@@ -41,9 +42,7 @@ export async function mcpMain(argv: string[], io: McpIo): Promise<number> {
     await serve(command.options, io);
     return EXIT_OK;
   } catch (error) {
-    io.stderr.write(
-      `acp-terminal mcp: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
+    io.stderr.write(`acp-terminal mcp: ${messageOf(error)}\n`);
     return EXIT_FAILED;
   }
 }

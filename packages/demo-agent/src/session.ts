@@ -5,6 +5,7 @@ import { OUTPUT_TAIL_CHARS } from "./format.js";
 import { reportError } from "./report-error.js";
 import type { ExecutionMode } from "./mode.js";
 import { ToolCall } from "./tool-call.js";
+import { messageOf } from "./thrown.js";
 
 /** Background runs get this hard timeout, so a forgotten `bg` does not run forever. */
 export const BACKGROUND_TIMEOUT_MS = 10 * 60_000;
@@ -55,7 +56,7 @@ export class DemoSession {
     try {
       return await body(call);
     } catch (error) {
-      await call.fail(error instanceof Error ? error.message : String(error));
+      await call.fail(messageOf(error));
       throw error;
     }
   }

@@ -6,6 +6,7 @@ import type {
   ProviderOutput,
   TerminalProvider,
 } from "./types.js";
+import { messageOf } from "../errors.js";
 
 /**
  * Calls one tool of an MCP server and resolves with its `structuredContent`; rejects when the
@@ -115,7 +116,7 @@ export class McpToolsProvider implements TerminalProvider {
         () => undefined /* the first error is the one to report */,
       );
       throw new Error(
-        `could not close the stdin of ${terminalId} (${error instanceof Error ? error.message : String(error)}); the command was removed`,
+        `could not close the stdin of ${terminalId} (${messageOf(error)}); the command was removed`,
         { cause: error },
       );
     }

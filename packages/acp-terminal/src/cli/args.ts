@@ -127,7 +127,7 @@ export function parseCommand(
       },
     });
   } catch (error) {
-    return { kind: "error", message: error instanceof Error ? error.message : String(error) };
+    return { kind: "error", message: messageOf(error) };
   }
   const { values, positionals } = parsed;
   if (values.help) {

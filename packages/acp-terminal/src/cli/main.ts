@@ -5,6 +5,7 @@ import { ExitCode } from "./exit-codes.js";
 import { runMcpCommand } from "./mcp-command.js";
 import { run } from "./run.js";
 import { packageVersion } from "../core/version.js";
+import { messageOf } from "../core/thrown.js";
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === "mcp") {
@@ -43,9 +44,7 @@ main(process.argv.slice(2)).then(
     process.stdout.write("", () => process.exit(code));
   },
   (error: unknown) => {
-    process.stderr.write(
-      `acp-terminal: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
+    process.stderr.write(`acp-terminal: unexpected failure: ${messageOf(error)}\n`);
     process.exit(ExitCode.agentFailed);
   },
 );

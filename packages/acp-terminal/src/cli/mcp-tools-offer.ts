@@ -8,6 +8,7 @@ import type {
 } from "@agentclientprotocol/sdk";
 import { McpOverAcpProvider, methods } from "@agentclientprotocol/sdk/unstable";
 import type { TerminalHost } from "../host/terminal-host.js";
+import { messageOf } from "../core/thrown.js";
 
 /** acp-terminal-mcp, loaded at run time like `acp-terminal mcp` (see mcp-command.ts). */
 const MCP_PACKAGE: string = "acp-terminal-mcp";
@@ -83,7 +84,7 @@ export class McpToolsOffer {
       mcp = (await import(MCP_PACKAGE)) as McpPackage;
     } catch (error) {
       throw new Error(
-        `--mcp-tools needs the acp-terminal-mcp package, which could not be loaded (${error instanceof Error ? error.message : String(error)}); install it next to acp-terminal`,
+        `--mcp-tools needs the acp-terminal-mcp package, which could not be loaded (${messageOf(error)}); install it next to acp-terminal`,
         { cause: error },
       );
     }

@@ -4,6 +4,7 @@ import { Readable, Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import { conformanceAgent } from "./agent.js";
+import { messageOf } from "../core/thrown.js";
 
 const USAGE = `Usage: acp-terminal-conformance [--report FILE]
 
@@ -21,7 +22,7 @@ function main(): void {
       options: { report: { type: "string" }, help: { type: "boolean", short: "h" } },
     }));
   } catch (error) {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    process.stderr.write(`${messageOf(error)}\n${USAGE}`);
     process.exit(1);
   }
   if (values.help) {

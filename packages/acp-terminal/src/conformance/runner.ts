@@ -2,6 +2,7 @@ import type { AgentContext, SessionUpdate, ToolCallContent } from "@agentclientp
 import type { AcpTerminalCapability } from "../protocol/extension.js";
 import type { Check, CheckResult, CheckStatus } from "./base/check.js";
 import { CheckSkip, TerminalProbe, withDeadline } from "./base/probe.js";
+import { messageOf } from "../core/thrown.js";
 
 /** Default deadline of one check, so a broken client cannot hang the battery. */
 export const CHECK_TIMEOUT_MS = 15_000;
@@ -15,10 +16,6 @@ export interface RunnerContext {
 }
 
 const MARK: Record<CheckStatus, string> = { pass: "✓", fail: "✗", skip: "–" };
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * Runs the checks one after another. Each shows up in the client as an `execute` tool call named

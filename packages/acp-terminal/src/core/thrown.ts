@@ -2,6 +2,7 @@
 
 /** The message of anything thrown. */
 export function messageOf(error: unknown): string {
+  // eslint-disable-next-line no-restricted-syntax -- this is messageOf()
   return error instanceof Error ? error.message : String(error);
 }
 

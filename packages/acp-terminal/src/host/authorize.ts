@@ -1,5 +1,6 @@
 import { TerminalError } from "../core/errors.js";
 import type { AuthorizeRequest } from "./types.js";
+import { messageOf } from "../core/thrown.js";
 
 export type AuthorizeHook = (
   request: AuthorizeRequest,
@@ -45,7 +46,7 @@ export async function authorizeAction(
   try {
     verdict = await hook(request);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     throw new TerminalError(
       "denied",
       `Denied: the authorize hook failed for ${what}: ${reason}`,

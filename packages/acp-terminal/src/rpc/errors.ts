@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { TerminalError } from "../core/errors.js";
 import { boundedRequestError, cutText, MAX_LISTED_ISSUES } from "./bounded-error.js";
 import { ACP_TERMINAL_META_KEY } from "../protocol/extension.js";
+import { messageOf } from "../core/thrown.js";
 
 /** JSON-RPC codes the binding answers with. */
 export const JSON_RPC_ERROR_CODES = {
@@ -27,7 +28,7 @@ export function toRequestError(error: unknown, method?: string): RequestError {
     );
   }
   if (!(error instanceof TerminalError)) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     return boundedRequestError(JSON_RPC_ERROR_CODES.internalError, `Internal error: ${message}`);
   }
   switch (error.code) {

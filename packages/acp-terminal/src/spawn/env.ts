@@ -1,5 +1,6 @@
 import { describeReceived, TerminalError } from "../core/errors.js";
 import type { BaseEnvironment, EnvVariable } from "../core/types.js";
+import { messageOf } from "../core/thrown.js";
 
 /** Set for every command unless the base environment or the request sets them: no pager waits. */
 const NON_INTERACTIVE_DEFAULTS: Readonly<Record<string, string>> = {
@@ -52,10 +53,7 @@ export function hostBaseEnvironment(option: BaseEnvironment): Record<string, str
   try {
     base = baseEnvironment(option);
   } catch (error) {
-    fail(
-      `options.env(base) threw: ${error instanceof Error ? error.message : String(error)}`,
-      error,
-    );
+    fail(`options.env(base) threw: ${messageOf(error)}`, error);
   }
   for (const [name, value] of Object.entries(base)) {
     if (typeof value !== "string") {

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { TerminalError } from "../core/errors.js";
-import { errnoCodeOf } from "../core/thrown.js";
+import { errnoCodeOf, messageOf } from "../core/thrown.js";
 
 function spawnFailed(
   message: string,
@@ -64,7 +64,7 @@ export function spawnError(command: string, error: unknown): TerminalError {
         error,
       );
     default: {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = messageOf(error);
       return spawnFailed(
         `Failed to start ${command}: ${reason}${code ? ` (${code})` : ""}`,
         data,

@@ -7,6 +7,7 @@ import { spawnError } from "./errors.js";
 import { PtyInput } from "./input.js";
 import { checkProgram } from "./program.js";
 import type { SpawnedProcess, SpawnRequest } from "./types.js";
+import { messageOf } from "../core/thrown.js";
 
 type PtyModule = typeof import("node-pty");
 const requireModule = createRequire(import.meta.url);
@@ -24,7 +25,7 @@ function loadPty(): PtyModule {
   } catch (error) {
     throw new TerminalError(
       "spawn_failed",
-      `PTY support is unavailable (node-pty failed to load: ${error instanceof Error ? error.message : String(error)}). Run without a PTY.`,
+      `PTY support is unavailable (node-pty failed to load: ${messageOf(error)}). Run without a PTY.`,
       undefined,
       { cause: error },
     );

@@ -1,11 +1,10 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { messageOf, ProcessError } from "../../errors.js";
 import type { ProviderExitStatus, TerminalProvider } from "../../providers/types.js";
 import { SnapshotReader } from "./snapshot-reader.js";
 import { createParams, type RunLaunch } from "./launch.js";
 import { OutputLog } from "../output/output-log.js";
 import { armRunTimers } from "./run-timers.js";
-import { withinMs } from "./deadline.js";
+import { realNowMs, sleep, withinMs } from "./deadline.js";
 import { releaseTerminal } from "./release.js";
 import { killSequence, type KillReport } from "./terminate.js";
 import { classifyStartFailure } from "./start-failure.js";
@@ -297,10 +296,10 @@ export class Run {
     this.reader?.wake();
     // The final output: read until the client says the output is drained, bounded in time (each
     // read by callWaitMs too: a client that stops answering must not keep the run from settling).
-    const deadline = Date.now() + this.ctx.tuning.exitDrainMs;
+    const deadline = realNowMs() + this.ctx.tuning.exitDrainMs;
     while (this.reader && !this.isSettled) {
       const read = await withinMs(this.reader.read(), this.ctx.tuning.callWaitMs);
-      if ((read.ok && read.value) || Date.now() >= deadline) {
+      if ((read.ok && read.value) || realNowMs() >= deadline) {
         break;
       }
       await sleep(this.ctx.tuning.pollMinMs);

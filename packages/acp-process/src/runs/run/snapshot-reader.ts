@@ -1,8 +1,8 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { messageOf } from "../../errors.js";
 import type { TerminalProvider } from "../../providers/types.js";
 import { SnapshotDelta } from "../output/delta.js";
 import type { OutputLog } from "../output/output-log.js";
+import { realNowMs, sleep } from "./deadline.js";
 
 /**
  * Background polling reads at most ~8 MB/s of whole snapshots (a 1 MiB tail: every ~130 ms).
@@ -55,7 +55,7 @@ export class SnapshotReader {
     stop: () => boolean;
   }): Promise<void> {
     let intervalMs = options.minMs;
-    let lastGrowthAtMs = Date.now();
+    let lastGrowthAtMs = realNowMs();
     // The first read waits one interval: a quick command has exited by then and is read once, on exit.
     for (;;) {
       this.wakeController = new AbortController();
@@ -69,11 +69,11 @@ export class SnapshotReader {
       const before = this.log.itemCount;
       await this.read();
       if (this.log.itemCount > before) {
-        lastGrowthAtMs = Date.now();
+        lastGrowthAtMs = realNowMs();
       }
       // Stay fast for a while after output (lines often come in bursts), then back off.
       intervalMs =
-        Date.now() - lastGrowthAtMs < options.maxMs
+        realNowMs() - lastGrowthAtMs < options.maxMs
           ? options.minMs
           : Math.min(options.maxMs, intervalMs * 2);
       // A whole snapshot repeats the retained tail each time: cap the polling bandwidth.

@@ -1,4 +1,5 @@
 import type { StartFailure } from "../../model/run-record.js";
+import { messageOf } from "../../errors.js";
 
 /**
  * Classifies why a provider's `create` failed. acp-terminal's host (in process, or behind the ACP
@@ -19,7 +20,7 @@ export function classifyStartFailure(error: unknown): StartFailure {
   if ("code" in data && data.code === "ENOENT" && "command" in data && !("cwd" in data)) {
     return "command_not_found";
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   if (/^Command not found\b/i.test(message)) {
     return "command_not_found";
   }
