@@ -65,6 +65,7 @@ function procOf(pid) {
     // Fields after the command name (which may hold spaces) start at field 3; utime, stime are 14, 15.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return {
+      // @ts-expect-error a status without VmRSS (a zombie) throws here, and the catch answers undefined
       rss: Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) * 1024,
       cpuMs: (Number(fields[11]) + Number(fields[12])) * TICK_MS,
     };
@@ -76,6 +77,8 @@ function procOf(pid) {
 /**
  * Runs the CLI with `plan` as its prompt. Samples its RSS; notes RSS and CPU at the agent's
  * flood-start and CPU at flood-end; stdout is read at once, or only after `stallMs`.
+ * @param {unknown} plan
+ * @param {{ json?: boolean; stallMs?: number; extraArgs?: string[] }} [options]
  */
 async function runCli(plan, { json = false, stallMs = 0, extraArgs = [] } = {}) {
   const agent = [process.execPath, AGENT].map((word) => `'${word}'`).join(" ");
@@ -91,10 +94,13 @@ async function runCli(plan, { json = false, stallMs = 0, extraArgs = [] } = {}) 
   ];
   const started = now();
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  /** @type {any[]} */
   const events = [];
   let stdout = "";
   let stderr = "";
+  /** @type {{ rss: number; cpuMs: number } | undefined} */
   let start;
+  /** @type {{ rss: number; cpuMs: number } | undefined} */
   let end;
   let peak = 0;
   let stdoutReadAt;
@@ -108,7 +114,7 @@ async function runCli(plan, { json = false, stallMs = 0, extraArgs = [] } = {}) 
     stderr += chunk;
     pending += chunk;
     const lines = pending.split("\n");
-    pending = lines.pop();
+    pending = lines.pop() ?? "";
     for (const line of lines) {
       if (!line.startsWith("BENCH ")) continue;
       const event = JSON.parse(line.slice(6));
@@ -127,7 +133,7 @@ async function runCli(plan, { json = false, stallMs = 0, extraArgs = [] } = {}) 
       if (!json) return void (stdout += chunk);
       // --json: keep every line but the terminal output events, which may be gigabytes.
       const lines = (partial + chunk).split("\n");
-      partial = lines.pop();
+      partial = lines.pop() ?? "";
       for (const line of lines)
         if (!line.startsWith('{"type":"terminal","event":"output"')) stdout += `${line}\n`;
     });
@@ -213,6 +219,8 @@ async function throughputRound(round) {
   const plainMbps = median(reads.map((r) => mbps(r.bytes, r.ms)));
   const cliMbps = median(floods.map((f) => mbps(FLOOD_BYTES, f.ms)));
   const plainCpuPerGiB = median(reads.map((r) => (r.cpuMs * GiB) / r.bytes));
+  if (run.start === undefined || run.end === undefined)
+    throw new Error("the agent reported no flood-start or flood-end");
   const cliCpuPerGiB = ((run.end.cpuMs - run.start.cpuMs) * GiB) / (FLOOD_BYTES * FLOODS);
   return { plainMbps, cliMbps, plainCpuPerGiB, cliCpuPerGiB, growth: run.peak - run.start.rss };
 }
@@ -249,6 +257,7 @@ function finalFactsMissing(run, json) {
 async function stalled(json) {
   const run = await runCli(headPlan(STALL_BYTES, 1), { json, stallMs: STALL_MS });
   const flood = run.events.find((e) => e.event === "flood");
+  if (run.start === undefined) throw new Error("the agent reported no flood-start");
   return {
     growth: run.peak - run.start.rss,
     missing: finalFactsMissing(run, json),

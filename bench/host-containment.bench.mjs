@@ -97,7 +97,7 @@ async function perTerminalProcesses(containment) {
   const host = new TerminalHost({ containment });
   const settle = () => new Promise((resolve) => setTimeout(resolve, 300)); // the spare's start
   const extra = (ids) => {
-    const commands = new Set(ids.map((id) => host.info(id).pid));
+    const commands = new Set(ids.map((id) => host.info(id)?.pid));
     const pids = descendants(process.pid).filter((pid) => !commands.has(pid));
     return { processes: pids.length, bytes: pids.reduce((sum, pid) => sum + rssOf(pid), 0) };
   };

@@ -118,7 +118,7 @@ function inFreshProcess(variant, count) {
       stdio: ["ignore", "pipe", "inherit"],
     },
   );
-  return JSON.parse(out.trim().split("\n").at(-1));
+  return JSON.parse(out.trim().split("\n").at(-1) ?? "");
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

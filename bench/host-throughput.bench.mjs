@@ -272,7 +272,7 @@ function inFreshProcess(mode) {
     stdio: ["ignore", "pipe", "inherit"],
     maxBuffer: 16 * MiB,
   });
-  return JSON.parse(out.trim().split("\n").at(-1));
+  return JSON.parse(out.trim().split("\n").at(-1) ?? "");
 }
 
 async function round(mode) {

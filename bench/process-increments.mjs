@@ -131,6 +131,7 @@ const wire = await startClient(TERMINAL_CLIENT);
 try {
   const advertised = terminalClientCapabilities();
   for (const scenario of SCENARIOS) {
+    /** @type {{ snapshots: Awaited<ReturnType<typeof measure>>[]; since: Awaited<ReturnType<typeof measure>>[] }} */
     const results = { snapshots: [], since: [] };
     for (let round = 0; round < ROUNDS; round++) {
       results.snapshots.push(await measure(wire, withoutOutputSince(advertised), scenario));
@@ -138,7 +139,7 @@ try {
     }
     const pick = (variant, key) => median(results[variant].map((r) => r[key]));
     const perSecond = (variant, key) => median(results[variant].map((r) => r[key] / r.seconds));
-    const rows = [
+    const rows = /** @type {const} */ ([
       ["output bytes received per s", (v) => perSecond(v, "outputBytes"), (x) => fmt.mb(x) + "/s"],
       ["JSON bytes received per s", (v) => perSecond(v, "jsonBytes"), (x) => fmt.mb(x) + "/s"],
       ["output bytes received in all", (v) => pick(v, "outputBytes"), fmt.mb],
@@ -146,7 +147,7 @@ try {
       ["agent CPU", (v) => pick(v, "agentCpuMs"), (x) => `${x.toFixed(0)} ms`],
       ["client CPU", (v) => pick(v, "clientCpuMs"), (x) => `${x.toFixed(0)} ms`],
       ["run duration", (v) => pick(v, "seconds") * 1000, fmt.s],
-    ];
+    ]);
     for (const [figure, value, format] of rows) {
       const since = value("since");
       const snapshots = value("snapshots");

@@ -113,10 +113,10 @@ try {
   const bare = summarize(await bareLoop(wire.client));
   const background = summarize(await backgroundPoll(manager));
   const reads = summarize(await readLoop(manager));
-  for (const [name, figures] of [
+  for (const [name, figures] of /** @type {const} */ ([
     ["background poll (no reader)", background],
     ["read() loop", reads],
-  ]) {
+  ])) {
     report.row({
       figure: `${name} p50`,
       value: fmt.ms(figures.p50),

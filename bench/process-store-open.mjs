@@ -28,6 +28,7 @@ const fileSize = (path) =>
     0,
   );
 
+/** @returns {import("acp-process").RunRecord} */
 function record(id, items, chars) {
   return {
     id,
@@ -56,6 +57,7 @@ function record(id, items, chars) {
     lineCount: 0,
     exitNotified: false,
     labels: {},
+    attempts: 1,
   };
 }
 

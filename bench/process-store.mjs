@@ -108,10 +108,10 @@ try {
   const bounded = await endToEnd(new SqliteRunStore(boundedPath));
 
   const perSecond = (count, ms) => `${Math.round(count / (ms / 1000)).toLocaleString("en")}/s`;
-  for (const [name, result, path] of [
+  for (const [name, result, path] of /** @type {const} */ ([
     ["SQLite, everything kept", full, fullPath],
     ["SQLite, default retention", bounded, boundedPath],
-  ]) {
+  ])) {
     const lines = result.run.lineCount;
     report.row({
       figure: `${name}: lines stored`,

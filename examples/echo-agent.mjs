@@ -34,7 +34,12 @@ function describeExit({ exitCode, signal }) {
   return signal ? `killed by ${signal}` : `exit code ${exitCode}`;
 }
 
-/** Runs one command in a client terminal shown inside a tool call; returns its output. */
+/**
+ * Runs one command in a client terminal shown inside a tool call; returns its output.
+ * @param {any} client
+ * @param {string} sessionId
+ * @param {{ title: string; command: string; args?: string[]; meta?: Record<string, unknown> }} step
+ */
 async function runInTerminal(client, sessionId, { title, command, args, meta }) {
   const terminal = await client.createTerminal({
     sessionId,

@@ -9,7 +9,7 @@ try {
   report = JSON.parse(readFileSync(reportPath, "utf8"));
 } catch (error) {
   console.error(
-    `No vitest report at ${reportPath.pathname} (${error.message}); run the tests first.`,
+    `No vitest report at ${reportPath.pathname} (${/** @type {Error} */ (error).message}); run the tests first.`,
   );
   process.exit(1);
 }

@@ -72,7 +72,7 @@ export function renderReference(tools = allTools) {
   const out = [START, ""];
   for (const tool of tools) {
     const schema = tool.jsonSchema;
-    const required = new Set(schema.required ?? []);
+    const required = new Set(/** @type {string[]} */ (schema.required ?? []));
     out.push(
       `#### \`${tool.name}\``,
       "",

@@ -32,9 +32,13 @@ let dir: string | undefined;
 
 afterEach(async () => {
   expect(killAllStarted()).toEqual([]);
-  if (mark !== "") await untilNoneMarked(mark);
+  if (mark !== "") {
+    await untilNoneMarked(mark);
+  }
   mark = "";
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  if (dir !== undefined) {
+    await rm(dir, { recursive: true, force: true });
+  }
   dir = undefined;
 });
 
@@ -101,8 +105,9 @@ it("runs the demo tour through the CLI's terminals offered as MCP tools over ACP
     "This client offers its terminals as an MCP server over ACP (terminals",
   );
   expect(facts(updates).at(-1)).toMatchObject({ event: "tour_complete", steps: 8 });
-  for (const f of facts(updates).filter((fact) => typeof fact.step === "string"))
+  for (const f of facts(updates).filter((fact) => typeof fact.step === "string")) {
     expect(f.status, JSON.stringify(f)).not.toBe("failed");
+  }
   // The tour's commands ran in the CLI's host: the CLI showed each as a terminal, and released each.
   const created = terminalEvents(lines, "create");
   expect(created.length).toBeGreaterThanOrEqual(8);

@@ -19,7 +19,9 @@ import { CONFORMANCE_AGENT, killAllStarted, track } from "./fixtures/cli-process
 let dir: string | undefined;
 afterEach(async () => {
   expect(killAllStarted()).toEqual([]);
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  if (dir !== undefined) {
+    await rm(dir, { recursive: true, force: true });
+  }
   dir = undefined;
 });
 
@@ -79,17 +81,25 @@ async function runV2Battery(behaviour: Behaviour, cancelWindowMs = 10_000) {
     if (update.sessionUpdate === "terminal_update") {
       const id = update.terminalId as string;
       const capabilities = update.capabilities as { cancel?: unknown } | null | undefined;
-      if (capabilities !== undefined) advertising.set(id, capabilities?.cancel != null);
-      else if (!advertising.has(id)) advertising.set(id, false);
+      if (capabilities !== undefined) {
+        advertising.set(id, capabilities?.cancel != null);
+      } else if (!advertising.has(id)) {
+        advertising.set(id, false);
+      }
     }
     const text = (update.content as { text?: string } | undefined)?.text ?? "";
-    if (update.sessionUpdate !== "agent_message_chunk" || !text.includes("for terminal/cancel"))
+    if (update.sessionUpdate !== "agent_message_chunk" || !text.includes("for terminal/cancel")) {
       return;
+    }
     // The user presses Ctrl-C.
-    for (const [id, cancellable] of advertising)
-      if (behaviour.cancel === "everything" || (behaviour.cancel === "advertised" && cancellable))
+    for (const [id, cancellable] of advertising) {
+      if (behaviour.cancel === "everything" || (behaviour.cancel === "advertised" && cancellable)) {
         cancel(agent, id);
-    if (behaviour.cancelTurn === true) void agent.notify("session/cancel", { sessionId });
+      }
+    }
+    if (behaviour.cancelTurn === true) {
+      void agent.notify("session/cancel", { sessionId });
+    }
   });
   // Handlers first: the app dispatches only to handlers registered before it connects.
   const connection = app.connect(
@@ -115,7 +125,9 @@ async function runV2Battery(behaviour: Behaviour, cancelWindowMs = 10_000) {
       message: "the battery's idle state_update, or the client closing",
     });
     // The agent writes its report once it notices the closed connection, then exits.
-    if (closedByClient) await withDeadline(exited, 10_000, "the agent to exit");
+    if (closedByClient) {
+      await withDeadline(exited, 10_000, "the agent to exit");
+    }
     const text = updates
       .filter((u) => u.sessionUpdate === "agent_message_chunk")
       .map((u) => (u.content as { text: string }).text)
@@ -179,8 +191,9 @@ describe("acp-terminal-conformance over ACP v2", () => {
     expect(text).toContain(
       "Terminal conformance (ACP v2): 12 passed, 0 failed, 0 not exercised, 0 skipped. The client conforms.",
     );
-    for (const check of report.checks)
+    for (const check of report.checks) {
       expect(text).toContain(`✓ PASS [${check.kind}] ${check.name}: `);
+    }
     // Every terminal the battery published ends exited, none still advertising cancel.
     const last = new Map<string, { exited: boolean; cancel: boolean }>();
     for (const u of updates.filter((u) => u.sessionUpdate === "terminal_update")) {

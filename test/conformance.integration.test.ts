@@ -29,7 +29,9 @@ interface Report {
 let dir: string | undefined;
 afterEach(async () => {
   expect(killAllStarted()).toEqual([]);
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  if (dir !== undefined) {
+    await rm(dir, { recursive: true, force: true });
+  }
   dir = undefined;
 });
 
@@ -59,8 +61,9 @@ async function promptConformanceAgent(
       updates.push(params.update);
     },
   );
-  if (host !== undefined) bindTerminalHost(app, host);
-  else {
+  if (host !== undefined) {
+    bindTerminalHost(app, host);
+  } else {
     app.onRequest("terminal/create", () => {
       terminalCalls.push("terminal/create");
       throw new Error("terminal/create was not advertised");
@@ -159,8 +162,9 @@ describe("acp-terminal-conformance", () => {
           return async (owner: unknown, id: string) => {
             target.output(owner as never, id); // unknown ids fail as before
             const pid = target.info(id)?.pid;
-            if (pid !== undefined && target.info(id)?.state === "running")
+            if (pid !== undefined && target.info(id)?.state === "running") {
               process.kill(pid, "SIGTERM");
+            }
             return { exitCode: null, signal: null };
           };
         }

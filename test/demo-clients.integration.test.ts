@@ -122,7 +122,9 @@ describe("demo-agent with other clients", () => {
     ).toEqual([...started].sort());
     const [kill] = step(client.updates, "kill");
     expect(kill).toMatchObject({ status: "killed", alive: [] });
-    for (const pid of kill!.pids as number[]) expect(isAlive(pid)).toBe(false);
+    for (const pid of kill!.pids as number[]) {
+      expect(isAlive(pid)).toBe(false);
+    }
     const [flood] = step(client.updates, "flood");
     expect(flood).toMatchObject({ truncated: true, wholeCharacters: true, totalBytes: 204_804 });
     expect(flood!.bytes).toBeLessThanOrEqual(4096);

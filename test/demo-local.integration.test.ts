@@ -26,7 +26,9 @@ afterEach(async () => {
   demo = undefined;
   // Everything the agent started carries the mark; none of it may outlive the agent.
   await untilNoneMarked(mark);
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  if (dir !== undefined) {
+    await rm(dir, { recursive: true, force: true });
+  }
   dir = undefined;
 });
 
@@ -138,8 +140,9 @@ describe("demo-agent without a terminal-capable client", () => {
         ? []
         : [u.rawOutput as { sinceSeq: number; nextSeq: number }],
     );
-    for (const [i, poll] of polls.entries())
+    for (const [i, poll] of polls.entries()) {
       expect(poll.sinceSeq).toBe(i === 0 ? 0 : polls[i - 1]!.nextSeq);
+    }
     expect(polls.at(-1)!.nextSeq).toBeGreaterThan(polls[0]!.nextSeq);
 
     expect(await client.prompt(`kill ${id}`)).toBe("end_turn");
@@ -285,8 +288,9 @@ describe("demo-agent without a terminal-capable client", () => {
       "watch",
       "help",
       "demo",
-    ])
+    ]) {
       expect(text).toMatch(new RegExp(`^${name}\\b`, "m"));
+    }
   });
 
   it("says what is wrong with an unknown run id, as a failed tool call", async () => {

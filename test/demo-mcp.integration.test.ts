@@ -165,8 +165,9 @@ it("runs the demo tour through the client's MCP terminal server when the client 
     expect.objectContaining({ unreleased: [], released: true }),
   ]);
   expect(all.at(-1)).toMatchObject({ event: "tour_complete", steps: 8 });
-  for (const f of all.filter((fact) => typeof fact.step === "string"))
+  for (const f of all.filter((fact) => typeof fact.step === "string")) {
     expect(f.status, JSON.stringify(f)).not.toBe("failed");
+  }
   // The commands ran in the client's host, through the tools, and every terminal was released.
   expect(created).toBeGreaterThan(0);
   expect(released).toBe(created);

@@ -22,7 +22,9 @@ afterEach(async () => {
   await demo?.stop();
   demo = undefined;
   await untilNoneMarked(mark);
-  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  if (dir !== undefined) {
+    await rm(dir, { recursive: true, force: true });
+  }
   dir = undefined;
 });
 

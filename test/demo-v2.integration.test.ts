@@ -60,12 +60,15 @@ const outputOf = (updates: SessionUpdate[], terminalId: string): string =>
 function referencedTerminals(updates: SessionUpdate[]): Map<string, number> {
   const firstReference = new Map<string, number>();
   updates.forEach((u, index) => {
-    if (u.sessionUpdate !== "tool_call_update") return;
+    if (u.sessionUpdate !== "tool_call_update") {
+      return;
+    }
     for (const content of (u as ToolCallUpdate).content ?? []) {
       const terminalId =
         content.type === "terminal" ? (content as { terminalId: string }).terminalId : undefined;
-      if (terminalId !== undefined && !firstReference.has(terminalId))
+      if (terminalId !== undefined && !firstReference.has(terminalId)) {
         firstReference.set(terminalId, index);
+      }
     }
   });
   return firstReference;

@@ -133,9 +133,13 @@ describe("corepack pnpm demo (the main job)", () => {
     expect(polls.map((poll) => poll.lines)).toEqual([2, 2, 3]);
     expect(polls[0]!.sinceSeq).toBe(0);
     for (const [i, poll] of polls.entries()) {
-      if (i > 0) expect(poll.sinceSeq).toBe(polls[i - 1]!.nextSeq);
+      if (i > 0) {
+        expect(poll.sinceSeq).toBe(polls[i - 1]!.nextSeq);
+      }
     }
-    for (const poll of polls) expect(poll.nextSeq).toBeGreaterThan(poll.sinceSeq);
+    for (const poll of polls) {
+      expect(poll.nextSeq).toBeGreaterThan(poll.sinceSeq);
+    }
   });
 
   it("fires the watcher once and reports each background exit exactly once", () => {
@@ -173,7 +177,9 @@ describe("corepack pnpm demo (the main job)", () => {
     expect(kill).toMatchObject({ status: "killed", signal: "SIGTERM", alive: [] });
     const pids = kill!.pids as number[];
     expect(pids).toHaveLength(2);
-    for (const pid of pids) expect(isAlive(pid)).toBe(false);
+    for (const pid of pids) {
+      expect(isAlive(pid)).toBe(false);
+    }
   });
 
   it("truncates a 200 KB multi-byte flood to the limit on a character boundary", () => {
@@ -202,8 +208,11 @@ describe("corepack pnpm demo (the main job)", () => {
     expect(created.length).toBeGreaterThanOrEqual(6);
     expect(released.sort()).toEqual([...created].sort());
     const finalStatus = new Map<string, string>();
-    for (const u of updates())
-      if (u.toolCallId !== undefined && u.status) finalStatus.set(u.toolCallId, u.status);
+    for (const u of updates()) {
+      if (u.toolCallId !== undefined && u.status) {
+        finalStatus.set(u.toolCallId, u.status);
+      }
+    }
     expect([...finalStatus.values()].filter((s) => s !== "completed" && s !== "failed")).toEqual(
       [],
     );

@@ -85,8 +85,11 @@ describe.each(CLIENT_KINDS)("the %s client over Streamable HTTP", (kind) => {
     const server = await start(["--http", "127.0.0.1:0"]);
     const client = await connectHttp(kind, { url: server.url });
     clients.push(client);
-    if (kind === "v2-modern") expect(client.protocolVersion).toBe(MODERN_REVISION);
-    else expect(client.protocolVersion).toMatch(/^2025-\d\d-\d\d$/);
+    if (kind === "v2-modern") {
+      expect(client.protocolVersion).toBe(MODERN_REVISION);
+    } else {
+      expect(client.protocolVersion).toMatch(/^2025-\d\d-\d\d$/);
+    }
     expect((await client.listTools()).map((tool) => tool.name)).toEqual(["exec", "process"]);
     expect(structured(await client.callTool("exec", { command: "echo over http" })).output).toBe(
       "over http\n",
@@ -126,7 +129,9 @@ describe.each(CLIENT_KINDS)("the %s client over Streamable HTTP", (kind) => {
         signal: controller.signal,
         onprogress: (progress) => {
           messages.push(progress.message ?? "");
-          if (pidsWithArg(needle).length > 0) controller.abort();
+          if (pidsWithArg(needle).length > 0) {
+            controller.abort();
+          }
         },
       },
     );

@@ -37,7 +37,9 @@ function snippet(name: string): string {
   const match = new RegExp(
     `<!-- mcp-snippet: ${name} -->\\n\`\`\`\\w+\\n([\\s\\S]*?)\\n\`\`\``,
   ).exec(README);
-  if (!match) throw new Error(`README has no snippet ${name}`);
+  if (!match) {
+    throw new Error(`README has no snippet ${name}`);
+  }
   return match[1]!;
 }
 
@@ -117,10 +119,11 @@ describe.each(["v2", "v1"] as const)("with the %s client", (kind) => {
       status: "completed",
       exit_code: 0,
     });
-    for (const command of ["git status", "git log -1"])
+    for (const command of ["git status", "git log -1"]) {
       expect(structured(await client.callTool("shell", { command })).error ?? "").not.toContain(
         "Denied",
       );
+    }
     for (const command of ["ls; id", "ls $(id)", "git status; id", "git push", "rm -rf x"]) {
       expect(structured(await client.callTool("shell", { command })).error).toContain(
         `Denied by the user: ${command} (no --allow pattern of this server`,

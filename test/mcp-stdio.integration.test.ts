@@ -65,8 +65,11 @@ const SURFACES: Record<string, readonly ToolDefinition[]> = {
 describe.each(CLIENT_KINDS)("the %s client", (kind) => {
   test("negotiates the revision it asks for: 2026-07-28 when pinned, a 2025 revision otherwise", async () => {
     const client = await server(kind, ["--yes"]);
-    if (kind === "v2-modern") expect(client.protocolVersion).toBe(MODERN_REVISION);
-    else expect(client.protocolVersion).toMatch(/^2025-\d\d-\d\d$/);
+    if (kind === "v2-modern") {
+      expect(client.protocolVersion).toBe(MODERN_REVISION);
+    } else {
+      expect(client.protocolVersion).toMatch(/^2025-\d\d-\d\d$/);
+    }
   });
 
   test.each(Object.keys(SURFACES))(
@@ -231,7 +234,9 @@ describe.each(CLIENT_KINDS)("the %s client", (kind) => {
           messages.push(progress.message ?? "");
           runId ??= /^(\S+) running/.exec(progress.message ?? "")?.[1];
           // Cancel once the command is seen running.
-          if (pidsWithArg(needle).length > 0) controller.abort();
+          if (pidsWithArg(needle).length > 0) {
+            controller.abort();
+          }
         },
       },
     );

@@ -26,8 +26,9 @@ async function provider(options: { outputByteLimit?: number } = {}): Promise<Mcp
   const connected = client;
   const call: McpToolCall = async (name, args) => {
     const result = await connected.callTool(name, args);
-    if (result.isError)
+    if (result.isError) {
       throw new Error(`MCP ${name}: ${result.content.map((block) => block.text ?? "").join(" ")}`);
+    }
     return result.structuredContent!;
   };
   return new McpToolsProvider(call, options);

@@ -257,7 +257,9 @@ describe("_acp-terminal extensions over stdio", () => {
       writes.push(entry);
       const output = await peer.client.request<TerminalOutputResponse>("terminal/output", ids);
       expect(output.exitStatus).toBeUndefined();
-      if (writes.some((w) => w.state === "pending")) answeredWhileWritePending = true;
+      if (writes.some((w) => w.state === "pending")) {
+        answeredWhileWritePending = true;
+      }
       refusal = refusedWrite();
     }
     refusal ??= await until(refusedWrite, { message: "a write to be refused" });

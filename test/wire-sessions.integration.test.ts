@@ -29,8 +29,9 @@ describe("sessions over the wire", () => {
           () => undefined,
           (error: unknown) => error,
         );
-      if (outcome === undefined) accepted += 1;
-      else {
+      if (outcome === undefined) {
+        accepted += 1;
+      } else {
         const error = await rejectionOf(Promise.reject(outcome));
         expect(error.code).toBe(-32602);
         expect(error.message).toContain(`"${sessionId}" is not a session of this connection`);

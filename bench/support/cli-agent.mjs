@@ -76,7 +76,9 @@ const app = agent({ name: "cli-bench-agent" })
   .onRequest("initialize", () => ({ protocolVersion: 1, agentCapabilities: {} }))
   .onRequest("session/new", () => ({ sessionId: `bench-${process.pid}` }))
   .onRequest("session/prompt", async ({ client, params }) => {
-    const plan = JSON.parse(params.prompt.map((block) => block.text ?? "").join(""));
+    const plan = JSON.parse(
+      params.prompt.map((block) => (block.type === "text" ? block.text : "")).join(""),
+    );
     if (plan.kind === "flood") await flood(client, params.sessionId, plan);
     else if (plan.kind === "many") await many(client, params.sessionId, plan);
     else throw new Error(`unknown plan kind ${plan.kind}`);

@@ -40,14 +40,14 @@ export class Report {
   }
 
   print() {
-    const columns = [
+    const columns = /** @type {const} */ ([
       ["figure", (row) => row.figure],
       ["value", (row) => row.value],
       ["baseline (same run)", (row) => row.baseline ?? ""],
       ["ratio", (row) => row.ratio ?? ""],
       ["goal", (row) => row.goal ?? ""],
       ["met", (row) => (row.met === undefined ? "" : row.met ? "yes" : "NO")],
-    ];
+    ]);
     const widths = columns.map(([title, cell]) =>
       Math.max(title.length, ...this.#rows.map((row) => String(cell(row)).length)),
     );

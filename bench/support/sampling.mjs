@@ -11,6 +11,7 @@ import { now } from "./stats.mjs";
  */
 export async function alternate(variants, { warmup = 20, iterations = 200, batch = 10 } = {}) {
   const names = Object.keys(variants);
+  /** @type {Record<string, number[]>} */
   const samples = Object.fromEntries(names.map((name) => [name, []]));
   const total = warmup + iterations;
   for (let done = 0; done < total; done += batch) {

@@ -30,7 +30,7 @@ export interface ToolCallResult {
 }
 
 export interface CallOptions {
-  onprogress?: (progress: { progress: number; message?: string }) => void;
+  onprogress?: (progress: { progress: number; message?: string | undefined }) => void;
   signal?: AbortSignal;
   timeoutMs?: number;
 }
@@ -139,8 +139,9 @@ function watchRevision<T extends object>(
     set: (next: (message: unknown, extra?: unknown) => void) => {
       handler = (message, extra) => {
         const result = (message as { result?: { protocolVersion?: unknown } }).result;
-        if (version === undefined && typeof result?.protocolVersion === "string")
+        if (version === undefined && typeof result?.protocolVersion === "string") {
           version = result.protocolVersion;
+        }
         next(message, extra);
       };
     },

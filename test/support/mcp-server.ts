@@ -92,7 +92,9 @@ export async function startHttpServer(
     child,
     stderr: () => stderr,
     stop: async () => {
-      if (child.exitCode === null) child.kill("SIGTERM");
+      if (child.exitCode === null) {
+        child.kill("SIGTERM");
+      }
       return withDeadline(exited, 10_000, "the HTTP server to exit after SIGTERM");
     },
   };

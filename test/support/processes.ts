@@ -9,13 +9,17 @@ export { isAlive };
 export function killSurvivors(pids: Iterable<number>): number[] {
   const killed: number[] = [];
   for (const pid of pids) {
-    if (!isAlive(pid)) continue;
+    if (!isAlive(pid)) {
+      continue;
+    }
     for (const target of [-pid, pid]) {
       try {
         process.kill(target, "SIGKILL");
       } catch (error) {
         // ESRCH: no such group (the pid was not a group leader) or already gone; nothing to do.
-        if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+        if ((error as NodeJS.ErrnoException).code !== "ESRCH") {
+          throw error;
+        }
       }
     }
     killed.push(pid);
@@ -30,14 +34,18 @@ export function killSurvivors(pids: Iterable<number>): number[] {
 export function processesWith(marker: string): number[] {
   const found: number[] = [];
   for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
+    if (!/^\d+$/.test(entry)) {
+      continue;
+    }
     let cmdline: string;
     try {
       cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
     } catch {
       continue; // gone meanwhile
     }
-    if (cmdline.includes(marker) && isAlive(Number(entry))) found.push(Number(entry));
+    if (cmdline.includes(marker) && isAlive(Number(entry))) {
+      found.push(Number(entry));
+    }
   }
   return found;
 }

@@ -111,8 +111,9 @@ export function startTerminalClient(options: TerminalClientOptions = {}): Termin
         });
       }
       const survivors = killSurvivors(pids);
-      if (survivors.length > 0)
+      if (survivors.length > 0) {
         throw new Error(`processes outlived the test: ${survivors.join(", ")}`);
+      }
     },
   };
 }
@@ -123,9 +124,12 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<RequestErr
     (value) => ({ value }),
     (error: unknown) => ({ error }),
   );
-  if (!("error" in outcome))
+  if (!("error" in outcome)) {
     throw new Error(`expected an error, got ${JSON.stringify(outcome.value)}`);
-  if (!(outcome.error instanceof RequestError)) throw outcome.error;
+  }
+  if (!(outcome.error instanceof RequestError)) {
+    throw outcome.error;
+  }
   return outcome.error;
 }
 

@@ -18,7 +18,9 @@ export async function until<T>(
     try {
       // A call that never settles (a request nobody answers) must not hang the wait: it gets timeoutMs too.
       const value = await withDeadline(Promise.resolve(predicate()), timeoutMs, message);
-      if (value) return value as NonNullable<T>;
+      if (value) {
+        return value as NonNullable<T>;
+      }
     } catch (error) {
       lastError = error;
     }

@@ -20,8 +20,11 @@ export const systemClock: Clock = {
       timer = setTimeout(
         () => {
           const left = deadline - Date.now();
-          if (left > 0) arm(left);
-          else callback();
+          if (left > 0) {
+            arm(left);
+          } else {
+            callback();
+          }
         },
         Math.min(remainingMs, MAX_TIMER_STEP_MS),
       );
@@ -68,7 +71,9 @@ export class ManualClock implements Clock {
       const due = this.timers
         .filter((t) => t.at <= target)
         .sort((a, b) => a.at - b.at || a.id - b.id)[0];
-      if (!due) break;
+      if (!due) {
+        break;
+      }
       this.timers = this.timers.filter((t) => t.id !== due.id);
       this.current = Math.max(this.current, due.at);
       due.callback();

@@ -27,7 +27,9 @@ export function clamp(value: number, range: { min: number; max: number }): numbe
 
 function fromEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
   const raw = env[name];
-  if (raw === undefined || raw.trim() === "") return undefined;
+  if (raw === undefined || raw.trim() === "") {
+    return undefined;
+  }
   const value = Number(raw);
   return Number.isFinite(value) ? value : undefined;
 }

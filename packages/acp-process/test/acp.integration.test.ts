@@ -12,8 +12,9 @@ interface Rig {
 
 function expectedChatty(lines: number, width: number): string {
   let text = "";
-  for (let i = 0; i < lines; i++)
+  for (let i = 0; i < lines; i++) {
     text += `${String(i).padStart(8, "0")} ${"x".repeat(width - 9)}\n`;
+  }
   return `${text}DONE\n`;
 }
 
@@ -26,7 +27,9 @@ async function outputOf(r: Rig, runId: string): Promise<string> {
       .map((i) => i.text)
       .join("");
     cursor = page.nextSeq;
-    if (page.done) return text;
+    if (page.done) {
+      return text;
+    }
   }
 }
 
@@ -114,7 +117,9 @@ describe("ACP provider against our host over stdio (extensions advertised)", () 
       command: "printf 'name? '; read name; echo \"hi $name\"",
       pty: true,
     });
-    if (!spawned.ok) throw new Error(spawned.error.message);
+    if (!spawned.ok) {
+      throw new Error(spawned.error.message);
+    }
     const id = (spawned.result as { id: string }).id;
     await until(() => rig.manager.tail(id).text.includes("name?"), "the prompt");
     const sent = await runTool(shellTool, ctx, { action: "send_keys", id, keys: ["acp", "Enter"] });
@@ -132,7 +137,9 @@ describe("ACP provider against our host over stdio (extensions advertised)", () 
       input: unknown,
     ): Promise<Record<string, any>> => {
       const outcome = await runTool(tool, ctx, input);
-      if (!outcome.ok) throw new Error(`${tool.name}: ${outcome.error.message}`);
+      if (!outcome.ok) {
+        throw new Error(`${tool.name}: ${outcome.error.message}`);
+      }
       return outcome.result as Record<string, any>;
     };
     const cat = await ok(execTool, { command: "cat", background: true });
@@ -235,8 +242,11 @@ describe("ACP provider against a plain client (five calls, no _meta)", () => {
     // Split the history at the loss notices: after a gap the client's tail may start mid-line.
     const segments = [""];
     for (const item of rig.manager.store.allItems(run.id)) {
-      if (item.kind === "notice") segments.push("");
-      else segments[segments.length - 1] += item.text;
+      if (item.kind === "notice") {
+        segments.push("");
+      } else {
+        segments[segments.length - 1] += item.text;
+      }
     }
     expect(segments.length).toBeGreaterThan(1);
     const printed = new Set(expectedChatty(20000, 40).split("\n"));

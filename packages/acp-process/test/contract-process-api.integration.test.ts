@@ -107,7 +107,9 @@ describe.each(PROVIDERS)("process.* over the %s provider, as specified", (name, 
 
   async function call(tool: ToolDefinition, input: unknown): Promise<Record<string, any>> {
     const outcome = await runTool(tool, ctx(), input);
-    if (!outcome.ok) throw new Error(`${outcome.error.code}: ${outcome.error.message}`);
+    if (!outcome.ok) {
+      throw new Error(`${outcome.error.code}: ${outcome.error.message}`);
+    }
     return outcome.result as Record<string, any>;
   }
 
@@ -116,10 +118,11 @@ describe.each(PROVIDERS)("process.* over the %s provider, as specified", (name, 
     input: unknown,
   ): Promise<{ code: string; message: string }> {
     const outcome = await runTool(tool, ctx(), input);
-    if (outcome.ok)
+    if (outcome.ok) {
       throw new Error(
         `expected ${tool.name} to refuse ${JSON.stringify(input)}, got ${JSON.stringify(outcome.result)}`,
       );
+    }
     return outcome.error;
   }
 
@@ -317,7 +320,9 @@ describe.each(PROVIDERS)("process.* over the %s provider, as specified", (name, 
   });
 
   it("list has the total of matching runs past its limit, started_at and resource_usage on entries, and state_filter selects", async () => {
-    for (let i = 0; i < 3; i++) await call(processRun, { command: "true" });
+    for (let i = 0; i < 3; i++) {
+      await call(processRun, { command: "true" });
+    }
     const bg = await call(processRun, { command: hang.command, args: hang.args, background: true });
     const completed = await call(processList, { state_filter: "completed", limit: 2 });
     expect(completed.total).toBe(3);
@@ -481,8 +486,9 @@ describe.each(PROVIDERS)("process.* over the %s provider, as specified", (name, 
       code: "invalid_params",
       message: expect.stringMatching(/unknown parameter `force`/),
     });
-    for (const tool of processTools)
+    for (const tool of processTools) {
       expect(tool.jsonSchema).toMatchObject({ type: "object", additionalProperties: false });
+    }
   });
 
   it("wait blocks until new output, a pattern match or the exit, answers like monitor and says which woke it", async () => {

@@ -60,15 +60,20 @@ export function startAgent(cleanups: Cleanups, fixture: string, args: string[]):
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const line = lines.find(predicate);
-        if (line !== undefined) return line;
-        if (agent.exitCode !== null || agent.signalCode !== null)
+        if (line !== undefined) {
+          return line;
+        }
+        if (agent.exitCode !== null || agent.signalCode !== null) {
           throw new Error(
             `${fixture} exited before ${what}; it printed: ${lines.slice(-5).join(" | ")}`,
           );
-        if (Date.now() > deadline)
+        }
+        if (Date.now() > deadline) {
           throw new Error(
             `${fixture} did not print ${what} within ${timeoutMs} ms; it printed: ${lines.slice(-5).join(" | ")}`,
           );
+        }
+        // eslint-disable-next-line no-restricted-syntax -- an until() by hand: a poll with its own deadline and a message naming what it saw
         await new Promise((resolve) => setTimeout(resolve, 2));
       }
     },
@@ -129,9 +134,13 @@ export function reopen(
 export function processesWith(marker: string): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
+    if (!/^\d+$/.test(entry)) {
+      continue;
+    }
     try {
-      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(marker)) pids.push(Number(entry));
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(marker)) {
+        pids.push(Number(entry));
+      }
     } catch {
       // exited while we looked
     }
@@ -150,10 +159,12 @@ export async function killOrphans(marker: string): Promise<void> {
   }
   const deadline = Date.now() + 5000;
   while (processesWith(marker).length > 0) {
-    if (Date.now() > deadline)
+    if (Date.now() > deadline) {
       throw new Error(
         `processes with ${marker} still alive after SIGKILL: ${processesWith(marker).join(", ")}`,
       );
+    }
+    // eslint-disable-next-line no-restricted-syntax -- an until() by hand: a poll with its own deadline and a message naming what it saw
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
@@ -164,7 +175,9 @@ export async function readAll(manager: ProcessManager, runId: string): Promise<R
   for (let cursor = 0, pages = 0; pages < 10_000; pages++) {
     const page = await manager.read(runId, { sinceSeq: cursor });
     items.push(...page.items);
-    if (page.done || page.items.length === 0) return items;
+    if (page.done || page.items.length === 0) {
+      return items;
+    }
     cursor = page.nextSeq;
   }
   throw new Error(`run ${runId} did not end within 10000 pages`);

@@ -36,7 +36,9 @@ class CountingRequester implements AcpRequester {
     if (method === "terminal/output") {
       this.outputCalls++;
       const meta = (params as { _meta?: Record<string, { sinceByte?: number }> })._meta;
-      if (meta?.["acp-terminal"]?.sinceByte !== undefined) this.sinceCalls++;
+      if (meta?.["acp-terminal"]?.sinceByte !== undefined) {
+        this.sinceCalls++;
+      }
       this.receivedBytes += Buffer.byteLength((response as { output: string }).output, "utf8");
     }
     return response;
@@ -113,7 +115,9 @@ describe("exact increments through the local provider", () => {
     const counting: TerminalHostLike = {
       create: (owner, params) => host.create(owner, { ...params, outputByteLimit: 4096 }),
       output: (owner, id, options) => {
-        if (options?.sinceByte !== undefined) sinceCalls++;
+        if (options?.sinceByte !== undefined) {
+          sinceCalls++;
+        }
         const snapshot = host.output(owner, id, options);
         receivedBytes += Buffer.byteLength(snapshot.output, "utf8");
         return snapshot;

@@ -133,9 +133,13 @@ describe("ProcessManager over the local TerminalHost", () => {
         .map((i) => i.text)
         .join("");
       cursor = page.nextSeq;
-      if (page.done) break;
+      if (page.done) {
+        break;
+      }
       // The local provider answers synchronously: let the host read the child's pipe.
-      if (page.items.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      if (page.items.length === 0) {
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     }
     const lines = text.split("\n").filter(Boolean);
     expect(lines).toHaveLength(3001);
@@ -258,7 +262,9 @@ describe("ProcessManager over the local TerminalHost", () => {
         i % 2 === 0 ? rig.manager.kill(run.id, { signal: "SIGTERM" }) : rig.manager.wait(run.id),
       ),
     );
-    for (const run of ended) expect(["completed", "killed"]).toContain(run.status);
+    for (const run of ended) {
+      expect(["completed", "killed"]).toContain(run.status);
+    }
     await Promise.all(runs.map((run) => rig.manager.kill(run.id)));
     const exits = rig.events
       .filter((e) => e.type === "exit")
@@ -276,7 +282,9 @@ describe("ProcessManager over the local TerminalHost", () => {
     });
     const chunk = "x".repeat(1 << 20);
     const outcome = await (async () => {
-      for (let i = 0; i < 64; i++) await rig.manager.write(started.id, chunk);
+      for (let i = 0; i < 64; i++) {
+        await rig.manager.write(started.id, chunk);
+      }
       return "all written";
     })().catch((error: Error) => error.message);
     expect(outcome).not.toBe("all written");

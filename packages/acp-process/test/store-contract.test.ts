@@ -9,7 +9,9 @@ import { runRecord } from "./store-support.js";
 /** The same cases over every RunStore: what the manager may rely on, whichever store it has. */
 const cleanups: (() => void)[] = [];
 afterEach(() => {
-  for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    cleanup();
+  }
 });
 
 const stores: [string, (retention?: Partial<RetentionLimits>) => RunStore][] = [
@@ -83,7 +85,9 @@ for (const [name, open] of stores) {
     it("keeps the newest maxItemsPerRun items: the oldest go, sinceSeq below the window starts at its first item", () => {
       const store = open({ maxItemsPerRun: 100 });
       store.putRun(runRecord("r1", { nextSeq: 250 }));
-      for (let seq = 0; seq < 250; seq += 10) store.appendItems("r1", items(seq, 10));
+      for (let seq = 0; seq < 250; seq += 10) {
+        store.appendItems("r1", items(seq, 10));
+      }
       const page = store.readItems("r1", { sinceSeq: 0, limit: 3 });
       expect(page.firstSeq).toBe(150);
       expect(seqs(page.items)).toEqual([150, 151, 152]);

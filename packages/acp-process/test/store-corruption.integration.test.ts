@@ -8,7 +8,9 @@ import { localRig } from "./support.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    await cleanup();
+  }
 });
 
 /** A file holding run `r1`, left `running` with 20 items, as a crashed agent leaves it. */
@@ -241,7 +243,7 @@ describe("a damaged SQLite run store gives store_error naming the file and the r
       }
     }
     expect(failures.length).toBeGreaterThan(0);
-    for (const failure of failures)
+    for (const failure of failures) {
       expect(failure).toEqual(
         storeError(
           path,
@@ -250,6 +252,7 @@ describe("a damaged SQLite run store gives store_error naming the file and the r
           "SQLITE_CORRUPT",
         ),
       );
+    }
     store.close();
     expect(() => new SqliteRunStore(path, { openCheck: "quick_check" })).toThrow(
       storeError(path, "SQLITE_CORRUPT"),

@@ -11,7 +11,9 @@ import {
 
 const cleanups: Cleanups = [];
 afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    await cleanup();
+  }
 });
 
 describe("after a SIGKILL of the agent, recover() keeps every acknowledged item readable", () => {

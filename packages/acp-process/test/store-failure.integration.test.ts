@@ -10,14 +10,17 @@ import { useLocalRigs } from "./support.js";
 const localRig = useLocalRigs();
 const cleanups: (() => void)[] = [];
 afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
+  for (const cleanup of cleanups.splice(0)) {
+    cleanup();
+  }
 });
 
 /** A store whose writes fail once a run has finished, as a full disk would. */
 class FailingStore extends MemoryRunStore {
-  override putRun(record: RunRecord, options?: { urgent?: boolean }): void {
-    if (record.status !== "running" && record.status !== "queued")
+  override putRun(record: RunRecord, _options?: { urgent?: boolean }): void {
+    if (record.status !== "running" && record.status !== "queued") {
       throw new Error("SQLITE_FULL: database or disk is full");
+    }
     super.putRun(record); // MemoryRunStore.putRun takes no options (nothing to flush)
   }
 }

@@ -16,7 +16,9 @@ import { localRig } from "./support.js";
 
 const cleanups: Cleanups = [];
 afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    await cleanup();
+  }
 });
 
 function storedStatus(path: string, runId: string): unknown {

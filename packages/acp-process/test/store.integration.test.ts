@@ -11,7 +11,9 @@ import { FIXTURES } from "./support.js";
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    await cleanup();
+  }
 });
 
 describe("SqliteRunStore", () => {
@@ -25,10 +27,11 @@ describe("SqliteRunStore", () => {
     const other = new Database(path, { readonly: true });
     cleanups.push(() => (other.close(), store.close()));
     store.putRun(runRecord("r1", { nextSeq: 250 }));
-    for (let seq = 0; seq < 250; seq++)
+    for (let seq = 0; seq < 250; seq++) {
       store.appendItems("r1", [
         { seq, kind: "output", text: `line ${seq}\n`, atMs: seq, byteOffset: 0 },
       ]);
+    }
     // Nothing is written per append: another connection sees no item before the flush.
     expect(other.prepare("SELECT COUNT(*) AS n FROM exec_run_items").get()).toEqual({ n: 0 });
     const page = store.readItems("r1", { sinceSeq: 0, limit: 10 });

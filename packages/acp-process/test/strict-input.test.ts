@@ -14,7 +14,9 @@ const schema = strictInput(
 
 function messageOf(input: unknown): string {
   const parsed = schema.safeParse(input);
-  if (parsed.success) throw new Error(`expected a refusal of ${JSON.stringify(input)}`);
+  if (parsed.success) {
+    throw new Error(`expected a refusal of ${JSON.stringify(input)}`);
+  }
   return parsed.error.issues.map((issue) => issue.message).join("; ");
 }
 

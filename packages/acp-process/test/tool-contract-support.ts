@@ -79,15 +79,18 @@ export function contractRigs(setup: () => Promise<Provide>): {
     ctx,
     async call(tool, input, extra) {
       const outcome = await runTool(tool, ctx(extra), input);
-      if (!outcome.ok) throw new Error(`${outcome.error.code}: ${outcome.error.message}`);
+      if (!outcome.ok) {
+        throw new Error(`${outcome.error.code}: ${outcome.error.message}`);
+      }
       return outcome.result as Record<string, any>;
     },
     async refusal(tool, input, extra) {
       const outcome = await runTool(tool, ctx(extra), input);
-      if (outcome.ok)
+      if (outcome.ok) {
         throw new Error(
           `expected ${tool.name} to refuse ${JSON.stringify(input)}, it answered ${JSON.stringify(outcome.result)}`,
         );
+      }
       return outcome.error;
     },
   };
@@ -97,11 +100,17 @@ export function contractRigs(setup: () => Promise<Provide>): {
 export function processesWith(marker: string): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) {
+      continue;
+    }
     try {
-      if (!readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(marker)) continue;
+      if (!readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(marker)) {
+        continue;
+      }
       const state = /\) (\S)/.exec(readFileSync(`/proc/${entry}/stat`, "utf8"))?.[1];
-      if (state !== "Z") pids.push(Number(entry));
+      if (state !== "Z") {
+        pids.push(Number(entry));
+      }
     } catch {
       // The process ended between the listing and the read: it is not left over.
     }

@@ -65,7 +65,9 @@ describe.each(PROVIDERS)("tool surfaces over the %s provider", (name, setup) => 
 
   async function call(tool: ToolDefinition, input: unknown): Promise<Record<string, any>> {
     const outcome = await runTool(tool, ctx(), input);
-    if (!outcome.ok) throw new Error(`${outcome.error.code}: ${outcome.error.message}`);
+    if (!outcome.ok) {
+      throw new Error(`${outcome.error.code}: ${outcome.error.message}`);
+    }
     return outcome.result as Record<string, any>;
   }
 
@@ -198,7 +200,9 @@ describe.each(PROVIDERS)("tool surfaces over the %s provider", (name, setup) => 
         "process.wait",
         "shell",
       ]);
-      for (const tool of allTools) expect(tool.jsonSchema).toMatchObject({ type: "object" });
+      for (const tool of allTools) {
+        expect(tool.jsonSchema).toMatchObject({ type: "object" });
+      }
     });
   });
 
@@ -275,16 +279,17 @@ describe.each(PROVIDERS)("tool surfaces over the %s provider", (name, setup) => 
         force_after: 1,
       });
       expect(killed).toMatchObject({ state: "killed", signal: "SIGINT" });
-      if (name === "local")
+      if (name === "local") {
         expect(killed.resource_usage).toMatchObject({
           processes: 1,
           rss_bytes: expect.any(Number),
         });
-      else
+      } else {
         expect(killed).toMatchObject({
           resource_usage: null,
           resource_usage_note: expect.stringMatching(/not measurable/),
         });
+      }
       const list = await call(processList, { state: "timed_out" });
       expect(list.processes.map((p: { process_id: string }) => p.process_id)).toEqual([
         timedOut.process_id,
@@ -355,7 +360,9 @@ describe.each(PROVIDERS)("tool surfaces over the %s provider", (name, setup) => 
         text += poll.items.map((i: { text: string }) => i.text).join("");
         hits = hits.concat(poll.watch_hits.filter((h: { seq: number }) => h.seq >= seq));
         seq = poll.next_seq;
-        if (poll.done) break;
+        if (poll.done) {
+          break;
+        }
         await new Promise((resolve) => setImmediate(resolve));
       }
       expect(text).toBe("building\nerror: bad thing\ndone\n");

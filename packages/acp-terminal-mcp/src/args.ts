@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { approvalPolicy, type ApprovalPolicy } from "./policy.js";
 import { isToolSetName, TOOL_SET_NAMES, type ToolSetName } from "./tool-sets.js";
 import { parseListenAddress, type ListenAddress } from "./listen-address.js";
+import { messageOf } from "./thrown.js";
 
 export const TOKEN_ENV = "ACP_TERMINAL_MCP_TOKEN";
 
@@ -78,22 +79,30 @@ export function parseMcpCommand(
       },
     }));
   } catch (error) {
-    return { kind: "error", message: error instanceof Error ? error.message : String(error) };
+    return { kind: "error", message: messageOf(error) };
   }
-  if (values.help) return { kind: "help" };
-  if (!isToolSetName(values.tools))
+  if (values.help) {
+    return { kind: "help" };
+  }
+  if (!isToolSetName(values.tools)) {
     return error(
       `Invalid --tools: expected one of ${TOOL_SET_NAMES.join(", ")}, received ${JSON.stringify(values.tools)}`,
     );
+  }
   const policy = approvalPolicy(values.yes, values.allow);
-  if (typeof policy === "string") return error(policy);
+  if (typeof policy === "string") {
+    return error(policy);
+  }
   const maxConcurrentRuns = count("--max-runs", values["max-runs"], 1, 1024);
   const maxOutputChars = count("--max-output-chars", values["max-output-chars"], 1000, 5_000_000);
   const outputByteLimit = count("--output-limit", values["output-limit"], 1024, 64 * 1024 * 1024);
   const progressS = values["progress-interval"];
   const progressIntervalMs = progressS === undefined ? 1000 : Math.round(Number(progressS) * 1000);
-  for (const value of [maxConcurrentRuns, maxOutputChars, outputByteLimit])
-    if (typeof value === "string") return error(value);
+  for (const value of [maxConcurrentRuns, maxOutputChars, outputByteLimit]) {
+    if (typeof value === "string") {
+      return error(value);
+    }
+  }
   if (
     progressS !== undefined &&
     (progressS.trim() === "" ||
@@ -106,21 +115,25 @@ export function parseMcpCommand(
     );
   }
   const http = values.http === undefined ? undefined : parseListenAddress(values.http);
-  if (typeof http === "string") return error(http);
+  if (typeof http === "string") {
+    return error(http);
+  }
   const token = values.token ?? (env[TOKEN_ENV] || undefined);
-  if (token !== undefined && values.http === undefined)
+  if (token !== undefined && values.http === undefined) {
     return error(
       `--token (or ${TOKEN_ENV}) is for --http; a stdio server is reached only by the program that started it`,
     );
+  }
   if (http && !http.loopback && token === undefined) {
     return error(
       `--http ${values.http} is not a loopback address: give a bearer token with --token or ${TOKEN_ENV}, so that only your agent can run commands here`,
     );
   }
-  if (token !== undefined && (token.length < 16 || /\s/.test(token)))
+  if (token !== undefined && (token.length < 16 || /\s/.test(token))) {
     return error(
       `Invalid --token: expected at least 16 characters without spaces (e.g. openssl rand -hex 32), received ${token.length} characters`,
     );
+  }
   return {
     kind: "serve",
     options: {
@@ -148,9 +161,12 @@ function count(
   min: number,
   max: number,
 ): number | string | undefined {
-  if (value === undefined) return undefined;
+  if (value === undefined) {
+    return undefined;
+  }
   const n = Number(value);
-  if (value.trim() === "" || !Number.isInteger(n) || n < min || n > max)
+  if (value.trim() === "" || !Number.isInteger(n) || n < min || n > max) {
     return `Invalid ${flag}: expected an integer from ${min} to ${max}, received ${JSON.stringify(value)}`;
+  }
   return n;
 }

@@ -7,6 +7,7 @@ import { serveOnHttp } from "./serve-http.js";
 import { serveOnStdio } from "./serve-stdio.js";
 import { toolServerFactory } from "./tool-server.js";
 import { TOOL_SETS } from "./tool-sets.js";
+import { messageOf } from "./thrown.js";
 
 /** The ProcessManager session every MCP call acts in. */
 const SESSION_ID = "mcp";
@@ -41,9 +42,7 @@ export async function mcpMain(argv: string[], io: McpIo): Promise<number> {
     await serve(command.options, io);
     return EXIT_OK;
   } catch (error) {
-    io.stderr.write(
-      `acp-terminal mcp: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
+    io.stderr.write(`acp-terminal mcp: ${messageOf(error)}\n`);
     return EXIT_FAILED;
   }
 }
@@ -64,8 +63,9 @@ async function serve(options: McpOptions, io: McpIo): Promise<void> {
   // Removed once serving ends: a listener left behind would keep SIGINT/SIGTERM from ending the process.
   const onSignal: Partial<Record<"SIGINT" | "SIGTERM", () => void>> = {};
   const stopSignal = new Promise<string>((resolve) => {
-    for (const signal of ["SIGINT", "SIGTERM"] as const)
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
       process.once(signal, (onSignal[signal] = () => resolve(signal)));
+    }
   });
   try {
     if (!options.http) {
@@ -80,13 +80,15 @@ async function serve(options: McpOptions, io: McpIo): Promise<void> {
     note(`${signal}: stopping`);
     await http.close();
   } finally {
-    for (const [signal, listener] of Object.entries(onSignal))
+    for (const [signal, listener] of Object.entries(onSignal)) {
       process.removeListener(signal, listener);
+    }
     await runtime.dispose();
   }
 }
 
 function packageVersion(): string {
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- our own package.json, shipped with this file
   const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
     version: string;
   };

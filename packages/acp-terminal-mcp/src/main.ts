@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { mcpMain } from "./cli.js";
+import { messageOf } from "./thrown.js";
 
 mcpMain(process.argv.slice(2), {
   stdout: process.stdout,
@@ -9,9 +10,7 @@ mcpMain(process.argv.slice(2), {
 }).then(
   (code) => process.stdout.write("", () => process.exit(code)),
   (error: unknown) => {
-    process.stderr.write(
-      `acp-terminal-mcp: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
+    process.stderr.write(`acp-terminal-mcp: unexpected failure: ${messageOf(error)}\n`);
     process.exit(1);
   },
 );

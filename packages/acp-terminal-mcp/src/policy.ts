@@ -3,6 +3,7 @@ import {
   parseAllowPattern,
   type ApprovalPolicy as AuthorizeHook,
 } from "acp-terminal";
+import { messageOf } from "./thrown.js";
 
 /**
  * Which commands the server runs. An MCP stdio server has no TTY to ask on, so nothing runs
@@ -15,14 +16,18 @@ export type ApprovalPolicy =
 
 /** Builds the policy from the flags, or an error message naming the flag and the value. */
 export function approvalPolicy(yes: boolean, allow: readonly string[]): ApprovalPolicy | string {
-  if (yes) return { kind: "yes" };
-  if (allow.length === 0) return { kind: "deny" };
+  if (yes) {
+    return { kind: "yes" };
+  }
+  if (allow.length === 0) {
+    return { kind: "deny" };
+  }
   for (const pattern of allow) {
     try {
       parseAllowPattern(pattern);
     } catch (error) {
       // The same message `acp-terminal run --allow` gives.
-      return `Invalid --allow: ${(error as Error).message.replace(/^Invalid allow pattern /, "")}`;
+      return `Invalid --allow: ${messageOf(error).replace(/^Invalid allow pattern /, "")}`;
     }
   }
   return { kind: "allow", patterns: [...allow] };

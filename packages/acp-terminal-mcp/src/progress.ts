@@ -22,7 +22,9 @@ export function progressReporter(options: ProgressOptions): { stop(): void } {
   let last = 0;
   const timer = setInterval(() => {
     const runs = options.runs();
-    if (runs.length === 0) return;
+    if (runs.length === 0) {
+      return;
+    }
     const progress = Math.max(last + 1, Date.now() - startedAt);
     last = progress;
     const message = runs.map((run) => describe(options.manager, run)).join("; ");

@@ -3,6 +3,7 @@ import { ProcessManager, type SchedulerLimits } from "acp-process";
 import { TerminalHost, type TerminalHostOptions } from "acp-terminal";
 import { authorizeHook, type ApprovalPolicy } from "./policy.js";
 import { WorkspaceProvider } from "./workspace-provider.js";
+import { errnoCodeOf } from "./thrown.js";
 
 export interface RuntimeOptions {
   /** Directory commands start in and may not leave (their cwd); resolved through symlinks. */
@@ -67,10 +68,11 @@ async function resolveWorkspace(dir: string): Promise<string> {
     resolved = await realpath(dir);
   } catch (error) {
     throw new Error(
-      `Invalid --workspace: ${dir} does not exist or cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      `Invalid --workspace: ${dir} does not exist or cannot be read (${errnoCodeOf(error) ?? String(error)})`,
     );
   }
-  if (!(await stat(resolved)).isDirectory())
+  if (!(await stat(resolved)).isDirectory()) {
     throw new Error(`Invalid --workspace: ${dir} is not a directory`);
+  }
   return resolved;
 }

@@ -4,8 +4,11 @@ import {
   type Server as HttpServer,
   type ServerResponse,
 } from "node:http";
-import type { AddressInfo } from "node:net";
-import { localhostHostValidation, toNodeHandler } from "@modelcontextprotocol/node";
+import {
+  localhostHostValidation,
+  toNodeHandler,
+  type NodeIncomingMessageLike,
+} from "@modelcontextprotocol/node";
 import { createMcpHandler, requireBearerAuth, type Server } from "@modelcontextprotocol/server";
 import type { ListenAddress } from "./listen-address.js";
 import { staticTokenVerifier } from "./token.js";
@@ -39,7 +42,9 @@ export async function serveOnHttp(
   const serve = toNodeHandler(
     {
       fetch: async (request) => {
-        if (!gate) return handler.fetch(request);
+        if (!gate) {
+          return handler.fetch(request);
+        }
         const auth = await gate(request);
         return auth instanceof Response ? auth : handler.fetch(request, { authInfo: auth });
       },
@@ -54,12 +59,20 @@ export async function serveOnHttp(
         .end(`Not found: the MCP endpoint is ${MCP_PATH}\n`);
       return;
     }
-    if (validateHost && !validateHost(req, res)) return;
-    serve(req, res).catch(onerror);
+    if (validateHost && !validateHost(req, res)) {
+      return;
+    }
+    // The SDK declares `method?: string` where Node's IncomingMessage has `string | undefined`, so
+    // under exactOptionalPropertyTypes the request Node hands us does not fit the SDK's own type.
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- SDK type gap, see above
+    serve(req as NodeIncomingMessageLike, res).catch(onerror);
   });
   server.maxConnections = MAX_CONNECTIONS;
   await listen(server, address);
-  const bound = server.address() as AddressInfo;
+  const bound = server.address();
+  if (bound === null || typeof bound === "string") {
+    throw new Error(`the HTTP server is not listening on a TCP port (${String(bound)})`);
+  }
   const host = bound.family === "IPv6" ? `[${bound.address}]` : bound.address;
   return {
     url: `http://${host}:${bound.port}${MCP_PATH}`,

@@ -15,8 +15,9 @@ export function staticTokenVerifier(expected: string): OAuthTokenVerifier {
   const expectedDigest = digest(expected);
   return {
     verifyAccessToken: async (token: string): Promise<AuthInfo> => {
-      if (!timingSafeEqual(digest(token), expectedDigest))
+      if (!timingSafeEqual(digest(token), expectedDigest)) {
         throw new OAuthError(OAuthErrorCode.InvalidToken, "wrong bearer token");
+      }
       return {
         token,
         clientId: "bearer",

@@ -50,6 +50,7 @@ export function toolServerFactory(options: ToolServerOptions): () => Server {
       tools: options.tools.map((tool) => ({
         name: tool.functionName,
         description: tool.description,
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- every tool's jsonSchema is z.toJSONSchema of a zod object, so its type is "object"
         inputSchema: tool.jsonSchema as { type: "object" },
       })),
     }));
@@ -74,8 +75,9 @@ export function toolServerFactory(options: ToolServerOptions): () => Server {
     });
     if (options.cancelAcrossInstances) {
       server.setNotificationHandler("notifications/cancelled", (notification) => {
-        if (notification.params.requestId !== undefined)
+        if (notification.params.requestId !== undefined) {
           inFlight.cancel(notification.params.requestId);
+        }
       });
     }
     return server;
@@ -92,13 +94,19 @@ class InFlightCalls {
     this.byId.set(key, set.add(cancel));
     return () => {
       set.delete(cancel);
-      if (set.size === 0) this.byId.delete(key);
+      if (set.size === 0) {
+        this.byId.delete(key);
+      }
     };
   }
 
   cancel(id: string | number): void {
     const set = this.byId.get(String(id));
-    if (set?.size === 1) for (const cancel of set) cancel();
+    if (set?.size === 1) {
+      for (const cancel of set) {
+        cancel();
+      }
+    }
   }
 }
 
@@ -117,8 +125,9 @@ async function callTool(
       .filter((run) => run.labels[CALL_LABEL] === call && !isFinished(run.status));
   // MCP cancellation (notifications/cancelled, or an HTTP client going away) kills what this call started.
   const cancel = () => {
-    for (const run of runsOfCall())
+    for (const run of runsOfCall()) {
       manager.kill(run.id, { sessionId }).catch(() => undefined /* finished meanwhile */);
+    }
   };
   ctx.mcpReq.signal.addEventListener("abort", cancel, { once: true });
   const forget = inFlight.add(ctx.mcpReq.id, cancel);
@@ -143,6 +152,7 @@ async function callTool(
         structuredContent: { error: outcome.error },
       };
     }
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- every tool surface answers with a JSON object (ToolDefinition's Output)
     const structured = outcome.result as Record<string, unknown>;
     return {
       content: [{ type: "text", text: JSON.stringify(structured) }],

@@ -2,6 +2,7 @@ import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { LocalTerminalProvider, type TerminalHostLike } from "acp-process";
 import type { ProviderCreateParams } from "acp-process/provider";
+import { errnoCodeOf } from "./thrown.js";
 
 /**
  * The local provider, gated: every terminal is checked here, whatever tool asked for it, so no
@@ -30,24 +31,26 @@ export class WorkspaceProvider extends LocalTerminalProvider {
 
   /** `cwd` resolved through symlinks, when that is the workspace or below it. */
   private async inside(cwd: string): Promise<string> {
-    if (!path.isAbsolute(cwd))
+    if (!path.isAbsolute(cwd)) {
       throw new Error(
         `refused: the working directory must be an absolute path inside the workspace ${this.workspace}, received ${JSON.stringify(cwd)}`,
       );
+    }
     let resolved: string;
     try {
       resolved = await realpath(cwd);
     } catch (error) {
       throw new Error(
-        `the working directory ${cwd} does not exist or cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+        `the working directory ${cwd} does not exist or cannot be read (${errnoCodeOf(error) ?? String(error)})`,
       );
     }
     const relative = path.relative(this.workspace, resolved);
     if (
       relative === "" ||
       (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
-    )
+    ) {
       return resolved;
+    }
     throw new Error(
       `refused: the working directory ${cwd} is outside the workspace ${this.workspace}; use a directory inside it, or restart the server with --workspace set higher`,
     );

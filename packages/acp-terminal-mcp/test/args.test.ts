@@ -10,7 +10,9 @@ const TOKEN = "0123456789abcdef";
 
 function errorOf(argv: string[], env: NodeJS.ProcessEnv = {}): string {
   const parsed = parse(argv, env);
-  if (parsed.kind !== "error") throw new Error(`expected an error, got ${JSON.stringify(parsed)}`);
+  if (parsed.kind !== "error") {
+    throw new Error(`expected an error, got ${JSON.stringify(parsed)}`);
+  }
   return parsed.message;
 }
 
@@ -107,7 +109,9 @@ describe("acp-terminal mcp arguments", () => {
   describe("a pattern approves what acp-terminal run --allow approves", () => {
     const hook = () => {
       const parsed = parse(["--allow", "git *", "--allow", "ls"]);
-      if (parsed.kind !== "serve") throw new Error("expected serve");
+      if (parsed.kind !== "serve") {
+        throw new Error("expected serve");
+      }
       return authorizeHook(parsed.options.policy);
     };
     const owner = { connectionId: "mcp", sessionId: "mcp" };
@@ -122,12 +126,14 @@ describe("acp-terminal mcp arguments", () => {
     });
 
     it("the first word literally, each later word or * glob a word, a last * any further words", async () => {
-      for (const command of ["git", "git status", "git log -p", "ls"])
+      for (const command of ["git", "git status", "git log -p", "ls"]) {
         expect(await hook()(line(command))).toBe(true);
-      for (const command of ["ls -l", "gitk", "rm -rf /"])
+      }
+      for (const command of ["ls -l", "gitk", "rm -rf /"]) {
         expect(await hook()(line(command))).toContain(
           "no --allow pattern of this server (git *, ls) approves it",
         );
+      }
     });
 
     it("never a command line with shell syntax, even when the pattern's words would match", async () => {
@@ -171,7 +177,9 @@ describe("acp-terminal mcp arguments", () => {
     it("--yes allows everything; no flag allows nothing and says how to allow", async () => {
       const yes = parse(["--yes"]);
       const none = parse([]);
-      if (yes.kind !== "serve" || none.kind !== "serve") throw new Error("expected serve");
+      if (yes.kind !== "serve" || none.kind !== "serve") {
+        throw new Error("expected serve");
+      }
       expect(await authorizeHook(yes.options.policy)(line("git status; id"))).toBe(true);
       expect(await authorizeHook(none.options.policy)(line("git status"))).toContain(
         "restart it with --yes (allow every command) or --allow PATTERN",
@@ -187,8 +195,9 @@ describe("acp-terminal mcp arguments", () => {
     expect(parse(["--http", "0.0.0.0:8765"], { ACP_TERMINAL_MCP_TOKEN: TOKEN })).toMatchObject({
       options: { token: TOKEN },
     });
-    for (const host of ["127.0.0.1", "127.1.2.3", "localhost", "[::1]"])
+    for (const host of ["127.0.0.1", "127.1.2.3", "localhost", "[::1]"]) {
       expect(parse(["--http", `${host}:0`]).kind).toBe("serve");
+    }
   });
 
   it("refuses a short token, a token without --http, and malformed addresses", () => {
@@ -198,8 +207,9 @@ describe("acp-terminal mcp arguments", () => {
     expect(errorOf(["--token", TOKEN])).toContain(
       "--token (or ACP_TERMINAL_MCP_TOKEN) is for --http",
     );
-    for (const address of ["8765", "host:", "host:65536", "[zz]:1", "::1:80"])
+    for (const address of ["8765", "host:", "host:65536", "[zz]:1", "::1:80"]) {
       expect(errorOf(["--http", address])).toMatch(/^Invalid --http/);
+    }
   });
 
   it("usage names every option it parses", () => {
@@ -215,7 +225,8 @@ describe("acp-terminal mcp arguments", () => {
       "--http",
       "--token",
       "--help",
-    ])
+    ]) {
       expect(MCP_USAGE).toContain(flag);
+    }
   });
 });

@@ -159,7 +159,9 @@ describe("acp-terminal arguments", () => {
   });
 
   it("documents every exit code in the usage text", () => {
-    for (const code of [0, 1, 2, 3, 4, 5]) expect(USAGE).toMatch(new RegExp(`^  ${code}  `, "m"));
+    for (const code of [0, 1, 2, 3, 4, 5]) {
+      expect(USAGE).toMatch(new RegExp(`^  ${code}  `, "m"));
+    }
   });
 
   it("maps stop reasons to exit codes", () => {

@@ -11,7 +11,9 @@ describe("OutputWatcher", () => {
     const watcher = new OutputWatcher((id) => seen.push(id), 10);
     const buffer = new OutputBuffer(1024);
     watcher.follow("t1", buffer);
-    for (let i = 0; i < 100; i++) buffer.append(bytes("x"));
+    for (let i = 0; i < 100; i++) {
+      buffer.append(bytes("x"));
+    }
     watcher.check("t1");
     expect(seen).toEqual(["t1"]);
     watcher.check("t1");

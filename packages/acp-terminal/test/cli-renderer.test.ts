@@ -39,7 +39,9 @@ function laggingSink(
     },
     drain() {
       this.lagging = false;
-      for (const listener of waiting.splice(0)) listener();
+      for (const listener of waiting.splice(0)) {
+        listener();
+      }
     },
   };
 }
@@ -374,7 +376,9 @@ describe("JsonRenderer", () => {
     const t1 = terminal(r, "t1", 64 * 1024);
     out.lagging = true;
     const mib = new Uint8Array(1024 * 1024).fill(0x61);
-    for (let i = 0; i < 10; i++) t1.output(mib);
+    for (let i = 0; i < 10; i++) {
+      t1.output(mib);
+    }
     await nextTurn();
     await nextTurn();
     expect(out.text).not.toContain('"output"');
@@ -387,7 +391,9 @@ describe("JsonRenderer", () => {
     expect((caughtUp!.output as string).length).toBe(64 * 1024);
     // It exits while the reader lags again: the exit is written, with only the newest output before it.
     out.lagging = true;
-    for (let i = 0; i < 3; i++) t1.output(mib);
+    for (let i = 0; i < 3; i++) {
+      t1.output(mib);
+    }
     t1.exited({ exitCode: 0, signal: null });
     r.terminalReleased("t1");
     r.finish(result);
@@ -432,10 +438,13 @@ describe("TextRenderer, reading output when it draws", () => {
       const t1 = countedTerminal(r, 1024 * 1024);
       r.sessionUpdate(toolCall("in_progress", "t1"));
       const chunk = new Uint8Array(64 * 1024).fill(0x7a);
-      for (let i = 0; i < 1600; i++) t1.output(chunk); // 100 MiB, no newline
+      for (let i = 0; i < 1600; i++) {
+        t1.output(chunk); // 100 MiB, no newline
+      }
       t1.output(bytes("\nthe end\n"));
-      if (tty)
+      if (tty) {
         await until(() => out.text.includes("the end"), { message: "a redraw with the last line" });
+      }
       t1.exited({ exitCode: 0, signal: null });
       r.sessionUpdate(done);
       r.finish(result);
@@ -484,7 +493,9 @@ describe("TextRenderer, reading output when it draws", () => {
     const r = new TextRenderer(out, sink(true));
     const t1 = terminal(r);
     r.sessionUpdate(toolCall("in_progress", "t1"));
-    for (let i = 1; i <= 1000; i++) t1.output(bytes(`line ${i}\n`));
+    for (let i = 1; i <= 1000; i++) {
+      t1.output(bytes(`line ${i}\n`));
+    }
     await until(() => out.text.includes("line 1000"), { message: "the redraw" });
     expect(out.text.split("\x1b[0J").length - 1).toBe(1);
     expect(out.text).toContain("  │ … 990 earlier lines\n");

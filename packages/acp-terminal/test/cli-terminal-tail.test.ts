@@ -77,7 +77,9 @@ describe("TerminalTail and LineStream, over the host's buffer", () => {
 
   it("bounds an endless line without a newline", () => {
     const { tail, write } = terminalOf();
-    for (let i = 0; i < 1000; i++) write("y".repeat(1000));
+    for (let i = 0; i < 1000; i++) {
+      write("y".repeat(1000));
+    }
     expect(tail.partialLine!.length).toBeLessThanOrEqual(MAX_LINE_CHARS);
   });
 
@@ -86,7 +88,9 @@ describe("TerminalTail and LineStream, over the host's buffer", () => {
     const reader = counting(buffer);
     const tail = new TerminalTail(reader);
     const chunk = bytes(`${"z".repeat(1023)}\n`.repeat(64)); // 64 KiB of 1 KiB lines
-    for (let i = 0; i < 1024; i++) buffer.append(chunk); // 64 MiB through a 1 MiB buffer, nothing read
+    for (let i = 0; i < 1024; i++) {
+      buffer.append(chunk); // 64 MiB through a 1 MiB buffer, nothing read
+    }
     expect(reader.bytesRead).toBe(0);
     expect(tail.tail()).toHaveLength(10);
     const oneDraw = reader.bytesRead;
@@ -99,7 +103,9 @@ describe("TerminalTail and LineStream, over the host's buffer", () => {
     const { tail, write } = terminalOf(100);
     write("a\nb\n");
     expect(tail.completedLines()).toEqual({ lines: 2, exact: true });
-    for (let i = 0; i < 100; i++) write("line\n");
+    for (let i = 0; i < 100; i++) {
+      write("line\n");
+    }
     const count = tail.completedLines();
     expect(count.exact).toBe(false);
     expect(count.lines).toBeLessThan(102);
@@ -119,7 +125,9 @@ describe("TerminalTail and LineStream, over the host's buffer", () => {
 
   it("a frozen tail shows the same lines without the host's buffer", () => {
     const { tail, write } = terminalOf(1024 * 1024, 3);
-    for (let i = 1; i <= 1000; i++) write(`line ${i}\n`);
+    for (let i = 1; i <= 1000; i++) {
+      write(`line ${i}\n`);
+    }
     const before = { tail: tail.tail(), hidden: tail.hiddenLines() };
     tail.freeze();
     expect(tail.source.totalBytes - tail.source.droppedBytes).toBeLessThan(64 * 1024);

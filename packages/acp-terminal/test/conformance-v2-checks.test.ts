@@ -50,7 +50,9 @@ describe("the v2 conformance battery", () => {
 
   it("keeps at most MAX_CANCEL_RECORDS cancels and counts the rest", () => {
     const ledger = new TerminalLedger();
-    for (let n = 0; n < MAX_CANCEL_RECORDS + 7; n++) ledger.record("t", "unknown", "-32602");
+    for (let n = 0; n < MAX_CANCEL_RECORDS + 7; n++) {
+      ledger.record("t", "unknown", "-32602");
+    }
     expect(ledger.cancels).toHaveLength(MAX_CANCEL_RECORDS);
     expect(ledger.droppedCancels).toBe(7);
   });

@@ -11,7 +11,9 @@ function loadedModules(entry: string): string[] {
   const seen = new Set<string>();
   const pending = [entry];
   for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
-    if (seen.has(file)) continue;
+    if (seen.has(file)) {
+      continue;
+    }
     seen.add(file);
     for (const match of readFileSync(file, "utf8").matchAll(
       /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"/g,

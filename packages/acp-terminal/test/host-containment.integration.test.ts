@@ -111,8 +111,12 @@ describe("containment mode", () => {
     );
     const ours = [...reports()].filter((name) => !before.has(name));
     expect(ours.length >= 3).toBe(namespacesWork);
-    for (const id of ids) await host.waitForExit(owner, id);
-    for (const id of ids) await host.release(owner, id);
+    for (const id of ids) {
+      await host.waitForExit(owner, id);
+    }
+    for (const id of ids) {
+      await host.release(owner, id);
+    }
     await host.dispose();
     const left = reports();
     expect(ours.filter((name) => left.has(name))).toEqual([]);
@@ -139,8 +143,11 @@ describe.each([
         pty,
       });
       await allStarted(marker, escape.processes);
-      if (fault === "kill") await host.kill(owner, id);
-      else await host.release(owner, id);
+      if (fault === "kill") {
+        await host.kill(owner, id);
+      } else {
+        await host.release(owner, id);
+      }
       expect(await leftAfter(marker)).toEqual([]);
     } finally {
       await host.dispose();
@@ -169,8 +176,11 @@ describe("a host process that dies leaves no process behind", () => {
         message: "the host to start its terminals",
       });
       await allStarted(marker, 2 * commands.length);
-      if (how === "exit") child.stdin.write("exit\n");
-      else child.kill(how);
+      if (how === "exit") {
+        child.stdin.write("exit\n");
+      } else {
+        child.kill(how);
+      }
       const [code, signal] = (await withDeadline(exited, 10_000, "the host to die")) as [
         number | null,
         NodeJS.Signals | null,
@@ -225,7 +235,9 @@ describe("the reaper", () => {
     await until(() => (ignored() & 0x4003n) === 0x4003n, {
       message: "the reaper to ignore SIGHUP, SIGINT and SIGTERM",
     });
-    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.kill(pid, signal);
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+      process.kill(pid, signal);
+    }
     reaper.close(); // end-of-file, as when the host dies
     await until(() => processesWith(marker).length === 1, {
       message: "the tracked group to be killed",

@@ -30,7 +30,9 @@ describe("host process exit", () => {
     const { pids, code } = await runHostThatExits(["--pty"]);
     expect(code).toBe(3);
     expect(pids).toHaveLength(2);
-    for (const pid of pids) await processGone(pid);
+    for (const pid of pids) {
+      await processGone(pid);
+    }
   });
 
   it("listens for exit only while it owns terminals", async () => {

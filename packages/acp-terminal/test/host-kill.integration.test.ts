@@ -201,8 +201,12 @@ describe("dispose", () => {
     expect(second).toBe(first);
     await first;
     await host[Symbol.asyncDispose]();
-    for (const wait of waits) expect((await wait).code).toBe("disposed");
-    for (const gone of [Number(pid), ...leaders]) await processGone(gone);
+    for (const wait of waits) {
+      expect((await wait).code).toBe("disposed");
+    }
+    for (const gone of [Number(pid), ...leaders]) {
+      await processGone(gone);
+    }
     expect(released.sort()).toEqual([...ids].sort());
     expect(host.list()).toEqual([]);
     const late = await rejection(host.create(owner, { command: "true" }));

@@ -108,6 +108,8 @@ describe("write", () => {
     const stuck = outcomes.filter((error) => error && error.code !== "limit_reached");
     expect(stuck.length).toBeGreaterThan(0);
     // The kill either closes the pipe under the write (EPIPE) or ends the terminal first.
-    for (const error of stuck) expect(["exited", "stdin_closed"]).toContain(error?.code);
+    for (const error of stuck) {
+      expect(["exited", "stdin_closed"]).toContain(error?.code);
+    }
   });
 });

@@ -245,8 +245,12 @@ describe("shell and arguments", () => {
     const host = makeHost({
       authorize: (request) => {
         requests.push(request);
-        if (request.command === "rm") return false;
-        if (request.command.startsWith("curl")) return "network access is off";
+        if (request.command === "rm") {
+          return false;
+        }
+        if (request.command.startsWith("curl")) {
+          return "network access is off";
+        }
         return true;
       },
     });
@@ -395,8 +399,9 @@ describe("ids and owners", () => {
   it("gives every terminal a random UUID", async () => {
     const host = makeHost();
     const ids = await Promise.all([1, 2, 3].map(() => host.create(owner, { command: "true" })));
-    for (const id of ids)
+    for (const id of ids) {
       expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    }
     expect(new Set(ids).size).toBe(3);
   });
 

@@ -41,7 +41,9 @@ class ManualClock implements Clock {
   advance(ms: number): void {
     this.#now += ms;
     for (const sleeper of [...this.#sleepers]) {
-      if (sleeper.at > this.#now) continue;
+      if (sleeper.at > this.#now) {
+        continue;
+      }
       this.#sleepers.delete(sleeper);
       sleeper.wake();
     }

@@ -6,7 +6,9 @@ const utf8 = (text: string): Uint8Array => Buffer.from(text, "utf8");
 
 function bufferOf(limit: number, ...chunks: (string | Uint8Array)[]): OutputBuffer {
   const buffer = new OutputBuffer(limit);
-  for (const chunk of chunks) buffer.append(typeof chunk === "string" ? utf8(chunk) : chunk);
+  for (const chunk of chunks) {
+    buffer.append(typeof chunk === "string" ? utf8(chunk) : chunk);
+  }
   return buffer;
 }
 

@@ -6,7 +6,9 @@ const utf8 = (text: string): Uint8Array => Buffer.from(text, "utf8");
 
 function bufferOf(limit: number, ...chunks: (string | Uint8Array)[]): OutputBuffer {
   const buffer = new OutputBuffer(limit);
-  for (const chunk of chunks) buffer.append(typeof chunk === "string" ? utf8(chunk) : chunk);
+  for (const chunk of chunks) {
+    buffer.append(typeof chunk === "string" ? utf8(chunk) : chunk);
+  }
   return buffer;
 }
 
@@ -105,7 +107,9 @@ describe("OutputBuffer character boundaries", () => {
   it("decodes characters split across chunks", () => {
     const bytes = utf8("é€😀");
     const buffer = new OutputBuffer(100);
-    for (const byte of bytes) buffer.append(Uint8Array.of(byte));
+    for (const byte of bytes) {
+      buffer.append(Uint8Array.of(byte));
+    }
     expect(buffer.text()).toBe("é€😀");
   });
 
@@ -206,7 +210,9 @@ describe("OutputBuffer work", () => {
     const concat = vi.spyOn(Buffer, "concat");
     const chunk = utf8("0123456789abcdef");
     const chunks = 50_000; // 800 KB through a 64 KiB buffer
-    for (let i = 0; i < chunks; i++) buffer.append(chunk);
+    for (let i = 0; i < chunks; i++) {
+      buffer.append(chunk);
+    }
     const copied = set.mock.calls.reduce(
       (sum, [source]) => sum + (source as ArrayLike<number>).length,
       0,

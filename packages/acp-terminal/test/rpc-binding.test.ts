@@ -23,7 +23,7 @@ import { bindTerminalHost, type BindOptions } from "../src/rpc/bind.js";
 import type { TerminalHostPort } from "../src/rpc/host-port.js";
 import { until } from "../../../test/support/until.js";
 
-type Call = { method: string; owner?: TerminalOwner; args: unknown[] };
+type Call = { method: string; owner?: TerminalOwner | undefined; args: unknown[] };
 
 class RecordingHost implements TerminalHostPort {
   calls: Call[] = [];
@@ -39,7 +39,9 @@ class RecordingHost implements TerminalHostPort {
 
   private record(method: string, owner: TerminalOwner | undefined, ...args: unknown[]): void {
     this.calls.push({ method, owner, args });
-    if (this.fail) throw this.fail;
+    if (this.fail) {
+      throw this.fail;
+    }
   }
   async create(
     owner: TerminalOwner,
@@ -57,7 +59,9 @@ class RecordingHost implements TerminalHostPort {
   hang = false;
   async waitForExit(owner: TerminalOwner, terminalId: string): Promise<ExitStatus> {
     this.record("waitForExit", owner, terminalId);
-    if (this.hang) return new Promise<never>(() => {});
+    if (this.hang) {
+      return new Promise<never>(() => {});
+    }
     return { exitCode: 3, signal: null };
   }
   async kill(owner: TerminalOwner, terminalId: string, signal?: string): Promise<ExitStatus> {
@@ -86,14 +90,18 @@ class RecordingHost implements TerminalHostPort {
   }
   last(method: string): Call {
     const call = this.calls.findLast((c) => c.method === method);
-    if (!call) throw new Error(`host.${method} was not called`);
+    if (!call) {
+      throw new Error(`host.${method} was not called`);
+    }
     return call;
   }
 }
 
 const open: AgentConnection[] = [];
 afterEach(() => {
-  for (const connection of open.splice(0)) connection.close();
+  for (const connection of open.splice(0)) {
+    connection.close();
+  }
 });
 
 const SESSIONS = ["s", "s1", "s2"];
@@ -119,8 +127,9 @@ function setup(options: BindOptions = {}) {
     open.push(connection);
     const clientSide = clientSides.at(-1)!;
     await clientSide.agent.request("initialize", { protocolVersion: 1 });
-    for (const want of sessions)
+    for (const want of sessions) {
       await clientSide.agent.request("session/new", { cwd: "/", mcpServers: [], _meta: { want } });
+    }
     return Object.assign(connection, { clientSide });
   };
   return { host, app, binding, connect };
@@ -131,8 +140,9 @@ async function rejection(promise: Promise<unknown>): Promise<RequestError> {
     () => undefined,
     (e: unknown) => e,
   );
-  if (!(error instanceof RequestError))
+  if (!(error instanceof RequestError)) {
     throw new Error(`expected a RequestError, got ${String(error)}`);
+  }
   return error;
 }
 
@@ -506,7 +516,9 @@ describe("bindTerminalHost", () => {
   it("learns sessions from session/fork answers and session/load or resume requests; a refused load is forgotten", async () => {
     const agentApp = testAgent()
       .onRequest("session/load", ({ params }) => {
-        if (params.sessionId === "gone") throw RequestError.resourceNotFound(params.sessionId);
+        if (params.sessionId === "gone") {
+          throw RequestError.resourceNotFound(params.sessionId);
+        }
         return {};
       })
       .onRequest("session/resume", () => ({}))

@@ -19,7 +19,9 @@ import { bindTerminalHost } from "../src/rpc/bind.js";
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
+  for (const step of cleanup.splice(0).reverse()) {
+    await step();
+  }
 });
 
 it.each([
@@ -52,7 +54,9 @@ it.each([
           ({ terminalId }) => (started = terminalId),
           () => (started = "refused"),
         );
-        if (awaitCreate) await creating;
+        if (awaitCreate) {
+          await creating;
+        }
         throw RequestError.resourceNotFound(params.sessionId);
       });
     const connection: AgentConnection = agentApp.connect(app);
@@ -93,7 +97,9 @@ it.each([
     app.onConnect((connection) => void clientSides.push(connection));
     const toClients: AgentContext[] = [];
     const answer = () => {
-      if (unknown) throw RequestError.resourceNotFound("s1");
+      if (unknown) {
+        throw RequestError.resourceNotFound("s1");
+      }
       return {};
     };
     const agentApp = agent()

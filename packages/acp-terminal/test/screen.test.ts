@@ -19,7 +19,9 @@ const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 
 function rendered(...chunks: (Uint8Array | string)[]): string {
   const screen = new Screen(80, 24, 1000, 1 << 20);
-  for (const chunk of chunks) screen.write(chunk);
+  for (const chunk of chunks) {
+    screen.write(chunk);
+  }
   const text = screen.render();
   screen.dispose();
   return text;
@@ -110,7 +112,9 @@ describe("Screen: redraws, wide characters, split sequences", () => {
     const lines = (from: number, to: number) =>
       Array.from({ length: to - from }, (_, i) => `line ${from + i}\r\n`).join("");
     const kept = new Screen(80, 24, 10, 1 << 20);
-    for (let i = 0; i < 100; i += 5) kept.write(lines(i, i + 5)); // 5 lines a write: the scrollback holds them
+    for (let i = 0; i < 100; i += 5) {
+      kept.write(lines(i, i + 5)); // 5 lines a write: the scrollback holds them
+    }
     expect(kept.render()).toBe(lines(0, 100).replaceAll("\r", ""));
     expect(kept.linesDropped).toBe(false);
     const many = new Screen(80, 24, SCROLLBACK_LINES, 1 << 20);
@@ -121,10 +125,14 @@ describe("Screen: redraws, wide characters, split sequences", () => {
     flooded.write(`${"\x1b[S".repeat(100)}bottom`); // SU scrolls 100 lines without a line feed; xterm kept 10
     expect(flooded.linesDropped).toBe(true);
     const capped = new Screen(80, 24, 10, 100);
-    for (let i = 0; i < 100; i += 5) capped.write(lines(i, i + 5));
+    for (let i = 0; i < 100; i += 5) {
+      capped.write(lines(i, i + 5));
+    }
     expect(capped.linesDropped).toBe(true);
     expect(capped.render().endsWith(lines(70, 100).replaceAll("\r", ""))).toBe(true);
-    for (const screen of [kept, many, flooded, capped]) screen.dispose();
+    for (const screen of [kept, many, flooded, capped]) {
+      screen.dispose();
+    }
   });
 
   it("a long line wrapped across the top of the screen is joined whole, before and after it scrolls off", () => {

@@ -62,8 +62,9 @@ export function demoAgentV2(shared: SharedAgentState): AgentApp {
 
   const v2Session = (sessionId: string): DemoSession => {
     const session = sessions.get(sessionId);
-    if (session === undefined || session.publisher === undefined)
+    if (session === undefined || session.publisher === undefined) {
       throw RequestError.sessionNotFound(sessionId);
+    }
     return session;
   };
   /** A `state_update` snapshot: foreground state, and the background runs' terminals (every time). */
@@ -89,12 +90,15 @@ export function demoAgentV2(shared: SharedAgentState): AgentApp {
       const unsubscribe = manager.subscribe((event) => {
         const changed =
           event.type === "exit" || (event.type === "status" && event.run.status === "running");
-        if (!changed || event.run.labels["background"] !== "true") return;
+        if (!changed || event.run.labels["background"] !== "true") {
+          return;
+        }
         const session = sessions.get(event.run.sessionId);
-        if (session !== undefined && session.publisher === publisher)
+        if (session !== undefined && session.publisher === publisher) {
           void sendState(session).catch((error: unknown) =>
             reportError(`reporting the background work of ${session.id}`, error),
           );
+        }
       });
       void connection.closed.then(() => {
         unsubscribe();
@@ -110,11 +114,12 @@ export function demoAgentV2(shared: SharedAgentState): AgentApp {
     }))
     .onNotification(methods.agent.mcp.message, mcp.handleNotification)
     .onRequest("session/new", async ({ params, client }) => {
-      if (!path.isAbsolute(params.cwd))
+      if (!path.isAbsolute(params.cwd)) {
         throw RequestError.invalidParams(
           { cwd: params.cwd },
           `cwd must be an absolute path, received ${JSON.stringify(params.cwd)}`,
         );
+      }
       const sessionId = randomUUID();
       const mcpTerminals = await findMcpTerminals(
         mcp,
@@ -143,24 +148,31 @@ export function demoAgentV2(shared: SharedAgentState): AgentApp {
     .onRequest("session/resume", async ({ params }) => {
       const session = v2Session(params.sessionId);
       const replayFrom = params.replayFrom ?? null;
-      if (replayFrom !== null && replayFrom.type !== "start")
+      if (replayFrom !== null && replayFrom.type !== "start") {
         throw RequestError.invalidParams(
           { replayFrom },
           `replayFrom ${JSON.stringify(replayFrom.type)} is not supported: use {"type": "start"} or omit it`,
         );
+      }
       // Replay: every terminal of the session, whole (its bounded output snapshot included).
-      if (replayFrom !== null) await session.publisher!.replay(session.id);
+      if (replayFrom !== null) {
+        await session.publisher!.replay(session.id);
+      }
       // After any replay and before the response: the current state.
       await sendState(session);
       return {};
     })
     .onRequest("session/close", async ({ params }) => {
       const session = sessions.get(params.sessionId);
-      if (session === undefined || session.publisher === undefined) return {};
+      if (session === undefined || session.publisher === undefined) {
+        return {};
+      }
       // Stops the foreground turn (its idle update goes out first), the held prompts and the
       // background runs.
       const state = foreground.get(session.id);
-      if (state !== undefined) state.closed = true;
+      if (state !== undefined) {
+        state.closed = true;
+      }
       session.turn.abort();
       await session.dispose();
       await foreground.get(session.id)?.queue;
@@ -171,7 +183,9 @@ export function demoAgentV2(shared: SharedAgentState): AgentApp {
     })
     .onNotification("session/cancel", ({ params }) => {
       const state = foreground.get(params.sessionId);
-      if (state !== undefined) state.generation++;
+      if (state !== undefined) {
+        state.generation++;
+      }
       sessions.get(params.sessionId)?.turn.abort();
     })
     .onRequest("terminal/cancel", ({ params }) => {

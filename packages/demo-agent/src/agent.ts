@@ -73,11 +73,12 @@ export function demoAgent(options: DemoAgentOptions = {}): DemoAgent {
     })
     .onNotification(methods.agent.mcp.message, mcp.handleNotification)
     .onRequest("session/new", async ({ params, client }) => {
-      if (!path.isAbsolute(params.cwd))
+      if (!path.isAbsolute(params.cwd)) {
         throw RequestError.invalidParams(
           { cwd: params.cwd },
           `cwd must be an absolute path, received ${JSON.stringify(params.cwd)}`,
         );
+      }
       const sessionId = randomUUID();
       const mcpTerminals = await findMcpTerminals(
         mcp,
@@ -101,7 +102,9 @@ export function demoAgent(options: DemoAgentOptions = {}): DemoAgent {
     .onRequest("session/prompt", async ({ params }) => {
       await recovered; // no new run before the store's leftovers are settled
       const session = sessions.get(params.sessionId);
-      if (session === undefined) throw RequestError.resourceNotFound(params.sessionId);
+      if (session === undefined) {
+        throw RequestError.resourceNotFound(params.sessionId);
+      }
       session.turn = new AbortController();
       if (!session.introduced) {
         session.introduced = true;

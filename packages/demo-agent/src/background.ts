@@ -41,17 +41,23 @@ export class BackgroundReporter {
   /** Resolves once the exit of a background run has been reported (at once if it already has). */
   reported(runId: string): Promise<RunSnapshot> {
     const sending = this.reporting.get(runId);
-    if (sending !== undefined) return sending;
+    if (sending !== undefined) {
+      return sending;
+    }
     const run = this.session.manager.get(runId, { sessionId: this.session.id });
     const exitToCome = run.endedAtMs === null || this.calls.has(run.labels["toolCallId"] ?? "");
-    if (!exitToCome) return Promise.resolve(run);
+    if (!exitToCome) {
+      return Promise.resolve(run);
+    }
     return new Promise((resolve) =>
       this.waiters.set(runId, [...(this.waiters.get(runId) ?? []), resolve]),
     );
   }
 
   onEvent(event: RunEvent): void {
-    if (event.type === "exit") void this.reportExit(event.run);
+    if (event.type === "exit") {
+      void this.reportExit(event.run);
+    }
     if (event.type === "watch") {
       const text = `watch ${event.runId}: /${event.event}/ matched ${JSON.stringify(event.match)} (seq ${event.seq})\n`;
       void this.send(
@@ -77,7 +83,9 @@ export class BackgroundReporter {
       await sent;
       this.reporting.delete(run.id);
     }
-    for (const resolve of this.waiters.get(run.id) ?? []) resolve(run);
+    for (const resolve of this.waiters.get(run.id) ?? []) {
+      resolve(run);
+    }
     this.waiters.delete(run.id);
   }
 

@@ -6,9 +6,15 @@ import type { RunSnapshot } from "acp-process";
  */
 export function describeRun(run: RunSnapshot): string {
   const parts: string[] = [run.status === "timed_out" ? timedOut(run) : run.status];
-  if (run.exitCode !== null) parts.push(`exit ${run.exitCode}`);
-  if (run.signal !== null) parts.push(`signal ${run.signal}`);
-  if (run.durationMs !== null) parts.push(`${run.durationMs} ms`);
+  if (run.exitCode !== null) {
+    parts.push(`exit ${run.exitCode}`);
+  }
+  if (run.signal !== null) {
+    parts.push(`signal ${run.signal}`);
+  }
+  if (run.durationMs !== null) {
+    parts.push(`${run.durationMs} ms`);
+  }
   const summary = parts.join(", ");
   // A failure's error says why (spawn error, lost terminal); for the other statuses it repeats the above.
   return run.error !== null && (run.status === "failed" || run.status === "lost")

@@ -3,6 +3,7 @@ import { Readable, Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import { agentProtocolRouter, ndJsonStream } from "@agentclientprotocol/sdk/experimental/v2";
 import { demoAgent, type DemoAgent } from "./agent.js";
+import { messageOf } from "./thrown.js";
 
 const USAGE =
   "Usage: demo-agent [--store PATH]\n\nAn ACP agent (stdio) with no model. Prompts are commands: run, bg, send, keys, poll, log, kill, list, watch, help, demo.\n" +
@@ -16,9 +17,7 @@ try {
   }));
 } catch (error) {
   // An unknown flag, a stray argument, or --store without its path.
-  process.stderr.write(
-    `demo-agent: ${error instanceof Error ? error.message : String(error)}\n${USAGE}`,
-  );
+  process.stderr.write(`demo-agent: ${messageOf(error)}\n${USAGE}`);
   process.exit(2);
 }
 if (values.help) {
@@ -38,7 +37,7 @@ try {
   demo = demoAgent(storePath === undefined ? {} : { storePath });
 } catch (error) {
   // A store that cannot be opened, or is in use by another agent: say so, before speaking ACP.
-  process.stderr.write(`demo-agent: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(`demo-agent: ${messageOf(error)}\n`);
   process.exit(1);
 }
 const stream = ndJsonStream(
@@ -51,7 +50,9 @@ const connection = agentProtocolRouter().withV1(demo.app).withV2(demo.v2App).con
 let exiting = false;
 /** Local commands lead process groups of their own: a signal to ours does not reach them, so stop them first. */
 async function shutdown(code: number): Promise<void> {
-  if (exiting) return;
+  if (exiting) {
+    return;
+  }
   exiting = true;
   await demo.dispose();
   process.exit(code);

@@ -1,6 +1,12 @@
 import type { McpOverAcpCaller, McpServerAcpDeclaration } from "@agentclientprotocol/sdk/unstable";
 import { detectClientTerminalSupport, mcpOverAcpTools, type McpToolCall } from "acp-process";
+import { z } from "zod";
 import { reportError } from "./report-error.js";
+
+/** The part of an MCP `tools/list` result read here: the tool names. */
+const toolListSchema = z.looseObject({
+  tools: z.array(z.looseObject({ name: z.string() })).optional(),
+});
 
 /** The tools a client's MCP server must list to serve as terminals (`acp-terminal mcp`'s default surface). */
 const TERMINAL_TOOLS = ["exec", "process"];
@@ -18,18 +24,19 @@ export async function findMcpTerminals(
   clientCapabilities: unknown,
   declared: McpServerAcpDeclaration[],
 ): Promise<{ name: string; call: McpToolCall } | undefined> {
-  if (detectClientTerminalSupport(clientCapabilities).terminal) return undefined;
+  if (detectClientTerminalSupport(clientCapabilities).terminal) {
+    return undefined;
+  }
   for (const server of declared) {
     try {
       const outcome = await mcp.request(client, server.serverId, "tools/list", {});
       const names =
         "result" in outcome
-          ? ((outcome.result as { tools?: { name: string }[] }).tools ?? []).map(
-              (tool) => tool.name,
-            )
+          ? (toolListSchema.safeParse(outcome.result).data?.tools ?? []).map((tool) => tool.name)
           : [];
-      if (TERMINAL_TOOLS.every((name) => names.includes(name)))
+      if (TERMINAL_TOOLS.every((name) => names.includes(name))) {
         return { name: server.name, call: mcpOverAcpTools(mcp, client, server.serverId) };
+      }
     } catch (error) {
       reportError(`listing the tools of the client's MCP server ${server.name}`, error);
     }

@@ -1,3 +1,4 @@
+import { messageOf } from "./thrown.js";
 /** One prompt of the command language, parsed. */
 export type Command =
   | { name: "run"; command: string; timeoutSeconds: number; idleSeconds?: number }
@@ -59,11 +60,16 @@ function parseRun(rest: string): Command {
         `run --${flag[1]} expects a number of seconds above 0, received "${flag[2]}".`,
       );
     }
-    if (flag[1] === "timeout") timeoutSeconds = seconds;
-    else idleSeconds = seconds;
+    if (flag[1] === "timeout") {
+      timeoutSeconds = seconds;
+    } else {
+      idleSeconds = seconds;
+    }
     command = flag[3]!.trim();
   }
-  if (command === "") return invalid('run needs a command, e.g. "run ls -la".');
+  if (command === "") {
+    return invalid('run needs a command, e.g. "run ls -la".');
+  }
   return {
     name: "run",
     command,
@@ -81,12 +87,16 @@ function parseBg(rest: string): Command {
   let pty = false;
   let flag: RegExpExecArray | null;
   while ((flag = BG_FLAG.exec(command)) !== null) {
-    if (flag[1] === "stdin") stdin = true;
-    else pty = true;
+    if (flag[1] === "stdin") {
+      stdin = true;
+    } else {
+      pty = true;
+    }
     command = flag[2]!.trim();
   }
-  if (command === "")
+  if (command === "") {
     return invalid('bg needs a command, e.g. "bg npm run build" or "bg --stdin python3 -i".');
+  }
   return { name: "bg", command, stdin, pty };
 }
 
@@ -104,37 +114,44 @@ function parseSend(rest: string): Command {
 
 function parseKeys(rest: string): Command {
   const [id, ...keys] = rest.split(/\s+/).filter(Boolean);
-  if (id === undefined || keys.length === 0)
+  if (id === undefined || keys.length === 0) {
     return invalid(
       'keys expects a run id and key names, e.g. "keys run_1a2b3c4d5e y Enter" or "keys run_1a2b3c4d5e C-c".',
     );
+  }
   return { name: "keys", id, keys };
 }
 
 function parseId(name: "poll" | "kill", rest: string): Command {
   const { word, rest: extra } = firstWord(rest);
-  if (word === "" || extra !== "")
+  if (word === "" || extra !== "") {
     return invalid(
       `${name} expects one run id, e.g. "${name} run_1a2b3c4d5e" (ids are shown by bg and list).`,
     );
+  }
   return { name, id: word };
 }
 
 /** `kill [--signal NAME] <id>`; acp-process checks the name (one of acp-terminal's supported signals). */
 function parseKill(rest: string): Command {
   const flag = /^--signal(?:=|\s+)(\S+)\s*([\s\S]*)$/.exec(rest);
-  if (!flag) return parseId("kill", rest);
+  if (!flag) {
+    return parseId("kill", rest);
+  }
   const command = parseId("kill", flag[2]!);
   return command.name === "kill" ? { ...command, signal: flag[1]! } : command;
 }
 
 function parseLog(rest: string): Command {
   const [id, count, ...extra] = rest.split(/\s+/).filter(Boolean);
-  if (id === undefined || extra.length > 0)
+  if (id === undefined || extra.length > 0) {
     return invalid(
       'log expects a run id and an optional line count, e.g. "log run_1a2b3c4d5e 50".',
     );
-  if (count === undefined) return { name: "log", id, lines: DEFAULT_LOG_LINES };
+  }
+  if (count === undefined) {
+    return { name: "log", id, lines: DEFAULT_LOG_LINES };
+  }
   const lines = Number(count);
   if (!Number.isInteger(lines) || lines < 1 || lines > MAX_LOG_LINES) {
     return invalid(`log expects a line count from 1 to ${MAX_LOG_LINES}, received "${count}".`);
@@ -144,18 +161,17 @@ function parseLog(rest: string): Command {
 
 function parseWatch(rest: string): Command {
   const { word: id, rest: pattern } = firstWord(rest);
-  if (id === "" || pattern === "")
+  if (id === "" || pattern === "") {
     return invalid(
       'watch expects a run id and a regular expression, e.g. "watch run_1a2b3c4d5e ERROR|done".',
     );
+  }
   // Accept /regex/ as people often type it.
   const regex = /^\/(.+)\/$/.exec(pattern)?.[1] ?? pattern;
   try {
     new RegExp(regex);
   } catch (error) {
-    return invalid(
-      `watch: not a valid regular expression: ${regex} (${(error as Error).message}).`,
-    );
+    return invalid(`watch: not a valid regular expression: ${regex} (${messageOf(error)}).`);
   }
   return { name: "watch", id, regex };
 }
@@ -163,7 +179,8 @@ function parseWatch(rest: string): Command {
 /** Parses a prompt. Never throws: mistakes come back as `invalid` with a message saying what is wrong. */
 export function parseCommand(text: string): Command {
   const { word, rest } = firstWord(text);
-  switch (word.toLowerCase()) {
+  const name = word.toLowerCase();
+  switch (name) {
     case "run":
       return parseRun(rest);
     case "bg":
@@ -183,9 +200,7 @@ export function parseCommand(text: string): Command {
     case "list":
     case "help":
     case "demo":
-      return rest === ""
-        ? { name: word.toLowerCase() as "list" | "help" | "demo" }
-        : invalid(`${word} takes no arguments.`);
+      return rest === "" ? { name } : invalid(`${word} takes no arguments.`);
     case "":
       return invalid("The prompt is empty.");
     default:

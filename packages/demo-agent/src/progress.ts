@@ -17,7 +17,9 @@ export const PROGRESS_INTERVAL_MS = 500;
  */
 export function followProgress(session: DemoSession, call: ToolCall, runId: string): void {
   // ACP v2: the run is a published terminal whose chunks the client renders live already.
-  if (session.publisher !== undefined) return;
+  if (session.publisher !== undefined) {
+    return;
+  }
   let timer: NodeJS.Timeout | undefined;
   const send = (): void => {
     timer = undefined;

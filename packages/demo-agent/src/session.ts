@@ -5,6 +5,7 @@ import { OUTPUT_TAIL_CHARS } from "./format.js";
 import { reportError } from "./report-error.js";
 import type { ExecutionMode } from "./mode.js";
 import { ToolCall, type SessionNotifier } from "./tool-call.js";
+import { messageOf } from "./thrown.js";
 
 /** Background runs get this hard timeout, so a forgotten `bg` does not run forever. */
 export const BACKGROUND_TIMEOUT_MS = 10 * 60_000;
@@ -46,7 +47,9 @@ export class DemoSession {
 
   /** Sends one `session/update`; under v2 after the terminal updates queued before it. */
   async notify(update: Record<string, unknown> & { sessionUpdate: string }): Promise<void> {
-    if (this.publisher !== undefined) await this.publisher.settled();
+    if (this.publisher !== undefined) {
+      await this.publisher.settled();
+    }
     await this.client.notify("session/update", { sessionId: this.id, update });
   }
 
@@ -77,7 +80,7 @@ export class DemoSession {
     try {
       return await body(call);
     } catch (error) {
-      await call.fail(error instanceof Error ? error.message : String(error));
+      await call.fail(messageOf(error));
       throw error;
     }
   }
@@ -87,7 +90,9 @@ export class DemoSession {
    * run's agent-owned terminal (v2: published under the run's id), else null.
    */
   terminalOf(run: RunSnapshot): string | null {
-    if (this.publisher !== undefined && this.publisher.has(this.id, run.id)) return run.id;
+    if (this.publisher !== undefined && this.publisher.has(this.id, run.id)) {
+      return run.id;
+    }
     return this.mode.clientTerminals ? run.terminalId : null;
   }
 

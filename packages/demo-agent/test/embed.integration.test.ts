@@ -55,8 +55,9 @@ function recordingSession(): { session: DemoSession; log: string[] } {
   const client = {
     async notify(_method: string, params: { update: Update }) {
       const { update } = params;
-      if (update.status !== "in_progress" || !update.content?.some((c) => c.type === "terminal"))
+      if (update.status !== "in_progress" || !update.content?.some((c) => c.type === "terminal")) {
         return;
+      }
       log.push("embed sent");
       // Held until the command has exited and one more turn of the event loop has passed.
       await exit;
@@ -68,7 +69,9 @@ function recordingSession(): { session: DemoSession; log: string[] } {
   fixture = testSession(provider, client, true);
   const session = fixture.session;
   session.manager.subscribe((event) => {
-    if (event.type === "exit") exited();
+    if (event.type === "exit") {
+      exited();
+    }
   });
   return { session, log };
 }

@@ -42,8 +42,9 @@ function recordingSession(): { session: DemoSession; updates: { atMs: number; up
   });
   const client = {
     async notify(_method: string, params: { update: Update }) {
-      if (params.update.sessionUpdate.startsWith("tool_call"))
+      if (params.update.sessionUpdate.startsWith("tool_call")) {
         updates.push({ atMs: performance.now(), update: params.update });
+      }
     },
   } as unknown as AgentContext;
   fixture = testSession(provider, client);

@@ -28,7 +28,9 @@ describe("a report the client cannot take", () => {
     let gone = false;
     const client = {
       async notify() {
-        if (gone) throw new Error("connection closed");
+        if (gone) {
+          throw new Error("connection closed");
+        }
       },
     } as unknown as AgentContext;
     fixture = testSession(provider, client);

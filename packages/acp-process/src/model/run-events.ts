@@ -9,13 +9,13 @@ export interface WatcherSpec {
   /** JavaScript regular expression source (no slashes). */
   regex: string;
   /** Flags among `i`, `m`, `s`, `u`. */
-  flags?: string;
+  flags?: string | undefined;
   /** Name delivered with each hit. Default: the regex. */
-  event?: string;
+  event?: string | undefined;
   /** Remove after the first hit. Default false. */
-  once?: boolean;
+  once?: boolean | undefined;
   /** `line`: tested against each complete line. `stream`: against the raw text, across chunk boundaries. */
-  scope?: "line" | "stream";
+  scope?: "line" | "stream" | undefined;
 }
 
 export type RunEvent =

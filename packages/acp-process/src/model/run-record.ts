@@ -13,7 +13,7 @@ export const FINISHED_STATUSES: readonly RunStatus[] = [
   "lost",
 ];
 
-export function isFinished(status: RunStatus): boolean {
+export function isFinished(status: RunStatus): status is Exclude<RunStatus, "queued" | "running"> {
   return status !== "queued" && status !== "running";
 }
 

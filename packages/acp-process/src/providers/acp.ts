@@ -53,8 +53,12 @@ export class AcpTerminalProvider implements TerminalProvider {
 
   async create(params: ProviderCreateParams): Promise<string> {
     const ext: CreateTerminalMeta = {};
-    if (params.pty && this.capabilities.pty) ext.pty = params.pty;
-    if (params.stdin && this.capabilities.write) ext.stdin = true;
+    if (params.pty && this.capabilities.pty) {
+      ext.pty = params.pty;
+    }
+    if (params.stdin && this.capabilities.write) {
+      ext.stdin = true;
+    }
     const response = await this.connection.request<{ terminalId: string }>("terminal/create", {
       sessionId: this.sessionId,
       command: params.command,
@@ -127,8 +131,9 @@ export class AcpTerminalProvider implements TerminalProvider {
 
   async signal(terminalId: string, signal: string): Promise<void> {
     const name = signalNameSchema.safeParse(signal);
-    if (!name.success)
+    if (!name.success) {
       throw new Error(`Cannot send ${signal} over ACP: ${z.prettifyError(name.error)}`);
+    }
     await this.extension("signal", { ...this.ref(terminalId), signal: name.data });
   }
 
@@ -165,9 +170,10 @@ const outputResponseSchema = z.object({
 /** `answer` read with `schema`; an answer that is not even an object is the client's error. */
 function parseAnswer<T>(method: string, schema: z.ZodType<T>, answer: unknown): T {
   const parsed = schema.safeParse(answer);
-  if (!parsed.success)
+  if (!parsed.success) {
     throw new Error(
       `The client answered ${method} with something that is not a result object: ${z.prettifyError(parsed.error)}`,
     );
+  }
   return parsed.data;
 }

@@ -76,7 +76,7 @@ export class LocalTerminalProvider implements TerminalProvider {
       // A host that could not load its PTY backend says `ptyAvailable: false`.
       pty:
         typeof host.resize === "function" &&
-        (host as { ptyAvailable?: boolean }).ptyAvailable !== false,
+        !("ptyAvailable" in host && host.ptyAvailable === false),
       signal: typeof host.signal === "function",
     });
   }

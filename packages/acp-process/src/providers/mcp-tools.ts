@@ -6,6 +6,7 @@ import type {
   ProviderOutput,
   TerminalProvider,
 } from "./types.js";
+import { messageOf } from "../errors.js";
 
 /**
  * Calls one tool of an MCP server and resolves with its `structuredContent`; rejects when the
@@ -37,7 +38,7 @@ interface RemoteTerminal {
   truncated: boolean;
   exitStatus: ProviderExitStatus | null;
   /** The read in flight: concurrent reads share it, so the server's poll cursor advances once. */
-  reading?: Promise<void>;
+  reading?: Promise<void> | undefined;
   limit: number;
 }
 
@@ -67,7 +68,9 @@ export class McpToolsProvider implements TerminalProvider {
   ) {}
 
   async create(params: ProviderCreateParams): Promise<string> {
-    if (params.pty) throw new Error("an MCP terminal server offers no PTY");
+    if (params.pty) {
+      throw new Error("an MCP terminal server offers no PTY");
+    }
     const answer = await this.call("exec", {
       command: commandLine({ command: params.command, args: params.args ?? null }),
       ...(params.cwd ? { workdir: params.cwd } : {}),
@@ -83,7 +86,9 @@ export class McpToolsProvider implements TerminalProvider {
       );
     }
     const terminalId = answer.sessionId;
-    if (!params.stdin) await this.closeStdin(terminalId);
+    if (!params.stdin) {
+      await this.closeStdin(terminalId);
+    }
     this.terminals.set(terminalId, {
       tail: "",
       totalBytes: 0,
@@ -104,12 +109,14 @@ export class McpToolsProvider implements TerminalProvider {
     } catch (error) {
       // Nothing to close: the command already ended, its stdin is closed, the server cannot write,
       // or its policy refuses stdin writes (`acp-terminal mcp --allow` then starts commands with stdin closed).
-      if (error instanceof Error && STDIN_UNWRITABLE.test(error.message)) return;
+      if (error instanceof Error && STDIN_UNWRITABLE.test(error.message)) {
+        return;
+      }
       await this.call("process", { action: "remove", sessionId: terminalId }).catch(
         () => undefined /* the first error is the one to report */,
       );
       throw new Error(
-        `could not close the stdin of ${terminalId} (${error instanceof Error ? error.message : String(error)}); the command was removed`,
+        `could not close the stdin of ${terminalId} (${messageOf(error)}); the command was removed`,
         { cause: error },
       );
     }
@@ -135,7 +142,9 @@ export class McpToolsProvider implements TerminalProvider {
       delay = Math.min(WAIT_MAX_MS, delay * 2)
     ) {
       await this.read(terminalId, terminal);
-      if (terminal.exitStatus === null) await new Promise((resolve) => setTimeout(resolve, delay));
+      if (terminal.exitStatus === null) {
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
     }
     return terminal.exitStatus;
   }
@@ -163,13 +172,17 @@ export class McpToolsProvider implements TerminalProvider {
   }
 
   async release(terminalId: string): Promise<void> {
-    if (!this.terminals.delete(terminalId)) return;
+    if (!this.terminals.delete(terminalId)) {
+      return;
+    }
     await this.call("process", { action: "remove", sessionId: terminalId });
   }
 
   private terminal(terminalId: string): RemoteTerminal {
     const terminal = this.terminals.get(terminalId);
-    if (!terminal) throw new Error(`unknown or released terminal ${terminalId}`);
+    if (!terminal) {
+      throw new Error(`unknown or released terminal ${terminalId}`);
+    }
     return terminal;
   }
 
@@ -182,12 +195,19 @@ export class McpToolsProvider implements TerminalProvider {
 
   /** One poll returns everything pending (the newest part, with `skippedBytes` for the rest, past the server's cap). */
   private async poll(terminalId: string, terminal: RemoteTerminal): Promise<void> {
-    if (terminal.exitStatus !== null) return;
+    if (terminal.exitStatus !== null) {
+      return;
+    }
     const page = await this.call("process", { action: "poll", sessionId: terminalId });
-    if (typeof page.skippedBytes === "number" && page.skippedBytes > 0)
+    if (typeof page.skippedBytes === "number" && page.skippedBytes > 0) {
       skip(terminal, page.skippedBytes);
-    if (typeof page.output === "string" && page.output.length > 0) append(terminal, page.output);
-    if (typeof page.missedItems === "number" && page.missedItems > 0) terminal.truncated = true;
+    }
+    if (typeof page.output === "string" && page.output.length > 0) {
+      append(terminal, page.output);
+    }
+    if (typeof page.missedItems === "number" && page.missedItems > 0) {
+      terminal.truncated = true;
+    }
     if (typeof page.status === "string" && FINISHED.has(page.status)) {
       terminal.exitStatus = {
         exitCode: typeof page.exitCode === "number" ? page.exitCode : null,
@@ -214,7 +234,9 @@ function append(terminal: RemoteTerminal, text: string): void {
     return;
   }
   let start = bytes.length - terminal.limit;
-  while (start < bytes.length && (bytes[start]! & 0xc0) === 0x80) start++; // not inside a character
+  while (start < bytes.length && (bytes[start]! & 0xc0) === 0x80) {
+    start++; // not inside a character
+  }
   terminal.tail = bytes.subarray(start).toString();
   terminal.truncated = true;
 }

@@ -31,7 +31,9 @@ const TICKS_PER_SECOND = 100;
  * Null where there is no /proc (not Linux).
  */
 export async function processGroupUsage(pgid: number): Promise<ResourceUsage | null> {
-  if (process.platform !== "linux") return null;
+  if (process.platform !== "linux") {
+    return null;
+  }
   let entries: string[];
   try {
     entries = await readdir("/proc");
@@ -52,7 +54,9 @@ export async function processGroupUsage(pgid: number): Promise<ResourceUsage | n
       .filter((name) => /^\d+$/.test(name))
       .map(async (pid) => {
         const member = await readMember(pid, pgid);
-        if (!member) return;
+        if (!member) {
+          return;
+        }
         usage.cpuUserMs += member.cpuUserMs;
         usage.cpuSystemMs += member.cpuSystemMs;
         usage.rssBytes += member.rssBytes;
@@ -78,7 +82,9 @@ async function readMember(
   // The command name (field 2) is in parentheses and may contain spaces: split after the last ")".
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   // fields[0] is field 3 (state): pgrp is field 5, utime 14, stime 15.
-  if (Number(fields[2]) !== pgid) return null;
+  if (Number(fields[2]) !== pgid) {
+    return null;
+  }
   const toMs = (ticks: string | undefined): number => (Number(ticks) * 1000) / TICKS_PER_SECOND;
   let rssBytes = 0;
   let memoryPeakBytes = 0;

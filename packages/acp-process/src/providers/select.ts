@@ -70,7 +70,9 @@ export function providerForClient(
         );
       }
       // Bounded: forget the oldest session's provider (they are stateless, re-created on demand).
-      if (cache.size >= MAX_CACHED_SESSIONS) cache.delete(cache.keys().next().value!);
+      if (cache.size >= MAX_CACHED_SESSIONS) {
+        cache.delete(cache.keys().next().value!);
+      }
       cache.set(sessionId, provider);
     }
     return provider;

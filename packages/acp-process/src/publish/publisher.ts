@@ -85,7 +85,9 @@ export class TerminalPublisher {
    * announcement is handed to the client: embed the id in a tool call after this, from `onStart`.
    */
   async announce(run: RunSnapshot): Promise<string> {
-    if (!this.terminals.has(run.id)) this.add(run);
+    if (!this.terminals.has(run.id)) {
+      this.add(run);
+    }
     await this.chain;
     return run.id;
   }
@@ -103,16 +105,18 @@ export class TerminalPublisher {
    */
   cancel(sessionId: string, terminalId: string): Promise<void> {
     const published = this.terminals.get(terminalId);
-    if (published === undefined || published.run.sessionId !== sessionId)
+    if (published === undefined || published.run.sessionId !== sessionId) {
       throw RequestError.invalidParams(
         { terminalId },
         `unknown terminal ${JSON.stringify(terminalId.slice(0, 100))} in this session`,
       );
-    if (published.exited !== null || this.isOver(terminalId))
+    }
+    if (published.exited !== null || this.isOver(terminalId)) {
       throw RequestError.invalidParams(
         { terminalId },
         `terminal ${terminalId} has already exited: there is nothing to cancel`,
       );
+    }
     void this.manager
       .kill(terminalId, { sessionId })
       .catch((error: unknown) => this.report(`cancelling terminal ${terminalId}`, error));
@@ -127,9 +131,13 @@ export class TerminalPublisher {
   async replay(sessionId: string): Promise<number> {
     let count = 0;
     for (const published of this.terminals.values()) {
-      if (published.run.sessionId !== sessionId) continue;
+      if (published.run.sessionId !== sessionId) {
+        continue;
+      }
       const update = this.fullState(published);
-      if (update === null) continue;
+      if (update === null) {
+        continue;
+      }
       this.enqueue(sessionId, update);
       count++;
     }
@@ -148,8 +156,12 @@ export class TerminalPublisher {
   ): { type: "terminal"; terminalId: string }[] {
     const list: { type: "terminal"; terminalId: string }[] = [];
     for (const [terminalId, published] of this.terminals) {
-      if (published.run.sessionId !== sessionId || published.exited !== null) continue;
-      if (isBackground(published.run)) list.push({ type: "terminal", terminalId });
+      if (published.run.sessionId !== sessionId || published.exited !== null) {
+        continue;
+      }
+      if (isBackground(published.run)) {
+        list.push({ type: "terminal", terminalId });
+      }
     }
     return list;
   }
@@ -165,7 +177,9 @@ export class TerminalPublisher {
 
   /** As `settled`, after sending every terminal's pending output now. */
   flushed(): Promise<void> {
-    for (const published of this.terminals.values()) this.flush(published);
+    for (const published of this.terminals.values()) {
+      this.flush(published);
+    }
     return this.chain;
   }
 
@@ -173,24 +187,35 @@ export class TerminalPublisher {
   dispose(): void {
     this.unsubscribe();
     for (const published of this.terminals.values()) {
-      if (published.timer) clearTimeout(published.timer);
+      if (published.timer) {
+        clearTimeout(published.timer);
+      }
     }
   }
 
   private onEvent(event: RunEvent): void {
     if (event.type === "status" && event.run.status === "running") {
-      if (!this.terminals.has(event.run.id)) this.add(event.run);
+      if (!this.terminals.has(event.run.id)) {
+        this.add(event.run);
+      }
     } else if (event.type === "output" && event.item.kind === "output") {
       const published = this.terminals.get(event.runId);
-      if (published === undefined || published.exited !== null) return;
+      if (published === undefined || published.exited !== null) {
+        return;
+      }
       const bytes = Buffer.from(event.item.text, "utf8");
       published.pending.push(bytes);
       published.pendingBytes += bytes.length;
-      if (published.pendingBytes >= this.maxChunkBytes) this.flush(published);
-      else published.timer ??= setTimeout(() => this.flush(published), this.coalesceMs);
+      if (published.pendingBytes >= this.maxChunkBytes) {
+        this.flush(published);
+      } else {
+        published.timer ??= setTimeout(() => this.flush(published), this.coalesceMs);
+      }
     } else if (event.type === "exit") {
       const published = this.terminals.get(event.run.id);
-      if (published === undefined || published.exited !== null) return;
+      if (published === undefined || published.exited !== null) {
+        return;
+      }
       this.flush(published, true);
       published.exited = event.run;
       // exitStatus exactly once (the manager emits one exit per run); cancel is no longer offered.
@@ -204,7 +229,9 @@ export class TerminalPublisher {
   }
 
   private add(run: RunSnapshot): void {
-    if (this.options.publishes && !this.options.publishes(run)) return;
+    if (this.options.publishes && !this.options.publishes(run)) {
+      return;
+    }
     this.forgetOldest();
     this.terminals.set(run.id, {
       run,
@@ -233,7 +260,9 @@ export class TerminalPublisher {
       clearTimeout(published.timer);
       published.timer = null;
     }
-    if (published.pendingBytes === 0 && !published.resync) return;
+    if (published.pendingBytes === 0 && !published.resync) {
+      return;
+    }
     const bytes = Buffer.concat(published.pending, published.pendingBytes);
     published.pending = [];
     published.pendingBytes = 0;
@@ -243,9 +272,13 @@ export class TerminalPublisher {
       // The client is behind: what is waiting is replaced by one authoritative snapshot, sent
       // once the backlog has room (until then the terminal keeps only this flag).
       published.resync = !final && this.queuedBytes > this.maxBacklogBytes;
-      if (published.resync) return;
+      if (published.resync) {
+        return;
+      }
       const snapshot = this.snapshotOf(published.run.id);
-      if (snapshot === null) return;
+      if (snapshot === null) {
+        return;
+      }
       this.enqueue(sessionId, {
         sessionUpdate: "terminal_update",
         terminalId: published.run.id,
@@ -265,9 +298,13 @@ export class TerminalPublisher {
   /** The whole state of a terminal, for replay; null once the manager has forgotten the run. */
   private fullState(published: Published): TerminalUpdate | null {
     const snapshot = this.snapshotOf(published.run.id);
-    if (snapshot === null) return null;
+    if (snapshot === null) {
+      return null;
+    }
     // The snapshot holds the pending output: sending it again as chunks would duplicate it.
-    if (published.timer) clearTimeout(published.timer);
+    if (published.timer) {
+      clearTimeout(published.timer);
+    }
     published.timer = null;
     published.pending = [];
     published.pendingBytes = 0;
@@ -320,7 +357,9 @@ export class TerminalPublisher {
 
   /** Bounded: past maxTerminals, the oldest exited terminal is forgotten (a live one never is). */
   private forgetOldest(): void {
-    if (this.terminals.size < this.maxTerminals) return;
+    if (this.terminals.size < this.maxTerminals) {
+      return;
+    }
     for (const [terminalId, published] of this.terminals) {
       if (published.exited !== null) {
         this.terminals.delete(terminalId);
@@ -330,8 +369,11 @@ export class TerminalPublisher {
   }
 
   private report(what: string, error: unknown): void {
-    if (this.options.onError) this.options.onError(what, error);
-    else console.error(`acp-process: ${what} failed:`, error);
+    if (this.options.onError) {
+      this.options.onError(what, error);
+    } else {
+      console.error(`acp-process: ${what} failed:`, error);
+    }
   }
 }
 
@@ -349,6 +391,8 @@ function clampOption(
   min: number,
   max: number,
 ): number {
-  if (value === undefined || !Number.isFinite(value)) return fallback;
+  if (value === undefined || !Number.isFinite(value)) {
+    return fallback;
+  }
   return Math.min(max, Math.max(min, Math.floor(value)));
 }

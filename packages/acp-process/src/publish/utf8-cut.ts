@@ -8,9 +8,13 @@ function isContinuation(bytes: Uint8Array, index: number): boolean {
  * past continuation bytes, so the tail never begins inside a character.
  */
 export function utf8Tail(bytes: Uint8Array, maxBytes: number): Uint8Array {
-  if (bytes.length <= maxBytes) return bytes;
+  if (bytes.length <= maxBytes) {
+    return bytes;
+  }
   let from = bytes.length - maxBytes;
-  while (isContinuation(bytes, from)) from++;
+  while (isContinuation(bytes, from)) {
+    from++;
+  }
   return bytes.subarray(from);
 }
 
@@ -23,7 +27,9 @@ export function utf8Pieces(bytes: Uint8Array, maxBytes: number): Uint8Array[] {
   let from = 0;
   while (from < bytes.length) {
     let to = Math.min(from + maxBytes, bytes.length);
-    while (to > from + 1 && isContinuation(bytes, to)) to--;
+    while (to > from + 1 && isContinuation(bytes, to)) {
+      to--;
+    }
     pieces.push(bytes.subarray(from, to));
     from = to;
   }

@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type Database from "better-sqlite3";
-import { ProcessError } from "../errors.js";
+import { ProcessError, errnoCodeOf } from "../errors.js";
 
 /**
  * One SQLite run store file belongs to one store instance at a time. Two process managers on one
@@ -40,6 +40,7 @@ export class StoreLease {
     // IMMEDIATE: two openers racing cannot both see the lease free.
     this.db
       .transaction(() => {
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this SELECT's columns
         const row = this.db
           .prepare("SELECT owner, pid, host, acquired_at_ms FROM exec_lease WHERE id = 1")
           .get() as LeaseRow | undefined;
@@ -67,13 +68,17 @@ export class StoreLease {
 
 /** A holder on this host is alive if its pid exists (this process included); elsewhere we cannot tell. */
 function mayBeAlive(row: LeaseRow, host: string): boolean {
-  if (row.host !== host) return true;
-  if (row.pid === process.pid) return true; // another store instance in this process, not closed
+  if (row.host !== host) {
+    return true;
+  }
+  if (row.pid === process.pid) {
+    return true; // another store instance in this process, not closed
+  }
   try {
     process.kill(row.pid, 0);
     return true;
   } catch (error) {
     // EPERM: the process exists but belongs to someone else; ESRCH: it is gone.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    return errnoCodeOf(error) === "EPERM";
   }
 }

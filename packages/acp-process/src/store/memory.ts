@@ -36,7 +36,7 @@ export class MemoryRunStore implements RunStore {
   appendItems(runId: string, items: readonly RunItem[]): void {
     this.assertOpen(`append ${items.length} item(s) to run ${runId}`);
     let log = this.logs.get(runId);
-    if (!log)
+    if (!log) {
       this.logs.set(
         runId,
         (log = {
@@ -45,12 +45,15 @@ export class MemoryRunStore implements RunStore {
           window: new RetentionWindow(this.retention.maxItemsPerRun, this.retention.maxCharsPerRun),
         }),
       );
+    }
     let floor = 0;
     for (const item of items) {
       log.items.push(item);
       floor = log.window.add(item.seq, item.text.length);
     }
-    while (log.head < log.items.length && log.items[log.head]!.seq < floor) log.head++;
+    while (log.head < log.items.length && log.items[log.head]!.seq < floor) {
+      log.head++;
+    }
     if (log.head > 1024 && log.head * 2 > log.items.length) {
       log.items = log.items.slice(log.head);
       log.head = 0;
@@ -61,7 +64,9 @@ export class MemoryRunStore implements RunStore {
     this.assertOpen(`read run ${runId}`);
     const log = this.logs.get(runId);
     const nextSeq = this.runs.get(runId)?.nextSeq ?? 0;
-    if (!log || log.head >= log.items.length) return { items: [], firstSeq: nextSeq };
+    if (!log || log.head >= log.items.length) {
+      return { items: [], firstSeq: nextSeq };
+    }
     const firstSeq = log.items[log.head]!.seq;
     const since = Math.max(query.sinceSeq ?? firstSeq, firstSeq);
     // Seqs are dense within a run, so the index is arithmetic.
@@ -111,6 +116,8 @@ export class MemoryRunStore implements RunStore {
   }
 
   private assertOpen(what: string): void {
-    if (this.closed) throw storeClosed("the in-memory run store", what);
+    if (this.closed) {
+      throw storeClosed("the in-memory run store", what);
+    }
   }
 }

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import type Database from "better-sqlite3";
-import { messageOf, ProcessError } from "../errors.js";
+import { errnoCodeOf, messageOf, ProcessError } from "../errors.js";
 
 const require = createRequire(import.meta.url);
 
@@ -12,6 +12,7 @@ const require = createRequire(import.meta.url);
  */
 export function loadSqlite(): typeof Database {
   try {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- require() of an optional peer dependency; typeof Database is its own type
     return require("better-sqlite3") as typeof Database;
   } catch (error) {
     if (isMissing(error)) {
@@ -31,6 +32,6 @@ export function loadSqlite(): typeof Database {
 }
 
 function isMissing(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = errnoCodeOf(error);
   return code === "MODULE_NOT_FOUND" && messageOf(error).includes("'better-sqlite3'");
 }

@@ -1,4 +1,4 @@
-import { ProcessError } from "../errors.js";
+import { ProcessError, messageOf } from "../errors.js";
 import type { RunRecord, RunStatus } from "../model/run-record.js";
 
 const STATUSES: readonly RunStatus[] = [
@@ -10,6 +10,8 @@ const STATUSES: readonly RunStatus[] = [
   "timed_out",
   "lost",
 ];
+/** The same, as strings to look a stored status up in. */
+const STATUS_NAMES: readonly string[] = STATUSES;
 
 /** Fields the manager relies on, with the type each must have. */
 const REQUIRED: readonly [keyof RunRecord, "string" | "number" | "boolean" | "object"][] = [
@@ -40,22 +42,30 @@ export function decodeRecord(text: string, path: string, runId: string): RunReco
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return fail(`is not JSON (${(error as Error).message})`, error);
+    return fail(`is not JSON (${messageOf(error)})`, error);
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value))
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return fail("is not a JSON object");
+  }
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- a JSON object (checked above) whose fields are checked one by one below
   const record = value as Record<string, unknown>;
-  if (record.id !== runId)
+  if (record.id !== runId) {
     return fail(`names another id (${JSON.stringify(record.id)?.slice(0, 80)})`);
-  if (!STATUSES.includes(record.status as RunStatus))
+  }
+  if (typeof record.status !== "string" || !STATUS_NAMES.includes(record.status)) {
     return fail(`has an unknown status (${JSON.stringify(record.status)?.slice(0, 80)})`);
+  }
   for (const [field, type] of REQUIRED) {
-    if (typeof record[field] !== type || record[field] === null)
+    if (typeof record[field] !== type || record[field] === null) {
       return fail(`has no valid ${field} (expected a ${type})`);
+    }
   }
   // Records written before attempts were counted had one start.
-  if (record.attempts === undefined) record.attempts = 1;
-  else if (typeof record.attempts !== "number")
+  if (record.attempts === undefined) {
+    record.attempts = 1;
+  } else if (typeof record.attempts !== "number") {
     return fail("has no valid attempts (expected a number)");
+  }
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- every field a RunRecord needs was checked above (extra fields from newer versions are kept)
   return value as RunRecord;
 }

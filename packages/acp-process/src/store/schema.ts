@@ -50,6 +50,7 @@ const EXPECTED: Record<string, readonly [name: string, pk: number][]> = {
  */
 export function verifySchema(db: Database.Database, path: string): void {
   for (const [table, columns] of Object.entries(EXPECTED)) {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types pragma rows as unknown; table_info's columns are documented by SQLite
     const found = (db.pragma(`table_info(${table})`) as { name: string; pk: number }[]).map(
       (c) => [c.name, c.pk] as const,
     );

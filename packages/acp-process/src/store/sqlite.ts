@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import type { RunItem, RunRecord } from "../model/run-record.js";
-import { messageOf, ProcessError } from "../errors.js";
+import { errnoCodeOf, messageOf, ProcessError } from "../errors.js";
 import { StoreLease } from "./lease.js";
 import { decodeRecord } from "./record-codec.js";
 import { RetentionWindow } from "./retention-window.js";
@@ -101,7 +101,9 @@ export class SqliteRunStore implements RunStore {
       return prepareAll(this.db);
     } catch (error) {
       try {
-        if (leased) this.lease.release();
+        if (leased) {
+          this.lease.release();
+        }
       } finally {
         this.db.close();
       }
@@ -112,8 +114,11 @@ export class SqliteRunStore implements RunStore {
   putRun(record: RunRecord, options: { urgent?: boolean } = {}): void {
     this.assertOpen(`store run ${record.id}`);
     this.pendingRuns.set(record.id, { ...record });
-    if (options.urgent) this.flush();
-    else this.scheduleFlush();
+    if (options.urgent) {
+      this.flush();
+    } else {
+      this.scheduleFlush();
+    }
   }
 
   appendItems(runId: string, items: readonly RunItem[]): void {
@@ -123,16 +128,21 @@ export class SqliteRunStore implements RunStore {
       this.pendingItems.push({ runId, item });
       this.pruneFloor.set(runId, window.add(item.seq, item.text.length));
     }
-    if (this.pendingItems.length >= this.flushItems) this.flush();
-    else this.scheduleFlush();
+    if (this.pendingItems.length >= this.flushItems) {
+      this.flush();
+    } else {
+      this.scheduleFlush();
+    }
   }
 
   readItems(runId: string, query: ItemQuery): ItemPage {
     this.assertOpen(`read run ${runId}`);
     this.flush();
     return this.guard("reading items", runId, () => {
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
       const first = (this.statements.firstSeq.get(runId) as { seq: number | null }).seq;
       const firstSeq = first ?? this.getRun(runId)?.nextSeq ?? 0;
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
       const rows = this.statements.readItems.all(
         runId,
         Math.max(query.sinceSeq ?? firstSeq, firstSeq),
@@ -150,6 +160,7 @@ export class SqliteRunStore implements RunStore {
     this.assertOpen(`read run ${runId}`);
     this.flush();
     return this.guard("reading items", runId, () =>
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
       (this.statements.lastItems.all(runId, Math.max(0, limit)) as ItemRow[]).map(toItem).reverse(),
     );
   }
@@ -160,6 +171,7 @@ export class SqliteRunStore implements RunStore {
     const row = this.guard(
       "reading the run record",
       runId,
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
       () => this.statements.getRun.get(runId) as { record: string } | undefined,
     );
     return row ? decodeRecord(row.record, this.path, runId) : undefined;
@@ -171,6 +183,7 @@ export class SqliteRunStore implements RunStore {
     const rows = this.guard(
       "listing runs",
       null,
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
       () => this.statements.listRuns.all() as { id: string; record: string }[],
     );
     return rows.map((row) => decodeRecord(row.record, this.path, row.id));
@@ -189,12 +202,16 @@ export class SqliteRunStore implements RunStore {
 
   /** Writes every pending item and run in one transaction, then applies retention. After `close()`: nothing is pending, nothing to do. */
   flush(): void {
-    if (this.closed) return;
+    if (this.closed) {
+      return;
+    }
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    if (this.pendingItems.length === 0 && this.pendingRuns.size === 0) return;
+    if (this.pendingItems.length === 0 && this.pendingRuns.size === 0) {
+      return;
+    }
     // The write is synchronous: the batch is dropped only once it is written, and a failed write
     // leaves it pending for the next flush to retry.
     try {
@@ -226,10 +243,11 @@ export class SqliteRunStore implements RunStore {
           upsertRun.run(r.id, r.sessionId, r.status, r.createdAtMs, r.endedAtMs, JSON.stringify(r)),
         );
       }
-      for (const runId of touched)
+      for (const runId of touched) {
         this.guard("pruning items beyond retention", runId, () =>
           prune.run(runId, this.pruneFloor.get(runId) ?? 0),
         );
+      }
     })();
   }
 
@@ -241,8 +259,9 @@ export class SqliteRunStore implements RunStore {
   private dropPendingBeyondRetention(): void {
     let kept = 0;
     for (const pending of this.pendingItems) {
-      if (pending.item.seq >= (this.pruneFloor.get(pending.runId) ?? 0))
+      if (pending.item.seq >= (this.pruneFloor.get(pending.runId) ?? 0)) {
         this.pendingItems[kept++] = pending;
+      }
     }
     this.pendingItems.length = kept;
   }
@@ -251,21 +270,28 @@ export class SqliteRunStore implements RunStore {
   stats(): { bytes: number; liveBytes: number } {
     this.assertOpen("read the store's size");
     this.flush();
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
     const pageCount = this.db.pragma("page_count", { simple: true }) as number;
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
     const freePages = this.db.pragma("freelist_count", { simple: true }) as number;
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
     const pageSize = this.db.pragma("page_size", { simple: true }) as number;
     return { bytes: pageCount * pageSize, liveBytes: (pageCount - freePages) * pageSize };
   }
 
   /** Flushes, gives the lease back and closes the file. Idempotent; every later call but flush/close throws `store_closed`. */
   close(): void {
-    if (this.closed) return;
+    if (this.closed) {
+      return;
+    }
     try {
       this.flush();
       this.lease.release();
     } finally {
       this.closed = true;
-      if (this.timer) clearTimeout(this.timer);
+      if (this.timer) {
+        clearTimeout(this.timer);
+      }
       this.db.close();
     }
   }
@@ -278,14 +304,19 @@ export class SqliteRunStore implements RunStore {
    */
   private windowOf(runId: string): RetentionWindow {
     let window = this.windows.get(runId);
-    if (window) return window;
+    if (window) {
+      return window;
+    }
     window = new RetentionWindow(this.retention.maxItemsPerRun, this.retention.maxCharsPerRun);
     const rows = this.guard(
       "reading retained items",
       runId,
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
       () => this.statements.retained.all(runId) as { seq: number; text: string }[],
     );
-    for (const row of rows) this.pruneFloor.set(runId, window.add(row.seq, row.text.length));
+    for (const row of rows) {
+      this.pruneFloor.set(runId, window.add(row.seq, row.text.length));
+    }
     this.windows.set(runId, window);
     return window;
   }
@@ -299,11 +330,15 @@ export class SqliteRunStore implements RunStore {
   }
 
   private assertOpen(what: string): void {
-    if (this.closed) throw storeClosed(`the run store ${this.path}`, what);
+    if (this.closed) {
+      throw storeClosed(`the run store ${this.path}`, what);
+    }
   }
 
   private scheduleFlush(): void {
-    if (this.timer || this.closed) return;
+    if (this.timer || this.closed) {
+      return;
+    }
     this.timer = setTimeout(() => {
       this.timer = null;
       try {
@@ -336,6 +371,7 @@ function openDatabase(path: string, check: "schema" | "quick_check"): Database.D
     db.exec(SCHEMA);
     verifySchema(db, path);
     if (check === "quick_check") {
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
       const problems = (db.pragma("quick_check(5)") as { quick_check: string }[]).map(
         (row) => row.quick_check,
       );
@@ -349,8 +385,10 @@ function openDatabase(path: string, check: "schema" | "quick_check"): Database.D
     return db;
   } catch (error) {
     db?.close();
-    if (error instanceof ProcessError) throw error;
-    const code = (error as { code?: unknown }).code;
+    if (error instanceof ProcessError) {
+      throw error;
+    }
+    const code = errnoCodeOf(error);
     const hint =
       code === "SQLITE_NOTADB" || code === "SQLITE_CORRUPT"
         ? "the file is not a SQLite database or is damaged: move it aside and start with a new one"
@@ -407,10 +445,11 @@ function toItem(row: ItemRow): RunItem {
           : !isNumber(row.byte_offset)
             ? "a byte_offset that is not a number"
             : undefined;
-  if (damage !== undefined)
+  if (damage !== undefined) {
     throw new Error(
       `item ${row.seq} has ${damage}; delete that item or the run, or move the file aside`,
     );
+  }
   return {
     seq: row.seq,
     kind: row.kind,

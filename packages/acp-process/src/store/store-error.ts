@@ -1,4 +1,4 @@
-import { messageOf, ProcessError } from "../errors.js";
+import { errnoCodeOf, messageOf, ProcessError } from "../errors.js";
 
 /**
  * A failure of the SQLite file, as a `store_error` naming the file, what was being done and the
@@ -10,12 +10,12 @@ export function storeFailure(
   runId: string | null,
   error: unknown,
 ): ProcessError {
-  if (error instanceof ProcessError) return error;
+  if (error instanceof ProcessError) {
+    return error;
+  }
   const run = runId === null ? "" : ` for run ${runId}`;
-  const code =
-    typeof (error as { code?: unknown }).code === "string"
-      ? ` [${(error as { code: string }).code}]`
-      : "";
+  const errno = errnoCodeOf(error);
+  const code = errno === undefined ? "" : ` [${errno}]`;
   return new ProcessError(
     "store_error",
     `The run store ${path} failed ${doing}${run} (${messageOf(error)}${code}): check the disk and the file; ` +

@@ -3,18 +3,26 @@ import type { RunItem } from "../model/run-record.js";
 /** The first `maxBytes` of `text` in UTF-8, cut on a character boundary (never more). */
 function firstBytes(text: string, maxBytes: number): { text: string; omittedBytes: number } {
   const bytes = Buffer.from(text, "utf8");
-  if (bytes.length <= maxBytes) return { text, omittedBytes: 0 };
+  if (bytes.length <= maxBytes) {
+    return { text, omittedBytes: 0 };
+  }
   let end = maxBytes;
-  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--; // back off a continuation byte
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) {
+    end--; // back off a continuation byte
+  }
   return { text: bytes.subarray(0, end).toString("utf8"), omittedBytes: bytes.length - end };
 }
 
 /** The last `maxBytes` of `text` in UTF-8, cut on a character boundary (never more). */
 export function lastBytes(text: string, maxBytes: number): { text: string; truncated: boolean } {
   const bytes = Buffer.from(text, "utf8");
-  if (bytes.length <= maxBytes) return { text, truncated: false };
+  if (bytes.length <= maxBytes) {
+    return { text, truncated: false };
+  }
   let from = bytes.length - maxBytes;
-  while (from < bytes.length && (bytes[from]! & 0xc0) === 0x80) from++;
+  while (from < bytes.length && (bytes[from]! & 0xc0) === 0x80) {
+    from++;
+  }
   return { text: bytes.subarray(from).toString("utf8"), truncated: true };
 }
 
@@ -45,7 +53,9 @@ export function fitItems(
       used += size;
       continue;
     }
-    if (fitted.length > 0) return { items: fitted, nextSeq: item.seq };
+    if (fitted.length > 0) {
+      return { items: fitted, nextSeq: item.seq };
+    }
     const part = firstBytes(item.text, maxBytes);
     return {
       items: [{ ...item, text: part.text }],

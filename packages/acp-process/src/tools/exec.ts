@@ -106,7 +106,9 @@ export const execTool = defineTool<ExecInput, ExecResult>({
         ).run;
     if (!isFinished(run.status)) {
       toolState(manager).markBackground(run.id);
-      if (input.notifyOnExit ?? ctx.execPolicy?.notifyOnExit ?? true) notifyOnExit(ctx, run.id);
+      if (input.notifyOnExit ?? ctx.execPolicy?.notifyOnExit ?? true) {
+        notifyOnExit(ctx, run.id);
+      }
       const tail = manager.tail(run.id, { maxChars: TAIL_CHARS });
       return {
         status: "running",
@@ -119,7 +121,7 @@ export const execTool = defineTool<ExecInput, ExecResult>({
     }
     const { output, truncated, note } = outputFor(manager, run);
     return {
-      status: run.status as Exclude<typeof run.status, "queued" | "running">,
+      status: run.status,
       sessionId: run.id,
       exitCode: run.exitCode,
       signal: run.signal,
@@ -156,7 +158,9 @@ function refuseUnlessAllowed(ctx: ToolContext, input: ExecInput): void {
 /** Tells `ctx.onBackgroundExit` once the background run ends (the exec design's notifyOnExit). */
 function notifyOnExit(ctx: ToolContext, runId: string): void {
   const sink = ctx.onBackgroundExit;
-  if (!sink) return;
+  if (!sink) {
+    return;
+  }
   void ctx.manager.wait(runId, { sessionId: ctx.sessionId }).then(
     (run) => {
       try {

@@ -24,13 +24,17 @@ export function outputFor(
 ): { output: string; truncated: boolean; note?: string } {
   const tail = manager.tail(run.id, { maxChars });
   const notes: string[] = [];
-  if (tail.truncated)
+  if (tail.truncated) {
     notes.push(
       `output truncated to the last ${maxChars} characters; use process log with offset/limit to read more of what is retained`,
     );
-  if (run.lostBytes > 0)
+  }
+  if (run.lostBytes > 0) {
     notes.push(`${run.lostBytes} bytes were dropped by the client before they could be read`);
-  if (run.lostUnknown) notes.push("some output was dropped by the client before it could be read");
+  }
+  if (run.lostUnknown) {
+    notes.push("some output was dropped by the client before it could be read");
+  }
   return {
     output: tail.text,
     truncated: tail.truncated,
@@ -56,8 +60,9 @@ export function derivedName(run: Pick<RunSnapshot, "command" | "args">): string 
   while (
     i < words.length &&
     (/^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i]!) || PREFIXES.has(words[i]!))
-  )
+  ) {
     i++;
+  }
   const verb = baseName(words[i] ?? run.command);
   const target = words.slice(i + 1).find((word) => word.length > 0 && !word.startsWith("-"));
   const name = target ? `${verb} ${baseName(target.replace(/^['"]|['"]$/g, ""))}` : verb;

@@ -149,10 +149,16 @@ export const processRunTool = defineTool({
       ...(limits ? { resourceLimits: limits } : {}),
       ...fromContext(ctx, "process.run"),
     });
-    if (started.cause === "spawn_error") throw startError(started);
-    if (input.stdin !== undefined) await feedStdin(manager, started, input.stdin, sessionId);
+    if (started.cause === "spawn_error") {
+      throw startError(started);
+    }
+    if (input.stdin !== undefined) {
+      await feedStdin(manager, started, input.stdin, sessionId);
+    }
     const run = background ? started : await manager.wait(started.id);
-    if (run.cause === "spawn_error") throw startError(run);
+    if (run.cause === "spawn_error") {
+      throw startError(run);
+    }
     if (shellCommandNotFound(manager, run)) {
       const said = manager.tail(run.id, { maxChars: 300 }).text.trim();
       throw new ProcessError(
@@ -161,11 +167,12 @@ export const processRunTool = defineTool({
       );
     }
     const exceeded = limitExceeded(manager, run);
-    if (exceeded)
+    if (exceeded) {
       throw new ProcessError(
         "ResourceLimitExceeded",
         `${exceeded} (process_id ${run.id}, exit_code ${run.exitCode}, signal ${run.signal}). Retry with a higher cpu_limit or memory_limit, or make the command use less.`,
       );
+    }
     const summary = summaryOf(
       manager,
       run.id,
@@ -209,7 +216,9 @@ async function feedStdin(
   try {
     await manager.write(run.id, data, { sessionId, eof: true });
   } catch (error) {
-    if (isFinished(manager.get(run.id, { sessionId }).status)) return;
+    if (isFinished(manager.get(run.id, { sessionId }).status)) {
+      return;
+    }
     await manager.kill(run.id, { sessionId, signal: "SIGKILL" });
     const code = error instanceof ProcessError ? error.code : "provider_error";
     throw new ProcessError(

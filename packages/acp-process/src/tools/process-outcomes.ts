@@ -10,7 +10,9 @@ import type { RunSnapshot } from "../model/run-events.js";
 /** `ResourceLimitExceeded` when the run ended by its limits: SIGXCPU (the CPU rlimit), or an allocation failure under a memory limit. */
 export function limitExceeded(manager: ProcessManager, run: RunSnapshot): string | null {
   const limits = run.resourceLimits;
-  if (!limits || run.status === "killed" || run.status === "timed_out") return null;
+  if (!limits || run.status === "killed" || run.status === "timed_out") {
+    return null;
+  }
   if (limits.cpuSeconds !== undefined && run.signal === "SIGXCPU") {
     return `the command used its CPU allowance of ${limits.cpuSeconds} CPU seconds (cpu_limit × timeout) and was stopped by SIGXCPU`;
   }
@@ -36,9 +38,13 @@ export function limitExceeded(manager: ProcessManager, run: RunSnapshot): string
  * exit code, not this.
  */
 export function shellCommandNotFound(manager: ProcessManager, run: RunSnapshot): boolean {
-  if (run.exitCode !== 127 || (run.args !== null && !run.resourceLimits)) return false;
+  if (run.exitCode !== 127 || (run.args !== null && !run.resourceLimits)) {
+    return false;
+  }
   const program = run.args === null ? /^\s*(\S+)/.exec(run.command)?.[1] : run.command;
-  if (!program) return false;
+  if (!program) {
+    return false;
+  }
   const escaped = program.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   return new RegExp(`: ${escaped}: (command )?not found\\n?$`).test(
     manager.tail(run.id, { maxChars: 1000 }).text,
@@ -65,16 +71,19 @@ export function limitsFor(
   input: { cpu_limit?: number | undefined; memory_limit?: number | undefined },
   timeoutS: number,
 ): ResourceLimits | undefined {
-  if (input.cpu_limit === undefined && input.memory_limit === undefined) return undefined;
+  if (input.cpu_limit === undefined && input.memory_limit === undefined) {
+    return undefined;
+  }
   const limits: ResourceLimits = {};
   if (input.cpu_limit !== undefined) {
     const cores = availableParallelism();
-    if (input.cpu_limit > cores)
+    if (input.cpu_limit > cores) {
       throw ProcessError.invalidParams(
         "cpu_limit",
         `at most ${cores} (the cores this agent has)`,
         input.cpu_limit,
       );
+    }
     if (timeoutS === 0) {
       throw ProcessError.invalidParams(
         "cpu_limit",
@@ -85,12 +94,13 @@ export function limitsFor(
     limits.cpuSeconds = Math.max(1, Math.ceil(input.cpu_limit * timeoutS));
   }
   if (input.memory_limit !== undefined) {
-    if (input.memory_limit > totalmem())
+    if (input.memory_limit > totalmem()) {
       throw ProcessError.invalidParams(
         "memory_limit",
         `at most ${totalmem()} bytes (this machine's memory)`,
         input.memory_limit,
       );
+    }
     limits.memoryBytes = input.memory_limit;
   }
   return limits;

@@ -42,7 +42,9 @@ export function processState(
 
 /** The specification's `resource_usage` fields, and the measured figures behind them. */
 export function usageFields(usage: ResourceUsage | null): Record<string, number> | null {
-  if (!usage) return null;
+  if (!usage) {
+    return null;
+  }
   return {
     cpu_ms: Math.round(usage.cpuUserMs + usage.cpuSystemMs),
     memory_peak_bytes: usage.memoryPeakBytes,
@@ -109,6 +111,8 @@ export function summaryOf(
       break;
     }
   }
-  if (seen < lines) return tail;
+  if (seen < lines) {
+    return tail;
+  }
   return { text: tail.text.slice(cut), truncated: true };
 }

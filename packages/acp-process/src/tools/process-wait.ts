@@ -16,13 +16,16 @@ export function waitForChange(
   options: { sessionId: string; sinceBytes: number; timeoutMs: number; pattern?: string },
 ): Promise<{ woke: WakeReason; match?: string }> {
   const { sessionId, sinceBytes, pattern } = options;
-  if (isFinished(manager.get(runId, { sessionId }).status))
+  if (isFinished(manager.get(runId, { sessionId }).status)) {
     return Promise.resolve({ woke: "exit" });
+  }
   return new Promise((resolve, reject) => {
     let watcherId: string | undefined;
     let done = false;
     const finish = (result: { woke: WakeReason; match?: string }): void => {
-      if (done) return;
+      if (done) {
+        return;
+      }
       done = true;
       unsubscribe();
       clearTimeout(timer);
@@ -36,10 +39,11 @@ export function waitForChange(
       resolve(result);
     };
     const unsubscribe = manager.subscribe((event) => {
-      if (event.type === "exit" && event.run.id === runId) finish({ woke: "exit" });
-      else if (event.type === "watch" && event.runId === runId && event.watcherId === watcherId)
+      if (event.type === "exit" && event.run.id === runId) {
+        finish({ woke: "exit" });
+      } else if (event.type === "watch" && event.runId === runId && event.watcherId === watcherId) {
         finish({ woke: "match", match: event.match });
-      else if (
+      } else if (
         pattern === undefined &&
         event.type === "output" &&
         event.runId === runId &&
@@ -51,11 +55,14 @@ export function waitForChange(
     });
     const timer = setTimeout(() => finish({ woke: "timeout" }), options.timeoutMs);
     try {
-      if (pattern !== undefined)
+      if (pattern !== undefined) {
         watcherId = manager.watch(runId, { regex: pattern, once: true }, { sessionId });
+      }
     } catch (error) {
       const now = manager.get(runId, { sessionId });
-      if (isFinished(now.status)) return finish({ woke: "exit" });
+      if (isFinished(now.status)) {
+        return finish({ woke: "exit" });
+      }
       done = true;
       unsubscribe();
       clearTimeout(timer);
@@ -63,7 +70,10 @@ export function waitForChange(
       return;
     }
     const now = manager.get(runId, { sessionId });
-    if (isFinished(now.status)) finish({ woke: "exit" });
-    else if (pattern === undefined && now.outputBytes > sinceBytes) finish({ woke: "output" });
+    if (isFinished(now.status)) {
+      finish({ woke: "exit" });
+    } else if (pattern === undefined && now.outputBytes > sinceBytes) {
+      finish({ woke: "output" });
+    }
   });
 }

@@ -167,7 +167,9 @@ async function poll(
       output = output.slice(cut);
     }
     cursor = page.nextSeq;
-    if (page.items.length === 0 || cursor >= end) break;
+    if (page.items.length === 0 || cursor >= end) {
+      break;
+    }
   }
   state.setCursor(id, cursor);
   const run = manager.get(id, { sessionId: owner });
@@ -194,9 +196,14 @@ function characterStart(text: string, index: number): number {
 }
 
 function itemText(item: RunItem): string {
-  if (item.kind === "output") return item.text;
-  if (item.kind === "notice") return `\n${item.text}\n`;
+  if (item.kind === "output") {
+    return item.text;
+  }
+  if (item.kind === "notice") {
+    return `\n${item.text}\n`;
+  }
   try {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- watcher hit items are written by output-log.ts as JSON.stringify({ event, match })
     const { event, match } = JSON.parse(item.text) as { event: string; match: string };
     return `\n[watch ${event}] ${match}\n`;
   } catch {
@@ -214,11 +221,12 @@ function clear({ manager, sessionId }: ToolContext, input: ProcessInput): Record
 }
 
 function requireId(input: ProcessInput): string {
-  if (!input.sessionId)
+  if (!input.sessionId) {
     throw ProcessError.invalidParams(
       "sessionId",
       `the id returned by exec for action ${input.action}`,
       input.sessionId,
     );
+  }
   return input.sessionId;
 }

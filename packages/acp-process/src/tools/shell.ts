@@ -140,8 +140,11 @@ function status(run: RunSnapshot): Record<string, unknown> {
 
 /** An item as the shell surface numbers it (from 1) and shows it; event items are `{event, match}`. */
 function shown(item: RunItem): Record<string, unknown> {
-  if (item.kind !== "event") return { seq: item.seq + 1, kind: item.kind, text: item.text };
+  if (item.kind !== "event") {
+    return { seq: item.seq + 1, kind: item.kind, text: item.text };
+  }
   try {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- watcher hit items are written by output-log.ts as JSON.stringify({ event, match })
     const { event, match } = JSON.parse(item.text) as { event: string; match: string };
     return { seq: item.seq + 1, kind: "event", event, match };
   } catch {
@@ -219,12 +222,13 @@ export const shellTool = defineTool<ShellInput, Record<string, unknown>>({
       }
       case "send_keys": {
         const id = requireId(input);
-        if (!input.keys || input.keys.length === 0)
+        if (!input.keys || input.keys.length === 0) {
           throw ProcessError.invalidParams(
             "keys",
             'a list of key names or text, e.g. ["y", "Enter"]',
             input.keys,
           );
+        }
         await manager.sendKeys(id, input.keys, { sessionId });
         return { id, sent: input.keys.length };
       }
@@ -235,7 +239,9 @@ export const shellTool = defineTool<ShellInput, Record<string, unknown>>({
 /** One-shot run, `spawn` (returns at once) and `spawn` with `background: false` (waits, as one-shot). */
 async function spawn(ctx: ToolContext, input: ShellInput): Promise<Record<string, unknown>> {
   const { manager, sessionId } = ctx;
-  if (!input.command) throw ProcessError.invalidParams("command", "a command line", input.command);
+  if (!input.command) {
+    throw ProcessError.invalidParams("command", "a command line", input.command);
+  }
   const waits = input.action === undefined || input.background === false;
   const started = await manager.start({
     sessionId,
@@ -255,14 +261,16 @@ async function spawn(ctx: ToolContext, input: ShellInput): Promise<Record<string
           : 0,
     ...fromContext(ctx, "shell"),
   });
-  if (!waits) return { ...status(started), next_seq: 0 };
+  if (!waits) {
+    return { ...status(started), next_seq: 0 };
+  }
   const run = await manager.wait(started.id);
   const budget = input.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const out = lastBytes(manager.tail(run.id, { maxChars: budget }).text, budget);
   return {
     ...status(run),
     output: out.text,
-    truncated: out.truncated || run.outputBytes > budget || (status(run).truncated as boolean),
+    truncated: out.truncated || run.outputBytes > budget || status(run).truncated === true,
     ...(input.action === "spawn" ? { next_seq: 0 } : {}),
   };
 }
@@ -323,11 +331,12 @@ function capped(limit: number | undefined): number {
 }
 
 function requireId(input: ShellInput): string {
-  if (!input.id)
+  if (!input.id) {
     throw ProcessError.invalidParams(
       "id",
       `the run id returned by spawn for action ${input.action} (as id or run_id)`,
       input.id,
     );
+  }
   return input.id;
 }

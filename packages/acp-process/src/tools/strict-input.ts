@@ -54,11 +54,15 @@ function editDistance(a: string, b: string): number {
 /** The accepted name closest to `unknown`: a known synonym first, then the smallest edit distance within a third of its length. */
 export function nearestName(unknown: string, accepted: readonly string[]): string | undefined {
   // No parameter name is this long; the edit distance is quadratic in it.
-  if (unknown.length > MAX_NAME_CHARS) return undefined;
+  if (unknown.length > MAX_NAME_CHARS) {
+    return undefined;
+  }
   const key = normalize(unknown);
   const squashed = key.replace(/_/g, "");
   const exactish = accepted.find((name) => normalize(name).replace(/_/g, "") === squashed);
-  if (exactish) return exactish;
+  if (exactish) {
+    return exactish;
+  }
   const group = SYNONYMS.find((names) => names.includes(key) || names.includes(squashed));
   const synonym =
     group &&
@@ -66,11 +70,15 @@ export function nearestName(unknown: string, accepted: readonly string[]): strin
       (name) =>
         group.includes(normalize(name)) || group.includes(normalize(name).replace(/_/g, "")),
     );
-  if (synonym) return synonym;
+  if (synonym) {
+    return synonym;
+  }
   let best: { name: string; distance: number } | undefined;
   for (const name of accepted) {
     const distance = editDistance(key, normalize(name));
-    if (!best || distance < best.distance) best = { name, distance };
+    if (!best || distance < best.distance) {
+      best = { name, distance };
+    }
   }
   return best && best.distance <= Math.max(1, Math.floor(key.length / 3)) ? best.name : undefined;
 }
@@ -108,14 +116,18 @@ export function strictInput<
   options: StrictInputOptions<Primary> = {},
 ): z.ZodType<z.output<z.ZodObject<Shape>>, z.input<z.ZodObject<Shape>>> {
   const aliases = Object.entries(options.aliases ?? {}) as [string, Primary][];
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- zod's generic shape types cannot follow this rebuilt object; the schema is built from Shape itself
   const fields = shape as unknown as Record<string, z.ZodType>;
   const full: Record<string, z.ZodType> = { ...fields };
   const required = new Set<string>();
   for (const [alias, primary] of aliases) {
     const target = fields[primary];
-    if (!target)
+    if (!target) {
       throw new Error(`strictInput: alias ${alias} names ${primary}, which is not a parameter`);
-    if (alias in shape) throw new Error(`strictInput: alias ${alias} is also a parameter`);
+    }
+    if (alias in shape) {
+      throw new Error(`strictInput: alias ${alias} is also a parameter`);
+    }
     // An aliased required parameter: either name may be given, one is required (checked below).
     if (!target.safeParse(undefined).success) {
       required.add(primary);
@@ -132,11 +144,14 @@ export function strictInput<
         ? unknownParametersMessage(issue.keys, accepted)
         : undefined,
   });
-  if (aliases.length === 0)
+  if (aliases.length === 0) {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- zod's generic shape types cannot follow this rebuilt object; the schema is built from Shape itself
     return object as unknown as z.ZodType<
       z.output<z.ZodObject<Shape>>,
       z.input<z.ZodObject<Shape>>
     >;
+  }
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- zod's generic shape types cannot follow this rebuilt object; the schema is built from Shape itself
   return object
     .superRefine((value, ctx) => {
       const given = value as Record<string, unknown>;
@@ -170,10 +185,12 @@ export function strictInput<
     .transform((value) => {
       const folded: Record<string, unknown> = { ...value };
       for (const [alias, primary] of aliases) {
-        if (folded[primary] === undefined && folded[alias] !== undefined)
+        if (folded[primary] === undefined && folded[alias] !== undefined) {
           folded[primary] = folded[alias];
+        }
         delete folded[alias];
       }
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- zod's generic shape types cannot follow this rebuilt object; the schema is built from Shape itself
       return folded as z.output<z.ZodObject<Shape>>;
     }) as unknown as z.ZodType<z.output<z.ZodObject<Shape>>, z.input<z.ZodObject<Shape>>>;
 }

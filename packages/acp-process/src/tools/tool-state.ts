@@ -21,14 +21,20 @@ export class ToolState {
 
   constructor(manager: ProcessManager) {
     manager.subscribe((event) => {
-      if (event.type !== "watch") return;
+      if (event.type !== "watch") {
+        return;
+      }
       let list = this.hits.get(event.runId);
       if (!list) {
-        if (this.hits.size >= MAX_TRACKED_RUNS) this.hits.delete(this.hits.keys().next().value!);
+        if (this.hits.size >= MAX_TRACKED_RUNS) {
+          this.hits.delete(this.hits.keys().next().value!);
+        }
         this.hits.set(event.runId, (list = []));
       }
       list.push({ event: event.event, match: event.match, seq: event.seq });
-      if (list.length > MAX_HITS_PER_RUN) list.shift();
+      if (list.length > MAX_HITS_PER_RUN) {
+        list.shift();
+      }
     });
   }
 
@@ -38,8 +44,9 @@ export class ToolState {
 
   setCursor(runId: string, seq: number): void {
     this.pollCursors.delete(runId);
-    if (this.pollCursors.size >= MAX_TRACKED_RUNS)
+    if (this.pollCursors.size >= MAX_TRACKED_RUNS) {
       this.pollCursors.delete(this.pollCursors.keys().next().value!);
+    }
     this.pollCursors.set(runId, seq);
   }
 
@@ -49,8 +56,9 @@ export class ToolState {
   }
 
   markBackground(runId: string): void {
-    if (this.background.size >= MAX_TRACKED_RUNS)
+    if (this.background.size >= MAX_TRACKED_RUNS) {
       this.background.delete(this.background.values().next().value!);
+    }
     this.background.add(runId);
   }
 

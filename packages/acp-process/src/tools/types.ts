@@ -52,7 +52,7 @@ export interface BackgroundExitNotice {
 export function fromContext(
   ctx: ToolContext,
   tool: string,
-): { labels: Record<string, string>; onStart?: ToolContext["onStart"] } {
+): { labels: Record<string, string>; onStart?: NonNullable<ToolContext["onStart"]> } {
   return { labels: { ...ctx.labels, tool }, ...(ctx.onStart ? { onStart: ctx.onStart } : {}) };
 }
 
@@ -82,8 +82,9 @@ export async function runTool<Output>(
   try {
     return { ok: true, result: await tool.handle(ctx, input) };
   } catch (error) {
-    if (error instanceof ProcessError)
+    if (error instanceof ProcessError) {
       return { ok: false, error: { code: error.code, message: error.message } };
+    }
     return { ok: false, error: { code: "internal", message: messageOf(error) } };
   }
 }
@@ -102,11 +103,12 @@ export function defineTool<Input, Output>(spec: {
     jsonSchema: z.toJSONSchema(spec.schema, { io: "input" }) as Record<string, unknown>,
     async handle(ctx, input) {
       const parsed = spec.schema.safeParse(input);
-      if (!parsed.success)
+      if (!parsed.success) {
         throw new ProcessError(
           "invalid_params",
           `Invalid ${spec.name} arguments: ${describeIssues(parsed.error)}`,
         );
+      }
       return spec.run(ctx, parsed.data);
     },
   };

@@ -21,20 +21,32 @@ export async function waitForActivity(
 ): Promise<WakeReason> {
   await manager.refresh(runId, query.sessionId);
   const now = manager.get(runId, { sessionId: query.sessionId });
-  if (isFinished(now.status)) return "exit";
+  if (isFinished(now.status)) {
+    return "exit";
+  }
   // Something to read already; a cursor past the end is answered (refused) at once by the read.
-  if (now.nextSeq !== query.sinceSeq) return "output";
+  if (now.nextSeq !== query.sinceSeq) {
+    return "output";
+  }
   const woken = new AbortController();
   let reason: WakeReason = "timeout";
   const wake = (why: WakeReason): void => {
-    if (woken.signal.aborted) return;
+    if (woken.signal.aborted) {
+      return;
+    }
     reason = why;
     woken.abort();
   };
   const unsubscribe = manager.subscribe((event: RunEvent) => {
-    if (event.type === "watch" && event.runId === runId) wake("watch");
-    else if (event.type === "output" && event.runId === runId && event.item.seq >= query.sinceSeq)
+    if (event.type === "watch" && event.runId === runId) {
+      wake("watch");
+    } else if (
+      event.type === "output" &&
+      event.runId === runId &&
+      event.item.seq >= query.sinceSeq
+    ) {
       wake(event.item.kind === "event" ? "watch" : "output");
+    }
   });
   try {
     const run = await manager.wait(runId, {

@@ -37,7 +37,9 @@ const MAX_PATTERN_CHARS = 1000;
  */
 function wordRegExp(word: string): RegExp {
   const parts = word.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
-  if (parts.length === 1) return new RegExp(`^${parts[0]}$`, "s");
+  if (parts.length === 1) {
+    return new RegExp(`^${parts[0]}$`, "s");
+  }
   const middle = parts.slice(1, -1).filter((part) => part !== "");
   const firstPlaces = middle.map((part, i) => `(?=([\\s\\S]*?${part}))\\${i + 1}`).join("");
   return new RegExp(`^${parts[0]}${firstPlaces}[\\s\\S]*${parts.at(-1)}$`, "s");
@@ -49,21 +51,28 @@ export function parseAllowPattern(source: string): AllowPattern {
     new RangeError(
       `Invalid allow pattern ${JSON.stringify(source.slice(0, 200))}: ${why} (example: 'git *' or 'npm run test:*')`,
     );
-  if (typeof source !== "string") throw invalid("expected a string");
-  if (source.length > MAX_PATTERN_CHARS)
+  if (typeof source !== "string") {
+    throw invalid("expected a string");
+  }
+  if (source.length > MAX_PATTERN_CHARS) {
     throw invalid(`longer than ${MAX_PATTERN_CHARS} characters`);
-  if (PATTERN_FORBIDDEN.test(source))
+  }
+  if (PATTERN_FORBIDDEN.test(source)) {
     throw invalid(
       "quotes, backslashes and newlines are not supported; words are separated by spaces",
     );
+  }
   const words = source
     .trim()
     .split(/[ \t]+/)
     .filter((word) => word !== "");
   const [command] = words;
-  if (command === undefined) throw invalid("it is empty");
-  if (command.includes("*"))
+  if (command === undefined) {
+    throw invalid("it is empty");
+  }
+  if (command.includes("*")) {
     throw invalid("the command (first word) must be written out, without *");
+  }
   const anyRest = words.length > 1 && words.at(-1) === "*";
   const matched = anyRest ? words.slice(0, -1) : words;
   return { source, words: matched.map(wordRegExp), anyRest };
@@ -71,18 +80,32 @@ export function parseAllowPattern(source: string): AllowPattern {
 
 /** The words a pattern is matched against, or undefined when the request cannot be matched. */
 function wordsOf(request: AuthorizeRequest): readonly string[] | undefined {
-  if (request.env.length > 0) return undefined;
-  if (!request.shell) return [request.command, ...request.args];
-  if (SHELL_SYNTAX.test(request.command)) return undefined;
+  if (request.env.length > 0) {
+    return undefined;
+  }
+  if (!request.shell) {
+    return [request.command, ...request.args];
+  }
+  if (SHELL_SYNTAX.test(request.command)) {
+    return undefined;
+  }
   return request.command.trim().split(/[ \t]+/);
 }
 
 /** Whether `pattern` approves starting the command of `request`. */
 export function matchesAllowPattern(pattern: AllowPattern, request: AuthorizeRequest): boolean {
-  if (request.action !== "create") return false;
+  if (request.action !== "create") {
+    return false;
+  }
   const words = wordsOf(request);
-  if (words === undefined) return false;
-  if (words.length < pattern.words.length) return false;
-  if (words.length > pattern.words.length && !pattern.anyRest) return false;
+  if (words === undefined) {
+    return false;
+  }
+  if (words.length < pattern.words.length) {
+    return false;
+  }
+  if (words.length > pattern.words.length && !pattern.anyRest) {
+    return false;
+  }
   return pattern.words.every((regexp, i) => regexp.test(words[i]!));
 }

@@ -14,7 +14,7 @@ export interface ApprovalPolicyOptions {
   /** Pre-approval patterns for starting commands (see allow-pattern.ts and the README). */
   allow?: readonly string[];
   /** Who decides what no pattern approves. Without one, such requests are refused with `refusal`. */
-  ask?: ApprovalAsker;
+  ask?: ApprovalAsker | undefined;
   /** Why a request is refused when there is no one to ask; it ends up in the agent's error. */
   refusal?: string;
 }
@@ -68,7 +68,9 @@ export function createApprovalPolicy(options: ApprovalPolicyOptions = {}): Appro
 
   async function decide(request: AuthorizeRequest): Promise<boolean | string> {
     // Asked again after the question before it: its answer may have been "always".
-    if (remembered(request)) return true;
+    if (remembered(request)) {
+      return true;
+    }
     const answer = await ask!(request);
     if (answer === "allow_always") {
       const session = sessionOf(request);
@@ -80,10 +82,18 @@ export function createApprovalPolicy(options: ApprovalPolicyOptions = {}): Appro
   }
 
   return (request) => {
-    if (options.allowAll === true) return true;
-    if (patterns.some((pattern) => matchesAllowPattern(pattern, request))) return true;
-    if (remembered(request)) return true;
-    if (ask === undefined) return refusal;
+    if (options.allowAll === true) {
+      return true;
+    }
+    if (patterns.some((pattern) => matchesAllowPattern(pattern, request))) {
+      return true;
+    }
+    if (remembered(request)) {
+      return true;
+    }
+    if (ask === undefined) {
+      return refusal;
+    }
     const asking = turn.then(() => decide(request));
     turn = asking.catch(() => undefined);
     return asking;

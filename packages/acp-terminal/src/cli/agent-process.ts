@@ -21,7 +21,7 @@ export interface LaunchOptions {
   /** Where the agent process starts (the user's directory, not necessarily the session's cwd). */
   cwd: string;
   /** Agent stderr goes here; default: our stderr. */
-  agentLogPath?: string;
+  agentLogPath?: string | undefined;
   stderr: NodeJS.WritableStream;
   /** Called once when the agent's first stdout line is not JSON. */
   onNotJson(snippet: string): void;
@@ -39,16 +39,24 @@ function readableOf(stdout: Readable, sniffer: FirstLineSniffer): ReadableStream
       start(controller) {
         stdout.on("data", (chunk: Buffer) => {
           sniffer.push(chunk);
-          if (cancelled) return;
+          if (cancelled) {
+            return;
+          }
           controller.enqueue(new Uint8Array(chunk));
-          if ((controller.desiredSize ?? 1) <= 0) stdout.pause();
+          if ((controller.desiredSize ?? 1) <= 0) {
+            stdout.pause();
+          }
         });
         stdout.once("end", () => {
           sniffer.end();
-          if (!cancelled) controller.close();
+          if (!cancelled) {
+            controller.close();
+          }
         });
         stdout.once("error", (error) => {
-          if (!cancelled) controller.error(error);
+          if (!cancelled) {
+            controller.error(error);
+          }
         });
       },
       pull() {

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { parseAllowPattern } from "../approval/allow-pattern.js";
 import { EXIT_CODES_HELP } from "./exit-codes.js";
 import { terminalLimits, type TerminalLimits } from "./terminal-limits.js";
+import { messageOf } from "../core/thrown.js";
 
 export interface RunOptions extends TerminalLimits {
   agent: string;
@@ -14,12 +15,12 @@ export interface RunOptions extends TerminalLimits {
   allow: string[];
   json: boolean;
   /** Whole-run deadline in milliseconds, or undefined for none. */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /** How long the agent may take to answer `initialize`. */
   initTimeoutMs: number;
   /** After Ctrl-C, how long the agent gets to end its turn with `cancelled`. */
   cancelGraceMs: number;
-  agentLog?: string;
+  agentLog?: string | undefined;
   /** Say on stderr how terminals are contained (present only when set). */
   verbose?: boolean;
   /** Process-group kill only, no PID namespace per terminal (present only when set). */
@@ -78,15 +79,18 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A positive number of seconds as milliseconds, undefined when absent, or an error message. */
 function seconds(flag: string, value: string | undefined): number | string | undefined {
-  if (value === undefined) return undefined;
+  if (value === undefined) {
+    return undefined;
+  }
   const ms = Math.round(Number(value) * 1000);
   // Below 1 ms rounds to no time at all (0.0001).
   if (value.trim() === "" || !Number.isFinite(ms) || ms < 1) {
     return `Invalid ${flag}: expected a positive number of seconds, received ${JSON.stringify(value)}`;
   }
   // Node fires a longer timer at once (TimeoutOverflowWarning): a huge value must not mean "now".
-  if (ms > MAX_TIMER_MS)
+  if (ms > MAX_TIMER_MS) {
     return `Invalid ${flag}: at most ${Math.floor(MAX_TIMER_MS / 1000)} seconds, received ${JSON.stringify(value)}`;
+  }
   return ms;
 }
 
@@ -123,13 +127,19 @@ export function parseCommand(
       },
     });
   } catch (error) {
-    return { kind: "error", message: error instanceof Error ? error.message : String(error) };
+    return { kind: "error", message: messageOf(error) };
   }
   const { values, positionals } = parsed;
-  if (values.help) return { kind: "help" };
-  if (values.version) return { kind: "version" };
+  if (values.help) {
+    return { kind: "help" };
+  }
+  if (values.version) {
+    return { kind: "version" };
+  }
   const [subcommand, ...rest] = positionals;
-  if (subcommand === undefined) return { kind: "help" };
+  if (subcommand === undefined) {
+    return { kind: "help" };
+  }
   if (subcommand !== "run") {
     return { kind: "error", message: `Unknown command: ${subcommand} (expected "run")` };
   }
@@ -143,25 +153,33 @@ export function parseCommand(
     return { kind: "error", message: "Missing prompt: give it as the last argument" };
   }
   const timeoutMs = seconds("--timeout", values.timeout);
-  if (typeof timeoutMs === "string") return { kind: "error", message: timeoutMs };
+  if (typeof timeoutMs === "string") {
+    return { kind: "error", message: timeoutMs };
+  }
   const initTimeoutMs =
     seconds("--init-timeout", values["init-timeout"]) ?? DEFAULT_INIT_TIMEOUT_MS;
-  if (typeof initTimeoutMs === "string") return { kind: "error", message: initTimeoutMs };
+  if (typeof initTimeoutMs === "string") {
+    return { kind: "error", message: initTimeoutMs };
+  }
   const cancelGraceMs =
     seconds("--cancel-grace", values["cancel-grace"]) ?? DEFAULT_CANCEL_GRACE_MS;
-  if (typeof cancelGraceMs === "string") return { kind: "error", message: cancelGraceMs };
+  if (typeof cancelGraceMs === "string") {
+    return { kind: "error", message: cancelGraceMs };
+  }
   for (const pattern of values.allow) {
     try {
       parseAllowPattern(pattern);
     } catch (error) {
       return {
         kind: "error",
-        message: `Invalid --allow: ${(error as Error).message.replace(/^Invalid allow pattern /, "")}`,
+        message: `Invalid --allow: ${messageOf(error).replace(/^Invalid allow pattern /, "")}`,
       };
     }
   }
   const limits = terminalLimits(values["max-terminals"], values["max-total-terminals"]);
-  if (typeof limits === "string") return { kind: "error", message: limits };
+  if (typeof limits === "string") {
+    return { kind: "error", message: limits };
+  }
   return {
     kind: "run",
     options: {

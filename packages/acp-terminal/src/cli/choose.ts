@@ -19,7 +19,9 @@ export async function choose(
   choices: readonly string[],
   enter: { index: number; verb: string },
 ): Promise<number | undefined> {
-  if (io.signal.aborted) return undefined;
+  if (io.signal.aborted) {
+    return undefined;
+  }
   const rl = createInterface({ input: io.input, terminal: false });
   // Ctrl-C while we wait ends the question: the turn is being cancelled.
   const onAbort = () => rl.close();
@@ -32,9 +34,13 @@ export async function choose(
     // Lines are buffered by the iterator, so answers typed ahead are not lost.
     for await (const raw of rl) {
       const answer = raw.trim();
-      if (answer === "") return enter.index;
+      if (answer === "") {
+        return enter.index;
+      }
       const index = Number(answer);
-      if (Number.isInteger(index) && index >= 1 && index <= count) return index - 1;
+      if (Number.isInteger(index) && index >= 1 && index <= count) {
+        return index - 1;
+      }
       io.output.write(
         `Expected a number from 1 to ${count}, received ${JSON.stringify(answer.slice(0, 100))}\n${promptLine}`,
       );

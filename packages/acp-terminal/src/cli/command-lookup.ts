@@ -36,8 +36,12 @@ const SHELL_WORDS = new Set([
  */
 export function leadingProgram(commandLine: string): string | undefined {
   const first = commandLine.trim().split(/\s+/, 1)[0] ?? "";
-  if (first === "" || SHELL_WORDS.has(first)) return undefined;
-  if (!/^[\w./+@~-]+$/.test(first) || first.startsWith("~")) return undefined;
+  if (first === "" || SHELL_WORDS.has(first)) {
+    return undefined;
+  }
+  if (!/^[\w./+@~-]+$/.test(first) || first.startsWith("~")) {
+    return undefined;
+  }
   return first;
 }
 
@@ -52,8 +56,12 @@ export function programExists(
   cwd: string,
   envPath = process.env.PATH ?? "",
 ): boolean {
-  if (program.includes("/")) return isExecutableFile(path.resolve(cwd, program));
-  if (findOnPath(program, envPath) !== undefined) return true;
+  if (program.includes("/")) {
+    return isExecutableFile(path.resolve(cwd, program));
+  }
+  if (findOnPath(program, envPath) !== undefined) {
+    return true;
+  }
   return envPath
     .split(path.delimiter)
     .filter((dir) => !path.isAbsolute(dir))

@@ -21,7 +21,9 @@ export function headWhole(text: string, max: number): string {
 
 /** The last `max` UTF-16 units of `text`, or one fewer so that a surrogate pair stays whole. */
 export function tailWhole(text: string, max: number): string {
-  if (text.length <= max) return text;
+  if (text.length <= max) {
+    return text;
+  }
   const start = text.length - max;
   return text.slice(isLowSurrogate(text, start) ? start + 1 : start);
 }

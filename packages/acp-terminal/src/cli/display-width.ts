@@ -23,7 +23,9 @@ function columnsOf(codePoint: number): number {
 /** Columns `text` takes on a terminal. */
 export function columnsWide(text: string): number {
   let used = 0;
-  for (const char of text) used += columnsOf(char.codePointAt(0)!);
+  for (const char of text) {
+    used += columnsOf(char.codePointAt(0)!);
+  }
   return used;
 }
 
@@ -32,12 +34,16 @@ export function columnsWide(text: string): number {
  * line never wraps (a wrapped line would throw off the count of lines to move back up).
  */
 export function fitColumns(line: string, width: number): string {
-  if (columnsWide(line) <= width) return line;
+  if (columnsWide(line) <= width) {
+    return line;
+  }
   let used = 0;
   let end = 0;
   for (const char of line) {
     const columns = columnsOf(char.codePointAt(0)!);
-    if (used + columns > width - 1) break;
+    if (used + columns > width - 1) {
+      break;
+    }
     used += columns;
     end += char.length;
   }

@@ -15,8 +15,9 @@ export function stderrHint(agentLogPath: string | undefined): string {
 
 export function commandNotFound(commandLine: string, shellSaid?: string): Ending {
   const program = leadingProgram(commandLine);
-  if (program !== undefined)
+  if (program !== undefined) {
     return { exitCode: ExitCode.usage, error: `Agent command not found: ${program}` };
+  }
   const said = shellSaid === undefined ? "" : `; the shell said: ${shellSaid}`;
   return { exitCode: ExitCode.usage, error: `Agent command not found in "${commandLine}"${said}` };
 }
@@ -29,8 +30,12 @@ export function notAcp(commandLine: string, snippet: string): Ending {
 }
 
 function describeExit(exit: AgentExit): string {
-  if (exit.error !== undefined) return `could not be started (${exit.error.message})`;
-  if (exit.signal !== null) return `was killed by ${exit.signal}`;
+  if (exit.error !== undefined) {
+    return `could not be started (${exit.error.message})`;
+  }
+  if (exit.signal !== null) {
+    return `was killed by ${exit.signal}`;
+  }
   return `exited with code ${exit.code}`;
 }
 
@@ -42,8 +47,9 @@ export function agentExited(
   agentLogPath?: string,
   lastStderrLine?: string,
 ): Ending {
-  if (exit.code === 127 && phase.startsWith("before"))
+  if (exit.code === 127 && phase.startsWith("before")) {
     return commandNotFound(commandLine, lastStderrLine);
+  }
   return {
     exitCode: ExitCode.agentFailed,
     error: `Agent ${describeExit(exit)} ${phase}; ${stderrHint(agentLogPath)}`,
@@ -74,7 +80,9 @@ function codeOf(error: unknown): unknown {
  * sends our own request back, our client answers it "Method not found", and `cat` echoes that too).
  */
 export function initializeFailure(commandLine: string, error: unknown): Ending {
-  if (codeOf(error) !== METHOD_NOT_FOUND) return protocolFailure("initialize", error);
+  if (codeOf(error) !== METHOD_NOT_FOUND) {
+    return protocolFailure("initialize", error);
+  }
   return {
     exitCode: ExitCode.agentFailed,
     error: `Not an ACP agent: "${commandLine}" answered initialize with "Method not found" (${METHOD_NOT_FOUND}); it probably speaks another JSON-RPC protocol or echoes its input`,

@@ -18,12 +18,16 @@ export class FirstLineSniffer {
   }
 
   push(chunk: Uint8Array): void {
-    if (this.done) return;
+    if (this.done) {
+      return;
+    }
     for (const byte of chunk) {
       const blank =
         this.bytes.length === 0 &&
         (byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d);
-      if (blank) continue;
+      if (blank) {
+        continue;
+      }
       if (this.bytes.length === 0 && byte === 0x7b /* { */) {
         this.finish(true);
         return;
@@ -38,13 +42,17 @@ export class FirstLineSniffer {
 
   /** The stream ended: whatever partial line we hold is the verdict. */
   end(): void {
-    if (!this.done && this.bytes.length > 0) this.finish(false);
+    if (!this.done && this.bytes.length > 0) {
+      this.finish(false);
+    }
   }
 
   private finish(json: boolean): void {
     this.done = true;
     const snippet = new TextDecoder().decode(Uint8Array.from(this.bytes)).trimEnd();
     this.verdict = { json, snippet };
-    if (!json) this.onNotJson(snippet);
+    if (!json) {
+      this.onNotJson(snippet);
+    }
   }
 }

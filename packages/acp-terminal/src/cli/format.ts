@@ -1,9 +1,15 @@
 import type { ExitStatus } from "../host/types.js";
 
 export function formatExitStatus(status: ExitStatus | undefined): string {
-  if (status === undefined) return "still running";
-  if (status.signal !== null) return `killed by ${status.signal}`;
-  if (status.exitCode !== null) return `exit ${status.exitCode}`;
+  if (status === undefined) {
+    return "still running";
+  }
+  if (status.signal !== null) {
+    return `killed by ${status.signal}`;
+  }
+  if (status.exitCode !== null) {
+    return `exit ${status.exitCode}`;
+  }
   return "exited";
 }
 
@@ -28,7 +34,9 @@ export interface RunResult {
 
 /** "3 terminals: 2 exit 0, 1 killed by SIGTERM" — statuses counted, in order of first appearance. */
 function formatTerminals(terminals: readonly TerminalRecord[]): string {
-  if (terminals.length === 0) return "no terminals";
+  if (terminals.length === 0) {
+    return "no terminals";
+  }
   const counts = new Map<string, number>();
   for (const t of terminals) {
     const status = formatExitStatus(t.exitStatus);

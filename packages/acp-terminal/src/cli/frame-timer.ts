@@ -15,7 +15,9 @@ export class FrameTimer {
   ) {}
 
   schedule(): void {
-    if (this.#timer !== undefined || this.#waitingForDrain) return;
+    if (this.#timer !== undefined || this.#waitingForDrain) {
+      return;
+    }
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       if (this.out.lagging === true && this.out.onDrain !== undefined) {

@@ -57,7 +57,9 @@ export class JsonRenderer implements Renderer {
   terminalOutput(terminalId: string): void {
     this.pending.add(terminalId);
     // At once, while the chunk is still in the buffer: by the next turn more may have pushed it out.
-    if (!this.waitingForDrain) this.writePending();
+    if (!this.waitingForDrain) {
+      this.writePending();
+    }
   }
 
   terminalExited(terminalId: string, exitStatus: ExitStatus): void {
@@ -97,7 +99,9 @@ export class JsonRenderer implements Renderer {
   }
 
   finish(result: RunResult): void {
-    if (result.error !== undefined) this.err.write(`${result.error}\n`);
+    if (result.error !== undefined) {
+      this.err.write(`${result.error}\n`);
+    }
     this.emit({
       type: "result",
       stopReason: result.stopReason ?? null,
@@ -118,7 +122,9 @@ export class JsonRenderer implements Renderer {
       while (!this.lagging() && this.emitOutput(terminalId, term)) {
         // one bounded event at a time, checking the reader between them
       }
-      if (this.lagging()) return this.waitForDrain();
+      if (this.lagging()) {
+        return this.waitForDrain();
+      }
       this.pending.delete(terminalId);
     }
   }
@@ -128,7 +134,9 @@ export class JsonRenderer implements Renderer {
   }
 
   private waitForDrain(): void {
-    if (this.waitingForDrain) return;
+    if (this.waitingForDrain) {
+      return;
+    }
     this.waitingForDrain = true;
     this.out.onDrain!(() => {
       this.waitingForDrain = false;
@@ -141,7 +149,9 @@ export class JsonRenderer implements Renderer {
     const { bytes, fromByte } = term.output.viewSince(since, MAX_EVENT_BYTES);
     const skippedBytes = fromByte - term.cursor;
     term.cursor = fromByte + bytes.byteLength;
-    if (bytes.byteLength === 0 && skippedBytes === 0) return false;
+    if (bytes.byteLength === 0 && skippedBytes === 0) {
+      return false;
+    }
     const output = this.decoder.decode(bytes);
     this.emit({
       type: "terminal",

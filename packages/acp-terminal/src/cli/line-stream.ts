@@ -39,7 +39,9 @@ export class LineStream {
         this.#skipped += fromByte - this.#searched;
         this.#lineStart = Math.max(this.#lineStart, fromByte);
       }
-      if (bytes.byteLength === 0) break;
+      if (bytes.byteLength === 0) {
+        break;
+      }
       let newline = bytes.indexOf(NEWLINE);
       while (newline !== -1 && lines.length < max) {
         lines.push(this.#line(this.#lineStart, fromByte + newline));
@@ -57,7 +59,9 @@ export class LineStream {
     const tailFrom = Math.max(start, end - LINE_TAIL_BYTES);
     const tail = decoder.decode(source.bytesSince(tailFrom, end - tailFrom).bytes);
     const overwritten = (tail.endsWith("\r") ? tail.slice(0, -1) : tail).includes("\r");
-    if (overwritten || tailFrom === start) return displayLine(tail);
+    if (overwritten || tailFrom === start) {
+      return displayLine(tail);
+    }
     // A long line with no `\r` near its end: shown from its beginning, as the line reads.
     return displayLine(decoder.decode(source.bytesSince(start, MAX_LINE_BYTES).bytes));
   }

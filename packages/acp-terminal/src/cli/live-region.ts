@@ -36,16 +36,22 @@ export class LiveRegion {
   }
 
   clear(): void {
-    if (this.drawn === 0) return;
+    if (this.drawn === 0) {
+      return;
+    }
     // CPL (cursor to the start of a previous line) n times, then ED (erase to end of screen).
     this.out.write(`\x1b[${this.drawn}F\x1b[0J`);
     this.drawn = 0;
   }
 
   draw(): void {
-    if (this.held) return;
+    if (this.held) {
+      return;
+    }
     const lines = this.frame().slice(-MAX_REGION_LINES);
-    if (lines.length === 0) return;
+    if (lines.length === 0) {
+      return;
+    }
     this.beforeDraw();
     const columns = this.out.columns !== undefined && this.out.columns > 0 ? this.out.columns : 80;
     const width = Math.max(20, columns - 1);

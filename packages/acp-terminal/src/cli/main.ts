@@ -5,15 +5,17 @@ import { ExitCode } from "./exit-codes.js";
 import { runMcpCommand } from "./mcp-command.js";
 import { run } from "./run.js";
 import { packageVersion } from "../core/version.js";
+import { messageOf } from "../core/thrown.js";
 
 async function main(argv: string[]): Promise<number> {
-  if (argv[0] === "mcp")
+  if (argv[0] === "mcp") {
     return runMcpCommand(argv.slice(1), {
       stdout: process.stdout,
       stderr: process.stderr,
       cwd: process.cwd(),
       env: process.env,
     });
+  }
   const command = parseCommand(argv, process.cwd(), (base, p) => path.resolve(base, p));
   switch (command.kind) {
     case "help":
@@ -42,9 +44,7 @@ main(process.argv.slice(2)).then(
     process.stdout.write("", () => process.exit(code));
   },
   (error: unknown) => {
-    process.stderr.write(
-      `acp-terminal: unexpected failure: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
+    process.stderr.write(`acp-terminal: unexpected failure: ${messageOf(error)}\n`);
     process.exit(ExitCode.agentFailed);
   },
 );

@@ -1,4 +1,5 @@
 import { ExitCode } from "./exit-codes.js";
+import { messageOf } from "../core/thrown.js";
 
 /**
  * `acp-terminal mcp` is served by the acp-terminal-mcp package: it needs acp-process's tools, and
@@ -30,9 +31,10 @@ export async function runMcpCommand(
 ): Promise<number> {
   let mcp: McpModule;
   try {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- an optional package imported by name at run time; McpModule is its type
     mcp = (await import(MCP_MODULE)) as McpModule;
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     io.stderr.write(
       `acp-terminal mcp needs the acp-terminal-mcp package, which could not be loaded (${reason}); install it next to acp-terminal.\n`,
     );

@@ -8,6 +8,7 @@ import type {
 } from "@agentclientprotocol/sdk";
 import { McpOverAcpProvider, methods } from "@agentclientprotocol/sdk/unstable";
 import type { TerminalHost } from "../host/terminal-host.js";
+import { messageOf } from "../core/thrown.js";
 
 /** acp-terminal-mcp, loaded at run time like `acp-terminal mcp` (see mcp-command.ts). */
 const MCP_PACKAGE: string = "acp-terminal-mcp";
@@ -54,6 +55,7 @@ export class McpToolsOffer {
   listen(app: ClientApp): void {
     app.onRequest(
       methods.client.mcp.message,
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- McpOverAcpProvider.handleRequest checks the mcp/message params itself
       (params: unknown) => params as Parameters<McpOverAcpProvider["handleRequest"]>[0]["params"],
       (context) => this.provider.handleRequest(context),
     );
@@ -66,16 +68,23 @@ export class McpToolsOffer {
 
   /** The `mcpServers` of `session/new`, for the agent that answered `initialize` with `init`. */
   async mcpServers(connection: ClientConnection, init: InitializeResponse): Promise<McpServer[]> {
+    // `mcpCapabilities.acp` is in the unstable schema only.
+    const mcpCapabilities: unknown = init.agentCapabilities?.mcpCapabilities;
     const overAcp =
-      (init.agentCapabilities as { mcpCapabilities?: { acp?: boolean } } | undefined)
-        ?.mcpCapabilities?.acp === true;
-    if (!overAcp) return [this.stdioDeclaration()];
+      typeof mcpCapabilities === "object" &&
+      mcpCapabilities !== null &&
+      "acp" in mcpCapabilities &&
+      mcpCapabilities.acp === true;
+    if (!overAcp) {
+      return [this.stdioDeclaration()];
+    }
     let mcp: McpPackage;
     try {
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- an optional package imported by name at run time; McpPackage is its type
       mcp = (await import(MCP_PACKAGE)) as McpPackage;
     } catch (error) {
       throw new Error(
-        `--mcp-tools needs the acp-terminal-mcp package, which could not be loaded (${error instanceof Error ? error.message : String(error)}); install it next to acp-terminal`,
+        `--mcp-tools needs the acp-terminal-mcp package, which could not be loaded (${messageOf(error)}); install it next to acp-terminal`,
         { cause: error },
       );
     }
@@ -91,6 +100,7 @@ export class McpToolsOffer {
       handler: served.handler,
     });
     // `{type: "acp"}` is in the unstable schema only; the agent advertised that it takes it.
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- SDK type gap: `{type: "acp"}` is in the unstable schema only
     return [registration.declaration as unknown as McpServer];
   }
 

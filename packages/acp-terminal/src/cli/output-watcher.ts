@@ -23,7 +23,9 @@ export class OutputWatcher {
 
   forget(terminalId: string): void {
     this.followed.delete(terminalId);
-    if (this.followed.size > 0) return;
+    if (this.followed.size > 0) {
+      return;
+    }
     clearInterval(this.timer);
     this.timer = undefined;
   }
@@ -31,12 +33,16 @@ export class OutputWatcher {
   /** Reports the terminal if its buffer changed since it was last asked. */
   check(terminalId: string): void {
     const entry = this.followed.get(terminalId);
-    if (entry === undefined || entry.reader.version === entry.version) return;
+    if (entry === undefined || entry.reader.version === entry.version) {
+      return;
+    }
     entry.version = entry.reader.version;
     this.onChange(terminalId);
   }
 
   private checkAll(): void {
-    for (const terminalId of this.followed.keys()) this.check(terminalId);
+    for (const terminalId of this.followed.keys()) {
+      this.check(terminalId);
+    }
   }
 }

@@ -37,8 +37,12 @@ export async function decidePermission(
   mode: PermissionMode,
   io: PermissionIo,
 ): Promise<RequestPermissionResponse> {
-  if (io.signal.aborted) return CANCELLED;
-  if (mode === "yes") return select(request.options.find(isAllow));
+  if (io.signal.aborted) {
+    return CANCELLED;
+  }
+  if (mode === "yes") {
+    return select(request.options.find(isAllow));
+  }
   if (mode === "deny") {
     io.notice(
       `Permission denied for ${describe(request)}: pass --yes to allow the agent's requests, or run on a terminal to be asked.`,

@@ -2,6 +2,7 @@ import { closeSync, openSync, statSync } from "node:fs";
 import type { RunOptions } from "./args.js";
 import { leadingProgram, programExists } from "./command-lookup.js";
 import { commandNotFound } from "./failure-messages.js";
+import { errnoCodeOf } from "../core/thrown.js";
 
 function isDirectory(dir: string): boolean {
   try {
@@ -18,21 +19,24 @@ function unwritable(file: string): string | undefined {
     closeSync(openSync(file, "a"));
     return undefined;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code ?? String(error);
+    return errnoCodeOf(error) ?? String(error);
   }
 }
 
 /** What makes the run impossible before anything starts (a usage error), if anything. */
 export function checkBeforeLaunch(options: RunOptions, cwd: string): string | undefined {
-  if (!isDirectory(options.cwd))
+  if (!isDirectory(options.cwd)) {
     return `Invalid --cwd: expected an existing directory, received ${JSON.stringify(options.cwd)}`;
+  }
   const program = leadingProgram(options.agent);
-  if (program !== undefined && !programExists(program, cwd))
+  if (program !== undefined && !programExists(program, cwd)) {
     return commandNotFound(options.agent).error;
+  }
   if (options.agentLog !== undefined) {
     const reason = unwritable(options.agentLog);
-    if (reason !== undefined)
+    if (reason !== undefined) {
       return `Invalid --agent-log: cannot write to ${JSON.stringify(options.agentLog)} (${reason})`;
+    }
   }
   return undefined;
 }

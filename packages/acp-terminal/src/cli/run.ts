@@ -67,14 +67,16 @@ export async function run(options: RunOptions, io: CliIo): Promise<number> {
   const problem = checkBeforeLaunch(options, io.cwd);
   if (problem !== undefined) {
     // Machines reading --json still get their result line; people get the one line of error.
-    if (options.json)
+    if (options.json) {
       new JsonRenderer(out, err).finish({
         exitCode: ExitCode.usage,
         error: problem,
         elapsedMs: 0,
         terminals: [],
       });
-    else err.write(`${problem}\n`);
+    } else {
+      err.write(`${problem}\n`);
+    }
     return ExitCode.usage;
   }
   const renderer = options.json ? new JsonRenderer(out, err) : new TextRenderer(out, err);
@@ -114,8 +116,9 @@ class Run {
       maxTerminalsPerSession: this.options.maxTerminals,
       maxTerminals: this.options.maxTotalTerminals,
     });
-    if (this.options.verbose)
+    if (this.options.verbose) {
       this.renderer.notice(`acp-terminal: ${describeContainment(host.containment)}`);
+    }
     const terminals = followHost(host, this.renderer);
     if (this.options.mcpTools) {
       this.mcpTools = new McpToolsOffer({
@@ -133,7 +136,9 @@ class Run {
       agentLogPath: this.options.agentLog,
       stderr: this.io.stderr,
       onNotJson: (snippet) => {
-        if (this.phase === "initialize") this.end(notAcp(this.options.agent, snippet));
+        if (this.phase === "initialize") {
+          this.end(notAcp(this.options.agent, snippet));
+        }
       },
     });
     const app = client({ name: "acp-terminal" })
@@ -207,13 +212,17 @@ class Run {
   }
 
   private end(ending: Ending): void {
-    if (this.ended) return;
+    if (this.ended) {
+      return;
+    }
     this.ended = true;
     this.resolveDone(ending);
   }
 
   private permissionMode(): PermissionMode {
-    if (this.options.yes) return "yes";
+    if (this.options.yes) {
+      return "yes";
+    }
     return this.io.stdin.isTTY && this.io.stderr.isTTY ? "ask" : "deny";
   }
 
@@ -279,7 +288,9 @@ class Run {
     connection: ClientConnection,
     agent: AgentProcess,
   ): Promise<void> {
-    if (this.ended) return;
+    if (this.ended) {
+      return;
+    }
     // Its last messages (say, the prompt response) may still be in the pipe: let them be read.
     await Promise.race([connection.closed, delay(EXIT_DRAIN_MS)]);
     await nextTurn();
@@ -296,7 +307,9 @@ class Run {
 
   private cancelTurn(connection: ClientConnection): void {
     this.cancelled.abort();
-    if (this.sessionId === undefined) return;
+    if (this.sessionId === undefined) {
+      return;
+    }
     connection.agent.notify("session/cancel", { sessionId: this.sessionId }).catch(() => {
       // The agent is gone or its stdin is closed: the ending is decided elsewhere.
     });

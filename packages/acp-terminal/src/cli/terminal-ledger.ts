@@ -14,15 +14,22 @@ export function followHost(host: TerminalHost, renderer: Renderer): () => Termin
   host.on("create", ({ terminalId, info }) => {
     records.set(terminalId, { terminalId, command: [info.command, ...info.args].join(" ") });
     const output = host.outputReader(terminalId);
-    if (output === undefined) return;
+    if (output === undefined) {
+      return;
+    }
     renderer.terminalCreated(info, output);
-    if (renderer.everyChunk !== true) watcher.follow(terminalId, output);
+    if (renderer.everyChunk !== true) {
+      watcher.follow(terminalId, output);
+    }
   });
-  if (renderer.everyChunk === true)
+  if (renderer.everyChunk === true) {
     host.on("written", ({ terminalId }) => renderer.terminalOutput(terminalId));
+  }
   host.on("exit", ({ terminalId, exitStatus }) => {
     const record = records.get(terminalId);
-    if (record !== undefined) record.exitStatus = exitStatus;
+    if (record !== undefined) {
+      record.exitStatus = exitStatus;
+    }
     watcher.check(terminalId);
     watcher.forget(terminalId);
     renderer.terminalExited(terminalId, exitStatus);

@@ -12,13 +12,16 @@ export interface TerminalLimits {
 
 /** A whole number of terminals from 1 to MAX_TERMINALS_FLAG, undefined when absent, or an error message. */
 function count(flag: string, value: string | undefined): number | string | undefined {
-  if (value === undefined) return undefined;
+  if (value === undefined) {
+    return undefined;
+  }
   const n = Number(value);
   if (value.trim() === "" || !Number.isInteger(n) || n < 1) {
     return `Invalid ${flag}: expected a whole number of terminals, at least 1, received ${JSON.stringify(value)}`;
   }
-  if (n > MAX_TERMINALS_FLAG)
+  if (n > MAX_TERMINALS_FLAG) {
     return `Invalid ${flag}: at most ${MAX_TERMINALS_FLAG} terminals, received ${JSON.stringify(value)}`;
+  }
   return n;
 }
 
@@ -28,10 +31,14 @@ export function terminalLimits(
   total: string | undefined,
 ): TerminalLimits | string {
   const maxTerminals = count("--max-terminals", perSession) ?? DEFAULT_MAX_TERMINALS_PER_SESSION;
-  if (typeof maxTerminals === "string") return maxTerminals;
+  if (typeof maxTerminals === "string") {
+    return maxTerminals;
+  }
   const maxTotalTerminals =
     count("--max-total-terminals", total) ?? Math.max(DEFAULT_MAX_TERMINALS, maxTerminals);
-  if (typeof maxTotalTerminals === "string") return maxTotalTerminals;
+  if (typeof maxTotalTerminals === "string") {
+    return maxTotalTerminals;
+  }
   if (maxTotalTerminals < maxTerminals) {
     return `Invalid --max-total-terminals: ${maxTotalTerminals} is below --max-terminals ${maxTerminals}, which could then never be reached`;
   }

@@ -16,7 +16,11 @@ export interface LineCount {
 
 function countNewlines(bytes: Uint8Array): number {
   let count = 0;
-  for (let i = 0; i < bytes.length; i++) if (bytes[i] === NEWLINE) count++;
+  for (let i = 0; i < bytes.length; i++) {
+    if (bytes[i] === NEWLINE) {
+      count++;
+    }
+  }
   return count;
 }
 
@@ -66,10 +70,14 @@ export class TerminalTail {
   completedLines(): LineCount {
     for (;;) {
       const { bytes, fromByte } = this.#source.viewSince(this.#counted);
-      if (fromByte > this.#counted) this.#exact = false;
+      if (fromByte > this.#counted) {
+        this.#exact = false;
+      }
       this.#newlines += countNewlines(bytes);
       this.#counted = fromByte + bytes.byteLength;
-      if (bytes.byteLength === 0) return { lines: this.#newlines, exact: this.#exact };
+      if (bytes.byteLength === 0) {
+        return { lines: this.#newlines, exact: this.#exact };
+      }
     }
   }
 
@@ -85,7 +93,9 @@ export class TerminalTail {
    * buffer may be megabytes, and a released terminal's tail is drawn once more at most).
    */
   freeze(): void {
-    if (this.#source instanceof FrozenOutput) return;
+    if (this.#source instanceof FrozenOutput) {
+      return;
+    }
     this.completedLines();
     this.#source = new FrozenOutput(this.#source, this.#windowBytes());
   }
@@ -97,14 +107,18 @@ export class TerminalTail {
 
   #lines(): { complete: string[]; partial: string | undefined } {
     const version = this.#source.version;
-    if (this.#cached?.version === version) return this.#cached;
+    if (this.#cached?.version === version) {
+      return this.#cached;
+    }
     const { bytes, fromByte } = this.#source.bytesSince(
       Math.max(0, this.#source.totalBytes - this.#windowBytes()),
     );
     const pieces = decoder.decode(bytes).split("\n");
     const last = pieces.pop() ?? "";
     // The first piece starts inside a line whose beginning was not read (unless it is the stream's start).
-    if (fromByte > 0 && pieces.length > 0) pieces.shift();
+    if (fromByte > 0 && pieces.length > 0) {
+      pieces.shift();
+    }
     const complete = pieces.slice(-this.maxLines).map(displayLine);
     const partialLine = displayLine(tailWhole(last, MAX_LINE_BYTES));
     this.#cached = { version, complete, partial: partialLine === "" ? undefined : partialLine };

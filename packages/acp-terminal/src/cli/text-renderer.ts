@@ -63,7 +63,9 @@ export class TextRenderer implements Renderer {
 
   sessionUpdate(update: SessionUpdate): void {
     if (update.sessionUpdate === "agent_message_chunk") {
-      if (update.content.type === "text") this.text(update.content.text);
+      if (update.content.type === "text") {
+        this.text(update.content.text);
+      }
     } else if (update.sessionUpdate === "tool_call") {
       const view: ToolCallView = {
         title: update.title,
@@ -76,11 +78,19 @@ export class TextRenderer implements Renderer {
       this.toolCallChanged(update.toolCallId, terminalIdsOf(update.content), true);
     } else if (update.sessionUpdate === "tool_call_update") {
       const view = this.toolCalls.get(update.toolCallId);
-      if (view === undefined || view.committed) return;
+      if (view === undefined || view.committed) {
+        return;
+      }
       const before = { ...view };
-      if (update.title) view.title = update.title;
-      if (update.status) view.status = update.status;
-      if (update.content) view.text = textOf(update.content);
+      if (update.title) {
+        view.title = update.title;
+      }
+      if (update.status) {
+        view.status = update.status;
+      }
+      if (update.content) {
+        view.text = textOf(update.content);
+      }
       this.toolCallChanged(
         update.toolCallId,
         terminalIdsOf(update.content),
@@ -101,28 +111,42 @@ export class TextRenderer implements Renderer {
 
   terminalOutput(terminalId: string): void {
     const term = this.terminals.get(terminalId);
-    if (term === undefined) return;
-    if (this.live !== undefined) {
-      if (term.toolCallId !== undefined) this.live.schedule();
+    if (term === undefined) {
       return;
     }
-    if (term.streamed >= PLAIN_STREAM_LINES) return;
+    if (this.live !== undefined) {
+      if (term.toolCallId !== undefined) {
+        this.live.schedule();
+      }
+      return;
+    }
+    if (term.streamed >= PLAIN_STREAM_LINES) {
+      return;
+    }
     this.unstreamed.add(terminalId);
     this.scheduleStream();
   }
 
   terminalExited(terminalId: string, exitStatus: ExitStatus): void {
     const term = this.terminals.get(terminalId);
-    if (term === undefined) return;
+    if (term === undefined) {
+      return;
+    }
     term.exitStatus = exitStatus;
-    if (term.toolCallId !== undefined) this.settle(term.toolCallId);
+    if (term.toolCallId !== undefined) {
+      this.settle(term.toolCallId);
+    }
   }
 
   terminalReleased(terminalId: string): void {
     const term = this.terminals.get(terminalId);
-    if (term === undefined) return;
+    if (term === undefined) {
+      return;
+    }
     term.released = true;
-    if (term.toolCallId !== undefined) this.settle(term.toolCallId);
+    if (term.toolCallId !== undefined) {
+      this.settle(term.toolCallId);
+    }
     this.streamNow();
     term.tail.freeze();
   }
@@ -135,22 +159,30 @@ export class TextRenderer implements Renderer {
   }
 
   pause(): void {
-    if (this.pauses++ > 0) return;
+    if (this.pauses++ > 0) {
+      return;
+    }
     this.live?.hold();
     this.breakLine();
   }
 
   resume(): void {
-    if (--this.pauses === 0) this.live?.release();
+    if (--this.pauses === 0) {
+      this.live?.release();
+    }
   }
 
   finish(result: RunResult): void {
     this.streamTimer.cancel();
-    for (const id of this.toolCalls.keys()) this.commit(id);
+    for (const id of this.toolCalls.keys()) {
+      this.commit(id);
+    }
     this.live?.dispose();
     this.flushText();
     this.breakLine();
-    if (result.error !== undefined) this.err.write(`${result.error}\n`);
+    if (result.error !== undefined) {
+      this.err.write(`${result.error}\n`);
+    }
     this.err.write(`${formatSummary(result)}\n`);
   }
 
@@ -163,7 +195,9 @@ export class TextRenderer implements Renderer {
     }
     this.attach(view, toolCallId, terminalIds);
     this.settle(toolCallId);
-    if (this.live !== undefined) this.redraw();
+    if (this.live !== undefined) {
+      this.redraw();
+    }
   }
 
   /**
@@ -176,7 +210,9 @@ export class TextRenderer implements Renderer {
     before: ToolCallView,
     after: ToolCallView,
   ): boolean {
-    if (header(before) === header(after)) return false;
+    if (header(before) === header(after)) {
+      return false;
+    }
     const quietStart =
       before.status === "pending" && after.status === "in_progress" && before.title === after.title;
     return !(quietStart && this.headerOnTop === toolCallId);
@@ -204,12 +240,16 @@ export class TextRenderer implements Renderer {
   private flushText(): void {
     const pending = this.pendingText;
     this.pendingText = "";
-    if (pending !== "") this.write(pending);
+    if (pending !== "") {
+      this.write(pending);
+    }
   }
 
   private write(text: string): void {
     this.out.write(text);
-    if (text === "") return;
+    if (text === "") {
+      return;
+    }
     this.openLine = !text.endsWith("\n");
     this.headerOnTop = undefined;
   }
@@ -221,12 +261,16 @@ export class TextRenderer implements Renderer {
 
   /** Prints the lines terminals completed since the last time, up to each one's cap. */
   private streamNow(): void {
-    if (this.unstreamed.size === 0) return;
+    if (this.unstreamed.size === 0) {
+      return;
+    }
     const ids = [...this.unstreamed];
     this.unstreamed.clear();
     for (const id of ids) {
       const term = this.terminals.get(id);
-      if (term?.toolCallId === undefined || term.streamed >= PLAIN_STREAM_LINES) continue;
+      if (term?.toolCallId === undefined || term.streamed >= PLAIN_STREAM_LINES) {
+        continue;
+      }
       for (const line of term.lines.take(PLAIN_STREAM_LINES - term.streamed)) {
         term.streamed++;
         this.print(GUTTER + line);
@@ -244,7 +288,9 @@ export class TextRenderer implements Renderer {
   }
 
   private breakLine(): void {
-    if (!this.openLine) return;
+    if (!this.openLine) {
+      return;
+    }
     this.out.write("\n");
     this.openLine = false;
   }
@@ -257,11 +303,15 @@ export class TextRenderer implements Renderer {
   private attach(view: ToolCallView, toolCallId: string, terminalIds: string[]): void {
     for (const id of terminalIds) {
       const term = this.terminals.get(id);
-      if (term === undefined || view.terminalIds.includes(id)) continue;
+      if (term === undefined || view.terminalIds.includes(id)) {
+        continue;
+      }
       view.terminalIds.push(id);
       term.toolCallId = toolCallId;
       // Output that came before the tool call showed this terminal streams from its first line.
-      if (this.live === undefined) this.unstreamed.add(id);
+      if (this.live === undefined) {
+        this.unstreamed.add(id);
+      }
     }
     this.streamNow();
   }
@@ -273,12 +323,16 @@ export class TextRenderer implements Renderer {
       const term = this.terminals.get(id);
       return term === undefined || term.exitStatus !== undefined || term.released;
     });
-    if (DONE.has(view.status) && ended) this.commit(toolCallId);
+    if (DONE.has(view.status) && ended) {
+      this.commit(toolCallId);
+    }
   }
 
   private commit(toolCallId: string): void {
     const view = this.toolCalls.get(toolCallId)!;
-    if (view.committed) return;
+    if (view.committed) {
+      return;
+    }
     this.streamNow();
     view.committed = true;
     const terminalLines = view.terminalIds.flatMap((id) => {
@@ -298,11 +352,15 @@ export class TextRenderer implements Renderer {
   private liveLines(): string[] {
     const lines: string[] = [];
     for (const view of this.toolCalls.values()) {
-      if (view.committed) continue;
+      if (view.committed) {
+        continue;
+      }
       lines.push(header(view));
       for (const id of view.terminalIds) {
         const tail = this.terminals.get(id)?.tail;
-        if (tail !== undefined) lines.push(...tailLines(tail));
+        if (tail !== undefined) {
+          lines.push(...tailLines(tail));
+        }
       }
     }
     return lines;

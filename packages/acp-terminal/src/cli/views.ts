@@ -16,7 +16,7 @@ export interface ToolCallView {
   status: ToolCallStatus;
   terminalIds: string[];
   /** The tool call's text content, shown when it has no terminal. */
-  text?: string;
+  text?: string | undefined;
   /** Printed for good (on a TTY: moved out of the live region). */
   committed: boolean;
 }
@@ -53,7 +53,9 @@ export function header(view: ToolCallView): string {
 
 /** A tool call's text (when it has no terminal to show instead): its last lines, indented. */
 export function textLines(view: ToolCallView): string[] {
-  if (view.terminalIds.length > 0 || view.text === undefined) return [];
+  if (view.terminalIds.length > 0 || view.text === undefined) {
+    return [];
+  }
   const lines = view.text.trimEnd().split("\n");
   const shown = lines
     .slice(-TEXT_LINES)
@@ -79,7 +81,9 @@ export function tailLines(
 
 /** "12", or "at least 12" when output went by faster than it was counted ("more" for none counted). */
 function countWords({ lines, exact }: LineCount): string {
-  if (exact) return String(lines);
+  if (exact) {
+    return String(lines);
+  }
   return lines > 0 ? `at least ${lines}` : "more";
 }
 
@@ -91,16 +95,19 @@ function countWords({ lines, exact }: LineCount): string {
 export function finalLines(term: TerminalView, tty: boolean): string[] {
   const { tail } = term;
   let lines: string[] = [];
-  if (tty) lines = tailLines(tail, tail.hiddenLines(), "lines not shown");
-  else {
+  if (tty) {
+    lines = tailLines(tail, tail.hiddenLines(), "lines not shown");
+  } else {
     const completed = tail.completedLines();
     const notStreamed = {
       lines: Math.max(0, completed.lines - term.streamed),
       exact: completed.exact && term.lines.skippedBytes === 0,
     };
-    if (notStreamed.lines > 0 || !notStreamed.exact)
+    if (notStreamed.lines > 0 || !notStreamed.exact) {
       lines = tailLines(tail, notStreamed, "lines not shown");
-    else if (tail.partialLine !== undefined) lines = [GUTTER + tail.partialLine];
+    } else if (tail.partialLine !== undefined) {
+      lines = [GUTTER + tail.partialLine];
+    }
   }
   const ended =
     term.exitStatus !== undefined

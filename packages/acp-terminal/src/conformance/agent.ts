@@ -13,10 +13,11 @@ import type { Check } from "./base/check.js";
 import { ALL_CHECKS } from "./checks/index.js";
 import { summarize, summaryText, writeReport } from "./report.js";
 import { runChecks } from "./runner.js";
+import { messageOf } from "../core/thrown.js";
 
 export interface ConformanceAgentOptions {
   /** Write the JSON report here after every battery. */
-  reportPath?: string;
+  reportPath?: string | undefined;
   checks?: readonly Check[];
 }
 
@@ -89,7 +90,7 @@ export function conformanceAgent(options: ConformanceAgentOptions = {}): AgentAp
             say(
               client,
               sessionId,
-              `Could not write the report to ${options.reportPath}: ${error instanceof Error ? error.message : String(error)}\n`,
+              `Could not write the report to ${options.reportPath}: ${messageOf(error)}\n`,
             ),
           );
         }

@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import { agentProtocolRouter } from "@agentclientprotocol/sdk/experimental/v2";
 import { conformanceAgent } from "./agent.js";
+import { messageOf } from "../core/thrown.js";
 import { DEFAULT_CANCEL_WINDOW_MS } from "./v2/base/cancel-scenario.js";
 import { conformanceAgentV2 } from "./v2/agent.js";
 
@@ -40,7 +41,7 @@ function main(): void {
       },
     }));
   } catch (error) {
-    fail(error instanceof Error ? error.message : String(error));
+    fail(messageOf(error));
   }
   if (values.help) {
     process.stdout.write(USAGE);
@@ -51,8 +52,9 @@ function main(): void {
   if (
     cancelWindowMs !== undefined &&
     !(Number.isInteger(cancelWindowMs) && cancelWindowMs >= 0 && cancelWindowMs <= 600_000)
-  )
+  ) {
     fail(`--cancel-window takes milliseconds, an integer from 0 to 600000; got "${window}"`);
+  }
   const reportPath = values.report === undefined ? undefined : path.resolve(values.report);
   const stream = ndJsonStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,

@@ -2,6 +2,7 @@ import type { AgentContext, SessionUpdate, ToolCallContent } from "@agentclientp
 import type { AcpTerminalCapability } from "../protocol/extension.js";
 import type { Check, CheckResult, CheckStatus } from "./base/check.js";
 import { CheckSkip, TerminalProbe, withDeadline } from "./base/probe.js";
+import { messageOf } from "../core/thrown.js";
 
 /** Default deadline of one check, so a broken client cannot hang the battery. */
 export const CHECK_TIMEOUT_MS = 15_000;
@@ -11,14 +12,10 @@ export interface RunnerContext {
   sessionId: string;
   /** Aborted by `session/cancel`: the battery stops after the current check. */
   signal: AbortSignal;
-  extension?: AcpTerminalCapability;
+  extension?: AcpTerminalCapability | undefined;
 }
 
 const MARK: Record<CheckStatus, string> = { pass: "✓", fail: "✗", skip: "–" };
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * Runs the checks one after another. Each shows up in the client as an `execute` tool call named
@@ -30,7 +27,9 @@ export async function runChecks(
 ): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   for (const check of checks) {
-    if (ctx.signal.aborted) break;
+    if (ctx.signal.aborted) {
+      break;
+    }
     results.push(await runCheck(check, ctx));
   }
   return results;
@@ -68,7 +67,9 @@ async function runCheck(check: Check, ctx: RunnerContext): Promise<CheckResult> 
     detail = messageOf(error);
     // Behaviour is only ever reported: when it cannot be observed, that is a skip, not a failure.
     status = error instanceof CheckSkip || check.kind === "behaviour" ? "skip" : "fail";
-    if (status === "skip" && !(error instanceof CheckSkip)) detail = `could not observe: ${detail}`;
+    if (status === "skip" && !(error instanceof CheckSkip)) {
+      detail = `could not observe: ${detail}`;
+    }
   }
   await probe.cleanup();
   await send({

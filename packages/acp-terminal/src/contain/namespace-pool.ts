@@ -16,12 +16,16 @@ export class NamespacePool {
 
   /** A started namespace, or undefined when none can be had now (the terminal falls back to its group). */
   async take(): Promise<PidNamespace | undefined> {
-    if (this.#closed) return undefined;
+    if (this.#closed) {
+      return undefined;
+    }
     const spare = this.#spare;
     this.#spare = undefined;
     const taken = await spare;
     // A spare whose holder died meanwhile (killed from outside) is no namespace to enter.
-    if (taken?.alive) return taken;
+    if (taken?.alive) {
+      return taken;
+    }
     taken?.end();
     return this.#start();
   }
@@ -32,7 +36,9 @@ export class NamespacePool {
    */
   refill(): void {
     setImmediate(() => {
-      if (!this.#closed) this.#spare ??= this.#start();
+      if (!this.#closed) {
+        this.#spare ??= this.#start();
+      }
     });
   }
 

@@ -64,15 +64,21 @@ export function namespaceSupport(): NamespaceTools | undefined {
 }
 
 function detect(): NamespaceTools | undefined {
-  if (process.platform !== "linux") return undefined;
+  if (process.platform !== "linux") {
+    return undefined;
+  }
   const unshare = findOnPath("unshare", process.env.PATH ?? "/usr/bin:/bin");
   const nsenter = findOnPath("nsenter", process.env.PATH ?? "/usr/bin:/bin");
-  if (!unshare || !nsenter) return undefined;
+  if (!unshare || !nsenter) {
+    return undefined;
+  }
   // Privileged: no user namespace (it would hide other users' files from root and stop setuid).
   const candidates = process.getuid?.() === 0 ? [false, true] : [true];
   for (const userNamespace of candidates) {
     const tools = { unshare, nsenter, userNamespace };
-    if (probe(tools)) return tools;
+    if (probe(tools)) {
+      return tools;
+    }
   }
   return undefined;
 }

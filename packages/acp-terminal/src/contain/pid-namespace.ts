@@ -22,11 +22,12 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import type { Socket } from "node:net";
+import { Socket } from "node:net";
 import type { Readable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
 import type { ExitStatus } from "../core/types.js";
 import type { NamespaceTools } from "./namespace-support.js";
+import { errnoCodeOf } from "../core/thrown.js";
 import { RelayReport } from "./relay-report.js";
 
 /**
@@ -85,7 +86,9 @@ export class PidNamespace {
     holder.stdin?.on("error", () => {}); // EPIPE once init is gone: nothing to do
     // A namespace kept until release must not keep the host's event loop alive.
     holder.unref();
-    (holder.stdin as Socket | null)?.unref();
+    if (holder.stdin instanceof Socket) {
+      holder.stdin.unref();
+    }
     return namespace;
   }
 
@@ -122,18 +125,23 @@ export class PidNamespace {
 
   /** SIGKILLs the holder and its init: the kernel then SIGKILLs every process in the namespace. Idempotent. */
   end(): void {
-    if (this.#ended) return;
+    if (this.#ended) {
+      return;
+    }
     this.#ended = true;
     this.#report?.remove();
     this.#holder.stdin?.destroy();
     const pid = this.#holder.pid;
-    if (pid === undefined || this.#holder.exitCode !== null || this.#holder.signalCode !== null)
+    if (pid === undefined || this.#holder.exitCode !== null || this.#holder.signalCode !== null) {
       return;
+    }
     try {
       process.kill(-pid, "SIGKILL");
     } catch (error) {
       // ESRCH: init already read end-of-file and the holder exited; the namespace is gone.
-      if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+      if (errnoCodeOf(error) !== "ESRCH") {
+        throw error;
+      }
     }
   }
 }

@@ -14,7 +14,7 @@
  * unwatched; nothing in user space can close that gap without the kernel's help.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import type { Socket } from "node:net";
+import { Socket } from "node:net";
 
 const REAPER_SHELL = "/bin/sh";
 const REAPER_SCRIPT = `trap '' INT TERM HUP QUIT
@@ -40,19 +40,28 @@ export class Reaper {
 
   /** Lists `pgid`: SIGKILLed if the host goes away before `untrack(pgid)`. */
   track(pgid: number): void {
-    if (pgid <= 0 || this.#closed) return;
+    if (pgid <= 0 || this.#closed) {
+      return;
+    }
     this.#groups.set(pgid, (this.#groups.get(pgid) ?? 0) + 1);
-    if (!this.#running())
+    if (!this.#running()) {
       this.#start(); // lists every group, this one included
-    else this.#send(`+${pgid}\n`);
+    } else {
+      this.#send(`+${pgid}\n`);
+    }
   }
 
   /** Unlists `pgid` once its group is gone. */
   untrack(pgid: number): void {
     const count = this.#groups.get(pgid);
-    if (count === undefined) return;
-    if (count > 1) this.#groups.set(pgid, count - 1);
-    else this.#groups.delete(pgid);
+    if (count === undefined) {
+      return;
+    }
+    if (count > 1) {
+      this.#groups.set(pgid, count - 1);
+    } else {
+      this.#groups.delete(pgid);
+    }
     this.#send(`-${pgid}\n`);
   }
 
@@ -82,7 +91,9 @@ export class Reaper {
     child.stdin?.on("error", () => {});
     // Neither the reaper nor its pipe may keep the host's event loop alive.
     child.unref();
-    (child.stdin as Socket | null)?.unref();
+    if (child.stdin instanceof Socket) {
+      child.stdin.unref();
+    }
     this.#child = child;
     const lines = [...this.#groups].flatMap(([pgid, count]) =>
       Array<string>(count).fill(`+${pgid}\n`),
@@ -91,6 +102,8 @@ export class Reaper {
   }
 
   #send(lines: string): void {
-    if (lines && this.#running()) this.#child?.stdin?.write(lines);
+    if (lines && this.#running()) {
+      this.#child?.stdin?.write(lines);
+    }
   }
 }

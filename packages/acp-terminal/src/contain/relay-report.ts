@@ -63,9 +63,12 @@ export class RelayReport {
    */
   exitOf(status: ExitStatus, show: (text: string) => void): ExitStatus {
     const said = this.#read();
-    if (said === "") return status;
-    if (status.exitCode === 1 && SIGKILL_RELAY_FAILURE.test(said))
+    if (said === "") {
+      return status;
+    }
+    if (status.exitCode === 1 && SIGKILL_RELAY_FAILURE.test(said)) {
       return { exitCode: null, signal: "SIGKILL" };
+    }
     show(said);
     return status;
   }
@@ -87,7 +90,9 @@ export class RelayReport {
     } catch {
       return ""; // removed with the namespace (a kill got there first): the status stands
     } finally {
-      if (fd !== undefined) closeSync(fd);
+      if (fd !== undefined) {
+        closeSync(fd);
+      }
     }
   }
 }

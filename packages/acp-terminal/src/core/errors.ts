@@ -1,4 +1,5 @@
 import { previewValue } from "./preview.js";
+import { errnoCodeOf } from "./thrown.js";
 
 /**
  * The one error type the host throws. `code` says what kind of failure it is, so the ACP binding
@@ -54,7 +55,7 @@ export class TerminalError extends Error {
 
   /** The OS refused to deliver `signal` to the process group `pid` (EPERM, or another failure). */
   static signalFailed(pid: number, signal: string, cause: unknown): TerminalError {
-    const code = (cause as NodeJS.ErrnoException | undefined)?.code ?? String(cause);
+    const code = errnoCodeOf(cause) ?? String(cause);
     const message =
       code === "EPERM"
         ? `Not permitted to send ${signal} to process group ${pid} (EPERM): a process in it runs as another user; ` +

@@ -11,7 +11,9 @@ export function previewValue(value: unknown, maxChars = 200): string {
   let used = 0;
   let cut = false;
   const emit = (text: string): boolean => {
-    if (cut) return false;
+    if (cut) {
+      return false;
+    }
     const room = maxChars - used;
     if (text.length > room) {
       out.push(text.slice(0, Math.max(0, room)));
@@ -27,35 +29,57 @@ export function previewValue(value: unknown, maxChars = 200): string {
     JSON.stringify(text.length > maxChars ? text.slice(0, maxChars) : text);
 
   const walk = (v: unknown, depth: number): boolean => {
-    if (typeof v === "string") return emit(str(v));
+    if (typeof v === "string") {
+      return emit(str(v));
+    }
     if (v === null || typeof v !== "object") {
       return emit(
         typeof v === "bigint" ? `${v}n` : typeof v === "function" ? "[function]" : String(v),
       );
     }
-    if (depth >= MAX_DEPTH) return emit(Array.isArray(v) ? "[…]" : "{…}");
+    if (depth >= MAX_DEPTH) {
+      return emit(Array.isArray(v) ? "[…]" : "{…}");
+    }
     if (Array.isArray(v)) {
-      if (!emit("[")) return false;
+      if (!emit("[")) {
+        return false;
+      }
       for (let i = 0; i < v.length; i++) {
-        if (i > 0 && !emit(",")) return false;
-        if (!walk(v[i], depth + 1)) return false;
+        if (i > 0 && !emit(",")) {
+          return false;
+        }
+        if (!walk(v[i], depth + 1)) {
+          return false;
+        }
       }
       return emit("]");
     }
-    if (!emit("{")) return false;
+    if (!emit("{")) {
+      return false;
+    }
     let first = true;
     for (const key in v) {
-      if (!Object.hasOwn(v, key)) continue;
-      if (!first && !emit(",")) return false;
+      if (!Object.hasOwn(v, key)) {
+        continue;
+      }
+      if (!first && !emit(",")) {
+        return false;
+      }
       first = false;
-      if (!emit(`${str(key)}:`)) return false;
-      if (!walk((v as Record<string, unknown>)[key], depth + 1)) return false;
+      if (!emit(`${str(key)}:`)) {
+        return false;
+      }
+      if (!walk(Reflect.get(v, key), depth + 1)) {
+        return false;
+      }
     }
     return emit("}");
   };
 
   walk(value, 0);
-  if (!cut) return out.join("");
+  if (!cut) {
+    return out.join("");
+  }
   const length =
     typeof value === "string"
       ? ` (${value.length} chars)`

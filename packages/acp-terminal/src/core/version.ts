@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 /** This package's version, read from its package.json next to dist/. */
 export function packageVersion(): string {
   try {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- our own package.json, shipped with this file
     const pkg = JSON.parse(
       readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
     ) as { version?: unknown };

@@ -1,5 +1,6 @@
 import { TerminalError } from "../core/errors.js";
 import type { AuthorizeRequest } from "./types.js";
+import { messageOf } from "../core/thrown.js";
 
 export type AuthorizeHook = (
   request: AuthorizeRequest,
@@ -33,7 +34,9 @@ export async function authorizeAction(
   hook: AuthorizeHook | undefined,
   request: AuthorizeRequest,
 ): Promise<void> {
-  if (!hook) return;
+  if (!hook) {
+    return;
+  }
   const what = describeAction(request);
   const data =
     request.action === "create"
@@ -43,7 +46,7 @@ export async function authorizeAction(
   try {
     verdict = await hook(request);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     throw new TerminalError(
       "denied",
       `Denied: the authorize hook failed for ${what}: ${reason}`,
@@ -51,7 +54,9 @@ export async function authorizeAction(
       { cause: error },
     );
   }
-  if (verdict === true) return;
+  if (verdict === true) {
+    return;
+  }
   const reason = typeof verdict === "string" && verdict.length > 0 ? ` (${verdict})` : "";
   throw new TerminalError("denied", `Denied by the user: ${what}${reason}`, data);
 }

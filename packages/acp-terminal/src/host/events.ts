@@ -9,17 +9,23 @@ export class TypedEvents<Events extends { [K in keyof Events]: unknown[] }> {
 
   on<E extends keyof Events>(event: E, listener: Listener<Events[E]>): void {
     let set = this.#listeners.get(event);
-    if (!set) this.#listeners.set(event, (set = new Set()));
+    if (!set) {
+      this.#listeners.set(event, (set = new Set()));
+    }
     set.add(listener as Listener<never>);
   }
 
   off<E extends keyof Events>(event: E, listener: Listener<Events[E]>): void {
     const set = this.#listeners.get(event);
-    if (!set) return;
-    if (set.delete(listener as Listener<never>)) return;
+    if (!set) {
+      return;
+    }
+    if (set.delete(listener as Listener<never>)) {
+      return;
+    }
     // A listener added with once() is registered through its wrapper.
     for (const registered of set) {
-      if ((registered as { listener?: unknown }).listener === listener) {
+      if ("listener" in registered && registered.listener === listener) {
         set.delete(registered);
         return;
       }
@@ -44,9 +50,12 @@ export class TypedEvents<Events extends { [K in keyof Events]: unknown[] }> {
 
   emit<E extends keyof Events>(event: E, ...args: Events[E]): void {
     const set = this.#listeners.get(event);
-    if (!set) return;
+    if (!set) {
+      return;
+    }
     for (const listener of [...set]) {
       try {
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- the set under `event` holds only that event's listeners (on() adds them so); a Map cannot tie each key's value type to its key
         (listener as Listener<Events[E]>)(...args);
       } catch (error) {
         process.emitWarning(`A TerminalHost "${String(event)}" listener threw: ${String(error)}`, {

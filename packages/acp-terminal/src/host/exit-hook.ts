@@ -22,17 +22,28 @@ export class ExitHook {
 
   /** Kills the group led by `pid` if the process exits before `untrack(pid)`. */
   track(pid: number): void {
-    if (pid <= 0) return; // no group to signal (a process that never got a pid)
-    if (this.#groups.size === 0) process.on("exit", this.#onExit);
+    if (pid <= 0) {
+      return; // no group to signal (a process that never got a pid)
+    }
+    if (this.#groups.size === 0) {
+      process.on("exit", this.#onExit);
+    }
     this.#groups.set(pid, (this.#groups.get(pid) ?? 0) + 1);
   }
 
   untrack(pid: number): void {
     const count = this.#groups.get(pid);
-    if (count === undefined) return;
-    if (count > 1) this.#groups.set(pid, count - 1);
-    else this.#groups.delete(pid);
-    if (this.#groups.size === 0) process.off("exit", this.#onExit);
+    if (count === undefined) {
+      return;
+    }
+    if (count > 1) {
+      this.#groups.set(pid, count - 1);
+    } else {
+      this.#groups.delete(pid);
+    }
+    if (this.#groups.size === 0) {
+      process.off("exit", this.#onExit);
+    }
   }
 
   /** Forgets every group and removes the listener. */

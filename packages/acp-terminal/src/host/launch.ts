@@ -61,10 +61,12 @@ export async function launchTerminal(
   const appendOutput = (chunk: Uint8Array): void => {
     buffer.append(chunk);
     // The chunk is the backend's reused read buffer: listeners get a copy of their own.
-    if (events.has("output"))
+    if (events.has("output")) {
       events.emit("output", { terminalId, owner, data: Buffer.from(chunk) });
-    if (events.has("written"))
+    }
+    if (events.has("written")) {
       events.emit("written", { terminalId, owner, totalBytes: buffer.totalBytes });
+    }
   };
   const spawning = spawnProcess({
     file: plan.file,

@@ -127,21 +127,24 @@ export function resolveHostOptions(options: TerminalHostOptions = {}): ResolvedH
     cwd: o.cwd === undefined ? undefined : absolutePath(field("cwd"), o.cwd),
     env,
     pty: optional(o.pty, false, (value) => {
-      if (typeof value !== "boolean")
+      if (typeof value !== "boolean") {
         throw TerminalError.invalidParams(field("pty"), "a boolean", value);
+      }
       return value;
     }),
     containment: optional<"auto" | "off">(o.containment, "off", (value) => {
-      if (value !== "auto" && value !== "off")
+      if (value !== "auto" && value !== "off") {
         throw TerminalError.invalidParams(field("containment"), '"auto" or "off"', value);
+      }
       return value;
     }),
     maxPendingStdinBytes: optional(o.maxPendingStdinBytes, DEFAULT_MAX_PENDING_STDIN_BYTES, (v) =>
       positiveInteger(field("maxPendingStdinBytes"), v),
     ),
     authorize: optional(o.authorize, undefined, (value) => {
-      if (typeof value !== "function")
+      if (typeof value !== "function") {
         throw TerminalError.invalidParams(field("authorize"), "a function", value);
+      }
       return value;
     }),
   };

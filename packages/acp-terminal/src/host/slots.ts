@@ -42,17 +42,23 @@ export class TerminalSlots {
         this.maxTerminalsPerSession,
       );
     }
-    if (this.#total >= this.maxTerminals)
+    if (this.#total >= this.maxTerminals) {
       throw limitReached("The host", this.#total, "maxTerminals", this.maxTerminals);
+    }
     this.#perSession.set(key, inSession + 1);
     this.#total++;
     let freed = false;
     return () => {
-      if (freed) return;
+      if (freed) {
+        return;
+      }
       freed = true;
       const left = (this.#perSession.get(key) ?? 1) - 1;
-      if (left > 0) this.#perSession.set(key, left);
-      else this.#perSession.delete(key);
+      if (left > 0) {
+        this.#perSession.set(key, left);
+      } else {
+        this.#perSession.delete(key);
+      }
       this.#total--;
     };
   }

@@ -141,7 +141,9 @@ export class TerminalHost {
     paramsInput: CreateTerminalParams,
     context: { sessionCwd?: string } | undefined,
   ): Promise<string> {
-    if (this.#disposing) throw disposedError();
+    if (this.#disposing) {
+      throw disposedError();
+    }
     const owner = validateOwner(ownerInput);
     const params = validateCreateParams(paramsInput);
     const cwd = launchCwd(params, context, this.#options);
@@ -158,7 +160,9 @@ export class TerminalHost {
         env,
       };
       await authorizeAction(this.#options.authorize, { action: "create", ...command });
-      if (this.#disposing) throw disposedError();
+      if (this.#disposing) {
+        throw disposedError();
+      }
       const launch = { owner, params, plan, cwd };
       const terminal = await launchTerminal(
         launch,
@@ -167,7 +171,9 @@ export class TerminalHost {
         () => !this.#disposing,
         this.#namespacePool(),
       );
-      if (!terminal) throw disposedError();
+      if (!terminal) {
+        throw disposedError();
+      }
       this.#terminals.set(terminal.id, terminal);
       this.#freeSlot.set(terminal.id, freeSlot);
       this.#commands.set(terminal.id, command);
@@ -206,8 +212,9 @@ export class TerminalHost {
       const terminal = this.#get(owner, terminalId);
       const name = parseSignalName(signal ?? "SIGTERM");
       // SIGTERM and SIGKILL only stop the command; another first signal may make it do something.
-      if (name !== "SIGTERM" && name !== "SIGKILL")
+      if (name !== "SIGTERM" && name !== "SIGKILL") {
         await this.#authorize(terminal.id, { action: "signal", terminalId, signal: name });
+      }
       return terminal.kill(name);
     });
   }
@@ -217,7 +224,9 @@ export class TerminalHost {
     return this.#async(() => {
       const validOwner = validateOwner(owner);
       const terminal = this.#terminals.get(validateTerminalId(terminalId));
-      if (!terminal || !sameOwner(terminal.owner, validOwner)) return Promise.resolve();
+      if (!terminal || !sameOwner(terminal.owner, validOwner)) {
+        return Promise.resolve();
+      }
       return this.#release(terminal, TerminalError.notFound(terminalId));
     });
   }
@@ -256,13 +265,14 @@ export class TerminalHost {
           : data instanceof Uint8Array
             ? data
             : undefined;
-      if (bytes)
+      if (bytes) {
         await this.#authorize(terminal.id, {
           action: "write",
           terminalId,
           data: bytes,
           eof: options?.eof === true,
         });
+      }
       return writeInput(terminal, data, options);
     });
   }
@@ -294,7 +304,9 @@ export class TerminalHost {
   userKill(terminalId: string): Promise<ExitStatus> {
     return this.#async(() => {
       const terminal = this.#terminals.get(validateTerminalId(terminalId));
-      if (!terminal) throw TerminalError.notFound(terminalId);
+      if (!terminal) {
+        throw TerminalError.notFound(terminalId);
+      }
       return terminal.kill("SIGTERM");
     });
   }
@@ -320,7 +332,9 @@ export class TerminalHost {
     this.#disposing ??= (async () => {
       const all = [...this.#terminals.values()];
       await Promise.allSettled(all.map((terminal) => this.#release(terminal, disposedError())));
-      while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+      while (this.#inFlight.size > 0) {
+        await Promise.allSettled([...this.#inFlight]);
+      }
       this.#exitHook.clear();
       this.#reaper.close();
       this.#namespaces?.close();
@@ -335,8 +349,9 @@ export class TerminalHost {
   #get(owner: TerminalOwner, terminalId: string): Terminal {
     const validOwner = validateOwner(owner);
     const terminal = this.#terminals.get(validateTerminalId(terminalId));
-    if (!terminal || !sameOwner(terminal.owner, validOwner))
+    if (!terminal || !sameOwner(terminal.owner, validOwner)) {
       throw TerminalError.notFound(terminalId);
+    }
     return terminal;
   }
 
@@ -348,7 +363,9 @@ export class TerminalHost {
       | { action: "signal"; terminalId: string; signal: string },
   ): Promise<void> {
     const command = this.#commands.get(terminalId);
-    if (!this.#options.authorize || !command) return;
+    if (!this.#options.authorize || !command) {
+      return;
+    }
     await authorizeAction(this.#options.authorize, { ...command, ...action } as AuthorizeRequest);
   }
 

@@ -7,8 +7,12 @@ import { validatePtySize } from "./validate.js";
 /** Input, resize and signals of a running terminal: the host's extension operations. */
 
 function toBytes(data: string | Uint8Array): Uint8Array {
-  if (typeof data === "string") return Buffer.from(data, "utf8");
-  if (data instanceof Uint8Array) return Uint8Array.prototype.slice.call(data);
+  if (typeof data === "string") {
+    return Buffer.from(data, "utf8");
+  }
+  if (data instanceof Uint8Array) {
+    return Uint8Array.prototype.slice.call(data);
+  }
   throw TerminalError.invalidParams("data", "a string or Uint8Array", typeof data);
 }
 
@@ -31,10 +35,15 @@ export async function writeInput(
 ): Promise<void> {
   const bytes = toBytes(data);
   const eof = options?.eof ?? false;
-  if (typeof eof !== "boolean") throw TerminalError.invalidParams("options.eof", "a boolean", eof);
+  if (typeof eof !== "boolean") {
+    throw TerminalError.invalidParams("options.eof", "a boolean", eof);
+  }
   // The backend says why input is refused: no stdin, ended (eof), or the command exited.
-  if (eof) await terminal.process.endInput(bytes);
-  else await terminal.process.write(bytes);
+  if (eof) {
+    await terminal.process.endInput(bytes);
+  } else {
+    await terminal.process.write(bytes);
+  }
 }
 
 export function resizePty(terminal: Terminal, cols: number, rows: number): void {

@@ -86,8 +86,9 @@ export class Terminal {
     this.#controller = init.controller;
     this.#namespace = init.namespace;
     this.#killGraceMs = init.killGraceMs;
-    if (init.process.pty)
+    if (init.process.pty) {
       this.#screen = new PtyScreen(init.buffer, init.ptySize ?? DEFAULT_PTY_SIZE);
+    }
     this.#gone = new Promise<never>((_, reject) => {
       this.#rejectGone = reject;
     });
@@ -96,7 +97,9 @@ export class Terminal {
       const status =
         init.namespace?.exitOf(relayed, (text) => init.appendOutput(Buffer.from(text))) ?? relayed;
       this.#exitStatus = status;
-      if (this.#state === "running") this.#state = "exited";
+      if (this.#state === "running") {
+        this.#state = "exited";
+      }
       this.buffer.end();
       this.#groupOutlivedLeader = processGroupAlive(this.process.pid);
       this.#controller.abort();
@@ -165,7 +168,9 @@ export class Terminal {
 
   /** Exit status once exited and drained; rejects with the release's reason if released first. */
   waitForExit(): Promise<ExitStatus> {
-    if (this.#exitStatus) return Promise.resolve({ ...this.#exitStatus });
+    if (this.#exitStatus) {
+      return Promise.resolve({ ...this.#exitStatus });
+    }
     return Promise.race([this.#exited.then((status) => ({ ...status })), this.#gone]);
   }
 
@@ -176,9 +181,13 @@ export class Terminal {
    * joins it (a SIGKILL is sent at once). Exited: its status.
    */
   kill(signal: NodeJS.Signals): Promise<ExitStatus> {
-    if (this.#exitStatus) return Promise.resolve({ ...this.#exitStatus });
+    if (this.#exitStatus) {
+      return Promise.resolve({ ...this.#exitStatus });
+    }
     if (this.#killing) {
-      if (signal === "SIGKILL") this.sendSignal("SIGKILL");
+      if (signal === "SIGKILL") {
+        this.sendSignal("SIGKILL");
+      }
       return this.#killing.then((status) => ({ ...status }));
     }
     const terminating = terminateProcessGroup(this.process, {
@@ -212,13 +221,16 @@ export class Terminal {
    * namespace (with whatever left the group) ends. Idempotent.
    */
   release(reason: TerminalError): Promise<void> {
-    if (this.#releasing) return this.#releasing;
+    if (this.#releasing) {
+      return this.#releasing;
+    }
     this.#state = "released";
     this.#rejectGone(reason);
     this.#releasing = (async () => {
       try {
-        if (!this.#exitStatus) await this.kill("SIGTERM");
-        else if (this.#groupOutlivedLeader) {
+        if (!this.#exitStatus) {
+          await this.kill("SIGTERM");
+        } else if (this.#groupOutlivedLeader) {
           await terminateProcessGroup(this.process, {
             signal: "SIGTERM",
             graceMs: this.#killGraceMs,

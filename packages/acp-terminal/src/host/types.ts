@@ -15,8 +15,8 @@ import type {
 export type { BaseEnvironment, ContainmentMode, EnvVariable, ExitStatus, ShellMode, TerminalOwner };
 
 export interface PtyOptions {
-  cols?: number;
-  rows?: number;
+  cols?: number | undefined;
+  rows?: number | undefined;
 }
 
 /** `terminal/create` params plus our `_meta["acp-terminal"]` extensions, already validated. */

@@ -42,24 +42,33 @@ export function absolutePath(field: string, value: unknown): string {
 }
 
 function optionalBoolean(field: string, value: unknown): boolean | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "boolean") throw invalid(field, "a boolean", value);
+  if (value === undefined) {
+    return undefined;
+  }
+  if (typeof value !== "boolean") {
+    throw invalid(field, "a boolean", value);
+  }
   return value;
 }
 
 function nonEmptyString(field: string, value: unknown): string {
-  if (typeof value !== "string" || value.length === 0)
+  if (typeof value !== "string" || value.length === 0) {
     throw invalid(field, "a non-empty string", value);
+  }
   return value;
 }
 
 function noNul(field: string, value: string): string {
-  if (value.includes("\0")) throw invalid(field, "a string without NUL characters", value);
+  if (value.includes("\0")) {
+    throw invalid(field, "a string without NUL characters", value);
+  }
   return value;
 }
 
 export function validateOwner(owner: unknown): TerminalOwner {
-  if (!isRecord(owner)) throw invalid("owner", "{ connectionId, sessionId }", owner);
+  if (!isRecord(owner)) {
+    throw invalid("owner", "{ connectionId, sessionId }", owner);
+  }
   return {
     connectionId: nonEmptyString("owner.connectionId", owner.connectionId),
     sessionId: nonEmptyString("owner.sessionId", owner.sessionId),
@@ -82,19 +91,31 @@ export function validatePtySize(
 }
 
 function validateArgs(args: unknown): string[] | undefined {
-  if (args === undefined || args === null) return undefined;
-  if (!Array.isArray(args)) throw invalid("args", "an array of strings", args);
+  if (args === undefined || args === null) {
+    return undefined;
+  }
+  if (!Array.isArray(args)) {
+    throw invalid("args", "an array of strings", args);
+  }
   return args.map((arg: unknown, index) => {
-    if (typeof arg !== "string") throw invalid(`args[${index}]`, "a string", arg);
+    if (typeof arg !== "string") {
+      throw invalid(`args[${index}]`, "a string", arg);
+    }
     return noNul(`args[${index}]`, arg);
   });
 }
 
 function validateEnv(env: unknown): EnvVariable[] {
-  if (env === undefined || env === null) return [];
-  if (!Array.isArray(env)) throw invalid("env", "an array of { name, value }", env);
+  if (env === undefined || env === null) {
+    return [];
+  }
+  if (!Array.isArray(env)) {
+    throw invalid("env", "an array of { name, value }", env);
+  }
   return env.map((variable: unknown, index) => {
-    if (!isRecord(variable)) throw invalid(`env[${index}]`, "{ name, value }", variable);
+    if (!isRecord(variable)) {
+      throw invalid(`env[${index}]`, "{ name, value }", variable);
+    }
     const { name, value } = variable;
     if (
       typeof name !== "string" ||
@@ -104,16 +125,26 @@ function validateEnv(env: unknown): EnvVariable[] {
     ) {
       throw invalid(`env[${index}].name`, 'a non-empty name without "=" or NUL', name);
     }
-    if (typeof value !== "string") throw invalid(`env[${index}].value`, "a string", value);
+    if (typeof value !== "string") {
+      throw invalid(`env[${index}].value`, "a string", value);
+    }
     return { name, value: noNul(`env[${index}].value`, value) };
   });
 }
 
 function validatePty(pty: unknown): { cols: number; rows: number } | false | undefined {
-  if (pty === undefined) return undefined;
-  if (pty === false) return false;
-  if (pty === true) return { ...DEFAULT_PTY_SIZE };
-  if (!isRecord(pty)) throw invalid("pty", "a boolean or { cols?, rows? }", pty);
+  if (pty === undefined) {
+    return undefined;
+  }
+  if (pty === false) {
+    return false;
+  }
+  if (pty === true) {
+    return { ...DEFAULT_PTY_SIZE };
+  }
+  if (!isRecord(pty)) {
+    throw invalid("pty", "a boolean or { cols?, rows? }", pty);
+  }
   return validatePtySize(
     pty.cols ?? DEFAULT_PTY_SIZE.cols,
     pty.rows ?? DEFAULT_PTY_SIZE.rows,
@@ -134,9 +165,13 @@ export interface ValidCreateParams {
 
 /** Every field of a create request, with a message naming the field that is wrong. Other keys are ignored. */
 export function validateCreateParams(params: CreateTerminalParams | unknown): ValidCreateParams {
-  if (!isRecord(params)) throw invalid("params", "an object with a command", params);
+  if (!isRecord(params)) {
+    throw invalid("params", "an object with a command", params);
+  }
   const command = noNul("command", nonEmptyString("command", params.command));
-  if (command.trim().length === 0) throw invalid("command", "a non-empty string", command);
+  if (command.trim().length === 0) {
+    throw invalid("command", "a non-empty string", command);
+  }
   return {
     command,
     args: validateArgs(params.args),

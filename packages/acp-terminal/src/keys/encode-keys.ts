@@ -30,11 +30,17 @@ export const KEY_NAMES: readonly string[] = [
 /** Encodes one key name, or returns undefined when `name` is not one. */
 export function encodeKey(name: string): string | undefined {
   const named = BY_LOWER_NAME.get(name.toLowerCase());
-  if (named !== undefined) return named;
+  if (named !== undefined) {
+    return named;
+  }
   const ctrl = CTRL_PATTERN.exec(name);
-  if (ctrl) return ctrlByte(ctrl[1] ?? ctrl[2] ?? "");
+  if (ctrl) {
+    return ctrlByte(ctrl[1] ?? ctrl[2] ?? "");
+  }
   const meta = META_PATTERN.exec(name);
-  if (meta) return `\x1b${meta[1] ?? ""}`;
+  if (meta) {
+    return `\x1b${meta[1] ?? ""}`;
+  }
   return undefined;
 }
 
@@ -56,11 +62,14 @@ function editDistance(a: string, b: string): number {
 
 /** A capitalised near miss of a key name (`Entr`, `Dwn`), or undefined when `item` reads as text. */
 function closestKeyName(item: string): string | undefined {
-  if (!/^[A-Z][A-Za-z0-9]{2,}$/.test(item)) return undefined;
+  if (!/^[A-Z][A-Za-z0-9]{2,}$/.test(item)) {
+    return undefined;
+  }
   const lower = item.toLowerCase();
   for (const name of [...Object.keys(NAMED_KEYS), ...Object.keys(KEY_ALIASES)]) {
-    if (name.length >= 4 && editDistance(lower, name.toLowerCase()) <= (name.length >= 6 ? 2 : 1))
+    if (name.length >= 4 && editDistance(lower, name.toLowerCase()) <= (name.length >= 6 ? 2 : 1)) {
       return name;
+    }
   }
   return undefined;
 }
@@ -98,9 +107,13 @@ export function encodeKeys(keys: readonly KeyInput[]): string {
       out += encoded;
       continue;
     }
-    if (MODIFIED_PATTERN.test(item) || /^\^.+$/.test(item)) throw new UnknownKeyError(item);
+    if (MODIFIED_PATTERN.test(item) || /^\^.+$/.test(item)) {
+      throw new UnknownKeyError(item);
+    }
     const suggestion = closestKeyName(item);
-    if (suggestion !== undefined) throw new UnknownKeyError(item, suggestion);
+    if (suggestion !== undefined) {
+      throw new UnknownKeyError(item, suggestion);
+    }
     out += item;
   }
   return out;

@@ -53,7 +53,9 @@ export const MODIFIED_PATTERN = /^(?:c|ctrl|control|m|meta|alt|s|shift)[-+]\S+$/
 
 /** Ctrl with a letter or one of `@ [ \ ] ^ _ ?`, or undefined for other characters. */
 export function ctrlByte(char: string): string | undefined {
-  if (char === "?") return "\x7f";
+  if (char === "?") {
+    return "\x7f";
+  }
   const code = char.toUpperCase().charCodeAt(0);
   // Ctrl clears bits 5 and 6: A (0x41) → 0x01 ... _ (0x5f) → 0x1f, @ (0x40) → 0x00.
   return code >= 0x40 && code <= 0x5f ? String.fromCharCode(code & 0x1f) : undefined;

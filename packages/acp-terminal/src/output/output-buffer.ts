@@ -72,7 +72,9 @@ export class OutputBuffer {
 
   append(chunk: Uint8Array): void {
     const length = chunk.byteLength;
-    if (length === 0) return;
+    if (length === 0) {
+      return;
+    }
     this.#totalBytes += length;
     this.#version++;
     if (length >= this.limit) {
@@ -87,7 +89,9 @@ export class OutputBuffer {
     const end = (this.#start + this.#size) % capacity;
     const firstPart = Math.min(length, capacity - end);
     this.#ring.set(chunk.subarray(0, firstPart), end);
-    if (firstPart < length) this.#ring.set(chunk.subarray(firstPart), 0);
+    if (firstPart < length) {
+      this.#ring.set(chunk.subarray(firstPart), 0);
+    }
     const overflow = this.#size + length - capacity;
     if (overflow > 0) {
       this.#start = (this.#start + overflow) % capacity;
@@ -99,7 +103,9 @@ export class OutputBuffer {
 
   /** No more bytes will come: an incomplete character at the end now decodes as U+FFFD. */
   end(): void {
-    if (this.#ended) return;
+    if (this.#ended) {
+      return;
+    }
     this.#ended = true;
     this.#version++;
   }
@@ -111,7 +117,9 @@ export class OutputBuffer {
 
   /** The retained bytes as text; cached until the bytes change. */
   text(): string {
-    if (this.#cachedText?.version === this.#version) return this.#cachedText.text;
+    if (this.#cachedText?.version === this.#version) {
+      return this.#cachedText.text;
+    }
     const from = this.#boundarySkip();
     const to = this.#size - this.pendingBytes;
     const text = to > from ? this.#decoder.decode(this.#slice(from, to)) : "";
@@ -127,7 +135,9 @@ export class OutputBuffer {
    */
   textSince(sinceByte: number): { text: string; fromByte: number } {
     const { from, to, firstHeld } = this.#rangeSince(sinceByte);
-    if (from >= to) return { text: "", fromByte: firstHeld + Math.min(from, to) };
+    if (from >= to) {
+      return { text: "", fromByte: firstHeld + Math.min(from, to) };
+    }
     return { text: this.#decoder.decode(this.#slice(from, to)), fromByte: firstHeld + from };
   }
 
@@ -162,15 +172,20 @@ export class OutputBuffer {
     contiguous: boolean,
   ): { bytes: Uint8Array; fromByte: number } {
     const { from, to, firstHeld } = this.#rangeSince(sinceByte);
-    if (from >= to) return { bytes: new Uint8Array(0), fromByte: firstHeld + Math.min(from, to) };
+    if (from >= to) {
+      return { bytes: new Uint8Array(0), fromByte: firstHeld + Math.min(from, to) };
+    }
     const capacity = this.#ring.length;
     const wrapsAt = capacity - ((this.#start + from) % capacity); // bytes before the end of the ring
     let end = Math.min(to, from + maxBytes, contiguous ? from + wrapsAt : Number.POSITIVE_INFINITY);
     // Cut early: end before a character the cut would split, so the next read starts on it.
-    if (end < to) end -= incompleteTailBytes((i) => this.#byteAt(from + i), end - from);
+    if (end < to) {
+      end -= incompleteTailBytes((i) => this.#byteAt(from + i), end - from);
+    }
     // A character across the ring's end, right at `from`: copy just its bytes rather than return none.
-    if (end <= from)
+    if (end <= from) {
       end = from + 1 + leadingContinuationBytes((i) => this.#byteAt(from + 1 + i), to - from - 1);
+    }
     return { bytes: this.#slice(from, end), fromByte: firstHeld + from };
   }
 
@@ -198,10 +213,14 @@ export class OutputBuffer {
   /** Retained bytes `from..to` (offsets from the oldest byte): a view when contiguous, else a copy. */
   #slice(from: number, to: number): Uint8Array {
     const capacity = this.#ring.length;
-    if (to <= from) return new Uint8Array(0);
+    if (to <= from) {
+      return new Uint8Array(0);
+    }
     const begin = (this.#start + from) % capacity;
     const length = to - from;
-    if (begin + length <= capacity) return this.#ring.subarray(begin, begin + length);
+    if (begin + length <= capacity) {
+      return this.#ring.subarray(begin, begin + length);
+    }
     const out = new Uint8Array(length);
     out.set(this.#ring.subarray(begin));
     out.set(this.#ring.subarray(0, length - (capacity - begin)), capacity - begin);
@@ -210,7 +229,9 @@ export class OutputBuffer {
 
   /** Grows the ring (doubling, at most to `limit`) so it holds `needed` bytes, oldest first. */
   #ensureCapacity(needed: number): void {
-    if (this.#ring.length >= needed) return;
+    if (this.#ring.length >= needed) {
+      return;
+    }
     const capacity = Math.min(
       this.limit,
       Math.max(needed, INITIAL_CAPACITY, this.#ring.length * 2),

@@ -23,7 +23,9 @@ class ParseRate {
   }
 
   observe(bytes: number, ms: number): void {
-    if (bytes < SLICE_BYTES) return; // too little to time
+    if (bytes < SLICE_BYTES) {
+      return; // too little to time
+    }
     this.#bytes += bytes;
     this.#ms += ms;
     if (this.#ms > 1000) {
@@ -110,7 +112,9 @@ export class PtyScreen {
    * truncation cut, so a leading escape-sequence tail is dropped first.
    */
   renderIncrement(text: string, cutAtStart: boolean): string {
-    if (text === "") return "";
+    if (text === "") {
+      return "";
+    }
     this.#scratch ??= this.#newScreen();
     this.#scratch.reset();
     this.#scratch.resize(this.#cols, this.#rows);
@@ -120,7 +124,9 @@ export class PtyScreen {
 
   /** Bytes already written were drawn at the old size: they are parsed first, then the screen resizes. */
   resize(cols: number, rows: number): void {
-    if (cols === this.#cols && rows === this.#rows) return;
+    if (cols === this.#cols && rows === this.#rows) {
+      return;
+    }
     this.#catchUp();
     this.#cols = cols;
     this.#rows = rows;
@@ -144,7 +150,9 @@ export class PtyScreen {
   #catchUp(): Screen | undefined {
     const buffer = this.#buffer;
     const end = buffer.totalBytes - buffer.pendingBytes;
-    if (this.#fedTo >= end) return this.#screen;
+    if (this.#fedTo >= end) {
+      return this.#screen;
+    }
     const screen = (this.#screen ??= this.#newScreen());
     const budget = Math.max(
       SLICE_BYTES,
@@ -160,7 +168,9 @@ export class PtyScreen {
       restart = true;
       this.#skipped = true;
     }
-    if (restart) screen.reset();
+    if (restart) {
+      screen.reset();
+    }
     const started = performance.now();
     const deadline = started + this.#deadlineMs;
     const parseFrom = offset;
@@ -168,7 +178,9 @@ export class PtyScreen {
       const next = characterBoundaryAfter(bytes, Math.min(bytes.length, offset + SLICE_BYTES));
       screen.write(bytes.subarray(offset, next));
       offset = next;
-      if (performance.now() >= deadline) break;
+      if (performance.now() >= deadline) {
+        break;
+      }
     }
     parseRate.observe(offset - parseFrom, performance.now() - started);
     this.#fedTo = fromByte + offset;
@@ -192,6 +204,8 @@ function cutEscapeTailBytes(bytes: Uint8Array): number {
 /** `index` moved forward past UTF-8 continuation bytes, so a slice ends between characters. */
 function characterBoundaryAfter(bytes: Uint8Array, index: number): number {
   let at = index;
-  while (at < bytes.length && at - index < 3 && ((bytes[at] ?? 0) & 0xc0) === 0x80) at++;
+  while (at < bytes.length && at - index < 3 && ((bytes[at] ?? 0) & 0xc0) === 0x80) {
+    at++;
+  }
   return at;
 }

@@ -24,7 +24,9 @@ export function stripCutEscapeTail(raw: string): string {
   const stringEnd = STRING_END.exec(raw);
   if (stringEnd) {
     const before = raw.slice(0, stringEnd.index);
-    if (!/[\x1b\n]/.test(before)) return raw.slice(stringEnd.index + stringEnd[0].length);
+    if (!/[\x1b\n]/.test(before)) {
+      return raw.slice(stringEnd.index + stringEnd[0].length);
+    }
   }
   const csi = CSI_TAIL.exec(raw);
   return csi ? raw.slice(csi[0].length) : raw;
@@ -39,18 +41,26 @@ export function stripCutEscapeTail(raw: string): string {
  */
 export function renderPtyText(raw: string, cutAtStart = false): string {
   const text = stripAnsi(cutAtStart ? stripCutEscapeTail(raw) : raw).replace(OTHER_CONTROLS, "");
-  if (!NEEDS_LINE_MODEL.test(text)) return text;
+  if (!NEEDS_LINE_MODEL.test(text)) {
+    return text;
+  }
   return text.split("\n").map(renderLine).join("\n");
 }
 
 function renderLine(line: string): string {
-  if (!NEEDS_LINE_MODEL.test(line)) return line;
+  if (!NEEDS_LINE_MODEL.test(line)) {
+    return line;
+  }
   const cells: string[] = [];
   let column = 0;
   for (const char of line) {
-    if (char === "\r") column = 0;
-    else if (char === "\b") column = Math.max(0, column - 1);
-    else cells[column++] = char;
+    if (char === "\r") {
+      column = 0;
+    } else if (char === "\b") {
+      column = Math.max(0, column - 1);
+    } else {
+      cells[column++] = char;
+    }
   }
   return cells.join("");
 }

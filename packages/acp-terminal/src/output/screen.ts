@@ -46,6 +46,7 @@ export class Screen {
   #linesDropped = false;
 
   constructor(cols: number, rows: number, scrollbackLines: number, maxTextBytes: number) {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- @xterm/headless: loaded with require() (its type is XtermModule), and its private _core, which it does not type
     const { Terminal } = requireModule("@xterm/headless") as XtermModule;
     this.#history = new TextHistory(maxTextBytes);
     this.#term = new Terminal({
@@ -55,12 +56,14 @@ export class Screen {
       logLevel: "off",
       allowProposedApi: true,
     });
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- @xterm/headless: loaded with require() (its type is XtermModule), and its private _core, which it does not type
     const core = (this.#term as unknown as { _core?: Partial<XtermCore> })._core;
     if (typeof core?.writeSync !== "function") {
       throw new Error(
         "@xterm/headless has no synchronous write (_core.writeSync); install the version acp-terminal pins",
       );
     }
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- @xterm/headless: loaded with require() (its type is XtermModule), and its private _core, which it does not type
     this.#core = core as XtermCore;
     this.#marker = this.#term.registerMarker(0);
   }
@@ -87,7 +90,9 @@ export class Screen {
   }
 
   resize(cols: number, rows: number): void {
-    if (cols !== this.#term.cols || rows !== this.#term.rows) this.#term.resize(cols, rows);
+    if (cols !== this.#term.cols || rows !== this.#term.rows) {
+      this.#term.resize(cols, rows);
+    }
   }
 
   /** Back to a blank screen with no scrollback or history and the parser in its ground state. */
@@ -146,7 +151,9 @@ export class Screen {
   }
 
   #firstUncommittedLine(): number {
-    if (this.#marker && !this.#marker.isDisposed) return this.#marker.line;
+    if (this.#marker && !this.#marker.isDisposed) {
+      return this.#marker.line;
+    }
     this.#linesDropped = true; // trimmed by xterm before it was committed
     return 0;
   }
@@ -154,18 +161,26 @@ export class Screen {
   /** Moves whole lines that scrolled above the normal screen into `#history`. */
   #commitScrolledLines(): void {
     const { normal, active } = this.#term.buffer;
-    if (active.type !== "normal") return;
+    if (active.type !== "normal") {
+      return;
+    }
     const from = this.#firstUncommittedLine();
     let y = from;
     let committed = "";
     while (y < normal.baseY) {
       let last = y;
-      while (normal.getLine(last + 1)?.isWrapped === true) last++;
-      if (last >= normal.baseY) break; // the line goes on onto the screen: it may still change
+      while (normal.getLine(last + 1)?.isWrapped === true) {
+        last++;
+      }
+      if (last >= normal.baseY) {
+        break; // the line goes on onto the screen: it may still change
+      }
       committed += `${logicalLine(normal, y, last)}\n`;
       y = last + 1;
     }
-    if (y === from && this.#marker && !this.#marker.isDisposed) return;
+    if (y === from && this.#marker && !this.#marker.isDisposed) {
+      return;
+    }
     this.#history.append(committed);
     this.#marker?.dispose();
     this.#marker = this.#term.registerMarker(y - (normal.baseY + normal.cursorY));
@@ -182,7 +197,9 @@ function afterLines(data: Uint8Array | string, start: number, lines: number): nu
   let at = start;
   for (let line = 0; line < lines; line++) {
     const feed = typeof data === "string" ? data.indexOf("\n", at) : data.indexOf(0x0a, at);
-    if (feed === -1) return data.length;
+    if (feed === -1) {
+      return data.length;
+    }
     at = feed + 1;
   }
   return at;
@@ -191,12 +208,16 @@ function afterLines(data: Uint8Array | string, start: number, lines: number): nu
 /** Lines `[from, max(minEnd, last row with text + 1))` of `buffer`, wrapped rows joined. */
 function bufferText(buffer: IBuffer, from: number, minEnd: number): string {
   let end = buffer.length;
-  while (end > Math.max(from, minEnd) && isBlank(buffer, end - 1)) end--;
+  while (end > Math.max(from, minEnd) && isBlank(buffer, end - 1)) {
+    end--;
+  }
   const lines: string[] = [];
   let y = from;
   while (y < end) {
     let last = y;
-    while (last + 1 < end && buffer.getLine(last + 1)?.isWrapped === true) last++;
+    while (last + 1 < end && buffer.getLine(last + 1)?.isWrapped === true) {
+      last++;
+    }
     lines.push(logicalLine(buffer, y, last));
     y = last + 1;
   }
@@ -206,8 +227,9 @@ function bufferText(buffer: IBuffer, from: number, minEnd: number): string {
 /** Rows `first..last` (a line and the rows it wrapped onto) as one line, trailing blanks removed. */
 function logicalLine(buffer: IBuffer, first: number, last: number): string {
   let text = "";
-  for (let y = first; y <= last; y++)
+  for (let y = first; y <= last; y++) {
     text += buffer.getLine(y)?.translateToString(y === last) ?? "";
+  }
   return text;
 }
 

@@ -29,7 +29,9 @@ export class TextHistory {
   }
 
   append(text: string): void {
-    if (text === "") return;
+    if (text === "") {
+      return;
+    }
     const size = Buffer.byteLength(text);
     this.#pieces.push(text);
     this.#pieceBytes.push(size);
@@ -52,14 +54,18 @@ export class TextHistory {
 
   /** The newest text within `keepBytes` UTF-8 bytes, cut on a character boundary; cached until the next append. */
   tail(keepBytes: number): { text: string; cut: boolean } {
-    if (this.#joined?.keepBytes === keepBytes) return this.#joined.tail;
+    if (this.#joined?.keepBytes === keepBytes) {
+      return this.#joined.tail;
+    }
     let excess = this.#bytes - keepBytes;
     let first = 0;
-    while (excess > 0 && first < this.#pieces.length && (this.#pieceBytes[first] ?? 0) <= excess)
+    while (excess > 0 && first < this.#pieces.length && (this.#pieceBytes[first] ?? 0) <= excess) {
       excess -= this.#pieceBytes[first++] ?? 0;
+    }
     const kept = this.#pieces.slice(first);
-    if (excess > 0 && kept.length > 0)
+    if (excess > 0 && kept.length > 0) {
       kept[0] = tailWithinBytes(kept[0] ?? "", (this.#pieceBytes[first] ?? 0) - excess).text;
+    }
     const tail = { text: kept.join(""), cut: this.#bytes > keepBytes };
     this.#joined = { keepBytes, tail };
     return tail;

@@ -12,9 +12,15 @@ function isContinuationByte(byte: number): boolean {
 
 /** Bytes of the character a lead byte starts, or 0 when `byte` cannot start a multi-byte one. */
 function sequenceLength(byte: number): number {
-  if (byte >= 0xc2 && byte <= 0xdf) return 2;
-  if (byte >= 0xe0 && byte <= 0xef) return 3;
-  if (byte >= 0xf0 && byte <= 0xf4) return 4;
+  if (byte >= 0xc2 && byte <= 0xdf) {
+    return 2;
+  }
+  if (byte >= 0xe0 && byte <= 0xef) {
+    return 3;
+  }
+  if (byte >= 0xf0 && byte <= 0xf4) {
+    return 4;
+  }
   return 0;
 }
 
@@ -28,7 +34,9 @@ export function leadingContinuationBytes(
   length: number,
 ): number {
   let skip = 0;
-  while (skip < length && skip < MAX_SEQUENCE_BYTES - 1 && isContinuationByte(byteAt(skip))) skip++;
+  while (skip < length && skip < MAX_SEQUENCE_BYTES - 1 && isContinuationByte(byteAt(skip))) {
+    skip++;
+  }
   return skip;
 }
 
@@ -39,7 +47,9 @@ export function leadingContinuationBytes(
 export function incompleteTailBytes(byteAt: (index: number) => number, length: number): number {
   for (let back = 1; back <= Math.min(MAX_SEQUENCE_BYTES - 1, length); back++) {
     const byte = byteAt(length - back);
-    if (isContinuationByte(byte)) continue;
+    if (isContinuationByte(byte)) {
+      continue;
+    }
     const needed = sequenceLength(byte);
     return needed > back ? back : 0;
   }

@@ -271,7 +271,9 @@ export function extensionFeatures(
   capability: AcpTerminalCapability | undefined,
 ): ExtensionFeatures {
   const has = (feature: ExtensionFeature): boolean => {
-    if (capability === undefined || capability.version < 1) return false;
+    if (capability === undefined || capability.version < 1) {
+      return false;
+    }
     const needs: { flags: readonly CapabilityFlag[]; methods: readonly string[] } =
       EXTENSION_FEATURES[feature];
     return (

@@ -102,7 +102,9 @@ export function bindTerminalHost(
 
   function stateOf(handle: ConnectionHandle): ConnectionState {
     const known = states.get(handle);
-    if (known) return known;
+    if (known) {
+      return known;
+    }
     const connectionId = randomUUID();
     // A session the agent refused to load is not one: what it started while loading goes too;
     // a session the client closed or deleted takes its terminals with it.
@@ -123,11 +125,13 @@ export function bindTerminalHost(
     };
     states.set(handle, state);
     liveConnections += 1;
-    if (handle.signal.aborted) releaseConnection(connectionId);
-    else
+    if (handle.signal.aborted) {
+      releaseConnection(connectionId);
+    } else {
       handle.signal.addEventListener("abort", () => releaseConnection(connectionId), {
         once: true,
       });
+    }
     return state;
   }
 
@@ -135,6 +139,7 @@ export function bindTerminalHost(
   app.onConnect((connection) => {
     // Runs inside connect(), before the embedder can send session/new: no session is missed.
     const handle = connectionOf(connection.agent);
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- the SDK's connection handle is the ConnectionContext that sends requests; the SDK does not export that type
     stateOf(handle).sessions.observe(handle as unknown as RequestSender);
   });
   registerCoreHandlers(app, {
@@ -159,7 +164,9 @@ export function bindTerminalHost(
       stateOf(connectionOf(connection.agent)).sessions.add(sessionId);
     },
     whenIdle: async () => {
-      while (pendingReleases.size > 0) await Promise.allSettled([...pendingReleases]);
+      while (pendingReleases.size > 0) {
+        await Promise.allSettled([...pendingReleases]);
+      }
     },
   };
 }

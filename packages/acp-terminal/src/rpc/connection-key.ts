@@ -17,15 +17,13 @@ export interface ConnectionHandle {
 const CONNECTION_CONTEXT_SYMBOL_DESCRIPTION = "connectionContextOf";
 
 function findAccessor(prototype: object | null): symbol | undefined {
-  for (
-    let p = prototype;
-    p !== null && p !== Object.prototype;
-    p = Object.getPrototypeOf(p) as object | null
-  ) {
+  for (let p = prototype; p !== null && p !== Object.prototype; p = Reflect.getPrototypeOf(p)) {
     const found = Object.getOwnPropertySymbols(p).find(
       (s) => s.description === CONNECTION_CONTEXT_SYMBOL_DESCRIPTION,
     );
-    if (found) return found;
+    if (found) {
+      return found;
+    }
   }
   return undefined;
 }
@@ -45,8 +43,11 @@ export function assertConnectionIdentitySupported(): void {
 /** The object that identifies `agent`'s connection, stable for the connection's lifetime. */
 export function connectionOf(agent: ClientContext): ConnectionHandle {
   assertConnectionIdentitySupported();
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- the SDK's private connection accessor, found by its symbol's description; the SDK does not type it
   const read = (agent as unknown as Record<symbol, unknown>)[accessor!];
-  if (typeof read !== "function")
+  if (typeof read !== "function") {
     throw new Error("ClientContext has no connection context accessor");
+  }
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- the SDK's private connection accessor, found by its symbol's description; the SDK does not type it
   return (read as () => ConnectionHandle).call(agent);
 }

@@ -54,7 +54,9 @@ function toOutputResponse(
     truncated: snapshot.truncated || fitted.trimmedBytes > 0,
     _meta: { [ACP_TERMINAL_META_KEY]: cursors },
   };
-  if (snapshot.exitStatus) response.exitStatus = toWireExitStatus(snapshot.exitStatus);
+  if (snapshot.exitStatus) {
+    response.exitStatus = toWireExitStatus(snapshot.exitStatus);
+  }
   return response;
 }
 
@@ -92,7 +94,9 @@ export function registerCoreHandlers(app: ClientApp, deps: CoreHandlerDeps): voi
         );
         // The connection may have closed while the command was starting: its terminals were
         // released already, so this one must not outlive it.
-        if (scope.connectionSignal.aborted) await host.release(owner, terminalId);
+        if (scope.connectionSignal.aborted) {
+          await host.release(owner, terminalId);
+        }
         // Or the agent refused to load its session meanwhile: that session's terminals were released.
         try {
           scope.owner(params.sessionId);

@@ -16,7 +16,11 @@ export function toCreateTerminalParams(request: CreateTerminalRequestParams): Cr
     outputByteLimit: request.outputByteLimit ?? null,
   };
   const meta = ourMetaOf("terminal/create", request._meta, createTerminalMetaSchema);
-  if (meta?.pty !== undefined) params.pty = meta.pty;
-  if (meta?.stdin !== undefined) params.stdin = meta.stdin;
+  if (meta?.pty !== undefined) {
+    params.pty = meta.pty;
+  }
+  if (meta?.stdin !== undefined) {
+    params.stdin = meta.stdin;
+  }
   return params;
 }

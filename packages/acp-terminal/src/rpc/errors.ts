@@ -3,6 +3,7 @@ import type { z } from "zod";
 import { TerminalError } from "../core/errors.js";
 import { boundedRequestError, cutText, MAX_LISTED_ISSUES } from "./bounded-error.js";
 import { ACP_TERMINAL_META_KEY } from "../protocol/extension.js";
+import { messageOf } from "../core/thrown.js";
 
 /** JSON-RPC codes the binding answers with. */
 export const JSON_RPC_ERROR_CODES = {
@@ -18,14 +19,16 @@ export const JSON_RPC_ERROR_CODES = {
  * `invalid_params` reads like the binding's own: `Invalid params for <method>: <field>: ...`.
  */
 export function toRequestError(error: unknown, method?: string): RequestError {
-  if (error instanceof RequestError)
+  if (error instanceof RequestError) {
     return boundedRequestError(
       error.code,
       error.message,
-      error.data as Record<string, unknown> | undefined,
+      // The SDK types `data` as unknown; ours are objects, anything else cannot be shrunk.
+      typeof error.data === "object" && error.data !== null ? error.data : undefined,
     );
+  }
   if (!(error instanceof TerminalError)) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     return boundedRequestError(JSON_RPC_ERROR_CODES.internalError, `Internal error: ${message}`);
   }
   switch (error.code) {
@@ -55,7 +58,9 @@ const META_FIELDS: Readonly<Record<string, readonly string[]>> = {
 
 /** The name of a host field as the agent wrote it in `method`'s params. */
 function wireFieldOf(method: string, field: string): string {
-  if (field === "owner.sessionId") return "sessionId";
+  if (field === "owner.sessionId") {
+    return "sessionId";
+  }
   const inMeta = META_FIELDS[method]?.some(
     (name) => field === name || field.startsWith(`${name}.`),
   );
@@ -124,9 +129,13 @@ export function paramsParser<T>(method: string, schema: z.ZodType<T>): (params: 
     let result;
     try {
       result = schema.safeParse(params ?? {});
-      if (!result.success) throw invalidParamsFromZod(method, result.error);
+      if (!result.success) {
+        throw invalidParamsFromZod(method, result.error);
+      }
     } catch (error) {
-      if (error instanceof RequestError) throw error;
+      if (error instanceof RequestError) {
+        throw error;
+      }
       const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       throw boundedRequestError(
         JSON_RPC_ERROR_CODES.invalidParams,
@@ -139,8 +148,12 @@ export function paramsParser<T>(method: string, schema: z.ZodType<T>): (params: 
 
 function formatPath(path: readonly string[]): string {
   return path.reduce((out, key) => {
-    if (/^\d+$/.test(key)) return `${out}[${key}]`;
-    if (/^[A-Za-z_$][\w$]*$/.test(key)) return out ? `${out}.${key}` : key;
+    if (/^\d+$/.test(key)) {
+      return `${out}[${key}]`;
+    }
+    if (/^[A-Za-z_$][\w$]*$/.test(key)) {
+      return out ? `${out}.${key}` : key;
+    }
     return `${out}[${JSON.stringify(cutText(key, 100))}]`;
   }, "");
 }

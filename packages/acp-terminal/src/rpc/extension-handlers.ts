@@ -15,8 +15,9 @@ import type { TerminalHostPort } from "./host-port.js";
 import { answer, type ScopeOf } from "./request-scope.js";
 
 function payloadOf(params: WriteParams): string | Uint8Array {
-  if (params.dataBase64 !== undefined)
+  if (params.dataBase64 !== undefined) {
     return new Uint8Array(Buffer.from(params.dataBase64, "base64"));
+  }
   return params.data ?? "";
 }
 
@@ -64,5 +65,7 @@ export function registerExtensionHandlers(
   host: TerminalHostPort,
   scopeOf: ScopeOf,
 ): void {
-  for (const name of EXTENSION_METHOD_NAMES) register(app, host, scopeOf, name);
+  for (const name of EXTENSION_METHOD_NAMES) {
+    register(app, host, scopeOf, name);
+  }
 }

@@ -26,12 +26,24 @@ export function outputBudgetBytes(maxMessageBytes: number): number {
 
 /** Bytes one code unit (or surrogate pair, `pair`) takes inside a JSON string literal. */
 function escapedBytes(unit: number): number {
-  if (unit === 0x22 || unit === 0x5c) return 2; // \" \\
-  if (unit === 0x08 || unit === 0x09 || unit === 0x0a || unit === 0x0c || unit === 0x0d) return 2;
-  if (unit < 0x20) return 6; // \u00XX
-  if (unit < 0x80) return 1;
-  if (unit < 0x800) return 2;
-  if (unit >= 0xd800 && unit <= 0xdfff) return 6; // lone surrogate: \uDXXX
+  if (unit === 0x22 || unit === 0x5c) {
+    return 2; // \" \\
+  }
+  if (unit === 0x08 || unit === 0x09 || unit === 0x0a || unit === 0x0c || unit === 0x0d) {
+    return 2;
+  }
+  if (unit < 0x20) {
+    return 6; // \u00XX
+  }
+  if (unit < 0x80) {
+    return 1;
+  }
+  if (unit < 0x800) {
+    return 2;
+  }
+  if (unit >= 0xd800 && unit <= 0xdfff) {
+    return 6; // lone surrogate: \uDXXX
+  }
   return 3;
 }
 
@@ -45,7 +57,9 @@ function isLowSurrogate(unit: number): boolean {
 
 /** Returns the longest tail of `output` whose JSON-escaped form fits in `budgetBytes`. */
 export function fitOutputToBudget(output: string, budgetBytes: number): FittedOutput {
-  if (output.length * MAX_ESCAPED_BYTES_PER_UNIT <= budgetBytes) return { output, trimmedBytes: 0 };
+  if (output.length * MAX_ESCAPED_BYTES_PER_UNIT <= budgetBytes) {
+    return { output, trimmedBytes: 0 };
+  }
   let used = 0;
   let start = output.length;
   while (start > 0) {
@@ -56,11 +70,15 @@ export function fitOutputToBudget(output: string, budgetBytes: number): FittedOu
       width = 2;
       cost = 4;
     }
-    if (used + cost > budgetBytes) break;
+    if (used + cost > budgetBytes) {
+      break;
+    }
     used += cost;
     start -= width;
   }
-  if (start === 0) return { output, trimmedBytes: 0 };
+  if (start === 0) {
+    return { output, trimmedBytes: 0 };
+  }
   return {
     output: output.slice(start),
     trimmedBytes: Buffer.byteLength(output.slice(0, start), "utf8"),

@@ -18,10 +18,13 @@ export function ourMetaOf<T>(
   schema: z.ZodType<T>,
 ): T | undefined {
   const ours = meta?.[ACP_TERMINAL_META_KEY];
-  if (ours === undefined) return undefined;
+  if (ours === undefined) {
+    return undefined;
+  }
   const parsed = schema.safeParse(ours);
-  if (!parsed.success)
+  if (!parsed.success) {
     throw invalidParamsFromZod(method, parsed.error, ["_meta", ACP_TERMINAL_META_KEY]);
+  }
   return parsed.data;
 }
 

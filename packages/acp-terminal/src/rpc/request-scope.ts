@@ -24,14 +24,18 @@ export async function answer<T>(
   try {
     return await body();
   } catch (error) {
-    if (signal.aborted && error instanceof Error && error.name === "AbortError") throw error;
+    if (signal.aborted && error instanceof Error && error.name === "AbortError") {
+      throw error;
+    }
     throw toRequestError(error, method);
   }
 }
 
 /** Settles with `promise`, or rejects with an AbortError when `signal` aborts first. */
 export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(abortError(signal));
+  if (signal.aborted) {
+    return Promise.reject(abortError(signal));
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => reject(abortError(signal));
     signal.addEventListener("abort", onAbort, { once: true });

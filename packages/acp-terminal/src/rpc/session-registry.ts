@@ -23,7 +23,10 @@ export interface RequestSender {
 }
 
 const sessionIdIn = (value: unknown): string | undefined => {
-  const id = (value as { sessionId?: unknown } | null | undefined)?.sessionId;
+  const id =
+    typeof value === "object" && value !== null && "sessionId" in value
+      ? value.sessionId
+      : undefined;
   return typeof id === "string" && id.length > 0 ? id : undefined;
 };
 
@@ -71,7 +74,9 @@ export class SessionRegistry {
       if (CREATING.has(method)) {
         const learn = (response: unknown) => {
           const id = sessionIdIn(response);
-          if (id !== undefined) this.#sessions.add(id);
+          if (id !== undefined) {
+            this.#sessions.add(id);
+          }
           return mapResponse ? mapResponse(response) : response;
         };
         return send(method, params, learn, options);
@@ -80,17 +85,22 @@ export class SessionRegistry {
       if (ending !== undefined) {
         const sent = send(method, params, mapResponse, options);
         const forget = () => {
-          if (this.#sessions.delete(ending)) this.onGone(ending, "closed");
+          if (this.#sessions.delete(ending)) {
+            this.onGone(ending, "closed");
+          }
         };
         sent.then(forget, (error: unknown) => {
           const code = typeof error === "object" && error !== null && "code" in error && error.code;
-          if (code === RESOURCE_NOT_FOUND) forget();
+          if (code === RESOURCE_NOT_FOUND) {
+            forget();
+          }
         });
         return sent;
       }
       const reopened = REOPENING.has(method) ? sessionIdIn(params) : undefined;
-      if (reopened === undefined || this.#sessions.has(reopened))
+      if (reopened === undefined || this.#sessions.has(reopened)) {
         return send(method, params, mapResponse, options);
+      }
       this.#sessions.add(reopened);
       const sent = send(method, params, mapResponse, options);
       sent.catch(() => {
@@ -103,7 +113,9 @@ export class SessionRegistry {
 
   /** Throws -32602 material (`invalid_params` on `owner.sessionId`) for a session this connection does not have. */
   check(sessionId: string): void {
-    if (this.#sessions.has(sessionId)) return;
+    if (this.#sessions.has(sessionId)) {
+      return;
+    }
     throw new TerminalError(
       "invalid_params",
       `Invalid owner.sessionId: ${previewValue(sessionId, 200)} is not a session of this connection; terminals live only in sessions the client created or loaded (session/new, session/load, session/resume, session/fork)`,

@@ -26,7 +26,9 @@ export function planCommand(
   mode: ShellMode,
   shellPath: () => string,
 ): CommandPlan {
-  if (args) return { file: command, args: [...args], shell: false };
+  if (args) {
+    return { file: command, args: [...args], shell: false };
+  }
   const useShell = mode === "always" || (mode === "auto" && SHELL_SYNTAX.test(command));
   return useShell
     ? { file: shellPath(), args: ["-c", command], shell: true }
@@ -44,11 +46,17 @@ export function isExecutableFile(path: string): boolean {
 
 /** The first executable `name` on `PATH`, or undefined. Names with a slash are not searched. */
 export function findOnPath(name: string, path: string | undefined): string | undefined {
-  if (name.includes("/")) return undefined;
+  if (name.includes("/")) {
+    return undefined;
+  }
   for (const dir of (path ?? "").split(delimiter)) {
-    if (!dir || !isAbsolute(dir)) continue;
+    if (!dir || !isAbsolute(dir)) {
+      continue;
+    }
     const candidate = join(dir, name);
-    if (isExecutableFile(candidate)) return candidate;
+    if (isExecutableFile(candidate)) {
+      return candidate;
+    }
   }
   return undefined;
 }

@@ -1,5 +1,6 @@
 import { describeReceived, TerminalError } from "../core/errors.js";
 import type { BaseEnvironment, EnvVariable } from "../core/types.js";
+import { messageOf } from "../core/thrown.js";
 
 /** Set for every command unless the base environment or the request sets them: no pager waits. */
 const NON_INTERACTIVE_DEFAULTS: Readonly<Record<string, string>> = {
@@ -9,17 +10,25 @@ const NON_INTERACTIVE_DEFAULTS: Readonly<Record<string, string>> = {
 
 function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) if (value !== undefined) out[name] = value;
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined) {
+      out[name] = value;
+    }
+  }
   return out;
 }
 
 /** The base environment an option selects; a function's result is checked by the host options. */
 function baseEnvironment(option: BaseEnvironment): Record<string, string> {
-  if (option === "empty") return {};
+  if (option === "empty") {
+    return {};
+  }
   if (typeof option === "function") {
     const env: unknown = option({ ...process.env });
-    if (typeof env !== "object" || env === null)
+    if (typeof env !== "object" || env === null) {
       throw new TypeError(`it must return an object of strings, returned ${String(env)}`);
+    }
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- each value is checked to be a string where the host options are checked
     return { ...(env as Record<string, string>) };
   }
   return definedOnly(process.env);
@@ -44,14 +53,12 @@ export function hostBaseEnvironment(option: BaseEnvironment): Record<string, str
   try {
     base = baseEnvironment(option);
   } catch (error) {
-    fail(
-      `options.env(base) threw: ${error instanceof Error ? error.message : String(error)}`,
-      error,
-    );
+    fail(`options.env(base) threw: ${messageOf(error)}`, error);
   }
   for (const [name, value] of Object.entries(base)) {
-    if (typeof value !== "string")
+    if (typeof value !== "string") {
       fail(`options.env(base) returned ${describeReceived(value)} for ${name}, not a string`);
+    }
   }
   return base;
 }
@@ -62,7 +69,11 @@ export function commandEnvironment(
   requested: readonly EnvVariable[] | null | undefined,
 ): Record<string, string> {
   const env = { ...base };
-  for (const { name, value } of requested ?? []) env[name] = value;
-  for (const [name, value] of Object.entries(NON_INTERACTIVE_DEFAULTS)) env[name] ??= value;
+  for (const { name, value } of requested ?? []) {
+    env[name] = value;
+  }
+  for (const [name, value] of Object.entries(NON_INTERACTIVE_DEFAULTS)) {
+    env[name] ??= value;
+  }
   return env;
 }

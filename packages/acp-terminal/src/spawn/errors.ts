@@ -1,5 +1,6 @@
 import { stat } from "node:fs/promises";
 import { TerminalError } from "../core/errors.js";
+import { errnoCodeOf, messageOf } from "../core/thrown.js";
 
 function spawnFailed(
   message: string,
@@ -15,7 +16,7 @@ export async function checkWorkingDirectory(cwd: string): Promise<void> {
   try {
     isDirectory = (await stat(cwd)).isDirectory();
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
+    const code = errnoCodeOf(error);
     if (code === "ENOENT" || code === "ENOTDIR") {
       throw spawnFailed(`Working directory does not exist: ${cwd}`, { cwd, code }, error);
     }
@@ -25,12 +26,14 @@ export async function checkWorkingDirectory(cwd: string): Promise<void> {
       error,
     );
   }
-  if (!isDirectory) throw spawnFailed(`Working directory is not a directory: ${cwd}`, { cwd });
+  if (!isDirectory) {
+    throw spawnFailed(`Working directory is not a directory: ${cwd}`, { cwd });
+  }
 }
 
 /** What failed and why, for an error the OS gave when starting `command`. */
 export function spawnError(command: string, error: unknown): TerminalError {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const code = errnoCodeOf(error);
   const data = { command, code };
   switch (code) {
     case "ENOENT": {
@@ -61,7 +64,7 @@ export function spawnError(command: string, error: unknown): TerminalError {
         error,
       );
     default: {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = messageOf(error);
       return spawnFailed(
         `Failed to start ${command}: ${reason}${code ? ` (${code})` : ""}`,
         data,

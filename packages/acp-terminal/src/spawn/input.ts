@@ -2,6 +2,7 @@ import { write as fsWrite } from "node:fs";
 import type { Writable } from "node:stream";
 import { setTimeout as delay } from "node:timers/promises";
 import { TerminalError } from "../core/errors.js";
+import { errnoCodeOf } from "../core/thrown.js";
 
 /** Retry pace for a PTY whose input queue is full (EAGAIN): from 5 ms, doubling to 100 ms. */
 const RETRY_MIN_MS = 5;
@@ -59,13 +60,17 @@ export class PipeInput {
   }
 
   write(data: Uint8Array): Promise<void> {
-    if (!this.writable) return Promise.reject(this.#closedError());
+    if (!this.writable) {
+      return Promise.reject(this.#closedError());
+    }
     const refused = overPendingLimit(
       this.stream.writableLength,
       data.byteLength,
       this.maxPendingBytes,
     );
-    if (refused) return Promise.reject(refused);
+    if (refused) {
+      return Promise.reject(refused);
+    }
     return new Promise((resolve, reject) => {
       this.stream.write(data, (error) => (error ? reject(this.#closedError(error)) : resolve()));
     });
@@ -73,11 +78,15 @@ export class PipeInput {
 
   /** Writes `data`, then closes stdin; a write made after this call fails at once. */
   endInput(data?: Uint8Array): Promise<void> {
-    if (!this.writable) return Promise.reject(this.#closedError());
+    if (!this.writable) {
+      return Promise.reject(this.#closedError());
+    }
     const bytes = data?.byteLength ? data : undefined;
     const refused =
       bytes && overPendingLimit(this.stream.writableLength, bytes.byteLength, this.maxPendingBytes);
-    if (refused) return Promise.reject(refused);
+    if (refused) {
+      return Promise.reject(refused);
+    }
     this.#closedBy = "eof";
     const written = bytes
       ? new Promise<void>((resolve, reject) => {
@@ -90,7 +99,9 @@ export class PipeInput {
     // end's callback neither when the stream is already closed nor when it is destroyed before
     // finishing (as a child's stdin is once it exits), so 'close' settles it too.
     const ended = new Promise<void>((resolve) => {
-      if (this.stream.closed) return resolve();
+      if (this.stream.closed) {
+        return resolve();
+      }
       this.stream.once("close", () => resolve());
       this.stream.end(() => resolve());
     });
@@ -104,10 +115,12 @@ export class PipeInput {
   }
 
   #closedError(cause?: Error | null): TerminalError {
-    if (this.#closedBy === "exit") return exitedError();
+    if (this.#closedBy === "exit") {
+      return exitedError();
+    }
     const failure = cause ?? this.#failure;
     if (failure) {
-      const code = (failure as NodeJS.ErrnoException).code ?? failure.message;
+      const code = errnoCodeOf(failure) ?? failure.message;
       return new TerminalError(
         "stdin_closed",
         `stdin is closed: the command closed its input or exited (${code})`,
@@ -150,15 +163,25 @@ export class PtyInput {
   }
 
   write(data: Uint8Array): Promise<void> {
-    if (this.#closed) return Promise.reject(exitedError());
-    if (this.#ended) return Promise.reject(inputClosed("it was ended (eof)"));
+    if (this.#closed) {
+      return Promise.reject(exitedError());
+    }
+    if (this.#ended) {
+      return Promise.reject(inputClosed("it was ended (eof)"));
+    }
     const refused = overPendingLimit(this.#pendingBytes, data.byteLength, this.maxPendingBytes);
-    if (refused) return Promise.reject(refused);
-    if (data.byteLength === 0) return Promise.resolve();
+    if (refused) {
+      return Promise.reject(refused);
+    }
+    if (data.byteLength === 0) {
+      return Promise.resolve();
+    }
     return new Promise((resolve, reject) => {
       this.#queue.push({ bytes: data, offset: 0, resolve, reject });
       this.#pendingBytes += data.byteLength;
-      if (this.#queue.length === 1) this.#pump(RETRY_MIN_MS);
+      if (this.#queue.length === 1) {
+        this.#pump(RETRY_MIN_MS);
+      }
     });
   }
 
@@ -176,13 +199,17 @@ export class PtyInput {
   /** The process has settled: pending writes fail with "exited". */
   close(): void {
     this.#closed = true;
-    for (const task of this.#queue.splice(0)) task.reject(exitedError());
+    for (const task of this.#queue.splice(0)) {
+      task.reject(exitedError());
+    }
     this.#pendingBytes = 0;
   }
 
   #pump(retryMs: number): void {
     const task = this.#queue[0];
-    if (!task || this.#closed) return;
+    if (!task || this.#closed) {
+      return;
+    }
     fsWrite(
       this.fd,
       task.bytes,
@@ -190,7 +217,9 @@ export class PtyInput {
       task.bytes.byteLength - task.offset,
       null,
       (error, written) => {
-        if (this.#closed) return;
+        if (this.#closed) {
+          return;
+        }
         if (error?.code === "EAGAIN") {
           delay(retryMs, undefined, { signal: this.signal }).then(
             () => this.#pump(Math.min(retryMs * 2, RETRY_MAX_MS)),

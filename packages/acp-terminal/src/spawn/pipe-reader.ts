@@ -11,7 +11,7 @@ const READ_BUFFER_BYTES = 64 * 1024;
 
 /** The libuv pipe behind a child's output stream, or undefined where Node does not expose it. */
 function pipeHandleOf(stream: Readable): object | undefined {
-  const handle: unknown = (stream as { _handle?: unknown })._handle;
+  const handle: unknown = "_handle" in stream ? stream._handle : undefined;
   const usable =
     stream instanceof Socket &&
     typeof handle === "object" &&
@@ -41,6 +41,7 @@ export function readPipe(stream: Readable, onChunk: (chunk: Uint8Array) => void)
     stream.on("data", onChunk);
     return stream;
   }
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- Node's private _handle, which its types do not declare
   (stream as { _handle?: unknown })._handle = null;
   stream.destroy();
   sharedBuffer ??= Buffer.allocUnsafe(READ_BUFFER_BYTES);

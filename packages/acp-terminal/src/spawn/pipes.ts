@@ -44,8 +44,12 @@ async function drainAfterExit(
   for (let round = 0; round < MAX_DRAIN_ROUNDS; round++) {
     // A kill under way: its group may still write while it cleans up; the kill bounds the wait.
     for (let held = hold(); held; held = hold()) {
-      if (await Promise.race([drained, held.then(() => false)])) return true;
-      if (hold() === held) break;
+      if (await Promise.race([drained, held.then(() => false)])) {
+        return true;
+      }
+      if (hold() === held) {
+        break;
+      }
     }
     const before = bytesRead();
     // Aborted (released meanwhile): stop waiting as if the pipes had gone quiet.
@@ -53,9 +57,15 @@ async function drainAfterExit(
       drained,
       delay(graceMs, false, { signal }).catch(() => undefined),
     ]);
-    if (waited === undefined) return false;
-    if (waited || (await Promise.race([drained, nextPoll()]))) return true;
-    if (bytesRead() === before) return false;
+    if (waited === undefined) {
+      return false;
+    }
+    if (waited || (await Promise.race([drained, nextPoll()]))) {
+      return true;
+    }
+    if (bytesRead() === before) {
+      return false;
+    }
   }
   return false;
 }
@@ -113,7 +123,9 @@ export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProc
   try {
     await once(child, "spawn");
   } catch (error) {
-    for (const stream of [child.stdin, ...outputs]) stream?.destroy();
+    for (const stream of [child.stdin, ...outputs]) {
+      stream?.destroy();
+    }
     throw spawnError(request.file, error);
   }
   // After 'spawn', an 'error' is a failed kill or write; those callers report it themselves.
@@ -132,7 +144,9 @@ export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProc
     );
     if (!drained) {
       // A background grandchild still holds the pipes: stop reading so nothing waits on it.
-      for (const stream of outputs) stream.destroy();
+      for (const stream of outputs) {
+        stream.destroy();
+      }
     }
     input?.close();
     return status;
@@ -156,7 +170,9 @@ export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProc
       );
       drainHold = held;
       void held.then(() => {
-        if (drainHold === held) drainHold = undefined;
+        if (drainHold === held) {
+          drainHold = undefined;
+        }
       });
     },
     resize: () => {

@@ -23,14 +23,18 @@ export function checkProgram(file: string, cwd: string, path: string | undefined
   const fail = (code: string): never => {
     throw spawnError(file, Object.assign(new Error(`${code}: ${file}`), { code }));
   };
-  if (!candidate) return fail("ENOENT");
+  if (!candidate) {
+    return fail("ENOENT");
+  }
   let isFile: boolean;
   try {
     isFile = statSync(candidate).isFile();
   } catch {
     return fail("ENOENT"); // stat failed: nothing there to run
   }
-  if (!isFile) return fail("EACCES");
+  if (!isFile) {
+    return fail("EACCES");
+  }
   try {
     accessSync(candidate, constants.X_OK);
   } catch {

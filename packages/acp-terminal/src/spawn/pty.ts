@@ -7,6 +7,7 @@ import { spawnError } from "./errors.js";
 import { PtyInput } from "./input.js";
 import { checkProgram } from "./program.js";
 import type { SpawnedProcess, SpawnRequest } from "./types.js";
+import { messageOf } from "../core/thrown.js";
 
 type PtyModule = typeof import("node-pty");
 const requireModule = createRequire(import.meta.url);
@@ -18,12 +19,13 @@ let ptyModule: PtyModule | undefined;
  */
 function loadPty(): PtyModule {
   try {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- node-pty loaded with require() for a clear error when it is missing; PtyModule is its type
     ptyModule ??= requireModule("node-pty") as PtyModule;
     return ptyModule;
   } catch (error) {
     throw new TerminalError(
       "spawn_failed",
-      `PTY support is unavailable (node-pty failed to load: ${error instanceof Error ? error.message : String(error)}). Run without a PTY.`,
+      `PTY support is unavailable (node-pty failed to load: ${messageOf(error)}). Run without a PTY.`,
       undefined,
       { cause: error },
     );
@@ -83,7 +85,8 @@ export async function spawnWithPty(
       resolve(exitStatus);
     });
   });
-  const fd = (terminal as unknown as { fd?: unknown }).fd;
+  // node-pty's IPty does not declare `fd`; its Unix terminal has one.
+  const fd = "fd" in terminal ? terminal.fd : undefined;
   if (typeof fd !== "number") {
     terminal.kill("SIGKILL");
     throw new TerminalError(

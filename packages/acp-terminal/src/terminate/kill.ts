@@ -18,16 +18,13 @@
  * leader has not been seen to exit: after that its pid may belong to another process.
  */
 import { systemClock, type Clock } from "../core/clock.js";
+import { errnoCodeOf } from "../core/thrown.js";
 
 /** SIGTERM → SIGKILL grace when the host options do not say otherwise. */
 export const KILL_GRACE_MS = 1000;
 
 /** What a signal reached: the whole group, the leader only (fallback), or nothing any more. */
 export type SignalOutcome = "group" | "leader" | "gone";
-
-function errorCode(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException | undefined)?.code;
-}
 
 /**
  * Sends `signal` to the process group led by `pid`; with `leaderFallback`, falls back to the pid
@@ -43,14 +40,20 @@ export function signalProcessGroup(
     process.kill(-pid, signal);
     return "group";
   } catch (error) {
-    if (errorCode(error) !== "ESRCH") throw error;
+    if (errnoCodeOf(error) !== "ESRCH") {
+      throw error;
+    }
   }
-  if (!leaderFallback) return "gone";
+  if (!leaderFallback) {
+    return "gone";
+  }
   try {
     process.kill(pid, signal);
     return "leader";
   } catch (error) {
-    if (errorCode(error) !== "ESRCH") throw error;
+    if (errnoCodeOf(error) !== "ESRCH") {
+      throw error;
+    }
     return "gone";
   }
 }
@@ -61,7 +64,9 @@ export function processGroupAlive(pid: number): boolean {
     return signalProcessGroup(pid, 0, false) !== "gone";
   } catch (error) {
     // EPERM: a member exists that we may not signal; it is alive all the same.
-    if (errorCode(error) === "EPERM") return true;
+    if (errnoCodeOf(error) === "EPERM") {
+      return true;
+    }
     throw error;
   }
 }
@@ -111,7 +116,9 @@ export async function terminateProcessGroup(
           () => true,
         ),
       ]);
-      if (graceOver && !target.hasExited()) signalProcessGroup(target.pid, "SIGKILL", true);
+      if (graceOver && !target.hasExited()) {
+        signalProcessGroup(target.pid, "SIGKILL", true);
+      }
       await target.leaderExited;
     }
     // The leader is gone; the rest of the group gets what is left of the same grace.

@@ -4,8 +4,15 @@ import { TerminalError } from "../core/errors.js";
 const SIGNAL_NUMBERS: Readonly<Record<string, number>> = constants.signals;
 /** Number → name; the first name of a number wins (SIGABRT over SIGIOT, SIGIO over SIGPOLL), as Node names a child's signal. */
 const SIGNAL_NAMES = new Map<number, string>();
-for (const [name, number] of Object.entries(SIGNAL_NUMBERS))
-  if (!SIGNAL_NAMES.has(number)) SIGNAL_NAMES.set(number, name);
+for (const [name, number] of Object.entries(SIGNAL_NUMBERS)) {
+  if (!SIGNAL_NAMES.has(number)) {
+    SIGNAL_NAMES.set(number, name);
+  }
+}
+
+function isSignalName(name: string): name is NodeJS.Signals {
+  return Object.hasOwn(SIGNAL_NUMBERS, name);
+}
 
 /**
  * The canonical name (`"SIGINT"`) of a signal given as `"SIGINT"`, `"sigint"` or `"INT"`.
@@ -15,7 +22,9 @@ export function parseSignalName(signal: unknown, field = "signal"): NodeJS.Signa
   if (typeof signal === "string") {
     const upper = signal.trim().toUpperCase();
     const name = upper.startsWith("SIG") ? upper : `SIG${upper}`;
-    if (Object.hasOwn(SIGNAL_NUMBERS, name)) return name as NodeJS.Signals;
+    if (isSignalName(name)) {
+      return name;
+    }
   }
   throw TerminalError.invalidParams(
     field,

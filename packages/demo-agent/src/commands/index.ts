@@ -11,6 +11,7 @@ import { pollCommand } from "./poll.js";
 import { runCommand } from "./run.js";
 import { sendCommand } from "./send.js";
 import { watchCommand } from "./watch.js";
+import { messageOf } from "../thrown.js";
 
 /** Runs one parsed command. Errors (an unknown run id, ...) are told to the user, not thrown. */
 export async function dispatch(session: DemoSession, command: Command): Promise<void> {
@@ -52,8 +53,6 @@ export async function dispatch(session: DemoSession, command: Command): Promise<
         return helpCommand(session, `${command.message} The commands are:`);
     }
   } catch (error) {
-    await session.say(
-      `${command.name} failed: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
+    await session.say(`${command.name} failed: ${messageOf(error)}\n`);
   }
 }

@@ -33,7 +33,9 @@ export async function runTour(session: DemoSession): Promise<void> {
       sessionId: session.id,
       status: ["running", "queued"],
     })) {
-      if (before.has(run.id)) continue;
+      if (before.has(run.id)) {
+        continue;
+      }
       void session.manager
         .kill(run.id, { sessionId: session.id })
         .catch((error: unknown) => reportError(`stopping the tour's run ${run.id}`, error));
@@ -44,12 +46,16 @@ export async function runTour(session: DemoSession): Promise<void> {
   await session.say(`The tour: ${TOUR.length} steps through acp-process.\n`);
   try {
     for (const [index, step] of TOUR.entries()) {
-      if (session.turn.signal.aborted) return;
+      if (session.turn.signal.aborted) {
+        return;
+      }
       await session.say(`\n${index + 1}/${TOUR.length} ${step.title}\n`);
       await step.run(session, say);
     }
   } catch (error) {
-    if (session.turn.signal.aborted) return; // a step interrupted by the cancel: nothing to report
+    if (session.turn.signal.aborted) {
+      return; // a step interrupted by the cancel: nothing to report
+    }
     throw error;
   } finally {
     session.turn.signal.removeEventListener("abort", stopTourRuns);

@@ -1,6 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { readFileSync } from "node:fs";
 import type { ProcessManager } from "acp-process";
+import { errnoCodeOf } from "../thrown.js";
 
 /**
  * Resolves with the run's output once `test` accepts it, checked now and on every new output
@@ -15,7 +16,9 @@ export function outputMatching(
   return new Promise((resolve, reject) => {
     const check = (): boolean => {
       const output = manager.tail(runId, { maxChars: 100_000 }).text;
-      if (!test(output)) return false;
+      if (!test(output)) {
+        return false;
+      }
       finish();
       resolve(output);
       return true;
@@ -29,7 +32,9 @@ export function outputMatching(
       );
     }, timeoutMs);
     const unsubscribe = manager.subscribe((event) => {
-      if (event.type === "output" && event.runId === runId) check();
+      if (event.type === "output" && event.runId === runId) {
+        check();
+      }
       if (event.type === "exit" && event.run.id === runId && !check()) {
         finish();
         reject(
@@ -50,7 +55,9 @@ export async function survivors(pids: number[], timeoutMs: number): Promise<numb
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const alive = pids.filter(isAlive);
-    if (alive.length === 0 || Date.now() >= deadline) return alive;
+    if (alive.length === 0 || Date.now() >= deadline) {
+      return alive;
+    }
     await delay(20);
   }
 }
@@ -60,7 +67,7 @@ export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"; // exists, owned by someone else
+    return errnoCodeOf(error) === "EPERM"; // exists, owned by someone else
   }
   return !isZombie(pid);
 }

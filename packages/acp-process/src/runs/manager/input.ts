@@ -68,9 +68,10 @@ export async function resizeRun(run: Run, cols: number, rows: number): Promise<v
     );
   }
   const answered = await withinMs(provider.resize(terminalId, cols, rows), run.callWaitMs);
-  if (!answered.ok)
+  if (!answered.ok) {
     throw new ProcessError(
       "provider_error",
       `the client did not confirm the resize within ${run.callWaitMs} ms: run ${record.id}`,
     );
+  }
 }

@@ -1,5 +1,5 @@
 import type { KeyInput } from "acp-terminal/keys";
-import { SUPPORTED_SIGNALS, type SupportedSignal } from "acp-terminal/protocol";
+import { SUPPORTED_SIGNALS } from "acp-terminal/protocol";
 import { repeatOnClock, systemClock, type Clock } from "../../clock.js";
 import { clamp, resolveLimits, YIELD_MS, type ResolvedLimits } from "../../config.js";
 import { ProcessError } from "../../errors.js";
@@ -35,6 +35,9 @@ import { RunRegistry } from "./registry.js";
 import { recoverRuns, type RecoveryPolicy, type RecoveryReport } from "./recovery.js";
 import { newRecord, validateStart } from "./records.js";
 import { hasResourceLimits, validateResourceLimits } from "../run/resource-limits.js";
+
+/** The signal names a run can be sent, as strings to look a requested name up in. */
+const SIGNAL_NAMES: readonly string[] = SUPPORTED_SIGNALS;
 
 /**
  * The run registry. Starts commands through a TerminalProvider, tracks their status and output as
@@ -77,7 +80,9 @@ export class ProcessManager {
       maxQueuedRuns: 64,
       ...options.limits,
     });
-    if (options.onEvent) this.events.add(options.onEvent);
+    if (options.onEvent) {
+      this.events.add(options.onEvent);
+    }
     const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
     this.stopSweeper =
       sweepIntervalMs > 0
@@ -90,7 +95,10 @@ export class ProcessManager {
    * first use and living as long as this manager: no module-level registries.
    */
   attached<T>(key: symbol, create: (manager: ProcessManager) => T): T {
-    if (!this.attachments.has(key)) this.attachments.set(key, create(this));
+    if (!this.attachments.has(key)) {
+      this.attachments.set(key, create(this));
+    }
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- each key's value is made by the create() passed with that key (attached() is the only writer)
     return this.attachments.get(key) as T;
   }
 
@@ -101,7 +109,9 @@ export class ProcessManager {
 
   /** Starts (or queues) a run; resolves once it is running, queued, or failed to start. */
   async start(request: StartRunOptions): Promise<RunSnapshot> {
-    if (this.disposal) throw ProcessError.disposed();
+    if (this.disposal) {
+      throw ProcessError.disposed();
+    }
     validateStart(request);
     const provider = this.providerFor(request.sessionId);
     if (request.pty && !provider.capabilities.pty) {
@@ -122,8 +132,9 @@ export class ProcessManager {
       }
     }
     const record = newRecord(request, this.clock.now(), this.defaultTimeoutMs);
-    if (hasResourceLimits(request.resourceLimits))
+    if (hasResourceLimits(request.resourceLimits)) {
       record.resourceLimits = { ...request.resourceLimits };
+    }
     record.stdin = Boolean(request.stdin) && provider.capabilities.write;
     const run = new Run(
       record,
@@ -140,7 +151,9 @@ export class ProcessManager {
         ...(request.onStart ? { onStart: request.onStart } : {}),
       },
     );
-    for (const spec of request.watch ?? []) run.log.watchers.add(spec);
+    for (const spec of request.watch ?? []) {
+      run.log.watchers.add(spec);
+    }
     return this.admit(run, () => this.registry.delete(record.id));
   }
 
@@ -170,14 +183,17 @@ export class ProcessManager {
    * claimed run has none. Refused (the stored run kept) when the manager cannot take it now.
    */
   private claim(record: RunRecord): Promise<RunSnapshot> {
-    if (this.disposal) throw ProcessError.disposed();
+    if (this.disposal) {
+      throw ProcessError.disposed();
+    }
     const provider = this.providerFor(record.sessionId);
-    if (record.pty && !provider.capabilities.pty)
+    if (record.pty && !provider.capabilities.pty) {
       throw ProcessError.unsupported(
         "A PTY",
         provider.kind,
         "recover with a provider that has PTYs",
       );
+    }
     record.stdin = record.stdin && provider.capabilities.write;
     const run = new Run(
       record,
@@ -216,16 +232,24 @@ export class ProcessManager {
     options: { sessionId?: string; timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<RunSnapshot> {
     const run = this.registry.live(runId, options.sessionId);
-    if (!run) return this.get(runId, options);
-    if (options.timeoutMs === undefined && !options.signal) return run.settled;
+    if (!run) {
+      return this.get(runId, options);
+    }
+    if (options.timeoutMs === undefined && !options.signal) {
+      return run.settled;
+    }
     let cancel = (): void => {};
     let onAbort = (): void => {};
     const early = new Promise<RunSnapshot>((resolve) => {
-      if (options.timeoutMs !== undefined)
+      if (options.timeoutMs !== undefined) {
         cancel = this.clock.setTimeout(() => resolve(run.snapshot()), options.timeoutMs);
+      }
       onAbort = () => resolve(run.snapshot());
-      if (options.signal?.aborted) onAbort();
-      else options.signal?.addEventListener("abort", onAbort, { once: true });
+      if (options.signal?.aborted) {
+        onAbort();
+      } else {
+        options.signal?.addEventListener("abort", onAbort, { once: true });
+      }
     });
     const result = await Promise.race([run.settled, early]);
     cancel();
@@ -352,10 +376,7 @@ export class ProcessManager {
     runId: string,
     options: KillOptions = {},
   ): Promise<{ run: RunSnapshot; wasLive: boolean; signalsSent: string[] }> {
-    if (
-      options.signal !== undefined &&
-      !SUPPORTED_SIGNALS.includes(options.signal.toUpperCase() as SupportedSignal)
-    ) {
+    if (options.signal !== undefined && !SIGNAL_NAMES.includes(options.signal.toUpperCase())) {
       throw ProcessError.invalidParams(
         "signal",
         `one of ${SUPPORTED_SIGNALS.join(", ")}`,
@@ -363,8 +384,9 @@ export class ProcessManager {
       );
     }
     const run = this.registry.live(runId, options.sessionId);
-    if (!run || run.isSettled)
+    if (!run || run.isSettled) {
       return { run: this.get(runId, options), wasLive: false, signalsSent: [] };
+    }
     const report = await run.terminateWithReport("kill", {
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.forceAfterMs !== undefined ? { forceAfterMs: options.forceAfterMs } : {}),
@@ -386,7 +408,9 @@ export class ProcessManager {
     options: { sessionId?: string } = {},
   ): Promise<{ usage: ResourceUsage | null; note?: string }> {
     const run = this.registry.live(runId, options.sessionId);
-    if (run) return runUsage(run);
+    if (run) {
+      return runUsage(run);
+    }
     const stored = this.registry.record(runId, options.sessionId).resourceUsage ?? null; // not found → throws
     return stored
       ? { usage: stored }
@@ -460,7 +484,9 @@ export class ProcessManager {
   /** Reads the client's output of a running run now, so views (tail, get) are current. */
   async refresh(runId: string, sessionId?: string): Promise<void> {
     const run = this.registry.live(runId, sessionId);
-    if (run && run.record.status === "running") await run.refresh();
+    if (run && run.record.status === "running") {
+      await run.refresh();
+    }
   }
 
   /** What the provider of a session can do (`kind`, `capabilities`), so a layer can refuse before starting anything. */

@@ -46,7 +46,9 @@ export async function recoverRuns(
   const report: RecoveryReport = { lost: [], requeued: [], notified: [] };
   const maxAttempts = Math.max(1, Math.floor(policy.maxAttempts ?? DEFAULT_MAX_ATTEMPTS));
   for (const record of store.listRuns()) {
-    if (hooks.isLive(record.id)) continue;
+    if (hooks.isLive(record.id)) {
+      continue;
+    }
     if (record.status === "queued" || record.status === "running") {
       const previous = record.status;
       const interrupted = `the agent restarted while this run was ${previous}`;

@@ -30,27 +30,35 @@ export class RunRegistry {
 
   live(runId: string, sessionId: string | undefined): Run | undefined {
     const run = this.runs.get(runId);
-    if (run && sessionId !== undefined && run.record.sessionId !== sessionId)
+    if (run && sessionId !== undefined && run.record.sessionId !== sessionId) {
       throw ProcessError.notFound(runId);
+    }
     return run;
   }
 
   requireLive(runId: string, sessionId: string | undefined): Run {
     const run = this.live(runId, sessionId);
-    if (run) return run;
+    if (run) {
+      return run;
+    }
     throw ProcessError.notRunning(runId, this.record(runId, sessionId).status);
   }
 
   record(runId: string, sessionId: string | undefined): RunRecord {
     const record = this.runs.get(runId)?.record ?? this.store.getRun(runId);
-    if (!record || (sessionId !== undefined && record.sessionId !== sessionId))
+    if (!record || (sessionId !== undefined && record.sessionId !== sessionId)) {
       throw ProcessError.notFound(runId);
+    }
     return record;
   }
 
   all(): RunRecord[] {
     const records = [...this.runs.values()].map((run) => run.record);
-    for (const stored of this.store.listRuns()) if (!this.runs.has(stored.id)) records.push(stored);
+    for (const stored of this.store.listRuns()) {
+      if (!this.runs.has(stored.id)) {
+        records.push(stored);
+      }
+    }
     return records;
   }
 
@@ -92,7 +100,9 @@ export class RunRegistry {
   deleteFinished(predicate: (record: RunRecord) => boolean): number {
     let removed = 0;
     for (const record of this.all()) {
-      if (!isFinished(record.status) || !predicate(record)) continue;
+      if (!isFinished(record.status) || !predicate(record)) {
+        continue;
+      }
       this.delete(record.id);
       removed++;
     }
@@ -101,12 +111,16 @@ export class RunRegistry {
 
   private evictBeyondCap(): void {
     const records = this.all();
-    if (records.length < this.maxRuns) return;
+    if (records.length < this.maxRuns) {
+      return;
+    }
     const finished = records
       .filter((r) => isFinished(r.status))
       .sort((a, b) => (a.endedAtMs ?? 0) - (b.endedAtMs ?? 0));
     const evicted = finished.slice(0, records.length - this.maxRuns + 1);
-    for (const record of evicted) this.delete(record.id);
+    for (const record of evicted) {
+      this.delete(record.id);
+    }
     if (records.length - evicted.length >= this.maxRuns) {
       throw new ProcessError(
         "limit_reached",

@@ -46,19 +46,29 @@ export class Scheduler {
     this.queue = this.queue.filter((w) => w.runId !== runId);
     for (let i = 0; i < this.queue.length;) {
       const next = this.queue[i]!;
-      if (this.active.size >= this.limits.maxConcurrentRuns) break;
+      if (this.active.size >= this.limits.maxConcurrentRuns) {
+        break;
+      }
       if (this.hasSlot(next.sessionId)) {
         this.queue.splice(i, 1);
         this.active.set(next.runId, next.sessionId);
         next.start();
-      } else i++;
+      } else {
+        i++;
+      }
     }
   }
 
   private hasSlot(sessionId: string): boolean {
-    if (this.active.size >= this.limits.maxConcurrentRuns) return false;
+    if (this.active.size >= this.limits.maxConcurrentRuns) {
+      return false;
+    }
     let inSession = 0;
-    for (const s of this.active.values()) if (s === sessionId) inSession++;
+    for (const s of this.active.values()) {
+      if (s === sessionId) {
+        inSession++;
+      }
+    }
     return inSession < this.limits.maxConcurrentPerSession;
   }
 }

@@ -42,7 +42,9 @@ export class SnapshotDelta {
     if (sinceByte !== undefined) {
       if (typeof snapshot.fromByte === "number" && typeof totalBytes === "number") {
         const increment = this.increment(snapshot.output, sinceByte, snapshot.fromByte, totalBytes);
-        if (increment) return increment;
+        if (increment) {
+          return increment;
+        }
         this.sinceRefused = true;
         // An answer we cannot place: take nothing from it; the next (whole) snapshot continues from readBytes.
         return { text: "", lostBytes: 0, lostUnknown: false, exact: false };
@@ -51,7 +53,9 @@ export class SnapshotDelta {
     }
     if (typeof totalBytes === "number" && typeof droppedBytes === "number") {
       const exact = this.exact(snapshot.output, totalBytes, droppedBytes);
-      if (exact) return exact;
+      if (exact) {
+        return exact;
+      }
     }
     return this.byOverlap(snapshot);
   }
@@ -59,7 +63,9 @@ export class SnapshotDelta {
   private exact(output: string, totalBytes: number, droppedBytes: number): OutputDelta | undefined {
     const bytes = Buffer.from(output, "utf8");
     // The text must be exactly the retained bytes, else byte arithmetic on it is meaningless.
-    if (bytes.length !== totalBytes - droppedBytes || totalBytes < this.readBytes) return undefined;
+    if (bytes.length !== totalBytes - droppedBytes || totalBytes < this.readBytes) {
+      return undefined;
+    }
     const from = Math.max(this.readBytes, droppedBytes);
     const lostBytes = from - this.readBytes;
     const text = bytes.subarray(from - droppedBytes).toString("utf8");
@@ -74,8 +80,9 @@ export class SnapshotDelta {
     fromByte: number,
     totalBytes: number,
   ): OutputDelta | undefined {
-    if (sinceByte !== this.readBytes || fromByte < sinceByte || totalBytes < fromByte)
+    if (sinceByte !== this.readBytes || fromByte < sinceByte || totalBytes < fromByte) {
       return undefined;
+    }
     this.readBytes = totalBytes;
     return { text: output, lostBytes: fromByte - sinceByte, lostUnknown: false, exact: true };
   }

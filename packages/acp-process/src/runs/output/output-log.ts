@@ -53,7 +53,9 @@ export class OutputLog {
 
   appendOutput(text: string, final = false): number {
     if (text.length === 0) {
-      if (final) this.emitHits(this.watchers.feed("", true));
+      if (final) {
+        this.emitHits(this.watchers.feed("", true));
+      }
       return 0;
     }
     // Only the chunk's tail can reach the snippet: no copy of a large chunk per append.
@@ -66,7 +68,9 @@ export class OutputLog {
       this.record.outputBytes += Buffer.byteLength(piece, "utf8");
       this.record.lineCount += countNewlines(piece);
     }
-    if (items.length > 0) this.commit(items);
+    if (items.length > 0) {
+      this.commit(items);
+    }
     if (cappedBefore === 0 && (this.record.cappedBytes ?? 0) > 0) {
       this.appendNotice(
         `[acp-process] the output reached max_output_bytes (${this.record.maxOutputBytes} bytes); later output is not kept (the command keeps running and watchers still see it)`,
@@ -85,12 +89,18 @@ export class OutputLog {
   /** The part of `text` within the run's `maxOutputBytes` (cut on a character boundary); the rest is counted in `cappedBytes`. */
   private withinCap(text: string): string {
     const cap = this.record.maxOutputBytes;
-    if (!cap) return text;
+    if (!cap) {
+      return text;
+    }
     const bytes = Buffer.from(text, "utf8");
     const room = Math.max(0, cap - this.record.outputBytes);
-    if (bytes.length <= room) return text;
+    if (bytes.length <= room) {
+      return text;
+    }
     let end = room;
-    while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--; // back off a continuation byte
+    while (end > 0 && (bytes[end]! & 0xc0) === 0x80) {
+      end--; // back off a continuation byte
+    }
     this.record.cappedBytes = (this.record.cappedBytes ?? 0) + (bytes.length - end);
     return bytes.subarray(0, end).toString("utf8");
   }
@@ -117,8 +127,9 @@ export class OutputLog {
     } catch (error) {
       this.onStoreError(error);
     }
-    for (const item of items)
+    for (const item of items) {
       this.emit({ type: "output", runId: this.record.id, sessionId: this.record.sessionId, item });
+    }
   }
 
   /** Each hit is kept as an `event` item, then emitted with that item's seq and the snippet. */
@@ -139,7 +150,9 @@ export class OutputLog {
 }
 
 export function splitText(text: string, maxChars: number): string[] {
-  if (text.length <= maxChars) return [text];
+  if (text.length <= maxChars) {
+    return [text];
+  }
   const pieces: string[] = [];
   let rest = text;
   while (rest.length > maxChars) {
@@ -147,16 +160,22 @@ export function splitText(text: string, maxChars: number): string[] {
     let cut = newline >= maxChars / 2 ? newline + 1 : maxChars;
     // Never split a surrogate pair.
     const code = rest.charCodeAt(cut - 1);
-    if (code >= 0xd800 && code <= 0xdbff) cut--;
+    if (code >= 0xd800 && code <= 0xdbff) {
+      cut--;
+    }
     pieces.push(rest.slice(0, cut));
     rest = rest.slice(cut);
   }
-  if (rest.length > 0) pieces.push(rest);
+  if (rest.length > 0) {
+    pieces.push(rest);
+  }
   return pieces;
 }
 
 function countNewlines(text: string): number {
   let count = 0;
-  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) count++;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) {
+    count++;
+  }
   return count;
 }

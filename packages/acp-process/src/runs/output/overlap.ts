@@ -10,20 +10,30 @@ const MAX_CANDIDATES = 32;
 const HEAD_CHARS = 64;
 
 export function overlapLength(previous: string, next: string): number {
-  if (previous.length === 0 || next.length === 0) return 0;
-  if (next.startsWith(previous)) return previous.length;
+  if (previous.length === 0 || next.length === 0) {
+    return 0;
+  }
+  if (next.startsWith(previous)) {
+    return previous.length;
+  }
   const head = next.slice(0, Math.min(HEAD_CHARS, next.length));
   let from = 0;
   for (let tries = 0; tries < MAX_CANDIDATES; tries++) {
     const at = previous.indexOf(head, from);
-    if (at < 0) break;
-    if (next.startsWith(previous.slice(at))) return previous.length - at;
+    if (at < 0) {
+      break;
+    }
+    if (next.startsWith(previous.slice(at))) {
+      return previous.length - at;
+    }
     from = at + 1;
   }
   // Overlaps shorter than the head: only the last few characters of `previous` can match.
   const shortest = Math.max(1, previous.length - head.length + 1);
   for (let at = shortest; at < previous.length; at++) {
-    if (next.startsWith(previous.slice(at))) return previous.length - at;
+    if (next.startsWith(previous.slice(at))) {
+      return previous.length - at;
+    }
   }
   return 0;
 }

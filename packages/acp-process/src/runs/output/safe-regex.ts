@@ -38,7 +38,9 @@ export function unsafeRegexReason(source: string, flags = ""): string | null {
     first: string | null,
   ): Atom => {
     pendingBeforeLast = pending;
-    if (pending && !shareCharacter(pending.matcher, spec.matcher, matchFlags)) pending = undefined;
+    if (pending && !shareCharacter(pending.matcher, spec.matcher, matchFlags)) {
+      pending = undefined;
+    }
     return atom(frame, first, { repeatsInside: false, overlappingAlternatives: false, ...spec });
   };
   for (let i = 0; i < source.length;) {
@@ -51,8 +53,9 @@ export function unsafeRegexReason(source: string, flags = ""): string | null {
     }
     if (ch === "\\") {
       const next = source[i + 1] ?? "";
-      if (/[1-9]/.test(next) || (next === "k" && source[i + 2] === "<"))
+      if (/[1-9]/.test(next) || (next === "k" && source[i + 2] === "<")) {
         return "a backreference (\\1, \\k<name>) can take exponential time";
+      }
       const end = escapeEnd(source, i);
       last = see(frame, { matcher: source.slice(i, end) }, /[dDwWsSpP]/.test(next) ? null : next);
       i = end;
@@ -72,11 +75,14 @@ export function unsafeRegexReason(source: string, flags = ""): string | null {
       continue;
     }
     if (ch === ")") {
-      if (stack.length === 1) return null; // unbalanced: the RegExp constructor reports it
+      if (stack.length === 1) {
+        return null; // unbalanced: the RegExp constructor reports it
+      }
       const group = stack.pop()!;
       const parent = stack[stack.length - 1]!;
-      if (group.lookbehind && group.unbounded)
+      if (group.lookbehind && group.unbounded) {
         return "a lookbehind of unbounded length can take quadratic time or worse";
+      }
       parent.repeatsInside ||= group.repeatsInside;
       parent.unbounded ||= group.unbounded;
       pendingBeforeLast = pending;
@@ -99,17 +105,29 @@ export function unsafeRegexReason(source: string, flags = ""): string | null {
     const quantifier = readQuantifier(source, i);
     if (quantifier) {
       i = quantifier.end;
-      if (source[i] === "?") i += 1; // lazy: same backtracking
-      if (!last) continue;
+      if (source[i] === "?") {
+        i += 1; // lazy: same backtracking
+      }
+      if (!last) {
+        continue;
+      }
       // The atom may be absent, so it separates nothing.
-      if (quantifier.min === 0) pending = pendingBeforeLast;
-      if (!quantifier.repeats) continue;
-      if (last.repeatsInside)
+      if (quantifier.min === 0) {
+        pending = pendingBeforeLast;
+      }
+      if (!quantifier.repeats) {
+        continue;
+      }
+      if (last.repeatsInside) {
         return "a repeated group that itself contains a repeat (nested quantifier, e.g. (a+)+)";
-      if (last.overlappingAlternatives)
+      }
+      if (last.overlappingAlternatives) {
         return "a repeated group whose alternatives can match the same text (e.g. (a|ab)+ or (\\w|\\d)*)";
+      }
       frame.repeatsInside = true;
-      if (quantifier.unbounded) frame.unbounded = true;
+      if (quantifier.unbounded) {
+        frame.unbounded = true;
+      }
       if (quantifier.max > LONG_REPEAT) {
         if (pending && shareCharacter(pending.matcher, last.matcher, matchFlags)) {
           return `two open-ended repeats that can match the same text in sequence (e.g. .*a.*b or a*a*b; keep one and bound the other, e.g. .{0,${LONG_REPEAT}}a.*b, or separate them by a character the first cannot match, e.g. \\w+=\\d+)`;
@@ -139,7 +157,9 @@ const SAMPLE = [
  * same text between them, so repeats of them backtrack linearly.
  */
 function shareCharacter(a: string | null, b: string | null, flags: string): boolean {
-  if (a === null || b === null) return true;
+  if (a === null || b === null) {
+    return true;
+  }
   try {
     const left = new RegExp(`^(?:${a})$`, flags);
     const right = new RegExp(`^(?:${b})$`, flags);
@@ -192,7 +212,9 @@ function atom(frame: Frame, first: string | null, value: Atom): Atom {
 
 /** Two alternatives can start alike: an empty one, a class or `.` (could be anything), or equal literals. */
 function overlaps(firsts: (string | null | undefined)[], ignoreCase: boolean): boolean {
-  if (firsts.some((f) => f === undefined || f === null)) return true;
+  if (firsts.some((f) => f === undefined || f === null)) {
+    return true;
+  }
   const keys = firsts.map((f) => (ignoreCase ? f!.toLowerCase() : f!));
   return new Set(keys).size !== keys.length;
 }
@@ -207,12 +229,19 @@ interface Quantifier {
 
 function readQuantifier(source: string, i: number): Quantifier | null {
   const ch = source[i];
-  if (ch === "*" || ch === "+")
+  if (ch === "*" || ch === "+") {
     return { end: i + 1, repeats: true, unbounded: true, min: ch === "*" ? 0 : 1, max: Infinity };
-  if (ch === "?") return { end: i + 1, repeats: false, unbounded: false, min: 0, max: 1 };
-  if (ch !== "{") return null;
+  }
+  if (ch === "?") {
+    return { end: i + 1, repeats: false, unbounded: false, min: 0, max: 1 };
+  }
+  if (ch !== "{") {
+    return null;
+  }
   const m = /^\{(\d+)(,(\d*))?\}/.exec(source.slice(i));
-  if (!m) return null;
+  if (!m) {
+    return null;
+  }
   const max = m[2] === undefined ? Number(m[1]) : m[3] === "" ? Infinity : Number(m[3]);
   return {
     end: i + m[0].length,
@@ -230,24 +259,37 @@ function escapeEnd(source: string, i: number): number {
     const close = source.indexOf("}", i + 3);
     return close < 0 ? source.length : close + 1;
   }
-  if (next === "u") return i + 6;
-  if (next === "x") return i + 4;
-  if (next === "c") return i + 3;
+  if (next === "u") {
+    return i + 6;
+  }
+  if (next === "x") {
+    return i + 4;
+  }
+  if (next === "c") {
+    return i + 3;
+  }
   return i + 2;
 }
 
 /** Index after the character class opening at `i` (in JavaScript the first unescaped `]` closes it). */
 function classEnd(source: string, i: number): number {
   for (let j = i + 1; j < source.length; j++) {
-    if (source[j] === "\\") j++;
-    else if (source[j] === "]") return j + 1;
+    if (source[j] === "\\") {
+      j++;
+    } else if (source[j] === "]") {
+      return j + 1;
+    }
   }
   return source.length;
 }
 
 function groupPrefixLength(source: string, i: number): number {
-  if (source[i + 1] !== "?") return 1;
-  if (source.startsWith("(?<=", i) || source.startsWith("(?<!", i)) return 4;
+  if (source[i + 1] !== "?") {
+    return 1;
+  }
+  if (source.startsWith("(?<=", i) || source.startsWith("(?<!", i)) {
+    return 4;
+  }
   if (source.startsWith("(?<", i)) {
     const close = source.indexOf(">", i);
     return close < 0 ? 3 : close - i + 1;

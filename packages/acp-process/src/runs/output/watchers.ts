@@ -30,7 +30,8 @@ export interface WatchHit {
 
 interface Watcher {
   id: string;
-  spec: Required<Omit<WatcherSpec, "flags">> & { flags: string };
+  /** The spec with its defaults filled in. */
+  spec: { [K in keyof WatcherSpec]-?: NonNullable<WatcherSpec[K]> };
   regex: RegExp;
 }
 
@@ -73,8 +74,9 @@ export class WatcherSet {
       );
     }
     const flags = spec.flags ?? "";
-    if (!/^[imsu]*$/.test(flags))
+    if (!/^[imsu]*$/.test(flags)) {
       throw ProcessError.invalidParams("watch.flags", "some of i, m, s, u", flags);
+    }
     const unsafe = unsafeRegexReason(spec.regex, flags);
     if (unsafe !== null) {
       throw new ProcessError(
@@ -158,14 +160,20 @@ export class WatcherSet {
     this.appendWindow(text);
     const windowEnd = this.windowStart + this.window.length;
     for (const watcher of [...this.watchers]) {
-      if (watcher.spec.scope !== "stream") continue;
+      if (watcher.spec.scope !== "stream") {
+        continue;
+      }
       const floor = Math.max(this.lastStreamMatchEnd.get(watcher.id) ?? 0, this.windowStart);
       watcher.regex.lastIndex = floor - this.windowStart;
       for (const m of this.window.matchAll(watcher.regex)) {
         const start = this.windowStart + m.index;
         const end = start + m[0].length;
-        if (start < floor || m[0].length === 0) continue;
-        if (end === windowEnd && !final) break; // could grow with the next chunk
+        if (start < floor || m[0].length === 0) {
+          continue;
+        }
+        if (end === windowEnd && !final) {
+          break; // could grow with the next chunk
+        }
         this.lastStreamMatchEnd.set(watcher.id, end);
         hits.push({ watcherId: watcher.id, event: watcher.spec.event, match: m[0] });
         if (watcher.spec.once) {
@@ -189,12 +197,18 @@ export class WatcherSet {
         this.limits.maxLineChars,
       );
       for (const watcher of [...this.watchers]) {
-        if (watcher.spec.scope !== "line") continue;
+        if (watcher.spec.scope !== "line") {
+          continue;
+        }
         watcher.regex.lastIndex = 0;
         const m = watcher.regex.exec(line);
-        if (!m) continue;
+        if (!m) {
+          continue;
+        }
         hits.push({ watcherId: watcher.id, event: watcher.spec.event, match: m[0] });
-        if (watcher.spec.once) this.remove(watcher.id);
+        if (watcher.spec.once) {
+          this.remove(watcher.id);
+        }
       }
     }
   }

@@ -1,5 +1,17 @@
 import { setTimeout as sleep } from "node:timers/promises";
 
+/*
+ * Real time, for bounding calls to a client (real I/O that a ManualClock cannot speed up). Run
+ * timeouts, TTLs and timestamps take the injected clock instead (src/clock.ts); eslint keeps
+ * Date.now() and timers out of the rest of runs/.
+ */
+
+/** Real wall-clock milliseconds. */
+export const realNowMs = (): number => Date.now();
+
+/** Resolves after `ms` of real time (aborted early by `options.signal`). */
+export { sleep };
+
 /**
  * Waits for `promise` at most `ms` (real time: these bound calls to a client, they are not run
  * timeouts). Resolves `{ok: true, value}` or `{ok: false}` on timeout; the timer is always cleared.

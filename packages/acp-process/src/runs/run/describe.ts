@@ -38,8 +38,12 @@ export function describeEnd(
     default:
       break;
   }
-  if (exit?.exitCode === 0) return { status: "completed", error: null };
-  if (exit?.signal) return { status: "failed", error: `terminated by ${exit.signal}: ${command}` };
+  if (exit?.exitCode === 0) {
+    return { status: "completed", error: null };
+  }
+  if (exit?.signal) {
+    return { status: "failed", error: `terminated by ${exit.signal}: ${command}` };
+  }
   return { status: "failed", error: `exited with code ${exit?.exitCode ?? "unknown"}: ${command}` };
 }
 

@@ -14,19 +14,28 @@ export function armRunTimers(options: {
   onTimeout: (cause: "timeout" | "inactivity") => void;
 }): void {
   const { clock, signal, timeoutMs, idleTimeoutMs } = options;
-  if (signal.aborted) return;
+  if (signal.aborted) {
+    return;
+  }
   let cancelHard = (): void => {};
   let cancelIdle = (): void => {};
   signal.addEventListener("abort", () => (cancelHard(), cancelIdle()), { once: true });
 
-  if (timeoutMs > 0) cancelHard = clock.setTimeout(() => options.onTimeout("timeout"), timeoutMs);
+  if (timeoutMs > 0) {
+    cancelHard = clock.setTimeout(() => options.onTimeout("timeout"), timeoutMs);
+  }
 
   if (idleTimeoutMs > 0) {
     const check = (): void => {
-      if (signal.aborted) return;
+      if (signal.aborted) {
+        return;
+      }
       const idleMs = clock.now() - options.lastOutputAtMs();
-      if (idleMs >= idleTimeoutMs) options.onTimeout("inactivity");
-      else cancelIdle = clock.setTimeout(check, idleTimeoutMs - idleMs);
+      if (idleMs >= idleTimeoutMs) {
+        options.onTimeout("inactivity");
+      } else {
+        cancelIdle = clock.setTimeout(check, idleTimeoutMs - idleMs);
+      }
     };
     cancelIdle = clock.setTimeout(check, idleTimeoutMs);
   }

@@ -1,11 +1,10 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { messageOf, ProcessError } from "../../errors.js";
 import type { ProviderExitStatus, TerminalProvider } from "../../providers/types.js";
 import { SnapshotReader } from "./snapshot-reader.js";
 import { createParams, type RunLaunch } from "./launch.js";
 import { OutputLog } from "../output/output-log.js";
 import { armRunTimers } from "./run-timers.js";
-import { withinMs } from "./deadline.js";
+import { realNowMs, sleep, withinMs } from "./deadline.js";
 import { releaseTerminal } from "./release.js";
 import { killSequence, type KillReport } from "./terminate.js";
 import { classifyStartFailure } from "./start-failure.js";
@@ -93,7 +92,9 @@ export class Run {
 
   /** queued → running. Resolves once the terminal exists (or the run failed to start). */
   async start(): Promise<void> {
-    if (this.currentPhase !== "queued" || this.record.cause) return;
+    if (this.currentPhase !== "queued" || this.record.cause) {
+      return;
+    }
     const { provider, tuning } = this.ctx;
     this.currentPhase = "starting";
     try {
@@ -145,14 +146,17 @@ export class Run {
     });
     this.watchExit(this.record.terminalId);
     // Killed while the create request was in flight: end it now that it has a terminal.
-    if (this.record.cause) await this.terminate(this.record.cause);
+    if (this.record.cause) {
+      await this.terminate(this.record.cause);
+    }
   }
 
   /** Reads the client's output now (coalesced with a read already in flight). */
   async refresh(): Promise<void> {
     // A client that stops answering must not hang readers: they get what was read so far.
-    if (this.reader && !this.isSettled)
+    if (this.reader && !this.isSettled) {
       await withinMs(this.reader.read(), this.ctx.tuning.callWaitMs);
+    }
   }
 
   /**
@@ -176,7 +180,9 @@ export class Run {
     options: { signal?: string; forceAfterMs?: number; escalate?: boolean } = {},
   ): Promise<KillReport> {
     const none: KillReport = { settled: true, signalsSent: [] };
-    if (this.isSettled) return none;
+    if (this.isSettled) {
+      return none;
+    }
     // It already ended on its own (its final output is being read): that end is the first cause.
     if (this.currentPhase === "exited") {
       await this.settled;
@@ -185,7 +191,9 @@ export class Run {
     this.record.cause ??= cause;
     if (this.currentPhase === "queued" || this.currentPhase === "starting") {
       // While the terminal is being created, start() ends it as soon as it exists.
-      if (this.currentPhase === "queued") await this.settle();
+      if (this.currentPhase === "queued") {
+        await this.settle();
+      }
       await this.settled;
       return none;
     }
@@ -234,17 +242,23 @@ export class Run {
 
   private async sampleNow(): Promise<void> {
     const terminalId = this.record.terminalId;
-    if (!terminalId || this.currentPhase !== "running") return;
+    if (!terminalId || this.currentPhase !== "running") {
+      return;
+    }
     const sample = await sampleUsage(
       this.ctx.provider,
       terminalId,
       this.record.resourceUsage ?? null,
     );
-    if (sample) this.record.resourceUsage = sample;
+    if (sample) {
+      this.record.resourceUsage = sample;
+    }
   }
 
   private sampleUsagePeriodically(): void {
-    if (!this.ctx.provider.resourceUsage) return;
+    if (!this.ctx.provider.resourceUsage) {
+      return;
+    }
     void this.takeUsageSample();
     const stop = repeatOnClock(this.ctx.clock, USAGE_SAMPLE_MS, () => void this.takeUsageSample());
     this.controller.signal.addEventListener("abort", stop, { once: true });
@@ -270,7 +284,9 @@ export class Run {
 
   /** running → exited; an exit noted already (or a run already settling) keeps its end. */
   private noteExit(status: ProviderExitStatus): void {
-    if (this.currentPhase !== "running") return;
+    if (this.currentPhase !== "running") {
+      return;
+    }
     this.exitStatus = status;
     this.currentPhase = "exited";
   }
@@ -280,10 +296,12 @@ export class Run {
     this.reader?.wake();
     // The final output: read until the client says the output is drained, bounded in time (each
     // read by callWaitMs too: a client that stops answering must not keep the run from settling).
-    const deadline = Date.now() + this.ctx.tuning.exitDrainMs;
+    const deadline = realNowMs() + this.ctx.tuning.exitDrainMs;
     while (this.reader && !this.isSettled) {
       const read = await withinMs(this.reader.read(), this.ctx.tuning.callWaitMs);
-      if ((read.ok && read.value) || Date.now() >= deadline) break;
+      if ((read.ok && read.value) || realNowMs() >= deadline) {
+        break;
+      }
       await sleep(this.ctx.tuning.pollMinMs);
     }
     await this.settle();
@@ -298,7 +316,9 @@ export class Run {
    * that fails here is noted in `error`; the terminal is released and waiters resolve regardless.
    */
   private async settle(): Promise<void> {
-    if (this.isSettled) return;
+    if (this.isSettled) {
+      return;
+    }
     this.currentPhase = "settling";
     this.controller.abort();
     try {
@@ -309,9 +329,11 @@ export class Run {
       this.record.exitCode = this.exitStatus?.exitCode ?? null;
       this.record.signal = this.exitStatus?.signal ?? null;
       // A store failure noted earlier stays, after the reason the run ended.
-      if (end.error && this.storeFailure !== null && this.record.error === this.storeFailure)
+      if (end.error && this.storeFailure !== null && this.record.error === this.storeFailure) {
         this.record.error = `${end.error}; ${this.storeFailure}`;
-      else this.record.error ??= end.error;
+      } else {
+        this.record.error ??= end.error;
+      }
       this.record.endedAtMs = this.ctx.clock.now();
       this.transition(end.status);
       if (!this.record.exitNotified) {
@@ -338,7 +360,9 @@ export class Run {
   }
 
   private noteStoreFailure(error: unknown): void {
-    if (this.storeFailure !== null) return; // the first failure says it; the rest would repeat it
+    if (this.storeFailure !== null) {
+      return; // the first failure says it; the rest would repeat it
+    }
     this.storeFailure = `the run store failed (${messageOf(error)}), so this run's stored record or output may be incomplete: check the disk and the database file`;
     this.record.error = this.record.error
       ? `${this.record.error}; ${this.storeFailure}`
@@ -356,22 +380,27 @@ export class Run {
 
   private async release(): Promise<void> {
     const terminalId = this.record.terminalId;
-    if (!terminalId) return;
+    if (!terminalId) {
+      return;
+    }
     const failure = await releaseTerminal(
       this.ctx.provider,
       terminalId,
       this.startHook,
       this.ctx.tuning.releaseWaitMs,
     );
-    if (failure !== null)
+    if (failure !== null) {
       this.log.appendNotice(`[acp-process] releasing terminal ${terminalId} failed: ${failure}`);
+    }
     this.record.terminalId = null;
     this.save();
   }
 
   private transition(status: RunRecord["status"]): void {
     const previous = this.record.status;
-    if (previous === status) return;
+    if (previous === status) {
+      return;
+    }
     this.record.status = status;
     this.save();
     this.ctx.emit({ type: "status", run: this.snapshot(), previous });

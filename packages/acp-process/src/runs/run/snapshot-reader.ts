@@ -1,8 +1,8 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { messageOf } from "../../errors.js";
 import type { TerminalProvider } from "../../providers/types.js";
 import { SnapshotDelta } from "../output/delta.js";
 import type { OutputLog } from "../output/output-log.js";
+import { realNowMs, sleep } from "./deadline.js";
 
 /**
  * Background polling reads at most ~8 MB/s of whole snapshots (a 1 MiB tail: every ~130 ms).
@@ -55,7 +55,7 @@ export class SnapshotReader {
     stop: () => boolean;
   }): Promise<void> {
     let intervalMs = options.minMs;
-    let lastGrowthAtMs = Date.now();
+    let lastGrowthAtMs = realNowMs();
     // The first read waits one interval: a quick command has exited by then and is read once, on exit.
     for (;;) {
       this.wakeController = new AbortController();
@@ -63,13 +63,17 @@ export class SnapshotReader {
       await sleep(intervalMs, undefined, { signal }).catch(
         () => undefined /* woken: exit or settle */,
       );
-      if (options.stop() || options.signal.aborted) return;
+      if (options.stop() || options.signal.aborted) {
+        return;
+      }
       const before = this.log.itemCount;
       await this.read();
-      if (this.log.itemCount > before) lastGrowthAtMs = Date.now();
+      if (this.log.itemCount > before) {
+        lastGrowthAtMs = realNowMs();
+      }
       // Stay fast for a while after output (lines often come in bursts), then back off.
       intervalMs =
-        Date.now() - lastGrowthAtMs < options.maxMs
+        realNowMs() - lastGrowthAtMs < options.maxMs
           ? options.minMs
           : Math.min(options.maxMs, intervalMs * 2);
       // A whole snapshot repeats the retained tail each time: cap the polling bandwidth.
@@ -94,17 +98,21 @@ export class SnapshotReader {
       // provider that keeps failing is given up rather than polled forever.
       this.failures += 1;
       const message = messageOf(error);
-      if (this.failures === 1)
+      if (this.failures === 1) {
         this.log.appendNotice(`[acp-process] reading the output failed (${message}); retrying`);
-      if (this.failures === MAX_READ_FAILURES)
+      }
+      if (this.failures === MAX_READ_FAILURES) {
         this.onGiveUp(`reading the output failed ${MAX_READ_FAILURES} times in a row (${message})`);
+      }
       return false;
     }
     this.failures = 0;
     const increment = sinceByte !== undefined && snapshot.fromByte !== undefined;
     this.lastSnapshotChars = increment ? 0 : snapshot.output.length;
     const exited = Boolean(snapshot.exitStatus);
-    if (this.log.appendDelta(this.delta.next(snapshot, sinceByte), exited) > 0) this.onOutput();
+    if (this.log.appendDelta(this.delta.next(snapshot, sinceByte), exited) > 0) {
+      this.onOutput();
+    }
     return exited;
   }
 }

@@ -1,4 +1,5 @@
 import type { StartFailure } from "../../model/run-record.js";
+import { messageOf } from "../../errors.js";
 
 /**
  * Classifies why a provider's `create` failed. acp-terminal's host (in process, or behind the ACP
@@ -10,17 +11,21 @@ export function classifyStartFailure(error: unknown): StartFailure {
     error !== null && typeof error === "object"
       ? (error as { code?: unknown; data?: unknown })
       : {};
-  const data =
-    fields.data !== null && typeof fields.data === "object"
-      ? (fields.data as Record<string, unknown>)
-      : {};
-  const reason = typeof data["reason"] === "string" ? data["reason"] : fields.code;
-  if (reason === "denied") return "denied";
+  const data: object = fields.data !== null && typeof fields.data === "object" ? fields.data : {};
+  const reason = "reason" in data && typeof data.reason === "string" ? data.reason : fields.code;
+  if (reason === "denied") {
+    return "denied";
+  }
   // ENOENT for a missing cwd carries `cwd`, not `command`: that is not a missing command.
-  if (data["code"] === "ENOENT" && "command" in data && !("cwd" in data))
+  if ("code" in data && data.code === "ENOENT" && "command" in data && !("cwd" in data)) {
     return "command_not_found";
-  const message = error instanceof Error ? error.message : String(error);
-  if (/^Command not found\b/i.test(message)) return "command_not_found";
-  if (/^Denied\b/.test(message)) return "denied";
+  }
+  const message = messageOf(error);
+  if (/^Command not found\b/i.test(message)) {
+    return "command_not_found";
+  }
+  if (/^Denied\b/.test(message)) {
+    return "denied";
+  }
   return "spawn_failed";
 }

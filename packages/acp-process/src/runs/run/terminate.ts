@@ -38,23 +38,29 @@ export async function killSequence(
   if (wanted) {
     if (canSignal) {
       const delivered = await callProvider(target, () => provider.signal!(terminalId, wanted));
-      if (delivered) signalsSent.push(wanted);
-      if (options.escalate === false)
+      if (delivered) {
+        signalsSent.push(wanted);
+      }
+      if (options.escalate === false) {
         return { settled: await target.settledWithin(options.killWaitMs), signalsSent };
+      }
       if (
         delivered &&
         (await target.settledWithin(
           wanted === "SIGKILL" ? options.killWaitMs : options.forceAfterMs,
         ))
-      )
+      ) {
         return { settled: true, signalsSent };
+      }
       if (delivered && wanted !== "SIGKILL") {
         log.appendNotice(
           `[acp-process] ${wanted} did not end the command within ${options.forceAfterMs} ms; forcing it with SIGKILL`,
         );
         if (await callProvider(target, () => provider.signal!(terminalId, "SIGKILL"))) {
           signalsSent.push("SIGKILL");
-          if (await target.settledWithin(options.killWaitMs)) return { settled: true, signalsSent };
+          if (await target.settledWithin(options.killWaitMs)) {
+            return { settled: true, signalsSent };
+          }
         }
       }
     } else if (wanted !== "SIGKILL") {
@@ -63,8 +69,9 @@ export async function killSequence(
       );
     }
   }
-  if (await callProvider(target, () => provider.kill(terminalId)))
+  if (await callProvider(target, () => provider.kill(terminalId))) {
     signalsSent.push("terminal/kill");
+  }
   return { settled: await target.settledWithin(options.killWaitMs), signalsSent };
 }
 
@@ -76,10 +83,11 @@ async function callProvider(target: KillTarget, call: () => Promise<void>): Prom
   const { provider, log, callWaitMs } = target;
   try {
     const answered = await withinMs(call(), callWaitMs);
-    if (!answered.ok)
+    if (!answered.ok) {
       log.appendNotice(
         `[acp-process] the ${provider.kind} provider did not answer within ${callWaitMs} ms`,
       );
+    }
     return answered.ok;
   } catch (error) {
     // The command may have exited meanwhile; the exit path settles the run either way.

@@ -13,14 +13,18 @@ export async function sampleUsage(
   terminalId: string,
   previous: ResourceUsage | null,
 ): Promise<ResourceUsage | null> {
-  if (!provider.resourceUsage) return null;
+  if (!provider.resourceUsage) {
+    return null;
+  }
   let usage: ResourceUsage | null;
   try {
     usage = await provider.resourceUsage(terminalId);
   } catch {
     return null; // the terminal went away between the check and the read
   }
-  if (!usage) return null;
+  if (!usage) {
+    return null;
+  }
   const peak = Math.max(usage.memoryPeakBytes, usage.rssBytes, previous?.memoryPeakBytes ?? 0);
   return {
     ...usage,

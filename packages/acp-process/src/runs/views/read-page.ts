@@ -38,7 +38,9 @@ export function readPage(
   const items: RunItem[] = [];
   let chars = 0;
   for (const item of page.items) {
-    if (items.length > 0 && chars + item.text.length > query.maxChars) break;
+    if (items.length > 0 && chars + item.text.length > query.maxChars) {
+      break;
+    }
     items.push(item);
     chars += item.text.length;
   }

@@ -8,7 +8,9 @@ import type { Run } from "../run/run.js";
 export async function runUsage(
   run: Run | undefined,
 ): Promise<{ usage: ResourceUsage | null; note?: string }> {
-  if (!run) return { usage: null, note: "measured only while the command runs" };
+  if (!run) {
+    return { usage: null, note: "measured only while the command runs" };
+  }
   if (!run.provider.resourceUsage) {
     return {
       usage: null,
@@ -17,12 +19,15 @@ export async function runUsage(
   }
   await run.takeUsageSample();
   const usage = run.record.resourceUsage ?? null;
-  if (usage) return { usage };
-  if (run.record.status !== "running")
+  if (usage) {
+    return { usage };
+  }
+  if (run.record.status !== "running") {
     return {
       usage: null,
       note: "no sample was taken while the command ran (it never started, or ended before the first sample)",
     };
+  }
   return {
     usage: null,
     note: "not measurable here: read from /proc for the command's process group, on Linux only (or the command has just exited)",

@@ -14,7 +14,11 @@ export interface LineView {
 /** Output text of retained items (notices excluded). */
 function outputText(items: readonly RunItem[]): string {
   let text = "";
-  for (const item of items) if (item.kind === "output") text += item.text;
+  for (const item of items) {
+    if (item.kind === "output") {
+      text += item.text;
+    }
+  }
   return text;
 }
 
@@ -31,7 +35,9 @@ export function lineView(
   const endsOpen = text.length > 0 && !text.endsWith("\n");
   const totalLines = record.lineCount + (endsOpen ? 1 : 0);
   const parts = text.split("\n");
-  if (!endsOpen) parts.pop();
+  if (!endsOpen) {
+    parts.pop();
+  }
   const retainedStart = totalLines - parts.length;
   // When older output was dropped, the first retained part may be the tail of a longer line;
   // we never present a possibly partial line as whole.
@@ -73,8 +79,9 @@ export function storeTail(
   for (let limit = 16; ; limit *= 4) {
     const items = store.lastItems(runId, limit);
     const chars = items.reduce((n, item) => n + (item.kind === "output" ? item.text.length : 0), 0);
-    if (chars >= maxChars || items.length < limit || limit >= store.retention.maxItemsPerRun)
+    if (chars >= maxChars || items.length < limit || limit >= store.retention.maxItemsPerRun) {
       return tailText(items, maxChars);
+    }
   }
 }
 
@@ -86,10 +93,14 @@ export function tailText(
   let text = "";
   for (let i = items.length - 1; i >= 0 && text.length < maxChars; i--) {
     const item = items[i]!;
-    if (item.kind === "output") text = item.text + text;
+    if (item.kind === "output") {
+      text = item.text + text;
+    }
   }
   const truncated = text.length > maxChars || (items.length > 0 && items[0]!.byteOffset > 0);
-  if (text.length <= maxChars) return { text, truncated };
+  if (text.length <= maxChars) {
+    return { text, truncated };
+  }
   // Cut at a character boundary: starting on the second half of a surrogate pair would show U+FFFD.
   const start = text.length - maxChars;
   const code = text.charCodeAt(start);
@@ -112,9 +123,13 @@ export function wholeCharacterBytes(
   const isContinuation = (index: number): boolean =>
     index < bytes.length && (bytes[index]! & 0xc0) === 0x80;
   let from = Math.min(Math.max(query.offset, firstRetainedByte) - firstRetainedByte, bytes.length);
-  while (isContinuation(from)) from++;
+  while (isContinuation(from)) {
+    from++;
+  }
   let to = Math.min(from + Math.max(0, query.limit), bytes.length);
-  while (to > from && isContinuation(to)) to--;
+  while (to > from && isContinuation(to)) {
+    to--;
+  }
   return {
     text: bytes.subarray(from, to).toString("utf8"),
     offset: firstRetainedByte + from,

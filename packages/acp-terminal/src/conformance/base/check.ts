@@ -15,7 +15,7 @@ export interface CheckContext {
   /** Shows the terminal inside the check's tool call. */
   embed(terminalId: string): Promise<void>;
   /** The client's acp-terminal extension capability, when advertised. */
-  extension?: AcpTerminalCapability;
+  extension?: AcpTerminalCapability | undefined;
 }
 
 export interface Check {

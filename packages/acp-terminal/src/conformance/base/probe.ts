@@ -20,12 +20,14 @@ export class CheckSkip extends Error {
 
 /** Fails the check with `detail` unless `condition` holds. */
 export function expect(condition: unknown, detail: string): asserts condition {
-  if (!condition) throw new CheckFailure(detail);
+  if (!condition) {
+    throw new CheckFailure(detail);
+  }
 }
 
 /** A JSON-RPC error as the client sent it. */
 export interface RpcError {
-  code?: number;
+  code?: number | undefined;
   message: string;
 }
 
@@ -91,7 +93,9 @@ export class TerminalProbe {
     params: Omit<CreateTerminalRequest, "sessionId">,
     timeoutMs?: number,
   ): Promise<string> {
-    if (this.closed) throw new CheckFailure("the check already ended");
+    if (this.closed) {
+      throw new CheckFailure("the check already ended");
+    }
     const { terminalId } = await bounded(
       "terminal/create",
       this.client.request("terminal/create", { sessionId: this.sessionId, ...params }),
@@ -163,11 +167,14 @@ export class TerminalProbe {
     const deadline = Date.now() + timeoutMs;
     for (let pause = 10; ; pause = Math.min(pause * 2, 200)) {
       const output = await this.output(terminalId);
-      if (predicate(output)) return output;
-      if (Date.now() > deadline)
+      if (predicate(output)) {
+        return output;
+      }
+      if (Date.now() > deadline) {
         throw new CheckFailure(
           `${what} within ${timeoutMs} ms; output so far: ${JSON.stringify(output.output.slice(-200))}`,
         );
+      }
       // Polling the client is the only way to observe a v1 terminal: back off between reads.
       await delay(pause);
     }

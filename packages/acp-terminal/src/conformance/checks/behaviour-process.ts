@@ -57,7 +57,9 @@ export const processBehaviourChecks: Check[] = [
           `wait_for_exit returned ${JSON.stringify(status)} while the background sleep still held the output open`,
         );
       } catch (error) {
-        if (!(error instanceof CheckFailure) || error instanceof RpcFailure) throw error;
+        if (!(error instanceof CheckFailure) || error instanceof RpcFailure) {
+          throw error;
+        }
         pid = pidIn((await probe.output(id)).output, "grandchild");
         return observed(
           false,
@@ -109,7 +111,9 @@ export const processBehaviourChecks: Check[] = [
       try {
         id = await probe.create({ ...sh("pwd"), cwd: "." });
       } catch (error) {
-        if (!(error instanceof RpcFailure)) throw error;
+        if (!(error instanceof RpcFailure)) {
+          throw error;
+        }
         return observed(
           error.rpc.code === -32602,
           `cwd "." refused with code ${error.rpc.code}: ${error.rpc.message}`,

@@ -15,7 +15,9 @@ export const behaviourChecks: Check[] = [
       try {
         id = await probe.create({ command: "echo $((6*7)) | tr 4 x" });
       } catch (error) {
-        if (!(error instanceof RpcFailure)) throw error;
+        if (!(error instanceof RpcFailure)) {
+          throw error;
+        }
         return observed(
           false,
           `no shell: the command line was taken as a program name (${error.rpc.message})`,
@@ -59,7 +61,9 @@ export const behaviourChecks: Check[] = [
         const status = await probe.waitForExit(id, 3_000);
         return observed(status.exitCode === 0, `cat exited at once with ${JSON.stringify(status)}`);
       } catch (error) {
-        if (!(error instanceof CheckFailure) || error instanceof RpcFailure) throw error;
+        if (!(error instanceof CheckFailure) || error instanceof RpcFailure) {
+          throw error;
+        }
         await probe.kill(id);
         return observed(false, "cat was still waiting for input after 3 s: stdin is left open");
       }
@@ -73,7 +77,9 @@ export const behaviourChecks: Check[] = [
       try {
         await probe.output(`no-such-terminal-${randomUUID()}`);
       } catch (error) {
-        if (!(error instanceof RpcFailure)) throw error;
+        if (!(error instanceof RpcFailure)) {
+          throw error;
+        }
         return observed(error.rpc.code === -32002, `code ${error.rpc.code}: ${error.rpc.message}`);
       }
       throw new CheckFailure("terminal/output on an unknown id succeeded");
@@ -91,7 +97,9 @@ export const behaviourChecks: Check[] = [
         await probe.release(id);
         return observed(true, "the second release succeeds");
       } catch (error) {
-        if (!(error instanceof RpcFailure)) throw error;
+        if (!(error instanceof RpcFailure)) {
+          throw error;
+        }
         return observed(false, `the second release fails: ${error.rpc.message}`);
       }
     },
@@ -108,11 +116,12 @@ export const behaviourChecks: Check[] = [
       await probe.waitForExit(id, 10_000);
       const { output, truncated } = await probe.output(id);
       const kept = Buffer.byteLength(output);
-      if (!truncated)
+      if (!truncated) {
         return observed(
           false,
           `kept all ${kept} of ${DEFAULT_LIMIT_PROBE_BYTES} bytes (no default limit below 1.5 MiB)`,
         );
+      }
       return observed(
         kept === 1024 * 1024,
         `kept the newest ${kept} of ${DEFAULT_LIMIT_PROBE_BYTES} bytes, truncated`,
@@ -127,13 +136,18 @@ export const behaviourChecks: Check[] = [
       const id = await probe.create({ ...sh("printf 0123456789"), outputByteLimit: 4 });
       await probe.waitForExit(id);
       const response = await probe.output(id);
-      const cursors = response._meta?.[ACP_TERMINAL_META_KEY] as
-        { totalBytes?: unknown; droppedBytes?: unknown } | undefined;
-      if (cursors === undefined) return observed(false, "no cursors in _meta");
-      const exact = cursors.totalBytes === 10 && cursors.droppedBytes === 6;
+      const cursors: unknown = response._meta?.[ACP_TERMINAL_META_KEY];
+      if (cursors === undefined) {
+        return observed(false, "no cursors in _meta");
+      }
+      const field = (name: string): unknown =>
+        typeof cursors === "object" && cursors !== null && name in cursors
+          ? Reflect.get(cursors, name)
+          : undefined;
+      const exact = field("totalBytes") === 10 && field("droppedBytes") === 6;
       return observed(
         exact,
-        `totalBytes ${String(cursors.totalBytes)}, droppedBytes ${String(cursors.droppedBytes)} for 10 bytes with limit 4`,
+        `totalBytes ${String(field("totalBytes"))}, droppedBytes ${String(field("droppedBytes"))} for 10 bytes with limit 4`,
       );
     },
   },

@@ -9,10 +9,12 @@ import { CheckSkip, expect } from "../base/probe.js";
 import { outputSinceCheck } from "./output-since.js";
 
 function requireMethod(ctx: CheckContext, method: string): void {
-  if (ctx.extension === undefined)
+  if (ctx.extension === undefined) {
     throw new CheckSkip(`the client does not advertise _meta["${ACP_TERMINAL_META_KEY}"]`);
-  if (!ctx.extension.methods.includes(method))
+  }
+  if (!ctx.extension.methods.includes(method)) {
     throw new CheckSkip(`the client does not list ${method}`);
+  }
 }
 
 const meta = (value: Record<string, unknown>) => ({ [ACP_TERMINAL_META_KEY]: value });
@@ -48,8 +50,9 @@ export const extensionChecks: Check[] = [
     kind: "extension",
     async run(ctx) {
       requireMethod(ctx, RESIZE_METHOD);
-      if (ctx.extension?.pty !== true)
+      if (ctx.extension?.pty !== true) {
         throw new CheckSkip("the client does not offer PTY terminals");
+      }
       const { probe, embed } = ctx;
       const id = await probe.create({
         ...sh("stty size; read line; stty size"),
@@ -100,8 +103,9 @@ export const extensionChecks: Check[] = [
     name: 'terminal/kill honours _meta["acp-terminal"].signal',
     kind: "extension",
     async run(ctx) {
-      if (ctx.extension === undefined)
+      if (ctx.extension === undefined) {
         throw new CheckSkip(`the client does not advertise _meta["${ACP_TERMINAL_META_KEY}"]`);
+      }
       const { probe, embed } = ctx;
       const id = await probe.create({ command: "sleep", args: ["60"] });
       await embed(id);

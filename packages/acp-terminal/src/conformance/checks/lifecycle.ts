@@ -140,8 +140,9 @@ export const lifecycleChecks: Check[] = [
       const pid = pidIn(output, "pid")!;
       skipUnlessVisible(pid);
       await probe.release(id);
-      if (!(await untilGone(pid, 3_000)))
+      if (!(await untilGone(pid, 3_000))) {
         throw new CheckFailure(`process ${pid} still runs 3 s after terminal/release`);
+      }
       return `process ${pid} ended after release`;
     },
   },
@@ -160,7 +161,9 @@ export const lifecycleChecks: Check[] = [
           `terminal/output on a released id answered ${JSON.stringify(output)} instead of an error`,
         );
       } catch (error) {
-        if (!(error instanceof RpcFailure)) throw error;
+        if (!(error instanceof RpcFailure)) {
+          throw error;
+        }
         return `terminal/output on the released id fails: ${error.rpc.message} (code ${error.rpc.code})`;
       }
     },
@@ -182,7 +185,9 @@ export const lifecycleChecks: Check[] = [
             `a call on unknown id ${id} answered ${JSON.stringify(answer)} instead of an error`,
           );
         } catch (error) {
-          if (!(error instanceof RpcFailure)) throw error;
+          if (!(error instanceof RpcFailure)) {
+            throw error;
+          }
         }
       }
       return "terminal/output, wait_for_exit and kill on an unknown id all fail";

@@ -36,10 +36,12 @@ export const outputSinceCheck: Check = {
   name: 'terminal/output honours _meta["acp-terminal"].sinceByte (exact increments)',
   kind: "extension",
   async run(ctx) {
-    if (ctx.extension === undefined)
+    if (ctx.extension === undefined) {
       throw new CheckSkip(`the client does not advertise _meta["${ACP_TERMINAL_META_KEY}"]`);
-    if (!ctx.extension.outputSince)
+    }
+    if (!ctx.extension.outputSince) {
       throw new CheckSkip("the client does not advertise outputSince");
+    }
     const { probe, embed } = ctx;
     // "abcdéfgh": 9 bytes, é at bytes 4..5.
     const id = await probe.create(sh("printf 'abcd\\303\\251fgh'"));

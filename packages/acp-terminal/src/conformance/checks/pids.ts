@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import { CheckSkip } from "../base/probe.js";
+import { errnoCodeOf } from "../../core/thrown.js";
 
 /**
  * Watching the client's processes from the agent. Checks that need it run only when the client
@@ -24,7 +25,7 @@ export function isAlive(pid: number): boolean {
     process.kill(pid, 0);
   } catch (error) {
     // EPERM: it exists but belongs to someone else; ESRCH: it is gone.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    return errnoCodeOf(error) === "EPERM";
   }
   return !isZombie(pid);
 }
@@ -50,17 +51,20 @@ export function pidIn(output: string, name: string): number | undefined {
 
 /** Skips the check when `pid` (the client's) cannot be watched from here. */
 export function skipUnlessVisible(pid: number): void {
-  if (!isAlive(pid))
+  if (!isAlive(pid)) {
     throw new CheckSkip(
       `process ${pid} is not visible from the agent (another machine or pid namespace)`,
     );
+  }
 }
 
 /** Resolves true once `pid` is gone, false if it still runs after `timeoutMs`. */
 export async function untilGone(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (isAlive(pid)) {
-    if (Date.now() > deadline) return false;
+    if (Date.now() > deadline) {
+      return false;
+    }
     // Watching another process end: there is no event to wait on, so poll briefly.
     await delay(20);
   }
@@ -73,17 +77,17 @@ export async function untilGone(pid: number, timeoutMs: number): Promise<boolean
  * Returns whether there was one to kill.
  */
 export function killLeftover(pid: number | undefined): boolean {
-  if (pid === undefined || !isAlive(pid)) return false;
+  if (pid === undefined || !isAlive(pid)) {
+    return false;
+  }
   try {
     process.kill(pid, "SIGKILL");
     return true;
   } catch (error) {
     // ESRCH: it ended meanwhile; EPERM: not ours to kill (pid reused). Either way nothing to do.
-    if (
-      (error as NodeJS.ErrnoException).code === "ESRCH" ||
-      (error as NodeJS.ErrnoException).code === "EPERM"
-    )
+    if (errnoCodeOf(error) === "ESRCH" || errnoCodeOf(error) === "EPERM") {
       return false;
+    }
     throw error;
   }
 }

@@ -16,13 +16,14 @@ import { DEFAULT_CANCEL_WINDOW_MS } from "./base/cancel-scenario.js";
 import { summarizeV2, summaryTextV2, type V2ConformanceReport } from "./report.js";
 import { runV2Checks } from "./runner.js";
 import { V2Session } from "./base/session.js";
+import { messageOf } from "../../core/thrown.js";
 
 export interface ConformanceAgentV2Options {
   /** Write the JSON report here after every battery. */
-  reportPath?: string;
+  reportPath?: string | undefined;
   checks?: readonly V2Check[];
   /** How long the cancel checks wait for the client to send `terminal/cancel`; 0 skips the wait. */
-  cancelWindowMs?: number;
+  cancelWindowMs?: number | undefined;
   /** Each running battery is added here until it has ended and its report is written. */
   batteries?: Set<Promise<unknown>>;
 }
@@ -30,7 +31,7 @@ export interface ConformanceAgentV2Options {
 interface SessionState {
   cwd: string;
   /** The running battery: its cancel, its session view for `terminal/cancel`, its end. */
-  running?: { abort: AbortController; session: V2Session; done: Promise<void> };
+  running?: { abort: AbortController; session: V2Session; done: Promise<void> } | undefined;
 }
 
 /** Longest `session/close` waits for a cancelled battery's final updates before answering. */
@@ -72,15 +73,17 @@ export function conformanceAgentV2(options: ConformanceAgentV2Options = {}): Age
     }))
     .onRequest("session/resume", async ({ params, client }) => {
       const state = sessions.get(params.sessionId);
-      if (state === undefined)
+      if (state === undefined) {
         throw new RequestError(-32002, "Resource not found: this process has no such session", {
           sessionId: params.sessionId,
         });
-      if (params.replayFrom != null && params.replayFrom.type !== "start")
+      }
+      if (params.replayFrom != null && params.replayFrom.type !== "start") {
         throw RequestError.invalidParams(
           { replayFrom: params.replayFrom },
           "only the replay cursor `start` is supported",
         );
+      }
       // No history is retained, so `start` replays nothing; the current-state snapshot comes
       // before the response, as the draft requires.
       await client.notify("session/update", {
@@ -112,18 +115,20 @@ export function conformanceAgentV2(options: ConformanceAgentV2Options = {}): Age
     })
     .onRequest("terminal/cancel", async ({ params }) => {
       const running = sessions.get(params.sessionId)?.running;
-      if (running === undefined)
+      if (running === undefined) {
         throw RequestError.invalidParams(
           { terminalId: params.terminalId },
           "no conformance battery is running in this session, so it has no terminals",
         );
+      }
       await running.session.onCancel(params.terminalId);
       return {};
     })
     .onRequest("session/prompt", async ({ params, client }) => {
       const state = sessions.get(params.sessionId);
-      if (state === undefined)
+      if (state === undefined) {
         throw RequestError.invalidParams({ sessionId: params.sessionId }, "unknown session");
+      }
       const messageId = randomUUID();
       await client.notify("session/update", {
         sessionId: params.sessionId,
@@ -152,7 +157,9 @@ export function conformanceAgentV2(options: ConformanceAgentV2Options = {}): Age
       state.running = running;
       await session.state("running");
       const work = runBattery(session, abort.signal, ++battery).finally(() => {
-        if (state.running === running) state.running = undefined;
+        if (state.running === running) {
+          state.running = undefined;
+        }
         options.batteries?.delete(work);
       });
       running.done = work;
@@ -188,17 +195,22 @@ export function conformanceAgentV2(options: ConformanceAgentV2Options = {}): Age
               "utf8",
             ).then(
               () => undefined,
-              (error: unknown) => (error instanceof Error ? error.message : String(error)),
+              (error: unknown) => messageOf(error),
             );
-      if (session.connectionSignal.aborted) return;
-      if (written !== undefined)
+      if (session.connectionSignal.aborted) {
+        return;
+      }
+      if (written !== undefined) {
         await session.say(`Could not write the report to ${options.reportPath}: ${written}\n`);
+      }
       await session.say(summaryTextV2(summary));
       await session.state("idle", signal.aborted ? "cancelled" : "end_turn");
     } catch (error) {
       // A closed connection ends a battery early: there is nobody left to tell.
-      if (session.connectionSignal.aborted) return;
-      const message = error instanceof Error ? error.message : String(error);
+      if (session.connectionSignal.aborted) {
+        return;
+      }
+      const message = messageOf(error);
       await session
         .say(`The battery stopped: ${message}\n`)
         .then(() =>

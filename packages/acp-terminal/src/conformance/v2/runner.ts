@@ -109,7 +109,9 @@ async function runCheck(
     );
   } catch (error) {
     // A client that closed the connection cannot be told; the report still records the result.
-    if (!session.connectionSignal.aborted) throw error;
+    if (!session.connectionSignal.aborted) {
+      throw error;
+    }
   }
   return { ...header(check), status, detail };
 }

@@ -39,8 +39,11 @@ export const flood: Step = {
               .catch((error: unknown) =>
                 reportError(`killing the flood's terminal ${terminalId}`, error),
               );
-          if (stop.aborted) kill();
-          else stop.addEventListener("abort", kill, { once: true });
+          if (stop.aborted) {
+            kill();
+          } else {
+            stop.addEventListener("abort", kill, { once: true });
+          }
           const exit = await provider
             .waitForExit(terminalId)
             .finally(() => stop.removeEventListener("abort", kill));

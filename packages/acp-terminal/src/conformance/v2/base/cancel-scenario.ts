@@ -1,5 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { V2Session } from "./session.js";
+import { messageOf } from "../../../core/thrown.js";
 
 /** What the scenario needs from the check that runs it. */
 export interface ScenarioContext {
@@ -98,7 +99,9 @@ export class CancelScenario {
       },
       "refuse-exited",
     );
-    for (const id of Object.values(terminals)) await ctx.embed(id);
+    for (const id of Object.values(terminals)) {
+      await ctx.embed(id);
+    }
     const started = Date.now();
     await this.waitForCancels(ctx, terminals);
     const waitedMs = Date.now() - started;
@@ -106,12 +109,14 @@ export class CancelScenario {
     try {
       await session.ping("the cancel window (terminal/cancel answered, exitStatus published)");
     } catch (error) {
-      afterWindow = { ok: false, message: error instanceof Error ? error.message : String(error) };
+      afterWindow = { ok: false, message: messageOf(error) };
     }
     // Whatever was not cancelled finishes now, withdrawing cancel.
-    for (const id of [terminals.accepted, terminals.refused, terminals.never])
-      if (session.ledger.standing(id) === "advertised" || id === terminals.never)
+    for (const id of [terminals.accepted, terminals.refused, terminals.never]) {
+      if (session.ledger.standing(id) === "advertised" || id === terminals.never) {
         await session.terminal({ terminalId: id, exitStatus: { exitCode: 0 }, capabilities: null });
+      }
+    }
     return { terminals, windowMs: this.windowMs, waitedMs, afterWindow };
   }
 
@@ -120,13 +125,17 @@ export class CancelScenario {
     const both = () =>
       session.ledger.cancelsFor(terminals.accepted).length > 0 &&
       session.ledger.cancelsFor(terminals.refused).length > 0;
-    if (this.windowMs <= 0 || both() || ctx.signal.aborted) return;
+    if (this.windowMs <= 0 || both() || ctx.signal.aborted) {
+      return;
+    }
     await session.say(
       `Waiting ${Math.round(this.windowMs / 1000)} s for terminal/cancel: two terminals now advertise cancel ("cancel me", "cancel me too"). Press Ctrl-C in acp-terminal run (it sends terminal/cancel to running terminals that advertise cancel before it cancels the turn), or use your client's stop control on them.\n`,
     );
     const stop = new AbortController();
     const onCancel = () => {
-      if (both()) stop.abort();
+      if (both()) {
+        stop.abort();
+      }
     };
     const onAbort = () => stop.abort();
     session.events.on("cancel", onCancel);
@@ -138,13 +147,17 @@ export class CancelScenario {
         await delay(Math.min(TICK_MS, deadline - Date.now()), undefined, {
           signal: stop.signal,
         }).catch(() => undefined);
-        if (stop.signal.aborted || session.connectionSignal.aborted) break;
-        for (const id of [terminals.accepted, terminals.refused, terminals.never])
+        if (stop.signal.aborted || session.connectionSignal.aborted) {
+          break;
+        }
+        for (const id of [terminals.accepted, terminals.refused, terminals.never]) {
           if (
             session.ledger.standing(id) !== "withdrawn" &&
             session.ledger.standing(id) !== "withdrawn-in-flight"
-          )
+          ) {
             await session.chunk(id, `running, ${second} s\r\n`);
+          }
+        }
       }
     } finally {
       session.events.off("cancel", onCancel);

@@ -59,14 +59,16 @@ export class V2Session {
   async update(update: SessionUpdate): Promise<number> {
     const seq = ++this.seq;
     // Any terminal the agent named exists for the client: a cancel for it is judged, not "unknown".
-    const named = (update as { terminalId?: unknown }).terminalId;
-    if (update.sessionUpdate.startsWith("terminal_") && typeof named === "string")
+    const named = "terminalId" in update ? update.terminalId : undefined;
+    if (update.sessionUpdate.startsWith("terminal_") && typeof named === "string") {
       this.ledger.announce(named);
+    }
     try {
       await this.client.notify("session/update", { sessionId: this.sessionId, update });
     } catch (error) {
-      if (this.connectionSignal.aborted)
+      if (this.connectionSignal.aborted) {
         throw closedAfter(`the ${update.sessionUpdate} sent before it`);
+      }
       throw error;
     }
     return seq;
@@ -74,6 +76,7 @@ export class V2Session {
 
   /** Any payload, unchecked: for `_`-prefixed variants and unknown fields the SDK types refuse. */
   async rawUpdate(update: Record<string, unknown>): Promise<number> {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- deliberately unchecked: the checks send what the SDK's types refuse
     return this.update(update as unknown as SessionUpdate);
   }
 
@@ -90,8 +93,9 @@ export class V2Session {
       this.cancelAnswers.set(update.terminalId, answer);
     }
     const seq = await this.update({ sessionUpdate: "terminal_update", ...update });
-    if (update.capabilities !== undefined && !advertises)
+    if (update.capabilities !== undefined && !advertises) {
       this.ledger.withdraw(update.terminalId, seq);
+    }
     return seq;
   }
 
@@ -114,8 +118,9 @@ export class V2Session {
   /** A `state_update`, always with the full background list (the spec wants it on every one once reported). */
   state(state: "running" | "idle", stopReason?: "end_turn" | "cancelled"): Promise<number> {
     const background = [...this.background];
-    if (state === "running")
+    if (state === "running") {
       return this.update({ sessionUpdate: "state_update", state, background });
+    }
     return this.update(
       stopReason === "cancelled"
         ? { sessionUpdate: "state_update", state, background, stopReason }
@@ -134,11 +139,15 @@ export class V2Session {
   async ping(after: string): Promise<number> {
     const seq = this.seq;
     const started = Date.now();
-    if (this.connectionSignal.aborted) throw closedAfter(after);
+    if (this.connectionSignal.aborted) {
+      throw closedAfter(after);
+    }
     const answered = this.client.request(PING_METHOD, { sessionId: this.sessionId }).then(
       () => undefined,
       (error: unknown) => {
-        if (this.connectionSignal.aborted) throw closedAfter(after);
+        if (this.connectionSignal.aborted) {
+          throw closedAfter(after);
+        }
         // An error response is an answer; only a closed connection is not.
         return rpcErrorOf(error);
       },
@@ -160,9 +169,15 @@ export class V2Session {
       this.events.emit("cancel", terminalId);
       throw invalidParams(message, terminalId);
     };
-    if (standing === "unknown") refuse("unknown terminal");
-    if (standing === "never-advertised") refuse("this terminal is not cancellable");
-    if (standing !== "advertised") refuse("this terminal has already exited");
+    if (standing === "unknown") {
+      refuse("unknown terminal");
+    }
+    if (standing === "never-advertised") {
+      refuse("this terminal is not cancellable");
+    }
+    if (standing !== "advertised") {
+      refuse("this terminal has already exited");
+    }
     if (this.cancelAnswers.get(terminalId) === "refuse-exited") {
       // The command "exits" as the cancel arrives: the race the spec answers with -32602.
       await this.terminal({

@@ -32,7 +32,7 @@ interface TerminalState {
   advertising: boolean;
   everAdvertised: boolean;
   /** Sequence number of the notification that withdrew cancel. */
-  withdrawnAt?: number;
+  withdrawnAt?: number | undefined;
   /** Set once a round trip sent after the withdrawal was answered. */
   withdrawalSeen: boolean;
 }
@@ -45,12 +45,13 @@ export class TerminalLedger {
   constructor(private readonly startedAt = Date.now()) {}
 
   announce(terminalId: string): void {
-    if (!this.terminals.has(terminalId))
+    if (!this.terminals.has(terminalId)) {
       this.terminals.set(terminalId, {
         advertising: false,
         everAdvertised: false,
         withdrawalSeen: false,
       });
+    }
   }
 
   advertise(terminalId: string): void {
@@ -65,22 +66,33 @@ export class TerminalLedger {
   /** Cancel is withdrawn by the notification numbered `seq`. */
   withdraw(terminalId: string, seq: number): void {
     const state = this.terminals.get(terminalId);
-    if (state === undefined || !state.advertising) return;
+    if (state === undefined || !state.advertising) {
+      return;
+    }
     state.advertising = false;
     state.withdrawnAt = seq;
   }
 
   /** A request sent after notification `seq` was answered: the client has read everything up to it. */
   roundTrip(seq: number): void {
-    for (const state of this.terminals.values())
-      if (state.withdrawnAt !== undefined && state.withdrawnAt <= seq) state.withdrawalSeen = true;
+    for (const state of this.terminals.values()) {
+      if (state.withdrawnAt !== undefined && state.withdrawnAt <= seq) {
+        state.withdrawalSeen = true;
+      }
+    }
   }
 
   standing(terminalId: string): CancelStanding {
     const state = this.terminals.get(terminalId);
-    if (state === undefined) return "unknown";
-    if (state.advertising) return "advertised";
-    if (!state.everAdvertised) return "never-advertised";
+    if (state === undefined) {
+      return "unknown";
+    }
+    if (state.advertising) {
+      return "advertised";
+    }
+    if (!state.everAdvertised) {
+      return "never-advertised";
+    }
     return state.withdrawalSeen ? "withdrawn" : "withdrawn-in-flight";
   }
 

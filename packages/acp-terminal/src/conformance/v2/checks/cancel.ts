@@ -21,12 +21,15 @@ const cancelRoundTrip: V2Check = {
   async run(ctx) {
     const outcome = await ctx.cancel.run(ctx);
     const [record] = ctx.session.ledger.cancelsFor(outcome.terminals.accepted);
-    if (record === undefined)
+    if (record === undefined) {
       return {
         status: "not-exercised",
         detail: `no terminal/cancel arrived for the terminal advertising cancel within ${outcome.windowMs} ms (press Ctrl-C or use the client's stop control while the check waits, or give a longer --cancel-window)`,
       };
-    if (!outcome.afterWindow.ok) throw new CheckFailure(outcome.afterWindow.message);
+    }
+    if (!outcome.afterWindow.ok) {
+      throw new CheckFailure(outcome.afterWindow.message);
+    }
     return passed(
       `terminal/cancel for ${record.terminalId} arrived ${record.atMs} ms into the battery, was ${record.answer}, its exitStatus was published, and the client answered a request afterwards`,
     );
@@ -41,15 +44,17 @@ const cancelRefusalTolerated: V2Check = {
   async run(ctx) {
     const outcome = await ctx.cancel.run(ctx);
     const [record] = ctx.session.ledger.cancelsFor(outcome.terminals.refused);
-    if (record === undefined)
+    if (record === undefined) {
       return {
         status: "not-exercised",
         detail: `no terminal/cancel arrived for the second terminal advertising cancel within ${outcome.windowMs} ms`,
       };
-    if (!outcome.afterWindow.ok)
+    }
+    if (!outcome.afterWindow.ok) {
       throw new CheckFailure(
         `${outcome.afterWindow.message} (the agent had answered terminal/cancel for ${record.terminalId} with ${record.answer}: a client must treat that as the terminal having exited, not as a fatal error)`,
       );
+    }
     return passed(
       `terminal/cancel for ${record.terminalId} was answered ${record.answer} after its exitStatus, and the client answered a request afterwards`,
     );
@@ -67,7 +72,7 @@ const cancelOnlyWhenAdvertised: V2Check = {
     await ctx.answered("the whole battery");
     const all = session.ledger.cancels;
     const violations = all.filter(isViolation);
-    if (violations.length > 0)
+    if (violations.length > 0) {
       throw new CheckFailure(
         `${violations.length} of ${all.length} terminal/cancel requests were for terminals that did not advertise cancel: ${violations
           .slice(0, 5)
@@ -76,12 +81,14 @@ const cancelOnlyWhenAdvertised: V2Check = {
             "; ",
           )}. Fix: send terminal/cancel only while the terminal's latest terminal_update capabilities include cancel; stop once exitStatus arrives or capabilities is null or lacks cancel`,
       );
-    if (all.length === 0)
+    }
+    if (all.length === 0) {
       return {
         status: "not-exercised",
         detail:
           "the client sent no terminal/cancel, so there was nothing to judge (terminals without cancel and one that withdrew it were running during the cancel window)",
       };
+    }
     const raced = all.filter((r) => r.standing === "withdrawn-in-flight").length;
     return passed(
       `${all.length} terminal/cancel request${all.length === 1 ? "" : "s"}, all for terminals advertising cancel${raced > 0 ? ` (${raced} crossed the withdrawal in flight, which the spec allows)` : ""}: ${all.map(describe).join("; ")}`,

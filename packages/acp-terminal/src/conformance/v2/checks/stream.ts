@@ -8,8 +8,9 @@ export const LARGE_SNAPSHOT_BYTES = 1024 * 1024;
 /** `size` bytes of numbered 16-byte lines (`line 0000001 x` CR LF), the last one cut short. */
 function numberedLines(size: number): Buffer {
   const bytes = Buffer.alloc(size);
-  for (let offset = 0, n = 1; offset < size; offset += 16, n++)
+  for (let offset = 0, n = 1; offset < size; offset += 16, n++) {
     bytes.write(`line ${String(n).padStart(7, "0")} x\r\n`, offset, "latin1");
+  }
   return bytes;
 }
 
