@@ -50,12 +50,6 @@ export {
   type ClientTerminalSupport,
 } from "./providers/acp-capabilities.js";
 export { providerForClient, type ClientProviderOptions } from "./providers/select.js";
-export {
-  chooseSurface,
-  type SurfaceChoice,
-  type SurfaceInputs,
-  type TerminalSurface,
-} from "./providers/surface.js";
 
 export { MemoryRunStore } from "./store/memory.js";
 export {
@@ -74,15 +68,3 @@ export { mcpOverAcpTools } from "./providers/mcp-over-acp.js";
 
 export { ProcessError, type ProcessErrorCode } from "./errors.js";
 export { ManualClock, systemClock, type Clock } from "./clock.js";
-
-export {
-  TerminalPublisher,
-  DEFAULT_PTY_SIZE,
-  type TerminalPublisherOptions,
-} from "./publish/publisher.js";
-export type {
-  TerminalOutputChunk,
-  TerminalSessionUpdate,
-  TerminalUpdate,
-  TerminalUpdateSender,
-} from "./publish/wire.js";

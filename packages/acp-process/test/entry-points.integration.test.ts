@@ -115,6 +115,7 @@ describe("entry points", () => {
         await import("acp-process");
         await import("acp-process/tools");
         await import("acp-process/provider");
+        await import("acp-process/v2");
         const afterRoot = loaded();
         const { SqliteRunStore } = await import("acp-process/sqlite");
         new SqliteRunStore(${JSON.stringify(join(dir, "runs.db"))}).close();

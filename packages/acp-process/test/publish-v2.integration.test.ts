@@ -13,7 +13,7 @@ import {
   type SessionUpdate,
 } from "@agentclientprotocol/sdk/experimental/v2";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { TerminalPublisher, type TerminalPublisherOptions } from "../src/index.js";
+import { TerminalPublisher, type TerminalPublisherOptions } from "../src/v2.js";
 import { localRig, until, type LocalRig } from "./support.js";
 import { expectNoneLeft, processesWith } from "./tool-contract-support.js";
 

@@ -1,6 +1,7 @@
 import { TerminalHost } from "acp-terminal";
 import { afterAll, describe, expect, it } from "vitest";
-import { chooseSurface, ProcessManager, providerForClient } from "../src/index.js";
+import { ProcessManager, providerForClient } from "../src/index.js";
+import { chooseSurface } from "../src/v2.js";
 
 const withTerminals = { terminal: true };
 

@@ -11,7 +11,8 @@ import {
   type AgentApp,
   type ContentBlock,
 } from "@agentclientprotocol/sdk/experimental/v2/unstable";
-import { TerminalPublisher, type ProcessManager } from "acp-process";
+import type { ProcessManager } from "acp-process";
+import { TerminalPublisher } from "acp-process/v2";
 import type { TerminalHost } from "acp-terminal";
 import { dispatch } from "./commands/index.js";
 import { findMcpTerminals } from "./mcp-terminals.js";

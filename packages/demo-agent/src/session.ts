@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { ProcessManager, RunSnapshot, TerminalPublisher } from "acp-process";
+import type { ProcessManager, RunSnapshot } from "acp-process";
+import type { TerminalPublisher } from "acp-process/v2";
 import { BackgroundReporter } from "./background.js";
 import { OUTPUT_TAIL_CHARS } from "./format.js";
 import { reportError } from "./report-error.js";
