@@ -100,15 +100,20 @@ export class McpToolsOffer {
   }
 
   private stdioDeclaration(): McpServer {
-    const policy = this.options.yes
-      ? ["--yes"]
-      : this.options.allow.flatMap((pattern) => ["--allow", pattern]);
-    const main = fileURLToPath(new URL("./main.js", import.meta.url));
-    return {
-      name: SERVER_NAME,
-      command: process.execPath,
-      args: [main, "mcp", "--workspace", this.options.cwd, ...policy],
-      env: [],
-    };
+    return stdioMcpServer(this.options);
   }
+}
+
+/** The stdio server `acp-terminal mcp --workspace <cwd>` with the CLI policy's flags, as declared. */
+export function stdioMcpServer(
+  options: Pick<McpToolsOfferOptions, "cwd" | "yes" | "allow">,
+): McpServer & { command: string; args: string[] } {
+  const policy = options.yes ? ["--yes"] : options.allow.flatMap((pattern) => ["--allow", pattern]);
+  const main = fileURLToPath(new URL("./main.js", import.meta.url));
+  return {
+    name: SERVER_NAME,
+    command: process.execPath,
+    args: [main, "mcp", "--workspace", options.cwd, ...policy],
+    env: [],
+  };
 }

@@ -45,7 +45,14 @@ export class Screen {
   #marker: IMarker | undefined;
   #linesDropped = false;
 
-  constructor(cols: number, rows: number, scrollbackLines: number, maxTextBytes: number) {
+  /** `convertEol`: a line feed also returns the cursor to column 0 (output from a pipe, not a PTY). */
+  constructor(
+    cols: number,
+    rows: number,
+    scrollbackLines: number,
+    maxTextBytes: number,
+    options: { convertEol?: boolean } = {},
+  ) {
     const { Terminal } = requireModule("@xterm/headless") as XtermModule;
     this.#history = new TextHistory(maxTextBytes);
     this.#term = new Terminal({
@@ -54,6 +61,7 @@ export class Screen {
       scrollback: scrollbackLines,
       logLevel: "off",
       allowProposedApi: true,
+      convertEol: options.convertEol === true,
     });
     const core = (this.#term as unknown as { _core?: Partial<XtermCore> })._core;
     if (typeof core?.writeSync !== "function") {
