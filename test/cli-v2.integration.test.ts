@@ -271,6 +271,43 @@ describe("protocol negotiation", () => {
     expect(v1.code).toBe(0);
   });
 
+  it("--protocol auto waits --init-timeout once for a silent agent, then says so", async () => {
+    const { code, stderr } = await runCli([
+      "run",
+      "--protocol",
+      "auto",
+      "--init-timeout",
+      "1",
+      "--agent",
+      "exec sleep 30",
+      "go",
+    ]);
+    expect(stderr).toContain(
+      'Not an ACP agent: "exec sleep 30" did not answer initialize within 1 s',
+    );
+    // One wait, not the offer's and then the v1 client's.
+    expect(stderr).toMatch(/── no stop reason · no terminals · 1\.\d s · exit code 4\n$/);
+    expect(code).toBe(4);
+  });
+
+  it("Ctrl-C while the v2 offer waits for its answer stops the run and the agent's process group", async () => {
+    const cli = startCli([
+      "run",
+      "--protocol",
+      "auto",
+      "--agent",
+      `echo "agent-pid $$" >&2; exec sleep 30`,
+      "go",
+    ]);
+    const [, pid] = await cli.waitForStderr(/agent-pid (\d+)/);
+    track(Number(pid));
+    cli.child.kill("SIGINT");
+    const { code, stderr } = await cli.result();
+    expect(stderr).toContain("Interrupted\n");
+    expect(code).toBe(3);
+    // afterEach: the agent (tracked) must already be gone.
+  });
+
   it("an unknown --protocol is a usage error naming the choices", async () => {
     const { code, stderr } = await runCli(["run", "--protocol", "v3", "--agent", "x", "go"]);
     expect(stderr).toBe(

@@ -34,6 +34,14 @@ function describeExit(exit: AgentExit): string {
   return `exited with code ${exit.code}`;
 }
 
+/** The agent was silent for `--init-timeout`. */
+export function initTimedOut(commandLine: string, timeoutMs: number): Ending {
+  return {
+    exitCode: ExitCode.agentFailed,
+    error: `Not an ACP agent: "${commandLine}" did not answer initialize within ${timeoutMs / 1000} s (if it is just slow to start, raise --init-timeout)`,
+  };
+}
+
 /** The agent process ended; `phase` says when ("before answering initialize", "during the turn"). */
 export function agentExited(
   exit: AgentExit,

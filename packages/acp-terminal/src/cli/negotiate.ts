@@ -7,7 +7,10 @@ const OFFER_ID = "acp-terminal-offer";
 export type Offer =
   /** The agent answered: `version` is its protocolVersion; `stream` answers the SDK's own initialize with it. */
   | { kind: "answered"; version: unknown; stream: Stream }
-  /** The agent refused the offer with an error, or ended, or was silent: `stream` is the agent's, untouched since. */
+  /**
+   * The agent refused the offer with an error, or ended, or was silent (or `signal` aborted the
+   * wait: "timeout"): `stream` is the agent's, untouched since.
+   */
   | { kind: "refused" | "closed" | "timeout"; stream: Stream };
 
 /**
@@ -22,10 +25,13 @@ export async function offerV2(
   stream: Stream,
   params: Record<string, unknown>,
   timeoutMs: number,
+  signal?: AbortSignal,
 ): Promise<Offer> {
   const reader = stream.readable.getReader();
   const writer = stream.writable.getWriter();
   const ac = new AbortController();
+  const stop = () => ac.abort();
+  signal?.addEventListener("abort", stop, { once: true });
   const deadline = delay(timeoutMs, "timeout" as const, { signal: ac.signal }).catch(
     () => "aborted" as const,
   );
@@ -34,11 +40,29 @@ export async function offerV2(
   } catch {
     ac.abort();
     return { kind: "closed", stream: rejoin(reader, writer, undefined) };
+  } finally {
+    signal?.removeEventListener("abort", stop);
   }
+  signal?.addEventListener("abort", stop, { once: true });
+  try {
+    return await readAnswer(reader, writer, deadline, ac);
+  } finally {
+    signal?.removeEventListener("abort", stop);
+  }
+}
+
+async function readAnswer(
+  reader: ReadableStreamDefaultReader<AnyMessage>,
+  writer: WritableStreamDefaultWriter<AnyMessage>,
+  deadline: Promise<"timeout" | "aborted">,
+  ac: AbortController,
+): Promise<Offer> {
   for (;;) {
-    const next = await Promise.race([reader.read(), deadline]);
+    const read = reader.read();
+    const next = await Promise.race([read, deadline]);
     if (next === "timeout" || next === "aborted")
-      return { kind: "timeout", stream: rejoin(reader, writer, undefined) };
+      // The read still waits for a message: the stream's next reader gets it.
+      return { kind: "timeout", stream: rejoin(reader, writer, undefined, read) };
     if (next.done) {
       ac.abort();
       return { kind: "closed", stream: rejoin(reader, writer, undefined) };
@@ -57,12 +81,17 @@ export async function offerV2(
   }
 }
 
-/** The agent's stream again, with the first `initialize` sent answered by `answer` when given. */
+/**
+ * The agent's stream again, with the first `initialize` sent answered by `answer` when given;
+ * `pending` is a read already started, whose message comes first.
+ */
 function rejoin(
   reader: ReadableStreamDefaultReader<AnyMessage>,
   writer: WritableStreamDefaultWriter<AnyMessage>,
   answer: unknown,
+  pending?: ReturnType<ReadableStreamDefaultReader<AnyMessage>["read"]>,
 ): Stream {
+  let started = pending;
   let toAnswer = answer !== undefined;
   let inject: ((message: AnyMessage) => void) | undefined;
   const readable = new ReadableStream<AnyMessage>({
@@ -70,7 +99,8 @@ function rejoin(
       inject = (message) => controller.enqueue(message);
     },
     async pull(controller) {
-      const next = await reader.read();
+      const next = await (started ?? reader.read());
+      started = undefined;
       if (next.done) controller.close();
       else controller.enqueue(next.value);
     },

@@ -16,6 +16,7 @@ import { ExitCode, exitCodeForStopReason } from "./exit-codes.js";
 import {
   agentExited,
   initializeFailure,
+  initTimedOut,
   notAcp,
   protocolFailure,
   type Ending,
@@ -25,7 +26,7 @@ import { stdioMcpServer } from "./mcp-tools-offer.js";
 import { offerV2 } from "./negotiate.js";
 import { decidePermission, type PermissionMode } from "./permission.js";
 import type { Renderer } from "./renderer.js";
-import { EXIT_DRAIN_MS, PHASES, Run, type CliIo, type Phase } from "./run.js";
+import { EXIT_DRAIN_MS, PHASES, Run, type CliIo, type Launched, type Phase } from "./run.js";
 import { V2Session } from "./v2-session.js";
 
 /** After Ctrl-C, how long the `terminal/cancel` answers may take before the turn is cancelled anyway. */
@@ -38,6 +39,7 @@ const TERMINAL_CANCEL_WAIT_MS = 1_000;
  * or refuses the offer.
  */
 export async function runV2(options: RunOptions, io: CliIo, renderer: Renderer): Promise<number> {
+  const started = performance.now();
   let notJson: string | undefined;
   let onNotJson: ((snippet: string) => void) | undefined;
   const agent = new AgentProcess({
@@ -50,7 +52,8 @@ export async function runV2(options: RunOptions, io: CliIo, renderer: Renderer):
       onNotJson?.(snippet);
     },
   });
-  const launched = {
+  const launched: Launched = {
+    startedAt: started,
     agent,
     stream: agent.stream,
     onNotJson(handler: (snippet: string) => void) {
@@ -59,6 +62,15 @@ export async function runV2(options: RunOptions, io: CliIo, renderer: Renderer):
     },
   };
   const auto = options.protocol === "auto";
+  // Until a client runs (with its own handlers), a signal stops the offer, and the run, here.
+  const interrupted = new AbortController();
+  let signalled: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signalled = signal;
+    interrupted.abort();
+  };
+  const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+  for (const signal of signals) process.on(signal, onSignal);
   const offer = await offerV2(
     agent.stream,
     {
@@ -76,8 +88,22 @@ export async function runV2(options: RunOptions, io: CliIo, renderer: Renderer):
         : {}),
     },
     options.initTimeoutMs,
-  );
+    interrupted.signal,
+  ).finally(() => {
+    for (const signal of signals) process.off(signal, onSignal);
+  });
+  if (signalled !== undefined) {
+    await agent.kill(0).catch(() => undefined);
+    renderer.finish({
+      exitCode: ExitCode.cancelled,
+      error: signalled === "SIGINT" ? "Interrupted" : `Stopped by ${signalled}`,
+      elapsedMs: performance.now() - started,
+      terminals: [],
+    });
+    return ExitCode.cancelled;
+  }
   launched.stream = offer.stream;
+  launched.offerTimedOut = offer.kind === "timeout";
   const v2 = offer.kind === "answered" && offer.version === V2;
   if (auto && !v2) return new Run(options, io, renderer, launched).execute();
   const otherVersion = offer.kind === "answered" && !v2 ? offer.version : undefined;
@@ -85,7 +111,7 @@ export async function runV2(options: RunOptions, io: CliIo, renderer: Renderer):
 }
 
 class RunV2 {
-  private readonly started = performance.now();
+  private readonly started: number;
   private readonly cancelled = new AbortController();
   /** Stops reading the session's updates, at the end of the run (not on Ctrl-C: the ending is wanted). */
   private readonly closing = new AbortController();
@@ -101,14 +127,11 @@ class RunV2 {
     private readonly options: RunOptions,
     private readonly io: CliIo,
     private readonly renderer: Renderer,
-    private readonly launched: {
-      agent: AgentProcess;
-      stream: Stream;
-      onNotJson(handler: (snippet: string) => void): void;
-    },
+    private readonly launched: Launched,
     /** The version the agent answered the v2 offer with, when not 2. */
     private readonly otherVersion?: unknown,
   ) {
+    this.started = launched.startedAt;
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     this.view = new V2Session(renderer, options);
   }
@@ -186,6 +209,8 @@ class RunV2 {
 
   private async converse(connection: ClientConnection, mode: PermissionMode): Promise<void> {
     const ac = new AbortController();
+    if (this.launched.offerTimedOut === true)
+      return this.end(initTimedOut(this.options.agent, this.options.initTimeoutMs));
     if (this.otherVersion !== undefined) {
       const hint =
         this.otherVersion === 1 ? "; run with --protocol v1 (the default) or --protocol auto" : "";
@@ -206,10 +231,7 @@ class RunV2 {
       const init = await Promise.race([initRequest, initTimeout]);
       ac.abort();
       if (init === "timeout") {
-        return this.end({
-          exitCode: ExitCode.agentFailed,
-          error: `Not an ACP agent: "${this.options.agent}" did not answer initialize within ${this.options.initTimeoutMs / 1000} s (if it is just slow to start, raise --init-timeout)`,
-        });
+        return this.end(initTimedOut(this.options.agent, this.options.initTimeoutMs));
       }
       this.phase = "session";
       const mcpServers: McpServer[] = [];

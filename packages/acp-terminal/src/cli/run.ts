@@ -18,6 +18,7 @@ import { ExitCode, exitCodeForStopReason } from "./exit-codes.js";
 import {
   agentExited,
   initializeFailure,
+  initTimedOut,
   notAcp,
   protocolFailure,
   unsupportedProtocol,
@@ -90,10 +91,14 @@ export interface Launched {
   stream: Stream;
   /** Calls `handler` if the agent's first stdout line was not JSON (at once if it was already seen). */
   onNotJson(handler: (snippet: string) => void): void;
+  /** When the agent was started (the run's elapsed time counts from it). */
+  startedAt: number;
+  /** The v2 offer already waited `--init-timeout` for an answer in vain. */
+  offerTimedOut?: boolean;
 }
 
 export class Run {
-  private readonly started = performance.now();
+  private readonly started: number;
   private readonly cancelled = new AbortController();
   private readonly done: Promise<Ending>;
   private resolveDone!: (ending: Ending) => void;
@@ -109,6 +114,7 @@ export class Run {
     private readonly renderer: Renderer,
     private readonly launched?: Launched,
   ) {
+    this.started = launched?.startedAt ?? performance.now();
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
   }
 
@@ -236,6 +242,8 @@ export class Run {
 
   private async converse(connection: ClientConnection, agent: AgentProcess): Promise<void> {
     const ac = new AbortController();
+    if (this.launched?.offerTimedOut === true)
+      return this.end(initTimedOut(this.options.agent, this.options.initTimeoutMs));
     try {
       const initTimeout = delay(this.options.initTimeoutMs, "timeout" as const, {
         signal: ac.signal,
@@ -251,10 +259,7 @@ export class Run {
       const init = await Promise.race([initRequest, initTimeout]);
       ac.abort();
       if (init === "timeout") {
-        return this.end({
-          exitCode: ExitCode.agentFailed,
-          error: `Not an ACP agent: "${this.options.agent}" did not answer initialize within ${this.options.initTimeoutMs / 1000} s (if it is just slow to start, raise --init-timeout)`,
-        });
+        return this.end(initTimedOut(this.options.agent, this.options.initTimeoutMs));
       }
       if (init.protocolVersion !== PROTOCOL_VERSION) {
         return this.end(
