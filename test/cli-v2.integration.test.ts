@@ -166,6 +166,35 @@ describe("acp-terminal run --protocol v2", () => {
   });
 });
 
+describe("--mcp-tools under --protocol v2", () => {
+  it("declares the stdio server acp-terminal mcp with the CLI's policy to an agent that takes stdio MCP servers, and nothing without the flag", async () => {
+    const offered = await runCli([
+      "run",
+      "--protocol",
+      "v2",
+      "--mcp-tools",
+      "--allow",
+      "git *",
+      "--agent",
+      v2Agent("render"),
+      "go",
+    ]);
+    const servers = JSON.parse(/v2-fixture: mcpServers=(.*)\n/.exec(offered.stderr)![1]!);
+    expect(servers).toEqual([
+      {
+        type: "stdio",
+        name: "terminals",
+        command: process.execPath,
+        args: [CLI, "mcp", "--workspace", path.resolve(REPO), "--allow", "git *"],
+        env: [],
+      },
+    ]);
+    expect(offered.code).toBe(0);
+    const plain = await runCli(["run", "--protocol", "v2", "--agent", v2Agent("render"), "go"]);
+    expect(plain.stderr).toContain("v2-fixture: mcpServers=[]\n");
+  });
+});
+
 describe("Ctrl-C under --protocol v2", () => {
   for (const json of [false, true]) {
     it(`${json ? "--json" : "text"}: sends terminal/cancel to the running terminal that advertises cancel (not to the one that does not), and only then session/cancel; the turn ends cancelled; background work shows as listed`, async () => {

@@ -214,24 +214,22 @@ export class V2Session {
     terminal.freeze();
   }
 
+  /** A malformed list (an item that is not a work item) counts as not reported, as the schema says. */
   private state(update: { background?: BackgroundWork[] | null }): void {
-    if (!Array.isArray(update.background)) return;
-    const items: BackgroundItem[] = update.background
-      .slice(0, MAX_BACKGROUND_ITEMS)
-      .flatMap((work) => {
-        if (typeof work !== "object" || work === null || typeof work.type !== "string") return [];
-        const item: BackgroundItem = { type: label(work.type) };
-        if (work.type === "terminal" && typeof work.terminalId === "string") {
-          item.terminalId = label(work.terminalId);
-          const command = this.terminals.get(work.terminalId)?.command;
-          if (command !== undefined) item.label = command;
-        } else if (work.type === "tool_call" && typeof work.toolCallId === "string") {
-          item.toolCallId = label(work.toolCallId);
-          const title = this.toolCalls.get(work.toolCallId)?.title;
-          if (title !== undefined) item.label = title;
-        }
-        return [item];
-      });
+    if (!Array.isArray(update.background) || !update.background.every(isWorkItem)) return;
+    const items: BackgroundItem[] = update.background.slice(0, MAX_BACKGROUND_ITEMS).map((work) => {
+      const item: BackgroundItem = { type: label(work.type) };
+      if (work.type === "terminal" && typeof work.terminalId === "string") {
+        item.terminalId = label(work.terminalId);
+        const command = this.terminals.get(work.terminalId)?.command;
+        if (command !== undefined) item.label = command;
+      } else if (work.type === "tool_call" && typeof work.toolCallId === "string") {
+        item.toolCallId = label(work.toolCallId);
+        const title = this.toolCalls.get(work.toolCallId)?.title;
+        if (title !== undefined) item.label = title;
+      }
+      return item;
+    });
     const key = JSON.stringify(items);
     if (key === this.background) return;
     this.background = key;
@@ -330,6 +328,14 @@ export class V2Session {
     map.set(key, value);
     if (map.size > MAX_REMEMBERED) map.delete(map.keys().next().value as string);
   }
+}
+
+function isWorkItem(work: unknown): work is BackgroundWork {
+  if (typeof work !== "object" || work === null) return false;
+  const { type, terminalId, toolCallId } = work as Record<string, unknown>;
+  if (type === "terminal") return typeof terminalId === "string";
+  if (type === "tool_call") return typeof toolCallId === "string";
+  return typeof type === "string";
 }
 
 function decodeBase64(data: unknown): Uint8Array {
