@@ -21,6 +21,7 @@ import {
   startCli,
   track,
 } from "./fixtures/cli-process.js";
+import { startCliOnTty } from "./fixtures/cli-pty.js";
 import { until, withDeadline } from "./support/until.js";
 
 const V2_AGENT = fileURLToPath(new URL("./fixtures/v2-agent.mjs", import.meta.url));
@@ -245,6 +246,33 @@ describe("Ctrl-C under --protocol v2", () => {
       }
     });
   }
+});
+
+describe("--protocol v2 on a TTY", () => {
+  it("draws a running agent-owned terminal live in the region, and Ctrl-C typed on the TTY cancels it before the turn", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "acp-v2-tty-"));
+    try {
+      const log = path.join(dir, "order.log");
+      const cli = startCliOnTty([
+        "run",
+        "--protocol",
+        "v2",
+        "--agent",
+        v2Agent("cancel", log),
+        "go",
+      ]);
+      track(cli.pty.pid);
+      await cli.waitFor("v2-fixture: ready");
+      // Live: the terminal's output under its running tool call, before anything ended.
+      await cli.waitFor("▸ sleep [in_progress]\r\n  │ zzz\r\n");
+      cli.pty.write("\x03");
+      expect(await withDeadline(cli.exited, 10_000, "the CLI to exit")).toBe(3);
+      expect(await readFile(log, "utf8")).toBe("terminal/cancel sleeper\nsession/cancel\n");
+      expect(cli.screen()).toContain("  │ zzz\r\n  └ killed by SIGTERM\r\n");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("protocol negotiation", () => {
