@@ -101,6 +101,23 @@ describe("V2Session", () => {
     expect(session.terminalRecords().map((r) => r.terminalId)).toEqual(["a", "b", "d"]);
   });
 
+  it("ids, commands and cwds past their caps cost no more than the caps: a terminal id over 256 characters is not followed", () => {
+    const { renderer, events } = recorder();
+    const session = new V2Session(renderer, { maxTerminals: 64, maxTotalTerminals: 1024 });
+    session.update({ sessionUpdate: "terminal_update", terminalId: "x".repeat(100_000) });
+    session.update({
+      sessionUpdate: "terminal_update",
+      terminalId: "t",
+      command: "c".repeat(100_000),
+      cwd: `/${"d".repeat(100_000)}`,
+    });
+    expect(events.filter((e) => e.startsWith("create"))).toEqual([`create t ${"c".repeat(199)}…`]);
+    expect(events.filter((e) => e.startsWith("notice"))).toHaveLength(1);
+    expect(session.terminalRecords()).toEqual([
+      { terminalId: "t", command: `${"c".repeat(199)}…` },
+    ]);
+  });
+
   it("a terminal's exit is reported once, with unknown fields as null, and it stops advertising cancel", () => {
     const { renderer, events } = recorder();
     const session = new V2Session(renderer, { maxTerminals: 64, maxTotalTerminals: 1024 });

@@ -14,11 +14,17 @@ import type { TerminalLimits } from "./terminal-limits.js";
 /** Content items of one tool call kept (each `tool_call_content_chunk` appends one). */
 const MAX_TOOL_CALL_ITEMS = 64;
 /** Tool calls and messages remembered (for upserts): the oldest are forgotten beyond this. */
-const MAX_REMEMBERED = 4096;
+const MAX_REMEMBERED = 1024;
+/** Characters of an id (terminal, tool call, message) followed: a longer one is not followed. */
+export const MAX_ID_CHARS = 256;
+/** Characters of one text content item of a tool call kept (it is shown as its last lines). */
+const MAX_TEXT_CHARS = 16 * 1024;
 /** Background items shown of one list. */
 const MAX_BACKGROUND_ITEMS = 100;
 /** Characters of a command or title kept for display. */
 const MAX_LABEL_CHARS = 200;
+/** Characters of a cwd kept. */
+const MAX_PATH_CHARS = 4096;
 
 type ToolCallUpdate = Extract<SessionUpdate, { sessionUpdate: "tool_call_update" }>;
 
@@ -108,7 +114,7 @@ export class V2Session {
       if (record !== undefined) record.command = terminal.command ?? "";
     }
     if (update.cwd !== undefined) {
-      terminal.cwd = update.cwd ?? undefined;
+      terminal.cwd = update.cwd === null ? undefined : label(update.cwd, MAX_PATH_CHARS);
       changed = true;
     }
     if (update.size !== undefined) {
@@ -149,6 +155,10 @@ export class V2Session {
   ): { terminal: AgentTerminal; isNew: boolean } | undefined {
     if (typeof terminalId !== "string") return undefined;
     const known = this.terminals.get(terminalId);
+    if (known === undefined && terminalId.length > MAX_ID_CHARS) {
+      this.ignore(terminalId.slice(0, MAX_ID_CHARS));
+      return undefined;
+    }
     if (known !== undefined) return { terminal: known, isNew: false };
     if (
       this.running >= this.limits.maxTerminals ||
@@ -241,11 +251,12 @@ export class V2Session {
     content: { type: string; text?: string };
   }): void {
     if (chunk.content.type !== "text" || typeof chunk.content.text !== "string") return;
-    this.remember(
-      this.messages,
-      chunk.messageId,
-      (this.messages.get(chunk.messageId) ?? 0) + chunk.content.text.length,
-    );
+    if (chunk.messageId.length <= MAX_ID_CHARS)
+      this.remember(
+        this.messages,
+        chunk.messageId,
+        (this.messages.get(chunk.messageId) ?? 0) + chunk.content.text.length,
+      );
     this.renderer.sessionUpdate({
       sessionUpdate: "agent_message_chunk",
       content: { type: "text", text: chunk.content.text },
@@ -261,7 +272,8 @@ export class V2Session {
       )
       .join("");
     const printed = this.messages.get(update.messageId) ?? 0;
-    this.remember(this.messages, update.messageId, Math.max(printed, text.length));
+    if (update.messageId.length <= MAX_ID_CHARS)
+      this.remember(this.messages, update.messageId, Math.max(printed, text.length));
     if (text.length > printed)
       this.renderer.sessionUpdate({
         sessionUpdate: "agent_message_chunk",
@@ -270,9 +282,10 @@ export class V2Session {
   }
 
   private toolCallUpdate(update: ToolCallUpdate): void {
+    if (update.toolCallId.length > MAX_ID_CHARS) return;
     const known = this.toolCalls.get(update.toolCallId);
     const content = Array.isArray(update.content)
-      ? update.content.slice(-MAX_TOOL_CALL_ITEMS)
+      ? update.content.slice(-MAX_TOOL_CALL_ITEMS).map(boundedItem)
       : update.content === null
         ? []
         : undefined;
@@ -315,7 +328,7 @@ export class V2Session {
       });
       return;
     }
-    known.content = [...known.content, chunk.content].slice(-MAX_TOOL_CALL_ITEMS);
+    known.content = [...known.content, boundedItem(chunk.content)].slice(-MAX_TOOL_CALL_ITEMS);
     this.renderer.sessionUpdate({
       sessionUpdate: "tool_call_update",
       toolCallId: chunk.toolCallId,
@@ -338,10 +351,22 @@ function isWorkItem(work: unknown): work is BackgroundWork {
   return typeof type === "string";
 }
 
+/** A text content item cut to its last MAX_TEXT_CHARS characters (what is shown is its last lines). */
+function boundedItem(item: ToolCallContent): ToolCallContent {
+  const block = (item as { type?: unknown; content?: { type?: unknown; text?: unknown } }).content;
+  if (item.type !== "content" || block?.type !== "text" || typeof block.text !== "string")
+    return item;
+  if (block.text.length <= MAX_TEXT_CHARS) return item;
+  return {
+    ...item,
+    content: { ...block, text: block.text.slice(-MAX_TEXT_CHARS) },
+  } as ToolCallContent;
+}
+
 function decodeBase64(data: unknown): Uint8Array {
   return typeof data === "string" ? Buffer.from(data, "base64") : new Uint8Array(0);
 }
 
-function label(text: string): string {
-  return text.length > MAX_LABEL_CHARS ? `${text.slice(0, MAX_LABEL_CHARS - 1)}…` : text;
+function label(text: string, max = MAX_LABEL_CHARS): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
