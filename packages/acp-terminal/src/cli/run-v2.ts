@@ -395,7 +395,9 @@ class RunV2 {
       .filter((terminalId) => session.canCancelTerminal(terminalId))
       .map((terminalId) =>
         session.cancelTerminal(terminalId).catch((error: unknown) => {
-          this.renderer.notice(`Could not cancel terminal ${terminalId}: ${String(error)}`);
+          // Say, a terminal that exited as the request went out (-32602 "already exited").
+          const why = error instanceof Error ? error.message : String(error);
+          this.renderer.notice(`acp-terminal: terminal/cancel for ${terminalId} refused: ${why}`);
         }),
       );
     if (cancels.length === 0) return;

@@ -50,7 +50,8 @@ export class V2Session {
   private running = 0;
   private ignoredTerminals = 0;
   private readonly ignoredIds = new Set<string>();
-  private background: string | undefined;
+  /** The last background list shown; none at first (an empty first list is not news). */
+  private background = "[]";
 
   constructor(
     private readonly renderer: Renderer,
