@@ -196,6 +196,23 @@ describe("--mcp-tools under --protocol v2", () => {
   });
 });
 
+describe("--mcp-tools under --protocol v2 with MCP-over-ACP", () => {
+  it("declares the tools as an MCP server on the ACP connection to an agent that takes MCP-over-ACP (session.mcp.acp)", async () => {
+    const { code, stderr } = await runCli([
+      "run",
+      "--protocol",
+      "v2",
+      "--mcp-tools",
+      "--agent",
+      v2Agent("render", "--mcp-acp"),
+      "go",
+    ]);
+    const servers = JSON.parse(/v2-fixture: mcpServers=(.*)\n/.exec(stderr)![1]!);
+    expect(servers).toEqual([{ type: "acp", name: "terminals", serverId: expect.any(String) }]);
+    expect(code).toBe(0);
+  });
+});
+
 describe("Ctrl-C under --protocol v2", () => {
   for (const json of [false, true]) {
     it(`${json ? "--json" : "text"}: sends terminal/cancel to the running terminal that advertises cancel (not to the one that does not), and only then session/cancel; the turn ends cancelled; background work shows as listed`, async () => {

@@ -70,6 +70,22 @@ export class McpToolsOffer {
       (init.agentCapabilities as { mcpCapabilities?: { acp?: boolean } } | undefined)
         ?.mcpCapabilities?.acp === true;
     if (!overAcp) return [this.stdioDeclaration()];
+    // `{type: "acp"}` is in the unstable schema only; the agent advertised that it takes it.
+    return [(await this.overAcp(connection.agent)) as unknown as McpServer];
+  }
+
+  /** ACP v1 or v2: `mcp/message` requests from the agent, answered by the tools (register before connecting). */
+  handleMessage(
+    context: Parameters<McpOverAcpProvider["handleRequest"]>[0],
+  ): ReturnType<McpOverAcpProvider["handleRequest"]> {
+    return this.provider.handleRequest(context);
+  }
+
+  /**
+   * Serves the tools over the ACP connection whose agent side is `agent` (v1's or v2's
+   * `connection.agent`), in the CLI's host; returns the `{type: "acp"}` declaration for session/new.
+   */
+  async overAcp(agent: Parameters<McpOverAcpProvider["registerServer"]>[0]): Promise<unknown> {
     let mcp: McpPackage;
     try {
       mcp = (await import(MCP_PACKAGE)) as McpPackage;
@@ -86,12 +102,11 @@ export class McpToolsOffer {
       version: this.options.version,
     });
     this.served = served;
-    const registration = this.provider.registerServer(connection.agent, {
+    const registration = this.provider.registerServer(agent, {
       name: SERVER_NAME,
       handler: served.handler,
     });
-    // `{type: "acp"}` is in the unstable schema only; the agent advertised that it takes it.
-    return [registration.declaration as unknown as McpServer];
+    return registration.declaration;
   }
 
   /** Kills every command the tools still run (before the host is disposed). */

@@ -1,13 +1,17 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { Stream } from "@agentclientprotocol/sdk";
+// The unstable v2 surface: the stable one plus MCP-over-ACP (`{type: "acp"}` servers, mcp/message).
 import {
   client,
+  methods,
   PROTOCOL_VERSION as V2,
   type ActiveSession,
   type ClientConnection,
   type McpServer,
   type RequestPermissionRequest,
-} from "@agentclientprotocol/sdk/experimental/v2";
+} from "@agentclientprotocol/sdk/experimental/v2/unstable";
+import { TerminalHost } from "../host/terminal-host.js";
+import { cliApprovalPolicy } from "./approval.js";
 import { terminalClientCapabilities } from "../rpc/capabilities.js";
 import { boundedRequestError, cutText } from "../rpc/bounded-error.js";
 import { AgentProcess, type AgentExit } from "./agent-process.js";
@@ -22,7 +26,7 @@ import {
   type Ending,
 } from "./failure-messages.js";
 import { QuestionQueue } from "./choose.js";
-import { stdioMcpServer } from "./mcp-tools-offer.js";
+import { McpToolsOffer, stdioMcpServer } from "./mcp-tools-offer.js";
 import { offerV2 } from "./negotiate.js";
 import { decidePermission, type PermissionMode } from "./permission.js";
 import type { Renderer } from "./renderer.js";
@@ -122,6 +126,8 @@ class RunV2 {
   private session: ActiveSession | undefined;
   private interrupts = 0;
   private readonly view: V2Session;
+  /** `--mcp-tools`: the CLI's own host, serving the tools over the connection when the agent takes them. */
+  private mcpTools: { host: TerminalHost; offer: McpToolsOffer } | undefined;
 
   constructor(
     private readonly options: RunOptions,
@@ -144,6 +150,25 @@ class RunV2 {
     this.launched.onNotJson((snippet) => {
       if (this.phase === "initialize") this.end(notAcp(this.options.agent, snippet));
     });
+    if (this.options.mcpTools) {
+      const host = new TerminalHost({
+        pty: this.options.pty,
+        cwd: this.options.cwd,
+        authorize: cliApprovalPolicy(mode, this.options.allow, ttyIo, questions, this.renderer),
+        containment: this.options.noContain ? "off" : "auto",
+        maxTerminalsPerSession: this.options.maxTerminals,
+        maxTerminals: this.options.maxTotalTerminals,
+      });
+      const offer = new McpToolsOffer({
+        host,
+        cwd: this.options.cwd,
+        yes: mode === "yes",
+        allow: this.options.allow,
+        stdinWritable: mode !== "deny",
+        version: this.io.version,
+      });
+      this.mcpTools = { host, offer };
+    }
     const app = client({ name: "acp-terminal" })
       .onRequest("session/request_permission", ({ params }) =>
         questions.one(async () => {
@@ -158,6 +183,11 @@ class RunV2 {
           }
         }),
       )
+      .onRequest(methods.client.mcp.message, (context) => {
+        if (this.mcpTools === undefined)
+          throw boundedRequestError(-32601, "Method not found: mcp/message (no --mcp-tools)");
+        return this.mcpTools.offer.handleMessage(context as never);
+      })
       .onRequest("*", ({ method }) => {
         throw boundedRequestError(-32601, `Method not found: ${cutText(method, 200)}`);
       });
@@ -181,6 +211,16 @@ class RunV2 {
     this.cancelled.abort();
     this.closing.abort();
     this.session?.dispose();
+    await this.mcpTools?.offer
+      .dispose()
+      .catch((error: unknown) =>
+        this.renderer.notice(`Could not stop the MCP tools' commands: ${String(error)}`),
+      );
+    await this.mcpTools?.host
+      .dispose()
+      .catch((error: unknown) =>
+        this.renderer.notice(`Could not stop every terminal: ${String(error)}`),
+      );
     connection.close();
     await agent
       .kill(this.interrupts > 1 ? 0 : undefined)
@@ -235,9 +275,13 @@ class RunV2 {
       }
       this.phase = "session";
       const mcpServers: McpServer[] = [];
-      if (this.options.mcpTools) {
-        // MCP-over-ACP is not in the v2 draft's stable schema: the tools go as the stdio server.
-        if (init.capabilities?.session?.mcp?.stdio != null) {
+      const mcp = init.capabilities?.session?.mcp;
+      if (this.mcpTools !== undefined) {
+        if (mcp?.acp != null) {
+          // MCP-over-ACP (the unstable v2 surface): the tools run in the CLI's host, under its
+          // approval policy; the agent publishes each run as an agent-owned terminal.
+          mcpServers.push((await this.mcpTools.offer.overAcp(connection.agent)) as McpServer);
+        } else if (mcp?.stdio != null) {
           const { name, command, args } = stdioMcpServer({
             cwd: this.options.cwd,
             yes: mode === "yes",
@@ -246,7 +290,7 @@ class RunV2 {
           mcpServers.push({ type: "stdio", name, command, args, env: [] });
         } else {
           this.renderer.notice(
-            "acp-terminal: --mcp-tools: the agent does not take stdio MCP servers (capabilities.session.mcp.stdio), so the terminals are not offered as tools",
+            "acp-terminal: --mcp-tools: the agent takes neither MCP-over-ACP nor stdio MCP servers (capabilities.session.mcp), so the terminals are not offered as tools",
           );
         }
       }

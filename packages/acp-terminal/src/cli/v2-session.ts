@@ -4,7 +4,7 @@ import type {
   SessionUpdate,
   TerminalUpdate,
   ToolCallContent,
-} from "@agentclientprotocol/sdk/experimental/v2";
+} from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import type { ExitStatus } from "../host/types.js";
 import { AgentTerminal, clampSize } from "./agent-terminal.js";
 import type { TerminalRecord } from "./format.js";
