@@ -27,7 +27,15 @@ export interface RunOptions extends TerminalLimits {
   noContain?: boolean;
   /** Offer the terminals as MCP tools instead of v1 terminals (present only when set). */
   mcpTools?: boolean;
+  /**
+   * The ACP version to speak: the v2 draft, or whichever the agent picks when offered v2 (`auto`);
+   * present only when not v1, the default.
+   */
+  protocol?: Exclude<Protocol, "v1">;
 }
+
+export const PROTOCOLS = ["v1", "v2", "auto"] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
 
 export type ParsedCommand =
   | { kind: "help" }
@@ -63,6 +71,9 @@ Options:
   --mcp-tools        offer the terminals as MCP tools (exec, process) instead of v1 terminals:
                      over the ACP connection when the agent takes it (mcpCapabilities.acp), else
                      as the stdio server acp-terminal mcp with this cwd and --yes/--allow
+  --protocol V       the ACP version to speak: v1 (default), v2 (the draft: agent-owned terminals
+                     shown through a terminal emulator; Ctrl-C sends terminal/cancel first) or
+                     auto (offer v2, speak what the agent answers, v1 included)
   --help, -h         this help
   --version          the version
 
@@ -122,6 +133,7 @@ export function parseCommand(
         verbose: { type: "boolean", default: false },
         "no-contain": { type: "boolean", default: false },
         "mcp-tools": { type: "boolean", default: false },
+        protocol: { type: "string", default: "v1" },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
       },
@@ -176,6 +188,13 @@ export function parseCommand(
       };
     }
   }
+  const protocol = PROTOCOLS.find((name) => name === values.protocol);
+  if (protocol === undefined) {
+    return {
+      kind: "error",
+      message: `Invalid --protocol: expected one of ${PROTOCOLS.join(", ")}, received ${JSON.stringify(values.protocol)}`,
+    };
+  }
   const limits = terminalLimits(values["max-terminals"], values["max-total-terminals"]);
   if (typeof limits === "string") {
     return { kind: "error", message: limits };
@@ -195,6 +214,7 @@ export function parseCommand(
       cancelGraceMs,
       agentLog: values["agent-log"],
       ...limits,
+      ...(protocol === "v1" ? {} : { protocol }),
       ...(values.verbose ? { verbose: true } : {}),
       ...(values["no-contain"] ? { noContain: true } : {}),
       ...(values["mcp-tools"] ? { mcpTools: true } : {}),

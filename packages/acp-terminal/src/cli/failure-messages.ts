@@ -39,6 +39,14 @@ function describeExit(exit: AgentExit): string {
   return `exited with code ${exit.code}`;
 }
 
+/** The agent was silent for `--init-timeout`. */
+export function initTimedOut(commandLine: string, timeoutMs: number): Ending {
+  return {
+    exitCode: ExitCode.agentFailed,
+    error: `Not an ACP agent: "${commandLine}" did not answer initialize within ${timeoutMs / 1000} s (if it is just slow to start, raise --init-timeout)`,
+  };
+}
+
 /** The agent process ended; `phase` says when ("before answering initialize", "during the turn"). */
 export function agentExited(
   exit: AgentExit,
@@ -80,6 +88,10 @@ function codeOf(error: unknown): unknown {
  * sends our own request back, our client answers it "Method not found", and `cat` echoes that too).
  */
 export function initializeFailure(commandLine: string, error: unknown): Ending {
+  const versions = otherVersions(error);
+  if (versions !== undefined) {
+    return versions;
+  }
   if (codeOf(error) !== METHOD_NOT_FOUND) {
     return protocolFailure("initialize", error);
   }
@@ -101,4 +113,42 @@ export function unsupportedProtocol(commandLine: string, version: unknown, ours:
     exitCode: ExitCode.agentFailed,
     error: `Agent speaks ACP protocol version ${version}; acp-terminal speaks ${ours}`,
   };
+}
+
+/** JSON-RPC error of an agent that does not speak the version asked for (ACP v2's code). */
+const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+
+function dataOf(error: unknown): Record<string, unknown> | undefined {
+  const data =
+    typeof error === "object" && error !== null && "data" in error ? error.data : undefined;
+  if (typeof data !== "object" || data === null) {
+    return undefined;
+  }
+  return Object.fromEntries(Object.entries(data));
+}
+
+/**
+ * `initialize` failed because the two sides speak different ACP versions: a v2-only agent asked
+ * for v1 (it answers -32022 with the versions it supports), or a v1-only agent answered a v2
+ * offer with version 1 (the SDK's v2 client rejects that answer). Says which flag works.
+ */
+function otherVersions(error: unknown): Ending | undefined {
+  const data = dataOf(error);
+  if (codeOf(error) === UNSUPPORTED_PROTOCOL_VERSION && Array.isArray(data?.supported)) {
+    const supported = data.supported.filter((v): v is number => typeof v === "number");
+    const flag = supported.includes(2) ? "; run with --protocol v2 (or --protocol auto)" : "";
+    return {
+      exitCode: ExitCode.agentFailed,
+      error: `Agent does not speak ACP version ${JSON.stringify(data.requested)}: it supports ${supported.join(", ") || "none it named"}${flag}`,
+    };
+  }
+  if (data?.expectedProtocolVersion === 2 && data.receivedProtocolVersion !== undefined) {
+    const received = data.receivedProtocolVersion;
+    const flag = received === 1 ? "; run with --protocol v1 (the default) or --protocol auto" : "";
+    return {
+      exitCode: ExitCode.agentFailed,
+      error: `Agent answered the ACP v2 offer with protocol version ${JSON.stringify(received)}${flag}`,
+    };
+  }
+  return undefined;
 }

@@ -3,7 +3,8 @@ import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { ExitStatus, TerminalInfo } from "../host/types.js";
 import type { OutputReader } from "../output/output-buffer.js";
 import type { RunResult } from "./format.js";
-import type { Output, Renderer } from "./renderer.js";
+import type { AgentTerminal } from "./agent-terminal.js";
+import type { BackgroundItem, Output, Renderer } from "./renderer.js";
 
 /** Bytes of terminal output one `output` event carries at most. */
 export const MAX_EVENT_BYTES = 64 * 1024;
@@ -14,6 +15,10 @@ interface FollowedTerminal {
   output: OutputReader;
   /** Stream offset up to which output was emitted (or skipped). */
   cursor: number;
+  /** ACP v2: a snapshot replaced the output; the next `output` event says so (`replace: true`). */
+  replace?: boolean;
+  /** ACP v2: the terminal, for its screen when it exits. */
+  agent?: AgentTerminal;
 }
 
 /**
@@ -27,6 +32,7 @@ interface FollowedTerminal {
 export class JsonRenderer implements Renderer {
   /** Every byte is shown while stdout keeps up: a look once a frame could miss what the buffer dropped. */
   readonly everyChunk = true;
+  readonly rawUpdates = true;
   private readonly terminals = new Map<string, FollowedTerminal>();
   private readonly pending = new Set<string>();
   private readonly decoder = new TextDecoder();
@@ -37,8 +43,8 @@ export class JsonRenderer implements Renderer {
     private readonly err: Output,
   ) {}
 
-  sessionUpdate(update: SessionUpdate): void {
-    this.emit({ type: "session_update", update });
+  sessionUpdate(update: SessionUpdate, protocol?: "v2"): void {
+    this.emit({ type: "session_update", ...(protocol === undefined ? {} : { protocol }), update });
   }
 
   terminalCreated(info: TerminalInfo, output: OutputReader): void {
@@ -52,6 +58,34 @@ export class JsonRenderer implements Renderer {
       cwd: info.cwd,
       pty: info.pty,
     });
+  }
+
+  agentTerminalCreated(terminal: AgentTerminal): void {
+    this.terminals.set(terminal.terminalId, {
+      output: terminal.output,
+      cursor: 0,
+      agent: terminal,
+    });
+    this.emit({ type: "terminal", event: "create", ...agentTerminalFields(terminal) });
+  }
+
+  agentTerminalChanged(terminal: AgentTerminal): void {
+    this.emit({ type: "terminal", event: "update", ...agentTerminalFields(terminal) });
+  }
+
+  agentTerminalReplaced(terminal: AgentTerminal): void {
+    const term = this.terminals.get(terminal.terminalId);
+    if (term === undefined) {
+      return;
+    }
+    term.output = terminal.output;
+    term.cursor = 0;
+    term.replace = true;
+    this.terminalOutput(terminal.terminalId);
+  }
+
+  background(items: BackgroundItem[]): void {
+    this.emit({ type: "background", protocol: "v2", work: items });
   }
 
   terminalOutput(terminalId: string): void {
@@ -77,7 +111,12 @@ export class JsonRenderer implements Renderer {
         }
       }
     }
-    this.emit({ type: "terminal", event: "exit", terminalId, exitStatus });
+    const screen = term?.agent === undefined ? {} : screenFields(term.agent);
+    this.emit({ type: "terminal", event: "exit", terminalId, exitStatus, ...screen });
+    // A v2 terminal is not released: after its exit nothing more of it is shown.
+    if (term?.agent !== undefined) {
+      this.terminals.delete(terminalId);
+    }
   }
 
   terminalReleased(terminalId: string): void {
@@ -149,9 +188,11 @@ export class JsonRenderer implements Renderer {
     const { bytes, fromByte } = term.output.viewSince(since, MAX_EVENT_BYTES);
     const skippedBytes = fromByte - term.cursor;
     term.cursor = fromByte + bytes.byteLength;
-    if (bytes.byteLength === 0 && skippedBytes === 0) {
+    const replace = term.replace === true;
+    if (bytes.byteLength === 0 && skippedBytes === 0 && !replace) {
       return false;
     }
+    term.replace = false;
     const output = this.decoder.decode(bytes);
     this.emit({
       type: "terminal",
@@ -159,6 +200,7 @@ export class JsonRenderer implements Renderer {
       terminalId,
       output,
       ...(skippedBytes > 0 ? { skippedBytes } : {}),
+      ...(replace ? { replace: true } : {}),
     });
     return bytes.byteLength > 0;
   }
@@ -166,4 +208,31 @@ export class JsonRenderer implements Renderer {
   private emit(value: Record<string, unknown>): void {
     this.out.write(`${JSON.stringify(value)}\n`);
   }
+}
+
+/** A v2 terminal's `create`/`update` fields: v1's (`args` empty: `command` is the whole line) and v2's. */
+function agentTerminalFields(terminal: AgentTerminal): Record<string, unknown> {
+  return {
+    terminalId: terminal.terminalId,
+    command: terminal.command ?? null,
+    args: [],
+    cwd: terminal.cwd ?? null,
+    protocol: "v2",
+    size: terminal.size,
+    cancellable: terminal.cancellable,
+  };
+}
+
+/** What a v2 terminal's screen shows, at most MAX_EVENT_BYTES of its newest text. */
+function screenFields(terminal: AgentTerminal): Record<string, unknown> {
+  const text = terminal.text();
+  const bytes = Buffer.from(text);
+  const cut = bytes.byteLength > MAX_EVENT_BYTES;
+  return {
+    screen: cut
+      ? new TextDecoder().decode(bytes.subarray(bytes.byteLength - MAX_EVENT_BYTES))
+      : text,
+    ...(cut ? { screenCut: true } : {}),
+    size: terminal.size,
+  };
 }

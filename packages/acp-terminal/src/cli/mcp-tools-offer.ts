@@ -7,8 +7,8 @@ import type {
   McpServer,
 } from "@agentclientprotocol/sdk";
 import { McpOverAcpProvider, methods } from "@agentclientprotocol/sdk/unstable";
-import type { TerminalHost } from "../host/terminal-host.js";
 import { messageOf } from "../core/thrown.js";
+import type { TerminalHost } from "../host/terminal-host.js";
 
 /** acp-terminal-mcp, loaded at run time like `acp-terminal mcp` (see mcp-command.ts). */
 const MCP_PACKAGE: string = "acp-terminal-mcp";
@@ -78,6 +78,23 @@ export class McpToolsOffer {
     if (!overAcp) {
       return [this.stdioDeclaration()];
     }
+    // `{type: "acp"}` is in the unstable schema only; the agent advertised that it takes it.
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- SDK type gap: `{type: "acp"}` is in the unstable schema only
+    return [(await this.overAcp(connection.agent)) as unknown as McpServer];
+  }
+
+  /** ACP v1 or v2: `mcp/message` requests from the agent, answered by the tools (register before connecting). */
+  handleMessage(
+    context: Parameters<McpOverAcpProvider["handleRequest"]>[0],
+  ): ReturnType<McpOverAcpProvider["handleRequest"]> {
+    return this.provider.handleRequest(context);
+  }
+
+  /**
+   * Serves the tools over the ACP connection whose agent side is `agent` (v1's or v2's
+   * `connection.agent`), in the CLI's host; returns the `{type: "acp"}` declaration for session/new.
+   */
+  async overAcp(agent: Parameters<McpOverAcpProvider["registerServer"]>[0]): Promise<unknown> {
     let mcp: McpPackage;
     try {
       // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- an optional package imported by name at run time; McpPackage is its type
@@ -95,13 +112,11 @@ export class McpToolsOffer {
       version: this.options.version,
     });
     this.served = served;
-    const registration = this.provider.registerServer(connection.agent, {
+    const registration = this.provider.registerServer(agent, {
       name: SERVER_NAME,
       handler: served.handler,
     });
-    // `{type: "acp"}` is in the unstable schema only; the agent advertised that it takes it.
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- SDK type gap: `{type: "acp"}` is in the unstable schema only
-    return [registration.declaration as unknown as McpServer];
+    return registration.declaration;
   }
 
   /** Kills every command the tools still run (before the host is disposed). */
@@ -110,15 +125,20 @@ export class McpToolsOffer {
   }
 
   private stdioDeclaration(): McpServer {
-    const policy = this.options.yes
-      ? ["--yes"]
-      : this.options.allow.flatMap((pattern) => ["--allow", pattern]);
-    const main = fileURLToPath(new URL("./main.js", import.meta.url));
-    return {
-      name: SERVER_NAME,
-      command: process.execPath,
-      args: [main, "mcp", "--workspace", this.options.cwd, ...policy],
-      env: [],
-    };
+    return stdioMcpServer(this.options);
   }
+}
+
+/** The stdio server `acp-terminal mcp --workspace <cwd>` with the CLI policy's flags, as declared. */
+export function stdioMcpServer(
+  options: Pick<McpToolsOfferOptions, "cwd" | "yes" | "allow">,
+): McpServer & { command: string; args: string[] } {
+  const policy = options.yes ? ["--yes"] : options.allow.flatMap((pattern) => ["--allow", pattern]);
+  const main = fileURLToPath(new URL("./main.js", import.meta.url));
+  return {
+    name: SERVER_NAME,
+    command: process.execPath,
+    args: [main, "mcp", "--workspace", options.cwd, ...policy],
+    env: [],
+  };
 }

@@ -4,6 +4,7 @@ import {
   PROTOCOL_VERSION,
   type ClientConnection,
   type InitializeRequest,
+  type Stream,
 } from "@agentclientprotocol/sdk";
 import { describeContainment } from "../contain/describe.js";
 import { TerminalHost } from "../host/terminal-host.js";
@@ -17,6 +18,7 @@ import { ExitCode, exitCodeForStopReason } from "./exit-codes.js";
 import {
   agentExited,
   initializeFailure,
+  initTimedOut,
   notAcp,
   protocolFailure,
   unsupportedProtocol,
@@ -31,9 +33,10 @@ import { checkBeforeLaunch } from "./preflight.js";
 import { outputOf, type Renderer } from "./renderer.js";
 import { followHost } from "./terminal-ledger.js";
 import { TextRenderer } from "./text-renderer.js";
+import { runV2 } from "./run-v2.js";
 
 /** After the agent's process exits, how long its last messages get to arrive. */
-const EXIT_DRAIN_MS = 500;
+export const EXIT_DRAIN_MS = 500;
 
 export interface CliIo {
   stdin: NodeJS.ReadStream;
@@ -45,7 +48,7 @@ export interface CliIo {
 }
 
 /** Where the conversation is, as each kind of ending words it. */
-const PHASES = {
+export const PHASES = {
   initialize: {
     request: "initialize",
     timedOut: "waiting for initialize",
@@ -58,7 +61,7 @@ const PHASES = {
   },
   turn: { request: "session/prompt", timedOut: "during the turn", agentExited: "during the turn" },
 } as const;
-type Phase = keyof typeof PHASES;
+export type Phase = keyof typeof PHASES;
 
 /** Runs one prompt turn against the agent; resolves with the process exit code. Never throws. */
 export async function run(options: RunOptions, io: CliIo): Promise<number> {
@@ -80,11 +83,26 @@ export async function run(options: RunOptions, io: CliIo): Promise<number> {
     return ExitCode.usage;
   }
   const renderer = options.json ? new JsonRenderer(out, err) : new TextRenderer(out, err);
+  if (options.protocol !== undefined) {
+    return runV2(options, io, renderer);
+  }
   return new Run(options, io, renderer).execute();
 }
 
-class Run {
-  private readonly started = performance.now();
+/** An agent already started, and the stream to speak v1 on (`--protocol auto` chose v1). */
+export interface Launched {
+  agent: AgentProcess;
+  stream: Stream;
+  /** Calls `handler` if the agent's first stdout line was not JSON (at once if it was already seen). */
+  onNotJson(handler: (snippet: string) => void): void;
+  /** When the agent was started (the run's elapsed time counts from it). */
+  startedAt: number;
+  /** The v2 offer already waited `--init-timeout` for an answer in vain. */
+  offerTimedOut?: boolean;
+}
+
+export class Run {
+  private readonly started: number;
   private readonly cancelled = new AbortController();
   private readonly done: Promise<Ending>;
   private resolveDone!: (ending: Ending) => void;
@@ -98,7 +116,9 @@ class Run {
     private readonly options: RunOptions,
     private readonly io: CliIo,
     private readonly renderer: Renderer,
+    private readonly launched?: Launched,
   ) {
+    this.started = launched?.startedAt ?? performance.now();
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
   }
 
@@ -130,17 +150,19 @@ class Run {
         version: this.io.version,
       });
     }
-    const agent = new AgentProcess({
-      commandLine: this.options.agent,
-      cwd: this.io.cwd,
-      agentLogPath: this.options.agentLog,
-      stderr: this.io.stderr,
-      onNotJson: (snippet) => {
-        if (this.phase === "initialize") {
-          this.end(notAcp(this.options.agent, snippet));
-        }
-      },
-    });
+    const agent =
+      this.launched?.agent ??
+      new AgentProcess({
+        commandLine: this.options.agent,
+        cwd: this.io.cwd,
+        agentLogPath: this.options.agentLog,
+        stderr: this.io.stderr,
+        onNotJson: (snippet) => {
+          if (this.phase === "initialize") {
+            this.end(notAcp(this.options.agent, snippet));
+          }
+        },
+      });
     const app = client({ name: "acp-terminal" })
       .onNotification("session/update", ({ params }) => this.renderer.sessionUpdate(params.update))
       .onRequest("session/request_permission", parsePermissionParams, ({ params }) =>
@@ -166,7 +188,12 @@ class Run {
       onError: (error, context) =>
         this.renderer.notice(`acp-terminal: ${context}: ${String(error)}`),
     });
-    const connection = app.connect(agent.stream);
+    this.launched?.onNotJson((snippet) => {
+      if (this.phase === "initialize") {
+        this.end(notAcp(this.options.agent, snippet));
+      }
+    });
+    const connection = app.connect(this.launched?.stream ?? agent.stream);
     void agent.exited.then((exit) => this.agentGone(exit, connection, agent));
     const stopSignals = this.handleSignals(connection, host);
     const timeout =
@@ -228,6 +255,9 @@ class Run {
 
   private async converse(connection: ClientConnection, agent: AgentProcess): Promise<void> {
     const ac = new AbortController();
+    if (this.launched?.offerTimedOut === true) {
+      return this.end(initTimedOut(this.options.agent, this.options.initTimeoutMs));
+    }
     try {
       const initTimeout = delay(this.options.initTimeoutMs, "timeout" as const, {
         signal: ac.signal,
@@ -243,10 +273,7 @@ class Run {
       const init = await Promise.race([initRequest, initTimeout]);
       ac.abort();
       if (init === "timeout") {
-        return this.end({
-          exitCode: ExitCode.agentFailed,
-          error: `Not an ACP agent: "${this.options.agent}" did not answer initialize within ${this.options.initTimeoutMs / 1000} s (if it is just slow to start, raise --init-timeout)`,
-        });
+        return this.end(initTimedOut(this.options.agent, this.options.initTimeoutMs));
       }
       if (init.protocolVersion !== PROTOCOL_VERSION) {
         return this.end(

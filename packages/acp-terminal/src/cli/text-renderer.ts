@@ -5,7 +5,8 @@ import { formatSummary, type RunResult } from "./format.js";
 import { FrameTimer } from "./frame-timer.js";
 import { LineStream } from "./line-stream.js";
 import { FRAME_MS, LiveRegion } from "./live-region.js";
-import type { Output, Renderer } from "./renderer.js";
+import { ScreenTail, type AgentTerminal } from "./agent-terminal.js";
+import type { BackgroundItem, Output, Renderer } from "./renderer.js";
 import { TerminalTail } from "./terminal-tail.js";
 import {
   DONE,
@@ -109,6 +110,34 @@ export class TextRenderer implements Renderer {
     });
   }
 
+  agentTerminalCreated(terminal: AgentTerminal): void {
+    this.terminals.set(terminal.terminalId, {
+      tail: new ScreenTail(terminal),
+      lines: undefined,
+      released: false,
+      streamed: 0,
+    });
+  }
+
+  agentTerminalChanged(terminal: AgentTerminal): void {
+    this.terminalOutput(terminal.terminalId);
+  }
+
+  agentTerminalReplaced(terminal: AgentTerminal): void {
+    this.terminalOutput(terminal.terminalId);
+  }
+
+  /** Background work is printed as a line each time the agent's list of it changes. */
+  background(items: BackgroundItem[]): void {
+    const names = items.map((item) => {
+      const id = item.terminalId ?? item.toolCallId;
+      const what =
+        item.type === "terminal" ? "terminal" : item.type === "tool_call" ? "tool call" : item.type;
+      return `${what}${id === undefined ? "" : ` ${id}`}${item.label === undefined ? "" : ` (${item.label})`}`;
+    });
+    this.print(`⋯ background: ${names.length === 0 ? "none" : names.join(", ")}`);
+  }
+
   terminalOutput(terminalId: string): void {
     const term = this.terminals.get(terminalId);
     if (term === undefined) {
@@ -120,7 +149,7 @@ export class TextRenderer implements Renderer {
       }
       return;
     }
-    if (term.streamed >= PLAIN_STREAM_LINES) {
+    if (term.lines === undefined || term.streamed >= PLAIN_STREAM_LINES) {
       return;
     }
     this.unstreamed.add(terminalId);
@@ -268,7 +297,11 @@ export class TextRenderer implements Renderer {
     this.unstreamed.clear();
     for (const id of ids) {
       const term = this.terminals.get(id);
-      if (term?.toolCallId === undefined || term.streamed >= PLAIN_STREAM_LINES) {
+      if (
+        term?.toolCallId === undefined ||
+        term.lines === undefined ||
+        term.streamed >= PLAIN_STREAM_LINES
+      ) {
         continue;
       }
       for (const line of term.lines.take(PLAIN_STREAM_LINES - term.streamed)) {

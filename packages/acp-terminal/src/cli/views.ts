@@ -3,7 +3,17 @@ import type { ExitStatus } from "../host/types.js";
 import { formatExitStatus } from "./format.js";
 import { headWhole, MAX_LINE_CHARS } from "./display-line.js";
 import type { LineStream } from "./line-stream.js";
-import type { LineCount, TerminalTail } from "./terminal-tail.js";
+import type { LineCount } from "./terminal-tail.js";
+
+/** The newest lines of a terminal, as a tail shows them (a v1 byte stream's or a v2 screen's). */
+export interface TailView {
+  readonly partialLine: string | undefined;
+  tail(): string[];
+  completedLines(): LineCount;
+  hiddenLines(): LineCount;
+  /** Nothing more will be drawn live: keep only what the tail shows. */
+  freeze(): void;
+}
 
 /** Lines of one terminal printed as they arrive when piped; after that only the final tail. */
 export const PLAIN_STREAM_LINES = 200;
@@ -13,7 +23,8 @@ export const GUTTER = "  │ ";
 
 export interface ToolCallView {
   title: string;
-  status: ToolCallStatus;
+  /** v1's statuses, or v2's (which adds `cancelled` and `paused`). */
+  status: ToolCallStatus | "cancelled" | "paused";
   terminalIds: string[];
   /** The tool call's text content, shown when it has no terminal. */
   text?: string | undefined;
@@ -22,9 +33,12 @@ export interface ToolCallView {
 }
 
 export interface TerminalView {
-  tail: TerminalTail;
-  /** Piped: its complete lines in order, for the first PLAIN_STREAM_LINES printed as they come. */
-  lines: LineStream;
+  tail: TailView;
+  /**
+   * Piped: its complete lines in order, for the first PLAIN_STREAM_LINES printed as they come;
+   * undefined for a screen (v2), whose lines are not final until it ends: its tail is printed then.
+   */
+  lines: Pick<LineStream, "take" | "skippedBytes"> | undefined;
   exitStatus?: ExitStatus;
   released: boolean;
   toolCallId?: string;
@@ -32,7 +46,7 @@ export interface TerminalView {
   streamed: number;
 }
 
-export const DONE: ReadonlySet<ToolCallStatus> = new Set(["completed", "failed"]);
+export const DONE: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
 
 export function terminalIdsOf(content: ToolCallContent[] | null | undefined): string[] {
   return (content ?? []).flatMap((item) => (item.type === "terminal" ? [item.terminalId] : []));
@@ -47,7 +61,12 @@ export function textOf(content: ToolCallContent[] | null | undefined): string | 
 }
 
 export function header(view: ToolCallView): string {
-  const mark = view.status === "completed" ? "✓" : view.status === "failed" ? "✗" : "▸";
+  const mark =
+    view.status === "completed"
+      ? "✓"
+      : view.status === "failed" || view.status === "cancelled"
+        ? "✗"
+        : "▸";
   return `${mark} ${view.title} [${view.status}]`;
 }
 
@@ -70,7 +89,7 @@ export function textLines(view: ToolCallView): string[] {
 
 /** The tail of a terminal as display lines, with a marker for what it no longer shows. */
 export function tailLines(
-  tail: TerminalTail,
+  tail: TailView,
   hidden: LineCount = tail.hiddenLines(),
   marker = "earlier lines",
 ): string[] {
@@ -97,6 +116,8 @@ export function finalLines(term: TerminalView, tty: boolean): string[] {
   let lines: string[] = [];
   if (tty) {
     lines = tailLines(tail, tail.hiddenLines(), "lines not shown");
+  } else if (term.lines === undefined) {
+    lines = tailLines(tail);
   } else {
     const completed = tail.completedLines();
     const notStreamed = {

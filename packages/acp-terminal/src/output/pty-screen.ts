@@ -63,6 +63,7 @@ export interface RenderedOutput {
 export class PtyScreen {
   readonly #buffer: OutputBuffer;
   readonly #deadlineMs: number;
+  readonly #convertEol: boolean;
   #cols: number;
   #rows: number;
   #screen: Screen | undefined;
@@ -79,8 +80,9 @@ export class PtyScreen {
   constructor(
     buffer: OutputBuffer,
     size: { cols: number; rows: number },
-    options: { deadlineMs?: number } = {},
+    options: { deadlineMs?: number; convertEol?: boolean } = {},
   ) {
+    this.#convertEol = options.convertEol === true;
     this.#buffer = buffer;
     this.#cols = size.cols;
     this.#rows = size.rows;
@@ -188,7 +190,9 @@ export class PtyScreen {
   }
 
   #newScreen(): Screen {
-    return new Screen(this.#cols, this.#rows, scrollbackLinesFor(this.#cols), this.#buffer.limit);
+    return new Screen(this.#cols, this.#rows, scrollbackLinesFor(this.#cols), this.#buffer.limit, {
+      convertEol: this.#convertEol,
+    });
   }
 }
 

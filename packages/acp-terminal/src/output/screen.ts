@@ -45,7 +45,14 @@ export class Screen {
   #marker: IMarker | undefined;
   #linesDropped = false;
 
-  constructor(cols: number, rows: number, scrollbackLines: number, maxTextBytes: number) {
+  /** `convertEol`: a line feed also returns the cursor to column 0 (output from a pipe, not a PTY). */
+  constructor(
+    cols: number,
+    rows: number,
+    scrollbackLines: number,
+    maxTextBytes: number,
+    options: { convertEol?: boolean } = {},
+  ) {
     // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- @xterm/headless: loaded with require() (its type is XtermModule), and its private _core, which it does not type
     const { Terminal } = requireModule("@xterm/headless") as XtermModule;
     this.#history = new TextHistory(maxTextBytes);
@@ -55,6 +62,7 @@ export class Screen {
       scrollback: scrollbackLines,
       logLevel: "off",
       allowProposedApi: true,
+      convertEol: options.convertEol === true,
     });
     // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- @xterm/headless: loaded with require() (its type is XtermModule), and its private _core, which it does not type
     const core = (this.#term as unknown as { _core?: Partial<XtermCore> })._core;
@@ -173,8 +181,8 @@ export class Screen {
         last++;
       }
       if (last >= normal.baseY) {
-        break; // the line goes on onto the screen: it may still change
-      }
+        break;
+      } // the line goes on onto the screen: it may still change
       committed += `${logicalLine(normal, y, last)}\n`;
       y = last + 1;
     }

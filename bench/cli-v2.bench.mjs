@@ -1,0 +1,193 @@
+#!/usr/bin/env node
+/**
+ * `acp-terminal run --protocol v2` against an SDK v2 agent (test/fixtures/v2-agent.mjs) that
+ * floods its own terminals: what the CLI costs when the bytes come over the wire as
+ * `terminal_output_chunk`s and go through the terminal emulator. Each figure beside a baseline
+ * measured in the same run:
+ *
+ * - flood: 100 MiB of chunks (64 KiB each, base64 in JSON-RPC) to one terminal, text mode piped:
+ *   wall time and the CLI's max RSS (`/usr/bin/time -f %M`), beside the same 100 MiB under v1
+ *   (`head -c` in a terminal the CLI hosts itself: test/fixtures/cli-agent.mjs flood); and the max
+ *   RSS of 500 MiB beside that of 100 MiB (bounded: the peak does not follow the volume);
+ * - many terminals: 10,000 terminals each announced with a 1 KiB snapshot and an exit (1024 are
+ *   followed, the --max-total-terminals default), beside a v2 run with none;
+ * - render per chunk, in this process: one 64 KiB chunk of progress-bar redraws appended to an
+ *   AgentTerminal and its screen read (`text()`, through @xterm/headless at 80x24), beside the v1
+ *   text path's read of the same bytes (OutputBuffer + TerminalTail, strip-ansi and `\r`).
+ *
+ * BENCH_ROUNDS (default 2) rounds of the flood, alternating which side goes first; figures are
+ * medians. BENCH_PARTS (default "flood,many,render") picks parts.
+ */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { MiB } from "./support/memory.mjs";
+import { fmt, header, Report } from "./support/report.mjs";
+import { median, now } from "./support/stats.mjs";
+
+const CLI = fileURLToPath(new URL("../packages/acp-terminal/dist/cli/main.js", import.meta.url));
+const V2_AGENT = fileURLToPath(new URL("../test/fixtures/v2-agent.mjs", import.meta.url));
+const V1_AGENT = fileURLToPath(new URL("../test/fixtures/cli-agent.mjs", import.meta.url));
+const TIME = "/usr/bin/time";
+const PARTS = new Set((process.env.BENCH_PARTS ?? "flood,many,render").split(","));
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const FLOOD_MIB = 100;
+const MANY = 10_000;
+
+const quote = (words) => words.map((w) => `'${w.replaceAll("'", "'\\''")}'`).join(" ");
+
+/** Runs the CLI under /usr/bin/time; wall ms, max RSS bytes, exit code and stderr's last line. */
+async function runCli(args) {
+  const started = now();
+  const child = spawn(TIME, ["-f", "maxrss_kb=%M", process.execPath, CLI, "run", ...args, "go"], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stdout.resume();
+  child.stderr.setEncoding("utf8").on("data", (chunk) => (stderr += chunk));
+  const [code] = await once(child, "close");
+  const wallMs = now() - started;
+  const kb = Number(/maxrss_kb=(\d+)/.exec(stderr)?.[1] ?? Number.NaN);
+  const summary =
+    stderr
+      .split("\n")
+      .filter((line) => line.startsWith("──"))
+      .at(-1) ?? "";
+  if (code !== 0) throw new Error(`acp-terminal ${args.join(" ")} exited ${code}:\n${stderr}`);
+  return { wallMs, rss: kb * 1024, summary };
+}
+
+const v2Flood = (mib = FLOOD_MIB) =>
+  runCli([
+    "--protocol",
+    "v2",
+    "--agent",
+    quote([process.execPath, V2_AGENT, "flood", String(mib), "0"]),
+  ]);
+const v1Flood = () =>
+  runCli([
+    "--yes",
+    "--agent",
+    quote([process.execPath, V1_AGENT, "flood", String(FLOOD_MIB * MiB)]),
+  ]);
+
+header(
+  "acp-terminal run --protocol v2: agent-owned terminals over the wire, through the emulator",
+  `${FLOOD_MIB} MiB of terminal_output_chunks vs the same bytes hosted under v1; ${MANY} terminals; render per chunk`,
+);
+const report = new Report();
+
+if (PARTS.has("flood") && existsSync(TIME)) {
+  const v2 = [];
+  const v1 = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    if (round % 2 === 0) {
+      v2.push(await v2Flood());
+      v1.push(await v1Flood());
+    } else {
+      v1.push(await v1Flood());
+      v2.push(await v2Flood());
+    }
+  }
+  const wall2 = median(v2.map((r) => r.wallMs));
+  const wall1 = median(v1.map((r) => r.wallMs));
+  const rss2 = median(v2.map((r) => r.rss));
+  const rss1 = median(v1.map((r) => r.rss));
+  report.row({
+    figure: `${FLOOD_MIB} MiB flood: CLI wall time (v2 chunks)`,
+    value: fmt.s(wall2),
+    baseline: `${fmt.s(wall1)} (v1, hosted)`,
+    ratio: fmt.ratio(wall2 / wall1),
+  });
+  report.row({
+    figure: `${FLOOD_MIB} MiB flood: CLI max RSS (v2 chunks)`,
+    value: fmt.mb(rss2),
+    baseline: `${fmt.mb(rss1)} (v1, hosted)`,
+    ratio: fmt.ratio(rss2 / rss1),
+  });
+  // Bounded means the peak does not follow the volume: 5 times the bytes, about the same peak.
+  const big = await v2Flood(FLOOD_MIB * 5);
+  report.row({
+    figure: `${FLOOD_MIB * 5} MiB flood: CLI max RSS (v2 chunks)`,
+    value: fmt.mb(big.rss),
+    baseline: `${fmt.mb(rss2)} (${FLOOD_MIB} MiB)`,
+    ratio: fmt.ratio(big.rss / rss2),
+    goal: "< 1.5x (bounded)",
+    met: big.rss < rss2 * 1.5,
+  });
+  report.note(`v2 summary: ${v2[0].summary}`);
+  report.note(`v1 summary: ${v1[0].summary}`);
+}
+
+if (PARTS.has("many") && existsSync(TIME)) {
+  const many = await runCli([
+    "--protocol",
+    "v2",
+    "--agent",
+    quote([process.execPath, V2_AGENT, "flood", "0", String(MANY)]),
+  ]);
+  const none = await runCli([
+    "--protocol",
+    "v2",
+    "--agent",
+    quote([process.execPath, V2_AGENT, "flood", "0", "0"]),
+  ]);
+  report.row({
+    figure: `${MANY} terminals: CLI wall time`,
+    value: fmt.s(many.wallMs),
+    baseline: `${fmt.s(none.wallMs)} (no terminals)`,
+    ratio: fmt.ratio(many.wallMs / none.wallMs),
+  });
+  report.row({
+    figure: `${MANY} terminals: CLI max RSS`,
+    value: fmt.mb(many.rss),
+    baseline: `${fmt.mb(none.rss)} (no terminals)`,
+    ratio: fmt.ratio(many.rss / none.rss),
+  });
+  report.note(`many: ${many.summary}`);
+}
+
+if (PARTS.has("render")) {
+  const { AgentTerminal } = await import("../packages/acp-terminal/dist/cli/agent-terminal.js");
+  const { OutputBuffer } = await import("../packages/acp-terminal/dist/output/output-buffer.js");
+  const { TerminalTail } = await import("../packages/acp-terminal/dist/cli/terminal-tail.js");
+  let bar = "";
+  for (let i = 0; bar.length < 64 * 1024 - 80; i++)
+    bar += `\r\x1b[2K[${"#".repeat(i % 50).padEnd(50)}] ${i % 100}%`;
+  const chunk = Buffer.from(bar);
+  const CHUNKS = 200;
+  const emulator = new AgentTerminal("bench");
+  const buffer = new OutputBuffer(MiB);
+  const tail = new TerminalTail(buffer);
+  // Warm both paths up before timing.
+  for (let i = 0; i < 10; i++) {
+    emulator.append(chunk);
+    emulator.text();
+    buffer.append(chunk);
+    tail.tail();
+  }
+  let started = now();
+  for (let i = 0; i < CHUNKS; i++) {
+    emulator.append(chunk);
+    emulator.text();
+  }
+  const emulatorMs = (now() - started) / CHUNKS;
+  started = now();
+  for (let i = 0; i < CHUNKS; i++) {
+    buffer.append(chunk);
+    tail.tail();
+  }
+  const plainMs = (now() - started) / CHUNKS;
+  report.row({
+    figure: "64 KiB progress-bar chunk: append + screen read (emulator)",
+    value: fmt.ms(emulatorMs),
+    baseline: `${fmt.ms(plainMs)} (v1 tail: strip-ansi + \\r)`,
+    ratio: fmt.ratio(emulatorMs / plainMs),
+  });
+  report.note(
+    `render: ${(((chunk.byteLength / emulatorMs) * 1000) / 1e6).toFixed(1)} MB/s through the emulator`,
+  );
+}
+
+report.print();
