@@ -95,6 +95,32 @@ describe("acp-terminal run", () => {
     expect(code).toBe(0);
   });
 
+  it("--pty shows a terminal's lines as its screen does (through the terminal emulator): a bar redrawn with \\r and ESC[2K is one line, and a line rewritten after ESC[1A keeps its place", async () => {
+    const script =
+      "printf 'download 10%%\\rdownload 50%%\\r\\033[2Kdownload done\\nstep one\\nstep two\\033[1A\\r\\033[2Kstep 1 ok\\033[1B\\r\\n'";
+    const { code, stdout } = await runCli([
+      "run",
+      "--yes",
+      "--pty",
+      "--agent",
+      nodeAgent(FIXTURE_AGENT, "terminal", script),
+      "go",
+    ]);
+    expect(stdout).toBe(
+      [
+        "▸ print two lines [in_progress]",
+        "✓ print two lines [completed]",
+        "  │ download done",
+        "  │ step 1 ok",
+        "  │ step two",
+        "  └ exit 0",
+        "exit code 0",
+        "",
+      ].join("\n"),
+    );
+    expect(code).toBe(0);
+  });
+
   it("--cwd is the session's cwd and the terminals' default cwd", async () => {
     const dir = await realpath(await mkdtemp(path.join(tmpdir(), "cli-cwd-")));
     try {

@@ -136,8 +136,17 @@ export class AgentTerminal {
   }
 }
 
+/** A screen's text as rendered, and a version that changes whenever the text may have. */
+export interface ScreenSource {
+  readonly version: number;
+  text(): string;
+  /** Keeps the text as it is now and lets the emulator go. */
+  freeze(): void;
+}
+
 /**
- * The newest lines of an agent-owned terminal's screen, for the text renderer: the same questions
+ * The newest lines of a terminal's screen (an agent-owned terminal's, or a v1 PTY terminal's
+ * through the host's emulator), for the text renderer: the same questions
  * `TerminalTail` answers for a v1 terminal's byte stream, asked of the emulator's rendering (its
  * lines are what a person sees, so a redrawn progress bar is one line). Cached per version.
  */
@@ -145,7 +154,7 @@ export class ScreenTail {
   #cached: { version: number; complete: string[]; partial: string | undefined } | undefined;
 
   constructor(
-    private readonly terminal: AgentTerminal,
+    private readonly terminal: ScreenSource,
     private readonly maxLines = DEFAULT_TAIL_LINES,
   ) {}
 

@@ -22,8 +22,11 @@ export interface Renderer {
   sessionUpdate(update: SessionUpdate, protocol?: "v2"): void;
   /** Whether v2 updates are wanted as the agent sent them rather than in v1's shape. */
   readonly rawUpdates?: boolean;
-  /** A terminal started; `output` is the host's buffer of it, read when something is drawn. */
-  terminalCreated(info: TerminalInfo, output: OutputReader): void;
+  /**
+   * A terminal started; `output` is the host's buffer of it, read when something is drawn.
+   * `screen` (PTY terminals): its output as the host's emulator renders it.
+   */
+  terminalCreated(info: TerminalInfo, output: OutputReader, screen?: () => string): void;
   /**
    * The terminal's buffer changed since the last call: once a frame at most, or after every chunk
    * when `everyChunk` (read the buffer when drawing either way; the bytes do not come with it).

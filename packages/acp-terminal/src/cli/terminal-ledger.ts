@@ -17,7 +17,7 @@ export function followHost(host: TerminalHost, renderer: Renderer): () => Termin
     if (output === undefined) {
       return;
     }
-    renderer.terminalCreated(info, output);
+    renderer.terminalCreated(info, output, host.screenReader(terminalId));
     if (renderer.everyChunk !== true) {
       watcher.follow(terminalId, output);
     }

@@ -6,6 +6,7 @@ import { FrameTimer } from "./frame-timer.js";
 import { LineStream } from "./line-stream.js";
 import { FRAME_MS, LiveRegion } from "./live-region.js";
 import { ScreenTail, type AgentTerminal } from "./agent-terminal.js";
+import { HostScreen } from "./host-screen.js";
 import type { BackgroundItem, Output, Renderer } from "./renderer.js";
 import { TerminalTail } from "./terminal-tail.js";
 import {
@@ -37,6 +38,8 @@ const MAX_PENDING_TEXT = 4096;
 export class TextRenderer implements Renderer {
   private readonly toolCalls = new Map<string, ToolCallView>();
   private readonly terminals = new Map<string, TerminalView>();
+  /** v1 PTY terminals drawn from the host's emulator, until their exit keeps the text. */
+  private readonly hostScreens = new Map<string, HostScreen>();
   private readonly live: LiveRegion | undefined;
   private openLine = false;
   private pendingText = "";
@@ -100,7 +103,20 @@ export class TextRenderer implements Renderer {
     }
   }
 
-  terminalCreated(info: TerminalInfo, output: OutputReader): void {
+  terminalCreated(info: TerminalInfo, output: OutputReader, screen?: () => string): void {
+    if (screen !== undefined) {
+      // A PTY's lines are what its screen shows, and can change until the exit: drawn live, and
+      // printed whole when piped, as for an agent-owned terminal.
+      const hostScreen = new HostScreen(screen, output);
+      this.hostScreens.set(info.terminalId, hostScreen);
+      this.terminals.set(info.terminalId, {
+        tail: new ScreenTail(hostScreen),
+        lines: undefined,
+        released: false,
+        streamed: 0,
+      });
+      return;
+    }
     const tail = new TerminalTail(output);
     this.terminals.set(info.terminalId, {
       tail,
@@ -162,6 +178,8 @@ export class TextRenderer implements Renderer {
       return;
     }
     term.exitStatus = exitStatus;
+    this.hostScreens.get(terminalId)?.freeze();
+    this.hostScreens.delete(terminalId);
     if (term.toolCallId !== undefined) {
       this.settle(term.toolCallId);
     }
@@ -178,6 +196,7 @@ export class TextRenderer implements Renderer {
     }
     this.streamNow();
     term.tail.freeze();
+    this.hostScreens.delete(terminalId);
   }
 
   notice(message: string): void {

@@ -323,6 +323,19 @@ export class TerminalHost {
     return this.#terminals.get(terminalId)?.buffer;
   }
 
+  /**
+   * For a UI drawing a PTY terminal: its output as the terminal's screen shows it (the emulator
+   * rendering `terminal/output` answers with), read when called; undefined for pipes. Until the
+   * terminal is released (its emulator goes then): keep the text at the exit.
+   */
+  screenReader(terminalId: string): (() => string) | undefined {
+    const terminal = this.#terminals.get(terminalId);
+    if (terminal?.process.pty !== true) {
+      return undefined;
+    }
+    return () => terminal.snapshot().output;
+  }
+
   list(filter?: { connectionId?: string; sessionId?: string }): TerminalInfo[] {
     return this.#select(filter ?? {}).map((terminal) => terminal.info());
   }
