@@ -14,7 +14,7 @@ import {
 import type { ProcessManager } from "acp-process";
 import { TerminalPublisher } from "acp-process/v2";
 import type { TerminalHost } from "acp-terminal";
-import { dispatch } from "./commands/index.js";
+import { dispatch } from "./dispatch.js";
 import { findMcpTerminals } from "./mcp-terminals.js";
 import { chooseV2Mode } from "./mode.js";
 import { parseCommand } from "./parse.js";

@@ -1,8 +1,15 @@
-import type { RunEvent, RunSnapshot } from "acp-process";
+import type { ProcessManager, RunEvent, RunSnapshot } from "acp-process";
 import { describeRun, fenced, runFacts } from "./format.js";
 import { reportError } from "./report-error.js";
-import type { DemoSession } from "./session.js";
 import { toolStatusOf, type ToolCall } from "./tool-call.js";
+
+/** What the reporter needs of the session that owns it (session.ts). */
+export interface ReportingSession {
+  readonly id: string;
+  readonly manager: ProcessManager;
+  say(text: string, facts?: Record<string, unknown>): Promise<void>;
+  outputTail(runId: string): string;
+}
 
 /**
  * Tells the client when a background run ends — once, because acp-process emits exactly one
@@ -21,7 +28,7 @@ export class BackgroundReporter {
   /** Callers of `reported()` waiting for a run that has not ended, by run id. */
   private readonly waiters = new Map<string, ((run: RunSnapshot) => void)[]>();
 
-  constructor(private readonly session: DemoSession) {}
+  constructor(private readonly session: ReportingSession) {}
 
   /** Registers a background run's tool call before the run starts (a fast run may end at once). */
   expect(call: ToolCall): void {

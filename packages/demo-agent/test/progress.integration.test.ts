@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { until } from "../../../test/support/until.js";
 import { bgCommand } from "../src/commands/bg.js";
 import { runCommand } from "../src/commands/run.js";
-import { FileGate } from "../src/demo/gate.js";
+import { FileGate } from "../src/demo/steps/gate.js";
 import { PROGRESS_INTERVAL_MS } from "../src/progress.js";
 import type { DemoSession } from "../src/session.js";
 import { testSession, type TestSession } from "./session-fixture.js";

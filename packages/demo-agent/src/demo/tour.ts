@@ -1,6 +1,6 @@
 import { reportError } from "../report-error.js";
 import type { DemoSession } from "../session.js";
-import type { Step } from "./step.js";
+import type { Step } from "./steps/step.js";
 import { build } from "./steps/build.js";
 import { flood } from "./steps/flood.js";
 import { foreground } from "./steps/foreground.js";

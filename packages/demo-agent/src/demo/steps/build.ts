@@ -1,9 +1,9 @@
 import { bgCommand } from "../../commands/bg.js";
 import { logCommand } from "../../commands/log.js";
 import { pollCommand, type PollResult } from "../../commands/poll.js";
-import { FileGate } from "../gate.js";
-import type { Step } from "../step.js";
-import { outputMatching } from "../wait.js";
+import { FileGate } from "./gate.js";
+import type { Step } from "./step.js";
+import { outputMatching } from "./wait.js";
 
 /**
  * A build-like job: progress lines, then "build done". After steps 2 and 4 it pauses until the

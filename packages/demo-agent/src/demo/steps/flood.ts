@@ -1,5 +1,5 @@
 import { reportError } from "../../report-error.js";
-import type { Step } from "../step.js";
+import type { Step } from "./step.js";
 
 const FLOOD_LIMIT = 4096;
 const UNIT = "é✓🚀"; // 2 + 3 + 4 bytes

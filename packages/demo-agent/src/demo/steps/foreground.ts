@@ -1,5 +1,5 @@
 import { runCommand } from "../../commands/run.js";
-import type { Step } from "../step.js";
+import type { Step } from "./step.js";
 
 export const foreground: Step = {
   title: "A foreground command",

@@ -1,7 +1,7 @@
 import { bgCommand } from "../../commands/bg.js";
 import { sendCommand } from "../../commands/send.js";
-import type { Step } from "../step.js";
-import { outputMatching } from "../wait.js";
+import type { Step } from "./step.js";
+import { outputMatching } from "./wait.js";
 
 /** A command that asks a question on stdout and reads the answer from stdin. */
 const PROMPT_COMMAND = 'printf "name? "; read n; echo "hello $n"';

@@ -1,7 +1,7 @@
 import { bgCommand } from "../../commands/bg.js";
 import { killCommand } from "../../commands/kill.js";
-import type { Step } from "../step.js";
-import { outputMatching } from "../wait.js";
+import type { Step } from "./step.js";
+import { outputMatching } from "./wait.js";
 
 /** A server-like command that cleans up when interrupted (SIGINT), as Ctrl-C would make it. */
 const INTERRUPTIBLE_COMMAND = `trap 'echo "interrupted: cleaning up"; exit 130' INT; echo "serving (Ctrl-C stops me)"; while :; do sleep 0.1; done`;

@@ -1,7 +1,7 @@
 import { bgCommand } from "../../commands/bg.js";
 import { killCommand } from "../../commands/kill.js";
-import type { Step } from "../step.js";
-import { isAlive, outputMatching, survivors } from "../wait.js";
+import type { Step } from "./step.js";
+import { isAlive, outputMatching, survivors } from "./wait.js";
 
 /**
  * A parent shell that starts a child and waits for it; each prints its pid as the machine sees it.

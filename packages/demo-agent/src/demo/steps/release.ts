@@ -1,5 +1,5 @@
 import { listCommand } from "../../commands/list.js";
-import type { Step } from "../step.js";
+import type { Step } from "./step.js";
 
 /** How long a run that has ended may take to release its terminal (its exit is reported first). */
 const SETTLE_DEADLINE_MS = 10_000;

@@ -1,5 +1,5 @@
 import { runCommand } from "../../commands/run.js";
-import type { Step } from "../step.js";
+import type { Step } from "./step.js";
 
 /** Both timeouts of acp-process: a hard limit on the run, and a limit on time without output. */
 export const timeout: Step = {

@@ -1,4 +1,4 @@
-import type { DemoSession } from "../session.js";
+import type { DemoSession } from "../../session.js";
 
 /** Message text for the tour, with the step's facts for programs in `_meta["demo-agent"]`. */
 export type Say = (text: string, facts?: Record<string, unknown>) => Promise<void>;

@@ -1,17 +1,17 @@
-import { runTour } from "../demo/tour.js";
-import type { Command } from "../parse.js";
-import type { DemoSession } from "../session.js";
-import { bgCommand } from "./bg.js";
-import { helpCommand } from "./help.js";
-import { keysCommand } from "./keys.js";
-import { killCommand } from "./kill.js";
-import { listCommand } from "./list.js";
-import { logCommand } from "./log.js";
-import { pollCommand } from "./poll.js";
-import { runCommand } from "./run.js";
-import { sendCommand } from "./send.js";
-import { watchCommand } from "./watch.js";
-import { messageOf } from "../thrown.js";
+import { runTour } from "./demo/tour.js";
+import type { Command } from "./parse.js";
+import type { DemoSession } from "./session.js";
+import { bgCommand } from "./commands/bg.js";
+import { helpCommand } from "./commands/help.js";
+import { keysCommand } from "./commands/keys.js";
+import { killCommand } from "./commands/kill.js";
+import { listCommand } from "./commands/list.js";
+import { logCommand } from "./commands/log.js";
+import { pollCommand } from "./commands/poll.js";
+import { runCommand } from "./commands/run.js";
+import { sendCommand } from "./commands/send.js";
+import { watchCommand } from "./commands/watch.js";
+import { messageOf } from "./thrown.js";
 
 /** Runs one parsed command. Errors (an unknown run id, ...) are told to the user, not thrown. */
 export async function dispatch(session: DemoSession, command: Command): Promise<void> {
