@@ -1,4 +1,4 @@
-import { isFinished, type ProcessManager } from "acp-process";
+import { ACTIVE_STATUSES, type ProcessManager } from "acp-process";
 import { runTool, type ToolContext, type ToolDefinition } from "acp-process/tools";
 import {
   ProtocolError,
@@ -120,9 +120,13 @@ async function callTool(
 ): Promise<CallToolResult> {
   const { manager, sessionId } = options;
   const runsOfCall = () =>
-    manager
-      .list({ sessionId, limit: 500 })
-      .filter((run) => run.labels[CALL_LABEL] === call && !isFinished(run.status));
+    // The live runs this call started, however many other runs the session has.
+    manager.list({
+      sessionId,
+      status: ACTIVE_STATUSES,
+      labels: { [CALL_LABEL]: call },
+      limit: 500,
+    });
   // MCP cancellation (notifications/cancelled, or an HTTP client going away) kills what this call started.
   const cancel = () => {
     for (const run of runsOfCall()) {

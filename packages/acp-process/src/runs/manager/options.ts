@@ -84,6 +84,8 @@ export interface StartRunOptions {
 export interface ListRunsQuery {
   sessionId?: string;
   status?: RunStatus | readonly RunStatus[];
+  /** Only runs carrying every one of these labels, with these values. */
+  labels?: Readonly<Record<string, string>>;
   /** Newest first; default 50, max 500. */
   limit?: number;
 }

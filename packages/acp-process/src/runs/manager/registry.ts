@@ -76,11 +76,13 @@ export class RunRegistry {
       );
     }
     const limit = Math.min(query.limit ?? 50, MAX_LIST);
+    const labels = Object.entries(query.labels ?? {});
     return this.all()
       .filter(
         (r) =>
           (query.sessionId === undefined || r.sessionId === query.sessionId) &&
-          (!statuses || statuses.has(r.status)),
+          (!statuses || statuses.has(r.status)) &&
+          labels.every(([key, value]) => r.labels[key] === value),
       )
       .sort((a, b) => b.createdAtMs - a.createdAtMs)
       .slice(0, limit);
