@@ -4,7 +4,11 @@ import type { ExitStatus, TerminalInfo } from "../src/host/types.js";
 import { OutputBuffer } from "../src/output/output-buffer.js";
 import { JsonRenderer } from "../src/cli/json-renderer.js";
 import type { Output, Renderer } from "../src/cli/renderer.js";
-import { TextRenderer } from "../src/cli/text-renderer.js";
+import {
+  MAX_FINISHED_TOOL_CALLS,
+  MAX_OPEN_TOOL_CALLS,
+  TextRenderer,
+} from "../src/cli/text-renderer.js";
 import { PLAIN_STREAM_LINES } from "../src/cli/views.js";
 import { until } from "../../../test/support/until.js";
 import { counting } from "./counting-reader.js";
@@ -270,6 +274,52 @@ describe("TextRenderer, piped", () => {
     expect(err.text).toBe(
       "Permission denied\nAgent exited with code 1 during the turn\n── no stop reason · no terminals · 10 ms · exit code 4\n",
     );
+  });
+});
+
+describe("TextRenderer, bounded in tool calls", () => {
+  const call = (id: string, status: "in_progress" | "completed"): SessionUpdate =>
+    status === "in_progress"
+      ? { sessionUpdate: "tool_call", toolCallId: id, title: `job ${id}`, status }
+      : { sessionUpdate: "tool_call_update", toolCallId: id, status };
+
+  it.each([false, true])(
+    "an agent flooding tool calls holds at most 256 open and 1024 finished (TTY: %s): the oldest open one is printed for good as it stands, the oldest finished are forgotten",
+    (isTTY) => {
+      const out = sink(isTTY);
+      const r = new TextRenderer(out, sink());
+      for (let i = 0; i < 5_000; i++) {
+        r.sessionUpdate(call(`c${i}`, "in_progress"));
+      }
+      expect(r.heldToolCalls).toBeLessThanOrEqual(MAX_OPEN_TOOL_CALLS + MAX_FINISHED_TOOL_CALLS);
+      for (let i = 0; i < 5_000; i++) {
+        r.sessionUpdate(call(`c${i}`, "completed"));
+      }
+      expect(r.heldToolCalls).toBeLessThanOrEqual(MAX_FINISHED_TOOL_CALLS);
+      // The newest still completes as usual; a forgotten one's late update is ignored, not a crash.
+      expect(out.text).toContain("✓ job c4999 [completed]");
+      r.sessionUpdate(call("c0", "completed"));
+      r.terminalExited("no-such-terminal", { exitCode: 0, signal: null });
+    },
+  );
+
+  it("a terminal that ends after its finished tool call was forgotten is no crash", () => {
+    const r = new TextRenderer(sink(), sink());
+    const t1 = terminal(r, "t1");
+    r.sessionUpdate({
+      sessionUpdate: "tool_call",
+      toolCallId: "first",
+      title: "make test",
+      status: "in_progress",
+      content: [{ type: "terminal", terminalId: "t1" }],
+    });
+    r.sessionUpdate(call("first", "completed"));
+    for (let i = 0; i < MAX_FINISHED_TOOL_CALLS + 10; i++) {
+      r.sessionUpdate(call(`c${i}`, "in_progress"));
+      r.sessionUpdate(call(`c${i}`, "completed"));
+    }
+    expect(() => t1.exited({ exitCode: 0, signal: null })).not.toThrow();
+    expect(() => r.terminalReleased("t1")).not.toThrow();
   });
 });
 

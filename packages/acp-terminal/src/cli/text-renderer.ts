@@ -35,8 +35,15 @@ const MAX_PENDING_TEXT = 4096;
  * drawn (at most once a frame on a TTY), and piped, the first lines of each terminal are read by a
  * cursor at most once a frame too, and not while the reader lags.
  */
+/** Tool calls open at once: beyond this the oldest open one is printed for good as it stands. */
+export const MAX_OPEN_TOOL_CALLS = 256;
+/** Finished tool calls remembered (an update for one is ignored): the oldest are forgotten beyond this. */
+export const MAX_FINISHED_TOOL_CALLS = 1024;
+
 export class TextRenderer implements Renderer {
   private readonly toolCalls = new Map<string, ToolCallView>();
+  /** Ids of finished tool calls, oldest first, for forgetting them beyond MAX_FINISHED_TOOL_CALLS. */
+  private readonly finished: string[] = [];
   private readonly terminals = new Map<string, TerminalView>();
   /** v1 PTY terminals drawn from the host's emulator, until their exit keeps the text. */
   private readonly hostScreens = new Map<string, HostScreen>();
@@ -78,6 +85,7 @@ export class TextRenderer implements Renderer {
         text: textOf(update.content),
         committed: false,
       };
+      this.closeOldestBeyond(MAX_OPEN_TOOL_CALLS - 1);
       this.toolCalls.set(update.toolCallId, view);
       this.toolCallChanged(update.toolCallId, terminalIdsOf(update.content), true);
     } else if (update.sessionUpdate === "tool_call_update") {
@@ -370,7 +378,10 @@ export class TextRenderer implements Renderer {
 
   /** A finished tool call whose terminals have all ended is printed for good. */
   private settle(toolCallId: string): void {
-    const view = this.toolCalls.get(toolCallId)!;
+    const view = this.toolCalls.get(toolCallId);
+    if (view === undefined) {
+      return; // finished and forgotten
+    }
     const ended = view.terminalIds.every((id) => {
       const term = this.terminals.get(id);
       return term === undefined || term.exitStatus !== undefined || term.released;
@@ -381,8 +392,8 @@ export class TextRenderer implements Renderer {
   }
 
   private commit(toolCallId: string): void {
-    const view = this.toolCalls.get(toolCallId)!;
-    if (view.committed) {
+    const view = this.toolCalls.get(toolCallId);
+    if (view === undefined || view.committed) {
       return;
     }
     this.streamNow();
@@ -398,6 +409,43 @@ export class TextRenderer implements Renderer {
     this.out.write(lines.map((line) => `${line}\n`).join(""));
     this.headerOnTop = undefined;
     this.live?.draw();
+    this.forgetBeyond(toolCallId);
+  }
+
+  /** Tool calls held, open and finished (bounded by the two limits above). */
+  get heldToolCalls(): number {
+    return this.toolCalls.size;
+  }
+
+  /** Prints the oldest open tool calls for good while more than `max` are open. */
+  private closeOldestBeyond(max: number): void {
+    let open = 0;
+    for (const view of this.toolCalls.values()) {
+      if (!view.committed) {
+        open++;
+      }
+    }
+    for (const [id, view] of this.toolCalls) {
+      if (open <= max) {
+        return;
+      }
+      if (!view.committed) {
+        this.commit(id);
+        open--;
+      }
+    }
+  }
+
+  /** Remembers a finished tool call, forgetting the oldest beyond MAX_FINISHED_TOOL_CALLS. */
+  private forgetBeyond(toolCallId: string): void {
+    this.finished.push(toolCallId);
+    while (this.finished.length > MAX_FINISHED_TOOL_CALLS) {
+      const oldest = this.finished.shift()!;
+      // A tool call announced again under the same id is open again: not forgotten.
+      if (this.toolCalls.get(oldest)?.committed === true) {
+        this.toolCalls.delete(oldest);
+      }
+    }
   }
 
   /** The live region: every tool call not yet printed for good, with its terminals' tails. */
