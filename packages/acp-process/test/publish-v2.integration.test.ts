@@ -185,6 +185,40 @@ describe("TerminalPublisher: runs as ACP v2 agent-owned terminals over a real nd
     expect(terminalUpdatesOf(r.of(pipeRun.id))[0]!).not.toHaveProperty("size");
   });
 
+  it("announces a PTY run at the size it was started with, and publishes each resize as a terminal_update with the new size, which the command sees", async () => {
+    const r = await rig();
+    const run = await r.local.manager.start({
+      sessionId: r.sessionId,
+      command: `stty size; read _; stty size; echo ${MARKER}-r >/dev/null`,
+      pty: { cols: 100, rows: 30 },
+    });
+    await until(
+      () => Buffer.concat(chunksOf(r.of(run.id)).map((c) => decode(c.data))).includes("30 100"),
+      "the first stty line",
+    );
+    expect(terminalUpdatesOf(r.of(run.id))[0]!.size).toEqual({ cols: 100, rows: 30 });
+    await r.local.manager.resize(run.id, 120, 40, { sessionId: r.sessionId });
+    await until(
+      () => terminalUpdatesOf(r.of(run.id)).some((u) => u.size?.cols === 120),
+      "the resize's terminal_update",
+    );
+    expect(
+      terminalUpdatesOf(r.of(run.id))
+        .filter((u) => u.size)
+        .map((u) => u.size),
+    ).toEqual([
+      { cols: 100, rows: 30 },
+      { cols: 120, rows: 40 },
+    ]);
+    await r.local.manager.write(run.id, "\n", { sessionId: r.sessionId });
+    await r.local.manager.wait(run.id);
+    await r.publisher.flushed();
+    await until(() => terminalUpdatesOf(r.of(run.id)).some((u) => u.exitStatus), "the exit");
+    expect(Buffer.concat(chunksOf(r.of(run.id)).map((c) => decode(c.data))).toString()).toContain(
+      "40 120",
+    );
+  });
+
   it("never sends a chunk over maxChunkBytes, cuts chunks on UTF-8 boundaries, and the chunks add up to the output", async () => {
     const r = await rig({ maxChunkBytes: 1000 });
     // 60,000 bytes of two-byte characters: every cut has a chance to fall inside one.

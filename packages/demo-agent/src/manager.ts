@@ -14,8 +14,7 @@ export function sessionsManager(
     providerFor: (sessionId) => sessions.get(sessionId)!.mode.provider, // runs start only in a known session
     ...(store !== undefined ? { store } : {}),
     onEvent: (event) => {
-      const sessionId =
-        event.type === "exit" || event.type === "status" ? event.run.sessionId : event.sessionId;
+      const sessionId = "run" in event ? event.run.sessionId : event.sessionId;
       // A run recovered from the store belongs to a session of an earlier agent: nobody to tell.
       sessions.get(sessionId)?.background.onEvent(event);
     },

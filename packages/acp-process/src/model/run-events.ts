@@ -32,6 +32,8 @@ export type RunEvent =
       seq: number;
       snippet: string;
     }
+  /** A PTY run was resized (`run.ptySize`). */
+  | { type: "resize"; run: RunSnapshot }
   | { type: "exit"; run: RunSnapshot };
 
 export type RunEventSink = (event: RunEvent) => void;

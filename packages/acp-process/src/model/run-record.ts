@@ -31,6 +31,8 @@ export interface RunRecord {
   cwd: string | null;
   env: Record<string, string> | null;
   pty: boolean;
+  /** A PTY run's size: as it was started (80x24 unless asked), then as last resized. */
+  ptySize?: { cols: number; rows: number };
   /** stdin was kept open for writes (a PTY always takes input). */
   stdin: boolean;
   status: RunStatus;

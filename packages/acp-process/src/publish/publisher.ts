@@ -30,7 +30,8 @@ export interface TerminalPublisherOptions {
 
 /** One published run: the v2 terminal id is the run id. */
 interface Published {
-  readonly run: RunSnapshot;
+  /** As announced, then as last resized. */
+  run: RunSnapshot;
   exited: RunSnapshot | null;
   pending: Buffer[];
   pendingBytes: number;
@@ -40,8 +41,9 @@ interface Published {
 }
 
 /**
- * The size announced for PTY runs: acp-terminal's default. The run record does not keep a size
- * asked for at start or set by a resize, so such runs are announced at this size too.
+ * The size a PTY run is announced at when it keeps none (acp-terminal's default). A run keeps the
+ * size it started at (`pty: {cols, rows}`) and each resize's, and a resize is published as a
+ * `terminal_update` with the new `size`.
  */
 export const DEFAULT_PTY_SIZE = { cols: 80, rows: 24 } as const;
 
@@ -211,6 +213,19 @@ export class TerminalPublisher {
       } else {
         published.timer ??= setTimeout(() => this.flush(published), this.coalesceMs);
       }
+    } else if (event.type === "resize") {
+      const published = this.terminals.get(event.run.id);
+      if (published === undefined || published.exited !== null || !event.run.pty) {
+        return;
+      }
+      published.run = event.run;
+      // Output written before the resize was drawn at the old size: send it first.
+      this.flush(published);
+      this.enqueue(event.run.sessionId, {
+        sessionUpdate: "terminal_update",
+        terminalId: event.run.id,
+        size: sizeOf(event.run),
+      });
     } else if (event.type === "exit") {
       const published = this.terminals.get(event.run.id);
       if (published === undefined || published.exited !== null) {
@@ -246,7 +261,7 @@ export class TerminalPublisher {
       terminalId: run.id,
       command: displayCommand(run),
       ...(run.cwd !== null ? { cwd: run.cwd } : {}),
-      ...(run.pty ? { size: { ...DEFAULT_PTY_SIZE } } : {}),
+      ...(run.pty ? { size: sizeOf(run) } : {}),
       capabilities: { cancel: {} },
     });
   }
@@ -315,7 +330,7 @@ export class TerminalPublisher {
       terminalId: run.id,
       command: displayCommand(run),
       cwd: run.cwd,
-      size: run.pty ? { ...DEFAULT_PTY_SIZE } : null,
+      size: run.pty ? sizeOf(run) : null,
       output: { data: snapshot.toString("base64") },
       exitStatus: published.exited === null ? null : exitStatusOf(published.exited),
       capabilities: published.exited === null ? { cancel: {} } : {},
@@ -383,6 +398,24 @@ function exitStatusOf(run: RunSnapshot): { exitCode: number | null; signal: stri
 
 function displayCommand(run: RunSnapshot): string {
   return run.args === null ? run.command : [run.command, ...run.args].join(" ");
+}
+
+/** A PTY run's size as the run keeps it (as started, then as resized); a stored one that is not a size reads as the default. */
+function sizeOf(run: RunSnapshot): { cols: number; rows: number } {
+  const size: unknown = run.ptySize;
+  if (
+    typeof size === "object" &&
+    size !== null &&
+    "cols" in size &&
+    "rows" in size &&
+    Number.isInteger(size.cols) &&
+    Number.isInteger(size.rows) &&
+    Number(size.cols) > 0 &&
+    Number(size.rows) > 0
+  ) {
+    return { cols: Number(size.cols), rows: Number(size.rows) };
+  }
+  return { ...DEFAULT_PTY_SIZE };
 }
 
 function clampOption(

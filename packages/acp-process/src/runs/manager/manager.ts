@@ -359,7 +359,11 @@ export class ProcessManager {
     rows: number,
     options: { sessionId?: string } = {},
   ): Promise<void> {
-    await resizeRun(this.registry.requireLive(runId, options.sessionId), cols, rows);
+    const run = this.registry.requireLive(runId, options.sessionId);
+    await resizeRun(run, cols, rows);
+    run.record.ptySize = { cols, rows };
+    this.store.putRun(run.record);
+    this.events.emit({ type: "resize", run: snapshotOf(run.record, this.clock.now()) });
   }
 
   /** Ends a run (see `Run.terminate`); a finished run is returned unchanged. */

@@ -3,6 +3,9 @@ import { ProcessError } from "../../errors.js";
 import type { StartRunOptions } from "./options.js";
 import type { RunRecord } from "../../model/run-record.js";
 
+/** The size a PTY run starts at unless one is asked for: acp-terminal's default. */
+const DEFAULT_PTY_SIZE = { cols: 80, rows: 24 } as const;
+
 /** A fresh `queued` record for a start request. */
 export function newRecord(
   request: StartRunOptions,
@@ -17,6 +20,14 @@ export function newRecord(
     cwd: request.cwd ?? null,
     env: request.env ?? null,
     pty: Boolean(request.pty),
+    ...(request.pty
+      ? {
+          ptySize:
+            typeof request.pty === "object"
+              ? { cols: request.pty.cols, rows: request.pty.rows }
+              : { ...DEFAULT_PTY_SIZE },
+        }
+      : {}),
     stdin: false,
     status: "queued",
     exitCode: null,
