@@ -283,6 +283,16 @@ describe("TerminalPublisher: runs as ACP v2 agent-owned terminals over a real nd
     });
   });
 
+  it("terminal/cancel for a 1 MiB unknown id answers -32602 in under 1 KiB: the id is quoted cut, not echoed whole", async () => {
+    const r = await rig();
+    const error: unknown = await r.agentSide
+      .request("terminal/cancel", { sessionId: r.sessionId, terminalId: "i".repeat(1024 * 1024) })
+      .catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ code: -32602 });
+    const { code, message, data } = error as { code: number; message: string; data?: unknown };
+    expect(Buffer.byteLength(JSON.stringify({ code, message, data }))).toBeLessThan(1024);
+  });
+
   it("replay sends each terminal's whole state with an output snapshot bounded by snapshotBytes (the tail, cut on a character boundary)", async () => {
     const r = await rig({ snapshotBytes: 4096 });
     const run = await r.local.manager.start({

@@ -106,9 +106,11 @@ export class TerminalPublisher {
   cancel(sessionId: string, terminalId: string): Promise<void> {
     const published = this.terminals.get(terminalId);
     if (published === undefined || published.run.sessionId !== sessionId) {
+      // Quoted cut, in the data too: the answer to a huge id stays small.
+      const quoted = terminalId.slice(0, 100);
       throw RequestError.invalidParams(
-        { terminalId },
-        `unknown terminal ${JSON.stringify(terminalId.slice(0, 100))} in this session`,
+        { terminalId: quoted },
+        `unknown terminal ${JSON.stringify(quoted)} in this session`,
       );
     }
     if (published.exited !== null || this.isOver(terminalId)) {
