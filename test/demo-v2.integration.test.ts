@@ -172,6 +172,25 @@ describe("demo-agent over ACP v2 (agentProtocolRouter)", () => {
     await expect(cancel(terminalId)).rejects.toMatchObject({ code: -32602 });
   });
 
+  it("a 1 MiB unknown session id in session/resume, session/prompt and terminal/cancel is answered -32002 in under 1 KiB each: the id is not echoed whole", async () => {
+    const client = await startV2();
+    const sessionId = "s".repeat(1024 * 1024);
+    const asks = [
+      client.agent.request("session/resume", { sessionId, cwd: "/" }),
+      client.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "help" }],
+      }),
+      client.agent.request("terminal/cancel", { sessionId, terminalId: "t" }),
+    ];
+    for (const ask of asks) {
+      const error: unknown = await ask.catch((thrown: unknown) => thrown);
+      expect(error).toMatchObject({ code: -32002 });
+      const { code, message, data } = error as { code: number; message: string; data?: unknown };
+      expect(Buffer.byteLength(JSON.stringify({ code, message, data }))).toBeLessThan(1024);
+    }
+  });
+
   it("session/resume with replayFrom start replays each terminal whole: command, exitStatus, and an output snapshot bounded to its newest 64 KiB", async () => {
     const client = await startV2();
     expect(await client.prompt("run seq 1 60000")).toBe("end_turn");
