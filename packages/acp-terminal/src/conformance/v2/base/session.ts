@@ -7,8 +7,12 @@ import type {
   ToolCallUpdate,
 } from "@agentclientprotocol/sdk/experimental/v2";
 import { RequestError } from "@agentclientprotocol/sdk/experimental/v2";
+import { cutText } from "../../../rpc/bounded-error.js";
 import { CheckFailure, rpcErrorOf, withDeadline } from "../../base/probe.js";
 import { TerminalLedger, type CancelStanding } from "./terminals.js";
+
+/** Characters of a client's terminal id kept in a cancel record and in the -32602 answering it. */
+const MAX_ID_CHARS = 200;
 
 /** Longest the client may take to answer the battery's round-trip request. */
 export const ROUND_TRIP_TIMEOUT_MS = 5_000;
@@ -164,10 +168,12 @@ export class V2Session {
   /** Judges one `terminal/cancel`; resolves when accepted, throws the -32602 to send otherwise. */
   async onCancel(terminalId: string): Promise<void> {
     const standing = this.ledger.standing(terminalId);
+    // An invented id may be megabytes: it is recorded and answered cut (the battery's are short).
+    const shown = cutText(terminalId, MAX_ID_CHARS);
     const refuse = (message: string, record: CancelStanding = standing): never => {
-      this.ledger.record(terminalId, record, `-32602 ${message}`);
-      this.events.emit("cancel", terminalId);
-      throw invalidParams(message, terminalId);
+      this.ledger.record(shown, record, `-32602 ${message}`);
+      this.events.emit("cancel", shown);
+      throw invalidParams(message, shown);
     };
     if (standing === "unknown") {
       refuse("unknown terminal");
