@@ -13,6 +13,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import * as v1 from "@agentclientprotocol/sdk";
 import { client, ndJsonStream, type ClientContext } from "@agentclientprotocol/sdk/experimental/v2";
 import type { V2ConformanceReport } from "acp-terminal/conformance";
+import { setTimeout as delay } from "node:timers/promises";
+import { PING_METHOD } from "../packages/acp-terminal/src/conformance/v2/base/session.js";
 import { until, withDeadline } from "./support/until.js";
 import { CONFORMANCE_AGENT, killAllStarted, track } from "./fixtures/cli-process.js";
 
@@ -341,6 +343,51 @@ describe("acp-terminal-conformance over ACP v2", () => {
       await withDeadline(exited, 5_000, "the conformance agent to exit");
     }
   });
+
+  it("does not fail a client that answers every round trip in 3 s (within the 5 s bound) for a check's number of round trips: the first check passes", async () => {
+    const { child, exited } = spawnAgent("--cancel-window", "0");
+    const said: string[] = [];
+    const app = client({ name: "slow-answers" })
+      .onRequest(
+        PING_METHOD,
+        (params) => params,
+        async () => {
+          await delay(3_000);
+          return {};
+        },
+      )
+      .onNotification("session/update", ({ params }) => {
+        const update = params.update as Update;
+        const text = (update.content as { text?: string } | undefined)?.text;
+        if (update.sessionUpdate === "agent_message_chunk" && text !== undefined) {
+          said.push(text);
+        }
+      });
+    const connection = app.connect(
+      ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)),
+    );
+    try {
+      await connection.agent.request("initialize", {
+        protocolVersion: 2,
+        info: { name: "t", version: "1" },
+        capabilities: {},
+      });
+      const { sessionId } = await connection.agent.request("session/new", { cwd: process.cwd() });
+      await connection.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "check" }],
+      });
+      const first = await until(() => said.find((text) => /^. (PASS|FAIL) /.test(text)), {
+        timeoutMs: 60_000,
+        message: "the first check's result",
+      });
+      expect(first).toMatch(/^✓ PASS /);
+    } finally {
+      connection.close();
+      child.kill();
+      await withDeadline(exited, 5_000, "the conformance agent to exit");
+    }
+  }, 90_000);
 
   it("answers the session methods it advertises: list, resume with a state snapshot, close ending the battery as cancelled", async () => {
     const { child, exited } = spawnAgent("--cancel-window", "60000");

@@ -45,6 +45,9 @@ export class V2Session {
   private seq = 0;
   private background: BackgroundWork[] = [];
   private readonly cancelAnswers = new Map<string, CancelAnswer>();
+  private pingsWaiting = 0;
+  private pingWaitSince = 0;
+  private pingWaitedMs = 0;
 
   constructor(
     private readonly client: AgentContext,
@@ -146,6 +149,27 @@ export class V2Session {
     if (this.connectionSignal.aborted) {
       throw closedAfter(after);
     }
+    if (this.pingsWaiting++ === 0) {
+      this.pingWaitSince = started;
+    }
+    try {
+      return await this.roundTrip(after, seq, started);
+    } finally {
+      if (--this.pingsWaiting === 0) {
+        this.pingWaitedMs += Date.now() - this.pingWaitSince;
+      }
+    }
+  }
+
+  /**
+   * Milliseconds spent waiting for the client's answers to pings so far (the one waiting
+   * included): a check's deadline does not count them, each is bounded on its own.
+   */
+  get pingWaitMs(): number {
+    return this.pingWaitedMs + (this.pingsWaiting > 0 ? Date.now() - this.pingWaitSince : 0);
+  }
+
+  private async roundTrip(after: string, seq: number, started: number): Promise<number> {
     const answered = this.client.request(PING_METHOD, { sessionId: this.sessionId }).then(
       () => undefined,
       (error: unknown) => {
