@@ -66,4 +66,17 @@ describe("--protocol v2 against a hostile agent", () => {
     expect(code).toBe(3);
     await until(() => !isAlive(agentPid(stderr)), { message: "the agent stopped" });
   });
+
+  it("a terminal/cancel never answered: after the 1 s wait the CLI says it had no answer, cancels the turn, and does not call it refused", async () => {
+    const cli = startCli(["run", "--protocol", "v2", "--agent", hostile("ignore-cancel"), "go"]);
+    await cli.waitForStderr(/v2-hostile: ready/);
+    cli.child.kill("SIGINT");
+    const { code, stderr } = await cli.result();
+    expect(stderr).toContain(
+      "acp-terminal: terminal/cancel for t1: no answer within 1 s; cancelling the turn",
+    );
+    expect(stderr).not.toContain("refused");
+    expect(code).toBe(3);
+    await until(() => !isAlive(agentPid(stderr)), { message: "the agent stopped" });
+  });
 });

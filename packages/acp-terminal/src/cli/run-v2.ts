@@ -491,20 +491,37 @@ class RunV2 {
     if (session === undefined) {
       return;
     }
+    let waited = false;
+    const unanswered = new Set<string>();
     const cancels = this.view
       .runningTerminalIds()
       .filter((terminalId) => session.canCancelTerminal(terminalId))
-      .map((terminalId) =>
-        session.cancelTerminal(terminalId).catch((error: unknown) => {
-          // Say, a terminal that exited as the request went out (-32602 "already exited").
-          const why = cutText(messageOf(error), MAX_NOTICE_CHARS);
-          this.renderer.notice(`acp-terminal: terminal/cancel for ${terminalId} refused: ${why}`);
-        }),
-      );
+      .map((terminalId) => {
+        unanswered.add(terminalId);
+        return session.cancelTerminal(terminalId).then(
+          () => unanswered.delete(terminalId),
+          (error: unknown) => {
+            unanswered.delete(terminalId);
+            // An answer after the wait, or the connection closing on the request, says nothing new.
+            if (waited) {
+              return;
+            }
+            // Say, a terminal that exited as the request went out (-32602 "already exited").
+            const why = cutText(messageOf(error), MAX_NOTICE_CHARS);
+            this.renderer.notice(`acp-terminal: terminal/cancel for ${terminalId} refused: ${why}`);
+          },
+        );
+      });
     if (cancels.length === 0) {
       return;
     }
     await Promise.race([Promise.allSettled(cancels), delay(TERMINAL_CANCEL_WAIT_MS)]);
+    waited = true;
+    for (const terminalId of unanswered) {
+      this.renderer.notice(
+        `acp-terminal: terminal/cancel for ${terminalId}: no answer within ${TERMINAL_CANCEL_WAIT_MS / 1000} s; cancelling the turn`,
+      );
+    }
   }
 }
 
