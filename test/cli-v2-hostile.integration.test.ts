@@ -79,4 +79,20 @@ describe("--protocol v2 against a hostile agent", () => {
     expect(code).toBe(3);
     await until(() => !isAlive(agentPid(stderr)), { message: "the agent stopped" });
   });
+
+  it("an agent SIGKILLed mid-turn: the run ends saying the agent ended during the turn, not that its connection closed while it still ran", async () => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const { code, stderr } = await startCli([
+        "run",
+        "--protocol",
+        "v2",
+        "--agent",
+        hostile("sigkill"),
+        "go",
+      ]).result();
+      expect(stderr).toMatch(/Agent (was killed by SIGKILL|exited with code 137) during the turn/);
+      expect(stderr).not.toContain("still ran");
+      expect(code).toBe(4);
+    }
+  });
 });

@@ -426,8 +426,13 @@ class RunV2 {
     if (this.ended) {
       return;
     }
-    await Promise.race([this.launched.agent.exited, delay(EXIT_DRAIN_MS * 2)]);
-    await delay(0);
+    const exited = await Promise.race([
+      this.launched.agent.exited,
+      delay(EXIT_DRAIN_MS * 2, undefined),
+    ]);
+    if (exited !== undefined) {
+      return; // agentGone reports the exit
+    }
     const reason: unknown = connection.signal.reason;
     this.end({
       exitCode: ExitCode.agentFailed,
