@@ -255,6 +255,32 @@ describe("demo-agent over ACP v2 (agentProtocolRouter)", () => {
     ).toBe(false);
   });
 
+  it("holds at most 16 prompts behind a running turn: the 17th is refused at once with -32600 saying so, and session/cancel still answers the 16 held -32800", async () => {
+    const client = await startV2();
+    const marker = `held-cap-${randomUUID()}`;
+    const sessionId = client.sessionId;
+    await client.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: `run sleep 300; echo ${marker}` }],
+    });
+    await until(() => processesWith(marker).length > 0, { message: "the first turn's command" });
+    const outcomes = Array.from({ length: 17 }, () =>
+      client.agent
+        .request("session/prompt", { sessionId, prompt: [{ type: "text", text: "help" }] })
+        .then(
+          () => "inserted",
+          (error: { code?: number; message?: string }) => `${error.code} ${error.message}`,
+        ),
+    );
+    expect(await withDeadline(outcomes[16]!, 5_000, "the 17th prompt's answer")).toMatch(
+      /^-32600 .*16 prompts are already held behind the running turn/,
+    );
+    await client.agent.notify("session/cancel", { sessionId });
+    const held = await withDeadline(Promise.all(outcomes.slice(0, 16)), 10_000, "the held answers");
+    expect(held.every((outcome) => outcome.startsWith("-32800"))).toBe(true);
+    await until(() => processesWith(marker).length === 0, { message: `no process with ${marker}` });
+  });
+
   it("session/close stops the session's background runs (their exitStatus goes out first) and forgets the session", async () => {
     const client = await startV2();
     const marker = `close-${randomUUID()}`;
