@@ -22,9 +22,17 @@ function agentPid(stderr: string): number {
   return pid;
 }
 
+/** Starts the CLI on the hostile agent and tracks the agent's pid at once: a hung run leaves no orphan. */
+async function startOnHostile(...agentArgs: string[]) {
+  const cli = startCli(["run", "--protocol", "v2", "--agent", hostile(...agentArgs), "go"]);
+  const [, pid] = await cli.waitForStderr(/v2-hostile: pid (\d+)/);
+  track(Number(pid));
+  return cli;
+}
+
 describe("--protocol v2 against a hostile agent", () => {
   it("an agent that closes its stdout mid-turn and keeps running: the run ends at once saying the connection closed during the turn, and the agent is stopped", async () => {
-    const cli = startCli(["run", "--protocol", "v2", "--agent", hostile("close-stdout"), "go"]);
+    const cli = await startOnHostile("close-stdout");
     await cli.waitForStderr(/v2-hostile: stdout closed/);
     const started = performance.now();
     const { code, stderr } = await cli.result(10_000);
@@ -37,7 +45,7 @@ describe("--protocol v2 against a hostile agent", () => {
   });
 
   it("an agent message over the SDK's 32 MiB limit mid-turn: the run ends saying the limit was exceeded, and the agent is stopped", async () => {
-    const cli = startCli(["run", "--protocol", "v2", "--agent", hostile("oversize", "25"), "go"]);
+    const cli = await startOnHostile("oversize", "25");
     const { code, stderr } = await cli.result(30_000);
     expect(stderr).toContain(
       "The agent's connection closed during the turn (Incoming ACP data exceeds the configured 33554432 byte limit)",
@@ -47,14 +55,7 @@ describe("--protocol v2 against a hostile agent", () => {
   });
 
   it("a terminal/cancel refused with a 100,000-character message: the notice quotes at most 500 characters of it", async () => {
-    const cli = startCli([
-      "run",
-      "--protocol",
-      "v2",
-      "--agent",
-      hostile("refuse-cancel", "100000"),
-      "go",
-    ]);
+    const cli = await startOnHostile("refuse-cancel", "100000");
     await cli.waitForStderr(/v2-hostile: ready/);
     cli.child.kill("SIGINT");
     const { code, stderr } = await cli.result();
@@ -68,7 +69,7 @@ describe("--protocol v2 against a hostile agent", () => {
   });
 
   it("a terminal/cancel never answered: after the 1 s wait the CLI says it had no answer, cancels the turn, and does not call it refused", async () => {
-    const cli = startCli(["run", "--protocol", "v2", "--agent", hostile("ignore-cancel"), "go"]);
+    const cli = await startOnHostile("ignore-cancel");
     await cli.waitForStderr(/v2-hostile: ready/);
     cli.child.kill("SIGINT");
     const { code, stderr } = await cli.result();
@@ -82,14 +83,7 @@ describe("--protocol v2 against a hostile agent", () => {
 
   it("an agent SIGKILLed mid-turn: the run ends saying the agent ended during the turn, not that its connection closed while it still ran", async () => {
     for (let attempt = 0; attempt < 3; attempt++) {
-      const { code, stderr } = await startCli([
-        "run",
-        "--protocol",
-        "v2",
-        "--agent",
-        hostile("sigkill"),
-        "go",
-      ]).result();
+      const { code, stderr } = await (await startOnHostile("sigkill")).result();
       expect(stderr).toMatch(/Agent (was killed by SIGKILL|exited with code 137) during the turn/);
       expect(stderr).not.toContain("still ran");
       expect(code).toBe(4);
