@@ -13,6 +13,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import * as v1 from "@agentclientprotocol/sdk";
 import { client, ndJsonStream, type ClientContext } from "@agentclientprotocol/sdk/experimental/v2";
 import type { V2ConformanceReport } from "acp-terminal/conformance";
+import { setTimeout as delay } from "node:timers/promises";
+import { PING_METHOD } from "../packages/acp-terminal/src/conformance/v2/base/session.js";
 import { until, withDeadline } from "./support/until.js";
 import { CONFORMANCE_AGENT, killAllStarted, track } from "./fixtures/cli-process.js";
 
@@ -38,6 +40,8 @@ interface Behaviour {
   cancelTurn?: boolean;
   /** Closes the connection (and the agent's stdin) on a session update it does not know. */
   closeOnUnknownUpdate?: boolean;
+  /** With its cancels, sends this many terminal/cancel for invented ids of `chars` characters. */
+  invented?: { count: number; chars: number };
 }
 
 type Update = { sessionUpdate: string; [key: string]: unknown };
@@ -57,7 +61,7 @@ async function runV2Battery(behaviour: Behaviour, cancelWindowMs = 10_000) {
   const report = path.join(dir, "report.json");
   const { child, exited } = spawnAgent("--report", report, "--cancel-window", `${cancelWindowMs}`);
   const updates: Update[] = [];
-  const cancelAnswers: { terminalId: string; answer: string }[] = [];
+  const cancelAnswers: { terminalId: string; answer: string; bytes?: number }[] = [];
   /** Each terminal's cancel capability, applied as the upserts arrive. */
   const advertising = new Map<string, boolean>();
   let sessionId = "";
@@ -66,7 +70,12 @@ async function runV2Battery(behaviour: Behaviour, cancelWindowMs = 10_000) {
   const cancel = (agent: ClientContext, terminalId: string) => {
     agent.request("terminal/cancel", { sessionId, terminalId }).then(
       () => cancelAnswers.push({ terminalId, answer: "ok" }),
-      (error: { code?: number }) => cancelAnswers.push({ terminalId, answer: `${error.code}` }),
+      (error: { code?: number; message?: string; data?: unknown }) =>
+        cancelAnswers.push({
+          terminalId,
+          answer: `${error.code}`,
+          bytes: Buffer.byteLength(JSON.stringify([error.code, error.message, error.data])),
+        }),
     );
   };
   app.onNotification("session/update", ({ params, agent }) => {
@@ -96,6 +105,9 @@ async function runV2Battery(behaviour: Behaviour, cancelWindowMs = 10_000) {
       if (behaviour.cancel === "everything" || (behaviour.cancel === "advertised" && cancellable)) {
         cancel(agent, id);
       }
+    }
+    for (let i = 0; i < (behaviour.invented?.count ?? 0); i++) {
+      cancel(agent, `${i}`.padEnd(behaviour.invented!.chars, "x"));
     }
     if (behaviour.cancelTurn === true) {
       void agent.notify("session/cancel", { sessionId });
@@ -259,6 +271,22 @@ describe("acp-terminal-conformance over ACP v2", () => {
     expect(idle).toMatchObject({ stopReason: "end_turn" });
   }, 60_000);
 
+  it("keeps a client's invented 1 MiB terminal ids out of its answers and its report: each -32602 is under 1 KiB, the report under 1 MiB, the ids recorded cut", async () => {
+    const chars = 1024 * 1024;
+    const { report, cancelAnswers } = await runV2Battery({
+      cancel: "advertised",
+      invented: { count: 20, chars },
+    });
+    const invented = cancelAnswers.filter((a) => a.terminalId.length === chars);
+    expect(invented).toHaveLength(20);
+    expect(invented.every((a) => a.answer === "-32602" && a.bytes! < 1024)).toBe(true);
+    const unknown = report.cancels.filter((c) => c.standing === "unknown");
+    expect(unknown).toHaveLength(20);
+    expect(unknown.every((c) => c.terminalId.length < 1024)).toBe(true);
+    expect(Buffer.byteLength(JSON.stringify(report))).toBeLessThan(1024 * 1024);
+    expect(byStatus(report, "fail")).toEqual(["cancel-only-when-advertised"]);
+  }, 60_000);
+
   it("fails unknown-session-update, and writes the report, when the client closes on an unknown `_` update", async () => {
     const { report, closedByClient } = await runV2Battery({
       cancel: "advertised",
@@ -279,6 +307,87 @@ describe("acp-terminal-conformance over ACP v2", () => {
     );
     expect(byStatus(report, "skip")).toHaveLength(5);
   }, 60_000);
+
+  it("answers a 1 MiB unknown session id (session/resume, session/prompt) and a terminal/cancel outside a battery in under 1 KiB each", async () => {
+    const { child, exited } = spawnAgent();
+    const connection = client({ name: "huge-ids" }).connect(
+      ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)),
+    );
+    try {
+      await connection.agent.request("initialize", {
+        protocolVersion: 2,
+        info: { name: "t", version: "1" },
+        capabilities: {},
+      });
+      const { sessionId } = await connection.agent.request("session/new", { cwd: process.cwd() });
+      const huge = "h".repeat(1024 * 1024);
+      const asks = [
+        connection.agent.request("session/resume", { sessionId: huge, cwd: process.cwd() }),
+        connection.agent.request("session/prompt", {
+          sessionId: huge,
+          prompt: [{ type: "text", text: "check" }],
+        }),
+        connection.agent.request("terminal/cancel", { sessionId, terminalId: huge }),
+      ];
+      const errors: unknown[] = await Promise.all(
+        asks.map((ask) => ask.catch((thrown: unknown) => thrown)),
+      );
+      for (const error of errors) {
+        const { code, message, data } = error as { code: number; message: string; data?: unknown };
+        expect(code).toBeLessThan(0);
+        expect(Buffer.byteLength(JSON.stringify({ code, message, data }))).toBeLessThan(1024);
+      }
+    } finally {
+      connection.close();
+      child.kill();
+      await withDeadline(exited, 5_000, "the conformance agent to exit");
+    }
+  });
+
+  it("does not fail a client that answers every round trip in 3 s (within the 5 s bound) for a check's number of round trips: the first check passes", async () => {
+    const { child, exited } = spawnAgent("--cancel-window", "0");
+    const said: string[] = [];
+    const app = client({ name: "slow-answers" })
+      .onRequest(
+        PING_METHOD,
+        (params) => params,
+        async () => {
+          await delay(3_000);
+          return {};
+        },
+      )
+      .onNotification("session/update", ({ params }) => {
+        const update = params.update as Update;
+        const text = (update.content as { text?: string } | undefined)?.text;
+        if (update.sessionUpdate === "agent_message_chunk" && text !== undefined) {
+          said.push(text);
+        }
+      });
+    const connection = app.connect(
+      ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)),
+    );
+    try {
+      await connection.agent.request("initialize", {
+        protocolVersion: 2,
+        info: { name: "t", version: "1" },
+        capabilities: {},
+      });
+      const { sessionId } = await connection.agent.request("session/new", { cwd: process.cwd() });
+      await connection.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "check" }],
+      });
+      const first = await until(() => said.find((text) => /^. (PASS|FAIL) /.test(text)), {
+        timeoutMs: 60_000,
+        message: "the first check's result",
+      });
+      expect(first).toMatch(/^✓ PASS /);
+    } finally {
+      connection.close();
+      child.kill();
+      await withDeadline(exited, 5_000, "the conformance agent to exit");
+    }
+  }, 90_000);
 
   it("answers the session methods it advertises: list, resume with a state snapshot, close ending the battery as cancelled", async () => {
     const { child, exited } = spawnAgent("--cancel-window", "60000");

@@ -172,6 +172,25 @@ describe("demo-agent over ACP v2 (agentProtocolRouter)", () => {
     await expect(cancel(terminalId)).rejects.toMatchObject({ code: -32602 });
   });
 
+  it("a 1 MiB unknown session id in session/resume, session/prompt and terminal/cancel is answered -32002 in under 1 KiB each: the id is not echoed whole", async () => {
+    const client = await startV2();
+    const sessionId = "s".repeat(1024 * 1024);
+    const asks = [
+      client.agent.request("session/resume", { sessionId, cwd: "/" }),
+      client.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "help" }],
+      }),
+      client.agent.request("terminal/cancel", { sessionId, terminalId: "t" }),
+    ];
+    for (const ask of asks) {
+      const error: unknown = await ask.catch((thrown: unknown) => thrown);
+      expect(error).toMatchObject({ code: -32002 });
+      const { code, message, data } = error as { code: number; message: string; data?: unknown };
+      expect(Buffer.byteLength(JSON.stringify({ code, message, data }))).toBeLessThan(1024);
+    }
+  });
+
   it("session/resume with replayFrom start replays each terminal whole: command, exitStatus, and an output snapshot bounded to its newest 64 KiB", async () => {
     const client = await startV2();
     expect(await client.prompt("run seq 1 60000")).toBe("end_turn");
@@ -234,6 +253,32 @@ describe("demo-agent over ACP v2 (agentProtocolRouter)", () => {
     expect(
       client.updates.some((u) => isTerminalUpdate(u) && (u.command ?? "").includes("never")),
     ).toBe(false);
+  });
+
+  it("holds at most 16 prompts behind a running turn: the 17th is refused at once with -32600 saying so, and session/cancel still answers the 16 held -32800", async () => {
+    const client = await startV2();
+    const marker = `held-cap-${randomUUID()}`;
+    const sessionId = client.sessionId;
+    await client.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: `run sleep 300; echo ${marker}` }],
+    });
+    await until(() => processesWith(marker).length > 0, { message: "the first turn's command" });
+    const outcomes = Array.from({ length: 17 }, () =>
+      client.agent
+        .request("session/prompt", { sessionId, prompt: [{ type: "text", text: "help" }] })
+        .then(
+          () => "inserted",
+          (error: { code?: number; message?: string }) => `${error.code} ${error.message}`,
+        ),
+    );
+    expect(await withDeadline(outcomes[16]!, 5_000, "the 17th prompt's answer")).toMatch(
+      /^-32600 .*16 prompts are already held behind the running turn/,
+    );
+    await client.agent.notify("session/cancel", { sessionId });
+    const held = await withDeadline(Promise.all(outcomes.slice(0, 16)), 10_000, "the held answers");
+    expect(held.every((outcome) => outcome.startsWith("-32800"))).toBe(true);
+    await until(() => processesWith(marker).length === 0, { message: `no process with ${marker}` });
   });
 
   it("session/close stops the session's background runs (their exitStatus goes out first) and forgets the session", async () => {

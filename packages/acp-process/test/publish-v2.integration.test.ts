@@ -15,6 +15,7 @@ import {
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { TerminalPublisher, type TerminalPublisherOptions } from "../src/v2.js";
 import { localRig, until, type LocalRig } from "./support.js";
+import { withDeadline } from "../../../test/support/until.js";
 import { expectNoneLeft, processesWith } from "./tool-contract-support.js";
 
 const MARKER = `publish-v2-${process.pid}`;
@@ -279,6 +280,39 @@ describe("TerminalPublisher: runs as ACP v2 agent-owned terminals over a real nd
     expect(screen.toString("utf8")).toBe(expected);
   });
 
+  it("keeps replays within maxBacklogBytes for a client that does not read: 50 concurrent replays of 20 terminals with 64 KiB snapshots hold one backlog's worth, not 50 copies, and all complete once it reads", async () => {
+    let open!: () => void;
+    const r = await rig({
+      maxBacklogBytes: 1024 * 1024,
+      snapshotBytes: 64 * 1024,
+      sendGate: new Promise<void>((resolve) => (open = resolve)),
+    });
+    const runs = [];
+    for (let i = 0; i < 20; i++) {
+      runs.push(
+        await r.local.manager.start({
+          sessionId: r.sessionId,
+          command: process.execPath,
+          args: ["-e", `process.stdout.write("r".repeat(70000)); "${MARKER}-replay"`],
+        }),
+      );
+    }
+    for (const run of runs) {
+      await r.local.manager.wait(run.id);
+    }
+    const before = process.memoryUsage().heapUsed;
+    const replays = Array.from({ length: 50 }, () => r.publisher.replay(r.sessionId));
+    await new Promise((resolve) => setImmediate(resolve));
+    const heldBytes = process.memoryUsage().heapUsed - before;
+    // Unbounded, this is 50 x 20 snapshots of 87 KiB (base64): about 87 MB.
+    expect(heldBytes).toBeLessThan(30 * 1024 * 1024);
+    open();
+    expect(await withDeadline(Promise.all(replays), 30_000, "the replays")).toEqual(
+      Array.from({ length: 50 }, () => 20),
+    );
+    console.log(`50 replays of 20 terminals with a closed gate: heap +${heldBytes} bytes`);
+  }, 60_000);
+
   it("terminal/cancel is answered once accepted, kills the run's process group, and the terminal_update with exitStatus confirms it", async () => {
     const r = await rig();
     const run = await r.local.manager.start({
@@ -315,6 +349,16 @@ describe("TerminalPublisher: runs as ACP v2 agent-owned terminals over a real nd
       code: -32602,
       message: expect.stringContaining("already exited"),
     });
+  });
+
+  it("terminal/cancel for a 1 MiB unknown id answers -32602 in under 1 KiB: the id is quoted cut, not echoed whole", async () => {
+    const r = await rig();
+    const error: unknown = await r.agentSide
+      .request("terminal/cancel", { sessionId: r.sessionId, terminalId: "i".repeat(1024 * 1024) })
+      .catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ code: -32602 });
+    const { code, message, data } = error as { code: number; message: string; data?: unknown };
+    expect(Buffer.byteLength(JSON.stringify({ code, message, data }))).toBeLessThan(1024);
   });
 
   it("replay sends each terminal's whole state with an output snapshot bounded by snapshotBytes (the tail, cut on a character boundary)", async () => {

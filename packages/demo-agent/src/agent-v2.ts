@@ -41,7 +41,12 @@ interface Foreground {
   generation: number;
   /** Set by `session/close`: nothing held runs any more. */
   closed: boolean;
+  /** Prompts waiting behind the running turn (at most MAX_HELD_PROMPTS). */
+  held: number;
 }
+
+/** Prompts held behind a running turn per session: each keeps its content until it runs. */
+const MAX_HELD_PROMPTS = 16;
 
 function promptText(blocks: ContentBlock[]): string {
   return blocks.map((block) => (block.type === "text" ? block.text : "")).join(" ");
@@ -64,7 +69,8 @@ export function demoAgentV2(shared: SharedAgentState): AgentApp {
   const v2Session = (sessionId: string): DemoSession => {
     const session = sessions.get(sessionId);
     if (session === undefined || session.publisher === undefined) {
-      throw RequestError.sessionNotFound(sessionId);
+      // Cut: the answer to a huge unknown id stays small.
+      throw RequestError.sessionNotFound(sessionId.slice(0, 100));
     }
     return session;
   };
@@ -138,6 +144,7 @@ export function demoAgentV2(shared: SharedAgentState): AgentApp {
         queue: Promise.resolve(),
         generation: 0,
         closed: false,
+        held: 0,
       });
       return { sessionId };
     })
@@ -196,6 +203,13 @@ export function demoAgentV2(shared: SharedAgentState): AgentApp {
     .onRequest("session/prompt", async ({ params }) => {
       const session = v2Session(params.sessionId);
       const state = foreground.get(session.id)!;
+      if (state.held >= MAX_HELD_PROMPTS) {
+        throw RequestError.invalidRequest(
+          undefined,
+          `${MAX_HELD_PROMPTS} prompts are already held behind the running turn; send this one after one of them is inserted (its messageId answered)`,
+        );
+      }
+      state.held++;
       const messageId = randomUUID();
       const generation = state.generation;
       let insert!: () => void;
@@ -206,6 +220,7 @@ export function demoAgentV2(shared: SharedAgentState): AgentApp {
       });
       // One turn at a time: a prompt sent while one runs is held, then inserted in order.
       state.queue = state.queue.then(async () => {
+        state.held--;
         if (state.closed || state.generation !== generation) {
           // Cancelled or closed before its message was inserted.
           refuse(

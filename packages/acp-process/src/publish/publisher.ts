@@ -108,9 +108,11 @@ export class TerminalPublisher {
   cancel(sessionId: string, terminalId: string): Promise<void> {
     const published = this.terminals.get(terminalId);
     if (published === undefined || published.run.sessionId !== sessionId) {
+      // Quoted cut, in the data too: the answer to a huge id stays small.
+      const quoted = terminalId.slice(0, 100);
       throw RequestError.invalidParams(
-        { terminalId },
-        `unknown terminal ${JSON.stringify(terminalId.slice(0, 100))} in this session`,
+        { terminalId: quoted },
+        `unknown terminal ${JSON.stringify(quoted)} in this session`,
       );
     }
     if (published.exited !== null || this.isOver(terminalId)) {
@@ -129,12 +131,18 @@ export class TerminalPublisher {
    * Replay (e.g. on `session/resume`): one `terminal_update` per terminal of the session with
    * everything a new client needs (command, cwd, size, the bounded `output` snapshot, `exitStatus`
    * or null, capabilities). Resolves when they are handed to the client; returns their count.
+   * Replays wait while maxBacklogBytes is exceeded, so concurrent ones stay within it.
    */
   async replay(sessionId: string): Promise<number> {
     let count = 0;
-    for (const published of this.terminals.values()) {
+    for (const published of [...this.terminals.values()]) {
       if (published.run.sessionId !== sessionId) {
         continue;
+      }
+      // Within the backlog bound like live output: a client that does not read holds replays
+      // (however many it asks for) here, not their snapshots in the queue.
+      while (this.queuedBytes > this.maxBacklogBytes) {
+        await this.chain;
       }
       const update = this.fullState(published);
       if (update === null) {

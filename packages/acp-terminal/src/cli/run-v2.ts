@@ -23,6 +23,7 @@ import {
   initTimedOut,
   notAcp,
   protocolFailure,
+  stderrHint,
   type Ending,
 } from "./failure-messages.js";
 import { QuestionQueue } from "./choose.js";
@@ -35,6 +36,8 @@ import { V2Session } from "./v2-session.js";
 
 /** After Ctrl-C, how long the `terminal/cancel` answers may take before the turn is cancelled anyway. */
 const TERMINAL_CANCEL_WAIT_MS = 1_000;
+/** Characters of an agent's error message quoted in a notice. */
+const MAX_NOTICE_CHARS = 500;
 
 /**
  * `--protocol v2` and `--protocol auto`. Both first offer v2 (`offerV2`) and read the agent's
@@ -206,6 +209,7 @@ class RunV2 {
     // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- the same ndjson message stream; the SDK declares Stream once per version
     const connection = app.connect(this.launched.stream as never);
     void agent.exited.then((exit) => this.agentGone(exit, connection));
+    void connection.closed.then(() => this.connectionGone(connection));
     const stopSignals = this.handleSignals(connection);
     const timeout =
       this.options.timeoutMs === undefined
@@ -412,6 +416,30 @@ class RunV2 {
     );
   }
 
+  /**
+   * The connection closed while the agent still runs (it closed its stdout, or sent a message
+   * over the SDK's limit). A v2 prompt is answered as soon as it is taken, so no pending request
+   * fails: without this the run would wait for an update that cannot come. An agent exit shortly
+   * after is reported as such instead.
+   */
+  private async connectionGone(connection: ClientConnection): Promise<void> {
+    if (this.ended) {
+      return;
+    }
+    const exited = await Promise.race([
+      this.launched.agent.exited,
+      delay(EXIT_DRAIN_MS * 2, undefined),
+    ]);
+    if (exited !== undefined) {
+      return; // agentGone reports the exit
+    }
+    const reason: unknown = connection.signal.reason;
+    this.end({
+      exitCode: ExitCode.agentFailed,
+      error: `The agent's connection closed ${PHASES[this.phase].agentExited} (${cutText(messageOf(reason ?? "closed"), 500)}) while the agent still ran; it was stopped; ${stderrHint(this.options.agentLog)}`,
+    });
+  }
+
   private cancelTurn(connection: ClientConnection): void {
     this.cancelled.abort();
     const session = this.session;
@@ -468,20 +496,37 @@ class RunV2 {
     if (session === undefined) {
       return;
     }
+    let waited = false;
+    const unanswered = new Set<string>();
     const cancels = this.view
       .runningTerminalIds()
       .filter((terminalId) => session.canCancelTerminal(terminalId))
-      .map((terminalId) =>
-        session.cancelTerminal(terminalId).catch((error: unknown) => {
-          // Say, a terminal that exited as the request went out (-32602 "already exited").
-          const why = messageOf(error);
-          this.renderer.notice(`acp-terminal: terminal/cancel for ${terminalId} refused: ${why}`);
-        }),
-      );
+      .map((terminalId) => {
+        unanswered.add(terminalId);
+        return session.cancelTerminal(terminalId).then(
+          () => unanswered.delete(terminalId),
+          (error: unknown) => {
+            unanswered.delete(terminalId);
+            // An answer after the wait, or the connection closing on the request, says nothing new.
+            if (waited) {
+              return;
+            }
+            // Say, a terminal that exited as the request went out (-32602 "already exited").
+            const why = cutText(messageOf(error), MAX_NOTICE_CHARS);
+            this.renderer.notice(`acp-terminal: terminal/cancel for ${terminalId} refused: ${why}`);
+          },
+        );
+      });
     if (cancels.length === 0) {
       return;
     }
     await Promise.race([Promise.allSettled(cancels), delay(TERMINAL_CANCEL_WAIT_MS)]);
+    waited = true;
+    for (const terminalId of unanswered) {
+      this.renderer.notice(
+        `acp-terminal: terminal/cancel for ${terminalId}: no answer within ${TERMINAL_CANCEL_WAIT_MS / 1000} s; cancelling the turn`,
+      );
+    }
   }
 }
 

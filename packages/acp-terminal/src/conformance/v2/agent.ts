@@ -17,6 +17,7 @@ import { summarizeV2, summaryTextV2, type V2ConformanceReport } from "./report.j
 import { runV2Checks } from "./runner.js";
 import { V2Session } from "./base/session.js";
 import { messageOf } from "../../core/thrown.js";
+import { cutText } from "../../rpc/bounded-error.js";
 
 export interface ConformanceAgentV2Options {
   /** Write the JSON report here after every battery. */
@@ -33,6 +34,9 @@ interface SessionState {
   /** The running battery: its cancel, its session view for `terminal/cancel`, its end. */
   running?: { abort: AbortController; session: V2Session; done: Promise<void> } | undefined;
 }
+
+/** Characters of a client's id quoted back in an error (an unknown id may be megabytes). */
+const MAX_ID_CHARS = 200;
 
 /** Longest `session/close` waits for a cancelled battery's final updates before answering. */
 const CLOSE_WAIT_MS = 10_000;
@@ -75,7 +79,7 @@ export function conformanceAgentV2(options: ConformanceAgentV2Options = {}): Age
       const state = sessions.get(params.sessionId);
       if (state === undefined) {
         throw new RequestError(-32002, "Resource not found: this process has no such session", {
-          sessionId: params.sessionId,
+          sessionId: cutText(params.sessionId, MAX_ID_CHARS),
         });
       }
       if (params.replayFrom != null && params.replayFrom.type !== "start") {
@@ -117,7 +121,7 @@ export function conformanceAgentV2(options: ConformanceAgentV2Options = {}): Age
       const running = sessions.get(params.sessionId)?.running;
       if (running === undefined) {
         throw RequestError.invalidParams(
-          { terminalId: params.terminalId },
+          { terminalId: cutText(params.terminalId, MAX_ID_CHARS) },
           "no conformance battery is running in this session, so it has no terminals",
         );
       }
@@ -127,7 +131,10 @@ export function conformanceAgentV2(options: ConformanceAgentV2Options = {}): Age
     .onRequest("session/prompt", async ({ params, client }) => {
       const state = sessions.get(params.sessionId);
       if (state === undefined) {
-        throw RequestError.invalidParams({ sessionId: params.sessionId }, "unknown session");
+        throw RequestError.invalidParams(
+          { sessionId: cutText(params.sessionId, MAX_ID_CHARS) },
+          "unknown session",
+        );
       }
       const messageId = randomUUID();
       await client.notify("session/update", {

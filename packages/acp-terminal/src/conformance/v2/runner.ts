@@ -1,5 +1,6 @@
 import type { ToolCallContent } from "@agentclientprotocol/sdk/experimental/v2";
-import { CheckFailure, withDeadline } from "../base/probe.js";
+import { setTimeout as delay } from "node:timers/promises";
+import { CheckFailure } from "../base/probe.js";
 import type { V2Check, V2CheckContext, V2CheckResult, V2CheckStatus } from "./base/check.js";
 import { CancelScenario } from "./base/cancel-scenario.js";
 import type { V2Session } from "./base/session.js";
@@ -87,10 +88,11 @@ async function runCheck(
       status: "in_progress",
       rawInput: { check: check.id, kind: check.kind, protocol: "v2" },
     });
-    ({ status, detail } = await withDeadline(
+    ({ status, detail } = await withCheckDeadline(
       check.run(checkCtx),
+      session,
       timeoutMs,
-      `the check did not finish within ${timeoutMs} ms`,
+      `the check did not finish within ${timeoutMs} ms (not counting the waits for the client's answers)`,
     ));
   } catch (error) {
     status = "fail";
@@ -114,4 +116,35 @@ async function runCheck(
     }
   }
   return { ...header(check), status, detail };
+}
+
+/**
+ * Fails `work` once it has run `timeoutMs`, not counting the time spent waiting for the client's
+ * answers to pings (each bounded by ROUND_TRIP_TIMEOUT_MS on its own): a client that answers
+ * slowly, within that bound, is not failed for the number of round trips a check makes.
+ */
+async function withCheckDeadline<T>(
+  work: Promise<T>,
+  session: V2Session,
+  timeoutMs: number,
+  timeoutMessage: string,
+): Promise<T> {
+  const ac = new AbortController();
+  const started = Date.now();
+  const waitedBefore = session.pingWaitMs;
+  const expired = (async (): Promise<never> => {
+    for (;;) {
+      const ran = Date.now() - started - (session.pingWaitMs - waitedBefore);
+      if (ran >= timeoutMs) {
+        throw new CheckFailure(timeoutMessage);
+      }
+      await delay(timeoutMs - ran, undefined, { signal: ac.signal });
+    }
+  })();
+  expired.catch(() => undefined);
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    ac.abort();
+  }
 }

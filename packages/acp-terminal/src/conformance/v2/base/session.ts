@@ -7,8 +7,12 @@ import type {
   ToolCallUpdate,
 } from "@agentclientprotocol/sdk/experimental/v2";
 import { RequestError } from "@agentclientprotocol/sdk/experimental/v2";
+import { cutText } from "../../../rpc/bounded-error.js";
 import { CheckFailure, rpcErrorOf, withDeadline } from "../../base/probe.js";
 import { TerminalLedger, type CancelStanding } from "./terminals.js";
+
+/** Characters of a client's terminal id kept in a cancel record and in the -32602 answering it. */
+const MAX_ID_CHARS = 200;
 
 /** Longest the client may take to answer the battery's round-trip request. */
 export const ROUND_TRIP_TIMEOUT_MS = 5_000;
@@ -41,6 +45,9 @@ export class V2Session {
   private seq = 0;
   private background: BackgroundWork[] = [];
   private readonly cancelAnswers = new Map<string, CancelAnswer>();
+  private pingsWaiting = 0;
+  private pingWaitSince = 0;
+  private pingWaitedMs = 0;
 
   constructor(
     private readonly client: AgentContext,
@@ -142,6 +149,27 @@ export class V2Session {
     if (this.connectionSignal.aborted) {
       throw closedAfter(after);
     }
+    if (this.pingsWaiting++ === 0) {
+      this.pingWaitSince = started;
+    }
+    try {
+      return await this.roundTrip(after, seq, started);
+    } finally {
+      if (--this.pingsWaiting === 0) {
+        this.pingWaitedMs += Date.now() - this.pingWaitSince;
+      }
+    }
+  }
+
+  /**
+   * Milliseconds spent waiting for the client's answers to pings so far (the one waiting
+   * included): a check's deadline does not count them, each is bounded on its own.
+   */
+  get pingWaitMs(): number {
+    return this.pingWaitedMs + (this.pingsWaiting > 0 ? Date.now() - this.pingWaitSince : 0);
+  }
+
+  private async roundTrip(after: string, seq: number, started: number): Promise<number> {
     const answered = this.client.request(PING_METHOD, { sessionId: this.sessionId }).then(
       () => undefined,
       (error: unknown) => {
@@ -164,10 +192,12 @@ export class V2Session {
   /** Judges one `terminal/cancel`; resolves when accepted, throws the -32602 to send otherwise. */
   async onCancel(terminalId: string): Promise<void> {
     const standing = this.ledger.standing(terminalId);
+    // An invented id may be megabytes: it is recorded and answered cut (the battery's are short).
+    const shown = cutText(terminalId, MAX_ID_CHARS);
     const refuse = (message: string, record: CancelStanding = standing): never => {
-      this.ledger.record(terminalId, record, `-32602 ${message}`);
-      this.events.emit("cancel", terminalId);
-      throw invalidParams(message, terminalId);
+      this.ledger.record(shown, record, `-32602 ${message}`);
+      this.events.emit("cancel", shown);
+      throw invalidParams(message, shown);
     };
     if (standing === "unknown") {
       refuse("unknown terminal");
