@@ -103,7 +103,7 @@ export function demoAgent(options: DemoAgentOptions = {}): DemoAgent {
       await recovered; // no new run before the store's leftovers are settled
       const session = sessions.get(params.sessionId);
       if (session === undefined) {
-        throw RequestError.resourceNotFound(params.sessionId);
+        throw RequestError.resourceNotFound(params.sessionId.slice(0, 100)); // cut: a huge unknown id gets a small answer
       }
       session.turn = new AbortController();
       if (!session.introduced) {
