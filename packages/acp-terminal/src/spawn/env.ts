@@ -2,10 +2,16 @@ import { describeReceived, TerminalError } from "../core/errors.js";
 import type { BaseEnvironment, EnvVariable } from "../core/types.js";
 import { messageOf } from "../core/thrown.js";
 
-/** Set for every command unless the base environment or the request sets them: no pager waits. */
+/**
+ * Set for every command unless the base environment or the request sets them: no pager waits;
+ * and `SHLVL`, because bash with a socket on stdin (Node's stdin pipe is a socket pair) and a
+ * shell level under 2 takes itself for a remote shell and sources ~/.bashrc, whose `pyenv init`
+ * or prompt setup can hold the command up (bash counts `SHLVL=1` as level 2 inside).
+ */
 const NON_INTERACTIVE_DEFAULTS: Readonly<Record<string, string>> = {
   PAGER: "cat",
   GIT_PAGER: "cat",
+  SHLVL: "1",
 };
 
 function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
