@@ -3,7 +3,7 @@ import path from "node:path";
 import { parseCommand, USAGE } from "./args.js";
 import { ExitCode } from "./exit-codes.js";
 import { runMcpCommand } from "./mcp-command.js";
-import { run } from "./run.js";
+import { run } from "./run-command.js";
 import { packageVersion } from "../core/version.js";
 import { messageOf } from "../core/thrown.js";
 

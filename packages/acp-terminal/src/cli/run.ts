@@ -24,16 +24,12 @@ import {
   unsupportedProtocol,
   type Ending,
 } from "./failure-messages.js";
-import { JsonRenderer } from "./json-renderer.js";
 import { McpToolsOffer } from "./mcp-tools-offer.js";
 import { decidePermission, type PermissionMode } from "./permission.js";
 import { parsePermissionParams } from "./permission-params.js";
 import { QuestionQueue } from "./choose.js";
-import { checkBeforeLaunch } from "./preflight.js";
-import { outputOf, type Renderer } from "./renderer.js";
+import type { Renderer } from "./renderer.js";
 import { followHost } from "./terminal-ledger.js";
-import { TextRenderer } from "./text-renderer.js";
-import { runV2 } from "./run-v2.js";
 
 /** After the agent's process exits, how long its last messages get to arrive. */
 export const EXIT_DRAIN_MS = 500;
@@ -62,32 +58,6 @@ export const PHASES = {
   turn: { request: "session/prompt", timedOut: "during the turn", agentExited: "during the turn" },
 } as const;
 export type Phase = keyof typeof PHASES;
-
-/** Runs one prompt turn against the agent; resolves with the process exit code. Never throws. */
-export async function run(options: RunOptions, io: CliIo): Promise<number> {
-  const err = outputOf(io.stderr);
-  const out = outputOf(io.stdout);
-  const problem = checkBeforeLaunch(options, io.cwd);
-  if (problem !== undefined) {
-    // Machines reading --json still get their result line; people get the one line of error.
-    if (options.json) {
-      new JsonRenderer(out, err).finish({
-        exitCode: ExitCode.usage,
-        error: problem,
-        elapsedMs: 0,
-        terminals: [],
-      });
-    } else {
-      err.write(`${problem}\n`);
-    }
-    return ExitCode.usage;
-  }
-  const renderer = options.json ? new JsonRenderer(out, err) : new TextRenderer(out, err);
-  if (options.protocol !== undefined) {
-    return runV2(options, io, renderer);
-  }
-  return new Run(options, io, renderer).execute();
-}
 
 /** An agent already started, and the stream to speak v1 on (`--protocol auto` chose v1). */
 export interface Launched {
