@@ -61,7 +61,7 @@ describe("planCommand", () => {
 });
 
 describe("commandEnvironment", () => {
-  it("puts the request on top of the base and adds PAGER=cat unless either sets it", () => {
+  it("puts the request on top of the base and adds PAGER=cat, GIT_PAGER=cat and SHLVL=1 unless either sets them", () => {
     expect(
       commandEnvironment({ A: "1", B: "2" }, [
         { name: "B", value: "3" },
@@ -73,10 +73,14 @@ describe("commandEnvironment", () => {
       C: "4",
       PAGER: "cat",
       GIT_PAGER: "cat",
+      SHLVL: "1",
     });
-    expect(commandEnvironment({ PAGER: "less" }, [{ name: "GIT_PAGER", value: "more" }])).toEqual({
+    expect(
+      commandEnvironment({ PAGER: "less", SHLVL: "3" }, [{ name: "GIT_PAGER", value: "more" }]),
+    ).toEqual({
       PAGER: "less",
       GIT_PAGER: "more",
+      SHLVL: "3",
     });
   });
 });
