@@ -16,6 +16,7 @@ import { terminalClientCapabilities } from "../rpc/capabilities.js";
 import { boundedRequestError, cutText } from "../rpc/bounded-error.js";
 import { AgentProcess, type AgentExit } from "./agent-process.js";
 import type { RunOptions } from "./args.js";
+import { StopSignals } from "./stop-signals.js";
 import { ExitCode, exitCodeForStopReason } from "./exit-codes.js";
 import {
   agentExited,
@@ -135,7 +136,10 @@ class RunV2 {
   private ended = false;
   private phase: Phase = "initialize";
   private session: ActiveSession | undefined;
-  private interrupts = 0;
+  private stops: StopSignals | undefined;
+  private get interrupts(): number {
+    return this.stops?.interrupts ?? 0;
+  }
   private readonly view: V2Session;
   /** `--mcp-tools`: the CLI's own host, serving the tools over the connection when the agent takes them. */
   private mcpTools: { host: TerminalHost; offer: McpToolsOffer } | undefined;
@@ -456,39 +460,17 @@ class RunV2 {
    * their answers, then `session/cancel` as in v1; again: quit now.
    */
   private handleSignals(connection: ClientConnection): () => void {
-    const onInterrupt = () => {
-      this.interrupts += 1;
-      if (this.interrupts > 1 || this.phase !== "turn") {
-        this.end({ exitCode: ExitCode.cancelled, error: "Interrupted" });
-        return;
-      }
-      this.renderer.notice("Cancelling the turn… (press Ctrl-C again to quit at once)");
-      void this.cancelTerminals().finally(() => this.cancelTurn(connection));
-      setTimeout(() => {
-        const graceMs = this.options.cancelGraceMs;
-        this.end({
-          exitCode: ExitCode.cancelled,
-          error: `Cancelled; the agent did not end its turn within ${graceMs / 1000} s (--cancel-grace)`,
-        });
-      }, this.options.cancelGraceMs).unref();
-    };
-    const onTerminate = (signal: NodeJS.Signals) =>
-      this.end({ exitCode: ExitCode.cancelled, error: `Stopped by ${signal}` });
-    const onStdoutError = (error: Error) =>
-      this.end({
-        exitCode: ExitCode.cancelled,
-        error: `Stopped: stdout closed (${error.message})`,
-      });
-    process.on("SIGINT", onInterrupt);
-    process.on("SIGTERM", onTerminate);
-    process.on("SIGHUP", onTerminate);
-    this.io.stdout.on("error", onStdoutError);
-    return () => {
-      process.off("SIGINT", onInterrupt);
-      process.off("SIGTERM", onTerminate);
-      process.off("SIGHUP", onTerminate);
-      this.io.stdout.off("error", onStdoutError);
-    };
+    this.stops = new StopSignals({
+      stdout: this.io.stdout,
+      cancelGraceMs: this.options.cancelGraceMs,
+      inTurn: () => this.phase === "turn",
+      cancelTurn: () => {
+        void this.cancelTerminals().finally(() => this.cancelTurn(connection));
+      },
+      end: (ending) => this.end(ending),
+      notice: (message) => this.renderer.notice(message),
+    });
+    return this.stops.listen();
   }
 
   private async cancelTerminals(): Promise<void> {

@@ -14,6 +14,7 @@ import { boundedRequestError, cutText } from "../rpc/bounded-error.js";
 import { AgentProcess, type AgentExit } from "./agent-process.js";
 import { cliApprovalPolicy } from "./approval.js";
 import type { RunOptions } from "./args.js";
+import { StopSignals } from "./stop-signals.js";
 import { ExitCode, exitCodeForStopReason } from "./exit-codes.js";
 import {
   agentExited,
@@ -79,7 +80,10 @@ export class Run {
   private ended = false;
   private phase: Phase = "initialize";
   private sessionId: string | undefined;
-  private interrupts = 0;
+  private stops: StopSignals | undefined;
+  private get interrupts(): number {
+    return this.stops?.interrupts ?? 0;
+  }
   private mcpTools: McpToolsOffer | undefined;
 
   constructor(
@@ -314,46 +318,25 @@ export class Run {
 
   /** Ctrl-C: cancel the turn and stop its terminals, then wait briefly; again: quit now. */
   private handleSignals(connection: ClientConnection, host: TerminalHost): () => void {
-    const onInterrupt = () => {
-      this.interrupts += 1;
-      if (this.interrupts > 1 || this.phase !== "turn") {
-        this.end({ exitCode: ExitCode.cancelled, error: "Interrupted" });
-        return;
-      }
-      this.renderer.notice("Cancelling the turn… (press Ctrl-C again to quit at once)");
-      this.cancelTurn(connection);
-      for (const info of host.list()) {
-        if (info.state !== "released") {
-          host.release(info.owner, info.terminalId).catch((error: unknown) => {
-            this.renderer.notice(`Could not release terminal ${info.terminalId}: ${String(error)}`);
-          });
+    this.stops = new StopSignals({
+      stdout: this.io.stdout,
+      cancelGraceMs: this.options.cancelGraceMs,
+      inTurn: () => this.phase === "turn",
+      cancelTurn: () => {
+        this.cancelTurn(connection);
+        for (const info of host.list()) {
+          if (info.state !== "released") {
+            host.release(info.owner, info.terminalId).catch((error: unknown) => {
+              this.renderer.notice(
+                `Could not release terminal ${info.terminalId}: ${String(error)}`,
+              );
+            });
+          }
         }
-      }
-      setTimeout(() => {
-        const graceMs = this.options.cancelGraceMs;
-        this.end({
-          exitCode: ExitCode.cancelled,
-          error: `Cancelled; the agent did not end its turn within ${graceMs / 1000} s (--cancel-grace)`,
-        });
-      }, this.options.cancelGraceMs).unref();
-    };
-    const onTerminate = (signal: NodeJS.Signals) =>
-      this.end({ exitCode: ExitCode.cancelled, error: `Stopped by ${signal}` });
-    // Whoever read our stdout is gone (`| head`): stop like SIGPIPE would, but clean up first.
-    const onStdoutError = (error: Error) =>
-      this.end({
-        exitCode: ExitCode.cancelled,
-        error: `Stopped: stdout closed (${error.message})`,
-      });
-    process.on("SIGINT", onInterrupt);
-    process.on("SIGTERM", onTerminate);
-    process.on("SIGHUP", onTerminate);
-    this.io.stdout.on("error", onStdoutError);
-    return () => {
-      process.off("SIGINT", onInterrupt);
-      process.off("SIGTERM", onTerminate);
-      process.off("SIGHUP", onTerminate);
-      this.io.stdout.off("error", onStdoutError);
-    };
+      },
+      end: (ending) => this.end(ending),
+      notice: (message) => this.renderer.notice(message),
+    });
+    return this.stops.listen();
   }
 }
