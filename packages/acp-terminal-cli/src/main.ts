@@ -4,8 +4,9 @@ import { parseCommand, USAGE } from "./args.js";
 import { ExitCode } from "./exit-codes.js";
 import { runMcpCommand } from "./mcp-command.js";
 import { run } from "./run-command.js";
-import { packageVersion } from "acp-terminal/internal";
-import { messageOf } from "acp-terminal/internal";
+import { messageOf, packageVersion } from "acp-terminal/internal";
+
+const PACKAGE_JSON = new URL("../package.json", import.meta.url);
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === "mcp") {
@@ -22,7 +23,7 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(USAGE);
       return ExitCode.ok;
     case "version":
-      process.stdout.write(`${packageVersion()}\n`);
+      process.stdout.write(`${packageVersion(PACKAGE_JSON)}\n`);
       return ExitCode.ok;
     case "error":
       process.stderr.write(`${command.message}\nRun "acp-terminal --help" for usage.\n`);
@@ -33,7 +34,7 @@ async function main(argv: string[]): Promise<number> {
         stdout: process.stdout,
         stderr: process.stderr,
         cwd: process.cwd(),
-        version: packageVersion(),
+        version: packageVersion(PACKAGE_JSON),
       });
   }
 }

@@ -1,44 +1,10 @@
-import { ExitCode } from "./exit-codes.js";
-import { messageOf } from "acp-terminal/internal";
+import type { McpIo } from "acp-terminal-mcp/cli";
 
 /**
- * `acp-terminal mcp` is served by the acp-terminal-mcp package: it needs acp-process's tools, and
- * acp-process depends on this package, so it is loaded at run time by a specifier tsc does not
- * follow (the project references stay acyclic).
+ * `acp-terminal mcp` is served by the acp-terminal-mcp package (a dependency of this one), loaded
+ * only when the command is `mcp`, so `acp-terminal run` does not load the MCP SDK at start-up.
  */
-const MCP_MODULE: string = "acp-terminal-mcp/cli";
-
-interface McpModule {
-  mcpMain(
-    argv: string[],
-    io: {
-      stdout: NodeJS.WritableStream;
-      stderr: NodeJS.WritableStream;
-      cwd: string;
-      env: NodeJS.ProcessEnv;
-    },
-  ): Promise<number>;
-}
-
-export async function runMcpCommand(
-  argv: string[],
-  io: {
-    stdout: NodeJS.WritableStream;
-    stderr: NodeJS.WritableStream;
-    cwd: string;
-    env: NodeJS.ProcessEnv;
-  },
-): Promise<number> {
-  let mcp: McpModule;
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- an optional package imported by name at run time; McpModule is its type
-    mcp = (await import(MCP_MODULE)) as McpModule;
-  } catch (error) {
-    const reason = messageOf(error);
-    io.stderr.write(
-      `acp-terminal mcp needs the acp-terminal-mcp package, which could not be loaded (${reason}); install it next to acp-terminal.\n`,
-    );
-    return ExitCode.usage;
-  }
-  return mcp.mcpMain(argv, io);
+export async function runMcpCommand(argv: string[], io: McpIo): Promise<number> {
+  const { mcpMain } = await import("acp-terminal-mcp/cli");
+  return mcpMain(argv, io);
 }

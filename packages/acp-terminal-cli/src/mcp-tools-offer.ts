@@ -7,24 +7,9 @@ import type {
   McpServer,
 } from "@agentclientprotocol/sdk";
 import { McpOverAcpProvider, methods } from "@agentclientprotocol/sdk/unstable";
-import { messageOf } from "acp-terminal/internal";
 import type { TerminalHost } from "acp-terminal";
 
-/** acp-terminal-mcp, loaded at run time like `acp-terminal mcp` (see mcp-command.ts). */
-const MCP_PACKAGE: string = "acp-terminal-mcp";
 const SERVER_NAME = "terminals";
-
-interface McpPackage {
-  hostTools(options: {
-    host: TerminalHost;
-    workspace: string;
-    stdinWritable: boolean;
-    version: string;
-  }): {
-    handler: Parameters<McpOverAcpProvider["registerServer"]>[1]["handler"];
-    dispose(): Promise<void>;
-  };
-}
 
 export interface McpToolsOfferOptions {
   host: TerminalHost;
@@ -95,17 +80,9 @@ export class McpToolsOffer {
    * `connection.agent`), in the CLI's host; returns the `{type: "acp"}` declaration for session/new.
    */
   async overAcp(agent: Parameters<McpOverAcpProvider["registerServer"]>[0]): Promise<unknown> {
-    let mcp: McpPackage;
-    try {
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- an optional package imported by name at run time; McpPackage is its type
-      mcp = (await import(MCP_PACKAGE)) as McpPackage;
-    } catch (error) {
-      throw new Error(
-        `--mcp-tools needs the acp-terminal-mcp package, which could not be loaded (${messageOf(error)}); install it next to acp-terminal`,
-        { cause: error },
-      );
-    }
-    const served = mcp.hostTools({
+    // Loaded with the first MCP-over-ACP offer, so a run without --mcp-tools does not load the MCP SDK.
+    const { hostTools } = await import("acp-terminal-mcp");
+    const served = hostTools({
       host: this.options.host,
       workspace: realpathSync(this.options.cwd),
       stdinWritable: this.options.stdinWritable,

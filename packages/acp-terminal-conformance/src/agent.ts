@@ -45,7 +45,10 @@ export function conformanceAgent(options: ConformanceAgentOptions = {}): AgentAp
       return {
         protocolVersion: PROTOCOL_VERSION,
         agentCapabilities: { loadSession: false },
-        agentInfo: { name: "acp-terminal-conformance", version: packageVersion() },
+        agentInfo: {
+          name: "acp-terminal-conformance",
+          version: packageVersion(new URL("../package.json", import.meta.url)),
+        },
       };
     })
     .onRequest("session/new", () => ({ sessionId: randomUUID() }))

@@ -61,7 +61,10 @@ export function conformanceAgentV2(options: ConformanceAgentV2Options = {}): Age
       clientInfo = params.info;
       return {
         protocolVersion: PROTOCOL_VERSION,
-        info: { name: "acp-terminal-conformance", version: packageVersion() },
+        info: {
+          name: "acp-terminal-conformance",
+          version: packageVersion(new URL("../../package.json", import.meta.url)),
+        },
         capabilities: { session: {} },
       };
     })
