@@ -1,4 +1,4 @@
-import type { ExitStatus } from "acp-terminal";
+import { DEFAULT_PTY_SIZE, type ExitStatus } from "acp-terminal";
 import type { OutputReader } from "acp-terminal";
 import { OutputBuffer } from "acp-terminal/internal";
 import { PtyScreen } from "acp-terminal/internal";
@@ -8,8 +8,6 @@ import { DEFAULT_TAIL_LINES } from "./terminal-tail.js";
 
 /** Bytes of one v2 terminal's output held (its newest), as for a v1 terminal's default limit. */
 export const AGENT_TERMINAL_BYTES = 1024 * 1024;
-/** The size a v2 terminal is drawn at when the agent advertises none. */
-export const DEFAULT_SIZE = { cols: 80, rows: 24 } as const;
 /** An advertised size is clamped to this: a screen's cells cost memory (xterm keeps ~12 B each). */
 export const MAX_COLS = 1000;
 export const MAX_ROWS = 500;
@@ -30,8 +28,8 @@ export function clampSize(
       ? Math.min(max, Math.floor(value))
       : fallback;
   return {
-    cols: side(size?.cols, DEFAULT_SIZE.cols, MAX_COLS),
-    rows: side(size?.rows, DEFAULT_SIZE.rows, MAX_ROWS),
+    cols: side(size?.cols, DEFAULT_PTY_SIZE.cols, MAX_COLS),
+    rows: side(size?.rows, DEFAULT_PTY_SIZE.rows, MAX_ROWS),
   };
 }
 
@@ -48,7 +46,7 @@ export class AgentTerminal {
   cwd: string | undefined;
   cancellable = false;
   exitStatus: ExitStatus | undefined;
-  #size: TerminalSize = { ...DEFAULT_SIZE };
+  #size: TerminalSize = { ...DEFAULT_PTY_SIZE };
   #buffer: OutputBuffer;
   #screen: PtyScreen | undefined;
   #frozen: string | undefined;

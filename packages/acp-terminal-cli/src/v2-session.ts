@@ -2,10 +2,10 @@ import type { SessionUpdate as V1SessionUpdate } from "@agentclientprotocol/sdk"
 import type {
   BackgroundWork,
   SessionUpdate,
-  TerminalUpdate,
   ToolCallContent,
 } from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import type { ExitStatus } from "acp-terminal";
+import type { TerminalUpdate } from "acp-terminal/protocol";
 import { AgentTerminal, clampSize } from "./agent-terminal.js";
 import type { TerminalRecord } from "./format.js";
 import type { BackgroundItem, Renderer } from "./renderer.js";

@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { approvalPolicy, type ApprovalPolicy } from "./policy.js";
 import { isToolSetName, TOOL_SET_NAMES, type ToolSetName } from "./tool-sets.js";
 import { parseListenAddress, type ListenAddress } from "./listen-address.js";
-import { messageOf } from "./thrown.js";
+import { messageOf } from "acp-terminal/internal";
 
 export const TOKEN_ENV = "ACP_TERMINAL_MCP_TOKEN";
 

@@ -7,7 +7,7 @@ import { serveOnStdio } from "./serve-stdio.js";
 import { toolServerFactory } from "./tool-server.js";
 import { TOOL_SETS } from "./tool-sets.js";
 import { packageVersion } from "acp-terminal/internal";
-import { messageOf } from "./thrown.js";
+import { messageOf } from "acp-terminal/internal";
 
 /** The ProcessManager session every MCP call acts in. */
 const SESSION_ID = "mcp";

@@ -3,7 +3,7 @@ import {
   parseAllowPattern,
   type ApprovalPolicy as AuthorizeHook,
 } from "acp-terminal";
-import { messageOf } from "./thrown.js";
+import { messageOf } from "acp-terminal/internal";
 
 /**
  * Which commands the server runs. An MCP stdio server has no TTY to ask on, so nothing runs

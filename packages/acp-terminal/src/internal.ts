@@ -4,6 +4,14 @@
 
 export { messageOf, errnoCodeOf } from "./core/thrown.js";
 export { packageVersion } from "./core/version.js";
+export {
+  ManualClock,
+  MAX_TIMER_STEP_MS,
+  repeatOnClock,
+  sleepOn,
+  systemClock,
+  type Clock,
+} from "./core/clock.js";
 export { terminateProcessGroup } from "./terminate/kill.js";
 export { boundedRequestError, cutText } from "./rpc/bounded-error.js";
 export { paramsParser } from "./rpc/errors.js";

@@ -3,11 +3,11 @@ import type {
   AgentContext,
   BackgroundWork,
   SessionUpdate,
-  TerminalUpdate,
   ToolCallUpdate,
 } from "@agentclientprotocol/sdk/experimental/v2";
 import { RequestError } from "@agentclientprotocol/sdk/experimental/v2";
 import { cutText } from "acp-terminal/internal";
+import type { TerminalUpdate } from "acp-terminal/protocol";
 import { CheckFailure, rpcErrorOf, withDeadline } from "../../base/probe.js";
 import { TerminalLedger, type CancelStanding } from "./terminals.js";
 
@@ -88,7 +88,10 @@ export class V2Session {
   }
 
   /** A `terminal_update`; `capabilities.cancel` present advertises cancel, `null` or absent cancel withdraws it. */
-  async terminal(update: TerminalUpdate, answer: CancelAnswer = "accept"): Promise<number> {
+  async terminal(
+    update: Omit<TerminalUpdate, "sessionUpdate">,
+    answer: CancelAnswer = "accept",
+  ): Promise<number> {
     this.ledger.announce(update.terminalId);
     const advertises =
       update.capabilities !== undefined &&
