@@ -31,6 +31,18 @@ describe("entry points", () => {
     expect(modules).not.toContain("internal.js");
   });
 
+  it("the library has no bin, no MCP package among any of its dependencies, and node-pty only as an optional peer", () => {
+    const manifest: Record<string, Record<string, unknown> | undefined> = JSON.parse(
+      readFileSync(join(PACKAGE, "package.json"), "utf8"),
+    );
+    expect(manifest["bin"]).toBeUndefined();
+    const kinds = ["dependencies", "optionalDependencies", "peerDependencies", "devDependencies"];
+    const all = kinds.flatMap((kind) => Object.keys(manifest[kind] ?? {}));
+    expect(all.filter((name) => /mcp|modelcontextprotocol/.test(name))).toEqual([]);
+    expect(Object.keys(manifest["dependencies"] ?? {})).not.toContain("node-pty");
+    expect(manifest["peerDependenciesMeta"]).toEqual({ "node-pty": { optional: true } });
+  });
+
   it("each subpath exports what it is for", async () => {
     const root = await import("acp-terminal");
     expect(Object.keys(root).sort()).toContain("TerminalHost");
