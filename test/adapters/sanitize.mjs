@@ -21,7 +21,8 @@ export function replacements({ runDir, cacheDir, standInUrl }) {
     // Claude Code names a project's directories after its path with every other character a dash.
     [mangled(runDir), mangled(RUN_PLACEHOLDER)],
     [cacheDir, CACHE_PLACEHOLDER],
-    [homedir(), HOME_PLACEHOLDER],
+    // With its slash: a bare "/root" is also a word agents use (codex names its main agent so).
+    [`${homedir()}/`, `${HOME_PLACEHOLDER}/`],
     [`127.0.0.1:${port}`, `127.0.0.1:${PORT_PLACEHOLDER}`],
   ];
   // Claude Code's temporary directory is named after the user id (/tmp/claude-0 for root).
