@@ -10,6 +10,11 @@ export const CLI = fileURLToPath(
   new URL("../../packages/acp-terminal/dist/cli/main.js", import.meta.url),
 );
 
+/** `acp-terminal-mcp` itself (the package's bin), independent of the CLI that forwards `mcp` to it. */
+export const MCP_MAIN = fileURLToPath(
+  new URL("../../packages/acp-terminal-mcp/dist/main.js", import.meta.url),
+);
+
 /** The environment a marked server (and every command it runs) gets. */
 export function markedEnv(mark: string): Record<string, string> {
   return {

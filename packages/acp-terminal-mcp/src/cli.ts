@@ -56,6 +56,8 @@ async function serve(options: McpOptions, io: McpIo): Promise<void> {
     manager: runtime.manager,
     sessionId: SESSION_ID,
     progressIntervalMs: options.progressIntervalMs,
+    policy: options.policy,
+    calls: runtime.calls,
     version: packageVersion(),
     cancelAcrossInstances: options.http !== undefined,
     instructions: `Command lines run on ${process.platform} through bash (or /bin/sh where there is no bash), starting in ${runtime.workspace} (a working directory outside it is refused). Allowed: ${describePolicy(options.policy)}.`,
@@ -83,6 +85,7 @@ async function serve(options: McpOptions, io: McpIo): Promise<void> {
     for (const [signal, listener] of Object.entries(onSignal)) {
       process.removeListener(signal, listener);
     }
+    await factory.tasks.dispose();
     await runtime.dispose();
   }
 }
