@@ -125,8 +125,10 @@ describe.each(["v2", "v1"] as const)("with the %s client", (kind) => {
       );
     }
     for (const command of ["ls; id", "ls $(id)", "git status; id", "git push", "rm -rf x"]) {
-      expect(structured(await client.callTool("shell", { command })).error).toContain(
-        `Denied by the user: ${command} (no --allow pattern of this server`,
+      const refused = await client.callTool("shell", { command });
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]!.text).toContain(
+        `Not run: ${command}. It needs approval: no --allow pattern of this server matches it`,
       );
     }
   });
