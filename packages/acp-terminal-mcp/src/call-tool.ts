@@ -13,6 +13,7 @@ import {
   answersFrom,
   askingResult,
   clientTakesElicitation,
+  shortCommandLine,
   type AskedState,
 } from "./elicit-approval.js";
 import { CALL_LABEL, createScope, type CallDirectory, type McpCall } from "./mcp-call.js";
@@ -20,7 +21,8 @@ import type { ApprovalPolicy } from "./policy.js";
 import { describeRun, progressReporter } from "./progress.js";
 import { refusalMessage, startFailureMessage } from "./refusal.js";
 import { declaresTasks, eraOf, task2025, task2026 } from "./tasks/task-methods.js";
-import type { TaskStore } from "./tasks/task-store.js";
+import type { TaskStore, TaskWork } from "./tasks/task-store.js";
+import { z } from "zod";
 
 /** What every call of one server shares. */
 export interface CallEnvironment {
@@ -34,6 +36,8 @@ export interface CallEnvironment {
   progressIntervalMs: number;
   /** How long a call of a Tasks client runs before it becomes a task (exec: its own `yieldMs`). */
   taskAfterMs: number;
+  /** Whether a run's command waits for input on its stdin; a 2026-07-28 task then asks for it. */
+  waitsForInput?: (run: RunSnapshot) => Promise<boolean>;
 }
 
 /** The cancel functions of the calls in flight, by JSON-RPC id (see `cancelAcrossInstances`). */
@@ -158,6 +162,9 @@ export async function callTool(
         runsOfCall(ACTIVE_STATUSES)
           .map((run) => describeRun(manager, run))
           .join("; ") || "finishing",
+      ...(taskMode === "2026" && env.waitsForInput
+        ? { input: stdinInput(env, () => runsOfCall(ACTIVE_STATUSES), env.waitsForInput) }
+        : {}),
     },
     taskMode,
     taskParams?.ttl,
@@ -166,6 +173,51 @@ export async function callTool(
   return taskMode === "2025"
     ? { content: [], task: task2025(task) }
     : { content: [], resultType: "task", ...task2026(task, false) };
+}
+
+/** An elicitation answer for a command's stdin: the text (a line) and whether the input ends. */
+const stdinAnswer = z.looseObject({
+  action: z.enum(["accept", "decline", "cancel"]),
+  content: z.looseObject({ text: z.string().optional(), eof: z.boolean().optional() }).optional(),
+});
+
+/**
+ * A task's stdin (2026-07-28 `tasks/update`): it asks while a command of the call waits for
+ * input; the answer's text goes to that command's stdin with a newline (and end of input when
+ * asked); a declined or dismissed question ends its input, so it does not wait forever. Writes
+ * pass the approval policy as every write does.
+ */
+function stdinInput(
+  env: CallEnvironment,
+  activeRuns: () => RunSnapshot[],
+  waitsForInput: (run: RunSnapshot) => Promise<boolean>,
+): NonNullable<TaskWork["input"]> {
+  let waiting: RunSnapshot | undefined;
+  return {
+    pending: async () => {
+      waiting = undefined;
+      for (const run of activeRuns()) {
+        if (await waitsForInput(run)) {
+          waiting = run;
+          return `The command ${shortCommandLine(run.command, run.args)} waits for input on its stdin. What should it read?`;
+        }
+      }
+      return undefined;
+    },
+    answer: async (response) => {
+      const run = waiting;
+      const parsed = stdinAnswer.safeParse(response);
+      if (!run || !parsed.success) {
+        return;
+      }
+      const { action, content } = parsed.data;
+      const text = action === "accept" ? `${content?.text ?? ""}\n` : "";
+      const eof = action !== "accept" || content?.eof === true;
+      await env.manager.write(run.id, text, { sessionId: env.sessionId, eof }).catch(
+        () => undefined, // it ended meanwhile, or the policy refused the write: the task goes on
+      );
+    },
+  };
 }
 
 /** exec's own `yieldMs` (clamped as exec clamps it), else the server's. */

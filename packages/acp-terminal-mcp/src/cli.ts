@@ -58,6 +58,7 @@ async function serve(options: McpOptions, io: McpIo): Promise<void> {
     progressIntervalMs: options.progressIntervalMs,
     policy: options.policy,
     calls: runtime.calls,
+    waitsForInput: (run) => runtime.waitsForInput(run),
     version: packageVersion(),
     cancelAcrossInstances: options.http !== undefined,
     instructions: `Command lines run on ${process.platform} through bash (or /bin/sh where there is no bash), starting in ${runtime.workspace} (a working directory outside it is refused). Allowed: ${describePolicy(options.policy)}.`,

@@ -68,10 +68,15 @@ export function visible(text: string): string {
     .replace(/ {2,}/g, (run) => `⟨${run.length} spaces⟩`);
 }
 
+/** A command in one line for messages: every character visible, cut to 200 with its length. */
+export function shortCommandLine(command: string, args: readonly string[] | null): string {
+  const line = visible([command, ...(args ?? [])].join(" "));
+  return line.length > 200 ? `${line.slice(0, 200)}… (${line.length} characters)` : line;
+}
+
 /** What a request would do, in one line for refusal messages (cut: a question shows it whole). */
 export function shortAction(request: AuthorizeRequest): string {
-  const line = visible([request.command, ...request.args].join(" "));
-  const command = line.length > 200 ? `${line.slice(0, 200)}… (${line.length} characters)` : line;
+  const command = shortCommandLine(request.command, request.args);
   switch (request.action) {
     case "create":
       return command;

@@ -1,9 +1,10 @@
 import { realpath, stat } from "node:fs/promises";
-import { ProcessManager, type SchedulerLimits } from "acp-process";
+import { ProcessManager, type RunSnapshot, type SchedulerLimits } from "acp-process";
 import { TerminalHost, type AuthorizeRequest, type TerminalHostOptions } from "acp-terminal";
 import { elicitationAsker } from "./elicit-approval.js";
 import { CallDirectory, createScope } from "./mcp-call.js";
 import { authorizeHook, type ApprovalPolicy } from "./policy.js";
+import { waitsOnStdin } from "./tasks/stdin-wait.js";
 import { WorkspaceProvider } from "./workspace-provider.js";
 import { errnoCodeOf } from "./thrown.js";
 
@@ -28,6 +29,8 @@ export interface Runtime {
   readonly workspace: string;
   /** The MCP calls in flight: the approval hook asks through the one that starts a command. */
   readonly calls: CallDirectory;
+  /** Whether a run's command waits for input on its stdin (Linux /proc; false elsewhere). */
+  waitsForInput(run: RunSnapshot): Promise<boolean>;
   /** Kills every run and terminal; idempotent. */
   dispose(): Promise<void>;
 }
@@ -76,6 +79,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     manager,
     workspace,
     calls,
+    waitsForInput: async (run) => {
+      const pgid = run.terminalId === null ? undefined : host.info(run.terminalId)?.pid;
+      return pgid !== undefined && (await waitsOnStdin(pgid));
+    },
     dispose: () => (disposing ??= manager.dispose().finally(() => host.dispose())),
   };
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { ProcessManager } from "acp-process";
+import type { ProcessManager, RunSnapshot } from "acp-process";
 import type { ToolDefinition } from "acp-process/tools";
 import {
   createRequestStateCodec,
@@ -15,7 +15,6 @@ import { CallDirectory } from "./mcp-call.js";
 import type { ApprovalPolicy } from "./policy.js";
 import { serveTaskMethods, TASKS_EXTENSION } from "./tasks/task-methods.js";
 import { TaskStore } from "./tasks/task-store.js";
-import type { Task } from "./tasks/task-store.js";
 
 export interface ToolServerOptions {
   /** Served as they are: MCP name = `functionName` (`process_run`), the tool's description and JSON Schema. */
@@ -34,8 +33,11 @@ export interface ToolServerOptions {
   calls?: CallDirectory;
   /** How long a call of a Tasks client runs before it becomes a task (exec: its `yieldMs`). Default 10000. */
   taskAfterMs?: number;
-  /** Stdin for a task's command (2026-07-28 `tasks/update`); without it, input responses are ignored. */
-  onTaskInput?: (task: Task, responses: Record<string, unknown>) => Promise<void>;
+  /**
+   * Whether a run's command waits for input on its stdin (see `waitsOnStdin`): a 2026-07-28 task
+   * then asks the client for it. Without it, tasks never ask.
+   */
+  waitsForInput?: (run: RunSnapshot) => Promise<boolean>;
   /**
    * Stateless HTTP: a 2025-era client's `notifications/cancelled` arrives in its own POST, served
    * by a fresh instance that never saw the call. With this set, every instance looks the request id
@@ -71,6 +73,7 @@ export function toolServerFactory(options: ToolServerOptions): ToolServerFactory
     codec,
     progressIntervalMs: options.progressIntervalMs,
     taskAfterMs: options.taskAfterMs ?? 10_000,
+    ...(options.waitsForInput ? { waitsForInput: options.waitsForInput } : {}),
   };
   const factory = () => {
     const server = new Server(
@@ -119,10 +122,7 @@ export function toolServerFactory(options: ToolServerOptions): ToolServerFactory
       }
       return server.projectCallToolResult(answer, undefined);
     });
-    serveTaskMethods(server, {
-      store: tasks,
-      onInputResponses: options.onTaskInput ?? (async () => undefined),
-    });
+    serveTaskMethods(server, { store: tasks });
     if (options.cancelAcrossInstances) {
       server.setNotificationHandler("notifications/cancelled", (notification) => {
         if (notification.params.requestId !== undefined) {

@@ -73,8 +73,6 @@ const taskIdParams = z.looseObject({ taskId: z.string() });
 
 export interface TaskMethodsOptions {
   store: TaskStore;
-  /** `tasks/update`'s input responses for a task (2026-07-28): what the task asked, answered. */
-  onInputResponses(task: Task, responses: Record<string, unknown>): Promise<void>;
 }
 
 /**
@@ -103,7 +101,10 @@ export function serveTaskMethods(server: Server, options: TaskMethodsOptions): v
     return task;
   };
 
-  server.setRequestHandler("tasks/get", { params: taskIdParams }, (params, ctx) => {
+  server.setRequestHandler("tasks/get", { params: taskIdParams }, async (params, ctx) => {
+    if (eraOf(ctx) === "2026") {
+      await store.refreshInput(find(params.taskId, ctx).taskId);
+    }
     const task = find(params.taskId, ctx);
     return eraOf(ctx) === "2025"
       ? task2025(task)
@@ -159,12 +160,8 @@ export function serveTaskMethods(server: Server, options: TaskMethodsOptions): v
 
   server.setRequestHandler(
     "tasks/update",
-    {
-      params: z.looseObject({
-        taskId: z.string(),
-        inputResponses: z.record(z.string(), z.unknown()),
-      }),
-    },
+    // The SDK lifts `inputResponses` out of the params into ctx.mcpReq.inputResponses (as for MRTR).
+    { params: taskIdParams },
     async (params, ctx) => {
       if (eraOf(ctx) === "2025") {
         throw new ProtocolError(
@@ -173,7 +170,7 @@ export function serveTaskMethods(server: Server, options: TaskMethodsOptions): v
         );
       }
       const task = find(params.taskId, ctx);
-      await options.onInputResponses(task, params.inputResponses);
+      await store.respond(task.taskId, ctx.mcpReq.inputResponses ?? {});
       return { resultType: "complete" };
     },
   );

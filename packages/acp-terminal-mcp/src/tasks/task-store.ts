@@ -18,6 +18,13 @@ export interface TaskWork {
   cancel(): Promise<void>;
   /** A line for `statusMessage` while it works: the runs' status, output and last line. */
   describe(): string;
+  /** Input the command waits for (its stdin), asked of a 2026-07-28 client through `tasks/update`. */
+  input?: {
+    /** What to ask now (the command waits for input), or undefined. */
+    pending(): Promise<string | undefined>;
+    /** Writes the client's answer (an elicitation response) to the command's stdin. */
+    answer(response: unknown): Promise<void>;
+  };
 }
 
 export interface Task {
@@ -66,7 +73,23 @@ interface Entry {
   work: TaskWork;
   resultBytes: number;
   settled: Promise<void>;
+  /** Input requests asked so far (each key is used once over the task's life). */
+  asked: number;
 }
+
+/** The form a command waiting for input is answered with. */
+const STDIN_SCHEMA = {
+  type: "object",
+  properties: {
+    text: {
+      type: "string",
+      title: "Input",
+      description: "Written to the command's stdin, followed by a newline",
+    },
+    eof: { type: "boolean", title: "End the input after it", default: false },
+  },
+  required: ["text"],
+};
 
 /**
  * The tasks of one server (every connection and HTTP request shares it): created from a call that
@@ -105,7 +128,7 @@ export class TaskStore {
       pollIntervalMs: this.options.pollIntervalMs,
       era,
     };
-    const entry: Entry = { task, work, resultBytes: 0, settled: Promise.resolve() };
+    const entry: Entry = { task, work, resultBytes: 0, settled: Promise.resolve(), asked: 0 };
     entry.settled = work.result.then(
       (result) => this.finish(entry, { status: "completed", result }),
       (error: unknown) =>
@@ -129,6 +152,46 @@ export class TaskStore {
       entry.task.statusMessage = entry.work.describe();
     }
     return entry.task;
+  }
+
+  /**
+   * Asks for input while the task's command waits for it (`input_required` with one elicitation,
+   * keyed `stdin-N`), and goes back to `working` when it no longer waits.
+   */
+  async refreshInput(taskId: string): Promise<void> {
+    const entry = this.entries.get(taskId);
+    if (!entry?.work.input || isTerminal(entry.task.status)) {
+      return;
+    }
+    const question = await entry.work.input.pending();
+    if (isTerminal(entry.task.status)) {
+      return;
+    }
+    if (question === undefined) {
+      this.setInputRequests(taskId, undefined);
+    } else if (entry.task.status !== "input_required") {
+      this.setInputRequests(taskId, {
+        [`stdin-${++entry.asked}`]: {
+          method: "elicitation/create",
+          params: { mode: "form", message: question, requestedSchema: STDIN_SCHEMA },
+        },
+      });
+    }
+  }
+
+  /** Hands the answers to what the task asks now to its command; other keys are ignored. */
+  async respond(taskId: string, responses: Record<string, unknown>): Promise<void> {
+    const entry = this.entries.get(taskId);
+    const asked = entry?.task.inputRequests;
+    if (!entry?.work.input || !asked) {
+      return;
+    }
+    for (const key of Object.keys(asked)) {
+      if (key in responses) {
+        this.setInputRequests(taskId, undefined);
+        await entry.work.input.answer(responses[key]);
+      }
+    }
   }
 
   /** Resolves once the task has reached a terminal status (or at once when unknown). */
@@ -246,5 +309,10 @@ function describeEnd(outcome: Partial<Task>): string {
   if (outcome.status === "failed") {
     return `failed: ${outcome.error?.message ?? "unknown error"}`;
   }
-  return outcome.result?.isError ? "completed with an error result" : "completed";
+  if (outcome.result?.isError) {
+    // A 2025-11-25 task with an error result reads `failed`: its message is the error's.
+    const first = outcome.result.content[0];
+    return first?.type === "text" ? first.text : "the call answered with an error";
+  }
+  return "completed";
 }
