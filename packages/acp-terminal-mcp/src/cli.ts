@@ -1,12 +1,13 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { MCP_USAGE, parseMcpCommand, type McpOptions } from "./args.js";
+import { MCP_USAGE, parseMcpCommand, TOKEN_ENV, type McpOptions } from "./args.js";
 import { describePolicy } from "./policy.js";
 import { createRuntime } from "./runtime.js";
 import { serveOnHttp } from "./serve-http.js";
 import { serveOnStdio } from "./serve-stdio.js";
 import { toolServerFactory } from "./tool-server.js";
 import { TOOL_SETS } from "./tool-sets.js";
+import { newToken, removeTokenFile, writeTokenFile } from "./token.js";
 import { messageOf } from "./thrown.js";
 
 /** The ProcessManager session every MCP call acts in. */
@@ -75,13 +76,21 @@ async function serve(options: McpOptions, io: McpIo): Promise<void> {
       await Promise.race([serveOnStdio(factory, onerror), stopSignal]);
       return;
     }
-    const http = await serveOnHttp(factory, options.http, options.token, onerror);
+    const token = options.token ?? newToken();
+    if (options.tokenFile !== undefined) {
+      await writeTokenFile(options.tokenFile, token);
+    }
+    const http = await serveOnHttp(factory, options.http, token, onerror);
     note(
-      `serving ${options.tools} tools at ${http.url} (workspace ${runtime.workspace}; allowed: ${describePolicy(options.policy)}${options.token ? "; bearer token required" : ""})`,
+      `serving ${options.tools} tools at ${http.url} (workspace ${runtime.workspace}; allowed: ${describePolicy(options.policy)})`,
     );
+    note(tokenInstructions(token, options));
     const signal = await stopSignal;
     note(`${signal}: stopping`);
     await http.close();
+    if (options.tokenFile !== undefined) {
+      await removeTokenFile(options.tokenFile, token);
+    }
   } finally {
     for (const [signal, listener] of Object.entries(onSignal)) {
       process.removeListener(signal, listener);
@@ -89,6 +98,18 @@ async function serve(options: McpOptions, io: McpIo): Promise<void> {
     await factory.tasks.dispose();
     await runtime.dispose();
   }
+}
+
+/** How a client passes the token: printed only when the server made it and wrote it nowhere. */
+function tokenInstructions(token: string, options: McpOptions): string {
+  const header = "every request needs the header Authorization: Bearer <token>";
+  if (options.token !== undefined) {
+    return `${header} (the token given with --token or ${TOKEN_ENV})`;
+  }
+  if (options.tokenFile !== undefined) {
+    return `${header}; the token this server made is in ${options.tokenFile} (mode 0600)`;
+  }
+  return `${header}; this server made the token ${token} (pass --token or ${TOKEN_ENV} to choose one, --token-file to have it written to a file)`;
 }
 
 function packageVersion(): string {
