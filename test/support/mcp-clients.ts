@@ -66,10 +66,10 @@ export interface HttpTarget {
 const REQUEST_TIMEOUT_MS = 20_000;
 
 /** An elicitation answer, as a client's user gives it. */
-export interface ElicitAnswer {
+export type ElicitAnswer = {
   action: "accept" | "decline" | "cancel";
   content?: Record<string, string | number | boolean>;
-}
+};
 
 /** The client's user: answers `elicitation/create` (form mode). Given, the client declares elicitation. */
 export type Elicit = (params: {

@@ -42,9 +42,9 @@ export async function connectTasksClient(
     // 2025-11-25: the server asks with elicitation/create (the SDK's legacy input_required shim).
     client.setRequestHandler("elicitation/create", async (request) => {
       const answer = await elicit(request.params as Record<string, unknown>);
-      return answer.content
-        ? { action: answer.action, content: { ...answer.content } }
-        : { action: answer.action };
+      // The form answers are scalars here (readonly arrays are not in the SDK's type).
+      const content = answer.content as Record<string, string | number | boolean> | undefined;
+      return content ? { action: answer.action, content } : { action: answer.action };
     });
   }
   const transport =
@@ -69,7 +69,8 @@ export async function connectTasksClient(
             if (request.kind !== "elicitation") {
               throw new Error(`unexpected input request ${request.kind}`);
             }
-            return elicit(request.params as Record<string, unknown>);
+            // An elicitation's answer is what ApplicationInputResult is for an elicitation request.
+            return (await elicit(request.params as Record<string, unknown>)) as never;
           },
         }
       : {}),

@@ -20,12 +20,9 @@ export const MAX_ARGUMENT_BYTES = 128 * 1024;
 const COMMAND_FIELDS = ["command", "args", "env", "workdir", "cwd"];
 
 /** Why a call's arguments could never run (one is over MAX_ARGUMENT_BYTES), or undefined. */
-export function oversizedArgument(input: unknown): string | undefined {
-  if (input === null || typeof input !== "object") {
-    return undefined;
-  }
+export function oversizedArgument(input: Record<string, unknown>): string | undefined {
   for (const field of COMMAND_FIELDS) {
-    const value: unknown = (input as Record<string, unknown>)[field];
+    const value = input[field];
     const strings =
       typeof value === "string"
         ? [value]
@@ -87,7 +84,7 @@ export function boundedAnswer(
     const ratio = jsonBytes(longest.text) / longest.text.length;
     const keep = Math.max(0, longest.text.length - Math.ceil(excess / ratio) - 256);
     const kept = longest.text.slice(longest.text.length - keep);
-    value = replaceAt(
+    value = replaceIn(
       value,
       longest.path,
       `…(${longest.text.length - keep} characters cut)${kept}`,
@@ -130,19 +127,31 @@ function longestString(value: unknown, path: (string | number)[] = []): Found | 
   return best;
 }
 
-function replaceAt<T>(value: T, path: (string | number)[], text: string): T {
+/** `record` with the string at `path` (its first key a property of the record) replaced by `text`. */
+function replaceIn(
+  record: Record<string, unknown>,
+  path: (string | number)[],
+  text: string,
+): Record<string, unknown> {
+  const [head, ...rest] = path;
+  return { ...record, [String(head)]: replaceAt(record[String(head)], rest, text) };
+}
+
+function replaceAt(value: unknown, path: (string | number)[], text: string): unknown {
   if (path.length === 0) {
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- the path led to a string
-    return text as T;
+    return text;
   }
   const [head, ...rest] = path;
   if (Array.isArray(value)) {
-    const copy: unknown[] = [...value];
-    copy[head as number] = replaceAt(copy[head as number], rest, text);
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- same array shape
-    return copy as T;
+    return value.map((item: unknown, i) => (i === head ? replaceAt(item, rest, text) : item));
   }
-  const record = value as Record<string, unknown>;
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- same object shape
-  return { ...record, [head as string]: replaceAt(record[head as string], rest, text) } as T;
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, child]) => [
+        key,
+        key === head ? replaceAt(child, rest, text) : child,
+      ]),
+    );
+  }
+  return value;
 }
