@@ -146,7 +146,7 @@ test("a command the kernel could not run (an argument over 128 KiB) is refused b
   );
 });
 
-test("lists of 30 runs with the longest commands a run can hold show each cut with its size, in a small answer", async () => {
+test("lists of 30 runs with the longest commands a run can hold show each cut with its size, in a small answer, and page", async () => {
   const peer = await rawMcp(["--yes", "--max-runs", "64"]);
   const command = `sleep 30 #${"z".repeat(MAX_ARGUMENT_BYTES - 20)}`;
   for (let i = 0; i < 30; i++) {
@@ -162,6 +162,15 @@ test("lists of 30 runs with the longest commands a run can hold show each cut wi
     expect(run.command).toBe(`${command.slice(0, 500)}… (${command.length} characters)`);
   }
   expect(list.bytes).toBeLessThan(128 * 1024);
+  // Paged: a page of `limit` from `offset`, with the total and where the next page starts.
+  const page = async (offset: number) =>
+    (await call(peer, "process", { action: "list", limit: 12, offset })).message.result![
+      "structuredContent"
+    ] as { processes: unknown[]; total: number; nextOffset?: number };
+  expect(await page(0)).toMatchObject({ total: 30, nextOffset: 12 });
+  const last = await page(24);
+  expect(last.processes).toHaveLength(6);
+  expect(last.nextOffset).toBeUndefined();
   await expectServing(peer);
 });
 

@@ -329,6 +329,12 @@ const processListSchema = strictInput(
       .max(500)
       .optional()
       .describe("Most runs returned, newest first (default 50)"),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("First run of the page (next_offset of the previous page; default 0)"),
   },
   { aliases: { state_filter: "state" } },
 );
@@ -343,8 +349,10 @@ export const processListTool = defineTool({
     const runs = manager
       .list({ sessionId, limit: 500 })
       .filter((run) => wanted === "all" || processState(run.status, run.cause) === wanted);
+    const offset = input.offset ?? 0;
+    const end = offset + (input.limit ?? 50);
     return {
-      processes: runs.slice(0, input.limit ?? 50).map((run) => ({
+      processes: runs.slice(offset, end).map((run) => ({
         process_id: run.id,
         command: runFields(run)["command"],
         state: processState(run.status, run.cause),
@@ -354,6 +362,7 @@ export const processListTool = defineTool({
         resource_usage: usageFields(run.resourceUsage ?? null),
       })),
       total: runs.length,
+      ...(end < runs.length ? { next_offset: end } : {}),
     };
   },
 });
