@@ -4,7 +4,8 @@
  * 2025: elicitation/create, sent by the SDK's shim), over real stdio with the SDK v2 client on
  * both revisions and the v1 client. The question shows the command, its directory and the
  * variables set; accept runs it, decline or dismiss refuse it (an error that says so), and "for
- * the rest of the session" is remembered as the CLI remembers it.
+ * the rest of the session" is remembered as the CLI remembers it. Over stateless HTTP a 2026-07-28
+ * client is asked as well; a 2025 one cannot be (no session to send the question on).
  */
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
@@ -14,15 +15,22 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { newMark, untilNoneMarked } from "./fixtures/demo-processes.js";
 import {
   CLIENT_KINDS,
+  connectHttp,
   type ElicitAnswer,
   type McpTestClient,
   type ToolCallResult,
 } from "./support/mcp-clients.js";
-import { connectMcp } from "./support/mcp-server.js";
+import {
+  connectMcp,
+  MCP_MAIN,
+  startHttpServer,
+  type HttpServerProcess,
+} from "./support/mcp-server.js";
 
 let workspace: string;
 let mark: string;
 const open: McpTestClient[] = [];
+const servers: HttpServerProcess[] = [];
 
 beforeAll(() => {
   workspace = realpathSync(mkdtempSync(path.join(tmpdir(), "mcp-elicit-")));
@@ -31,6 +39,7 @@ beforeAll(() => {
 afterAll(() => rmSync(workspace, { recursive: true, force: true }));
 afterEach(async () => {
   await Promise.allSettled(open.splice(0).map((client) => client.close()));
+  await Promise.allSettled(servers.splice(0).map((server) => server.stop()));
   await untilNoneMarked(mark);
 });
 
@@ -131,5 +140,53 @@ describe.each(CLIENT_KINDS)("the %s client", (kind) => {
     const hidden = await client.callTool("exec", { command: `ls${" ".repeat(600)}; touch M` });
     expect(hidden.isError).toBe(true);
     expect(questions[0]).toContain("`ls⟨600 spaces⟩; touch M`");
+  });
+});
+
+describe("over Streamable HTTP", () => {
+  const TOKEN = "h".repeat(32);
+
+  async function httpAsking(
+    kind: (typeof CLIENT_KINDS)[number],
+  ): Promise<{ client: McpTestClient; questions: string[] }> {
+    mark = newMark();
+    const server = await startHttpServer(
+      ["--workspace", workspace, "--http", "127.0.0.1:0", "--token", TOKEN],
+      mark,
+      {},
+      [process.execPath, MCP_MAIN],
+    );
+    servers.push(server);
+    const questions: string[] = [];
+    const client = await connectHttp(
+      kind,
+      { url: server.url, token: TOKEN },
+      {
+        elicit: async ({ message }) => {
+          questions.push(message);
+          return once;
+        },
+      },
+    );
+    open.push(client);
+    return { client, questions };
+  }
+
+  test("a 2026-07-28 client is asked (input_required needs no session: the retry carries the answer)", async () => {
+    const { client, questions } = await httpAsking("v2-modern");
+    expect(output(await client.callTool("exec", { command: "echo asked over http" }))).toBe(
+      "asked over http\n",
+    );
+    expect(questions).toHaveLength(1);
+  });
+
+  test("a 2025 client over stateless HTTP cannot be asked (each request meets a fresh server): refused, saying so", async () => {
+    for (const kind of ["v2", "v1"] as const) {
+      const { client, questions } = await httpAsking(kind);
+      const refused = await client.callTool("exec", { command: "echo never" });
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]!.text).toContain("this client cannot be asked");
+      expect(questions).toHaveLength(0);
+    }
   });
 });

@@ -262,3 +262,32 @@ describe.each(["stdio", "http"] as const)(
     });
   },
 );
+
+test("tasks/get, tasks/result and tasks/cancel of an invented 1 MiB task id answer -32602 quoting it cut; the server answers on", async () => {
+  mark = newMark();
+  const client = new ClientV1({ name: "test-v1-hostile", version: "1.0.0" });
+  open.push(client);
+  await client.connect(
+    new StdioV1({
+      command: process.execPath,
+      args: [MCP_MAIN, "--workspace", workspace, "--yes"],
+      env: markedEnv(mark),
+      stderr: "pipe",
+    }),
+  );
+  const invented = "t".repeat(1024 * 1024);
+  for (const ask of [
+    () => client.experimental.tasks.getTask(invented),
+    () => client.experimental.tasks.getTaskResult(invented, CallToolResultSchema),
+    () => client.experimental.tasks.cancelTask(invented),
+  ]) {
+    const error = (await ask().then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    )) as { code?: number; message: string } | undefined;
+    expect(error?.code).toBe(-32602);
+    expect(error!.message.length).toBeLessThan(400);
+    expect(error!.message).toContain(`No task "${"t".repeat(100)}…"`);
+  }
+  expect((await client.listTools()).tools.length).toBe(2);
+});
