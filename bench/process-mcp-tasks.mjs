@@ -41,7 +41,12 @@ const server = (workspace, ...args) => ({
   args: [MAIN, "--workspace", workspace, ...args],
 });
 
-/** A plain SDK v2 client (no Tasks), measuring each message's JSON bytes as it arrives. */
+/**
+ * A plain SDK v2 client (no Tasks), measuring each message's JSON bytes as it arrives.
+ * @param {"2025" | "2026"} revision
+ * @param {{command: string, args: string[]}} spec
+ * @param {((request: any) => Promise<any>) | undefined} elicit
+ */
 async function plainClient(revision, spec, elicit) {
   const client = new Client(
     { name: "bench-plain", version: "1.0.0" },
@@ -50,15 +55,18 @@ async function plainClient(revision, spec, elicit) {
       ...(elicit ? { capabilities: { elicitation: { form: {} } } } : {}),
     },
   );
-  if (elicit) client.setRequestHandler("elicitation/create", elicit);
+  if (elicit) {
+    const answer = elicit;
+    client.setRequestHandler("elicitation/create", (request) => answer(request));
+  }
   const transport = new StdioClientTransport({ ...spec, stderr: "ignore" });
   const sizes = { last: 0, largest: 0 };
   await client.connect(transport);
   const inner = transport.onmessage;
-  transport.onmessage = (message, extra) => {
+  transport.onmessage = (message) => {
     sizes.last = Buffer.byteLength(JSON.stringify(message));
     sizes.largest = Math.max(sizes.largest, sizes.last);
-    inner?.(message, extra);
+    inner?.(message);
   };
   return { client, sizes };
 }
@@ -100,7 +108,7 @@ try {
   const long = await Promise.all(
     REVISIONS.flatMap((revision) => [
       (async () => {
-        const tasks = await tasksClient(revision, server(workspace, "--yes"));
+        const tasks = await tasksClient(revision, server(workspace, "--yes"), undefined);
         open.push(tasks);
         const started = now();
         const execution = await tasks.session.callTool(
@@ -110,7 +118,9 @@ try {
           { requestTimeoutMs: REQUEST_TIMEOUT_MS, task: { preference: "prefer" } },
         );
         const { outcome } = await execution.settle();
-        const output = outcome.result?.structuredContent?.output ?? "";
+        /** @type {any} */
+        const settled = outcome;
+        const output = String(settled.result?.structuredContent?.output ?? "");
         return {
           revision,
           tasks: true,
@@ -119,7 +129,7 @@ try {
         };
       })(),
       (async () => {
-        const { client } = await plainClient(revision, server(workspace, "--yes"));
+        const { client } = await plainClient(revision, server(workspace, "--yes"), undefined);
         open.push(client);
         const started = now();
         try {
@@ -129,7 +139,8 @@ try {
           );
           return { revision, tasks: false, ms: now() - started, how: "answered" };
         } catch (error) {
-          return { revision, tasks: false, ms: now() - started, how: `failed: ${error.message}` };
+          const message = error instanceof Error ? error.message : String(error);
+          return { revision, tasks: false, ms: now() - started, how: `failed: ${message}` };
         }
       })(),
     ]),
@@ -137,6 +148,7 @@ try {
   for (const revision of REVISIONS) {
     const ours = long.find((r) => r.revision === revision && r.tasks);
     const base = long.find((r) => r.revision === revision && !r.tasks);
+    if (!ours || !base) throw new Error("a long run is missing");
     report.row({
       figure: `${LONG_S} s build, ${REQUEST_TIMEOUT_MS / 1000} s request timeout, MCP ${LABEL[revision]}`,
       value: `${fmt.s(ours.ms)} (${ours.how})`,
@@ -165,7 +177,7 @@ try {
   await host.dispose();
   const base = summarize(direct);
   for (const revision of REVISIONS) {
-    const tasks = await tasksClient(revision, server(workspace, "--yes"));
+    const tasks = await tasksClient(revision, server(workspace, "--yes"), undefined);
     open.push(tasks);
     const samples = [];
     for (let i = 0; i < CANCELS; i++) {
@@ -198,7 +210,7 @@ try {
   const accept = async () => ({ action: "accept", content: { decision: "once" } });
   for (const revision of REVISIONS) {
     const asked = await plainClient(revision, server(workspace), accept);
-    const yes = await plainClient(revision, server(workspace, "--yes"));
+    const yes = await plainClient(revision, server(workspace, "--yes"), undefined);
     open.push(asked.client, yes.client);
     const time = async (client) => {
       const started = now();
@@ -239,6 +251,7 @@ try {
         "--max-runs",
         "256",
       ),
+      undefined,
     );
     open.push(client);
     const exec = await client.callTool(
@@ -249,7 +262,11 @@ try {
     const whole = 2 * Buffer.byteLength(JSON.stringify("\u0001".repeat(5_000_000))) + 200;
     await client.callTool({
       name: "process",
-      arguments: { action: "log", sessionId: exec.structuredContent.sessionId, limit: 1000 },
+      arguments: {
+        action: "log",
+        sessionId: /** @type {any} */ (exec.structuredContent).sessionId,
+        limit: 1000,
+      },
     });
     const logBytes = sizes.last;
     const command = `sleep 60 #${"z".repeat(128 * 1024 - 20)}`;

@@ -16,7 +16,7 @@ const INFO = { name: "bench-ext-tasks", version: "1.0.0" };
 /**
  * @param {"2025" | "2026"} revision
  * @param {{command: string, args: string[]}} server
- * @param {((params: Record<string, unknown>) => Promise<{action: string, content?: Record<string, unknown>}>) | undefined} elicit
+ * @param {((params: any) => Promise<any>) | undefined} elicit the client's user (answers elicitations)
  */
 export async function tasksClient(revision, server, elicit) {
   const capabilities = elicit ? { elicitation: { form: {} } } : {};
@@ -24,13 +24,17 @@ export async function tasksClient(revision, server, elicit) {
     capabilities,
     ...(revision === "2026" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {}),
   });
-  if (elicit) client.setRequestHandler("elicitation/create", (request) => elicit(request.params));
+  if (elicit) {
+    const answer = elicit;
+    client.setRequestHandler("elicitation/create", (request) => answer(request.params));
+  }
   const transport = new StdioClientTransport({ ...server, stderr: "ignore" });
   await client.connect(transport);
   const tools = new Map(
     (await client.listTools()).tools.map((tool) => [tool.name, toolDeclarationFromMcpTool(tool)]),
   );
-  const session = createTaskSessionFromClient(client, {
+  /** @type {any} */
+  const options = {
     endpointId: `bench-${revision}`,
     tools: { currentTool: (name) => tools.get(name) },
     ...(elicit ? { onInputRequest: (request) => elicit(request.params) } : {}),
@@ -44,7 +48,8 @@ export async function tasksClient(revision, server, elicit) {
           },
         }
       : {}),
-  });
+  };
+  const session = createTaskSessionFromClient(client, options);
   return {
     client,
     session,
@@ -55,10 +60,12 @@ export async function tasksClient(revision, server, elicit) {
   };
 }
 
+/** @param {any} transport */
 function rawDispatch(transport) {
   const pending = new Map();
   let counter = 0;
   const inner = transport.onmessage;
+  /** @type {(message: any, extra?: any) => void} */
   transport.onmessage = (message, extra) => {
     const waiting = pending.get(message.id);
     if (waiting && ("result" in message || "error" in message)) {
@@ -73,7 +80,8 @@ function rawDispatch(transport) {
     }
     inner?.(message, extra);
   };
-  return (request, options) =>
+  /** @type {(request: any, options?: any) => Promise<any>} */
+  const dispatch = (request, options) =>
     new Promise((resolve, reject) => {
       const id = `raw-${++counter}`;
       const timeoutMs = options?.context?.requestTimeoutMs;
@@ -94,4 +102,5 @@ function rawDispatch(transport) {
         reject(error);
       });
     });
+  return dispatch;
 }
