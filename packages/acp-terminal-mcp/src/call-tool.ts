@@ -13,7 +13,6 @@ import {
   answersFrom,
   askingResult,
   clientTakesElicitation,
-  shortCommandLine,
   type AskedState,
 } from "./elicit-approval.js";
 import { CALL_LABEL, createScope, type CallDirectory, type McpCall } from "./mcp-call.js";
@@ -21,8 +20,8 @@ import type { ApprovalPolicy } from "./policy.js";
 import { describeRun, progressReporter } from "./progress.js";
 import { refusalMessage, startFailureMessage } from "./refusal.js";
 import { declaresTasks, eraOf, task2025, task2026 } from "./tasks/task-methods.js";
-import type { TaskStore, TaskWork } from "./tasks/task-store.js";
-import { z } from "zod";
+import type { TaskStore } from "./tasks/task-store.js";
+import { stdinInput } from "./tasks/task-stdin.js";
 
 /** What every call of one server shares. */
 export interface CallEnvironment {
@@ -173,51 +172,6 @@ export async function callTool(
   return taskMode === "2025"
     ? { content: [], task: task2025(task) }
     : { content: [], resultType: "task", ...task2026(task, false) };
-}
-
-/** An elicitation answer for a command's stdin: the text (a line) and whether the input ends. */
-const stdinAnswer = z.looseObject({
-  action: z.enum(["accept", "decline", "cancel"]),
-  content: z.looseObject({ text: z.string().optional(), eof: z.boolean().optional() }).optional(),
-});
-
-/**
- * A task's stdin (2026-07-28 `tasks/update`): it asks while a command of the call waits for
- * input; the answer's text goes to that command's stdin with a newline (and end of input when
- * asked); a declined or dismissed question ends its input, so it does not wait forever. Writes
- * pass the approval policy as every write does.
- */
-function stdinInput(
-  env: CallEnvironment,
-  activeRuns: () => RunSnapshot[],
-  waitsForInput: (run: RunSnapshot) => Promise<boolean>,
-): NonNullable<TaskWork["input"]> {
-  let waiting: RunSnapshot | undefined;
-  return {
-    pending: async () => {
-      waiting = undefined;
-      for (const run of activeRuns()) {
-        if (await waitsForInput(run)) {
-          waiting = run;
-          return `The command ${shortCommandLine(run.command, run.args)} waits for input on its stdin. What should it read?`;
-        }
-      }
-      return undefined;
-    },
-    answer: async (response) => {
-      const run = waiting;
-      const parsed = stdinAnswer.safeParse(response);
-      if (!run || !parsed.success) {
-        return;
-      }
-      const { action, content } = parsed.data;
-      const text = action === "accept" ? `${content?.text ?? ""}\n` : "";
-      const eof = action !== "accept" || content?.eof === true;
-      await env.manager.write(run.id, text, { sessionId: env.sessionId, eof }).catch(
-        () => undefined, // it ended meanwhile, or the policy refused the write: the task goes on
-      );
-    },
-  };
 }
 
 /** exec's own `yieldMs` (clamped as exec clamps it), else the server's. */

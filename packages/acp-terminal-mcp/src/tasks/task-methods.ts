@@ -8,7 +8,8 @@ import {
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { clientCapabilities } from "../client-capabilities.js";
-import { isTerminal, type Task, type TaskStore } from "./task-store.js";
+import type { TaskStore } from "./task-store.js";
+import { isTerminal, type Task } from "./task.js";
 
 /** The Tasks extension of MCP 2026-07-28 (SEP-2663). */
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";

@@ -1,47 +1,7 @@
 import { randomUUID } from "node:crypto";
-import type { CallToolResult } from "@modelcontextprotocol/server";
 import { messageOf } from "../thrown.js";
-
-export type TaskStatus = "working" | "input_required" | "completed" | "failed" | "cancelled";
-
-/** An elicitation a working task needs answered (2026-07-28 `inputRequests`, keyed). */
-export interface TaskInputRequest {
-  method: "elicitation/create";
-  params: Record<string, unknown>;
-}
-
-/** What a task is made from: the call's result to come, and how to stop and describe it. */
-export interface TaskWork {
-  /** Settles with the call's final answer (what a direct call would have answered, whole). */
-  result: Promise<CallToolResult>;
-  /** Kills what the call started; resolves once it has ended (or given up waiting). */
-  cancel(): Promise<void>;
-  /** A line for `statusMessage` while it works: the runs' status, output and last line. */
-  describe(): string;
-  /** Input the command waits for (its stdin), asked of a 2026-07-28 client through `tasks/update`. */
-  input?: {
-    /** What to ask now (the command waits for input), or undefined. */
-    pending(): Promise<string | undefined>;
-    /** Writes the client's answer (an elicitation response) to the command's stdin. */
-    answer(response: unknown): Promise<void>;
-  };
-}
-
-export interface Task {
-  readonly taskId: string;
-  status: TaskStatus;
-  statusMessage?: string;
-  readonly createdAtMs: number;
-  lastUpdatedAtMs: number;
-  readonly ttlMs: number;
-  readonly pollIntervalMs: number;
-  result?: CallToolResult;
-  /** For `failed`: the JSON-RPC error the call ended with. */
-  error?: { code: number; message: string };
-  inputRequests?: Record<string, TaskInputRequest>;
-  /** The wire generation that created it: 2025-11-25 tasks are not visible to 2026 requests, nor the reverse. */
-  readonly era: "2025" | "2026";
-}
+import { stdinRequest } from "./task-stdin.js";
+import { isTerminal, type Task, type TaskInputRequest, type TaskWork } from "./task.js";
 
 export interface TaskStoreOptions {
   /** Tasks kept at once (working and finished); the oldest finished go first. */
@@ -62,12 +22,6 @@ export const TASK_DEFAULTS: TaskStoreOptions = {
   pollIntervalMs: 1000,
 };
 
-const TERMINAL: ReadonlySet<TaskStatus> = new Set(["completed", "failed", "cancelled"]);
-
-export function isTerminal(status: TaskStatus): boolean {
-  return TERMINAL.has(status);
-}
-
 interface Entry {
   task: Task;
   work: TaskWork;
@@ -76,20 +30,6 @@ interface Entry {
   /** Input requests asked so far (each key is used once over the task's life). */
   asked: number;
 }
-
-/** The form a command waiting for input is answered with. */
-const STDIN_SCHEMA = {
-  type: "object",
-  properties: {
-    text: {
-      type: "string",
-      title: "Input",
-      description: "Written to the command's stdin, followed by a newline",
-    },
-    eof: { type: "boolean", title: "End the input after it", default: false },
-  },
-  required: ["text"],
-};
 
 /**
  * The tasks of one server (every connection and HTTP request shares it): created from a call that
@@ -171,10 +111,7 @@ export class TaskStore {
       this.setInputRequests(taskId, undefined);
     } else if (entry.task.status !== "input_required") {
       this.setInputRequests(taskId, {
-        [`stdin-${++entry.asked}`]: {
-          method: "elicitation/create",
-          params: { mode: "form", message: question, requestedSchema: STDIN_SCHEMA },
-        },
+        [`stdin-${++entry.asked}`]: stdinRequest(question),
       });
     }
   }
