@@ -80,24 +80,24 @@ describe.each(CLIENT_KINDS)("the %s client", (kind) => {
     const run = await client.callTool("exec", {
       command: `echo ${needle} $GREETING`,
       workdir: path.join(workspace, "sub"),
-      env: { GREETING: "hi\u001b[2K" },
+      env: { GREETING: "hi\u001b[2K\u202e\u200b" },
     });
-    expect(output(run)).toBe(`${needle} hi\u001b[2K\n`);
+    expect(output(run)).toBe(`${needle} hi\u001b[2K\u202e\u200b\n`);
     expect(questions).toHaveLength(1);
     expect(questions[0]).toContain(`command line: \`echo ${needle} $GREETING\``);
     expect(questions[0]).toContain(`directory: \`${workspace}/sub\``);
     // Control characters are shown, not sent to the host's display.
-    expect(questions[0]).toContain("`GREETING` = `hi\\x1b[2K`");
+    expect(questions[0]).toContain("`GREETING` = `hi\\x1b[2K\\u202e\\u200b`");
     // Once is once: the same command is asked about again.
     expect(
       output(
         await client.callTool("exec", {
           command: `echo ${needle} $GREETING`,
           workdir: path.join(workspace, "sub"),
-          env: { GREETING: "hi\u001b[2K" },
+          env: { GREETING: "hi\u001b[2K\u202e\u200b" },
         }),
       ),
-    ).toBe(`${needle} hi\u001b[2K\n`);
+    ).toBe(`${needle} hi\u001b[2K\u202e\u200b\n`);
     expect(questions).toHaveLength(2);
   });
 

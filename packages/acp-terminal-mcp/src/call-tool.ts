@@ -9,6 +9,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { boundedAnswer, errorResult, oversizedArgument } from "./answer-bounds.js";
+import { messageOf } from "./thrown.js";
 import {
   answersFrom,
   askingResult,
@@ -146,28 +147,35 @@ export async function callTool(
     return early;
   }
   detach();
-  const task = env.tasks.create(
-    {
-      result: answer.then((result) =>
-        isInputRequiredResult(result)
-          ? errorResult(
-              "not_approved",
-              "Not run: approval was needed after the call became a task.",
-            )
-          : result,
-      ),
-      cancel: async () => void (await kill()),
-      describe: () =>
-        runsOfCall(ACTIVE_STATUSES)
-          .map((run) => describeRun(manager, run))
-          .join("; ") || "finishing",
-      ...(taskMode === "2026" && env.waitsForInput
-        ? { input: stdinInput(env, () => runsOfCall(ACTIVE_STATUSES), env.waitsForInput) }
-        : {}),
-    },
-    taskMode,
-    taskParams?.ttl,
-  );
+  let task;
+  try {
+    task = env.tasks.create(
+      {
+        result: answer.then((result) =>
+          isInputRequiredResult(result)
+            ? errorResult(
+                "not_approved",
+                "Not run: approval was needed after the call became a task.",
+              )
+            : result,
+        ),
+        cancel: async () => void (await kill()),
+        describe: () =>
+          runsOfCall(ACTIVE_STATUSES)
+            .map((run) => describeRun(manager, run))
+            .join("; ") || "finishing",
+        ...(taskMode === "2026" && env.waitsForInput
+          ? { input: stdinInput(env, () => runsOfCall(ACTIVE_STATUSES), env.waitsForInput) }
+          : {}),
+      },
+      taskMode,
+      taskParams?.ttl,
+    );
+  } catch (error) {
+    // No room for another task: the call ends here, with what it started.
+    await kill();
+    return errorResult("limit_reached", `${messageOf(error)}; the command was stopped`);
+  }
   // A task in place of the result. The SDK gives every tools/call answer a `content` (empty here).
   return taskMode === "2025"
     ? { content: [], task: task2025(task) }

@@ -53,13 +53,13 @@ export function approvalKey(request: AuthorizeRequest): string {
 }
 
 /**
- * Agent-chosen text with every character visible: control, bidi and separator characters as
+ * Agent-chosen text with every character visible: control, bidi, zero-width and separator characters as
  * `\xNN`/`\uNNNN`, runs of blanks counted (`⟨600 spaces⟩`), so nothing in a question can hide
  * what follows it. Never cut: a text too long to show is not asked about.
  */
 export function visible(text: string): string {
   return text
-    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => {
+    .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g, (c) => {
       const code = c.charCodeAt(0);
       return code <= 0xff
         ? `\\x${code.toString(16).padStart(2, "0")}`
