@@ -53,7 +53,9 @@ const FOLDER_IMPORTERS = {
     "checks/": ["agent.ts"],
     "v2/": ["index.ts", "main.ts"],
   },
-  "acp-terminal-mcp": {},
+  "acp-terminal-mcp": {
+    "tasks/": ["call-tool.ts", "runtime.ts", "tool-server.ts"],
+  },
   "demo-agent": {
     "commands/": ["demo/", "dispatch.ts"],
     "demo/": ["dispatch.ts", "index.ts"],

@@ -158,11 +158,11 @@ it("to an agent without mcpCapabilities.acp it declares the stdio server acp-ter
     "",
     `mcp: touch ${dir}/FILE`,
     expect.stringMatching(
-      /^exec: failed .*Denied by the user: touch .*FILE \(no --allow pattern of this server \(pwd, echo \*\) approves it/,
+      /^exec: error Not run: touch .*FILE\. It needs approval: no --allow pattern of this server matches it \(pwd, echo \*\)/,
     ),
     `mcp: echo x; touch ${dir}/FILE`,
     expect.stringMatching(
-      /^exec: failed .*Denied by the user: echo x; touch .*\(no --allow pattern of this server \(pwd, echo \*\) approves it/,
+      /^exec: error Not run: echo x; touch .*FILE\. It needs approval: no --allow pattern of this server matches it \(pwd, echo \*\)/,
     ),
     "",
   ]);
@@ -195,7 +195,7 @@ it("to an agent on the 0.4.5 SDK it declares the stdio server, which the agent l
     "exec: completed ",
     "mcp: touch REFUSED",
     expect.stringMatching(
-      /^exec: failed .*Denied by the user: touch REFUSED \(no --allow pattern of this server \(pwd, touch ALLOWED\) approves it/,
+      /^exec: error Not run: touch REFUSED\. It needs approval: no --allow pattern of this server matches it \(pwd, touch ALLOWED\)/,
     ),
     "",
   ]);

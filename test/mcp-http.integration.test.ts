@@ -16,15 +16,11 @@ import {
   type McpTestClient,
   type ToolCallResult,
 } from "./support/mcp-clients.js";
-import {
-  CLI,
-  markedEnv,
-  pidsWithArg,
-  startHttpServer,
-  type HttpServerProcess,
-} from "./support/mcp-server.js";
+import { pidsWithArg, startHttpServer, type HttpServerProcess } from "./support/mcp-server.js";
 import { until } from "./support/until.js";
-import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { connect, type Socket } from "node:net";
+import { TOKEN_ENV } from "acp-terminal-mcp";
 
 const TOKEN = `t-${randomUUID()}`;
 let workspace: string;
@@ -43,9 +39,19 @@ afterEach(async () => {
   await untilNoneMarked(mark);
 });
 
-async function start(args: string[]): Promise<HttpServerProcess> {
+/** A server; with the test's token unless `token: false` (or the environment gives one). */
+async function start(
+  args: string[],
+  env: Record<string, string> = {},
+  { token = true }: { token?: boolean } = {},
+): Promise<HttpServerProcess> {
   mark = newMark();
-  const server = await startHttpServer(["--workspace", workspace, "--yes", ...args], mark);
+  const given = token && !env[TOKEN_ENV] && !args.includes("--token") ? ["--token", TOKEN] : [];
+  const server = await startHttpServer(
+    ["--workspace", workspace, "--yes", ...given, ...args],
+    mark,
+    env,
+  );
   servers.push(server);
   return server;
 }
@@ -83,7 +89,7 @@ async function post(url: string, headers: Record<string, string> = {}): Promise<
 describe.each(CLIENT_KINDS)("the %s client over Streamable HTTP", (kind) => {
   test("lists the tools and runs a command in the background, polled by later requests", async () => {
     const server = await start(["--http", "127.0.0.1:0"]);
-    const client = await connectHttp(kind, { url: server.url });
+    const client = await connectHttp(kind, { url: server.url, token: TOKEN });
     clients.push(client);
     if (kind === "v2-modern") {
       expect(client.protocolVersion).toBe(MODERN_REVISION);
@@ -114,7 +120,7 @@ describe.each(CLIENT_KINDS)("the %s client over Streamable HTTP", (kind) => {
 
   test("a long call reports progress, and cancelling it kills its command", async () => {
     const server = await start(["--http", "127.0.0.1:0", "--progress-interval", "0.05"]);
-    const client = await connectHttp(kind, { url: server.url });
+    const client = await connectHttp(kind, { url: server.url, token: TOKEN });
     clients.push(client);
     const needle = `mcp-http-cancel-${randomUUID()}`;
     const controller = new AbortController();
@@ -136,7 +142,8 @@ describe.each(CLIENT_KINDS)("the %s client over Streamable HTTP", (kind) => {
       },
     );
     await expect(call).rejects.toThrow();
-    expect(messages[0]).toMatch(/running, \d+ bytes of output/);
+    // The first report may come while the command is still being started (queued).
+    expect(messages[0]).toMatch(/(queued|running), \d+ bytes of output/);
     await until(() => pidsWithArg(needle).length === 0, {
       message: "the cancelled command to be gone",
     });
@@ -159,28 +166,73 @@ describe.each(CLIENT_KINDS)("the %s client over Streamable HTTP", (kind) => {
 
 describe("serving HTTP", () => {
   test("the token can come from ACP_TERMINAL_MCP_TOKEN", async () => {
-    mark = newMark();
-    const server = await startHttpServer(
-      ["--workspace", workspace, "--yes", "--http", "127.0.0.1:0"],
-      mark,
-      { ACP_TERMINAL_MCP_TOKEN: TOKEN },
-    );
-    servers.push(server);
+    const server = await start(["--http", "127.0.0.1:0"], { [TOKEN_ENV]: TOKEN });
     expect((await post(server.url)).status).toBe(401);
     expect((await post(server.url, { authorization: `Bearer ${TOKEN}` })).status).toBe(200);
   });
 
-  test("a non-loopback address without a token is refused before listening, saying how to give one", () => {
-    mark = newMark();
-    const result = spawnSync(process.execPath, [CLI, "mcp", "--yes", "--http", "0.0.0.0:0"], {
-      env: markedEnv(mark),
-      encoding: "utf8",
-      timeout: 10_000,
-    });
-    expect(result.status).toBe(2);
-    expect(result.stderr).toContain(
-      "--http 0.0.0.0:0 is not a loopback address: give a bearer token with --token or ACP_TERMINAL_MCP_TOKEN",
+  test("on loopback too a token is required: without one the server makes it and prints how to pass it; requests without it get 401", async () => {
+    const server = await start(["--http", "127.0.0.1:0"], {}, { token: false });
+    const made = /this server made the token (\S+) /.exec(server.stderr())?.[1];
+    expect(made).toMatch(/^[\w-]{43}$/);
+    expect(server.stderr()).toContain(
+      "every request needs the header Authorization: Bearer <token>",
     );
+    expect((await post(server.url)).status).toBe(401);
+    expect((await post(server.url, { authorization: `Bearer ${made}` })).status).toBe(200);
+  });
+
+  test("--token-file writes the made token readable by its owner only (not printed), and the server removes it when it stops", async () => {
+    const file = path.join(workspace, `token-${randomUUID()}`);
+    writeFileSync(file, "stale", { mode: 0o644 });
+    const server = await start(
+      ["--http", "127.0.0.1:0", "--token-file", file],
+      {},
+      { token: false },
+    );
+    const token = readFileSync(file, "utf8").trim();
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(server.stderr()).toContain(`the token this server made is in ${file} (mode 0600)`);
+    expect(server.stderr()).not.toContain(token);
+    expect((await post(server.url, { authorization: `Bearer ${token}` })).status).toBe(200);
+    expect(await server.stop()).toBe(0);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  test("a wrong token is refused before the body is read: 200 unfinished 4 MiB bodies leave the server's memory as it was", async () => {
+    const server = await start(["--http", "127.0.0.1:0"]);
+    const port = Number(new URL(server.url).port);
+    const rssBefore = rssKiB(server.child.pid!);
+    const statuses = await Promise.all(
+      Array.from({ length: 200 }, () =>
+        unfinishedPost(port, "Bearer wrong-token-0123456789", 4 * 1024 * 1024),
+      ),
+    );
+    // Each is answered 401 before its body, or (past 64 waiting at once) closed unanswered.
+    expect(statuses.filter((status) => status !== 401 && status !== 0)).toEqual([]);
+    expect(statuses.filter((status) => status === 401).length).toBeGreaterThan(0);
+    expect(rssKiB(server.child.pid!) - rssBefore).toBeLessThan(64 * 1024);
+    const client = await connectHttp("v2", { url: server.url, token: TOKEN });
+    clients.push(client);
+    expect(structured(await client.callTool("exec", { command: "echo served" })).output).toBe(
+      "served\n",
+    );
+  });
+
+  test("300 idle connections without a token cannot lock out a client with one; at most 64 are kept, each at most 10 s", async () => {
+    const server = await start(["--http", "127.0.0.1:0"]);
+    const port = Number(new URL(server.url).port);
+    const idle = await Promise.all(Array.from({ length: 300 }, () => idleConnection(port)));
+    const client = await connectHttp("v2", { url: server.url, token: TOKEN });
+    clients.push(client);
+    expect(structured(await client.callTool("exec", { command: "echo in" })).output).toBe("in\n");
+    await until(() => idle.filter((socket) => !socket.closed).length <= 64, {
+      message: "connections beyond the bound to be closed",
+    });
+    await until(() => idle.every((socket) => socket.closed), {
+      timeoutMs: 15_000,
+      message: "idle connections to be closed after 10 s",
+    });
   });
 
   test("only /mcp is served, and on loopback a foreign Host header is refused", async () => {
@@ -197,6 +249,7 @@ describe("serving HTTP", () => {
           method: "POST",
           headers: {
             host: "attacker.example",
+            authorization: `Bearer ${TOKEN}`,
             "content-type": "application/json",
             accept: "application/json, text/event-stream",
           },
@@ -214,7 +267,7 @@ describe("serving HTTP", () => {
 
   test("SIGTERM stops the server and kills the commands it runs", async () => {
     const server = await start(["--http", "127.0.0.1:0"]);
-    const client = await connectHttp("v2", { url: server.url });
+    const client = await connectHttp("v2", { url: server.url, token: TOKEN });
     clients.push(client);
     const needle = `mcp-http-${randomUUID()}`;
     structured(
@@ -230,3 +283,44 @@ describe("serving HTTP", () => {
     await untilNoneMarked(mark);
   });
 });
+
+/** Resident memory of a process, KiB (Linux /proc). */
+function rssKiB(pid: number): number {
+  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+}
+
+/**
+ * A POST announcing `bytes` of body that sends its headers and 64 KiB of it; resolves with the
+ * status, or 0 when the server closed the connection without an answer.
+ */
+function unfinishedPost(port: number, authorization: string, bytes: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => {
+      socket.write(
+        `POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\nauthorization: ${authorization}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: ${bytes}\r\n\r\n`,
+      );
+      socket.write(Buffer.alloc(64 * 1024, 0x20));
+    });
+    let head = "";
+    socket.setEncoding("latin1").on("data", (chunk: string) => {
+      head += chunk;
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(head)?.[1];
+      if (status) {
+        socket.destroy();
+        resolve(Number(status));
+      }
+    });
+    socket.on("error", () => undefined /* reset after the answer: the answer is what counts */);
+    socket.on("close", () => resolve(0)); // no-op once resolved with a status
+    socket.setTimeout(10_000, () => reject(new Error("no answer within 10 s")));
+  });
+}
+
+/** A connection that sends nothing. */
+function idleConnection(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => resolve(socket));
+    socket.once("error", reject);
+    socket.on("error", () => undefined /* closed by the server: what is tested */);
+  });
+}

@@ -1,13 +1,13 @@
 /**
- * Runs every configuration snippet of the `acp-terminal mcp` section of packages/acp-terminal/README.md,
- * read from the file: the MCP host entries with the v2 and v1 SDK clients (launched as a host
- * launches them: command from PATH, the entry's args), the ACP session entry through a real ACP
- * agent's `session/new` and then launched, and the HTTP server command and host entry over
- * 127.0.0.1. Also checks that the tool table names every tool of every surface.
+ * Runs every configuration snippet of packages/acp-terminal-mcp/README.md, read from the file: the
+ * MCP host entries with the v2 and v1 SDK clients (launched as a host launches them: the entry's
+ * absolute node and script, its args), the ACP session entry through a real ACP agent's
+ * `session/new` and then launched, and the HTTP server command and host entry over 127.0.0.1.
+ * Also checks that the tool table names every tool of every surface.
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { chmodSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
@@ -20,17 +20,25 @@ import {
   connectHttp,
   connectStdio,
   type ClientKind,
+  type ClientOptions,
   type McpTestClient,
   type ToolCallResult,
 } from "./support/mcp-clients.js";
-import { CLI, markedEnv, startHttpServer, type HttpServerProcess } from "./support/mcp-server.js";
+import {
+  MCP_MAIN,
+  markedEnv,
+  startHttpServer,
+  type HttpServerProcess,
+} from "./support/mcp-server.js";
 import { withDeadline } from "./support/until.js";
 
 const README = readFileSync(
-  fileURLToPath(new URL("../packages/acp-terminal-cli/README.md", import.meta.url)),
+  fileURLToPath(new URL("../packages/acp-terminal-mcp/README.md", import.meta.url)),
   "utf8",
 );
 const PLACEHOLDER_WORKSPACE = "/path/to/project";
+const PLACEHOLDER_NODE = "/path/to/node";
+const PLACEHOLDER_MAIN = "/path/to/acp-terminal-mcp/dist/main.js";
 
 /** The fenced block after `<!-- mcp-snippet: name -->`. */
 function snippet(name: string): string {
@@ -44,25 +52,14 @@ function snippet(name: string): string {
 }
 
 let workspace: string;
-let shims: string;
 let mark: string;
 const clients: McpTestClient[] = [];
 const servers: HttpServerProcess[] = [];
 
 beforeAll(() => {
   workspace = realpathSync(mkdtempSync(path.join(tmpdir(), "mcp-readme-")));
-  // `acp-terminal` on PATH, as after installing the package: the built CLI.
-  shims = mkdtempSync(path.join(tmpdir(), "mcp-readme-bin-"));
-  writeFileSync(
-    path.join(shims, "acp-terminal"),
-    `#!/bin/sh\nexec '${process.execPath}' '${CLI}' "$@"\n`,
-  );
-  chmodSync(path.join(shims, "acp-terminal"), 0o755);
 });
-afterAll(() => {
-  rmSync(workspace, { recursive: true, force: true });
-  rmSync(shims, { recursive: true, force: true });
-});
+afterAll(() => rmSync(workspace, { recursive: true, force: true }));
 afterEach(async () => {
   await Promise.allSettled(clients.splice(0).map((client) => client.close()));
   await Promise.allSettled(servers.splice(0).map((server) => server.stop()));
@@ -70,8 +67,7 @@ afterEach(async () => {
 });
 
 function hostEnv(): Record<string, string> {
-  const env = markedEnv(mark);
-  return { ...env, PATH: `${shims}:${env.PATH}` };
+  return markedEnv(mark);
 }
 
 interface StdioEntry {
@@ -79,17 +75,32 @@ interface StdioEntry {
   args: string[];
 }
 
-function withWorkspace(args: string[]): string[] {
-  return args.map((arg) => (arg === PLACEHOLDER_WORKSPACE ? workspace : arg));
+/** The README's placeholders made real: this Node, this build, a temporary workspace. */
+function real(word: string): string {
+  return word === PLACEHOLDER_WORKSPACE
+    ? workspace
+    : word === PLACEHOLDER_NODE
+      ? process.execPath
+      : word === PLACEHOLDER_MAIN
+        ? MCP_MAIN
+        : word;
 }
 
-async function launch(kind: ClientKind, entry: StdioEntry): Promise<McpTestClient> {
+function withWorkspace(args: string[]): string[] {
+  return args.map(real);
+}
+
+async function launch(
+  kind: ClientKind,
+  entry: StdioEntry,
+  options: ClientOptions = {},
+): Promise<McpTestClient> {
   mark = newMark();
-  const client = await connectStdio(kind, {
-    command: entry.command,
-    args: withWorkspace(entry.args),
-    env: hostEnv(),
-  });
+  const client = await connectStdio(
+    kind,
+    { command: real(entry.command), args: withWorkspace(entry.args), env: hostEnv() },
+    options,
+  );
   clients.push(client);
   return client;
 }
@@ -100,13 +111,26 @@ function structured(result: ToolCallResult): Record<string, unknown> {
 }
 
 describe.each(["v2", "v1"] as const)("with the %s client", (kind) => {
-  test("the host-stdio entry serves exec and process in the workspace", async () => {
+  test("the host-stdio entry serves exec and process in the workspace, asking through the host before a command runs; a host that cannot be asked is refused", async () => {
     const entry = (JSON.parse(snippet("host-stdio")) as { mcpServers: Record<string, StdioEntry> })
       .mcpServers.terminals!;
-    const client = await launch(kind, entry);
+    const questions: string[] = [];
+    const client = await launch(kind, entry, {
+      elicit: async ({ message }) => {
+        questions.push(message);
+        return { action: "accept", content: { decision: "once" } };
+      },
+    });
     expect((await client.listTools()).map((tool) => tool.name)).toEqual(["exec", "process"]);
     expect(structured(await client.callTool("exec", { command: "pwd" })).output).toBe(
       `${workspace}\n`,
+    );
+    expect(questions).toEqual([expect.stringContaining("command line: `pwd`")]);
+    const unasked = await launch(kind, entry);
+    const refused = await unasked.callTool("exec", { command: "pwd" });
+    expect(refused.isError).toBe(true);
+    expect(refused.content[0]!.text).toContain(
+      "restart the server with --allow PATTERN matching it, or --yes",
     );
   });
 
@@ -119,14 +143,14 @@ describe.each(["v2", "v1"] as const)("with the %s client", (kind) => {
       status: "completed",
       exit_code: 0,
     });
-    for (const command of ["git status", "git log -1"]) {
-      expect(structured(await client.callTool("shell", { command })).error ?? "").not.toContain(
-        "Denied",
-      );
-    }
-    for (const command of ["ls; id", "ls $(id)", "git status; id", "git push", "rm -rf x"]) {
-      expect(structured(await client.callTool("shell", { command })).error).toContain(
-        `Denied by the user: ${command} (no --allow pattern of this server`,
+    expect(structured(await client.callTool("shell", { command: "pwd" }))).toMatchObject({
+      status: "completed",
+    });
+    for (const command of ["ls; id", "ls $(id)", "git status", "git log --output=x", "rm -rf x"]) {
+      const refused = await client.callTool("shell", { command });
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]!.text).toContain(
+        `Not run: ${command}. It needs approval: no --allow pattern of this server matches it`,
       );
     }
   });
@@ -140,10 +164,13 @@ describe.each(["v2", "v1"] as const)("with the %s client", (kind) => {
       .replace(PLACEHOLDER_WORKSPACE, workspace);
     const [assignment, command, ...args] = line.split(/\s+/);
     const [variable, value] = assignment!.split("=");
-    expect(command).toBe("acp-terminal");
-    const server = await startHttpServer(args, mark, { ...hostEnv(), [variable!]: value! }, [
-      path.join(shims, command!),
-    ]);
+    expect(command).toBe(PLACEHOLDER_NODE);
+    const server = await startHttpServer(
+      withWorkspace(args).slice(1),
+      mark,
+      { ...hostEnv(), [variable!]: value! },
+      [real(command!), real(args[0]!)],
+    );
     servers.push(server);
     const entry = (
       JSON.parse(snippet("http-host")) as {
@@ -219,7 +246,7 @@ test("the acp-session entry is accepted in session/new by an ACP agent, and laun
     ...Object.fromEntries(entry.env.map((variable) => [variable.name, variable.value])),
   };
   const client = await connectStdio("v2", {
-    command: entry.command,
+    command: real(entry.command),
     args: withWorkspace(entry.args),
     env,
   });

@@ -232,7 +232,7 @@ describe.each(CLIENT_KINDS)("the %s client", (kind) => {
         signal: controller.signal,
         onprogress: (progress) => {
           messages.push(progress.message ?? "");
-          runId ??= /^(\S+) running/.exec(progress.message ?? "")?.[1];
+          runId ??= /^(\S+) (queued|running)/.exec(progress.message ?? "")?.[1];
           // Cancel once the command is seen running.
           if (pidsWithArg(needle).length > 0) {
             controller.abort();
@@ -241,7 +241,8 @@ describe.each(CLIENT_KINDS)("the %s client", (kind) => {
       },
     );
     await expect(call).rejects.toThrow();
-    expect(messages[0]).toMatch(/running, \d+ bytes of output/);
+    // The first report may come while the command is still being started (queued).
+    expect(messages[0]).toMatch(/(queued|running), \d+ bytes of output/);
     await until(() => pidsWithArg(needle).length === 0, {
       message: "the cancelled command to be gone",
     });
@@ -267,27 +268,34 @@ describe("the workspace and the approval policy", () => {
     ).toBe(`${workspace}/sub\n`);
     symlinkSync("/", path.join(workspace, "escape"));
     for (const workdir of ["/", path.join(workspace, ".."), path.join(workspace, "escape")]) {
-      const refused = structured(await client.callTool("exec", { command: "pwd", workdir }));
-      expect(refused).toMatchObject({ status: "failed", exitCode: null, output: "" });
-      expect(refused.error).toContain(`is outside the workspace ${workspace}`);
+      const refused = await client.callTool("exec", { command: "pwd", workdir });
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]!.text).toContain(`is outside the workspace ${workspace}`);
     }
-    const relative = structured(await client.callTool("exec", { command: "pwd", workdir: "sub" }));
-    expect(relative.error).toContain("must be an absolute path inside the workspace");
+    const relative = await client.callTool("exec", { command: "pwd", workdir: "sub" });
+    expect(relative.isError).toBe(true);
+    expect(relative.content[0]!.text).toContain("must be an absolute path inside the workspace");
+    // A start refused is not kept: there is nothing to poll.
+    expect(structured(await client.callTool("process", { action: "list" })).processes).toEqual([]);
   });
 
-  test("without --yes or --allow no command runs, and the answer says how to allow it", async () => {
+  test("without --yes or --allow, and a client without elicitation, no command runs: the answer is an error naming the command once and the flags that allow it", async () => {
     const client = await server("v2", []);
     const needle = `mcp-denied-${randomUUID()}`;
-    const refused = structured(
-      await client.callTool("exec", { command: `echo ${needle} > ${workspace}/${needle}` }),
+    const command = `echo ${needle} > ${workspace}/${needle}`;
+    const refused = await client.callTool("exec", { command });
+    expect(refused.isError).toBe(true);
+    const text = refused.content[0]!.text!;
+    expect(text).toBe(
+      `Not run: ${command}. It needs approval: this server runs nothing without --yes or a matching --allow, and this client cannot be asked (it does not take MCP elicitation). To allow it, restart the server with --allow PATTERN matching it, or --yes; a pattern never matches shell syntax or a command that sets environment variables.`,
     );
-    expect(refused.status).toBe("failed");
-    expect(refused.error).toContain(
-      "restart it with --yes (allow every command) or --allow PATTERN",
-    );
-    expect(pidsWithArg(needle)).toEqual([]);
+    expect(text).not.toContain("Denied by the user");
+    expect(text.split(needle)).toHaveLength(3); // the command once (it names the needle twice)
+    expect(existsSync(path.join(workspace, needle))).toBe(false);
     const shell = await server("v2", ["--tools", "shell"]);
-    expect(structured(await shell.callTool("shell", { command: "true" })).error).toContain("--yes");
+    const refusedShell = await shell.callTool("shell", { command: "true" });
+    expect(refusedShell.isError).toBe(true);
+    expect(refusedShell.content[0]!.text).toContain("--yes");
   });
 
   test("--allow takes acp-terminal run's patterns: it runs what a pattern approves, and refuses a shell line with metacharacters even under 'git *'", async () => {
@@ -306,10 +314,10 @@ describe("the workspace and the approval policy", () => {
       `pwd -P`,
       `touch ${needle}`,
     ]) {
-      const refused = structured(await client.callTool("exec", { command }));
-      expect(refused).toMatchObject({ status: "failed", exitCode: null });
-      expect(refused.error).toContain(
-        `Denied by the user: ${command} (no --allow pattern of this server (git *, pwd) approves it`,
+      const refused = await client.callTool("exec", { command });
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]!.text).toContain(
+        `Not run: ${command}. It needs approval: no --allow pattern of this server matches it (git *, pwd)`,
       );
     }
     expect(existsSync(path.join(workspace, needle))).toBe(false);
@@ -324,8 +332,8 @@ describe("the workspace and the approval policy", () => {
       .sessionId as string;
     const write = await client.callTool("process", { action: "write", sessionId: id, data: "x\n" });
     expect(write.isError).toBe(true);
-    expect(write.content[0]!.text).toContain(
-      "never one whose command line holds shell syntax or that sets environment variables, a stdin write or a signal",
+    expect(write.content[0]!.text).toBe(
+      "Not done: a 2-byte write to the stdin of sleep 30. Only --yes allows stdin writes and signals (an --allow pattern approves starting a command, nothing else), and this client cannot be asked (it does not take MCP elicitation).",
     );
     expect(
       structured(await client.callTool("process", { action: "kill", sessionId: id })).status,
@@ -335,11 +343,12 @@ describe("the workspace and the approval policy", () => {
   test("--allow never approves a command that sets environment variables (BASH_ENV runs what it names)", async () => {
     const client = await server("v2", ["--allow", "echo [a-z]+"]);
     const pwned = path.join(workspace, `mcp-env-${randomUUID()}`);
-    const refused = structured(
-      await client.callTool("exec", { command: "echo hi", env: { BASH_ENV: `$(touch ${pwned})` } }),
-    );
-    expect(refused.status).toBe("failed");
-    expect(refused.error).toContain("sets environment variables");
+    const refused = await client.callTool("exec", {
+      command: "echo hi",
+      env: { BASH_ENV: `$(touch ${pwned})` },
+    });
+    expect(refused.isError).toBe(true);
+    expect(refused.content[0]!.text).toContain("sets environment variables");
     expect(existsSync(pwned)).toBe(false);
     const withYes = await server("v2", ["--yes"]);
     expect(

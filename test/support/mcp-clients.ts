@@ -9,6 +9,7 @@ import {
 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as StdioV2 } from "@modelcontextprotocol/client/stdio";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { StdioClientTransport as StdioV1 } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport as HttpV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
@@ -64,7 +65,27 @@ export interface HttpTarget {
 
 const REQUEST_TIMEOUT_MS = 20_000;
 
-export async function connectStdio(kind: ClientKind, target: StdioTarget): Promise<McpTestClient> {
+/** An elicitation answer, as a client's user gives it. */
+export type ElicitAnswer = {
+  action: "accept" | "decline" | "cancel";
+  content?: Record<string, string | number | boolean>;
+};
+
+/** The client's user: answers `elicitation/create` (form mode). Given, the client declares elicitation. */
+export type Elicit = (params: {
+  message: string;
+  requestedSchema?: unknown;
+}) => Promise<ElicitAnswer>;
+
+export interface ClientOptions {
+  elicit?: Elicit;
+}
+
+export async function connectStdio(
+  kind: ClientKind,
+  target: StdioTarget,
+  options: ClientOptions = {},
+): Promise<McpTestClient> {
   const params = {
     command: target.command,
     args: target.args,
@@ -73,40 +94,68 @@ export async function connectStdio(kind: ClientKind, target: StdioTarget): Promi
     ...(target.cwd ? { cwd: target.cwd } : {}),
   };
   if (kind === "v1") {
-    const client = new ClientV1({ name: "test-v1", version: "1.0.0" });
+    const client = newClientV1(options);
     const revision = watchRevision(new StdioV1(params));
     await client.connect(revision.transport);
     return wrapV1(client, revision.version());
   }
-  const client = newClientV2(kind);
+  const client = newClientV2(kind, options);
   await client.connect(new StdioV2(params));
   return wrapV2(kind, client);
 }
 
-export async function connectHttp(kind: ClientKind, target: HttpTarget): Promise<McpTestClient> {
+export async function connectHttp(
+  kind: ClientKind,
+  target: HttpTarget,
+  options: ClientOptions = {},
+): Promise<McpTestClient> {
   const headers = {
     ...target.headers,
     ...(target.token ? { authorization: `Bearer ${target.token}` } : {}),
   };
   const requestInit = Object.keys(headers).length > 0 ? { headers } : undefined;
   if (kind === "v1") {
-    const client = new ClientV1({ name: "test-v1", version: "1.0.0" });
+    const client = newClientV1(options);
     const revision = watchRevision(
       new HttpV1(new URL(target.url), requestInit ? { requestInit } : undefined),
     );
     await client.connect(revision.transport);
     return wrapV1(client, revision.version());
   }
-  const client = newClientV2(kind);
+  const client = newClientV2(kind, options);
   await client.connect(new HttpV2(new URL(target.url), requestInit ? { requestInit } : undefined));
   return wrapV2(kind, client);
 }
 
-function newClientV2(kind: ClientKind): ClientV2 {
-  return new ClientV2(
+function newClientV2(kind: ClientKind, options: ClientOptions): ClientV2 {
+  const client = new ClientV2(
     { name: `test-${kind}`, version: "1.0.0" },
-    kind === "v2-modern" ? { versionNegotiation: { mode: { pin: MODERN_REVISION } } } : {},
+    {
+      ...(kind === "v2-modern" ? { versionNegotiation: { mode: { pin: MODERN_REVISION } } } : {}),
+      ...(options.elicit ? { capabilities: { elicitation: { form: {} } } } : {}),
+    },
   );
+  const { elicit } = options;
+  if (elicit) {
+    client.setRequestHandler("elicitation/create", async (request) =>
+      elicit(request.params as { message: string; requestedSchema?: unknown }),
+    );
+  }
+  return client;
+}
+
+function newClientV1(options: ClientOptions): ClientV1 {
+  const client = new ClientV1(
+    { name: "test-v1", version: "1.0.0" },
+    options.elicit ? { capabilities: { elicitation: {} } } : {},
+  );
+  const { elicit } = options;
+  if (elicit) {
+    client.setRequestHandler(ElicitRequestSchema, async (request) =>
+      elicit(request.params as { message: string; requestedSchema?: unknown }),
+    );
+  }
+  return client;
 }
 
 function wrapV2(kind: ClientKind, client: ClientV2): McpTestClient {

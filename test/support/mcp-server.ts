@@ -3,11 +3,21 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { MARK_VARIABLE } from "../fixtures/demo-processes.js";
-import { connectStdio, type ClientKind, type McpTestClient } from "./mcp-clients.js";
+import {
+  connectStdio,
+  type ClientKind,
+  type ClientOptions,
+  type McpTestClient,
+} from "./mcp-clients.js";
 import { until, withDeadline } from "./until.js";
 
 export const CLI = fileURLToPath(
   new URL("../../packages/acp-terminal-cli/dist/main.js", import.meta.url),
+);
+
+/** `acp-terminal-mcp` itself (the package's bin), independent of the CLI that forwards `mcp` to it. */
+export const MCP_MAIN = fileURLToPath(
+  new URL("../../packages/acp-terminal-mcp/dist/main.js", import.meta.url),
 );
 
 /** The environment a marked server (and every command it runs) gets. */
@@ -24,12 +34,27 @@ export function connectServer(
   kind: ClientKind,
   args: string[],
   mark: string,
+  options: ClientOptions = {},
 ): Promise<McpTestClient> {
-  return connectStdio(kind, {
-    command: process.execPath,
-    args: [CLI, "mcp", ...args],
-    env: markedEnv(mark),
-  });
+  return connectStdio(
+    kind,
+    { command: process.execPath, args: [CLI, "mcp", ...args], env: markedEnv(mark) },
+    options,
+  );
+}
+
+/** `acp-terminal-mcp <args>` over stdio (the package's own bin). */
+export function connectMcp(
+  kind: ClientKind,
+  args: string[],
+  mark: string,
+  options: ClientOptions = {},
+): Promise<McpTestClient> {
+  return connectStdio(
+    kind,
+    { command: process.execPath, args: [MCP_MAIN, ...args], env: markedEnv(mark) },
+    options,
+  );
 }
 
 /** Pids of live processes whose command line contains `needle` (Linux /proc). */

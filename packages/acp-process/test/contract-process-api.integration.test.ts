@@ -14,6 +14,7 @@ import {
 } from "../src/index.js";
 import { processTools, runTool, type ToolContext, type ToolDefinition } from "../src/tools.js";
 import { SqliteRunStore } from "../src/sqlite.js";
+import { treeLimitMechanisms } from "../src/runs/run/cgroup-limits.js";
 import { acpClient, type AcpClientRig } from "./acp-support.js";
 import { nodeScript, until } from "./support.js";
 import { processesWith } from "./tool-contract-support.js";
@@ -537,7 +538,12 @@ describe.each(PROVIDERS)("process.* over the %s provider, as specified", (name, 
         state: "completed",
         exit_code: 0,
         stdout_summary: "102400\n10\n",
-        resource_limits: { cpu_seconds: 10, memory_bytes: 104_857_600 },
+        resource_limits: {
+          cpu_seconds: 10,
+          cpu_cores: 0.5,
+          memory_bytes: 104_857_600,
+          whole_tree: treeLimitMechanisms(),
+        },
       });
       expect(
         await refused(processRun, { command: "true", cpu_limit: 0.5, background: true }),
@@ -547,17 +553,19 @@ describe.each(PROVIDERS)("process.* over the %s provider, as specified", (name, 
       });
     });
 
-    it("a command past its cpu_limit or memory_limit is ResourceLimitExceeded", async () => {
-      const cpu = await refused(processRun, {
-        command: "sh",
-        args: ["-c", "while :; do :; done", MARKER],
-        cpu_limit: 0.1,
-        timeout: 10,
-      });
-      expect(cpu).toMatchObject({
-        code: "ResourceLimitExceeded",
-        message: expect.stringMatching(/CPU allowance of 1 CPU seconds .*SIGXCPU/),
-      });
+    it("a command past its cpu_limit or memory_limit is ResourceLimitExceeded (CPU: where no cgroup throttles it first)", async () => {
+      if (treeLimitMechanisms().cpu === null) {
+        const cpu = await refused(processRun, {
+          command: "sh",
+          args: ["-c", "while :; do :; done", MARKER],
+          cpu_limit: 0.1,
+          timeout: 10,
+        });
+        expect(cpu).toMatchObject({
+          code: "ResourceLimitExceeded",
+          message: expect.stringMatching(/CPU allowance of 1 CPU seconds .*SIGXCPU/),
+        });
+      }
       const memory = await refused(processRun, {
         command: 'x=$(head -c 200000000 /dev/zero | tr "\\0" a); echo ${#x}',
         memory_limit: 64 * 1024 * 1024,
@@ -566,6 +574,41 @@ describe.each(PROVIDERS)("process.* over the %s provider, as specified", (name, 
         code: "ResourceLimitExceeded",
         message: expect.stringMatching(/memory_limit of 67108864 bytes/),
       });
+    });
+
+    it("memory_limit binds the whole process tree where a cgroup can be made: of 6 children holding 40 MB each under 160 MB, at most 3 hold", async () => {
+      expect(
+        treeLimitMechanisms().memory,
+        "no cgroup can be made here (run as root on cgroup v1, or with a delegated cgroup v2 subtree): the tree limit cannot be tested",
+      ).not.toBeNull();
+      const result = await call(processRun, {
+        command:
+          "for i in 1 2 3 4 5 6; do (x=$(head -c 40000000 /dev/zero | tr '\\0' a); echo held; sleep 3) & done; wait; echo done",
+        memory_limit: 160 * 1024 * 1024,
+        timeout: 60,
+      });
+      const held = (result["stdout_summary"] as string).split("\n").filter((l) => l === "held");
+      expect(held.length, String(result["stdout_summary"])).toBeLessThanOrEqual(3);
+    });
+
+    it("cpu_limit binds the whole process tree where a cgroup can be made: 4 busy children for 2 s under cpu_limit 0.2 use at most 0.2 of a core", async () => {
+      expect(
+        treeLimitMechanisms().cpu,
+        "no cgroup can be made here (run as root on cgroup v1, or with a delegated cgroup v2 subtree): the tree limit cannot be tested",
+      ).not.toBeNull();
+      const result = await call(processRun, {
+        command:
+          "for i in 1 2 3 4; do (while :; do :; done) & done; sleep 2; kill $(jobs -p); wait; times",
+        cpu_limit: 0.2,
+        timeout: 30,
+      });
+      // `times`: the shell's own user/system time, then its children's, as 0m1.234s pairs.
+      const children = (result["stdout_summary"] as string).trim().split("\n").at(-1)!;
+      const seconds = [...children.matchAll(/(\d+)m([\d.]+)s/g)].reduce(
+        (sum, [, m, s]) => sum + Number(m) * 60 + Number(s),
+        0,
+      );
+      expect(seconds, children).toBeLessThan(0.2 * 2 * 2);
     });
 
     it("after a restart over the same SQLite file, monitor still says why a run never started and gives the last resource sample", async () => {

@@ -17,8 +17,10 @@ export interface McpOptions {
   progressIntervalMs: number;
   /** Streamable HTTP instead of stdio. */
   http?: ListenAddress;
-  /** Bearer token HTTP requests must carry. */
+  /** Bearer token HTTP requests must carry; when absent, the server makes one. */
   token?: string;
+  /** Where to write the token (mode 0600). */
+  tokenFile?: string;
 }
 
 export type ParsedMcpCommand =
@@ -46,8 +48,10 @@ Options:
   --output-limit BYTES     bytes of output kept per command, the tail (default 1048576)
   --progress-interval S    seconds between progress notifications of a long call (default 1)
   --http HOST:PORT         serve MCP Streamable HTTP at http://HOST:PORT/mcp instead of stdio
-  --token TOKEN            the bearer token HTTP requests must carry (or env ${TOKEN_ENV});
-                           required when HOST is not loopback
+  --token TOKEN            the bearer token every HTTP request must carry (or env ${TOKEN_ENV});
+                           without one the server makes a random token and prints how to pass it
+  --token-file FILE        also write the token to FILE, readable by you only (mode 0600);
+                           removed when the server stops
   --help, -h               this help
 `;
 
@@ -75,6 +79,7 @@ export function parseMcpCommand(
         "progress-interval": { type: "string" },
         http: { type: "string" },
         token: { type: "string" },
+        "token-file": { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     }));
@@ -124,10 +129,8 @@ export function parseMcpCommand(
       `--token (or ${TOKEN_ENV}) is for --http; a stdio server is reached only by the program that started it`,
     );
   }
-  if (http && !http.loopback && token === undefined) {
-    return error(
-      `--http ${values.http} is not a loopback address: give a bearer token with --token or ${TOKEN_ENV}, so that only your agent can run commands here`,
-    );
+  if (values["token-file"] !== undefined && values.http === undefined) {
+    return error("--token-file is for --http: a stdio server has no token");
   }
   if (token !== undefined && (token.length < 16 || /\s/.test(token))) {
     return error(
@@ -146,6 +149,9 @@ export function parseMcpCommand(
       progressIntervalMs,
       ...(http ? { http } : {}),
       ...(token !== undefined ? { token } : {}),
+      ...(values["token-file"] !== undefined
+        ? { tokenFile: resolvePath(cwd, values["token-file"]) }
+        : {}),
     },
   };
 }

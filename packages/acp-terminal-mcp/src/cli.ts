@@ -1,13 +1,13 @@
 import path from "node:path";
-import { MCP_USAGE, parseMcpCommand, type McpOptions } from "./args.js";
+import { MCP_USAGE, parseMcpCommand, TOKEN_ENV, type McpOptions } from "./args.js";
 import { describePolicy } from "./policy.js";
 import { createRuntime } from "./runtime.js";
 import { serveOnHttp } from "./serve-http.js";
 import { serveOnStdio } from "./serve-stdio.js";
 import { toolServerFactory } from "./tool-server.js";
 import { TOOL_SETS } from "./tool-sets.js";
-import { packageVersion } from "acp-terminal/internal";
-import { messageOf } from "acp-terminal/internal";
+import { newToken, removeTokenFile, writeTokenFile } from "./token.js";
+import { messageOf, packageVersion } from "acp-terminal/internal";
 
 /** The ProcessManager session every MCP call acts in. */
 const SESSION_ID = "mcp";
@@ -56,6 +56,9 @@ async function serve(options: McpOptions, io: McpIo): Promise<void> {
     manager: runtime.manager,
     sessionId: SESSION_ID,
     progressIntervalMs: options.progressIntervalMs,
+    policy: options.policy,
+    calls: runtime.calls,
+    waitsForInput: (run) => runtime.waitsForInput(run),
     version: packageVersion(new URL("../package.json", import.meta.url)),
     cancelAcrossInstances: options.http !== undefined,
     instructions: `Command lines run on ${process.platform} through bash (or /bin/sh where there is no bash), starting in ${runtime.workspace} (a working directory outside it is refused). Allowed: ${describePolicy(options.policy)}.`,
@@ -72,17 +75,39 @@ async function serve(options: McpOptions, io: McpIo): Promise<void> {
       await Promise.race([serveOnStdio(factory, onerror), stopSignal]);
       return;
     }
-    const http = await serveOnHttp(factory, options.http, options.token, onerror);
+    const token = options.token ?? newToken();
+    if (options.tokenFile !== undefined) {
+      await writeTokenFile(options.tokenFile, token);
+    }
+    const http = await serveOnHttp(factory, options.http, token, onerror);
+    // One write, so a reader that waits for the address has the token instructions with it.
     note(
-      `serving ${options.tools} tools at ${http.url} (workspace ${runtime.workspace}; allowed: ${describePolicy(options.policy)}${options.token ? "; bearer token required" : ""})`,
+      `serving ${options.tools} tools at ${http.url} (workspace ${runtime.workspace}; allowed: ${describePolicy(options.policy)})\n` +
+        `acp-terminal mcp: ${tokenInstructions(token, options)}`,
     );
     const signal = await stopSignal;
     note(`${signal}: stopping`);
     await http.close();
+    if (options.tokenFile !== undefined) {
+      await removeTokenFile(options.tokenFile, token);
+    }
   } finally {
     for (const [signal, listener] of Object.entries(onSignal)) {
       process.removeListener(signal, listener);
     }
+    await factory.tasks.dispose();
     await runtime.dispose();
   }
+}
+
+/** How a client passes the token: printed only when the server made it and wrote it nowhere. */
+function tokenInstructions(token: string, options: McpOptions): string {
+  const header = "every request needs the header Authorization: Bearer <token>";
+  if (options.token !== undefined) {
+    return `${header} (the token given with --token or ${TOKEN_ENV})`;
+  }
+  if (options.tokenFile !== undefined) {
+    return `${header}; the token this server made is in ${options.tokenFile} (mode 0600)`;
+  }
+  return `${header}; this server made the token ${token} (pass --token or ${TOKEN_ENV} to choose one, --token-file to have it written to a file)`;
 }

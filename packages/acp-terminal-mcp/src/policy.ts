@@ -1,15 +1,17 @@
 import {
   createApprovalPolicy,
   parseAllowPattern,
+  type ApprovalAsker,
   type ApprovalPolicy as AuthorizeHook,
 } from "acp-terminal";
 import { messageOf } from "acp-terminal/internal";
 
 /**
- * Which commands the server runs. An MCP stdio server has no TTY to ask on, so nothing runs
- * unless the person who started it said so: `--yes` (every command, stdin write and signal: the
- * word `acp-terminal run` uses) or `--allow PATTERN` (the commands a pattern approves, in
- * `acp-terminal run --allow`'s syntax and with its rules: see acp-terminal's `parseAllowPattern`).
+ * Which commands the server runs without asking. An MCP server has no TTY: what the person who
+ * started it allowed runs (`--yes`: every command, stdin write and signal, the word `acp-terminal
+ * run` uses; `--allow PATTERN`: the commands a pattern approves, in `acp-terminal run --allow`'s
+ * syntax and with its rules, see acp-terminal's `parseAllowPattern`), and the rest is asked through
+ * the client (MCP elicitation) when it can be, else refused.
  */
 export type ApprovalPolicy =
   { kind: "yes" } | { kind: "allow"; patterns: readonly string[] } | { kind: "deny" };
@@ -34,27 +36,28 @@ export function approvalPolicy(yes: boolean, allow: readonly string[]): Approval
 }
 
 /**
- * The host's `authorize` hook for the policy: acp-terminal's `createApprovalPolicy`, with no one to
- * ask. So `--allow` approves starting a command a pattern matches (never a command line with
- * shell syntax, never one that sets environment variables), and refuses stdin writes and signals
- * to it, as `acp-terminal run --allow` does without a TTY.
+ * The host's `authorize` hook for the policy: acp-terminal's `createApprovalPolicy`. `--yes`
+ * allows everything; `--allow` approves starting a command a pattern matches (never a command line
+ * with shell syntax, never one that sets environment variables) and never a stdin write or a
+ * signal, as `acp-terminal run --allow` does. What no pattern approves goes to `ask` (the MCP
+ * server's is `elicitationAsker`: the person behind the client, when it takes elicitation), else is
+ * refused with a reason that names the flags.
  */
-export function authorizeHook(policy: ApprovalPolicy): AuthorizeHook {
+export function authorizeHook(policy: ApprovalPolicy, ask?: ApprovalAsker): AuthorizeHook {
   switch (policy.kind) {
     case "yes":
       return createApprovalPolicy({ allowAll: true });
     case "allow":
       return createApprovalPolicy({
         allow: policy.patterns,
-        refusal:
-          `no --allow pattern of this server (${policy.patterns.join(", ")}) approves it: a pattern approves starting a command, ` +
-          "never one whose command line holds shell syntax or that sets environment variables, a stdin write or a signal; " +
-          "restart it with a pattern that matches, or with --yes",
+        ask,
+        refusal: `no --allow pattern of this server matches it (${policy.patterns.join(", ")}), and there is no one to ask; restart the server with a matching --allow, or --yes`,
       });
     case "deny":
       return createApprovalPolicy({
+        ask,
         refusal:
-          "this server runs no command without approval; restart it with --yes (allow every command) or --allow PATTERN",
+          "this server runs nothing without approval and there is no one to ask; restart it with --allow PATTERN or --yes",
       });
   }
 }
@@ -65,8 +68,8 @@ export function describePolicy(policy: ApprovalPolicy): string {
     case "yes":
       return "every command (--yes)";
     case "allow":
-      return `the commands these --allow patterns approve (the syntax of acp-terminal run --allow): ${policy.patterns.join(", ")}`;
+      return `the commands these --allow patterns approve (the syntax of acp-terminal run --allow): ${policy.patterns.join(", ")}; others are asked through the client (elicitation) where it can be`;
     case "deny":
-      return "no command (pass --yes or --allow)";
+      return "no command without asking the user through the client (elicitation); none where the client cannot be asked (pass --yes or --allow)";
   }
 }

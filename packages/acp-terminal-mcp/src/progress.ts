@@ -27,7 +27,7 @@ export function progressReporter(options: ProgressOptions): { stop(): void } {
     }
     const progress = Math.max(last + 1, Date.now() - startedAt);
     last = progress;
-    const message = runs.map((run) => describe(options.manager, run)).join("; ");
+    const message = runs.map((run) => describeRun(options.manager, run)).join("; ");
     options
       .notify({
         method: "notifications/progress",
@@ -39,7 +39,8 @@ export function progressReporter(options: ProgressOptions): { stop(): void } {
   return { stop: () => clearInterval(timer) };
 }
 
-function describe(manager: ProcessManager, run: RunSnapshot): string {
+/** One run in a line: its id, status, output bytes and last line. */
+export function describeRun(manager: ProcessManager, run: RunSnapshot): string {
   const tail = manager.tail(run.id, { maxChars: LAST_LINE_CHARS * 2 }).text.trimEnd();
   const lastLine = tail.slice(tail.lastIndexOf("\n") + 1).slice(-LAST_LINE_CHARS);
   return `${run.id} ${run.status}, ${run.outputBytes} bytes of output${lastLine ? `: ${lastLine}` : ""}`;

@@ -1,7 +1,10 @@
 import { realpath, stat } from "node:fs/promises";
-import { ProcessManager, type SchedulerLimits } from "acp-process";
-import { TerminalHost, type TerminalHostOptions } from "acp-terminal";
+import { ProcessManager, type RunSnapshot, type SchedulerLimits } from "acp-process";
+import { TerminalHost, type AuthorizeRequest, type TerminalHostOptions } from "acp-terminal";
+import { elicitationAsker } from "./elicit-approval.js";
+import { CallDirectory, createScope } from "./mcp-call.js";
 import { authorizeHook, type ApprovalPolicy } from "./policy.js";
+import { waitsOnStdin } from "./tasks/stdin-wait.js";
 import { WorkspaceProvider } from "./workspace-provider.js";
 import { errnoCodeOf } from "acp-terminal/internal";
 
@@ -24,15 +27,30 @@ export interface Runtime {
   readonly host: TerminalHost;
   readonly manager: ProcessManager;
   readonly workspace: string;
+  /** The MCP calls in flight: the approval hook asks through the one that starts a command. */
+  readonly calls: CallDirectory;
+  /** Whether a run's command waits for input on its stdin (Linux /proc; false elsewhere). */
+  waitsForInput(run: RunSnapshot): Promise<boolean>;
   /** Kills every run and terminal; idempotent. */
   dispose(): Promise<void>;
 }
 
+/**
+ * How long a terminal's create may take: it includes the approval question when the policy asks
+ * through the client (a person answering), so far longer than a spawn.
+ */
+const CREATE_WAIT_MS = 15 * 60_000;
+/** Runs kept (finished ones beyond this are forgotten oldest first). */
+const MAX_RUNS = 200;
+
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const workspace = await resolveWorkspace(options.workspace);
+  const calls = new CallDirectory();
+  const approve = authorizeHook(options.policy, elicitationAsker());
   const host = new TerminalHost({
     cwd: workspace,
-    authorize: authorizeHook(options.policy),
+    // The hook judges the directory by its path, not by the `/proc/self/fd/N` the command starts in.
+    authorize: (request) => approve(shownRequest(request)),
     ...(options.env !== undefined ? { env: options.env } : {}),
     ...(options.outputByteLimit !== undefined
       ? {
@@ -49,8 +67,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         }
       : {};
   const manager = new ProcessManager({
-    provider: new WorkspaceProvider(host, workspace, options.policy.kind !== "yes"),
+    provider: new WorkspaceProvider(host, workspace, options.policy.kind !== "yes", calls),
     limits,
+    maxRuns: MAX_RUNS,
+    tuning: { callWaitMs: CREATE_WAIT_MS },
     ...(options.maxOutputChars !== undefined ? { maxOutputChars: options.maxOutputChars } : {}),
   });
   let disposing: Promise<void> | undefined;
@@ -58,8 +78,19 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     host,
     manager,
     workspace,
+    calls,
+    waitsForInput: async (run) => {
+      const pgid = run.terminalId === null ? undefined : host.info(run.terminalId)?.pid;
+      return pgid !== undefined && (await waitsOnStdin(pgid));
+    },
     dispose: () => (disposing ??= manager.dispose().finally(() => host.dispose())),
   };
+}
+
+/** The request with the directory the provider opened named by its path (see WorkspaceProvider). */
+function shownRequest(request: AuthorizeRequest): AuthorizeRequest {
+  const cwd = createScope.getStore()?.cwd;
+  return cwd && request.cwd === cwd.spawn ? { ...request, cwd: cwd.shown } : request;
 }
 
 async function resolveWorkspace(dir: string): Promise<string> {

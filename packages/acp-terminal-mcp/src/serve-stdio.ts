@@ -1,5 +1,6 @@
 import type { Server } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { LineStdioTransport } from "./stdio-transport.js";
 
 /**
  * Serves MCP on this process's stdin/stdout (both eras: a 2025 `initialize` handshake, or
@@ -13,7 +14,8 @@ export async function serveOnStdio(
     process.stdin.once("end", resolve);
     process.stdin.once("close", resolve);
   });
-  const handle = serveStdio(factory, { onerror });
+  // Our transport: a message over the size limit gets an error of its own instead of deafening the server.
+  const handle = serveStdio(factory, { onerror, transport: new LineStdioTransport() });
   await ended;
   await handle.close();
 }

@@ -1,13 +1,20 @@
-import { ACTIVE_STATUSES, type ProcessManager } from "acp-process";
-import { runTool, type ToolContext, type ToolDefinition } from "acp-process/tools";
+import { randomBytes } from "node:crypto";
+import type { ProcessManager, RunSnapshot } from "acp-process";
+import type { ToolDefinition } from "acp-process/tools";
 import {
+  createRequestStateCodec,
+  isInputRequiredResult,
+  type CallToolResult,
   ProtocolError,
   ProtocolErrorCode,
   Server,
-  type CallToolResult,
-  type ServerContext,
 } from "@modelcontextprotocol/server";
-import { progressReporter } from "./progress.js";
+import { callTool, type CallEnvironment } from "./call-tool.js";
+import type { AskedState } from "./elicit-approval.js";
+import { CallDirectory } from "./mcp-call.js";
+import type { ApprovalPolicy } from "./policy.js";
+import { serveTaskMethods, TASKS_EXTENSION } from "./tasks/task-methods.js";
+import { TaskStore } from "./tasks/task-store.js";
 
 export interface ToolServerOptions {
   /** Served as they are: MCP name = `functionName` (`process_run`), the tool's description and JSON Schema. */
@@ -20,6 +27,17 @@ export interface ToolServerOptions {
   version: string;
   /** Added to `initialize`'s instructions: where commands run and what the policy allows. */
   instructions: string;
+  /** The flags' policy, named in refusals. Default: nothing is allowed without asking. */
+  policy?: ApprovalPolicy;
+  /** The calls in flight, shared with the approval hook (`elicitationAsker`). Default: a new one. */
+  calls?: CallDirectory;
+  /** How long a call of a Tasks client runs before it becomes a task (exec: its `yieldMs`). Default 10000. */
+  taskAfterMs?: number;
+  /**
+   * Whether a run's command waits for input on its stdin (see `waitsOnStdin`): a 2026-07-28 task
+   * then asks the client for it. Without it, tasks never ask.
+   */
+  waitsForInput?: (run: RunSnapshot) => Promise<boolean>;
   /**
    * Stateless HTTP: a 2025-era client's `notifications/cancelled` arrives in its own POST, served
    * by a fresh instance that never saw the call. With this set, every instance looks the request id
@@ -29,22 +47,47 @@ export interface ToolServerOptions {
   cancelAcrossInstances?: boolean;
 }
 
-/** The label that ties a run to the MCP request that started it, so cancelling the request kills it. */
-const CALL_LABEL = "mcpCall";
+export interface ToolServerFactory {
+  (): Server;
+  /** The tasks every instance serves; `dispose` cancels those still working. */
+  readonly tasks: TaskStore;
+}
 
 /**
  * An MCP server factory over acp-process tools. Each instance is cheap (one per stdio connection,
- * one per HTTP request); the ProcessManager behind them is shared, so a run started by one request
- * is polled by the next.
+ * one per HTTP request); the ProcessManager, the calls in flight and the tasks behind them are
+ * shared, so a run started by one request is polled, and a task followed, by the next.
  */
-export function toolServerFactory(options: ToolServerOptions): () => Server {
+export function toolServerFactory(options: ToolServerOptions): ToolServerFactory {
   const byName = new Map(options.tools.map((tool) => [tool.functionName, tool]));
   const inFlight = new InFlightCalls();
-  let calls = 0;
-  return () => {
+  const tasks = new TaskStore();
+  // requestState round-trips through the client: signed, so a retry carries only answers to questions this server asked.
+  const codec = createRequestStateCodec<AskedState>({ key: randomBytes(32), ttlSeconds: 3600 });
+  const env: CallEnvironment = {
+    manager: options.manager,
+    sessionId: options.sessionId,
+    policy: options.policy ?? { kind: "deny" },
+    calls: options.calls ?? new CallDirectory(),
+    tasks,
+    codec,
+    progressIntervalMs: options.progressIntervalMs,
+    taskAfterMs: options.taskAfterMs ?? 10_000,
+    ...(options.waitsForInput ? { waitsForInput: options.waitsForInput } : {}),
+  };
+  const factory = () => {
     const server = new Server(
       { name: "acp-terminal", version: options.version },
-      { capabilities: { tools: {} }, instructions: options.instructions },
+      {
+        capabilities: {
+          tools: {},
+          // 2025-11-25 task-augmented tools/call, and the 2026-07-28 Tasks extension.
+          tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+          extensions: { [TASKS_EXTENSION]: {} },
+        },
+        instructions: options.instructions,
+        requestState: { verify: codec.verify },
+      },
     );
     server.setRequestHandler("tools/list", () => ({
       tools: options.tools.map((tool) => ({
@@ -52,27 +95,34 @@ export function toolServerFactory(options: ToolServerOptions): () => Server {
         description: tool.description,
         // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- every tool's jsonSchema is z.toJSONSchema of a zod object, so its type is "object"
         inputSchema: tool.jsonSchema as { type: "object" },
+        execution: { taskSupport: "optional" as const },
       })),
     }));
     server.setRequestHandler("tools/call", async (request, ctx) => {
       const tool = byName.get(request.params.name);
       if (!tool) {
+        const name = request.params.name;
         throw new ProtocolError(
           ProtocolErrorCode.InvalidParams,
-          `Unknown tool ${JSON.stringify(request.params.name)}: this server has ${[...byName.keys()].join(", ")}`,
+          `Unknown tool ${JSON.stringify(name.length > 100 ? `${name.slice(0, 100)}…` : name)}: this server has ${[...byName.keys()].join(", ")}`,
         );
       }
-      const call = `${++calls}`;
-      const result = await callTool(
+      const answer = await callTool(
+        server,
         tool,
-        options,
-        call,
         request.params.arguments ?? {},
         ctx,
+        env,
         inFlight,
+        request.params.task,
       );
-      return server.projectCallToolResult(result, undefined);
+      // A task or an input_required answer goes out as it is (the SDK checks it against the era).
+      if (isInputRequiredResult(answer) || isTask(answer)) {
+        return answer;
+      }
+      return server.projectCallToolResult(answer, undefined);
     });
+    serveTaskMethods(server, { store: tasks });
     if (options.cancelAcrossInstances) {
       server.setNotificationHandler("notifications/cancelled", (notification) => {
         if (notification.params.requestId !== undefined) {
@@ -82,6 +132,12 @@ export function toolServerFactory(options: ToolServerOptions): () => Server {
     }
     return server;
   };
+  return Object.assign(factory, { tasks });
+}
+
+/** A task answered in place of the result (2025-11-25 `{task}`, 2026-07-28 `resultType: "task"`). */
+function isTask(answer: CallToolResult): boolean {
+  return "task" in answer || answer["resultType"] === "task";
 }
 
 /** Cancel functions of the calls running now, by JSON-RPC request id. */
@@ -107,64 +163,5 @@ class InFlightCalls {
         cancel();
       }
     }
-  }
-}
-
-async function callTool(
-  tool: ToolDefinition,
-  options: ToolServerOptions,
-  call: string,
-  input: unknown,
-  ctx: ServerContext,
-  inFlight: InFlightCalls,
-): Promise<CallToolResult> {
-  const { manager, sessionId } = options;
-  const runsOfCall = () =>
-    // The live runs this call started, however many other runs the session has.
-    manager.list({
-      sessionId,
-      status: ACTIVE_STATUSES,
-      labels: { [CALL_LABEL]: call },
-      limit: 500,
-    });
-  // MCP cancellation (notifications/cancelled, or an HTTP client going away) kills what this call started.
-  const cancel = () => {
-    for (const run of runsOfCall()) {
-      manager.kill(run.id, { sessionId }).catch(() => undefined /* finished meanwhile */);
-    }
-  };
-  ctx.mcpReq.signal.addEventListener("abort", cancel, { once: true });
-  const forget = inFlight.add(ctx.mcpReq.id, cancel);
-  const token = ctx.mcpReq._meta?.progressToken;
-  const progress =
-    token === undefined
-      ? undefined
-      : progressReporter({
-          token,
-          intervalMs: options.progressIntervalMs,
-          manager,
-          runs: runsOfCall,
-          notify: ctx.mcpReq.notify,
-        });
-  const context: ToolContext = { manager, sessionId, labels: { [CALL_LABEL]: call } };
-  try {
-    const outcome = await runTool(tool, context, input);
-    if (!outcome.ok) {
-      return {
-        isError: true,
-        content: [{ type: "text", text: `${outcome.error.code}: ${outcome.error.message}` }],
-        structuredContent: { error: outcome.error },
-      };
-    }
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- every tool surface answers with a JSON object (ToolDefinition's Output)
-    const structured = outcome.result as Record<string, unknown>;
-    return {
-      content: [{ type: "text", text: JSON.stringify(structured) }],
-      structuredContent: structured,
-    };
-  } finally {
-    progress?.stop();
-    forget();
-    ctx.mcpReq.signal.removeEventListener("abort", cancel);
   }
 }

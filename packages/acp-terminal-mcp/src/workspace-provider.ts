@@ -1,58 +1,83 @@
-import { realpath } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open, readlink, realpath } from "node:fs/promises";
 import path from "node:path";
 import { LocalTerminalProvider, type TerminalHostLike } from "acp-process";
 import type { ProviderCreateParams } from "acp-process/provider";
 import { errnoCodeOf } from "acp-terminal/internal";
+import { CALL_LABEL, createScope, type CallDirectory } from "./mcp-call.js";
+
+/** Whether a directory can be handed to a child as `/proc/self/fd/N` (Linux with /proc). */
+const FD_PATHS = process.platform === "linux";
 
 /**
  * The local provider, gated: every terminal is checked here, whatever tool asked for it, so no
  * tool surface (today's or one added later) can start a command in a directory outside the
- * workspace. The approval policy is the host's `authorize` hook (see `authorizeHook`); where it
- * can never approve a stdin write (`--allow`: patterns approve starts only; no one to ask),
- * commands start with stdin closed, so one that reads it gets end-of-file instead of waiting.
- * A refused create fails the run with the reason. The workspace bounds where commands start, not
- * what they touch: it is not a sandbox.
+ * workspace. The check cannot be raced: the directory is opened once, the path the kernel gives
+ * for the open directory is checked, and the command starts in that open directory
+ * (`/proc/self/fd/N`, which the child resolves to the same directory before it executes), so
+ * swapping a path component for a symlink between the check and the start changes nothing.
+ *
+ * The approval policy is the host's `authorize` hook; it learns which MCP call starts the command
+ * (and the directory's real path) from `createScope`, set here around the host's create. Where the
+ * policy can never approve a stdin write, commands start with stdin closed, so one that reads it
+ * gets end-of-file instead of waiting. A refused create fails the run with the reason. The
+ * workspace bounds where commands start, not what they touch: it is not a sandbox.
  */
 export class WorkspaceProvider extends LocalTerminalProvider {
   constructor(
     host: TerminalHostLike,
     /** Absolute and resolved (no symlinks): `realpath` of the `--workspace` directory. */
     readonly workspace: string,
-    /** The host's policy can never approve a stdin write (no one to ask, not --yes): start commands with stdin closed. */
+    /** The host's policy can never approve a stdin write: start commands with stdin closed. */
     private readonly closeStdin: boolean,
+    /** The MCP calls in flight, to tell the approval hook which one starts a command. */
+    private readonly calls?: CallDirectory,
   ) {
     super(host, { owner: { connectionId: "mcp", sessionId: "mcp" } });
   }
 
   override async create(params: ProviderCreateParams): Promise<string> {
-    const cwd = params.cwd === undefined ? this.workspace : await this.inside(params.cwd);
-    return super.create({ ...params, cwd, ...(this.closeStdin ? { stdin: false } : {}) });
-  }
-
-  /** `cwd` resolved through symlinks, when that is the workspace or below it. */
-  private async inside(cwd: string): Promise<string> {
-    if (!path.isAbsolute(cwd)) {
+    const call = this.calls?.get(params.labels?.[CALL_LABEL]);
+    const { labels: _labels, ...rest } = params;
+    const request = { ...rest, ...(this.closeStdin ? { stdin: false } : {}) };
+    const requested = params.cwd ?? this.workspace;
+    if (!path.isAbsolute(requested)) {
       throw new Error(
-        `refused: the working directory must be an absolute path inside the workspace ${this.workspace}, received ${JSON.stringify(cwd)}`,
+        `refused: the working directory must be an absolute path inside the workspace ${this.workspace}, received ${JSON.stringify(requested)}`,
       );
     }
-    let resolved: string;
+    let directory;
     try {
-      resolved = await realpath(cwd);
+      directory = await open(requested, constants.O_RDONLY | constants.O_DIRECTORY);
     } catch (error) {
       throw new Error(
-        `the working directory ${cwd} does not exist or cannot be read (${errnoCodeOf(error) ?? String(error)})`,
+        `the working directory ${requested} does not exist, is not a directory or cannot be read (${errnoCodeOf(error) ?? String(error)})`,
       );
     }
-    const relative = path.relative(this.workspace, resolved);
+    try {
+      const spawn = `/proc/self/fd/${directory.fd}`;
+      const actual = FD_PATHS ? await readlink(spawn) : await realpath(requested);
+      this.assertInside(requested, actual);
+      const cwd = FD_PATHS ? { spawn, shown: actual } : undefined;
+      return await createScope.run({ call, ...(cwd ? { cwd } : {}) }, () =>
+        super.create({ ...request, cwd: cwd?.spawn ?? actual }),
+      );
+    } finally {
+      // The child has its own copy of the descriptor (and its cwd) by the time create resolves.
+      await directory.close();
+    }
+  }
+
+  private assertInside(requested: string, actual: string): void {
+    const relative = path.relative(this.workspace, actual);
     if (
       relative === "" ||
       (relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
     ) {
-      return resolved;
+      return;
     }
     throw new Error(
-      `refused: the working directory ${cwd} is outside the workspace ${this.workspace}; use a directory inside it, or restart the server with --workspace set higher`,
+      `refused: the working directory ${requested} is outside the workspace ${this.workspace}; use a directory inside it, or restart the server with --workspace set higher`,
     );
   }
 }

@@ -131,7 +131,7 @@ describe("acp-terminal mcp arguments", () => {
       }
       for (const command of ["ls -l", "gitk", "rm -rf /"]) {
         expect(await hook()(line(command))).toContain(
-          "no --allow pattern of this server (git *, ls) approves it",
+          "no --allow pattern of this server matches it (git *, ls)",
         );
       }
     });
@@ -146,7 +146,7 @@ describe("acp-terminal mcp arguments", () => {
         "git status > /etc/x",
       ]) {
         expect(await hook()(line(command))).toContain(
-          "never one whose command line holds shell syntax",
+          "no --allow pattern of this server matches it (git *, ls)",
         );
       }
     });
@@ -181,23 +181,28 @@ describe("acp-terminal mcp arguments", () => {
         throw new Error("expected serve");
       }
       expect(await authorizeHook(yes.options.policy)(line("git status; id"))).toBe(true);
-      expect(await authorizeHook(none.options.policy)(line("git status"))).toContain(
-        "restart it with --yes (allow every command) or --allow PATTERN",
+      expect(await authorizeHook(none.options.policy)(line("git status"))).toBe(
+        "this server runs nothing without approval and there is no one to ask; restart it with --allow PATTERN or --yes",
       );
     });
   });
 
-  it("requires a token off loopback, from --token or ACP_TERMINAL_MCP_TOKEN", () => {
-    expect(errorOf(["--http", "0.0.0.0:8765"])).toBe(
-      "--http 0.0.0.0:8765 is not a loopback address: give a bearer token with --token or ACP_TERMINAL_MCP_TOKEN, so that only your agent can run commands here",
-    );
+  it("takes the token from --token or ACP_TERMINAL_MCP_TOKEN on any address, and leaves it to the server to make one when none is given", () => {
     expect(parse(["--http", "0.0.0.0:8765", "--token", TOKEN]).kind).toBe("serve");
     expect(parse(["--http", "0.0.0.0:8765"], { ACP_TERMINAL_MCP_TOKEN: TOKEN })).toMatchObject({
       options: { token: TOKEN },
     });
-    for (const host of ["127.0.0.1", "127.1.2.3", "localhost", "[::1]"]) {
-      expect(parse(["--http", `${host}:0`]).kind).toBe("serve");
+    for (const host of ["127.0.0.1", "127.1.2.3", "localhost", "[::1]", "0.0.0.0"]) {
+      const parsed = parse(["--http", `${host}:0`]);
+      expect(parsed.kind).toBe("serve");
+      expect(parsed.kind === "serve" ? parsed.options.token : "not served").toBeUndefined();
     }
+    expect(parse(["--http", "127.0.0.1:0", "--token-file", "tok"])).toMatchObject({
+      options: { tokenFile: expect.stringMatching(/\/tok$/) },
+    });
+    expect(errorOf(["--token-file", "tok"])).toBe(
+      "--token-file is for --http: a stdio server has no token",
+    );
   });
 
   it("refuses a short token, a token without --http, and malformed addresses", () => {
@@ -223,6 +228,7 @@ describe("acp-terminal mcp arguments", () => {
       "--output-limit",
       "--progress-interval",
       "--http",
+      "--token-file",
       "--token",
       "--help",
     ]) {

@@ -88,12 +88,17 @@ export interface RunRecord {
  */
 export type StartFailure = "command_not_found" | "denied" | "spawn_failed";
 
-/** Kernel resource limits (rlimits) set before the command is executed. */
+/**
+ * Kernel resource limits set before the command is executed: on the whole process tree through a
+ * cgroup where one can be made, and on each process as rlimits (see runs/run/cgroup-limits.ts).
+ */
 export interface ResourceLimits {
-  /** RLIMIT_AS: address space in bytes. */
+  /** The tree's memory (cgroup), and each process's address space (RLIMIT_AS), in bytes. */
   memoryBytes?: number;
-  /** RLIMIT_CPU: CPU seconds (user + system) before SIGXCPU. */
+  /** RLIMIT_CPU: CPU seconds (user + system) of each process before SIGXCPU. */
   cpuSeconds?: number;
+  /** The tree's share of one core (cgroup CPU quota): over the run's timeout, at most that × timeout CPU seconds. */
+  cpuCores?: number;
 }
 
 /** `output`: the command's text; `notice`: acp-process's own remark; `event`: a watcher hit, text `{"event","match"}` as JSON. */

@@ -23,6 +23,8 @@ export interface ProviderCreateParams {
   pty?: boolean | { cols: number; rows: number };
   /** Keep stdin open for `write` (requires `capabilities.write`). */
   stdin?: boolean;
+  /** The run's labels, for a provider that acts on who started it; never sent to a client. */
+  labels?: Readonly<Record<string, string>>;
 }
 
 export interface ProviderOutput {

@@ -98,12 +98,14 @@ export const execTool = defineTool<ExecInput, ExecResult>({
     };
     const run = input.background
       ? await manager.start(request)
-      : (
-          await manager.run({
-            ...request,
-            ...(input.yieldMs !== undefined ? { yieldMs: input.yieldMs } : {}),
-          })
-        ).run;
+      : ctx.awaitEnd
+        ? await manager.wait((await manager.start(request)).id, { sessionId })
+        : (
+            await manager.run({
+              ...request,
+              ...(input.yieldMs !== undefined ? { yieldMs: input.yieldMs } : {}),
+            })
+          ).run;
     if (!isFinished(run.status)) {
       toolState(manager).markBackground(run.id);
       if (input.notifyOnExit ?? ctx.execPolicy?.notifyOnExit ?? true) {

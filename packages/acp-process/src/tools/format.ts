@@ -2,17 +2,28 @@ import { commandLine } from "../runs/run/describe.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
 import type { RunSnapshot } from "../model/run-events.js";
 
+/** Characters of a command line or an error an answer about a run shows; the rest is counted. */
+export const SHOWN_COMMAND_CHARS = 500;
+
+/**
+ * `text` cut to `max` characters, with how long it was: what an answer shows of a command line
+ * or an error a run carries (a command may be up to 128 KiB, and an answer lists up to 500 runs).
+ */
+export function shownText(text: string, max = SHOWN_COMMAND_CHARS): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
+}
+
 /** A short summary of a run for list views. */
 export function runSummary(run: RunSnapshot): Record<string, unknown> {
   return {
     id: run.id,
     status: run.status,
-    command: commandLine(run),
+    command: shownText(commandLine(run)),
     exitCode: run.exitCode,
     signal: run.signal,
     startedAt: run.startedAtMs === null ? null : new Date(run.startedAtMs).toISOString(),
     durationMs: run.durationMs,
-    ...(run.error ? { error: run.error } : {}),
+    ...(run.error ? { error: shownText(run.error) } : {}),
   };
 }
 

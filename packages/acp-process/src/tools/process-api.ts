@@ -1,5 +1,6 @@
 import { signalNameSchema } from "acp-terminal/protocol";
 import { z } from "zod";
+import { treeLimitMechanisms } from "../runs/run/cgroup-limits.js";
 import { messageOf, ProcessError } from "../errors.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
 import { isFinished } from "../model/run-record.js";
@@ -81,14 +82,16 @@ const processRunSchema = strictInput(
       .positive()
       .optional()
       .describe(
-        "Fraction of one core, enforced (local runs) as RLIMIT_CPU = cpu_limit × timeout CPU seconds; SIGXCPU ends a run that uses more",
+        "Fraction of one core. Local runs: the whole process tree gets at most this share (a cgroup CPU quota, where one can be made), and each process at most cpu_limit × timeout CPU seconds (RLIMIT_CPU; SIGXCPU ends it)",
       ),
     memory_limit: z
       .number()
       .int()
       .positive()
       .optional()
-      .describe("Bytes of address space (RLIMIT_AS, local runs); allocations beyond it fail"),
+      .describe(
+        "Bytes. Local runs: the whole process tree's memory (a cgroup limit, where one can be made: the kernel's OOM killer ends what goes past it) and each process's address space (RLIMIT_AS: allocations beyond it fail)",
+      ),
     stdout_lines: z
       .number()
       .int()
@@ -193,7 +196,10 @@ export const processRunTool = defineTool({
         ? {
             resource_limits: {
               cpu_seconds: limits.cpuSeconds ?? null,
+              cpu_cores: limits.cpuCores ?? null,
               memory_bytes: limits.memoryBytes ?? null,
+              // What binds the whole process tree here (null: only each process's rlimits).
+              whole_tree: treeLimitMechanisms(),
             },
           }
         : {}),
@@ -323,6 +329,12 @@ const processListSchema = strictInput(
       .max(500)
       .optional()
       .describe("Most runs returned, newest first (default 50)"),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("First run of the page (next_offset of the previous page; default 0)"),
   },
   { aliases: { state_filter: "state" } },
 );
@@ -337,8 +349,10 @@ export const processListTool = defineTool({
     const runs = manager
       .list({ sessionId, limit: 500 })
       .filter((run) => wanted === "all" || processState(run.status, run.cause) === wanted);
+    const offset = input.offset ?? 0;
+    const end = offset + (input.limit ?? 50);
     return {
-      processes: runs.slice(0, input.limit ?? 50).map((run) => ({
+      processes: runs.slice(offset, end).map((run) => ({
         process_id: run.id,
         command: runFields(run)["command"],
         state: processState(run.status, run.cause),
@@ -348,6 +362,7 @@ export const processListTool = defineTool({
         resource_usage: usageFields(run.resourceUsage ?? null),
       })),
       total: runs.length,
+      ...(end < runs.length ? { next_offset: end } : {}),
     };
   },
 });

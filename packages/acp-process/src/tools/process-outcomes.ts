@@ -17,6 +17,10 @@ export function limitExceeded(manager: ProcessManager, run: RunSnapshot): string
     return `the command used its CPU allowance of ${limits.cpuSeconds} CPU seconds (cpu_limit × timeout) and was stopped by SIGXCPU`;
   }
   const failed = run.signal !== null || (run.exitCode !== null && run.exitCode !== 0);
+  if (limits.memoryBytes !== undefined && run.signal === "SIGKILL") {
+    // Not our kill (status is not killed): the kernel's OOM killer, at the tree's cgroup limit.
+    return `the command was killed by the kernel's OOM killer at its memory_limit of ${limits.memoryBytes} bytes (the whole process tree's memory, a cgroup limit)`;
+  }
   if (limits.memoryBytes !== undefined && failed) {
     const tail = manager.tail(run.id, { maxChars: 4000 }).text;
     if (
@@ -92,6 +96,7 @@ export function limitsFor(
       );
     }
     limits.cpuSeconds = Math.max(1, Math.ceil(input.cpu_limit * timeoutS));
+    limits.cpuCores = input.cpu_limit;
   }
   if (input.memory_limit !== undefined) {
     if (input.memory_limit > totalmem()) {

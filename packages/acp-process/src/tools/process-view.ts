@@ -1,4 +1,5 @@
 import { commandLine } from "../runs/run/describe.js";
+import { shownText } from "./format.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
 import type { RunStatus, TerminationCause } from "../model/run-record.js";
 import type { RunSnapshot } from "../model/run-events.js";
@@ -77,14 +78,14 @@ export function isoTime(ms: number | null): string | null {
 export function runFields(run: RunSnapshot): Record<string, unknown> {
   return {
     process_id: run.id,
-    command: commandLine(run),
+    command: shownText(commandLine(run)),
     state: processState(run.status, run.cause),
     exit_code: run.exitCode,
     signal: run.signal,
     started_at: isoTime(run.startedAtMs),
     duration_ms: run.durationMs,
     stdout_size: run.outputBytes,
-    ...(run.error ? { error: run.error } : {}),
+    ...(run.error ? { error: shownText(run.error) } : {}),
     ...(run.startFailure
       ? { error_code: run.startFailure === "command_not_found" ? "CommandNotFound" : "SpawnFailed" }
       : {}),

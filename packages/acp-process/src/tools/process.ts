@@ -24,7 +24,9 @@ export const processInputSchema = strictInput({
     .int()
     .min(0)
     .optional()
-    .describe("log: first line (0-based); omitted = the last `limit` lines"),
+    .describe(
+      "log: first line (0-based); omitted = the last `limit` lines. list: first session of the page (nextOffset of the previous page)",
+    ),
   limit: z
     .number()
     .int()
@@ -68,13 +70,18 @@ export const processTool = defineTool<ProcessInput, Record<string, unknown>>({
         const runs = manager
           .list({ sessionId: owner, limit: 500 })
           .filter((run) => state.isBackground(run.id));
+        // Paged: `offset` and `limit` (newest first); `nextOffset` while more remain.
+        const offset = input.offset ?? 0;
+        const end = offset + Math.min(input.limit ?? 50, 500);
         return {
-          processes: runs.slice(0, Math.min(input.limit ?? 50, 500)).map((run) => ({
+          processes: runs.slice(offset, end).map((run) => ({
             ...runSummary(run),
             sessionId: run.id,
             name: derivedName(run),
             tail: manager.tail(run.id, { maxChars: SNIPPET_CHARS }).text,
           })),
+          total: runs.length,
+          ...(end < runs.length ? { nextOffset: end } : {}),
         };
       }
       case "poll":

@@ -18,6 +18,11 @@ export interface ToolContext {
    * exec design's `tools.exec.notifyOnExit`: enqueue a system event for the model).
    */
   onBackgroundExit?: (notice: BackgroundExitNotice) => void;
+  /**
+   * The caller follows the call to its end however long it takes (an MCP task): `exec` waits for
+   * the command instead of answering `status: "running"` after `yieldMs`. Default false.
+   */
+  awaitEnd?: boolean;
 }
 
 /**

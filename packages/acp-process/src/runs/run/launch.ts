@@ -29,5 +29,6 @@ export function createParams(
     ...(outputByteLimit !== undefined ? { outputByteLimit } : {}),
     ...(pty !== undefined ? { pty } : {}),
     ...(launch.stdin ? { stdin: true } : {}),
+    ...(Object.keys(record.labels).length > 0 ? { labels: record.labels } : {}),
   };
 }

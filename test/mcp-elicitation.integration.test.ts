@@ -1,0 +1,192 @@
+/**
+ * Approval through the host: without --yes, a command no --allow pattern approves is asked
+ * through MCP elicitation (2026-07-28: an input_required result the client answers by retrying;
+ * 2025: elicitation/create, sent by the SDK's shim), over real stdio with the SDK v2 client on
+ * both revisions and the v1 client. The question shows the command, its directory and the
+ * variables set; accept runs it, decline or dismiss refuse it (an error that says so), and "for
+ * the rest of the session" is remembered as the CLI remembers it. Over stateless HTTP a 2026-07-28
+ * client is asked as well; a 2025 one cannot be (no session to send the question on).
+ */
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { newMark, untilNoneMarked } from "./fixtures/demo-processes.js";
+import {
+  CLIENT_KINDS,
+  connectHttp,
+  type ElicitAnswer,
+  type McpTestClient,
+  type ToolCallResult,
+} from "./support/mcp-clients.js";
+import {
+  connectMcp,
+  MCP_MAIN,
+  startHttpServer,
+  type HttpServerProcess,
+} from "./support/mcp-server.js";
+
+let workspace: string;
+let mark: string;
+const open: McpTestClient[] = [];
+const servers: HttpServerProcess[] = [];
+
+beforeAll(() => {
+  workspace = realpathSync(mkdtempSync(path.join(tmpdir(), "mcp-elicit-")));
+  mkdirSync(path.join(workspace, "sub"));
+});
+afterAll(() => rmSync(workspace, { recursive: true, force: true }));
+afterEach(async () => {
+  await Promise.allSettled(open.splice(0).map((client) => client.close()));
+  await Promise.allSettled(servers.splice(0).map((server) => server.stop()));
+  await untilNoneMarked(mark);
+});
+
+/** A client whose user answers every question with the next of `answers`, recording the questions. */
+async function asking(
+  kind: (typeof CLIENT_KINDS)[number],
+  args: string[],
+  answers: ElicitAnswer[],
+): Promise<{ client: McpTestClient; questions: string[] }> {
+  mark = newMark();
+  const questions: string[] = [];
+  const client = await connectMcp(kind, ["--workspace", workspace, ...args], mark, {
+    elicit: async ({ message }) => {
+      questions.push(message);
+      const answer = answers.shift();
+      if (!answer) {
+        throw new Error(`an unexpected question: ${message}`);
+      }
+      return answer;
+    },
+  });
+  open.push(client);
+  return { client, questions };
+}
+
+const once: ElicitAnswer = { action: "accept", content: { decision: "once" } };
+const session: ElicitAnswer = { action: "accept", content: { decision: "session" } };
+
+function output(result: ToolCallResult): unknown {
+  expect(result.isError ?? false, JSON.stringify(result)).toBe(false);
+  return result.structuredContent?.["output"];
+}
+
+describe.each(CLIENT_KINDS)("the %s client", (kind) => {
+  test("a command is asked about with its command line, directory and variables; accepting runs it once", async () => {
+    const { client, questions } = await asking(kind, [], [once, once]);
+    const needle = randomUUID();
+    const run = await client.callTool("exec", {
+      command: `echo ${needle} $GREETING`,
+      workdir: path.join(workspace, "sub"),
+      env: { GREETING: "hi\u001b[2K\u202e\u200b" },
+    });
+    expect(output(run)).toBe(`${needle} hi\u001b[2K\u202e\u200b\n`);
+    expect(questions).toHaveLength(1);
+    expect(questions[0]).toContain(`command line: \`echo ${needle} $GREETING\``);
+    expect(questions[0]).toContain(`directory: \`${workspace}/sub\``);
+    // Control characters are shown, not sent to the host's display.
+    expect(questions[0]).toContain("`GREETING` = `hi\\x1b[2K\\u202e\\u200b`");
+    // Once is once: the same command is asked about again.
+    expect(
+      output(
+        await client.callTool("exec", {
+          command: `echo ${needle} $GREETING`,
+          workdir: path.join(workspace, "sub"),
+          env: { GREETING: "hi\u001b[2K\u202e\u200b" },
+        }),
+      ),
+    ).toBe(`${needle} hi\u001b[2K\u202e\u200b\n`);
+    expect(questions).toHaveLength(2);
+  });
+
+  test("declining or dismissing the question refuses the command with an error that says so, and nothing runs", async () => {
+    const { client, questions } = await asking(
+      kind,
+      [],
+      [{ action: "decline" }, { action: "cancel" }],
+    );
+    const file = path.join(workspace, `declined-${randomUUID()}`);
+    const declined = await client.callTool("exec", { command: `touch ${file}` });
+    expect(declined.isError).toBe(true);
+    expect(declined.content[0]!.text).toBe(
+      `Not run: touch ${file}. The user was asked and declined it; do not retry it unchanged.`,
+    );
+    const dismissed = await client.callTool("exec", { command: `touch ${file}` });
+    expect(dismissed.isError).toBe(true);
+    expect(dismissed.content[0]!.text).toContain("closed the question without answering");
+    expect(questions).toHaveLength(2);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  test("allowing for the session runs the same command in the same directory without asking again; another directory is asked about", async () => {
+    const { client, questions } = await asking(kind, [], [session, once]);
+    expect(output(await client.callTool("exec", { command: "pwd" }))).toBe(`${workspace}\n`);
+    expect(output(await client.callTool("exec", { command: "pwd" }))).toBe(`${workspace}\n`);
+    expect(questions).toHaveLength(1);
+    expect(
+      output(
+        await client.callTool("exec", { command: "pwd", workdir: path.join(workspace, "sub") }),
+      ),
+    ).toBe(`${workspace}/sub\n`);
+    expect(questions).toHaveLength(2);
+  });
+
+  test("what --allow approves is not asked about; a blank run that could hide the rest is shown counted", async () => {
+    const { client, questions } = await asking(kind, ["--allow", "pwd"], [{ action: "decline" }]);
+    expect(output(await client.callTool("exec", { command: "pwd" }))).toBe(`${workspace}\n`);
+    expect(questions).toHaveLength(0);
+    const hidden = await client.callTool("exec", { command: `ls${" ".repeat(600)}; touch M` });
+    expect(hidden.isError).toBe(true);
+    expect(questions[0]).toContain("`ls⟨600 spaces⟩; touch M`");
+  });
+});
+
+describe("over Streamable HTTP", () => {
+  const TOKEN = "h".repeat(32);
+
+  async function httpAsking(
+    kind: (typeof CLIENT_KINDS)[number],
+  ): Promise<{ client: McpTestClient; questions: string[] }> {
+    mark = newMark();
+    const server = await startHttpServer(
+      ["--workspace", workspace, "--http", "127.0.0.1:0", "--token", TOKEN],
+      mark,
+      {},
+      [process.execPath, MCP_MAIN],
+    );
+    servers.push(server);
+    const questions: string[] = [];
+    const client = await connectHttp(
+      kind,
+      { url: server.url, token: TOKEN },
+      {
+        elicit: async ({ message }) => {
+          questions.push(message);
+          return once;
+        },
+      },
+    );
+    open.push(client);
+    return { client, questions };
+  }
+
+  test("a 2026-07-28 client is asked (input_required needs no session: the retry carries the answer)", async () => {
+    const { client, questions } = await httpAsking("v2-modern");
+    expect(output(await client.callTool("exec", { command: "echo asked over http" }))).toBe(
+      "asked over http\n",
+    );
+    expect(questions).toHaveLength(1);
+  });
+
+  test("a 2025 client over stateless HTTP cannot be asked (each request meets a fresh server): refused, saying so", async () => {
+    for (const kind of ["v2", "v1"] as const) {
+      const { client, questions } = await httpAsking(kind);
+      const refused = await client.callTool("exec", { command: "echo never" });
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0]!.text).toContain("this client cannot be asked");
+      expect(questions).toHaveLength(0);
+    }
+  });
+});
