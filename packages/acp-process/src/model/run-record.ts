@@ -71,6 +71,11 @@ export interface RunRecord {
   /** Output bytes the command wrote past `maxOutputBytes` (not stored, still seen by watchers). */
   cappedBytes?: number;
   /**
+   * Where output was dropped by the client before it could be read: `[offset, bytes]` in absolute
+   * output offsets, oldest first (at most MAX_LOST_RANGES; a later loss is merged into the last).
+   */
+  lostRanges?: [offset: number, bytes: number][];
+  /**
    * Set when the command never started (status `failed`, cause `spawn_error`): why, so every
    * surface can tell "not found" from other start failures without parsing `error`.
    */
@@ -96,6 +101,25 @@ export interface ResourceLimits {
   cpuSeconds?: number;
 }
 
+/** Separate losses a record lists; later ones are merged into the last range. */
+export const MAX_LOST_RANGES = 100;
+
+/**
+ * Every byte of output the command wrote, as far as acp-process knows: the bytes kept, those the
+ * client dropped before they were read (`lostBytes`) and those past `maxOutputBytes`. Absolute
+ * output offsets run from 0 to this.
+ */
+export function totalOutputBytes(
+  record: Pick<RunRecord, "outputBytes" | "lostBytes" | "cappedBytes">,
+): number {
+  return record.outputBytes + record.lostBytes + (record.cappedBytes ?? 0);
+}
+
+/** The absolute offset the next byte the client reports lands at (loss counted, the capped part not). */
+export function streamOffset(record: Pick<RunRecord, "outputBytes" | "lostBytes">): number {
+  return record.outputBytes + record.lostBytes;
+}
+
 /** `output`: the command's text; `notice`: acp-process's own remark; `event`: a watcher hit, text `{"event","match"}` as JSON. */
 export type RunItemKind = "output" | "notice" | "event";
 
@@ -105,6 +129,6 @@ export interface RunItem {
   kind: RunItemKind;
   text: string;
   atMs: number;
-  /** Output byte offset of the first byte of `text` (for `notice`, the offset at that point). */
+  /** Absolute output offset of the first byte of `text`, loss counted (for `notice`, the offset at that point). */
   byteOffset: number;
 }

@@ -11,6 +11,7 @@ import type {
   ProviderExitStatus,
   ProviderOutput,
   ProviderOutputOptions,
+  OutputStream,
   TerminalProvider,
 } from "./types.js";
 
@@ -47,6 +48,17 @@ export interface TerminalHostLike {
   signal?(owner: TerminalOwner, terminalId: string, signal: string): Promise<void> | void;
   /** `pid` is the command's process-group id (acp-terminal's `TerminalInfo`). */
   info?(terminalId: string): { pid?: number } | undefined;
+  /** Output events (raw bytes as read), for pushed output (`stream`). */
+  on?(
+    event: "output",
+    listener: (event: { terminalId: string; owner: TerminalOwner; data: Uint8Array }) => void,
+  ): unknown;
+  /** Read access to a terminal's retained bytes. */
+  outputReader?(
+    terminalId: string,
+  ): { bytesSince(sinceByte: number): { bytes: Uint8Array; fromByte: number } } | undefined;
+  /** Defined for PTY terminals (their output is read rendered, not as raw bytes). */
+  screenReader?(terminalId: string): unknown;
 }
 
 export interface LocalProviderOptions {
@@ -62,6 +74,9 @@ export class LocalTerminalProvider implements TerminalProvider {
   readonly kind = "local";
   readonly capabilities: ProviderCapabilities;
   private readonly owner: TerminalOwner;
+  /** Where each streamed terminal's bytes go (one host listener serves them all). */
+  private readonly sinks = new Map<string, (bytes: Uint8Array) => void>();
+  private listening = false;
 
   constructor(
     private readonly host: TerminalHostLike,
@@ -140,6 +155,36 @@ export class LocalTerminalProvider implements TerminalProvider {
 
   async signal(terminalId: string, signal: string): Promise<void> {
     await this.host.signal!(this.owner, terminalId, signal);
+  }
+
+  /**
+   * The pipe terminal's bytes as the host reads them, from its output events: subscribed and the
+   * retained backlog read in one synchronous step, so every byte arrives once. PTY terminals are
+   * read rendered (polled), so they have no stream.
+   */
+  stream(terminalId: string, onBytes: (bytes: Uint8Array) => void): OutputStream | undefined {
+    const { host } = this;
+    if (!host.on || !host.outputReader || host.screenReader?.(terminalId) !== undefined) {
+      return undefined;
+    }
+    const reader = host.outputReader(terminalId);
+    if (!reader) {
+      return undefined;
+    }
+    if (!this.listening) {
+      this.listening = true;
+      host.on("output", ({ terminalId: id, owner, data }) => {
+        if (
+          owner.connectionId === this.owner.connectionId &&
+          owner.sessionId === this.owner.sessionId
+        ) {
+          this.sinks.get(id)?.(data);
+        }
+      });
+    }
+    this.sinks.set(terminalId, onBytes);
+    const { bytes, fromByte } = reader.bytesSince(0);
+    return { backlog: bytes, fromByte, stop: () => this.sinks.delete(terminalId) };
   }
 
   /** From /proc for the terminal's process group (Linux); null elsewhere or once it has exited. */

@@ -60,6 +60,8 @@ interface ItemRow {
 export class SqliteRunStore implements RunStore {
   readonly kind = "sqlite";
   readonly retention: RetentionLimits;
+  /** `<file>.output`: spilled output lives beside the file, so a restart reads it (none for `:memory:`). */
+  readonly outputDirectory: string | undefined;
   private readonly db: Database.Database;
   private readonly pendingItems: { runId: string; item: RunItem }[] = [];
   private readonly pendingRuns = new Map<string, RunRecord>();
@@ -78,6 +80,7 @@ export class SqliteRunStore implements RunStore {
     options: SqliteStoreOptions = {},
   ) {
     this.retention = { ...DEFAULT_RETENTION, ...options.retention };
+    this.outputDirectory = path === ":memory:" || path === "" ? undefined : `${path}.output`;
     this.flushItems = options.flushItems ?? 2000;
     this.onError =
       options.onError ?? ((error) => process.stderr.write(`acp-process: ${error.message}\n`));

@@ -2,7 +2,7 @@ import { signalNameSchema } from "acp-terminal/protocol";
 import { z } from "zod";
 import { messageOf, ProcessError } from "../errors.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
-import { isFinished } from "../model/run-record.js";
+import { isFinished, totalOutputBytes } from "../model/run-record.js";
 import { type RunSnapshot } from "../model/run-events.js";
 import { limitExceeded, limitsFor, shellCommandNotFound, startError } from "./process-outcomes.js";
 import {
@@ -393,25 +393,19 @@ export const processLogsTool = defineTool({
     const offset = input.offset ?? 0;
     const limit = Math.min(input.limit ?? MAX_LOG_BYTES, MAX_LOG_BYTES);
     const view = await manager.wholeCharacterBytes(input.id, { sessionId, offset, limit });
-    const size = view.run.outputBytes;
     const nextOffset = view.offset + view.byteLength;
     return {
       process_id: input.id,
       state: processState(view.run.status, view.run.cause),
       stdout: view.text,
       stderr: "",
-      stdout_size: size,
+      // Every byte the command wrote: offsets run from 0 to it.
+      stdout_size: view.totalBytes,
       stderr_size: 0,
       streams_merged: true,
       offset: view.offset,
       next_offset: nextOffset,
-      truncated: nextOffset < size,
-      ...(view.offset > offset
-        ? {
-            dropped_bytes: view.offset - offset,
-            note: `bytes ${offset}..${view.offset} are no longer retained; reading from ${view.offset}`,
-          }
-        : {}),
+      truncated: nextOffset < view.totalBytes,
     };
   },
 });
@@ -451,7 +445,7 @@ export const processWaitTool = defineTool({
   schema: processWaitSchema,
   async run({ manager, sessionId }, input) {
     await manager.refresh(input.id, sessionId);
-    const sinceBytes = input.since_size ?? manager.get(input.id, { sessionId }).outputBytes;
+    const sinceBytes = input.since_size ?? totalOutputBytes(manager.get(input.id, { sessionId }));
     const { woke, match } = await waitForChange(manager, input.id, {
       sessionId,
       sinceBytes,
@@ -470,7 +464,7 @@ export const processWaitTool = defineTool({
       ...(match !== undefined ? { match } : {}),
       stdout: fresh.text,
       next_offset: nextOffset,
-      truncated: nextOffset < fresh.run.outputBytes,
+      truncated: nextOffset < fresh.totalBytes,
     };
   },
 });

@@ -1,6 +1,6 @@
 import { commandLine } from "../runs/run/describe.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
-import type { RunStatus, TerminationCause } from "../model/run-record.js";
+import { totalOutputBytes, type RunStatus, type TerminationCause } from "../model/run-record.js";
 import type { RunSnapshot } from "../model/run-events.js";
 import type { ResourceUsage } from "../providers/proc-usage.js";
 
@@ -83,7 +83,8 @@ export function runFields(run: RunSnapshot): Record<string, unknown> {
     signal: run.signal,
     started_at: isoTime(run.startedAtMs),
     duration_ms: run.durationMs,
-    stdout_size: run.outputBytes,
+    // Every byte the command wrote (kept, dropped by the client, past max_output_bytes).
+    stdout_size: totalOutputBytes(run),
     ...(run.error ? { error: run.error } : {}),
     ...(run.startFailure
       ? { error_code: run.startFailure === "command_not_found" ? "CommandNotFound" : "SpawnFailed" }

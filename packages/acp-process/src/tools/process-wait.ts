@@ -1,6 +1,6 @@
 import { messageOf } from "../errors.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
-import { isFinished } from "../model/run-record.js";
+import { isFinished, streamOffset } from "../model/run-record.js";
 
 export type WakeReason = "exit" | "output" | "match" | "timeout";
 
@@ -72,7 +72,7 @@ export function waitForChange(
     const now = manager.get(runId, { sessionId });
     if (isFinished(now.status)) {
       finish({ woke: "exit" });
-    } else if (pattern === undefined && now.outputBytes > sinceBytes) {
+    } else if (pattern === undefined && streamOffset(now) > sinceBytes) {
       finish({ woke: "output" });
     }
   });

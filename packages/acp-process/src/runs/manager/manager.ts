@@ -22,14 +22,10 @@ import { encodeKeyInput, resizeRun, writeInput } from "./input.js";
 import { Scheduler } from "./scheduler.js";
 import { isFinished, type RunRecord } from "../../model/run-record.js";
 import { type RunEventSink, type RunSnapshot, type WatcherSpec } from "../../model/run-events.js";
-import {
-  byteView,
-  lineView,
-  storeTail,
-  wholeCharacterBytes,
-  type LineView,
-} from "../views/views.js";
+import { lineView, storeTail, type LineView } from "../views/views.js";
 import { runUsage } from "../views/usage.js";
+import { readOutputRange } from "../views/byte-range.js";
+import { OutputArchive } from "../spill/output-archive.js";
 import { readPage, type ReadResult } from "../views/read-page.js";
 import { RunRegistry } from "./registry.js";
 import { recoverRuns, type RecoveryPolicy, type RecoveryReport } from "./recovery.js";
@@ -48,6 +44,8 @@ const SIGNAL_NAMES: readonly string[] = SUPPORTED_SIGNALS;
 export class ProcessManager {
   readonly limits: ResolvedLimits;
   readonly store: RunStore;
+  /** Output past the store's window, on disk under a quota (undefined with `outputSpill: false`). */
+  readonly archive: OutputArchive | undefined;
   private readonly clock: Clock;
   private readonly tuning: RunTuning;
   private readonly registry: RunRegistry;
@@ -73,7 +71,21 @@ export class ProcessManager {
       options.store ?? new MemoryRunStore({ maxCharsPerRun: this.limits.maxOutputChars });
     this.tuning = { ...DEFAULT_TUNING, ...options.tuning };
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? 30 * 60_000;
-    this.registry = new RunRegistry(this.store, options.maxRuns ?? 500);
+    this.archive =
+      options.outputSpill === false
+        ? undefined
+        : new OutputArchive(
+            { ...options.outputSpill, storeDirectory: this.store.outputDirectory },
+            () =>
+              this.registry.all().map((r) => ({
+                runId: r.id,
+                finished: isFinished(r.status),
+                atMs: r.endedAtMs ?? r.createdAtMs,
+              })),
+          );
+    this.registry = new RunRegistry(this.store, options.maxRuns ?? 500, (runId) =>
+      this.archive?.delete(runId),
+    );
     this.scheduler = new Scheduler({
       maxConcurrentRuns: 16,
       maxConcurrentPerSession: 16,
@@ -144,6 +156,7 @@ export class ProcessManager {
         clock: this.clock,
         emit: (e) => this.events.emit(e),
         tuning: this.tuning,
+        archive: this.archive,
       },
       {
         stdin: record.stdin,
@@ -203,6 +216,7 @@ export class ProcessManager {
         clock: this.clock,
         emit: (e) => this.events.emit(e),
         tuning: this.tuning,
+        archive: this.archive,
       },
       { stdin: record.stdin },
     );
@@ -291,29 +305,48 @@ export class ProcessManager {
     return { ...view, run: snapshotOf(record, this.clock.now()) };
   }
 
-  /** Output bytes `[offset, offset + limit)` (UTF-8), from what is retained. */
+  /**
+   * Output bytes `[offset, offset + limit)` by absolute offset, from the run's spill or its
+   * retained items (see `readOutputRange`: a range that cannot be read is an error saying why).
+   */
   async bytes(
     runId: string,
-    query: { sessionId?: string; offset: number; limit: number },
-  ): Promise<ReturnType<typeof byteView> & { run: RunSnapshot }> {
+    query: { sessionId?: string; offset: number; limit: number; wholeCharacters?: boolean },
+  ): Promise<{
+    bytes: Buffer;
+    text: string;
+    offset: number;
+    totalBytes: number;
+    run: RunSnapshot;
+  }> {
     await this.refresh(runId, query.sessionId);
     const record = this.registry.record(runId, query.sessionId);
+    const read = readOutputRange({ record, store: this.store, archive: this.archive }, query);
     return {
-      ...byteView(this.store.allItems(runId), query),
+      ...read,
+      text: read.bytes.toString("utf8"),
       run: snapshotOf(record, this.clock.now()),
     };
   }
 
-  /** As `bytes`, cut at UTF-8 character boundaries (see `wholeCharacterBytes`). */
+  /** As `bytes`, cut at UTF-8 character boundaries and decoded. */
   async wholeCharacterBytes(
     runId: string,
     query: { sessionId?: string; offset: number; limit: number },
-  ): Promise<ReturnType<typeof wholeCharacterBytes> & { run: RunSnapshot }> {
-    await this.refresh(runId, query.sessionId);
-    const record = this.registry.record(runId, query.sessionId);
+  ): Promise<{
+    text: string;
+    offset: number;
+    byteLength: number;
+    totalBytes: number;
+    run: RunSnapshot;
+  }> {
+    const read = await this.bytes(runId, { ...query, wholeCharacters: true });
     return {
-      ...wholeCharacterBytes(this.store.allItems(runId), query),
-      run: snapshotOf(record, this.clock.now()),
+      text: read.text,
+      offset: read.offset,
+      byteLength: read.bytes.length,
+      totalBytes: read.totalBytes,
+      run: read.run,
     };
   }
 
@@ -479,6 +512,7 @@ export class ProcessManager {
     this.stopSweeper();
     await Promise.all(this.registry.liveRuns().map((run) => run.terminate("dispose")));
     this.store.flush();
+    this.archive?.dispose();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

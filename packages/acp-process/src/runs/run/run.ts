@@ -15,6 +15,7 @@ import type { RunContext } from "./context.js";
 import type { RunRecord, TerminationCause } from "../../model/run-record.js";
 import type { RunSnapshot } from "../../model/run-events.js";
 import { WatcherSet } from "../output/watchers.js";
+import { RunSpill } from "../spill/run-spill.js";
 
 export type { RunContext, RunTuning } from "./context.js";
 
@@ -60,6 +61,7 @@ export class Run {
       ctx.emit,
       new WatcherSet(ctx.tuning.watcherLimits),
       () => ctx.clock.now(),
+      new RunSpill(ctx.archive, ctx.store, record),
       (error) => this.noteStoreFailure(error),
     );
   }
@@ -138,12 +140,14 @@ export class Run {
         void this.terminate("provider_error");
       },
     );
-    void this.reader.poll({
-      minMs: tuning.pollMinMs,
-      maxMs: tuning.pollMaxMs,
-      signal: this.controller.signal,
-      stop: () => this.currentPhase !== "running",
-    });
+    if (!this.reader.startStream()) {
+      void this.reader.poll({
+        minMs: tuning.pollMinMs,
+        maxMs: tuning.pollMaxMs,
+        signal: this.controller.signal,
+        stop: () => this.currentPhase !== "running",
+      });
+    }
     this.watchExit(this.record.terminalId);
     // Killed while the create request was in flight: end it now that it has a terminal.
     if (this.record.cause) {
@@ -323,8 +327,9 @@ export class Run {
     this.controller.abort();
     try {
       // The output is final: watchers report what they held back (a last line without a newline,
-      // a stream match at the very end).
+      // a stream match at the very end); the spill is written out.
       this.log.appendOutput("", true);
+      this.log.spill.close();
       const end = describeEnd(this.record, this.exitStatus);
       this.record.exitCode = this.exitStatus?.exitCode ?? null;
       this.record.signal = this.exitStatus?.signal ?? null;
@@ -344,6 +349,7 @@ export class Run {
     } finally {
       await this.release();
       // The reader holds the last snapshot (up to the client's output limit): let it go.
+      this.reader?.close();
       this.reader = null;
       this.currentPhase = "settled";
       this.resolveSettled(this.snapshot());

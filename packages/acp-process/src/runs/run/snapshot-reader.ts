@@ -1,5 +1,6 @@
+import { TextDecoder } from "node:util";
 import { messageOf } from "../../errors.js";
-import type { TerminalProvider } from "../../providers/types.js";
+import type { OutputStream, TerminalProvider } from "../../providers/types.js";
 import { SnapshotDelta } from "../output/delta.js";
 import type { OutputLog } from "../output/output-log.js";
 import { realNowMs, sleep } from "./deadline.js";
@@ -25,6 +26,8 @@ export class SnapshotReader {
   private wakeController: AbortController | null = null;
   private lastSnapshotChars = 0;
   private failures = 0;
+  /** Pushed output (`startStream`): the provider's stream and the decoder of its bytes. */
+  private stream: { source: OutputStream; decoder: TextDecoder } | null = null;
 
   constructor(
     private readonly provider: TerminalProvider,
@@ -34,6 +37,43 @@ export class SnapshotReader {
     /** Called once after `MAX_READ_FAILURES` consecutive failed reads, with the last error's message. */
     private readonly onGiveUp: (message: string) => void = () => {},
   ) {}
+
+  /**
+   * Takes the output as the provider pushes it, where it can (see `TerminalProvider.stream`):
+   * true when it does, and polling is then not needed (reads still tell the exit).
+   */
+  startStream(): boolean {
+    const source = this.provider.stream?.(this.terminalId, (bytes) => this.pushed(bytes));
+    if (!source) {
+      return false;
+    }
+    this.stream = { source, decoder: new TextDecoder() };
+    if (source.fromByte > 0) {
+      this.delta.advance(source.fromByte);
+      this.log.appendDelta(
+        { text: "", lostBytes: source.fromByte, lostUnknown: false, exact: true },
+        false,
+      );
+    }
+    this.pushed(source.backlog);
+    return true;
+  }
+
+  /** Stops pushed output (the run settled). */
+  close(): void {
+    this.stream?.source.stop();
+    this.stream = null;
+  }
+
+  private pushed(bytes: Uint8Array): void {
+    if (!this.stream || bytes.length === 0) {
+      return;
+    }
+    this.delta.advance(bytes.length);
+    if (this.log.appendOutput(this.stream.decoder.decode(bytes, { stream: true })) > 0) {
+      this.onOutput();
+    }
+  }
 
   /** Reads now; resolves true when the snapshot says the command exited and its output drained. */
   read(): Promise<boolean> {
@@ -110,6 +150,10 @@ export class SnapshotReader {
     const increment = sinceByte !== undefined && snapshot.fromByte !== undefined;
     this.lastSnapshotChars = increment ? 0 : snapshot.output.length;
     const exited = Boolean(snapshot.exitStatus);
+    if (exited && this.stream) {
+      // A character cut at the very end (invalid output) is shown as U+FFFD, not held back.
+      this.log.appendOutput(this.stream.decoder.decode());
+    }
     if (this.log.appendDelta(this.delta.next(snapshot, sinceByte), exited) > 0) {
       this.onOutput();
     }
