@@ -60,7 +60,8 @@ export class OutputLog {
     return this.record.nextSeq;
   }
 
-  appendOutput(text: string, final = false): number {
+  /** `bytes`: the text's UTF-8 when the caller has it (pushed output), so the spill need not encode it again. */
+  appendOutput(text: string, final = false, bytes?: Buffer): number {
     if (text.length === 0) {
       if (final) {
         this.emitHits(this.watchers.feed("", true));
@@ -79,7 +80,7 @@ export class OutputLog {
       this.record.lineCount += countNewlines(piece);
     }
     if (items.length > 0) {
-      this.commit(items, { offset, text: kept });
+      this.commit(items, { offset, text: kept, ...(bytes && kept === text ? { bytes } : {}) });
     }
     if (cappedBefore === 0 && (this.record.cappedBytes ?? 0) > 0) {
       this.appendNotice(
@@ -142,7 +143,10 @@ export class OutputLog {
     };
   }
 
-  private commit(items: RunItem[], output?: { offset: number; text: string }): void {
+  private commit(
+    items: RunItem[],
+    output?: { offset: number; text: string; bytes?: Buffer },
+  ): void {
     this.spill.beforeCommit(items, output);
     try {
       this.store.appendItems(this.record.id, items);

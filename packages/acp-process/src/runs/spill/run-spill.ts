@@ -39,9 +39,13 @@ export class RunSpill {
   /**
    * Before items are stored (so retention has dropped nothing the spill still needs): `text` is
    * their output from byte `offset`. Starts the spill when these items take the run past half the
-   * window, writing what the store holds first (all of it: nothing was dropped yet).
+   * window, writing what the store holds first (all of it: nothing was dropped yet). `bytes`: the
+   * text's UTF-8 when the caller has it.
    */
-  beforeCommit(items: readonly RunItem[], output?: { offset: number; text: string }): void {
+  beforeCommit(
+    items: readonly RunItem[],
+    output?: { offset: number; text: string; bytes?: Buffer | undefined },
+  ): void {
     if (!this.archive || this.failure !== null) {
       return;
     }
@@ -62,7 +66,7 @@ export class RunSpill {
       });
     }
     if (this.file && output && output.text.length > 0) {
-      this.file.write(output.offset, Buffer.from(output.text, "utf8"));
+      this.file.write(output.offset, output.bytes ?? Buffer.from(output.text, "utf8"));
     }
   }
 
