@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { commandLine } from "../runs/run/describe.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
 import { totalOutputBytes, type RunStatus, type TerminationCause } from "../model/run-record.js";
@@ -68,6 +69,9 @@ export async function usageOf(
     ? { resource_usage: usageFields(usage) }
     : { resource_usage: null, resource_usage_note: note };
 }
+
+export const processIdField = z.string().min(1).describe("The process_id returned by process.run");
+export const processIdAlias = { process_id: "id" } as const;
 
 export function isoTime(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
