@@ -287,7 +287,11 @@ describe.each(PROVIDERS)("process.* over the %s provider, as specified", (name, 
       command: "head -c 150000 /dev/zero | tr '\\0' a; head -c 150000 /dev/zero | tr '\\0' b",
     });
     expect(big).toMatchObject({ exit_code: 0, stdout_size: 300_000 });
-    const whole = await call(processLogs, { process_id: big.process_id, offset: 0 });
+    const whole = await call(processLogs, {
+      process_id: big.process_id,
+      offset: 0,
+      max_output_tokens: 100_000,
+    });
     expect(whole).toMatchObject({
       offset: 0,
       stdout_size: 300_000,

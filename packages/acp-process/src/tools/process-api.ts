@@ -15,6 +15,7 @@ import {
 import { processLogsTool, processMonitorTool, processWaitTool } from "./process-read.js";
 import { processRunTool } from "./process-run.js";
 import { strictInput } from "./strict-input.js";
+import { budgetInputs, budgetOf, fitEntries } from "./token-budget.js";
 import { defineTool } from "./types.js";
 
 export { processState, type ProcessState } from "./process-view.js";
@@ -91,6 +92,7 @@ const processListSchema = strictInput(
       .max(500)
       .optional()
       .describe("Most runs returned, newest first (default 50)"),
+    max_output_tokens: budgetInputs.max_output_tokens,
   },
   { aliases: { state_filter: "state" } },
 );
@@ -105,8 +107,8 @@ export const processListTool = defineTool({
     const runs = manager
       .list({ sessionId, limit: 500 })
       .filter((run) => wanted === "all" || processState(run.status, run.cause) === wanted);
-    return {
-      processes: runs.slice(0, input.limit ?? 50).map((run) => ({
+    const fitted = fitEntries(
+      runs.slice(0, input.limit ?? 50).map((run) => ({
         process_id: run.id,
         command: runFields(run)["command"],
         state: processState(run.status, run.cause),
@@ -115,7 +117,17 @@ export const processListTool = defineTool({
         duration_ms: run.durationMs,
         resource_usage: usageFields(run.resourceUsage ?? null),
       })),
+      budgetOf(input).maxTokens,
+    );
+    return {
+      processes: fitted.entries,
       total: runs.length,
+      ...(fitted.omitted > 0
+        ? {
+            omitted_processes: fitted.omitted,
+            note: `${fitted.omitted} more runs did not fit in max_output_tokens; raise it, or narrow the list with state or limit`,
+          }
+        : {}),
     };
   },
 });

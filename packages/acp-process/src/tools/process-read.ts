@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { ProcessError } from "../errors.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
-import { totalOutputBytes } from "../model/run-record.js";
+import { streamOffset, totalOutputBytes } from "../model/run-record.js";
 import { type RunSnapshot } from "../model/run-events.js";
 import {
+  logsHint,
   processIdAlias,
   processIdField,
   processState,
@@ -13,6 +14,14 @@ import {
 } from "./process-view.js";
 import { waitForChange } from "./process-wait.js";
 import { strictInput } from "./strict-input.js";
+import {
+  budgetedRange,
+  budgetedTail,
+  budgetFields,
+  budgetInputs,
+  budgetOf,
+  type Keep,
+} from "./token-budget.js";
 import { defineTool } from "./types.js";
 
 const MONITOR_SUMMARY_LINES = 20;
@@ -24,18 +33,24 @@ const MAX_WAIT_S = 600;
 /** Most bytes of new output a process.wait answer carries. */
 const WAIT_OUTPUT_BYTES = 64 * 1024;
 
-const processMonitorSchema = strictInput({ id: processIdField }, { aliases: processIdAlias });
+const processMonitorSchema = strictInput(
+  { id: processIdField, ...budgetInputs },
+  { aliases: processIdAlias },
+);
 
 async function monitorAnswer(
   manager: ProcessManager,
   run: RunSnapshot,
   sessionId: string,
+  budget: { maxTokens: number; keep: Keep },
 ): Promise<Record<string, unknown>> {
   const summary = summaryOf(manager, run.id, MONITOR_SUMMARY_LINES, MONITOR_SUMMARY_CHARS);
+  const cut = budgetedTail(summary.text, streamOffset(run), { ...budget, hint: logsHint(run.id) });
   return {
     ...runFields(run),
-    stdout_summary: summary.text,
-    stdout_summary_truncated: summary.truncated,
+    stdout_summary: cut.text,
+    stdout_summary_truncated: summary.truncated || cut.truncated,
+    ...budgetFields(cut, "snake"),
     ...(await usageOf(manager, run.id, sessionId)),
   };
 }
@@ -47,7 +62,7 @@ export const processMonitorTool = defineTool({
   schema: processMonitorSchema,
   async run({ manager, sessionId }, input) {
     await manager.refresh(input.id, sessionId);
-    return monitorAnswer(manager, manager.get(input.id, { sessionId }), sessionId);
+    return monitorAnswer(manager, manager.get(input.id, { sessionId }), sessionId, budgetOf(input));
   },
 });
 
@@ -71,7 +86,10 @@ const processLogsSchema = strictInput(
       .int()
       .min(1)
       .optional()
-      .describe(`Most bytes returned (default all, at most ${MAX_LOG_BYTES} per call)`),
+      .describe(
+        `Most bytes read (default all, at most ${MAX_LOG_BYTES} per call); a range over max_output_tokens keeps its head and tail`,
+      ),
+    ...budgetInputs,
   },
   { aliases: processIdAlias },
 );
@@ -91,12 +109,21 @@ export const processLogsTool = defineTool({
     }
     const offset = input.offset ?? 0;
     const limit = Math.min(input.limit ?? MAX_LOG_BYTES, MAX_LOG_BYTES);
+    const budget = budgetOf(input);
+    // Read first as asked (the range may end early: the output's end, a lost range).
     const view = await manager.wholeCharacterBytes(input.id, { sessionId, offset, limit });
     const nextOffset = view.offset + view.byteLength;
+    const cut = await budgetedRange(manager, input.id, {
+      sessionId,
+      from: view.offset,
+      to: nextOffset,
+      ...budget,
+      hint: logsHint(input.id),
+    });
     return {
       process_id: input.id,
       state: processState(view.run.status, view.run.cause),
-      stdout: view.text,
+      stdout: cut.text,
       stderr: "",
       // Every byte the command wrote: offsets run from 0 to it.
       stdout_size: view.totalBytes,
@@ -105,6 +132,7 @@ export const processLogsTool = defineTool({
       offset: view.offset,
       next_offset: nextOffset,
       truncated: nextOffset < view.totalBytes,
+      ...budgetFields(cut, "snake"),
     };
   },
 });
@@ -133,6 +161,7 @@ const processWaitSchema = strictInput(
       .describe(
         "Regular expression: wake only when new output matches it (or on exit), not on any output",
       ),
+    ...budgetInputs,
   },
   { aliases: processIdAlias },
 );
@@ -151,19 +180,28 @@ export const processWaitTool = defineTool({
       timeoutMs: Math.round((input.timeout ?? DEFAULT_WAIT_S) * 1000),
       ...(input.pattern !== undefined ? { pattern: input.pattern } : {}),
     });
+    const budget = budgetOf(input);
     const fresh = await manager.wholeCharacterBytes(input.id, {
       sessionId,
       offset: sinceBytes,
       limit: WAIT_OUTPUT_BYTES,
     });
     const nextOffset = fresh.offset + fresh.byteLength;
+    const cut = await budgetedRange(manager, input.id, {
+      sessionId,
+      from: fresh.offset,
+      to: nextOffset,
+      ...budget,
+      hint: logsHint(input.id),
+    });
     return {
-      ...(await monitorAnswer(manager, fresh.run, sessionId)),
+      ...(await monitorAnswer(manager, fresh.run, sessionId, budget)),
       woke,
       ...(match !== undefined ? { match } : {}),
-      stdout: fresh.text,
+      stdout: cut.text,
       next_offset: nextOffset,
       truncated: nextOffset < fresh.totalBytes,
+      ...budgetFields(cut, "snake"),
     };
   },
 });

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { messageOf, ProcessError } from "../errors.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
-import { isFinished } from "../model/run-record.js";
+import { isFinished, streamOffset } from "../model/run-record.js";
 import { type RunSnapshot } from "../model/run-events.js";
 import { limitExceeded, limitsFor, shellCommandNotFound, startError } from "./process-outcomes.js";
-import { runFields, summaryOf, usageOf } from "./process-view.js";
+import { logsHint, runFields, summaryOf, usageOf } from "./process-view.js";
+import { budgetedTail, budgetFields, budgetInputs, budgetOf } from "./token-budget.js";
 import { strictInput } from "./strict-input.js";
 import { defineTool, fromContext } from "./types.js";
 
@@ -71,6 +72,7 @@ const processRunSchema = strictInput(
       .max(MAX_SUMMARY_LINES)
       .optional()
       .describe(`Trailing lines of output in stdout_summary (default ${DEFAULT_SUMMARY_LINES})`),
+    ...budgetInputs,
   },
   { aliases: { working_directory: "cwd", environment: "env" } },
 );
@@ -154,13 +156,18 @@ export const processRunTool = defineTool({
       input.stdout_lines ?? DEFAULT_SUMMARY_LINES,
       manager.limits.maxOutputChars,
     );
+    const cut = budgetedTail(summary.text, streamOffset(run), {
+      ...budgetOf(input),
+      hint: logsHint(run.id),
+    });
     return {
       ...runFields(run),
-      stdout_summary: summary.text,
+      stdout_summary: cut.text,
       // Terminals merge stderr into stdout (as a terminal shows them): it is in stdout_summary.
       stderr_summary: "",
       streams_merged: true,
-      stdout_summary_truncated: summary.truncated,
+      stdout_summary_truncated: summary.truncated || cut.truncated,
+      ...budgetFields(cut, "snake"),
       stdout_line_count:
         run.lineCount +
         (run.outputBytes > 0 && !summary.text.endsWith("\n") && summary.text.length > 0 ? 1 : 0),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { HINT_LIMIT_BYTES } from "./token-budget.js";
 import { commandLine } from "../runs/run/describe.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
 import { totalOutputBytes, type RunStatus, type TerminationCause } from "../model/run-record.js";
@@ -72,6 +73,12 @@ export async function usageOf(
 
 export const processIdField = z.string().min(1).describe("The process_id returned by process.run");
 export const processIdAlias = { process_id: "id" } as const;
+
+/** How process.* answers name omitted bytes: the process.logs call that reads them. */
+export function logsHint(runId: string): (offset: number, bytes: number) => string {
+  return (offset, bytes) =>
+    `process.logs ${JSON.stringify({ id: runId, offset, limit: Math.min(bytes, HINT_LIMIT_BYTES) })}`;
+}
 
 export function isoTime(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();

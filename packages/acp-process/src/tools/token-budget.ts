@@ -18,24 +18,30 @@ export function tokensOf(bytes: number): number {
   return Math.ceil(bytes / BYTES_PER_TOKEN);
 }
 
-/** The two inputs every model-facing tool takes, with their descriptions. */
-export function budgetInputs(name: "max_output_tokens" | "maxOutputTokens") {
-  return {
-    [name]: z
-      .number()
-      .int()
-      .min(1)
-      .max(MAX_OUTPUT_TOKENS)
-      .optional()
-      .describe(
-        `Most tokens of output in the answer (default ${DEFAULT_MAX_OUTPUT_TOKENS}; a token is 4 bytes of UTF-8, rounded up). Longer output keeps its head and tail and says how to read the rest`,
-      ),
-    keep: z
-      .enum(["head_tail", "head", "tail"])
-      .optional()
-      .describe("What cut output keeps: head_tail (default), head or tail"),
-  } as const;
-}
+/** `max_output_tokens`: what every model-facing tool takes. */
+export const maxOutputTokensInput = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_OUTPUT_TOKENS)
+  .optional()
+  .describe(
+    `Most tokens of output in the answer (default ${DEFAULT_MAX_OUTPUT_TOKENS}; a token is 4 bytes of UTF-8, rounded up). Longer output keeps its head and tail and says how to read the rest`,
+  );
+
+/** `keep`: what cut output keeps. */
+export const keepInput = z
+  .enum(["head_tail", "head", "tail"])
+  .optional()
+  .describe("What cut output keeps: head_tail (default), head or tail");
+
+/** The budget inputs, as the snake_case surfaces name them (process.*, shell, unified exec). */
+export const budgetInputs = { max_output_tokens: maxOutputTokensInput, keep: keepInput } as const;
+/** The same, as the exec/process surface names them (camelCase). */
+export const budgetInputsCamel = {
+  maxOutputTokens: maxOutputTokensInput,
+  keep: keepInput,
+} as const;
 
 /** What a cut left out, in absolute output offsets when they are known. */
 export interface Omission {
@@ -57,7 +63,8 @@ export interface Budgeted {
 /** Where the omitted bytes can be read: `(offset, bytes) => "process.logs {...}"`. */
 export type ReadHint = (offset: number, bytes: number) => string;
 
-const MARKER_RESERVE_BYTES = 400;
+/** Bytes of a budget kept for the marker line (with its read hint) when output is cut. */
+export const MARKER_RESERVE_BYTES = 400;
 
 /**
  * Output bytes `[from, to)` of a run within `maxTokens`: read whole when they fit, else the head
@@ -98,8 +105,11 @@ export async function budgetedRange(
   const headRoom = keep === "head" ? room : keep === "tail" ? 0 : Math.floor(room / 2);
   const tailRoom = room - headRoom;
   const head = headRoom > 0 ? await read(from, headRoom) : { text: "", byteLength: 0 };
+  // A tail inside a range that cannot be read (lost, evicted) is left out: the head stands alone.
   const tail =
-    tailRoom > 0 ? await read(to - tailRoom, tailRoom) : { text: "", byteLength: 0, offset: to };
+    tailRoom > 0
+      ? await read(to - tailRoom, tailRoom).catch(() => ({ text: "", byteLength: 0, offset: to }))
+      : { text: "", byteLength: 0, offset: to };
   const omittedFrom = from + head.byteLength;
   const omittedTo = tailRoom > 0 ? tail.offset : to;
   const omitted = {
@@ -158,8 +168,56 @@ export function budgetedText(
   };
 }
 
+/** `budgetedText` for text that is the run's output ending at absolute offset `endOffset` (a tail or summary). */
+export function budgetedTail(
+  text: string,
+  endOffset: number,
+  options: { maxTokens: number; keep: Keep; hint: ReadHint },
+): Budgeted {
+  return budgetedText(text, {
+    ...options,
+    offsetAt: (index) => endOffset - Buffer.byteLength(text.slice(index), "utf8"),
+  });
+}
+
+/** The answer's budget from a tool's inputs (`max_output_tokens` or `maxOutputTokens`, and `keep`). */
+export function budgetOf(input: {
+  max_output_tokens?: number | undefined;
+  maxOutputTokens?: number | undefined;
+  keep?: Keep | undefined;
+}): { maxTokens: number; keep: Keep } {
+  return {
+    maxTokens: input.max_output_tokens ?? input.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+    keep: input.keep ?? "head_tail",
+  };
+}
+
+/**
+ * The first entries of a list whose JSON fits in `maxTokens` (at least one); `omitted` counts the
+ * rest, for list answers that carry no output of their own.
+ */
+export function fitEntries<T>(
+  entries: readonly T[],
+  maxTokens: number,
+): { entries: T[]; omitted: number } {
+  const budget = maxTokens * BYTES_PER_TOKEN;
+  let used = 0;
+  let count = 0;
+  for (const entry of entries) {
+    used += Buffer.byteLength(JSON.stringify(entry) ?? "", "utf8") + 1;
+    if (count > 0 && used > budget) {
+      break;
+    }
+    count++;
+  }
+  return { entries: entries.slice(0, count), omitted: entries.length - count };
+}
+
+/** Bytes a hint offers to read at once (a page, not the whole omission). */
+export const HINT_LIMIT_BYTES = 65_536;
+
 /** The line standing in for what was cut. */
-function marker(omitted: Omission, hint: ReadHint | undefined): string {
+export function marker(omitted: Omission, hint: ReadHint | undefined): string {
   const where =
     omitted.offset !== undefined && hint
       ? ` (output bytes ${omitted.offset}..${omitted.offset + omitted.bytes}); read them with ${hint(omitted.offset, omitted.bytes)}`

@@ -74,10 +74,13 @@ export class SnapshotReader {
       return;
     }
     this.delta.advance(bytes.length);
-    const text = this.stream.decoder.write(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
+    const text = this.stream.decoder.write(
+      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length),
+    );
     // Whole valid UTF-8 (nothing held on either side, nothing replaced): these bytes are the
     // text's UTF-8, so the spill takes them as they are instead of encoding the text again.
-    const whole = this.stream.held === 0 && cutCharacterBytes(bytes) === 0 && !text.includes("\uFFFD");
+    const whole =
+      this.stream.held === 0 && cutCharacterBytes(bytes) === 0 && !text.includes("\uFFFD");
     this.stream.held = whole ? 0 : cutCharacterBytes(bytes);
     const raw = whole ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length) : undefined;
     if (this.log.appendOutput(text, false, raw) > 0) {

@@ -115,7 +115,7 @@ export class SpillFile {
   read(offset: number, length: number): { bytes: Buffer } | { evicted: true } {
     const parts: Buffer[] = [];
     let at = offset;
-    for (let left = length; left > 0; ) {
+    for (let left = length; left > 0;) {
       const part = this.readSegment(at, left);
       if (part === undefined) {
         break;
@@ -270,7 +270,10 @@ export class SpillFile {
     try {
       // No access-time update: after a large spill the journal is busy writing it back, and the
       // first read of each segment would wait for it (reads of 5-25 ms instead of 0.05).
-      return openSync(segmentPath(this.dir, index), constants.O_RDONLY | (constants.O_NOATIME ?? 0));
+      return openSync(
+        segmentPath(this.dir, index),
+        constants.O_RDONLY | (constants.O_NOATIME ?? 0),
+      );
     } catch {
       return undefined; // queued, not written yet: the overlay has it
     }
