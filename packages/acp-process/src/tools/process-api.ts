@@ -15,7 +15,7 @@ import {
 import { processLogsTool, processMonitorTool, processWaitTool } from "./process-read.js";
 import { processRunTool } from "./process-run.js";
 import { strictInput } from "./strict-input.js";
-import { budgetInputs, budgetOf, fitEntries } from "./token-budget.js";
+import { budgetInputs, budgetOf, fitEntries, maxOutputTokensInput } from "./token-budget.js";
 import { defineTool } from "./types.js";
 
 export { processState, type ProcessState } from "./process-view.js";
@@ -39,6 +39,9 @@ const processKillSchema = strictInput(
       .describe(
         `Seconds after the signal before SIGKILL (default ${DEFAULT_FORCE_AFTER_S}); 0 = the signal only, never escalated`,
       ),
+    max_output_tokens: maxOutputTokensInput.describe(
+      "Accepted as by every tool; this answer carries no output (read it with process.logs)",
+    ),
   },
   { aliases: processIdAlias },
 );

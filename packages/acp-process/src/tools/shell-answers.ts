@@ -2,7 +2,19 @@ import { ProcessError } from "../errors.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
 import type { RunItem } from "../model/run-record.js";
 import type { RunSnapshot } from "../model/run-events.js";
-import { fitItems, lastBytes } from "./byte-budget.js";
+import { fitItems } from "./byte-budget.js";
+import { MAX_LOG_BYTES } from "./process-poll.js";
+import { streamOffset } from "../model/run-record.js";
+import {
+  BYTES_PER_TOKEN,
+  budgetedRange,
+  budgetedTail,
+  budgetFields,
+  budgetOf,
+  HINT_LIMIT_BYTES,
+  type Keep,
+  type ReadHint,
+} from "./token-budget.js";
 import {
   CUT_NOTE,
   DEFAULT_MAX_OUTPUT_BYTES,
@@ -74,12 +86,27 @@ export async function spawn(ctx: ToolContext, input: ShellInput): Promise<Record
     return { ...status(started), next_seq: 0 };
   }
   const run = await manager.wait(started.id);
-  const budget = input.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-  const out = lastBytes(manager.tail(run.id, { maxChars: budget }).text, budget);
+  const cut = await budgetedRange(manager, run.id, {
+    sessionId,
+    from: 0,
+    to: streamOffset(run),
+    ...shellBudget(input),
+    hint: shellLogHint(run.id),
+  }).catch(() => {
+    // The start is gone (not kept, evicted): the retained tail.
+    const { maxTokens } = shellBudget(input);
+    const tail = manager.tail(run.id, { maxChars: maxTokens * BYTES_PER_TOKEN });
+    return budgetedTail(tail.text, streamOffset(run), {
+      maxTokens,
+      keep: "tail",
+      hint: shellLogHint(run.id),
+    });
+  });
   return {
     ...status(run),
-    output: out.text,
-    truncated: out.truncated || run.outputBytes > budget || status(run).truncated === true,
+    output: cut.text,
+    truncated: cut.truncated || status(run).truncated === true,
+    ...budgetFields(cut, "snake"),
     ...(input.action === "spawn" ? { next_seq: 0 } : {}),
   };
 }
@@ -93,7 +120,10 @@ export async function page(
   since: number,
   withSnippet: boolean,
 ): Promise<Record<string, unknown>> {
-  const budget = input.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const budget = Math.min(
+    input.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+    shellBudget(input).maxTokens * BYTES_PER_TOKEN,
+  );
   // Shell seq n is the manager's item n - 1: "strictly after n" is the manager's "from n".
   const read = await manager
     .read(id, { sessionId, sinceSeq: since, limit: capped(input.limit), maxChars: budget })
@@ -137,4 +167,47 @@ export async function page(
 
 export function capped(limit: number | undefined): number {
   return Math.min(limit ?? 100, MAX_LIMIT);
+}
+
+/** The answer's token budget: `max_output_tokens` (default 10000), within `max_output_bytes` when given. */
+export function shellBudget(input: ShellInput): { maxTokens: number; keep: Keep } {
+  const budget = budgetOf(input);
+  const bytes = input.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  return { ...budget, maxTokens: Math.min(budget.maxTokens, Math.floor(bytes / BYTES_PER_TOKEN)) };
+}
+
+/** How the shell surface names omitted bytes: the log call that reads them. */
+export function shellLogHint(runId: string): ReadHint {
+  return (offset, bytes) =>
+    `shell ${JSON.stringify({ action: "log", id: runId, byte_offset: offset, byte_limit: Math.min(bytes, HINT_LIMIT_BYTES) })}`;
+}
+
+/** `log` with `byte_offset`: output bytes by absolute offset, within the budget. */
+export async function logBytes(
+  manager: ProcessManager,
+  id: string,
+  sessionId: string,
+  input: ShellInput,
+): Promise<Record<string, unknown>> {
+  const view = await manager.wholeCharacterBytes(id, {
+    sessionId,
+    offset: input.byte_offset ?? 0,
+    limit: Math.min(input.byte_limit ?? MAX_LOG_BYTES, MAX_LOG_BYTES),
+  });
+  const nextOffset = view.offset + view.byteLength;
+  const cut = await budgetedRange(manager, id, {
+    sessionId,
+    from: view.offset,
+    to: nextOffset,
+    ...budgetOf(input),
+    hint: shellLogHint(id),
+  });
+  return {
+    ...status(view.run),
+    output: cut.text,
+    byte_offset: view.offset,
+    next_byte_offset: nextOffset,
+    total_bytes: view.totalBytes,
+    ...budgetFields(cut, "snake"),
+  };
 }

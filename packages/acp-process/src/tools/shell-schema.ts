@@ -1,6 +1,7 @@
 import { signalNameSchema } from "acp-terminal/protocol";
 import { z } from "zod";
 import { strictInput } from "./strict-input.js";
+import { keepInput, maxOutputTokensInput } from "./token-budget.js";
 import { DEFAULT_WAIT_MS, MAX_WAIT_MS } from "./wait-for.js";
 
 export const MAX_LIMIT = 500;
@@ -68,6 +69,20 @@ export const shellInputSchema = strictInput(
       .min(0)
       .optional()
       .describe("log: read lines from this line (0-based) instead of items"),
+    byte_offset: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        "log: read output bytes from this absolute offset instead of items (any part of the output, spilled or not)",
+      ),
+    byte_limit: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe("log with byte_offset: most bytes read (default 1048576)"),
     stream: z.enum(["stdout", "stderr", "combined"]).optional(),
     watch: z
       .array(watchSchema)
@@ -108,6 +123,10 @@ export const shellInputSchema = strictInput(
       ),
     signal: signalNameSchema.optional().describe("kill: signal name (default: the client's kill)"),
     pty: z.boolean().optional(),
+    max_output_tokens: maxOutputTokensInput,
+    keep: keepInput.describe(
+      "What cut output keeps (the one-shot output, log by byte_offset or lines): head_tail (default), head or tail. Pages of items are never cut: they end, and next_seq continues",
+    ),
   },
   { aliases: { run_id: "id" } },
 );

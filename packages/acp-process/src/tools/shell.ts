@@ -1,5 +1,7 @@
 import { ProcessError } from "../errors.js";
-import { capped, page, spawn, status } from "./shell-answers.js";
+import { capped, logBytes, page, spawn, status } from "./shell-answers.js";
+import { fitLines } from "./process-poll.js";
+import { budgetOf } from "./token-budget.js";
 import { shellInputSchema, SNIPPET_CHARS, STREAM_NOTE, type ShellInput } from "./shell-schema.js";
 import { toolState } from "./tool-state.js";
 import { defineTool } from "./types.js";
@@ -39,18 +41,23 @@ export const shellTool = defineTool<ShellInput, Record<string, unknown>>({
       case "wait": {
         const id = requireId(input);
         const since = input.since_seq ?? 0;
+        if (input.action === "log" && input.byte_offset !== undefined) {
+          return { ...(await logBytes(manager, id, sessionId, input)), ...note };
+        }
         if (input.action === "log" && input.offset !== undefined) {
           const view = await manager.lines(id, {
             sessionId,
             limit: capped(input.limit),
             offset: input.offset,
           });
+          const fitted = fitLines(view.lines, budgetOf(input));
           return {
             ...status(view.run),
-            lines: view.lines,
+            lines: fitted.lines,
             offset: view.offset,
             total_lines: view.totalLines,
             dropped_lines: view.droppedLines,
+            ...(fitted.omittedLines > 0 ? { omitted_lines: fitted.omittedLines } : {}),
             ...note,
           };
         }
