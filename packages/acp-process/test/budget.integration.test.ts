@@ -86,7 +86,10 @@ describe.each(contractProviders())("token budget, %s provider", (_name, setup) =
 
   it("shell's one-shot output and process.run's summary are cut the same way, and their read calls give the middle", async () => {
     const shell = await call(shellTool, { command: "seq 1 20000", max_output_tokens: 1000 });
-    expect(shell).toMatchObject({ original_bytes: EXPECTED.length, original_token_count: Math.ceil(EXPECTED.length / 4) });
+    expect(shell).toMatchObject({
+      original_bytes: EXPECTED.length,
+      original_token_count: Math.ceil(EXPECTED.length / 4),
+    });
     const cutShell = parts(shell.output);
     expect(cutShell.call).toMatchObject({
       action: "log",

@@ -84,6 +84,24 @@ export interface RunRecord {
   resourceLimits?: ResourceLimits | null;
   /** The last resource sample taken while the command ran (kept after it ends); null = never measured. */
   resourceUsage?: ResourceUsage | null;
+  /** Set while the command waits for input (see `InputRequired`); null or absent otherwise. */
+  inputRequired?: InputRequired | null;
+}
+
+/**
+ * The command is blocked reading its terminal or stdin and has printed nothing since. `proc`:
+ * seen in /proc (a process of the command sleeps in a read of its input, local provider on
+ * Linux); `prompt`: guessed from the output where that cannot be seen (its last line looks like a
+ * prompt and nothing followed it).
+ */
+export interface InputRequired {
+  /** When it was noticed (clock ms). */
+  sinceMs: number;
+  /** The last line the command printed (at most 200 characters): usually the prompt. */
+  prompt: string;
+  detectedBy: "proc" | "prompt";
+  /** `proc`: the process that waits and how (`python3: read(0) on /dev/pts/3`). */
+  how?: string;
 }
 
 /**

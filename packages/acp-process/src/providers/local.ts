@@ -5,6 +5,7 @@ import type {
   TerminalOwner,
 } from "acp-terminal";
 import { processGroupUsage, type ResourceUsage } from "./proc-usage.js";
+import { probeInputWait, type InputWait } from "./input-probe.js";
 import type {
   ProviderCapabilities,
   ProviderCreateParams,
@@ -185,6 +186,15 @@ export class LocalTerminalProvider implements TerminalProvider {
     this.sinks.set(terminalId, onBytes);
     const { bytes, fromByte } = reader.bytesSince(0);
     return { backlog: bytes, fromByte, stop: () => this.sinks.delete(terminalId) };
+  }
+
+  /** From /proc (Linux): a process of the command blocked reading its terminal or stdin (see `probeInputWait`). */
+  async inputWait(terminalId: string): Promise<InputWait | undefined | null> {
+    const pgid = this.host.info?.(terminalId)?.pid;
+    if (pgid === undefined) {
+      return null;
+    }
+    return probeInputWait(pgid, { pty: this.host.screenReader?.(terminalId) !== undefined });
   }
 
   /** From /proc for the terminal's process group (Linux); null elsewhere or once it has exited. */

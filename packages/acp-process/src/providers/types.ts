@@ -1,5 +1,6 @@
 import type { ExtensionFeatures } from "acp-terminal/protocol";
 import type { ResourceUsage } from "./proc-usage.js";
+import type { InputWait } from "./input-probe.js";
 /**
  * The five ACP terminal primitives as an interface, plus the optional capabilities our host
  * advertises (exact cursors, stdin write, resize, signals). A provider is bound to one session.
@@ -86,6 +87,11 @@ export interface TerminalProvider {
    * without events). Local provider only: ACP has no push.
    */
   stream?(terminalId: string, onBytes: (bytes: Uint8Array) => void): OutputStream | undefined;
+  /**
+   * Whether the command is blocked reading its input now (the local provider, from /proc on
+   * Linux): the process and how; undefined = not waiting; null = cannot be told here.
+   */
+  inputWait?(terminalId: string): Promise<InputWait | undefined | null>;
   /** CPU time and memory of the command's process group; null when it cannot be measured now. */
   resourceUsage?(terminalId: string): Promise<ResourceUsage | null>;
 }

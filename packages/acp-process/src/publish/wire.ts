@@ -19,6 +19,8 @@ export interface TerminalUpdate {
   exitStatus?: { exitCode?: number | null; signal?: string | null } | null;
   /** Controls the client may use now; `cancel: {}` permits `terminal/cancel`, `{}` permits none. */
   capabilities?: { cancel?: Record<string, never> | null } | null;
+  /** acp-process's extension: `{"acp-process": {inputRequired}}` (see `inputMeta`). */
+  _meta?: Record<string, unknown>;
 }
 
 /** `terminal_output_chunk`: bytes appended to the terminal's output, independently base64-encoded. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { isFinished } from "../model/run-record.js";
 import { type RunSnapshot } from "../model/run-events.js";
-import { derivedName, outputFor, processLogHint } from "./format.js";
+import { derivedName, inputFields, outputFor, processLogHint } from "./format.js";
 import { streamOffset } from "../model/run-record.js";
 import { budgetedTail, budgetInputsCamel, budgetOf, type Omission } from "./token-budget.js";
 import { ProcessError } from "../errors.js";
@@ -126,6 +126,11 @@ export const execTool = defineTool<ExecInput, ExecResult>({
         status: "running",
         sessionId: run.id,
         tail: cut.text,
+        ...inputFields(
+          run,
+          "camel",
+          `process ${JSON.stringify({ action: "write", sessionId: run.id, data: "<your answer>\n" })}`,
+        ),
         ...(run.status === "queued"
           ? { note: "queued: waiting for a free slot (concurrency limit)" }
           : {}),

@@ -26,6 +26,43 @@ export function runSummary(run: RunSnapshot): Record<string, unknown> {
   };
 }
 
+/**
+ * A run waiting for input, as an answer says it (absent otherwise): the prompt it printed, how it
+ * was seen (`proc`: blocked reading its input, seen in /proc; `prompt`: its last line looks like
+ * one), since when, and what to do.
+ */
+export function inputFields(
+  run: RunSnapshot,
+  style: "snake" | "camel",
+  answer: string,
+): Record<string, unknown> {
+  const waiting = run.inputRequired;
+  if (!waiting || run.status !== "running") {
+    return {};
+  }
+  const since = new Date(waiting.sinceMs).toISOString();
+  const note = `the command ${waiting.detectedBy === "proc" ? "waits" : "seems to wait"} for input${waiting.prompt ? ` (it printed ${JSON.stringify(waiting.prompt)})` : ""}: answer with ${answer}`;
+  return style === "snake"
+    ? {
+        input_required: {
+          prompt: waiting.prompt,
+          detected_by: waiting.detectedBy,
+          ...(waiting.how ? { how: waiting.how } : {}),
+          since,
+        },
+        input_note: note,
+      }
+    : {
+        inputRequired: {
+          prompt: waiting.prompt,
+          detectedBy: waiting.detectedBy,
+          ...(waiting.how ? { how: waiting.how } : {}),
+          since,
+        },
+        inputNote: note,
+      };
+}
+
 /** How the exec/process surface names omitted bytes: the `process` log call that reads them. */
 export function processLogHint(runId: string): ReadHint {
   return (offset, bytes) =>

@@ -1,6 +1,6 @@
 import { isFinished, type RunItem } from "../model/run-record.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
-import { processLogHint } from "./format.js";
+import { inputFields, processLogHint } from "./format.js";
 import { HeadTailCollector } from "./head-tail.js";
 import {
   BYTES_PER_TOKEN,
@@ -82,6 +82,7 @@ export async function poll(
         }
       : {}),
     ...(missedItems > 0 ? { missedItems } : {}),
+    ...inputFields(run, "camel", `action write with data (and "\n")`),
     ...(isFinished(run.status)
       ? { exitCode: run.exitCode, signal: run.signal, error: run.error }
       : {}),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { HINT_LIMIT_BYTES } from "./token-budget.js";
+import { inputFields } from "./format.js";
 import { commandLine } from "../runs/run/describe.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
 import { totalOutputBytes, type RunStatus, type TerminationCause } from "../model/run-record.js";
@@ -96,6 +97,11 @@ export function runFields(run: RunSnapshot): Record<string, unknown> {
     duration_ms: run.durationMs,
     // Every byte the command wrote (kept, dropped by the client, past max_output_bytes).
     stdout_size: totalOutputBytes(run),
+    ...inputFields(
+      run,
+      "snake",
+      "nothing here (process.* cannot write to a running command): stop it with process.kill and run it again with its input in stdin or the command line",
+    ),
     ...(run.error ? { error: run.error } : {}),
     ...(run.startFailure
       ? { error_code: run.startFailure === "command_not_found" ? "CommandNotFound" : "SpawnFailed" }

@@ -3,6 +3,7 @@ import type { ProcessManager } from "../runs/manager/manager.js";
 import type { RunItem } from "../model/run-record.js";
 import type { RunSnapshot } from "../model/run-events.js";
 import { fitItems } from "./byte-budget.js";
+import { inputFields } from "./format.js";
 import { MAX_LOG_BYTES } from "./process-poll.js";
 import { streamOffset } from "../model/run-record.js";
 import {
@@ -39,6 +40,7 @@ export function status(run: RunSnapshot): Record<string, unknown> {
     // Output the run did not keep: past max_output_bytes, or dropped by the client before it was read.
     truncated: capped > 0 || run.lostBytes > 0 || run.lostUnknown,
     ...(capped > 0 ? { capped_bytes: capped } : {}),
+    ...inputFields(run, "snake", `action send_keys with keys, e.g. ["yes", "Enter"]`),
     ...(run.error ? { error: run.error } : {}),
   };
 }

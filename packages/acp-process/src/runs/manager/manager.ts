@@ -17,7 +17,7 @@ import {
   type ReadQuery,
   type StartRunOptions,
 } from "./options.js";
-import { Run, type RunTuning } from "../run/run.js";
+import { Run, type RunContext, type RunTuning } from "../run/run.js";
 import { encodeKeyInput, resizeRun, writeInput } from "./input.js";
 import { Scheduler } from "./scheduler.js";
 import { isFinished, type RunRecord } from "../../model/run-record.js";
@@ -25,7 +25,8 @@ import { type RunEventSink, type RunSnapshot, type WatcherSpec } from "../../mod
 import { lineView, storeTail, type LineView } from "../views/views.js";
 import { runUsage } from "../views/usage.js";
 import { readOutputRange } from "../views/byte-range.js";
-import { OutputArchive } from "../spill/output-archive.js";
+import { archiveFor, type OutputArchive } from "../spill/output-archive.js";
+import { waitForRun, type WaitOptions } from "./wait-run.js";
 import { readPage, type ReadResult } from "../views/read-page.js";
 import { RunRegistry } from "./registry.js";
 import { recoverRuns, type RecoveryPolicy, type RecoveryReport } from "./recovery.js";
@@ -71,18 +72,7 @@ export class ProcessManager {
       options.store ?? new MemoryRunStore({ maxCharsPerRun: this.limits.maxOutputChars });
     this.tuning = { ...DEFAULT_TUNING, ...options.tuning };
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? 30 * 60_000;
-    this.archive =
-      options.outputSpill === false
-        ? undefined
-        : new OutputArchive(
-            { ...options.outputSpill, storeDirectory: this.store.outputDirectory },
-            () =>
-              this.registry.all().map((r) => ({
-                runId: r.id,
-                finished: isFinished(r.status),
-                atMs: r.endedAtMs ?? r.createdAtMs,
-              })),
-          );
+    this.archive = archiveFor(options.outputSpill, this.store, () => this.registry.all());
     this.registry = new RunRegistry(this.store, options.maxRuns ?? 500, (runId) =>
       this.archive?.delete(runId),
     );
@@ -148,26 +138,26 @@ export class ProcessManager {
       record.resourceLimits = { ...request.resourceLimits };
     }
     record.stdin = Boolean(request.stdin) && provider.capabilities.write;
-    const run = new Run(
-      record,
-      {
-        provider,
-        store: this.store,
-        clock: this.clock,
-        emit: (e) => this.events.emit(e),
-        tuning: this.tuning,
-        archive: this.archive,
-      },
-      {
-        stdin: record.stdin,
-        ...(typeof request.pty === "object" ? { ptySize: request.pty } : {}),
-        ...(request.onStart ? { onStart: request.onStart } : {}),
-      },
-    );
+    const run = new Run(record, this.runContext(provider), {
+      stdin: record.stdin,
+      ...(typeof request.pty === "object" ? { ptySize: request.pty } : {}),
+      ...(request.onStart ? { onStart: request.onStart } : {}),
+    });
     for (const spec of request.watch ?? []) {
       run.log.watchers.add(spec);
     }
     return this.admit(run, () => this.registry.delete(record.id));
+  }
+
+  private runContext(provider: TerminalProvider): RunContext {
+    return {
+      provider,
+      store: this.store,
+      clock: this.clock,
+      emit: (e) => this.events.emit(e),
+      tuning: this.tuning,
+      archive: this.archive,
+    };
   }
 
   /** Registers a queued run, stores it and starts (or queues) it; `refused` undoes the registration. */
@@ -208,24 +198,14 @@ export class ProcessManager {
       );
     }
     record.stdin = record.stdin && provider.capabilities.write;
-    const run = new Run(
-      record,
-      {
-        provider,
-        store: this.store,
-        clock: this.clock,
-        emit: (e) => this.events.emit(e),
-        tuning: this.tuning,
-        archive: this.archive,
-      },
-      { stdin: record.stdin },
-    );
+    const run = new Run(record, this.runContext(provider), { stdin: record.stdin });
     return this.admit(run, () => this.registry.forget(record.id));
   }
 
   /**
-   * Foreground run with auto-background: waits up to `yieldMs` (default the manager's, clamped to 10..120000) for the
-   * run to finish. `yielded: true` means it keeps running in the background.
+   * Foreground run with auto-background: waits up to `yieldMs` (default the manager's, clamped to
+   * 10..120000) for the run to finish, and no longer once it waits for input. `yielded: true`
+   * means it keeps running in the background.
    */
   async run(
     request: StartRunOptions & { yieldMs?: number },
@@ -233,42 +213,20 @@ export class ProcessManager {
     const started = await this.start(request);
     // Clamped like the manager's default (10..120000 ms, as in the exec tool design).
     const yieldMs = clamp(request.yieldMs ?? this.limits.yieldMs, YIELD_MS);
-    const run = await this.wait(started.id, { timeoutMs: yieldMs });
+    // A command that waits for input yields at once: nobody would answer it in the foreground.
+    const run = await this.wait(started.id, { timeoutMs: yieldMs, untilInput: true });
     return { run, yielded: !isFinished(run.status) };
   }
 
   /**
    * Resolves when the run has finished (and its terminal is released), or after `timeoutMs`, or
-   * when `signal` aborts (then with the run as it is).
+   * when `signal` aborts, or (with `untilInput`) when it waits for input: then with the run as it is.
    */
-  async wait(
-    runId: string,
-    options: { sessionId?: string; timeoutMs?: number; signal?: AbortSignal } = {},
-  ): Promise<RunSnapshot> {
+  async wait(runId: string, options: WaitOptions = {}): Promise<RunSnapshot> {
     const run = this.registry.live(runId, options.sessionId);
-    if (!run) {
-      return this.get(runId, options);
-    }
-    if (options.timeoutMs === undefined && !options.signal) {
-      return run.settled;
-    }
-    let cancel = (): void => {};
-    let onAbort = (): void => {};
-    const early = new Promise<RunSnapshot>((resolve) => {
-      if (options.timeoutMs !== undefined) {
-        cancel = this.clock.setTimeout(() => resolve(run.snapshot()), options.timeoutMs);
-      }
-      onAbort = () => resolve(run.snapshot());
-      if (options.signal?.aborted) {
-        onAbort();
-      } else {
-        options.signal?.addEventListener("abort", onAbort, { once: true });
-      }
-    });
-    const result = await Promise.race([run.settled, early]);
-    cancel();
-    options.signal?.removeEventListener("abort", onAbort);
-    return result;
+    return run
+      ? waitForRun(run, options, this.clock, (listener) => this.subscribe(listener))
+      : this.get(runId, options);
   }
 
   get(runId: string, options: { sessionId?: string } = {}): RunSnapshot {

@@ -8,8 +8,8 @@ import { realNowMs, sleep, withinMs } from "./deadline.js";
 import { releaseTerminal } from "./release.js";
 import { killSequence, type KillReport } from "./terminate.js";
 import { classifyStartFailure } from "./start-failure.js";
-import { sampleUsage, USAGE_SAMPLE_MS } from "./usage-sample.js";
-import { repeatOnClock } from "../../clock.js";
+import { UsageSampler } from "./usage-sample.js";
+import { InputWatch } from "./input-watch.js";
 import { describeEnd, displayCommand, snapshotOf } from "./describe.js";
 import type { RunContext } from "./context.js";
 import type { RunRecord, TerminationCause } from "../../model/run-record.js";
@@ -47,7 +47,9 @@ export class Run {
   private startHook: Promise<void> = Promise.resolve();
   private lastOutputAtMs = 0;
   private storeFailure: string | null = null;
-  private sampling: Promise<void> | null = null;
+  private readonly usage: UsageSampler;
+  /** Notices the command waiting for input (`record.inputRequired`); input written clears it. */
+  inputWatch: InputWatch | null = null;
 
   constructor(
     readonly record: RunRecord,
@@ -64,6 +66,7 @@ export class Run {
       new RunSpill(ctx.archive, ctx.store, record),
       (error) => this.noteStoreFailure(error),
     );
+    this.usage = new UsageSampler(record, ctx.provider, () => this.currentPhase === "running");
   }
 
   get provider(): TerminalProvider {
@@ -129,16 +132,27 @@ export class Run {
       lastOutputAtMs: () => this.lastOutputAtMs,
       onTimeout: (cause) => void this.terminate(cause),
     });
-    this.sampleUsagePeriodically();
+    this.usage.start(this.ctx.clock, this.controller.signal);
     this.reader = new SnapshotReader(
       provider,
       this.record.terminalId,
       this.log,
-      () => (this.lastOutputAtMs = this.ctx.clock.now()),
+      () => {
+        this.lastOutputAtMs = this.ctx.clock.now();
+        this.inputWatch?.noteOutput();
+      },
       (reason) => {
         this.record.error ??= `${reason}; the command was stopped: ${displayCommand(this.record)}`;
         void this.terminate("provider_error");
       },
+    );
+    this.inputWatch = new InputWatch(
+      this.record,
+      provider,
+      this.ctx.clock,
+      () => this.log.snippet,
+      () => (this.save(), this.ctx.emit({ type: "input", run: this.snapshot() })),
+      this.controller.signal,
     );
     if (!this.reader.startStream()) {
       void this.reader.poll({
@@ -237,35 +251,8 @@ export class Run {
   }
 
   /** Samples CPU and memory now (where the provider can); the last sample outlives the run. */
-  async takeUsageSample(): Promise<void> {
-    // One sample at a time: /proc is read for every process on the machine, and a manual clock
-    // moved by hours fires thousands of sampler ticks at once.
-    this.sampling ??= this.sampleNow().finally(() => (this.sampling = null));
-    return this.sampling;
-  }
-
-  private async sampleNow(): Promise<void> {
-    const terminalId = this.record.terminalId;
-    if (!terminalId || this.currentPhase !== "running") {
-      return;
-    }
-    const sample = await sampleUsage(
-      this.ctx.provider,
-      terminalId,
-      this.record.resourceUsage ?? null,
-    );
-    if (sample) {
-      this.record.resourceUsage = sample;
-    }
-  }
-
-  private sampleUsagePeriodically(): void {
-    if (!this.ctx.provider.resourceUsage) {
-      return;
-    }
-    void this.takeUsageSample();
-    const stop = repeatOnClock(this.ctx.clock, USAGE_SAMPLE_MS, () => void this.takeUsageSample());
-    this.controller.signal.addEventListener("abort", stop, { once: true });
+  takeUsageSample(): Promise<void> {
+    return this.usage.take();
   }
 
   private watchExit(terminalId: string): void {
@@ -330,6 +317,7 @@ export class Run {
       // a stream match at the very end); the spill is written out.
       this.log.appendOutput("", true);
       this.log.spill.close();
+      this.record.inputRequired = null;
       const end = describeEnd(this.record, this.exitStatus);
       this.record.exitCode = this.exitStatus?.exitCode ?? null;
       this.record.signal = this.exitStatus?.signal ?? null;

@@ -221,3 +221,21 @@ function safeName(runId: string): string {
 function runIdOf(name: string): string {
   return name.startsWith("id-") ? Buffer.from(name.slice(3), "hex").toString("utf8") : name;
 }
+
+/** The manager's archive from its `outputSpill` option (undefined: `false`, no spill). */
+export function archiveFor(
+  option: OutputSpillOptions | false | undefined,
+  store: { outputDirectory?: string | undefined },
+  runs: () => { id: string; status: string; endedAtMs: number | null; createdAtMs: number }[],
+): OutputArchive | undefined {
+  if (option === false) {
+    return undefined;
+  }
+  return new OutputArchive({ ...option, storeDirectory: store.outputDirectory }, () =>
+    runs().map((r) => ({
+      runId: r.id,
+      finished: r.status !== "queued" && r.status !== "running",
+      atMs: r.endedAtMs ?? r.createdAtMs,
+    })),
+  );
+}
