@@ -13,7 +13,7 @@ const PROMPT_QUIET_MS = 1000;
 const PROMPT_MAX_CHARS = 200;
 
 /**
- * A last line that reads as a question to the user: it ends in `?`, `:`, `>`, `$` or `#` (and
+ * An unterminated last line that reads as a question to the user: it ends in `?`, `:`, `>`, `$` or `#` (and
  * maybe a space), or names a password, a yes/no choice or a key to press. Used only where /proc
  * cannot say (other providers, other systems).
  */
@@ -93,18 +93,27 @@ export class InputWatch {
       return;
     }
     const quietMs = this.clock.now() - this.lastOutputAtMs;
-    const prompt = lastLine(this.snippet());
+    const snippet = this.snippet();
+    const prompt = lastLine(snippet);
+    // A guess takes only an unterminated last line: a prompt leaves the cursor after it.
+    const unterminated = snippet.length > 0 && !/[\r\n]$/.test(snippet);
     if (waiting) {
       this.set({ detectedBy: "proc", how: `${waiting.command}: ${waiting.how}`, prompt });
-    } else if (waiting === null && quietMs >= PROMPT_QUIET_MS && PROMPT_LINE.test(prompt)) {
+    } else if (
+      waiting === null &&
+      quietMs >= PROMPT_QUIET_MS &&
+      unterminated &&
+      PROMPT_LINE.test(prompt)
+    ) {
       this.set({ detectedBy: "prompt", prompt });
     } else if (waiting === undefined) {
       this.set(null);
     }
-    const found = this.record.inputRequired
-      ? WAITING_LOOK_MS
-      : (this.lookMs = Math.min(MAX_LOOK_MS, this.lookMs * 2));
-    this.schedule(found);
+    this.lookMs = Math.min(MAX_LOOK_MS, this.lookMs * 2);
+    // Without /proc, the next look is when the quiet makes a prompt-like line count.
+    const untilPrompt =
+      waiting === null && quietMs < PROMPT_QUIET_MS ? PROMPT_QUIET_MS - quietMs : this.lookMs;
+    this.schedule(this.record.inputRequired ? WAITING_LOOK_MS : Math.min(this.lookMs, untilPrompt));
   }
 
   private set(state: Omit<InputRequired, "sinceMs"> | null): void {
