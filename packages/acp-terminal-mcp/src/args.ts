@@ -35,7 +35,8 @@ Options:
                            (default: the current directory)
   --tools SET              exec: exec + process (default); process: process.run, process.monitor,
                            process.kill, process.list, process.logs, process.wait; shell: the
-                           shell action API
+                           shell action API; unified: Codex's exec_command + write_stdin
+                           (+ read_output)
   --yes, -y                allow every command
   --allow PATTERN          allow starting the commands PATTERN matches, e.g. 'git *' (repeatable;
                            the syntax of acp-terminal run --allow: the first word literal, * globs,
