@@ -56,6 +56,12 @@ export {
   type ClientTerminalSupport,
 } from "./providers/acp-capabilities.js";
 export { providerForClient, type ClientProviderOptions } from "./providers/select.js";
+export {
+  loginShellEnvironment,
+  SCRUBBED_VARIABLES,
+  SECRET_NAME,
+  type LoginEnvironmentOptions,
+} from "./providers/login-environment.js";
 
 export { MemoryRunStore } from "./store/memory.js";
 export {

@@ -19,6 +19,8 @@ export interface McpOptions {
   http?: ListenAddress;
   /** Bearer token HTTP requests must carry. */
   token?: string;
+  /** Commands get the login shell's environment (nvm, pyenv...; default true; `--no-login-env`: false). */
+  loginEnvironment?: boolean;
 }
 
 export type ParsedMcpCommand =
@@ -46,6 +48,8 @@ Options:
   --max-output-chars N     characters of output an answer carries (default 200000)
   --output-limit BYTES     bytes of output kept per command, the tail (default 1048576)
   --progress-interval S    seconds between progress notifications of a long call (default 1)
+  --no-login-env           run commands with this process's environment, not the login shell's
+                           (by default it is snapshotted once: nvm, pyenv, direnv; secrets left out)
   --http HOST:PORT         serve MCP Streamable HTTP at http://HOST:PORT/mcp instead of stdio
   --token TOKEN            the bearer token HTTP requests must carry (or env ${TOKEN_ENV});
                            required when HOST is not loopback
@@ -76,6 +80,7 @@ export function parseMcpCommand(
         "progress-interval": { type: "string" },
         http: { type: "string" },
         token: { type: "string" },
+        "no-login-env": { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
     }));
@@ -147,6 +152,7 @@ export function parseMcpCommand(
       progressIntervalMs,
       ...(http ? { http } : {}),
       ...(token !== undefined ? { token } : {}),
+      ...(values["no-login-env"] ? { loginEnvironment: false } : {}),
     },
   };
 }

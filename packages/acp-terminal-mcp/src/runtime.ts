@@ -17,6 +17,8 @@ export interface RuntimeOptions {
   outputByteLimit?: number;
   /** The commands' environment (TerminalHost's `env` option). Default: this process's. */
   env?: TerminalHostOptions["env"];
+  /** Commands also get the login shell's environment, snapshotted once (default true). */
+  loginEnvironment?: boolean;
 }
 
 /** One TerminalHost and ProcessManager shared by every MCP connection and request of this server. */
@@ -49,7 +51,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         }
       : {};
   const manager = new ProcessManager({
-    provider: new WorkspaceProvider(host, workspace, options.policy.kind !== "yes"),
+    provider: new WorkspaceProvider(
+      host,
+      workspace,
+      options.policy.kind !== "yes",
+      options.loginEnvironment ?? true,
+    ),
     limits,
     ...(options.maxOutputChars !== undefined ? { maxOutputChars: options.maxOutputChars } : {}),
   });

@@ -20,8 +20,10 @@ export class WorkspaceProvider extends LocalTerminalProvider {
     readonly workspace: string,
     /** The host's policy can never approve a stdin write (no one to ask, not --yes): start commands with stdin closed. */
     private readonly closeStdin: boolean,
+    /** Commands get the login shell's environment (see LocalProviderOptions.loginEnvironment). */
+    loginEnvironment = false,
   ) {
-    super(host, { owner: { connectionId: "mcp", sessionId: "mcp" } });
+    super(host, { owner: { connectionId: "mcp", sessionId: "mcp" }, loginEnvironment });
   }
 
   override async create(params: ProviderCreateParams): Promise<string> {

@@ -6,6 +6,7 @@ import type {
 } from "acp-terminal";
 import { processGroupUsage, type ResourceUsage } from "./proc-usage.js";
 import { probeInputWait, type InputWait } from "./input-probe.js";
+import { loginShellEnvironment, type LoginEnvironmentOptions } from "./login-environment.js";
 import type {
   ProviderCapabilities,
   ProviderCreateParams,
@@ -65,6 +66,12 @@ export interface TerminalHostLike {
 export interface LocalProviderOptions {
   /** Owner under which terminals are created. Default `{connectionId: "local", sessionId: "local"}`. */
   owner?: TerminalOwner;
+  /**
+   * Commands get the user's login-shell environment (nvm, pyenv, direnv: see
+   * `loginShellEnvironment`), snapshotted on the first command and cached, under the variables a
+   * start gives. Default off; `acp-terminal mcp` turns it on.
+   */
+  loginEnvironment?: boolean | LoginEnvironmentOptions;
 }
 
 /**
@@ -75,6 +82,8 @@ export class LocalTerminalProvider implements TerminalProvider {
   readonly kind = "local";
   readonly capabilities: ProviderCapabilities;
   private readonly owner: TerminalOwner;
+  private readonly loginEnvironment: LoginEnvironmentOptions | undefined;
+  private loginEnvironmentFailed = false;
   /** Where each streamed terminal's bytes go (one host listener serves them all). */
   private readonly sinks = new Map<string, (bytes: Uint8Array) => void>();
   private listening = false;
@@ -84,6 +93,12 @@ export class LocalTerminalProvider implements TerminalProvider {
     options: LocalProviderOptions = {},
   ) {
     this.owner = options.owner ?? { connectionId: "local", sessionId: "local" };
+    this.loginEnvironment =
+      options.loginEnvironment === true
+        ? {}
+        : options.loginEnvironment === false
+          ? undefined
+          : options.loginEnvironment;
     this.capabilities = Object.freeze({
       cursors: true,
       // A host that ignores sinceByte answers with whole snapshots (no fromByte), which the reader handles.
@@ -97,9 +112,11 @@ export class LocalTerminalProvider implements TerminalProvider {
     });
   }
 
-  create(params: ProviderCreateParams): Promise<string> {
-    const env = params.env
-      ? Object.entries(params.env).map(([name, value]) => ({ name, value }))
+  async create(params: ProviderCreateParams): Promise<string> {
+    const login = await this.loginVariables();
+    const variables = login || params.env ? { ...login, ...params.env } : undefined;
+    const env = variables
+      ? Object.entries(variables).map(([name, value]) => ({ name, value }))
       : undefined;
     return this.host.create(this.owner, {
       command: params.command,
@@ -156,6 +173,21 @@ export class LocalTerminalProvider implements TerminalProvider {
 
   async signal(terminalId: string, signal: string): Promise<void> {
     await this.host.signal!(this.owner, terminalId, signal);
+  }
+
+  /** The login-shell snapshot when asked for (taken once; a failure is said once on stderr). */
+  private async loginVariables(): Promise<Record<string, string> | undefined> {
+    if (!this.loginEnvironment) {
+      return undefined;
+    }
+    const snapshot = await loginShellEnvironment(this.loginEnvironment);
+    if (snapshot === null && !this.loginEnvironmentFailed) {
+      this.loginEnvironmentFailed = true;
+      process.stderr.write(
+        "acp-process: the login shell's environment could not be read (the shell failed or took too long); commands run with this process's environment\n",
+      );
+    }
+    return snapshot ?? undefined;
   }
 
   /**
