@@ -87,7 +87,7 @@ try {
   report.row({
     figure: "which node = the login shell's",
     value: right
-      ? loginAnswer
+      ? String(loginAnswer)
       : `${firstAnswer} / ${[...answers].join(", ")} (login shell: ${loginAnswer})`,
     goal: "every run",
     met: right,

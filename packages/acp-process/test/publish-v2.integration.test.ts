@@ -227,8 +227,10 @@ describe("TerminalPublisher: runs as ACP v2 agent-owned terminals over a real nd
       command: `python3 -c "print('hello', input('name? '))"; echo ${MARKER}-i >/dev/null`,
       pty: true,
     });
-    const meta = (u: TerminalUpdateOf) =>
-      (u._meta as Record<string, { inputRequired: unknown }> | undefined)?.["acp-process"];
+    const meta = (u: SessionUpdate) =>
+      ((u as TerminalUpdateOf)._meta as Record<string, { inputRequired: unknown }> | undefined)?.[
+        "acp-process"
+      ];
     await until(
       () => terminalUpdatesOf(r.of(run.id)).some((u) => meta(u)?.inputRequired),
       "a terminal_update saying the command waits for input",
