@@ -138,6 +138,18 @@ describe("spilled output, local provider", () => {
     });
   });
 
+  it("reads a spill whose files something else removed as evicted, never as zeros", async () => {
+    const { manager } = rig();
+    const { run } = await manager.run({ sessionId: "s", command: "seq 1 300000", yieldMs: 60_000 });
+    rmSync(join(manager.archive!.directory!, run.id), { recursive: true, force: true });
+    expect(await rejection(manager.bytes(run.id, { offset: 0, limit: 100 }))).toMatchObject({
+      code: "output_evicted",
+    });
+    // The store's window still has the end.
+    const end = await manager.bytes(run.id, { offset: run.outputBytes - 7, limit: 7 });
+    expect(end.text).toBe("300000\n");
+  });
+
   it("refuses a quota under 64 MiB when the manager is made", () => {
     expect(() => rig({ outputSpill: { quotaBytes: 1000 } })).toThrow(
       /outputSpill.quotaBytes: expected a whole number of bytes, at least 67108864/,

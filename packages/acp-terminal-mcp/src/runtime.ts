@@ -1,5 +1,5 @@
 import { realpath, stat } from "node:fs/promises";
-import { ProcessManager, type SchedulerLimits } from "acp-process";
+import { loginShellEnvironment, ProcessManager, type SchedulerLimits } from "acp-process";
 import { TerminalHost, type TerminalHostOptions } from "acp-terminal";
 import { authorizeHook, type ApprovalPolicy } from "./policy.js";
 import { WorkspaceProvider } from "./workspace-provider.js";
@@ -17,7 +17,12 @@ export interface RuntimeOptions {
   outputByteLimit?: number;
   /** The commands' environment (TerminalHost's `env` option). Default: this process's. */
   env?: TerminalHostOptions["env"];
-  /** Commands also get the login shell's environment, snapshotted once (default true). */
+  /**
+   * Commands get the login shell's environment (nvm, pyenv, direnv; acp-process's
+   * `loginShellEnvironment`, secrets left out), snapshotted once at start (at most 5 s) and laid
+   * over the host's base environment, so that requests carry no variables an --allow pattern
+   * would refuse. Default true; not with `env: "empty"`.
+   */
   loginEnvironment?: boolean;
 }
 
@@ -31,11 +36,17 @@ export interface Runtime {
 }
 
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
-  const workspace = await resolveWorkspace(options.workspace);
+  const [workspace, login] = await Promise.all([
+    resolveWorkspace(options.workspace),
+    options.loginEnvironment === false || options.env === "empty"
+      ? null
+      : loginShellEnvironment({ timeoutMs: 5000 }),
+  ]);
+  const env = withLogin(options.env, login);
   const host = new TerminalHost({
     cwd: workspace,
     authorize: authorizeHook(options.policy),
-    ...(options.env !== undefined ? { env: options.env } : {}),
+    ...(env !== undefined ? { env } : {}),
     ...(options.outputByteLimit !== undefined
       ? {
           defaultOutputByteLimit: options.outputByteLimit,
@@ -51,12 +62,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         }
       : {};
   const manager = new ProcessManager({
-    provider: new WorkspaceProvider(
-      host,
-      workspace,
-      options.policy.kind !== "yes",
-      options.loginEnvironment ?? true,
-    ),
+    provider: new WorkspaceProvider(host, workspace, options.policy.kind !== "yes"),
     limits,
     ...(options.maxOutputChars !== undefined ? { maxOutputChars: options.maxOutputChars } : {}),
   });
@@ -66,6 +72,27 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     manager,
     workspace,
     dispose: () => (disposing ??= manager.dispose().finally(() => host.dispose())),
+  };
+}
+
+/** The host's base environment with the login shell's laid over it. */
+function withLogin(
+  option: TerminalHostOptions["env"],
+  login: Record<string, string> | null,
+): TerminalHostOptions["env"] {
+  if (!login) {
+    return option;
+  }
+  return (base) => {
+    const start: Record<string, string> = {};
+    for (const [name, value] of Object.entries(
+      typeof option === "function" ? option(base) : base,
+    )) {
+      if (value !== undefined) {
+        start[name] = value;
+      }
+    }
+    return { ...start, ...login };
   };
 }
 

@@ -20,10 +20,8 @@ export class WorkspaceProvider extends LocalTerminalProvider {
     readonly workspace: string,
     /** The host's policy can never approve a stdin write (no one to ask, not --yes): start commands with stdin closed. */
     private readonly closeStdin: boolean,
-    /** Commands get the login shell's environment (see LocalProviderOptions.loginEnvironment). */
-    loginEnvironment = false,
   ) {
-    super(host, { owner: { connectionId: "mcp", sessionId: "mcp" }, loginEnvironment });
+    super(host, { owner: { connectionId: "mcp", sessionId: "mcp" } });
   }
 
   override async create(params: ProviderCreateParams): Promise<string> {

@@ -69,7 +69,7 @@ export interface LocalProviderOptions {
   /**
    * Commands get the user's login-shell environment (nvm, pyenv, direnv: see
    * `loginShellEnvironment`), snapshotted on the first command and cached, under the variables a
-   * start gives. Default off; `acp-terminal mcp` turns it on.
+   * start gives (so an authorize hook sees them as the request's). Default off.
    */
   loginEnvironment?: boolean | LoginEnvironmentOptions;
 }

@@ -154,12 +154,14 @@ export class SpillFile {
       }
     }
     // Bytes not yet on disk: the queue and the write in flight are newer than the file.
+    let covered = got;
     for (const piece of [this.inFlight, ...this.queue]) {
       if (piece) {
-        overlay(bytes, offset, piece);
+        covered = Math.max(covered, overlay(bytes, offset, piece));
       }
     }
-    return bytes;
+    // A file removed or cut short by something else: what it lacks is missing, not zeros.
+    return covered < wanted ? bytes.subarray(0, covered) : bytes;
   }
 
   /**
@@ -334,11 +336,16 @@ export function existingSegments(dir: string, names: readonly string[]): Map<num
   return segments;
 }
 
-/** Copies the part of `piece` that falls in `[offset, offset + target.length)` into `target`. */
-function overlay(target: Buffer, offset: number, piece: Unwritten): void {
+/**
+ * Copies the part of `piece` that falls in `[offset, offset + target.length)` into `target`;
+ * returns how far into `target` it reaches (0 when it does not overlap).
+ */
+function overlay(target: Buffer, offset: number, piece: Unwritten): number {
   const from = Math.max(offset, piece.offset);
   const to = Math.min(offset + target.length, piece.offset + piece.bytes.length);
-  if (from < to) {
-    piece.bytes.copy(target, from - offset, from - piece.offset, to - piece.offset);
+  if (from >= to) {
+    return 0;
   }
+  piece.bytes.copy(target, from - offset, from - piece.offset, to - piece.offset);
+  return to - offset;
 }
