@@ -192,6 +192,20 @@ describe("input_required from /proc (local provider, Linux): the detection table
     });
   });
 
+  it("a prompt after a long quiet (looks backed off to 2 s) is still seen within 1 s of it", async () => {
+    const { manager } = rig();
+    const promptAt = outputAt(manager, "later?");
+    const run = await manager.start({
+      sessionId: "s",
+      command: marked(`sleep 3; python3 -c "input('later? ')"`),
+      stdin: true,
+    });
+    const waiting = await manager.wait(run.id, { timeoutMs: 10_000, untilInput: true });
+    expect(waiting.inputRequired).toMatchObject({ prompt: "later? ", detectedBy: "proc" });
+    expect(performance.now() - promptAt()!).toBeLessThan(1000);
+    await manager.kill(run.id);
+  });
+
   it("a server that waits on its socket (with stdin open) is not taken for one waiting for input", async () => {
     const { manager } = rig();
     const run = await manager.start({

@@ -29,6 +29,7 @@ const PROMPT_LINE =
  */
 export class InputWatch {
   private cancelLook: () => void = () => {};
+  private nextLookAtMs = Infinity;
   private lookMs = INPUT_QUIET_MS;
   private lastOutputAtMs: number;
   private stopped = false;
@@ -49,10 +50,20 @@ export class InputWatch {
     }
   }
 
-  /** New output: whatever it waited for, it is printing again. */
+  /**
+   * New output: whatever it waited for, it is printing again. No timer per chunk (a flood calls
+   * this thousands of times a second): the next look sees the output was recent and waits.
+   */
   noteOutput(): void {
     this.lastOutputAtMs = this.clock.now();
-    this.restart();
+    this.lookMs = INPUT_QUIET_MS;
+    if (this.record.inputRequired) {
+      this.set(null);
+    }
+    // A look backed off far away (a long quiet before): bring it near, once.
+    if (!this.stopped && this.nextLookAtMs - this.lastOutputAtMs > 2 * INPUT_QUIET_MS) {
+      this.schedule(INPUT_QUIET_MS);
+    }
   }
 
   /** Input was written: it may read it and go on. */
@@ -75,7 +86,11 @@ export class InputWatch {
   }
 
   private schedule(ms: number): void {
+    if (!(this.record.stdin || this.record.pty)) {
+      return;
+    }
     this.cancelLook();
+    this.nextLookAtMs = this.clock.now() + ms;
     this.cancelLook = this.clock.setTimeout(() => void this.look(), ms);
   }
 
@@ -84,12 +99,18 @@ export class InputWatch {
     if (this.stopped || !terminalId || this.record.status !== "running") {
       return;
     }
+    const sinceOutputMs = this.clock.now() - this.lastOutputAtMs;
+    if (sinceOutputMs < INPUT_QUIET_MS) {
+      this.schedule(INPUT_QUIET_MS - sinceOutputMs);
+      return;
+    }
     const startedAtMs = this.lastOutputAtMs;
     const waiting = await (this.provider.inputWait?.(terminalId) ?? Promise.resolve(null)).catch(
       () => null,
     );
-    // Output that arrived during the look has restarted it.
+    // Output that arrived during the look: look again once it is quiet.
     if (this.stopped || this.lastOutputAtMs !== startedAtMs) {
+      this.schedule(INPUT_QUIET_MS);
       return;
     }
     const quietMs = this.clock.now() - this.lastOutputAtMs;
