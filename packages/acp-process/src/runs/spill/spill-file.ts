@@ -55,6 +55,11 @@ export class SpillFile {
     return this.failure;
   }
 
+  /** Whether bytes are still on their way to the disk (queued, or a write in flight). */
+  get busy(): boolean {
+    return this.inFlight !== null || this.queue.length > 0;
+  }
+
   /** The first offset still on disk (or queued), or undefined when everything was evicted. */
   get firstOffset(): number | undefined {
     const indexes = [...this.segments.keys()];
@@ -141,7 +146,8 @@ export class SpillFile {
     }
     const within = offset - index * SEGMENT_BYTES;
     const wanted = Math.max(0, Math.min(length, stored - within));
-    const bytes = Buffer.alloc(wanted);
+    // Not zeroed: only what was read or overlaid is returned (`covered`).
+    const bytes = Buffer.allocUnsafe(wanted);
     let got = 0;
     const fd = this.openRead(index);
     if (fd !== undefined) {
@@ -154,10 +160,13 @@ export class SpillFile {
       }
     }
     // Bytes not yet on disk: the queue and the write in flight are newer than the file.
+    // Only a contiguous run from the start counts: a gap would be stale memory (allocUnsafe).
     let covered = got;
-    for (const piece of [this.inFlight, ...this.queue]) {
-      if (piece) {
-        covered = Math.max(covered, overlay(bytes, offset, piece));
+    const pieces = [this.inFlight, ...this.queue].filter((piece) => piece !== null);
+    for (const piece of pieces.sort((a, b) => a.offset - b.offset)) {
+      const reach = overlay(bytes, offset, piece);
+      if (reach > 0 && piece.offset - offset <= covered) {
+        covered = Math.max(covered, reach);
       }
     }
     // A file removed or cut short by something else: what it lacks is missing, not zeros.
