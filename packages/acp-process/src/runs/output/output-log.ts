@@ -74,9 +74,11 @@ export class OutputLog {
     const kept = this.withinCap(text);
     const offset = streamOffset(this.record);
     const items: RunItem[] = [];
+    // Its UTF-8 as long as the text: ASCII, a character is a byte (no scan per piece).
+    const ascii = bytes !== undefined && kept === text && bytes.length === text.length;
     for (const piece of kept.length > 0 ? splitText(kept, MAX_ITEM_CHARS) : []) {
       items.push(this.nextItem("output", piece));
-      this.record.outputBytes += Buffer.byteLength(piece, "utf8");
+      this.record.outputBytes += ascii ? piece.length : Buffer.byteLength(piece, "utf8");
       this.record.lineCount += countNewlines(piece);
     }
     if (items.length > 0) {
