@@ -13,7 +13,13 @@ import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { client as acpClient, ndJsonStream } from "@agentclientprotocol/sdk";
-import { execTool, processTool, processTools, shellTool } from "acp-process/tools";
+import {
+  execTool,
+  processTool,
+  processTools,
+  shellTool,
+  unifiedExecTools,
+} from "acp-process/tools";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { DEMO_AGENT, MARK_VARIABLE, newMark, untilNoneMarked } from "./fixtures/demo-processes.js";
 import {
@@ -257,13 +263,14 @@ test("the acp-session entry is accepted in session/new by an ACP agent, and laun
 });
 
 test("the tool table names every tool of every surface, in the surface --tools picks it with", () => {
-  const rows = [...README.matchAll(/^\| `(exec|process|shell)` \| `([a-z_]+)` \|/gm)].map(
+  const rows = [...README.matchAll(/^\| `(exec|process|shell|unified)` \| `([a-z_]+)` \|/gm)].map(
     (m) => `${m[1]}:${m[2]}`,
   );
   const expected = [
     ...[execTool, processTool].map((tool) => `exec:${tool.functionName}`),
     ...processTools.map((tool) => `process:${tool.functionName}`),
     `shell:${shellTool.functionName}`,
+    ...unifiedExecTools.map((tool) => `unified:${tool.functionName}`),
   ];
   expect(rows).toEqual(expected);
 });

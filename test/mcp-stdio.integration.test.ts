@@ -13,6 +13,7 @@ import {
   processTool,
   processTools,
   shellTool,
+  unifiedExecTools,
   type ToolDefinition,
 } from "acp-process/tools";
 import { MCP_USAGE } from "acp-terminal-mcp";
@@ -60,6 +61,7 @@ const SURFACES: Record<string, readonly ToolDefinition[]> = {
   exec: [execTool, processTool] as readonly ToolDefinition[],
   process: processTools as readonly ToolDefinition[],
   shell: [shellTool] as readonly ToolDefinition[],
+  unified: unifiedExecTools as readonly ToolDefinition[],
 };
 
 describe.each(CLIENT_KINDS)("the %s client", (kind) => {
@@ -87,6 +89,27 @@ describe.each(CLIENT_KINDS)("the %s client", (kind) => {
       }
     },
   );
+
+  test("--tools unified: exec_command yields a session at a prompt, write_stdin answers it, in the workspace", async () => {
+    const client = await server(kind, ["--yes", "--tools", "unified"]);
+    const started = structured(
+      await client.callTool("exec_command", {
+        cmd: "pwd; printf 'name? '; read name; echo \"hello $name\"",
+        login: false,
+        yield_time_ms: 8000,
+      }),
+    );
+    expect(started).toMatchObject({
+      session_id: expect.any(Number),
+      output: `${workspace}\nname? `,
+      input_required: { prompt: "name? ", detected_by: "proc" },
+    });
+    expect(started.wall_time_seconds).toBeLessThan(4);
+    const answered = structured(
+      await client.callTool("write_stdin", { session_id: started.session_id, chars: "mcp\n" }),
+    );
+    expect(answered).toMatchObject({ exit_code: 0, output: "hello mcp\n" });
+  });
 
   test("calls exec and every process action, each answer with text and structuredContent", async () => {
     const client = await server(kind, ["--yes"]);
@@ -388,7 +411,7 @@ describe("the command line", () => {
     });
     expect(bad.status).toBe(2);
     expect(bad.stderr).toBe(
-      'Invalid --tools: expected one of exec, process, shell, received "bash"\nRun "acp-terminal mcp --help" for usage.\n',
+      'Invalid --tools: expected one of exec, process, shell, unified, received "bash"\nRun "acp-terminal mcp --help" for usage.\n',
     );
     const missing = spawnSync(
       process.execPath,

@@ -17,6 +17,9 @@ export type ProcessErrorCode =
   | "store_in_use" // another store instance holds the run store file
   | "disposed" // the manager was disposed
   | "missing_dependency" // an optional peer dependency (better-sqlite3 for SqliteRunStore) is not installed or does not load
+  | "output_evicted" // a byte range that is no longer kept: evicted by the spill's disk quota, or dropped by retention without a spill
+  | "output_lost" // a byte range the client dropped before acp-process could read it
+  | "output_not_kept" // a byte range past the run's maxOutputBytes (counted, never stored)
   // The process.* capabilities' errors, named as their specification names them:
   | "CommandNotFound" // the program does not exist (never started)
   | "SpawnFailed" // the command could not be started (EACCES, missing cwd, refused by the client)

@@ -17,11 +17,17 @@ export { DEFAULT_WATCHER_LIMITS, type WatcherLimits } from "./runs/output/watche
 export type { ReadResult } from "./runs/views/read-page.js";
 export type { LineView } from "./runs/views/views.js";
 export type { ResolvedLimits } from "./config.js";
+export {
+  DEFAULT_SPILL_QUOTA_BYTES,
+  type OutputArchive,
+  type OutputSpillOptions,
+} from "./runs/spill/output-archive.js";
 
 export {
   ACTIVE_STATUSES,
   FINISHED_STATUSES,
   isFinished,
+  totalOutputBytes,
   type ResourceLimits,
   type RunItem,
   type RunItemKind,
@@ -50,6 +56,12 @@ export {
   type ClientTerminalSupport,
 } from "./providers/acp-capabilities.js";
 export { providerForClient, type ClientProviderOptions } from "./providers/select.js";
+export {
+  loginShellEnvironment,
+  SCRUBBED_VARIABLES,
+  SECRET_NAME,
+  type LoginEnvironmentOptions,
+} from "./providers/login-environment.js";
 
 export { MemoryRunStore } from "./store/memory.js";
 export {

@@ -7,6 +7,7 @@ export {
   type ProviderExitStatus,
   type ProviderOutput,
   type ProviderOutputOptions,
+  type OutputStream,
   type TerminalProvider,
 } from "./providers/types.js";
 export { processGroupUsage, type ResourceUsage } from "./providers/proc-usage.js";

@@ -23,6 +23,23 @@ export {
   type ProcessState,
 } from "./tools/process-api.js";
 export { shellTool, shellInputSchema, type ShellInput } from "./tools/shell.js";
+export {
+  execCommandTool,
+  writeStdinTool,
+  readOutputTool,
+  unifiedExecTools,
+  execCommandInputSchema,
+  writeStdinInputSchema,
+  readOutputInputSchema,
+  UNIFIED_EXEC_ENV,
+} from "./tools/unified-exec.js";
+export {
+  BYTES_PER_TOKEN,
+  DEFAULT_MAX_OUTPUT_TOKENS,
+  MAX_OUTPUT_TOKENS,
+  tokensOf,
+  type Keep,
+} from "./tools/token-budget.js";
 export { allTools } from "./tools/all.js";
 export {
   JOB_TTL_MS,

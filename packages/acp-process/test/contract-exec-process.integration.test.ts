@@ -209,15 +209,19 @@ describe.each(PROVIDERS)("exec + process contract over the %s provider", (_name,
       "OPENCLAW_BASH_PENDING_MAX_OUTPUT_CHARS",
       "ZERO_BASH_PENDING_MAX_OUTPUT_CHARS",
     ]) {
-      it(`${variable} caps the pending output one poll returns (the newest part, the rest said skipped)`, async () => {
+      it(`${variable} caps the pending output one poll returns (keep tail: the newest part, the rest said skipped)`, async () => {
         const rig = use({ env: { [variable]: "1000" } });
         expect(rig.manager.limits.pendingMaxOutputChars).toBe(1000);
         const started = await call(execTool, { command: marked("seq 1 2000"), background: true });
         await rig.manager.wait(started.sessionId);
-        const polled = await call(processTool, { action: "poll", sessionId: started.sessionId });
+        const polled = await call(processTool, {
+          action: "poll",
+          sessionId: started.sessionId,
+          keep: "tail",
+        });
         expect(polled.output.length).toBeLessThanOrEqual(1000);
         expect(polled.output.endsWith("1999\n2000\n")).toBe(true);
-        expect(polled.note).toMatch(/more than 1000 characters were pending/);
+        expect(polled.note).toMatch(/more than 1000 bytes were pending/);
         // What was returned and what was skipped add up to the whole output (`seq 1 2000` writes 8893 bytes); nothing is left pending.
         expect(polled.skippedBytes + Buffer.byteLength(polled.output)).toBe(8893);
         expect(
@@ -245,11 +249,48 @@ describe.each(PROVIDERS)("exec + process contract over the %s provider", (_name,
         background: true,
       });
       await rig.manager.wait(started.sessionId);
-      const polled = await call(processTool, { action: "poll", sessionId: started.sessionId });
+      const polled = await call(processTool, {
+        action: "poll",
+        sessionId: started.sessionId,
+        keep: "tail",
+      });
       expect(polled.output.length).toBeLessThanOrEqual(1001);
       expect(Buffer.from(polled.output).toString()).toBe(polled.output); // no lone surrogate
       expect(polled.output.endsWith("é€😀")).toBe(true);
       expect(polled.skippedBytes + Buffer.byteLength(polled.output)).toBe(4500);
+    });
+
+    it("a poll over maxOutputTokens keeps the head and the tail and names the bytes between, which log with byteOffset reads", async () => {
+      const expected = Array.from({ length: 20_000 }, (_, i) => `${i + 1}\n`).join("");
+      const started = await call(execTool, { command: marked("seq 1 20000"), background: true });
+      await use().manager.wait(started.sessionId);
+      const polled = await call(processTool, {
+        action: "poll",
+        sessionId: started.sessionId,
+        maxOutputTokens: 1000,
+      });
+      expect(polled).toMatchObject({
+        originalBytes: expected.length,
+        originalTokenCount: Math.ceil(expected.length / 4),
+        skippedBytes: polled.omitted.bytes,
+      });
+      const [head, tail] = polled.output.split(/\n\[\.\.\. .* \.\.\.\]\n/);
+      expect(Buffer.byteLength(polled.output)).toBeLessThanOrEqual(4000);
+      expect(expected.startsWith(head)).toBe(true);
+      expect(expected.endsWith(tail)).toBe(true);
+      const { offset, bytes } = polled.omitted;
+      expect(offset).toBe(Buffer.byteLength(head));
+      expect(polled.output).toContain(
+        `read them with process {"action":"log","sessionId":"${started.sessionId}","byteOffset":${offset},"byteLimit":${Math.min(bytes, 65_536)}}`,
+      );
+      const rest = await call(processTool, {
+        action: "log",
+        sessionId: started.sessionId,
+        byteOffset: offset,
+        byteLimit: bytes,
+        maxOutputTokens: 100_000,
+      });
+      expect(head + rest.output + tail).toBe(expected);
     });
   });
 

@@ -282,21 +282,48 @@ describe.each(PROVIDERS)("process.* over the %s provider, as specified", (name, 
     ).toMatchObject({ stdout: "éb", truncated: false });
   });
 
-  it("logs asked for bytes no longer retained reads from where the retained output starts and says how many were dropped", async () => {
-    // 300000 bytes, more than the 200000 characters a run keeps by default.
-    const big = await call(processRun, { command: "head -c 300000 /dev/zero | tr '\\0' a" });
+  it("logs reads any byte range of a run bigger than the retained window by absolute offset (the rest was spilled to disk), with stdout_size the total", async () => {
+    // 300000 bytes, more than the 200000 characters a run keeps in memory by default.
+    const big = await call(processRun, {
+      command: "head -c 150000 /dev/zero | tr '\\0' a; head -c 150000 /dev/zero | tr '\\0' b",
+    });
     expect(big).toMatchObject({ exit_code: 0, stdout_size: 300_000 });
-    const logs = await call(processLogs, { process_id: big.process_id, offset: 0 });
-    expect(logs.offset).toBeGreaterThan(0);
-    expect(logs).toMatchObject({
+    const whole = await call(processLogs, {
+      process_id: big.process_id,
+      offset: 0,
+      max_output_tokens: 100_000,
+    });
+    expect(whole).toMatchObject({
+      offset: 0,
       stdout_size: 300_000,
-      dropped_bytes: logs.offset,
       next_offset: 300_000,
       truncated: false,
-      note: expect.stringMatching(/no longer retained/),
     });
-    expect(Buffer.byteLength(logs.stdout)).toBe(300_000 - logs.offset);
-    expect(Buffer.byteLength(JSON.stringify(logs))).toBeLessThan(300_000);
+    expect(whole.stdout).toBe("a".repeat(150_000) + "b".repeat(150_000));
+    const middle = await call(processLogs, {
+      process_id: big.process_id,
+      offset: 149_990,
+      limit: 20,
+    });
+    expect(middle).toMatchObject({
+      stdout: "a".repeat(10) + "b".repeat(10),
+      offset: 149_990,
+      next_offset: 150_010,
+      truncated: true,
+    });
+    const end = await call(processLogs, { process_id: big.process_id, offset: 300_000 });
+    expect(end).toMatchObject({
+      stdout: "",
+      offset: 300_000,
+      next_offset: 300_000,
+      truncated: false,
+    });
+    expect(
+      await refused(processLogs, { process_id: big.process_id, offset: 300_001 }),
+    ).toMatchObject({
+      code: "invalid_params",
+      message: expect.stringMatching(/offset from 0 to 300000/),
+    });
   });
 
   it("logs refuses stream 'stderr' because stderr is merged into stdout, and refuses unknown stream values", async () => {

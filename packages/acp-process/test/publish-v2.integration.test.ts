@@ -220,6 +220,52 @@ describe("TerminalPublisher: runs as ACP v2 agent-owned terminals over a real nd
     );
   });
 
+  it("says in the terminal's _meta when its command waits for input (after the prompt's chunk), and that it stopped once answered; a replay carries the state", async () => {
+    const r = await rig();
+    const run = await r.local.manager.start({
+      sessionId: r.sessionId,
+      command: `python3 -c "print('hello', input('name? '))"; echo ${MARKER}-i >/dev/null`,
+      pty: true,
+    });
+    const meta = (u: SessionUpdate) =>
+      ((u as TerminalUpdateOf)._meta as Record<string, { inputRequired: unknown }> | undefined)?.[
+        "acp-process"
+      ];
+    await until(
+      () => terminalUpdatesOf(r.of(run.id)).some((u) => meta(u)?.inputRequired),
+      "a terminal_update saying the command waits for input",
+    );
+    const updates = r.of(run.id);
+    const waitingAt = updates.findIndex(
+      (u) => u.sessionUpdate === "terminal_update" && meta(u)?.inputRequired,
+    );
+    // The prompt went out first, as a chunk.
+    expect(
+      Buffer.concat(chunksOf(updates.slice(0, waitingAt)).map((c) => decode(c.data))).toString(),
+    ).toContain("name? ");
+    expect(meta(updates[waitingAt] as TerminalUpdateOf)!.inputRequired).toMatchObject({
+      prompt: "name? ",
+      detectedBy: "proc",
+    });
+    await r.publisher.replay(r.sessionId);
+    await until(
+      () => terminalUpdatesOf(r.of(run.id)).filter((u) => u.output).length > 0,
+      "the replayed state",
+    );
+    expect(
+      meta(terminalUpdatesOf(r.of(run.id)).find((u) => u.output)!)!.inputRequired,
+    ).toMatchObject({
+      prompt: "name? ",
+    });
+    await r.local.manager.write(run.id, "bob\r");
+    await r.local.manager.wait(run.id);
+    await until(() => terminalUpdatesOf(r.of(run.id)).some((u) => u.exitStatus), "the exit");
+    const after = terminalUpdatesOf(r.of(run.id)).slice(
+      terminalUpdatesOf(r.of(run.id)).findIndex((u) => u.output) + 1,
+    );
+    expect(after.some((u) => u._meta !== undefined && meta(u)!.inputRequired === null)).toBe(true);
+  });
+
   it("never sends a chunk over maxChunkBytes, cuts chunks on UTF-8 boundaries, and the chunks add up to the output", async () => {
     const r = await rig({ maxChunkBytes: 1000 });
     // 60,000 bytes of two-byte characters: every cut has a chance to fall inside one.

@@ -203,7 +203,7 @@ describe("ProcessManager over the local TerminalHost", () => {
     expect(await rig.manager.bytes(run.id, { offset: 1, limit: 5 })).toMatchObject({
       text: "é€",
       offset: 1,
-      firstRetainedByte: 0,
+      totalBytes: 7,
     });
   });
 

@@ -104,8 +104,10 @@ describe("a provider whose output keeps failing", () => {
   it("is given up after repeated failures: the run fails with the reason instead of being polled forever", async () => {
     const rig = localRig();
     const local = new LocalTerminalProvider(rig.host);
+    // Without pushed output (as over ACP): the run reads by polling.
     const broken: TerminalProvider = Object.assign(Object.create(local) as LocalTerminalProvider, {
       output: () => Promise.reject(new Error("connection reset")),
+      stream: undefined,
     });
     const manager = new ProcessManager({
       provider: broken,

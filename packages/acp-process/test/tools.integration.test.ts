@@ -199,6 +199,9 @@ describe.each(PROVIDERS)("tool surfaces over the %s provider", (name, setup) => 
         "process.logs",
         "process.wait",
         "shell",
+        "exec_command",
+        "write_stdin",
+        "read_output",
       ]);
       for (const tool of allTools) {
         expect(tool.jsonSchema).toMatchObject({ type: "object" });

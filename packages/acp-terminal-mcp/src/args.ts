@@ -21,6 +21,8 @@ export interface McpOptions {
   token?: string;
   /** Where to write the token (mode 0600). */
   tokenFile?: string;
+  /** Commands get the login shell's environment (nvm, pyenv...; default true; `--no-login-env`: false). */
+  loginEnvironment?: boolean;
 }
 
 export type ParsedMcpCommand =
@@ -37,7 +39,8 @@ Options:
                            (default: the current directory)
   --tools SET              exec: exec + process (default); process: process.run, process.monitor,
                            process.kill, process.list, process.logs, process.wait; shell: the
-                           shell action API
+                           shell action API; unified: Codex's exec_command + write_stdin
+                           (+ read_output)
   --yes, -y                allow every command
   --allow PATTERN          allow starting the commands PATTERN matches, e.g. 'git *' (repeatable;
                            the syntax of acp-terminal run --allow: the first word literal, * globs,
@@ -47,6 +50,8 @@ Options:
   --max-output-chars N     characters of output an answer carries (default 200000)
   --output-limit BYTES     bytes of output kept per command, the tail (default 1048576)
   --progress-interval S    seconds between progress notifications of a long call (default 1)
+  --no-login-env           run commands with this process's environment, not the login shell's
+                           (by default it is snapshotted once: nvm, pyenv, direnv; secrets left out)
   --http HOST:PORT         serve MCP Streamable HTTP at http://HOST:PORT/mcp instead of stdio
   --token TOKEN            the bearer token every HTTP request must carry (or env ${TOKEN_ENV});
                            without one the server makes a random token and prints how to pass it
@@ -80,6 +85,7 @@ export function parseMcpCommand(
         http: { type: "string" },
         token: { type: "string" },
         "token-file": { type: "string" },
+        "no-login-env": { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
     }));
@@ -152,6 +158,7 @@ export function parseMcpCommand(
       ...(values["token-file"] !== undefined
         ? { tokenFile: resolvePath(cwd, values["token-file"]) }
         : {}),
+      ...(values["no-login-env"] ? { loginEnvironment: false } : {}),
     },
   };
 }

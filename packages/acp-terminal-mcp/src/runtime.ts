@@ -1,5 +1,10 @@
 import { realpath, stat } from "node:fs/promises";
-import { ProcessManager, type RunSnapshot, type SchedulerLimits } from "acp-process";
+import {
+  loginShellEnvironment,
+  ProcessManager,
+  type RunSnapshot,
+  type SchedulerLimits,
+} from "acp-process";
 import { TerminalHost, type AuthorizeRequest, type TerminalHostOptions } from "acp-terminal";
 import { elicitationAsker } from "./elicit-approval.js";
 import { CallDirectory, createScope } from "./mcp-call.js";
@@ -20,6 +25,13 @@ export interface RuntimeOptions {
   outputByteLimit?: number;
   /** The commands' environment (TerminalHost's `env` option). Default: this process's. */
   env?: TerminalHostOptions["env"];
+  /**
+   * Commands get the login shell's environment (nvm, pyenv, direnv; acp-process's
+   * `loginShellEnvironment`, secrets left out), snapshotted once at start (at most 5 s) and laid
+   * over the host's base environment, so that requests carry no variables an --allow pattern
+   * would refuse. Default true; not with `env: "empty"`.
+   */
+  loginEnvironment?: boolean;
 }
 
 /** One TerminalHost and ProcessManager shared by every MCP connection and request of this server. */
@@ -44,14 +56,20 @@ const CREATE_WAIT_MS = 15 * 60_000;
 const MAX_RUNS = 200;
 
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
-  const workspace = await resolveWorkspace(options.workspace);
+  const [workspace, login] = await Promise.all([
+    resolveWorkspace(options.workspace),
+    options.loginEnvironment === false || options.env === "empty"
+      ? null
+      : loginShellEnvironment({ timeoutMs: 5000 }),
+  ]);
+  const env = withLogin(options.env, login);
   const calls = new CallDirectory();
   const approve = authorizeHook(options.policy, elicitationAsker());
   const host = new TerminalHost({
     cwd: workspace,
     // The hook judges the directory by its path, not by the `/proc/self/fd/N` the command starts in.
     authorize: (request) => approve(shownRequest(request)),
-    ...(options.env !== undefined ? { env: options.env } : {}),
+    ...(env !== undefined ? { env } : {}),
     ...(options.outputByteLimit !== undefined
       ? {
           defaultOutputByteLimit: options.outputByteLimit,
@@ -91,6 +109,27 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
 function shownRequest(request: AuthorizeRequest): AuthorizeRequest {
   const cwd = createScope.getStore()?.cwd;
   return cwd && request.cwd === cwd.spawn ? { ...request, cwd: cwd.shown } : request;
+}
+
+/** The host's base environment with the login shell's laid over it. */
+function withLogin(
+  option: TerminalHostOptions["env"],
+  login: Record<string, string> | null,
+): TerminalHostOptions["env"] {
+  if (!login) {
+    return option;
+  }
+  return (base) => {
+    const start: Record<string, string> = {};
+    for (const [name, value] of Object.entries(
+      typeof option === "function" ? option(base) : base,
+    )) {
+      if (value !== undefined) {
+        start[name] = value;
+      }
+    }
+    return { ...start, ...login };
+  };
 }
 
 async function resolveWorkspace(dir: string): Promise<string> {

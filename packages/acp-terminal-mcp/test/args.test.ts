@@ -74,7 +74,7 @@ describe("acp-terminal mcp arguments", () => {
 
   it("refuses a tool set it does not have, naming the ones it has", () => {
     expect(errorOf(["--tools", "bash"])).toBe(
-      'Invalid --tools: expected one of exec, process, shell, received "bash"',
+      'Invalid --tools: expected one of exec, process, shell, unified, received "bash"',
     );
   });
 

@@ -83,4 +83,12 @@ describe("commandEnvironment", () => {
       SHLVL: "3",
     });
   });
+
+  it("takes an inherited SHLVL below 1 or not a whole number as unset (SHLVL=1), and keeps one the request sets", () => {
+    for (const inherited of ["0", "-1", "abc", "", " ", "1.5", "0x2"]) {
+      expect(commandEnvironment({ SHLVL: inherited }, []).SHLVL, `SHLVL=${inherited}`).toBe("1");
+    }
+    expect(commandEnvironment({ SHLVL: "2" }, []).SHLVL).toBe("2");
+    expect(commandEnvironment({ SHLVL: "0" }, [{ name: "SHLVL", value: "0" }]).SHLVL).toBe("0");
+  });
 });

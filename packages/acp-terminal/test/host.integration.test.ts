@@ -334,6 +334,16 @@ describe("environment and cwd", () => {
     expect(host.output(owner, id).output).toBe("hi\ntyped\n");
   });
 
+  it("a command line with stdin open does not source ~/.bashrc when the host inherited SHLVL=0 (a server started by a login shell's exec)", async () => {
+    const home = await tempDir("acp-terminal-home-");
+    await writeFile(join(home, ".bashrc"), "echo bashrc-sourced\n");
+    const host = makeHost({ env: (base) => ({ PATH: base.PATH ?? "", HOME: home, SHLVL: "0" }) });
+    const id = await host.create(owner, { command: "echo hi; cat", stdin: true });
+    await host.write(owner, id, "typed\n", { eof: true });
+    expect(await host.waitForExit(owner, id)).toEqual({ exitCode: 0, signal: null });
+    expect(host.output(owner, id).output).toBe("hi\ntyped\n");
+  });
+
   it("runs in the given cwd, else the session's, else the host option's, else process.cwd()", async () => {
     const dir = await realpath(await tempDir("acp-terminal-cwd-"));
     expect((await run(makeHost(), { command: "pwd", cwd: dir }, { sessionCwd: "/" })).output).toBe(

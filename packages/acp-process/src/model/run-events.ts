@@ -34,6 +34,8 @@ export type RunEvent =
     }
   /** A PTY run was resized (`run.ptySize`). */
   | { type: "resize"; run: RunSnapshot }
+  /** The run began (`run.inputRequired` set) or stopped (null) waiting for input. */
+  | { type: "input"; run: RunSnapshot }
   | { type: "exit"; run: RunSnapshot };
 
 export type RunEventSink = (event: RunEvent) => void;

@@ -71,6 +71,11 @@ export interface RunRecord {
   /** Output bytes the command wrote past `maxOutputBytes` (not stored, still seen by watchers). */
   cappedBytes?: number;
   /**
+   * Where output was dropped by the client before it could be read: `[offset, bytes]` in absolute
+   * output offsets, oldest first (at most MAX_LOST_RANGES; a later loss is merged into the last).
+   */
+  lostRanges?: [offset: number, bytes: number][];
+  /**
    * Set when the command never started (status `failed`, cause `spawn_error`): why, so every
    * surface can tell "not found" from other start failures without parsing `error`.
    */
@@ -79,6 +84,24 @@ export interface RunRecord {
   resourceLimits?: ResourceLimits | null;
   /** The last resource sample taken while the command ran (kept after it ends); null = never measured. */
   resourceUsage?: ResourceUsage | null;
+  /** Set while the command waits for input (see `InputRequired`); null or absent otherwise. */
+  inputRequired?: InputRequired | null;
+}
+
+/**
+ * The command is blocked reading its terminal or stdin and has printed nothing since. `proc`:
+ * seen in /proc (a process of the command sleeps in a read of its input, local provider on
+ * Linux); `prompt`: guessed from the output where that cannot be seen (its last line looks like a
+ * prompt and nothing followed it).
+ */
+export interface InputRequired {
+  /** When it was noticed (clock ms). */
+  sinceMs: number;
+  /** The last line the command printed (at most 200 characters): usually the prompt. */
+  prompt: string;
+  detectedBy: "proc" | "prompt";
+  /** `proc`: the process that waits and how (`python3: read(0) on /dev/pts/3`). */
+  how?: string;
 }
 
 /**
@@ -101,6 +124,25 @@ export interface ResourceLimits {
   cpuCores?: number;
 }
 
+/** Separate losses a record lists; later ones are merged into the last range. */
+export const MAX_LOST_RANGES = 100;
+
+/**
+ * Every byte of output the command wrote, as far as acp-process knows: the bytes kept, those the
+ * client dropped before they were read (`lostBytes`) and those past `maxOutputBytes`. Absolute
+ * output offsets run from 0 to this.
+ */
+export function totalOutputBytes(
+  record: Pick<RunRecord, "outputBytes" | "lostBytes" | "cappedBytes">,
+): number {
+  return record.outputBytes + record.lostBytes + (record.cappedBytes ?? 0);
+}
+
+/** The absolute offset the next byte the client reports lands at (loss counted, the capped part not). */
+export function streamOffset(record: Pick<RunRecord, "outputBytes" | "lostBytes">): number {
+  return record.outputBytes + record.lostBytes;
+}
+
 /** `output`: the command's text; `notice`: acp-process's own remark; `event`: a watcher hit, text `{"event","match"}` as JSON. */
 export type RunItemKind = "output" | "notice" | "event";
 
@@ -110,6 +152,6 @@ export interface RunItem {
   kind: RunItemKind;
   text: string;
   atMs: number;
-  /** Output byte offset of the first byte of `text` (for `notice`, the offset at that point). */
+  /** Absolute output offset of the first byte of `text`, loss counted (for `notice`, the offset at that point). */
   byteOffset: number;
 }

@@ -5,12 +5,15 @@ import type {
   TerminalOwner,
 } from "acp-terminal";
 import { processGroupUsage, type ResourceUsage } from "./proc-usage.js";
+import { probeInputWait, type InputWait } from "./input-probe.js";
+import { loginShellEnvironment, type LoginEnvironmentOptions } from "./login-environment.js";
 import type {
   ProviderCapabilities,
   ProviderCreateParams,
   ProviderExitStatus,
   ProviderOutput,
   ProviderOutputOptions,
+  OutputStream,
   TerminalProvider,
 } from "./types.js";
 
@@ -47,11 +50,28 @@ export interface TerminalHostLike {
   signal?(owner: TerminalOwner, terminalId: string, signal: string): Promise<void> | void;
   /** `pid` is the command's process-group id (acp-terminal's `TerminalInfo`). */
   info?(terminalId: string): { pid?: number } | undefined;
+  /** Output events (raw bytes as read), for pushed output (`stream`). */
+  on?(
+    event: "output",
+    listener: (event: { terminalId: string; owner: TerminalOwner; data: Uint8Array }) => void,
+  ): unknown;
+  /** Read access to a terminal's retained bytes. */
+  outputReader?(
+    terminalId: string,
+  ): { bytesSince(sinceByte: number): { bytes: Uint8Array; fromByte: number } } | undefined;
+  /** Defined for PTY terminals (their output is read rendered, not as raw bytes). */
+  screenReader?(terminalId: string): unknown;
 }
 
 export interface LocalProviderOptions {
   /** Owner under which terminals are created. Default `{connectionId: "local", sessionId: "local"}`. */
   owner?: TerminalOwner;
+  /**
+   * Commands get the user's login-shell environment (nvm, pyenv, direnv: see
+   * `loginShellEnvironment`), snapshotted on the first command and cached, under the variables a
+   * start gives (so an authorize hook sees them as the request's). Default off.
+   */
+  loginEnvironment?: boolean | LoginEnvironmentOptions;
 }
 
 /**
@@ -62,12 +82,23 @@ export class LocalTerminalProvider implements TerminalProvider {
   readonly kind = "local";
   readonly capabilities: ProviderCapabilities;
   private readonly owner: TerminalOwner;
+  private readonly loginEnvironment: LoginEnvironmentOptions | undefined;
+  private loginEnvironmentFailed = false;
+  /** Where each streamed terminal's bytes go (one host listener serves them all). */
+  private readonly sinks = new Map<string, (bytes: Uint8Array) => void>();
+  private listening = false;
 
   constructor(
     private readonly host: TerminalHostLike,
     options: LocalProviderOptions = {},
   ) {
     this.owner = options.owner ?? { connectionId: "local", sessionId: "local" };
+    this.loginEnvironment =
+      options.loginEnvironment === true
+        ? {}
+        : options.loginEnvironment === false
+          ? undefined
+          : options.loginEnvironment;
     this.capabilities = Object.freeze({
       cursors: true,
       // A host that ignores sinceByte answers with whole snapshots (no fromByte), which the reader handles.
@@ -81,9 +112,11 @@ export class LocalTerminalProvider implements TerminalProvider {
     });
   }
 
-  create(params: ProviderCreateParams): Promise<string> {
-    const env = params.env
-      ? Object.entries(params.env).map(([name, value]) => ({ name, value }))
+  async create(params: ProviderCreateParams): Promise<string> {
+    const login = await this.loginVariables();
+    const variables = login || params.env ? { ...login, ...params.env } : undefined;
+    const env = variables
+      ? Object.entries(variables).map(([name, value]) => ({ name, value }))
       : undefined;
     return this.host.create(this.owner, {
       command: params.command,
@@ -140,6 +173,60 @@ export class LocalTerminalProvider implements TerminalProvider {
 
   async signal(terminalId: string, signal: string): Promise<void> {
     await this.host.signal!(this.owner, terminalId, signal);
+  }
+
+  /** The login-shell snapshot when asked for (taken once; a failure is said once on stderr). */
+  private async loginVariables(): Promise<Record<string, string> | undefined> {
+    if (!this.loginEnvironment) {
+      return undefined;
+    }
+    const snapshot = await loginShellEnvironment(this.loginEnvironment);
+    if (snapshot === null && !this.loginEnvironmentFailed) {
+      this.loginEnvironmentFailed = true;
+      process.stderr.write(
+        "acp-process: the login shell's environment could not be read (the shell failed or took too long); commands run with this process's environment\n",
+      );
+    }
+    return snapshot ?? undefined;
+  }
+
+  /**
+   * The pipe terminal's bytes as the host reads them, from its output events: subscribed and the
+   * retained backlog read in one synchronous step, so every byte arrives once. PTY terminals are
+   * read rendered (polled), so they have no stream.
+   */
+  stream(terminalId: string, onBytes: (bytes: Uint8Array) => void): OutputStream | undefined {
+    const { host } = this;
+    if (!host.on || !host.outputReader || host.screenReader?.(terminalId) !== undefined) {
+      return undefined;
+    }
+    const reader = host.outputReader(terminalId);
+    if (!reader) {
+      return undefined;
+    }
+    if (!this.listening) {
+      this.listening = true;
+      host.on("output", ({ terminalId: id, owner, data }) => {
+        if (
+          owner.connectionId === this.owner.connectionId &&
+          owner.sessionId === this.owner.sessionId
+        ) {
+          this.sinks.get(id)?.(data);
+        }
+      });
+    }
+    this.sinks.set(terminalId, onBytes);
+    const { bytes, fromByte } = reader.bytesSince(0);
+    return { backlog: bytes, fromByte, stop: () => this.sinks.delete(terminalId) };
+  }
+
+  /** From /proc (Linux): a process of the command blocked reading its terminal or stdin (see `probeInputWait`). */
+  async inputWait(terminalId: string): Promise<InputWait | undefined | null> {
+    const pgid = this.host.info?.(terminalId)?.pid;
+    if (pgid === undefined) {
+      return null;
+    }
+    return probeInputWait(pgid, { pty: this.host.screenReader?.(terminalId) !== undefined });
   }
 
   /** From /proc for the terminal's process group (Linux); null elsewhere or once it has exited. */

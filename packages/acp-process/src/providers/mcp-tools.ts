@@ -61,6 +61,8 @@ export class McpToolsProvider implements TerminalProvider {
     signal: true,
   });
   private readonly terminals = new Map<string, RemoteTerminal>();
+  /** Whether polls ask for `keep: "tail"` (false once a server refused the field). */
+  private keepTail = true;
 
   constructor(
     private readonly call: McpToolCall,
@@ -198,7 +200,21 @@ export class McpToolsProvider implements TerminalProvider {
     if (terminal.exitStatus !== null) {
       return;
     }
-    const page = await this.call("process", { action: "poll", sessionId: terminalId });
+    // The newest part when more is pending (not head and tail): this keeps a contiguous tail. A
+    // server from before `keep` existed refuses the field; it keeps the newest part anyway.
+    const ask = (keep: boolean) =>
+      this.call("process", {
+        action: "poll",
+        sessionId: terminalId,
+        ...(keep ? { keep: "tail" } : {}),
+      });
+    const page = await ask(this.keepTail).catch((error: unknown) => {
+      if (!this.keepTail || !/\bkeep\b/.test(messageOf(error))) {
+        throw error;
+      }
+      this.keepTail = false;
+      return ask(false);
+    });
     if (typeof page.skippedBytes === "number" && page.skippedBytes > 0) {
       skip(terminal, page.skippedBytes);
     }

@@ -1,5 +1,6 @@
 import type { ExtensionFeatures } from "acp-terminal/protocol";
 import type { ResourceUsage } from "./proc-usage.js";
+import type { InputWait } from "./input-probe.js";
 /**
  * The five ACP terminal primitives as an interface, plus the optional capabilities our host
  * advertises (exact cursors, stdin write, resize, signals). A provider is bound to one session.
@@ -50,6 +51,18 @@ export interface ProviderOutputOptions {
   sinceByte?: number;
 }
 
+/**
+ * Output pushed as the provider reads it (`TerminalProvider.stream`): the raw bytes of a terminal,
+ * so a fast command loses nothing to a retention limit between two polls.
+ */
+export interface OutputStream {
+  /** What the terminal held when the stream began, from byte `fromByte` (bytes before it were dropped). */
+  backlog: Uint8Array;
+  fromByte: number;
+  /** No more pushes. */
+  stop(): void;
+}
+
 /** Which acp-terminal extension features a provider offers: one flag per feature the vocabulary defines. */
 export type ProviderCapabilities = ExtensionFeatures;
 
@@ -70,6 +83,17 @@ export interface TerminalProvider {
   resize?(terminalId: string, cols: number, rows: number): Promise<void>;
   /** Present when `capabilities.signal`. */
   signal?(terminalId: string, signal: string): Promise<void>;
+  /**
+   * Pushes the terminal's raw output bytes from now on (each byte once, in order), with what it
+   * holds already; undefined where it cannot (a PTY, whose output is read rendered, or a host
+   * without events). Local provider only: ACP has no push.
+   */
+  stream?(terminalId: string, onBytes: (bytes: Uint8Array) => void): OutputStream | undefined;
+  /**
+   * Whether the command is blocked reading its input now (the local provider, from /proc on
+   * Linux): the process and how; undefined = not waiting; null = cannot be told here.
+   */
+  inputWait?(terminalId: string): Promise<InputWait | undefined | null>;
   /** CPU time and memory of the command's process group; null when it cannot be measured now. */
   resourceUsage?(terminalId: string): Promise<ResourceUsage | null>;
 }

@@ -4,6 +4,7 @@ import type { RunEvent, RunSnapshot } from "../model/run-events.js";
 import { isFinished } from "../model/run-record.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
 import { utf8Pieces, utf8Tail } from "./utf8-cut.js";
+import { clampOption, displayCommand, exitStatusOf, inputMeta, sizeOf } from "./terminal-fields.js";
 import type { TerminalSessionUpdate, TerminalUpdate, TerminalUpdateSender } from "./wire.js";
 
 export interface TerminalPublisherOptions {
@@ -233,8 +234,19 @@ export class TerminalPublisher {
       this.enqueue(event.run.sessionId, {
         sessionUpdate: "terminal_update",
         terminalId: event.run.id,
-        size: sizeOf(event.run),
+        size: sizeOf(event.run, DEFAULT_PTY_SIZE),
       });
+    } else if (event.type === "input") {
+      const published = this.terminals.get(event.run.id);
+      if (published !== undefined && published.exited === null) {
+        // After the output it follows (the prompt), as an update of the terminal's _meta.
+        this.flush(published);
+        this.enqueue(event.run.sessionId, {
+          sessionUpdate: "terminal_update",
+          terminalId: event.run.id,
+          _meta: inputMeta(event.run),
+        });
+      }
     } else if (event.type === "exit") {
       const published = this.terminals.get(event.run.id);
       if (published === undefined || published.exited !== null) {
@@ -270,7 +282,7 @@ export class TerminalPublisher {
       terminalId: run.id,
       command: displayCommand(run),
       ...(run.cwd !== null ? { cwd: run.cwd } : {}),
-      ...(run.pty ? { size: sizeOf(run) } : {}),
+      ...(run.pty ? { size: sizeOf(run, DEFAULT_PTY_SIZE) } : {}),
       capabilities: { cancel: {} },
     });
   }
@@ -339,10 +351,11 @@ export class TerminalPublisher {
       terminalId: run.id,
       command: displayCommand(run),
       cwd: run.cwd,
-      size: run.pty ? sizeOf(run) : null,
+      size: run.pty ? sizeOf(run, DEFAULT_PTY_SIZE) : null,
       output: { data: snapshot.toString("base64") },
       exitStatus: published.exited === null ? null : exitStatusOf(published.exited),
       capabilities: published.exited === null ? { cancel: {} } : {},
+      ...(published.exited === null ? { _meta: inputMeta(this.current(run)) } : {}),
     };
   }
 
@@ -355,6 +368,15 @@ export class TerminalPublisher {
       // Expired (TTL) or removed: the run, its output and its terminal are gone.
       this.terminals.delete(runId);
       return null;
+    }
+  }
+
+  /** The run as the manager has it now (waiting for input or not); the published one when forgotten. */
+  private current(run: RunSnapshot): RunSnapshot {
+    try {
+      return this.manager.get(run.id);
+    } catch {
+      return run;
     }
   }
 
@@ -399,42 +421,4 @@ export class TerminalPublisher {
       console.error(`acp-process: ${what} failed:`, error);
     }
   }
-}
-
-function exitStatusOf(run: RunSnapshot): { exitCode: number | null; signal: string | null } {
-  return { exitCode: run.exitCode, signal: run.signal };
-}
-
-function displayCommand(run: RunSnapshot): string {
-  return run.args === null ? run.command : [run.command, ...run.args].join(" ");
-}
-
-/** A PTY run's size as the run keeps it (as started, then as resized); a stored one that is not a size reads as the default. */
-function sizeOf(run: RunSnapshot): { cols: number; rows: number } {
-  const size: unknown = run.ptySize;
-  if (
-    typeof size === "object" &&
-    size !== null &&
-    "cols" in size &&
-    "rows" in size &&
-    Number.isInteger(size.cols) &&
-    Number.isInteger(size.rows) &&
-    Number(size.cols) > 0 &&
-    Number(size.rows) > 0
-  ) {
-    return { cols: Number(size.cols), rows: Number(size.rows) };
-  }
-  return { ...DEFAULT_PTY_SIZE };
-}
-
-function clampOption(
-  value: number | undefined,
-  fallback: number,
-  min: number,
-  max: number,
-): number {
-  if (value === undefined || !Number.isFinite(value)) {
-    return fallback;
-  }
-  return Math.min(max, Math.max(min, Math.floor(value)));
 }

@@ -60,6 +60,8 @@ interface ItemRow {
 export class SqliteRunStore implements RunStore {
   readonly kind = "sqlite";
   readonly retention: RetentionLimits;
+  /** `<file>.output`: spilled output lives beside the file, so a restart reads it (none for `:memory:`). */
+  readonly outputDirectory: string | undefined;
   private readonly db: Database.Database;
   private readonly pendingItems: { runId: string; item: RunItem }[] = [];
   private readonly pendingRuns = new Map<string, RunRecord>();
@@ -78,6 +80,7 @@ export class SqliteRunStore implements RunStore {
     options: SqliteStoreOptions = {},
   ) {
     this.retention = { ...DEFAULT_RETENTION, ...options.retention };
+    this.outputDirectory = path === ":memory:" || path === "" ? undefined : `${path}.output`;
     this.flushItems = options.flushItems ?? 2000;
     this.onError =
       options.onError ?? ((error) => process.stderr.write(`acp-process: ${error.message}\n`));
@@ -212,14 +215,11 @@ export class SqliteRunStore implements RunStore {
     if (this.pendingItems.length === 0 && this.pendingRuns.size === 0) {
       return;
     }
-    // The write is synchronous: the batch is dropped only once it is written, and a failed write
-    // leaves it pending for the next flush to retry.
-    try {
-      this.write(this.pendingItems, [...this.pendingRuns.values()]);
-    } catch (error) {
-      this.dropPendingBeyondRetention();
-      throw error;
-    }
+    // Items the same transaction would prune are not written at all (a flood of output would
+    // otherwise pass through the file). The write is synchronous: the batch is dropped only once
+    // it is written, and a failed write leaves it pending for the next flush to retry.
+    this.dropPendingBeyondRetention();
+    this.write(this.pendingItems, [...this.pendingRuns.values()]);
     this.pendingItems.length = 0;
     this.pendingRuns.clear();
   }
@@ -252,9 +252,9 @@ export class SqliteRunStore implements RunStore {
   }
 
   /**
-   * While writes fail (disk full), pending items would grow with every chunk of output. Items below
-   * their run's prune floor would be deleted by the same transaction that writes them, so dropping
-   * them now changes nothing stored and bounds what waits to the retention limits of each run.
+   * Items below their run's prune floor would be deleted by the same transaction that writes
+   * them, so dropping them first changes nothing stored; it also bounds what waits while writes
+   * fail (disk full) to the retention limits of each run.
    */
   private dropPendingBeyondRetention(): void {
     let kept = 0;

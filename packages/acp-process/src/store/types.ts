@@ -30,6 +30,12 @@ export interface ItemPage {
 export interface RunStore {
   readonly kind: "memory" | "sqlite";
   readonly retention: RetentionLimits;
+  /**
+   * Where the manager spills output past the retention window when it has no directory of its
+   * own: kept with the store (SQLite: `<file>.output`), so it outlives a restart. Undefined: a
+   * temporary directory.
+   */
+  readonly outputDirectory?: string | undefined;
   /** Insert or replace. `urgent` writes through now (status changes), else may be batched. */
   putRun(record: RunRecord, options?: { urgent?: boolean }): void;
   appendItems(runId: string, items: readonly RunItem[]): void;

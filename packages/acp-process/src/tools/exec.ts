@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { isFinished } from "../model/run-record.js";
 import { type RunSnapshot } from "../model/run-events.js";
-import { derivedName, outputFor } from "./format.js";
+import { derivedName, inputFields, outputFor, processLogHint } from "./format.js";
+import { streamOffset } from "../model/run-record.js";
+import { budgetedTail, budgetInputsCamel, budgetOf, type Omission } from "./token-budget.js";
 import { ProcessError } from "../errors.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
 import { strictInput } from "./strict-input.js";
@@ -50,6 +52,7 @@ export const execInputSchema = strictInput({
     .boolean()
     .optional()
     .describe("When the command ends after going to the background, tell the agent (default true)"),
+  ...budgetInputsCamel,
 });
 
 export type ExecInput = z.infer<typeof execInputSchema>;
@@ -66,6 +69,10 @@ export type ExecResult =
       truncated: boolean;
       error?: string;
       note?: string;
+      /** Present when the output was cut: its size before, and what was left out. */
+      originalBytes?: number;
+      originalTokenCount?: number;
+      omitted?: Omission;
     };
 
 /**
@@ -112,16 +119,26 @@ export const execTool = defineTool<ExecInput, ExecResult>({
         notifyOnExit(ctx, run.id);
       }
       const tail = manager.tail(run.id, { maxChars: TAIL_CHARS });
+      const cut = budgetedTail(tail.text, streamOffset(run), {
+        ...budgetOf(input),
+        keep: "tail",
+        hint: processLogHint(run.id),
+      });
       return {
         status: "running",
         sessionId: run.id,
-        tail: tail.text,
+        tail: cut.text,
+        ...inputFields(
+          run,
+          "camel",
+          `process ${JSON.stringify({ action: "write", sessionId: run.id, data: "<your answer>\n" })}`,
+        ),
         ...(run.status === "queued"
           ? { note: "queued: waiting for a free slot (concurrency limit)" }
           : {}),
       };
     }
-    const { output, truncated, note } = outputFor(manager, run);
+    const { output, note, ...cut } = await outputFor(manager, run, budgetOf(input), sessionId);
     return {
       status: run.status,
       sessionId: run.id,
@@ -129,7 +146,7 @@ export const execTool = defineTool<ExecInput, ExecResult>({
       signal: run.signal,
       durationMs: run.durationMs,
       output,
-      truncated,
+      ...cut,
       ...(run.error ? { error: run.error } : {}),
       ...(note ? { note } : {}),
     };

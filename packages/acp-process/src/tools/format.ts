@@ -1,6 +1,16 @@
 import { commandLine } from "../runs/run/describe.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
 import type { RunSnapshot } from "../model/run-events.js";
+import { streamOffset } from "../model/run-record.js";
+import {
+  BYTES_PER_TOKEN,
+  budgetedRange,
+  budgetedTail,
+  budgetFields,
+  HINT_LIMIT_BYTES,
+  type Keep,
+  type ReadHint,
+} from "./token-budget.js";
 
 /** Characters of a command line or an error an answer about a run shows; the rest is counted. */
 export const SHOWN_COMMAND_CHARS = 500;
@@ -27,19 +37,81 @@ export function runSummary(run: RunSnapshot): Record<string, unknown> {
   };
 }
 
-/** The output a model sees for a finished or yielded run: the tail, capped, with what was cut said. */
-export function outputFor(
+/**
+ * A run waiting for input, as an answer says it (absent otherwise): the prompt it printed, how it
+ * was seen (`proc`: blocked reading its input, seen in /proc; `prompt`: its last line looks like
+ * one), since when, and what to do.
+ */
+export function inputFields(
+  run: RunSnapshot,
+  style: "snake" | "camel",
+  answer: string,
+): Record<string, unknown> {
+  const waiting = run.inputRequired;
+  if (!waiting || run.status !== "running") {
+    return {};
+  }
+  const since = new Date(waiting.sinceMs).toISOString();
+  const note = `the command ${waiting.detectedBy === "proc" ? "waits" : "seems to wait"} for input${waiting.prompt ? ` (it printed ${JSON.stringify(waiting.prompt)})` : ""}: answer with ${answer}`;
+  return style === "snake"
+    ? {
+        input_required: {
+          prompt: waiting.prompt,
+          detected_by: waiting.detectedBy,
+          ...(waiting.how ? { how: waiting.how } : {}),
+          since,
+        },
+        input_note: note,
+      }
+    : {
+        inputRequired: {
+          prompt: waiting.prompt,
+          detectedBy: waiting.detectedBy,
+          ...(waiting.how ? { how: waiting.how } : {}),
+          since,
+        },
+        inputNote: note,
+      };
+}
+
+/** How the exec/process surface names omitted bytes: the `process` log call that reads them. */
+export function processLogHint(runId: string): ReadHint {
+  return (offset, bytes) =>
+    `process ${JSON.stringify({ action: "log", sessionId: runId, byteOffset: offset, byteLimit: Math.min(bytes, HINT_LIMIT_BYTES) })}`;
+}
+
+/**
+ * The output a model sees for a finished run: all of it within the budget (at most
+ * `maxOutputChars` bytes as well), else its head and tail around a marker that says what was left
+ * out and how to read it; losses are said in `note`.
+ */
+export async function outputFor(
   manager: ProcessManager,
   run: RunSnapshot,
-  maxChars = manager.limits.maxOutputChars,
-): { output: string; truncated: boolean; note?: string } {
-  const tail = manager.tail(run.id, { maxChars });
+  budget: { maxTokens: number; keep: Keep },
+  sessionId?: string,
+): Promise<{ output: string; truncated: boolean; note?: string } & Record<string, unknown>> {
+  const maxTokens = Math.min(
+    budget.maxTokens,
+    Math.floor(manager.limits.maxOutputChars / BYTES_PER_TOKEN),
+  );
+  const cut = await budgetedRange(manager, run.id, {
+    ...(sessionId !== undefined ? { sessionId } : {}),
+    from: 0,
+    to: streamOffset(run),
+    maxTokens,
+    keep: budget.keep,
+    hint: processLogHint(run.id),
+  }).catch(() => {
+    // The start is gone (evicted, not retained): what is retained, its tail.
+    const tail = manager.tail(run.id, { maxChars: maxTokens * BYTES_PER_TOKEN });
+    return budgetedTail(tail.text, streamOffset(run), {
+      maxTokens,
+      keep: "tail",
+      hint: processLogHint(run.id),
+    });
+  });
   const notes: string[] = [];
-  if (tail.truncated) {
-    notes.push(
-      `output truncated to the last ${maxChars} characters; use process log with offset/limit to read more of what is retained`,
-    );
-  }
   if (run.lostBytes > 0) {
     notes.push(`${run.lostBytes} bytes were dropped by the client before they could be read`);
   }
@@ -47,8 +119,9 @@ export function outputFor(
     notes.push("some output was dropped by the client before it could be read");
   }
   return {
-    output: tail.text,
-    truncated: tail.truncated,
+    output: cut.text,
+    truncated: cut.truncated,
+    ...budgetFields(cut, "camel"),
     ...(notes.length > 0 ? { note: notes.join("; ") } : {}),
   };
 }

@@ -1,7 +1,9 @@
+import { z } from "zod";
+import { HINT_LIMIT_BYTES } from "./token-budget.js";
+import { inputFields, shownText } from "./format.js";
 import { commandLine } from "../runs/run/describe.js";
-import { shownText } from "./format.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
-import type { RunStatus, TerminationCause } from "../model/run-record.js";
+import { totalOutputBytes, type RunStatus, type TerminationCause } from "../model/run-record.js";
 import type { RunSnapshot } from "../model/run-events.js";
 import type { ResourceUsage } from "../providers/proc-usage.js";
 
@@ -70,6 +72,15 @@ export async function usageOf(
     : { resource_usage: null, resource_usage_note: note };
 }
 
+export const processIdField = z.string().min(1).describe("The process_id returned by process.run");
+export const processIdAlias = { process_id: "id" } as const;
+
+/** How process.* answers name omitted bytes: the process.logs call that reads them. */
+export function logsHint(runId: string): (offset: number, bytes: number) => string {
+  return (offset, bytes) =>
+    `process.logs ${JSON.stringify({ id: runId, offset, limit: Math.min(bytes, HINT_LIMIT_BYTES) })}`;
+}
+
 export function isoTime(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }
@@ -84,7 +95,13 @@ export function runFields(run: RunSnapshot): Record<string, unknown> {
     signal: run.signal,
     started_at: isoTime(run.startedAtMs),
     duration_ms: run.durationMs,
-    stdout_size: run.outputBytes,
+    // Every byte the command wrote (kept, dropped by the client, past max_output_bytes).
+    stdout_size: totalOutputBytes(run),
+    ...inputFields(
+      run,
+      "snake",
+      "nothing here (process.* cannot write to a running command): stop it with process.kill and run it again with its input in stdin or the command line",
+    ),
     ...(run.error ? { error: shownText(run.error) } : {}),
     ...(run.startFailure
       ? { error_code: run.startFailure === "command_not_found" ? "CommandNotFound" : "SpawnFailed" }

@@ -1,8 +1,8 @@
 import { messageOf } from "../errors.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
-import { isFinished } from "../model/run-record.js";
+import { isFinished, streamOffset } from "../model/run-record.js";
 
-export type WakeReason = "exit" | "output" | "match" | "timeout";
+export type WakeReason = "exit" | "output" | "match" | "input" | "timeout";
 
 /**
  * Waits up to `timeoutMs` for the run to end, for output past byte `sinceBytes` (without a
@@ -41,6 +41,8 @@ export function waitForChange(
     const unsubscribe = manager.subscribe((event) => {
       if (event.type === "exit" && event.run.id === runId) {
         finish({ woke: "exit" });
+      } else if (event.type === "input" && event.run.id === runId && event.run.inputRequired) {
+        finish({ woke: "input" });
       } else if (event.type === "watch" && event.runId === runId && event.watcherId === watcherId) {
         finish({ woke: "match", match: event.match });
       } else if (
@@ -72,8 +74,10 @@ export function waitForChange(
     const now = manager.get(runId, { sessionId });
     if (isFinished(now.status)) {
       finish({ woke: "exit" });
-    } else if (pattern === undefined && now.outputBytes > sinceBytes) {
+    } else if (pattern === undefined && streamOffset(now) > sinceBytes) {
       finish({ woke: "output" });
+    } else if (now.inputRequired) {
+      finish({ woke: "input" });
     }
   });
 }

@@ -1,9 +1,9 @@
 import { signalNameSchema } from "acp-terminal/protocol";
 import { z } from "zod";
 import { ProcessError } from "../errors.js";
-import { isFinished, type RunItem } from "../model/run-record.js";
 import { derivedName, outputFor, runSummary } from "./format.js";
-import type { ProcessManager } from "../runs/manager/manager.js";
+import { fitLines, logBytes, MAX_LOG_BYTES, poll } from "./process-poll.js";
+import { budgetInputsCamel, budgetOf, fitEntries } from "./token-budget.js";
 import { strictInput } from "./strict-input.js";
 import { DEFAULT_WAIT_MS, MAX_WAIT_MS, waitForActivity } from "./wait-for.js";
 import { toolState } from "./tool-state.js";
@@ -46,6 +46,21 @@ export const processInputSchema = strictInput({
     .describe(
       `wait: block up to this many ms for new output or the exit, then answer as poll (default ${DEFAULT_WAIT_MS})`,
     ),
+  byteOffset: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe(
+      "log: read output bytes from this absolute offset instead of lines (any part of the output, spilled or not)",
+    ),
+  byteLimit: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(`log with byteOffset: most bytes read (default ${MAX_LOG_BYTES})`),
+  ...budgetInputsCamel,
 });
 
 export type ProcessInput = z.infer<typeof processInputSchema>;
@@ -70,22 +85,34 @@ export const processTool = defineTool<ProcessInput, Record<string, unknown>>({
         const runs = manager
           .list({ sessionId: owner, limit: 500 })
           .filter((run) => state.isBackground(run.id));
-        // Paged: `offset` and `limit` (newest first); `nextOffset` while more remain.
+        // Paged: `offset` and `limit` (newest first), and held to maxOutputTokens; `nextOffset`
+        // while more remain, whichever of the two ended the page.
         const offset = input.offset ?? 0;
         const end = offset + Math.min(input.limit ?? 50, 500);
-        return {
-          processes: runs.slice(offset, end).map((run) => ({
+        const fitted = fitEntries(
+          runs.slice(offset, end).map((run) => ({
             ...runSummary(run),
             sessionId: run.id,
             name: derivedName(run),
             tail: manager.tail(run.id, { maxChars: SNIPPET_CHARS }).text,
           })),
+          budgetOf(input).maxTokens,
+        );
+        const next = offset + fitted.entries.length;
+        return {
+          processes: fitted.entries,
           total: runs.length,
-          ...(end < runs.length ? { nextOffset: end } : {}),
+          ...(next < runs.length ? { nextOffset: next } : {}),
+          ...(fitted.omitted > 0
+            ? {
+                omittedProcesses: fitted.omitted,
+                note: `${fitted.omitted} more sessions of this page did not fit in maxOutputTokens: ask again from nextOffset, or raise it`,
+              }
+            : {}),
         };
       }
       case "poll":
-        return poll(manager, owner, requireId(input));
+        return poll(manager, owner, requireId(input), budgetOf(input));
       case "wait": {
         const id = requireId(input);
         const woke = await waitForActivity(manager, id, {
@@ -93,22 +120,35 @@ export const processTool = defineTool<ProcessInput, Record<string, unknown>>({
           sinceSeq: state.cursor(id),
           timeoutMs: input.waitMs ?? DEFAULT_WAIT_MS,
         });
-        return { woke, ...(await poll(manager, owner, id)) };
+        return { woke, ...(await poll(manager, owner, id, budgetOf(input))) };
       }
       case "log": {
         const id = requireId(input);
+        if (input.byteOffset !== undefined) {
+          return logBytes(manager, owner, id, input, budgetOf(input));
+        }
         const view = await manager.lines(id, {
           sessionId: owner,
           limit: input.limit ?? 200,
           ...(input.offset !== undefined ? { offset: input.offset } : {}),
         });
+        const fitted = fitLines(view.lines, budgetOf(input));
         return {
           sessionId: id,
           status: view.run.status,
-          lines: view.lines,
+          lines: fitted.lines,
           offset: view.offset,
           totalLines: view.totalLines,
           droppedLines: view.droppedLines,
+          ...(fitted.omittedLines > 0
+            ? {
+                omittedLines: fitted.omittedLines,
+                note: `${fitted.omittedLines} lines did not fit in maxOutputTokens: read fewer at a time (offset/limit), or by byteOffset`,
+              }
+            : {}),
+          ...(view.droppedLines > 0
+            ? { droppedNote: `earlier lines are not kept by line; read them by byteOffset from 0` }
+            : {}),
         };
       }
       case "write": {
@@ -122,7 +162,11 @@ export const processTool = defineTool<ProcessInput, Record<string, unknown>>({
           sessionId: owner,
           ...(input.signal ? { signal: input.signal } : {}),
         });
-        return { ...runSummary(run), sessionId: id, ...outputFor(manager, run, 2000) };
+        return {
+          ...runSummary(run),
+          sessionId: id,
+          ...(await outputFor(manager, run, budgetOf(input), owner)),
+        };
       }
       case "clear":
         return clear(ctx, input);
@@ -136,87 +180,6 @@ export const processTool = defineTool<ProcessInput, Record<string, unknown>>({
     }
   },
 });
-
-/**
- * What is new since this run's previous poll. At most `pendingMaxOutputChars` (env
- * OPENCLAW_/ZERO_BASH_PENDING_MAX_OUTPUT_CHARS) of it: when more is pending, the newest part is
- * returned and the older part is skipped here (still readable with `log`); `note` says so and
- * `skippedBytes` counts the skipped UTF-8 bytes, so a reader that adds up what polls return keeps
- * an exact count.
- */
-async function poll(
-  manager: ProcessManager,
-  owner: string,
-  id: string,
-): Promise<Record<string, unknown>> {
-  const state = toolState(manager);
-  const cap = manager.limits.pendingMaxOutputChars;
-  let cursor = state.cursor(id);
-  let output = "";
-  let skippedBytes = 0;
-  let missedItems = 0;
-  // Pages up to the items that existed at the first read (bounded by the store's retention),
-  // keeping only the newest `cap` characters; the next poll starts where this one stopped.
-  let end: number | undefined;
-  for (;;) {
-    const page = await manager.read(id, {
-      sessionId: owner,
-      sinceSeq: cursor,
-      limit: 1000,
-      maxChars: cap + 1,
-    });
-    end ??= page.run.nextSeq;
-    missedItems += page.missedItems;
-    output += page.items.map(itemText).join("");
-    if (output.length > cap) {
-      const cut = characterStart(output, output.length - cap);
-      skippedBytes += Buffer.byteLength(output.slice(0, cut));
-      output = output.slice(cut);
-    }
-    cursor = page.nextSeq;
-    if (page.items.length === 0 || cursor >= end) {
-      break;
-    }
-  }
-  state.setCursor(id, cursor);
-  const run = manager.get(id, { sessionId: owner });
-  const note =
-    skippedBytes > 0
-      ? `more than ${cap} characters were pending (OPENCLAW_BASH_PENDING_MAX_OUTPUT_CHARS); this is the newest ${output.length}, the older pending ${skippedBytes} bytes were skipped here (read them with action log)`
-      : undefined;
-  return {
-    sessionId: id,
-    status: run.status,
-    output,
-    ...(note ? { note, skippedBytes } : {}),
-    ...(missedItems > 0 ? { missedItems } : {}),
-    ...(isFinished(run.status)
-      ? { exitCode: run.exitCode, signal: run.signal, error: run.error }
-      : {}),
-  };
-}
-
-/** `index`, moved forward off the second half of a surrogate pair so no character is split. */
-function characterStart(text: string, index: number): number {
-  const code = text.charCodeAt(index);
-  return code >= 0xdc00 && code <= 0xdfff ? index + 1 : index;
-}
-
-function itemText(item: RunItem): string {
-  if (item.kind === "output") {
-    return item.text;
-  }
-  if (item.kind === "notice") {
-    return `\n${item.text}\n`;
-  }
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- watcher hit items are written by output-log.ts as JSON.stringify({ event, match })
-    const { event, match } = JSON.parse(item.text) as { event: string; match: string };
-    return `\n[watch ${event}] ${match}\n`;
-  } catch {
-    return `\n${item.text}\n`;
-  }
-}
 
 function clear({ manager, sessionId }: ToolContext, input: ProcessInput): Record<string, unknown> {
   if (input.sessionId) {

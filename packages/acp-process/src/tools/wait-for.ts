@@ -3,7 +3,7 @@ import { isFinished } from "../model/run-record.js";
 import { type RunEvent } from "../model/run-events.js";
 
 /** Why a blocking `wait` returned. */
-export type WakeReason = "exit" | "output" | "watch" | "timeout";
+export type WakeReason = "exit" | "output" | "watch" | "input" | "timeout";
 
 /** Longest a tool's `wait` may block: a tool call should not outlive the model's patience. */
 export const MAX_WAIT_MS = 300_000;
@@ -11,7 +11,7 @@ export const DEFAULT_WAIT_MS = 30_000;
 
 /**
  * Blocks until the run has an item at or after `sinceSeq` (new output, a notice, a watcher hit),
- * has finished, or `timeoutMs` passed (on the manager's clock) — whichever comes first. Returns at
+ * has finished, waits for input, or `timeoutMs` passed (on the manager's clock) — whichever comes first. Returns at
  * once when there is already something to read.
  */
 export async function waitForActivity(
@@ -53,8 +53,15 @@ export async function waitForActivity(
       sessionId: query.sessionId,
       timeoutMs: query.timeoutMs,
       signal: woken.signal,
+      untilInput: true,
     });
-    return woken.signal.aborted ? reason : isFinished(run.status) ? "exit" : "timeout";
+    return woken.signal.aborted
+      ? reason
+      : isFinished(run.status)
+        ? "exit"
+        : run.inputRequired
+          ? "input"
+          : "timeout";
   } finally {
     unsubscribe();
   }

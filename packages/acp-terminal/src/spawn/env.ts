@@ -69,12 +69,29 @@ export function hostBaseEnvironment(option: BaseEnvironment): Record<string, str
   return base;
 }
 
-/** The base, then the request's variables on top (later ones win), then the pager defaults. */
+/**
+ * An inherited `SHLVL` that is not a whole number of at least 1 (`0`, `-1`, `abc`, empty) is
+ * taken as unset: bash at such a level with a socket on stdin would source ~/.bashrc, as at level 0
+ * (a server started from a login shell's `exec` inherits `SHLVL=0`: every command then ran
+ * 90-1000 ms slower).
+ */
+function usableShellLevel(value: string | undefined): boolean {
+  return value !== undefined && /^\d+$/.test(value.trim()) && Number(value) >= 1;
+}
+
+/**
+ * The base, then the request's variables on top (later ones win), then the pager defaults. An
+ * unusable inherited `SHLVL` is dropped first (see `usableShellLevel`); one the request sets is
+ * kept as given.
+ */
 export function commandEnvironment(
   base: Record<string, string>,
   requested: readonly EnvVariable[] | null | undefined,
 ): Record<string, string> {
   const env = { ...base };
+  if (!usableShellLevel(env.SHLVL)) {
+    delete env.SHLVL;
+  }
   for (const { name, value } of requested ?? []) {
     env[name] = value;
   }

@@ -33,6 +33,7 @@ export async function writeInput(run: Run, data: string | Uint8Array, eof: boole
       `the client did not confirm the write within ${run.callWaitMs} ms (is the command reading its input?): run ${record.id}`,
     );
   }
+  run.inputWatch?.noteInput();
 }
 
 /** `Enter` and its alias `Return`, matched as acp-terminal matches key names (any case). */

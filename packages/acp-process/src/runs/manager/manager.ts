@@ -17,19 +17,16 @@ import {
   type ReadQuery,
   type StartRunOptions,
 } from "./options.js";
-import { Run, type RunTuning } from "../run/run.js";
+import { Run, type RunContext, type RunTuning } from "../run/run.js";
 import { encodeKeyInput, resizeRun, writeInput } from "./input.js";
 import { Scheduler } from "./scheduler.js";
 import { isFinished, type RunRecord } from "../../model/run-record.js";
 import { type RunEventSink, type RunSnapshot, type WatcherSpec } from "../../model/run-events.js";
-import {
-  byteView,
-  lineView,
-  storeTail,
-  wholeCharacterBytes,
-  type LineView,
-} from "../views/views.js";
+import { lineView, storeTail, type LineView } from "../views/views.js";
 import { runUsage } from "../views/usage.js";
+import { readOutputRange } from "../views/byte-range.js";
+import { archiveFor, type OutputArchive } from "../spill/output-archive.js";
+import { waitForRun, type WaitOptions } from "./wait-run.js";
 import { readPage, type ReadResult } from "../views/read-page.js";
 import { RunRegistry } from "./registry.js";
 import { recoverRuns, type RecoveryPolicy, type RecoveryReport } from "./recovery.js";
@@ -48,6 +45,8 @@ const SIGNAL_NAMES: readonly string[] = SUPPORTED_SIGNALS;
 export class ProcessManager {
   readonly limits: ResolvedLimits;
   readonly store: RunStore;
+  /** Output past the store's window, on disk under a quota (undefined with `outputSpill: false`). */
+  readonly archive: OutputArchive | undefined;
   private readonly clock: Clock;
   private readonly tuning: RunTuning;
   private readonly registry: RunRegistry;
@@ -73,7 +72,10 @@ export class ProcessManager {
       options.store ?? new MemoryRunStore({ maxCharsPerRun: this.limits.maxOutputChars });
     this.tuning = { ...DEFAULT_TUNING, ...options.tuning };
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? 30 * 60_000;
-    this.registry = new RunRegistry(this.store, options.maxRuns ?? 500);
+    this.archive = archiveFor(options.outputSpill, this.store, () => this.registry.all());
+    this.registry = new RunRegistry(this.store, options.maxRuns ?? 500, (runId) =>
+      this.archive?.delete(runId),
+    );
     this.scheduler = new Scheduler({
       maxConcurrentRuns: 16,
       maxConcurrentPerSession: 16,
@@ -136,25 +138,26 @@ export class ProcessManager {
       record.resourceLimits = { ...request.resourceLimits };
     }
     record.stdin = Boolean(request.stdin) && provider.capabilities.write;
-    const run = new Run(
-      record,
-      {
-        provider,
-        store: this.store,
-        clock: this.clock,
-        emit: (e) => this.events.emit(e),
-        tuning: this.tuning,
-      },
-      {
-        stdin: record.stdin,
-        ...(typeof request.pty === "object" ? { ptySize: request.pty } : {}),
-        ...(request.onStart ? { onStart: request.onStart } : {}),
-      },
-    );
+    const run = new Run(record, this.runContext(provider), {
+      stdin: record.stdin,
+      ...(typeof request.pty === "object" ? { ptySize: request.pty } : {}),
+      ...(request.onStart ? { onStart: request.onStart } : {}),
+    });
     for (const spec of request.watch ?? []) {
       run.log.watchers.add(spec);
     }
     return this.admit(run, () => this.registry.delete(record.id));
+  }
+
+  private runContext(provider: TerminalProvider): RunContext {
+    return {
+      provider,
+      store: this.store,
+      clock: this.clock,
+      emit: (e) => this.events.emit(e),
+      tuning: this.tuning,
+      archive: this.archive,
+    };
   }
 
   /** Registers a queued run, stores it and starts (or queues) it; `refused` undoes the registration. */
@@ -195,23 +198,14 @@ export class ProcessManager {
       );
     }
     record.stdin = record.stdin && provider.capabilities.write;
-    const run = new Run(
-      record,
-      {
-        provider,
-        store: this.store,
-        clock: this.clock,
-        emit: (e) => this.events.emit(e),
-        tuning: this.tuning,
-      },
-      { stdin: record.stdin },
-    );
+    const run = new Run(record, this.runContext(provider), { stdin: record.stdin });
     return this.admit(run, () => this.registry.forget(record.id));
   }
 
   /**
-   * Foreground run with auto-background: waits up to `yieldMs` (default the manager's, clamped to 10..120000) for the
-   * run to finish. `yielded: true` means it keeps running in the background.
+   * Foreground run with auto-background: waits up to `yieldMs` (default the manager's, clamped to
+   * 10..120000) for the run to finish, and no longer once it waits for input. `yielded: true`
+   * means it keeps running in the background.
    */
   async run(
     request: StartRunOptions & { yieldMs?: number },
@@ -219,42 +213,20 @@ export class ProcessManager {
     const started = await this.start(request);
     // Clamped like the manager's default (10..120000 ms, as in the exec tool design).
     const yieldMs = clamp(request.yieldMs ?? this.limits.yieldMs, YIELD_MS);
-    const run = await this.wait(started.id, { timeoutMs: yieldMs });
+    // A command that waits for input yields at once: nobody would answer it in the foreground.
+    const run = await this.wait(started.id, { timeoutMs: yieldMs, untilInput: true });
     return { run, yielded: !isFinished(run.status) };
   }
 
   /**
    * Resolves when the run has finished (and its terminal is released), or after `timeoutMs`, or
-   * when `signal` aborts (then with the run as it is).
+   * when `signal` aborts, or (with `untilInput`) when it waits for input: then with the run as it is.
    */
-  async wait(
-    runId: string,
-    options: { sessionId?: string; timeoutMs?: number; signal?: AbortSignal } = {},
-  ): Promise<RunSnapshot> {
+  async wait(runId: string, options: WaitOptions = {}): Promise<RunSnapshot> {
     const run = this.registry.live(runId, options.sessionId);
-    if (!run) {
-      return this.get(runId, options);
-    }
-    if (options.timeoutMs === undefined && !options.signal) {
-      return run.settled;
-    }
-    let cancel = (): void => {};
-    let onAbort = (): void => {};
-    const early = new Promise<RunSnapshot>((resolve) => {
-      if (options.timeoutMs !== undefined) {
-        cancel = this.clock.setTimeout(() => resolve(run.snapshot()), options.timeoutMs);
-      }
-      onAbort = () => resolve(run.snapshot());
-      if (options.signal?.aborted) {
-        onAbort();
-      } else {
-        options.signal?.addEventListener("abort", onAbort, { once: true });
-      }
-    });
-    const result = await Promise.race([run.settled, early]);
-    cancel();
-    options.signal?.removeEventListener("abort", onAbort);
-    return result;
+    return run
+      ? waitForRun(run, options, this.clock, (listener) => this.subscribe(listener))
+      : this.get(runId, options);
   }
 
   get(runId: string, options: { sessionId?: string } = {}): RunSnapshot {
@@ -291,29 +263,48 @@ export class ProcessManager {
     return { ...view, run: snapshotOf(record, this.clock.now()) };
   }
 
-  /** Output bytes `[offset, offset + limit)` (UTF-8), from what is retained. */
+  /**
+   * Output bytes `[offset, offset + limit)` by absolute offset, from the run's spill or its
+   * retained items (see `readOutputRange`: a range that cannot be read is an error saying why).
+   */
   async bytes(
     runId: string,
-    query: { sessionId?: string; offset: number; limit: number },
-  ): Promise<ReturnType<typeof byteView> & { run: RunSnapshot }> {
+    query: { sessionId?: string; offset: number; limit: number; wholeCharacters?: boolean },
+  ): Promise<{
+    bytes: Buffer;
+    text: string;
+    offset: number;
+    totalBytes: number;
+    run: RunSnapshot;
+  }> {
     await this.refresh(runId, query.sessionId);
     const record = this.registry.record(runId, query.sessionId);
+    const read = readOutputRange({ record, store: this.store, archive: this.archive }, query);
     return {
-      ...byteView(this.store.allItems(runId), query),
+      ...read,
+      text: read.bytes.toString("utf8"),
       run: snapshotOf(record, this.clock.now()),
     };
   }
 
-  /** As `bytes`, cut at UTF-8 character boundaries (see `wholeCharacterBytes`). */
+  /** As `bytes`, cut at UTF-8 character boundaries and decoded. */
   async wholeCharacterBytes(
     runId: string,
     query: { sessionId?: string; offset: number; limit: number },
-  ): Promise<ReturnType<typeof wholeCharacterBytes> & { run: RunSnapshot }> {
-    await this.refresh(runId, query.sessionId);
-    const record = this.registry.record(runId, query.sessionId);
+  ): Promise<{
+    text: string;
+    offset: number;
+    byteLength: number;
+    totalBytes: number;
+    run: RunSnapshot;
+  }> {
+    const read = await this.bytes(runId, { ...query, wholeCharacters: true });
     return {
-      ...wholeCharacterBytes(this.store.allItems(runId), query),
-      run: snapshotOf(record, this.clock.now()),
+      text: read.text,
+      offset: read.offset,
+      byteLength: read.bytes.length,
+      totalBytes: read.totalBytes,
+      run: read.run,
     };
   }
 
@@ -479,6 +470,7 @@ export class ProcessManager {
     this.stopSweeper();
     await Promise.all(this.registry.liveRuns().map((run) => run.terminate("dispose")));
     this.store.flush();
+    this.archive?.dispose();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -3,6 +3,7 @@ import type { TerminalProvider } from "../../providers/types.js";
 import type { RunStore } from "../../store/types.js";
 import type { RunTuning } from "../run/run.js";
 import type { SchedulerLimits } from "./scheduler.js";
+import type { OutputSpillOptions } from "../spill/output-archive.js";
 import type { ResourceLimits, RunStatus } from "../../model/run-record.js";
 import type { RunEventSink, RunSnapshot, WatcherSpec } from "../../model/run-events.js";
 
@@ -36,6 +37,13 @@ export interface ProcessManagerOptions {
   /** How often the TTL sweeper runs on the clock. Default 60000; 0 = only when `sweep()` is called. */
   sweepIntervalMs?: number;
   tuning?: Partial<RunTuning>;
+  /**
+   * Where output past the store's window is kept, so every byte stays readable by offset:
+   * `{directory?, quotaBytes?}` (default: the store's directory, else a temporary one; quota
+   * 2 GiB for all runs, the oldest finished runs evicted first). `false`: nothing is spilled
+   * (output past the window is dropped, as before).
+   */
+  outputSpill?: OutputSpillOptions | false;
 }
 
 export interface StartRunOptions {

@@ -1,7 +1,12 @@
 import { messageOf } from "../../errors.js";
 import { displayCommand, snapshotOf } from "../run/describe.js";
 import type { RunStore } from "../../store/types.js";
-import { isFinished, type RunRecord, type RunStatus } from "../../model/run-record.js";
+import {
+  isFinished,
+  streamOffset,
+  type RunRecord,
+  type RunStatus,
+} from "../../model/run-record.js";
 import { type RunEvent, type RunSnapshot } from "../../model/run-events.js";
 
 /**
@@ -156,7 +161,7 @@ function appendNotice(store: RunStore, record: RunRecord, text: string, atMs: nu
       kind: "notice",
       text: `[acp-process] ${text}`,
       atMs,
-      byteOffset: record.outputBytes,
+      byteOffset: streamOffset(record),
     },
   ]);
 }

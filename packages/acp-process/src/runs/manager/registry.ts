@@ -17,6 +17,8 @@ export class RunRegistry {
   constructor(
     private readonly store: RunStore,
     private readonly maxRuns: number,
+    /** Told when a run is deleted, so what is kept beside the store (its spilled output) goes too. */
+    private readonly onDelete: (runId: string) => void = () => {},
   ) {}
 
   add(run: Run): void {
@@ -96,6 +98,7 @@ export class RunRegistry {
   delete(runId: string): void {
     this.runs.delete(runId);
     this.store.deleteRun(runId);
+    this.onDelete(runId);
   }
 
   /** Deletes finished runs matching `predicate`; returns how many. */

@@ -36,6 +36,11 @@ export class SnapshotDelta {
     return this.onStreamOffsets && !this.sinceRefused ? this.readBytes : undefined;
   }
 
+  /** Bytes that arrived another way (pushed by the provider, or dropped before it): the next increment starts after them. */
+  advance(bytes: number): void {
+    this.readBytes += bytes;
+  }
+
   /** `sinceByte` is what the read asked for, if it asked for an increment. */
   next(snapshot: ProviderOutput, sinceByte?: number): OutputDelta {
     const { totalBytes, droppedBytes } = snapshot;

@@ -1,6 +1,12 @@
 import type { RunStore } from "../../store/types.js";
 import type { OutputDelta } from "./delta.js";
-import type { RunItem, RunRecord } from "../../model/run-record.js";
+import {
+  MAX_LOST_RANGES,
+  streamOffset,
+  type RunItem,
+  type RunRecord,
+} from "../../model/run-record.js";
+import type { RunSpill } from "../spill/run-spill.js";
 import type { RunEvent } from "../../model/run-events.js";
 import { WatcherSet } from "./watchers.js";
 
@@ -24,6 +30,8 @@ export class OutputLog {
     private readonly emit: (event: RunEvent) => void,
     watchers: WatcherSet,
     private readonly now: () => number,
+    /** Where output goes once it outgrows the store's window (see `RunSpill`). */
+    readonly spill: RunSpill,
     /** A store that fails must not stop the output (or the run): the failure is reported here. */
     private readonly onStoreError: (error: unknown) => void = () => {},
   ) {
@@ -33,6 +41,7 @@ export class OutputLog {
   /** Records loss (as a notice and in the record) and the new text of one snapshot. */
   appendDelta(delta: OutputDelta, final: boolean): number {
     if (delta.lostBytes > 0) {
+      this.noteLostRange(delta.lostBytes);
       this.record.lostBytes += delta.lostBytes;
       this.appendNotice(
         `[acp-process] ${delta.lostBytes} bytes of output were dropped by the client's output limit before they could be read`,
@@ -51,7 +60,8 @@ export class OutputLog {
     return this.record.nextSeq;
   }
 
-  appendOutput(text: string, final = false): number {
+  /** `bytes`: the text's UTF-8 when the caller has it (pushed output), so the spill need not encode it again. */
+  appendOutput(text: string, final = false, bytes?: Buffer): number {
     if (text.length === 0) {
       if (final) {
         this.emitHits(this.watchers.feed("", true));
@@ -62,14 +72,17 @@ export class OutputLog {
     this.recent = (this.recent + text.slice(-SNIPPET_MAX_CHARS)).slice(-SNIPPET_MAX_CHARS);
     const cappedBefore = this.record.cappedBytes ?? 0;
     const kept = this.withinCap(text);
+    const offset = streamOffset(this.record);
     const items: RunItem[] = [];
+    // Its UTF-8 as long as the text: ASCII, a character is a byte (no scan per piece).
+    const ascii = bytes !== undefined && kept === text && bytes.length === text.length;
     for (const piece of kept.length > 0 ? splitText(kept, MAX_ITEM_CHARS) : []) {
       items.push(this.nextItem("output", piece));
-      this.record.outputBytes += Buffer.byteLength(piece, "utf8");
+      this.record.outputBytes += ascii ? piece.length : Buffer.byteLength(piece, "utf8");
       this.record.lineCount += countNewlines(piece);
     }
     if (items.length > 0) {
-      this.commit(items);
+      this.commit(items, { offset, text: kept, ...(bytes && kept === text ? { bytes } : {}) });
     }
     if (cappedBefore === 0 && (this.record.cappedBytes ?? 0) > 0) {
       this.appendNotice(
@@ -105,6 +118,18 @@ export class OutputLog {
     return bytes.subarray(0, end).toString("utf8");
   }
 
+  /** Records `[offset, bytes]` of a loss at the current offset (merged into the last range beyond MAX_LOST_RANGES). */
+  private noteLostRange(bytes: number): void {
+    const ranges = (this.record.lostRanges ??= []);
+    const at = streamOffset(this.record);
+    const last = ranges.at(-1);
+    if (last && (last[0] + last[1] === at || ranges.length >= MAX_LOST_RANGES)) {
+      last[1] = at + bytes - last[0];
+    } else {
+      ranges.push([at, bytes]);
+    }
+  }
+
   /** A message from acp-process itself (loss, fallback, recovery), kept in the item history. */
   appendNotice(text: string): void {
     this.commit([this.nextItem("notice", text)]);
@@ -116,11 +141,15 @@ export class OutputLog {
       kind,
       text,
       atMs: this.now(),
-      byteOffset: this.record.outputBytes,
+      byteOffset: streamOffset(this.record),
     };
   }
 
-  private commit(items: RunItem[]): void {
+  private commit(
+    items: RunItem[],
+    output?: { offset: number; text: string; bytes?: Buffer },
+  ): void {
+    this.spill.beforeCommit(items, output);
     try {
       this.store.appendItems(this.record.id, items);
       this.store.putRun(this.record);

@@ -132,8 +132,13 @@ export class WatcherSet {
   }
 
   private track(text: string): void {
-    // Keep window and line state current so watchers added later start from a sane state.
-    this.appendWindow(text);
+    // Keep window and line state current so watchers added later start from a sane state: only
+    // the last streamWindowChars matter then (no copy of a large chunk per append).
+    const seen = this.windowStart + this.window.length + text.length;
+    const keep = this.limits.streamWindowChars;
+    this.window =
+      text.length >= keep ? text.slice(text.length - keep) : (this.window + text).slice(-keep);
+    this.windowStart = seen - this.window.length;
     const lastNewline = text.lastIndexOf("\n");
     this.partialLine =
       lastNewline < 0

@@ -3,6 +3,7 @@ import type { TerminalProvider } from "../../providers/types.js";
 import type { RunStore } from "../../store/types.js";
 import type { RunEvent } from "../../model/run-events.js";
 import type { WatcherLimits } from "../output/watchers.js";
+import type { OutputArchive } from "../spill/output-archive.js";
 
 export interface RunTuning {
   /** Poll interval while output flows. */
@@ -29,4 +30,6 @@ export interface RunContext {
   clock: Clock;
   emit: (event: RunEvent) => void;
   tuning: RunTuning;
+  /** Where output past the store's window goes; undefined = not spilled (`outputSpill: false`). */
+  archive: OutputArchive | undefined;
 }

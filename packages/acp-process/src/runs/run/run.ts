@@ -8,13 +8,14 @@ import { realNowMs, sleep, withinMs } from "./deadline.js";
 import { releaseTerminal } from "./release.js";
 import { killSequence, type KillReport } from "./terminate.js";
 import { classifyStartFailure } from "./start-failure.js";
-import { sampleUsage, USAGE_SAMPLE_MS } from "./usage-sample.js";
-import { repeatOnClock } from "../../clock.js";
+import { UsageSampler } from "./usage-sample.js";
+import { InputWatch } from "./input-watch.js";
 import { describeEnd, displayCommand, snapshotOf } from "./describe.js";
 import type { RunContext } from "./context.js";
 import type { RunRecord, TerminationCause } from "../../model/run-record.js";
 import type { RunSnapshot } from "../../model/run-events.js";
 import { WatcherSet } from "../output/watchers.js";
+import { RunSpill } from "../spill/run-spill.js";
 
 export type { RunContext, RunTuning } from "./context.js";
 
@@ -46,7 +47,9 @@ export class Run {
   private startHook: Promise<void> = Promise.resolve();
   private lastOutputAtMs = 0;
   private storeFailure: string | null = null;
-  private sampling: Promise<void> | null = null;
+  private readonly usage: UsageSampler;
+  /** Notices the command waiting for input (`record.inputRequired`); input written clears it. */
+  inputWatch: InputWatch | null = null;
 
   constructor(
     readonly record: RunRecord,
@@ -60,8 +63,10 @@ export class Run {
       ctx.emit,
       new WatcherSet(ctx.tuning.watcherLimits),
       () => ctx.clock.now(),
+      new RunSpill(ctx.archive, ctx.store, record),
       (error) => this.noteStoreFailure(error),
     );
+    this.usage = new UsageSampler(record, ctx.provider, () => this.currentPhase === "running");
   }
 
   get provider(): TerminalProvider {
@@ -127,23 +132,36 @@ export class Run {
       lastOutputAtMs: () => this.lastOutputAtMs,
       onTimeout: (cause) => void this.terminate(cause),
     });
-    this.sampleUsagePeriodically();
+    this.usage.start(this.ctx.clock, this.controller.signal);
     this.reader = new SnapshotReader(
       provider,
       this.record.terminalId,
       this.log,
-      () => (this.lastOutputAtMs = this.ctx.clock.now()),
+      () => {
+        this.lastOutputAtMs = this.ctx.clock.now();
+        this.inputWatch?.noteOutput();
+      },
       (reason) => {
         this.record.error ??= `${reason}; the command was stopped: ${displayCommand(this.record)}`;
         void this.terminate("provider_error");
       },
     );
-    void this.reader.poll({
-      minMs: tuning.pollMinMs,
-      maxMs: tuning.pollMaxMs,
-      signal: this.controller.signal,
-      stop: () => this.currentPhase !== "running",
-    });
+    this.inputWatch = new InputWatch(
+      this.record,
+      provider,
+      this.ctx.clock,
+      () => this.log.snippet,
+      () => (this.save(), this.ctx.emit({ type: "input", run: this.snapshot() })),
+      this.controller.signal,
+    );
+    if (!this.reader.startStream()) {
+      void this.reader.poll({
+        minMs: tuning.pollMinMs,
+        maxMs: tuning.pollMaxMs,
+        signal: this.controller.signal,
+        stop: () => this.currentPhase !== "running",
+      });
+    }
     this.watchExit(this.record.terminalId);
     // Killed while the create request was in flight: end it now that it has a terminal.
     if (this.record.cause) {
@@ -233,35 +251,8 @@ export class Run {
   }
 
   /** Samples CPU and memory now (where the provider can); the last sample outlives the run. */
-  async takeUsageSample(): Promise<void> {
-    // One sample at a time: /proc is read for every process on the machine, and a manual clock
-    // moved by hours fires thousands of sampler ticks at once.
-    this.sampling ??= this.sampleNow().finally(() => (this.sampling = null));
-    return this.sampling;
-  }
-
-  private async sampleNow(): Promise<void> {
-    const terminalId = this.record.terminalId;
-    if (!terminalId || this.currentPhase !== "running") {
-      return;
-    }
-    const sample = await sampleUsage(
-      this.ctx.provider,
-      terminalId,
-      this.record.resourceUsage ?? null,
-    );
-    if (sample) {
-      this.record.resourceUsage = sample;
-    }
-  }
-
-  private sampleUsagePeriodically(): void {
-    if (!this.ctx.provider.resourceUsage) {
-      return;
-    }
-    void this.takeUsageSample();
-    const stop = repeatOnClock(this.ctx.clock, USAGE_SAMPLE_MS, () => void this.takeUsageSample());
-    this.controller.signal.addEventListener("abort", stop, { once: true });
+  takeUsageSample(): Promise<void> {
+    return this.usage.take();
   }
 
   private watchExit(terminalId: string): void {
@@ -323,8 +314,10 @@ export class Run {
     this.controller.abort();
     try {
       // The output is final: watchers report what they held back (a last line without a newline,
-      // a stream match at the very end).
+      // a stream match at the very end); the spill is written out.
       this.log.appendOutput("", true);
+      this.log.spill.close();
+      this.record.inputRequired = null;
       const end = describeEnd(this.record, this.exitStatus);
       this.record.exitCode = this.exitStatus?.exitCode ?? null;
       this.record.signal = this.exitStatus?.signal ?? null;
@@ -344,6 +337,7 @@ export class Run {
     } finally {
       await this.release();
       // The reader holds the last snapshot (up to the client's output limit): let it go.
+      this.reader?.close();
       this.reader = null;
       this.currentPhase = "settled";
       this.resolveSettled(this.snapshot());

@@ -1,5 +1,7 @@
+import { repeatOnClock, type Clock } from "../../clock.js";
 import type { ResourceUsage } from "../../providers/proc-usage.js";
 import type { TerminalProvider } from "../../providers/types.js";
+import type { RunRecord } from "../../model/run-record.js";
 
 /** How often a running command's resources are sampled (where the provider can measure them): a sample reads /proc/<pid>/stat of every process on the machine (~24 ms with 110 processes on a loaded 2-core box). */
 export const USAGE_SAMPLE_MS = 2000;
@@ -35,4 +37,46 @@ export async function sampleUsage(
     ioReadBytes: Math.max(usage.ioReadBytes, previous?.ioReadBytes ?? 0),
     ioWriteBytes: Math.max(usage.ioWriteBytes, previous?.ioWriteBytes ?? 0),
   };
+}
+
+/**
+ * A running command's resource samples: one at a time (/proc is read for every process on the
+ * machine, and a manual clock moved by hours fires thousands of ticks at once), every
+ * USAGE_SAMPLE_MS on the clock until `signal` aborts; the last sample stays in `record`.
+ */
+export class UsageSampler {
+  private sampling: Promise<void> | null = null;
+
+  constructor(
+    private readonly record: RunRecord,
+    private readonly provider: TerminalProvider,
+    private readonly isRunning: () => boolean,
+  ) {}
+
+  /** Samples now (where the provider can); the last sample outlives the run. */
+  take(): Promise<void> {
+    this.sampling ??= this.sampleNow().finally(() => (this.sampling = null));
+    return this.sampling;
+  }
+
+  /** Samples at once, then every USAGE_SAMPLE_MS until `signal` aborts. */
+  start(clock: Clock, signal: AbortSignal): void {
+    if (!this.provider.resourceUsage) {
+      return;
+    }
+    void this.take();
+    const stop = repeatOnClock(clock, USAGE_SAMPLE_MS, () => void this.take());
+    signal.addEventListener("abort", stop, { once: true });
+  }
+
+  private async sampleNow(): Promise<void> {
+    const terminalId = this.record.terminalId;
+    if (!terminalId || !this.isRunning()) {
+      return;
+    }
+    const sample = await sampleUsage(this.provider, terminalId, this.record.resourceUsage ?? null);
+    if (sample) {
+      this.record.resourceUsage = sample;
+    }
+  }
 }

@@ -57,19 +57,6 @@ export function lineView(
   return { lines, offset: wantedStart, totalLines, droppedLines: firstFull };
 }
 
-/** Output bytes `[offset, offset + limit)` from the retained items, decoded as UTF-8. */
-export function byteView(
-  items: readonly RunItem[],
-  query: { offset: number; limit: number },
-): { text: string; offset: number; firstRetainedByte: number } {
-  const outputs = items.filter((item) => item.kind === "output");
-  const firstRetainedByte = outputs[0]?.byteOffset ?? 0;
-  const bytes = Buffer.from(outputText(outputs), "utf8");
-  const from = Math.max(query.offset, firstRetainedByte) - firstRetainedByte;
-  const slice = bytes.subarray(from, from + Math.max(0, query.limit));
-  return { text: slice.toString("utf8"), offset: firstRetainedByte + from, firstRetainedByte };
-}
-
 /** `tailText` over a run's newest stored items: more of them until they hold `maxChars` or there are no more. */
 export function storeTail(
   store: RunStore,
@@ -105,35 +92,4 @@ export function tailText(
   const start = text.length - maxChars;
   const code = text.charCodeAt(start);
   return { text: text.slice(code >= 0xdc00 && code <= 0xdfff ? start + 1 : start), truncated };
-}
-
-/**
- * Output bytes `[offset, offset + limit)` from the retained items, cut at UTF-8 character
- * boundaries (the start moves forward past continuation bytes, the end back), so consecutive reads
- * from `offset + byteLength` never split a character. An offset before the retained output starts
- * where it starts.
- */
-export function wholeCharacterBytes(
-  items: readonly RunItem[],
-  query: { offset: number; limit: number },
-): { text: string; offset: number; byteLength: number; firstRetainedByte: number } {
-  const outputs = items.filter((item) => item.kind === "output");
-  const firstRetainedByte = outputs[0]?.byteOffset ?? 0;
-  const bytes = Buffer.from(outputText(outputs), "utf8");
-  const isContinuation = (index: number): boolean =>
-    index < bytes.length && (bytes[index]! & 0xc0) === 0x80;
-  let from = Math.min(Math.max(query.offset, firstRetainedByte) - firstRetainedByte, bytes.length);
-  while (isContinuation(from)) {
-    from++;
-  }
-  let to = Math.min(from + Math.max(0, query.limit), bytes.length);
-  while (to > from && isContinuation(to)) {
-    to--;
-  }
-  return {
-    text: bytes.subarray(from, to).toString("utf8"),
-    offset: firstRetainedByte + from,
-    byteLength: to - from,
-    firstRetainedByte,
-  };
 }

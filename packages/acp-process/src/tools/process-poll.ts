@@ -1,0 +1,168 @@
+import { isFinished, type RunItem } from "../model/run-record.js";
+import type { ProcessManager } from "../runs/manager/manager.js";
+import { inputFields, processLogHint } from "./format.js";
+import { HeadTailCollector } from "./head-tail.js";
+import {
+  BYTES_PER_TOKEN,
+  budgetedRange,
+  budgetFields,
+  marker,
+  MARKER_RESERVE_BYTES,
+  tokensOf,
+  type Keep,
+} from "./token-budget.js";
+import { toolState } from "./tool-state.js";
+
+/** Most bytes one `log` with `byteOffset` reads. */
+export const MAX_LOG_BYTES = 1024 * 1024;
+
+/**
+ * What is new since this run's previous poll, within the budget: at most `pendingMaxOutputChars`
+ * (env OPENCLAW_/ZERO_BASH_PENDING_MAX_OUTPUT_CHARS) bytes and `maxOutputTokens`. When more is
+ * pending, `keep` says what stays: head and tail around a marker (default), the head, or the
+ * newest part alone (`tail`: no marker in the output, a `note`). `skippedBytes` counts the UTF-8
+ * bytes left out, so a reader that adds up what polls return keeps an exact count; they stay
+ * readable with `log` and `byteOffset`.
+ */
+export async function poll(
+  manager: ProcessManager,
+  owner: string,
+  id: string,
+  budget: { maxTokens: number; keep: Keep },
+): Promise<Record<string, unknown>> {
+  const state = toolState(manager);
+  // Room for the marker inside the token budget, so a cut answer stays within it.
+  const cap = Math.min(
+    manager.limits.pendingMaxOutputChars,
+    Math.max(0, budget.maxTokens * BYTES_PER_TOKEN - MARKER_RESERVE_BYTES),
+  );
+  const collector = new HeadTailCollector(cap, budget.keep);
+  let cursor = state.cursor(id);
+  let missedItems = 0;
+  // Pages up to the items that existed at the first read (bounded by the store's retention); the
+  // collector keeps the head and tail only, and the next poll starts where this one stopped.
+  let end: number | undefined;
+  for (;;) {
+    const page = await manager.read(id, {
+      sessionId: owner,
+      sinceSeq: cursor,
+      limit: 1000,
+      maxChars: 1 << 20,
+    });
+    end ??= page.run.nextSeq;
+    missedItems += page.missedItems;
+    for (const item of page.items) {
+      collector.add(itemText(item), item.kind === "output" ? item.byteOffset : undefined);
+    }
+    cursor = page.nextSeq;
+    if (page.items.length === 0 || cursor >= end) {
+      break;
+    }
+  }
+  state.setCursor(id, cursor);
+  const hint = processLogHint(id);
+  const cut = collector.result((omitted) => (budget.keep === "tail" ? "" : marker(omitted, hint)));
+  const run = manager.get(id, { sessionId: owner });
+  const skippedBytes = cut.omitted?.bytes ?? 0;
+  const note =
+    skippedBytes > 0
+      ? `more than ${cap} bytes were pending (maxOutputTokens / OPENCLAW_BASH_PENDING_MAX_OUTPUT_CHARS); ${skippedBytes} bytes were skipped here (${budget.keep === "tail" ? "the older part" : "between the head and the tail"}); read them with action log and byteOffset`
+      : undefined;
+  return {
+    sessionId: id,
+    status: run.status,
+    output: cut.text,
+    ...(note
+      ? {
+          note,
+          skippedBytes,
+          originalBytes: cut.totalBytes,
+          originalTokenCount: tokensOf(cut.totalBytes),
+          omitted: cut.omitted,
+        }
+      : {}),
+    ...(missedItems > 0 ? { missedItems } : {}),
+    ...inputFields(run, "camel", `action write with data (and "\n")`),
+    ...(isFinished(run.status)
+      ? { exitCode: run.exitCode, signal: run.signal, error: run.error }
+      : {}),
+  };
+}
+
+/** `log` with `byteOffset`: output bytes by absolute offset, within the budget. */
+export async function logBytes(
+  manager: ProcessManager,
+  owner: string,
+  id: string,
+  input: { byteOffset?: number | undefined; byteLimit?: number | undefined },
+  budget: { maxTokens: number; keep: Keep },
+): Promise<Record<string, unknown>> {
+  const view = await manager.wholeCharacterBytes(id, {
+    sessionId: owner,
+    offset: input.byteOffset ?? 0,
+    limit: Math.min(input.byteLimit ?? MAX_LOG_BYTES, MAX_LOG_BYTES),
+  });
+  const nextByteOffset = view.offset + view.byteLength;
+  const cut = await budgetedRange(manager, id, {
+    sessionId: owner,
+    from: view.offset,
+    to: nextByteOffset,
+    ...budget,
+    hint: processLogHint(id),
+  });
+  return {
+    sessionId: id,
+    status: view.run.status,
+    output: cut.text,
+    byteOffset: view.offset,
+    nextByteOffset,
+    totalBytes: view.totalBytes,
+    ...budgetFields(cut, "camel"),
+  };
+}
+
+/** Lines within the budget: the head and the tail of the list around one marker line. */
+export function fitLines(
+  lines: readonly string[],
+  budget: { maxTokens: number; keep: Keep },
+): { lines: string[]; omittedLines: number } {
+  const cap = budget.maxTokens * BYTES_PER_TOKEN;
+  const sizes = lines.map((line) => Buffer.byteLength(line, "utf8") + 1);
+  if (sizes.reduce((a, b) => a + b, 0) <= cap) {
+    return { lines: [...lines], omittedLines: 0 };
+  }
+  const headCap = budget.keep === "tail" ? 0 : budget.keep === "head" ? cap : cap / 2;
+  let head = 0;
+  for (let used = 0; head < lines.length && used + sizes[head]! <= headCap; head++) {
+    used += sizes[head]!;
+  }
+  let tail = lines.length;
+  for (let used = 0; tail > head && used + sizes[tail - 1]! <= cap - headCap; tail--) {
+    used += sizes[tail - 1]!;
+  }
+  const omittedLines = tail - head;
+  return {
+    lines: [
+      ...lines.slice(0, head),
+      `[... ${omittedLines} lines omitted ...]`,
+      ...lines.slice(tail),
+    ],
+    omittedLines,
+  };
+}
+
+function itemText(item: RunItem): string {
+  if (item.kind === "output") {
+    return item.text;
+  }
+  if (item.kind === "notice") {
+    return `\n${item.text}\n`;
+  }
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- watcher hit items are written by output-log.ts as JSON.stringify({ event, match })
+    const { event, match } = JSON.parse(item.text) as { event: string; match: string };
+    return `\n[watch ${event}] ${match}\n`;
+  } catch {
+    return `\n${item.text}\n`;
+  }
+}

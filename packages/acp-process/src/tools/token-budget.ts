@@ -1,0 +1,247 @@
+import { z } from "zod";
+import type { ProcessManager } from "../runs/manager/manager.js";
+
+/**
+ * Output a model sees is held to a token budget. Tokens are counted as Codex counts them: one per
+ * 4 bytes of UTF-8, rounded up (`tokensOf`), so a budget is a byte budget the model can reason
+ * about without a tokenizer. Output over the budget keeps its head and its tail (or one of them,
+ * on request) and says what was left out: bytes, tokens, and how to read them.
+ */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 10_000;
+export const BYTES_PER_TOKEN = 4;
+/** The largest budget a call may ask for (1 MiB of output). */
+export const MAX_OUTPUT_TOKENS = 262_144;
+
+export type Keep = "head_tail" | "head" | "tail";
+
+export function tokensOf(bytes: number): number {
+  return Math.ceil(bytes / BYTES_PER_TOKEN);
+}
+
+/** `max_output_tokens`: what every model-facing tool takes. */
+export const maxOutputTokensInput = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_OUTPUT_TOKENS)
+  .optional()
+  .describe(
+    `Most tokens of output in the answer (default ${DEFAULT_MAX_OUTPUT_TOKENS}; a token is 4 bytes of UTF-8, rounded up). Longer output keeps its head and tail and says how to read the rest`,
+  );
+
+/** `keep`: what cut output keeps. */
+export const keepInput = z
+  .enum(["head_tail", "head", "tail"])
+  .optional()
+  .describe("What cut output keeps: head_tail (default), head or tail");
+
+/** The budget inputs, as the snake_case surfaces name them (process.*, shell, unified exec). */
+export const budgetInputs = { max_output_tokens: maxOutputTokensInput, keep: keepInput } as const;
+/** The same, as the exec/process surface names them (camelCase). */
+export const budgetInputsCamel = {
+  maxOutputTokens: maxOutputTokensInput,
+  keep: keepInput,
+} as const;
+
+/** What a cut left out, in absolute output offsets when they are known. */
+export interface Omission {
+  bytes: number;
+  tokens: number;
+  /** Absolute offset of the first byte left out (absent when the cut text is not the run's output alone). */
+  offset?: number;
+}
+
+export interface Budgeted {
+  text: string;
+  truncated: boolean;
+  /** Bytes and tokens of the output before the cut. */
+  originalBytes: number;
+  originalTokens: number;
+  omitted?: Omission;
+}
+
+/** Where the omitted bytes can be read: `(offset, bytes) => "process.logs {...}"`. */
+export type ReadHint = (offset: number, bytes: number) => string;
+
+/** Bytes of a budget kept for the marker line (with its read hint) when output is cut. */
+export const MARKER_RESERVE_BYTES = 400;
+
+/**
+ * Output bytes `[from, to)` of a run within `maxTokens`: read whole when they fit, else the head
+ * and the tail (each read by offset, cut on character boundaries) around a marker that names the
+ * bytes left out and how to read them.
+ */
+export async function budgetedRange(
+  manager: ProcessManager,
+  runId: string,
+  query: {
+    sessionId?: string;
+    from: number;
+    to: number;
+    maxTokens: number;
+    keep: Keep;
+    hint: ReadHint;
+  },
+): Promise<Budgeted> {
+  const { from, to, keep } = query;
+  const originalBytes = Math.max(0, to - from);
+  const budget = query.maxTokens * BYTES_PER_TOKEN;
+  const read = async (offset: number, limit: number) =>
+    manager.wholeCharacterBytes(runId, {
+      ...(query.sessionId !== undefined ? { sessionId: query.sessionId } : {}),
+      offset,
+      limit,
+    });
+  if (originalBytes <= budget) {
+    const whole = await read(from, originalBytes);
+    return {
+      text: whole.text,
+      truncated: false,
+      originalBytes,
+      originalTokens: tokensOf(originalBytes),
+    };
+  }
+  const room = Math.max(0, budget - MARKER_RESERVE_BYTES);
+  const headRoom = keep === "head" ? room : keep === "tail" ? 0 : Math.floor(room / 2);
+  const tailRoom = room - headRoom;
+  const head = headRoom > 0 ? await read(from, headRoom) : { text: "", byteLength: 0 };
+  // A tail inside a range that cannot be read (lost, evicted) is left out: the head stands alone.
+  const tail =
+    tailRoom > 0
+      ? await read(to - tailRoom, tailRoom).catch(() => ({ text: "", byteLength: 0, offset: to }))
+      : { text: "", byteLength: 0, offset: to };
+  const omittedFrom = from + head.byteLength;
+  const omittedTo = tailRoom > 0 ? tail.offset : to;
+  const omitted = {
+    offset: omittedFrom,
+    bytes: omittedTo - omittedFrom,
+    tokens: tokensOf(omittedTo - omittedFrom),
+  };
+  return {
+    text: head.text + marker(omitted, query.hint) + tail.text,
+    truncated: true,
+    originalBytes,
+    originalTokens: tokensOf(originalBytes),
+    omitted,
+  };
+}
+
+/**
+ * `text` within `maxTokens`, cut on character boundaries, for output assembled from stored items
+ * (notices and watcher hits included). `offsetAt(i)`, when given, maps a position in `text` to an
+ * absolute output offset so the marker can say where the omitted bytes are.
+ */
+export function budgetedText(
+  text: string,
+  options: { maxTokens: number; keep: Keep; hint?: ReadHint; offsetAt?: (index: number) => number },
+): Budgeted {
+  const bytes = Buffer.from(text, "utf8");
+  const originalBytes = bytes.length;
+  const budget = options.maxTokens * BYTES_PER_TOKEN;
+  if (originalBytes <= budget) {
+    return { text, truncated: false, originalBytes, originalTokens: tokensOf(originalBytes) };
+  }
+  const room = Math.max(0, budget - MARKER_RESERVE_BYTES);
+  const headRoom =
+    options.keep === "head" ? room : options.keep === "tail" ? 0 : Math.floor(room / 2);
+  let headEnd = headRoom;
+  while (headEnd > 0 && (bytes[headEnd]! & 0xc0) === 0x80) {
+    headEnd--;
+  }
+  let tailStart = bytes.length - (room - headRoom);
+  while (tailStart < bytes.length && (bytes[tailStart]! & 0xc0) === 0x80) {
+    tailStart++;
+  }
+  const head = bytes.subarray(0, headEnd).toString("utf8");
+  const tail = bytes.subarray(tailStart).toString("utf8");
+  const omittedBytes = tailStart - headEnd;
+  const omitted: Omission = { bytes: omittedBytes, tokens: tokensOf(omittedBytes) };
+  if (options.offsetAt) {
+    omitted.offset = options.offsetAt(head.length);
+  }
+  return {
+    text: head + marker(omitted, options.hint) + tail,
+    truncated: true,
+    originalBytes,
+    originalTokens: tokensOf(originalBytes),
+    omitted,
+  };
+}
+
+/** `budgetedText` for text that is the run's output ending at absolute offset `endOffset` (a tail or summary). */
+export function budgetedTail(
+  text: string,
+  endOffset: number,
+  options: { maxTokens: number; keep: Keep; hint: ReadHint },
+): Budgeted {
+  return budgetedText(text, {
+    ...options,
+    offsetAt: (index) => endOffset - Buffer.byteLength(text.slice(index), "utf8"),
+  });
+}
+
+/** The answer's budget from a tool's inputs (`max_output_tokens` or `maxOutputTokens`, and `keep`). */
+export function budgetOf(input: {
+  max_output_tokens?: number | undefined;
+  maxOutputTokens?: number | undefined;
+  keep?: Keep | undefined;
+}): { maxTokens: number; keep: Keep } {
+  return {
+    maxTokens: input.max_output_tokens ?? input.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+    keep: input.keep ?? "head_tail",
+  };
+}
+
+/**
+ * The first entries of a list whose JSON fits in `maxTokens` (at least one); `omitted` counts the
+ * rest, for list answers that carry no output of their own.
+ */
+export function fitEntries<T>(
+  entries: readonly T[],
+  maxTokens: number,
+): { entries: T[]; omitted: number } {
+  const budget = maxTokens * BYTES_PER_TOKEN;
+  let used = 0;
+  let count = 0;
+  for (const entry of entries) {
+    used += Buffer.byteLength(JSON.stringify(entry) ?? "", "utf8") + 1;
+    if (count > 0 && used > budget) {
+      break;
+    }
+    count++;
+  }
+  return { entries: entries.slice(0, count), omitted: entries.length - count };
+}
+
+/** Bytes a hint offers to read at once (a page, not the whole omission). */
+export const HINT_LIMIT_BYTES = 65_536;
+
+/** The line standing in for what was cut. */
+export function marker(omitted: Omission, hint: ReadHint | undefined): string {
+  const where =
+    omitted.offset !== undefined && hint
+      ? ` (output bytes ${omitted.offset}..${omitted.offset + omitted.bytes}); read them with ${hint(omitted.offset, omitted.bytes)}`
+      : "";
+  return `\n[... ${omitted.bytes} bytes (${omitted.tokens} tokens) omitted${where} ...]\n`;
+}
+
+/** The fields a cut adds to an answer, in the surface's naming style. */
+export function budgetFields(
+  budgeted: Budgeted,
+  style: "snake" | "camel",
+): Record<string, unknown> {
+  if (!budgeted.truncated) {
+    return {};
+  }
+  return style === "snake"
+    ? {
+        original_bytes: budgeted.originalBytes,
+        original_token_count: budgeted.originalTokens,
+        omitted: budgeted.omitted,
+      }
+    : {
+        originalBytes: budgeted.originalBytes,
+        originalTokenCount: budgeted.originalTokens,
+        omitted: budgeted.omitted,
+      };
+}
