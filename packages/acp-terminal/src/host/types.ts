@@ -12,6 +12,9 @@ import type {
   TerminalOwner,
 } from "../core/types.js";
 
+import type { SandboxMode, SandboxOptions } from "../sandbox/sandbox-options.js";
+
+export type { SandboxMode, SandboxOptions };
 export type { BaseEnvironment, ContainmentMode, EnvVariable, ExitStatus, ShellMode, TerminalOwner };
 
 export interface PtyOptions {
@@ -81,6 +84,16 @@ export interface AuthorizeCommand {
   shell: boolean;
   /** The variables the request set on top of the host's environment (empty when it set none). */
   env: EnvVariable[];
+  /**
+   * The program that runs, resolved as exec will (through `cwd` when the name has a slash, else on
+   * PATH's absolute entries) to an absolute path; for a command line run by the shell, the line's
+   * first word resolved so. Null when it is not found, or is not a plain word of the line.
+   */
+  program: string | null;
+  /** What is executed: `[command, ...args]`, or `[shell, "-c", line]` for a command line. */
+  argv: string[];
+  /** The sandbox it runs in (see TerminalHostOptions.sandbox). */
+  sandbox: SandboxMode;
 }
 
 /**
@@ -132,6 +145,14 @@ export interface TerminalHostOptions {
    * to deny. `createApprovalPolicy` builds one.
    */
   authorize?: (request: AuthorizeRequest) => Promise<boolean | string> | boolean | string;
+  /**
+   * Where commands may write: `"read-only"` (nowhere but a private /tmp), `"workspace-write"`
+   * (the workspace too, its `.git` excepted) or `"off"` (default); sandboxed commands get no
+   * network unless `network: true`. Enforced by bubblewrap; where it cannot be had, `sandbox`
+   * says `"unavailable"` and every create fails `spawn_failed` saying why: nothing runs outside a
+   * sandbox that was asked for. The workspace defaults to `cwd`, else `process.cwd()`.
+   */
+  sandbox?: SandboxMode | SandboxOptions;
 }
 
 export interface TerminalOutputEvent {

@@ -1,3 +1,4 @@
+import { delimiter, isAbsolute } from "node:path";
 import { describeReceived, TerminalError } from "../core/errors.js";
 import type { BaseEnvironment, EnvVariable } from "../core/types.js";
 import { messageOf } from "../core/thrown.js";
@@ -69,7 +70,22 @@ export function hostBaseEnvironment(option: BaseEnvironment): Record<string, str
   return base;
 }
 
-/** The base, then the request's variables on top (later ones win), then the pager defaults. */
+/**
+ * `PATH` without its entries that are not absolute: an empty entry or `.` makes a name mean a file
+ * in whichever directory the command runs in, one the agent chooses (an approved `ls` would run
+ * `./ls`). Undefined stays undefined.
+ */
+export function absolutePathEntries(path: string | undefined): string | undefined {
+  return path
+    ?.split(delimiter)
+    .filter((dir) => isAbsolute(dir))
+    .join(delimiter);
+}
+
+/**
+ * The base, then the request's variables on top (later ones win), then the pager defaults; `PATH`
+ * keeps only its absolute entries (see absolutePathEntries).
+ */
 export function commandEnvironment(
   base: Record<string, string>,
   requested: readonly EnvVariable[] | null | undefined,
@@ -80,6 +96,9 @@ export function commandEnvironment(
   }
   for (const [name, value] of Object.entries(NON_INTERACTIVE_DEFAULTS)) {
     env[name] ??= value;
+  }
+  if (env.PATH !== undefined) {
+    env.PATH = absolutePathEntries(env.PATH)!;
   }
   return env;
 }
