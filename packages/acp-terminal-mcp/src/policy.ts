@@ -1,72 +1,38 @@
 import {
+  approvalPolicyOptions,
   createApprovalPolicy,
-  parseAllowPattern,
-  type ApprovalPolicy as AuthorizeHook,
+  describeApprovalFlags,
+  type ApprovalFlags,
+  type ApprovalPolicy,
 } from "acp-terminal";
-import { messageOf } from "./thrown.js";
 
 /**
- * Which commands the server runs. An MCP stdio server has no TTY to ask on, so nothing runs
- * unless the person who started it said so: `--yes` (every command, stdin write and signal: the
- * word `acp-terminal run` uses) or `--allow PATTERN` (the commands a pattern approves, in
- * `acp-terminal run --allow`'s syntax and with its rules: see acp-terminal's `parseAllowPattern`).
+ * Which commands the server runs, in acp-terminal's vocabulary (`ApprovalFlags`: `--yes`,
+ * `--allow`, `--sandbox`, the same flags and rules as `acp-terminal run`). An MCP server has no TTY
+ * to ask on, so nothing runs unless the person who started it said so.
  */
-export type ApprovalPolicy =
-  { kind: "yes" } | { kind: "allow"; patterns: readonly string[] } | { kind: "deny" };
-
-/** Builds the policy from the flags, or an error message naming the flag and the value. */
-export function approvalPolicy(yes: boolean, allow: readonly string[]): ApprovalPolicy | string {
-  if (yes) {
-    return { kind: "yes" };
-  }
-  if (allow.length === 0) {
-    return { kind: "deny" };
-  }
-  for (const pattern of allow) {
-    try {
-      parseAllowPattern(pattern);
-    } catch (error) {
-      // The same message `acp-terminal run --allow` gives.
-      return `Invalid --allow: ${messageOf(error).replace(/^Invalid allow pattern /, "")}`;
-    }
-  }
-  return { kind: "allow", patterns: [...allow] };
-}
+export type { ApprovalFlags };
 
 /**
- * The host's `authorize` hook for the policy: acp-terminal's `createApprovalPolicy`, with no one to
+ * The host's `authorize` hook for the flags: acp-terminal's `createApprovalPolicy`, with no one to
  * ask. So `--allow` approves starting a command a pattern matches (never a command line with
- * shell syntax, never one that sets environment variables), and refuses stdin writes and signals
- * to it, as `acp-terminal run --allow` does without a TTY.
+ * shell syntax, never one that sets environment variables, git only within its rules), and
+ * refuses stdin writes and signals to it, as `acp-terminal run --allow` does without a TTY.
  */
-export function authorizeHook(policy: ApprovalPolicy): AuthorizeHook {
-  switch (policy.kind) {
-    case "yes":
-      return createApprovalPolicy({ allowAll: true });
-    case "allow":
-      return createApprovalPolicy({
-        allow: policy.patterns,
-        refusal:
-          `no --allow pattern of this server (${policy.patterns.join(", ")}) approves it: a pattern approves starting a command, ` +
-          "never one whose command line holds shell syntax or that sets environment variables, a stdin write or a signal; " +
-          "restart it with a pattern that matches, or with --yes",
-      });
-    case "deny":
-      return createApprovalPolicy({
-        refusal:
-          "this server runs no command without approval; restart it with --yes (allow every command) or --allow PATTERN",
-      });
-  }
+export function authorizeHook(flags: ApprovalFlags): ApprovalPolicy {
+  const refusal = flags.yes
+    ? undefined
+    : flags.allow.length > 0
+      ? `no --allow pattern of this server (${flags.allow.join(", ")}) approves it: a pattern approves starting a command, ` +
+        "never one whose command line holds shell syntax or that sets environment variables, a stdin write or a signal; " +
+        "restart it with a pattern that matches, or with --yes"
+      : "this server runs no command without approval; restart it with --yes (allow every command) or --allow PATTERN";
+  return createApprovalPolicy(
+    approvalPolicyOptions(flags, refusal === undefined ? {} : { refusal }),
+  );
 }
 
-/** How `initialize`'s instructions and the HTTP listening line name the policy in force. */
-export function describePolicy(policy: ApprovalPolicy): string {
-  switch (policy.kind) {
-    case "yes":
-      return "every command (--yes)";
-    case "allow":
-      return `the commands these --allow patterns approve (the syntax of acp-terminal run --allow): ${policy.patterns.join(", ")}`;
-    case "deny":
-      return "no command (pass --yes or --allow)";
-  }
+/** How `initialize`'s instructions and the HTTP listening line name what is allowed. */
+export function describePolicy(flags: ApprovalFlags): string {
+  return describeApprovalFlags(flags);
 }

@@ -1,14 +1,14 @@
 import { realpath, stat } from "node:fs/promises";
 import { ProcessManager, type SchedulerLimits } from "acp-process";
 import { TerminalHost, type TerminalHostOptions } from "acp-terminal";
-import { authorizeHook, type ApprovalPolicy } from "./policy.js";
+import { authorizeHook, type ApprovalFlags } from "./policy.js";
 import { WorkspaceProvider } from "./workspace-provider.js";
 import { errnoCodeOf } from "./thrown.js";
 
 export interface RuntimeOptions {
   /** Directory commands start in and may not leave (their cwd); resolved through symlinks. */
   workspace: string;
-  policy: ApprovalPolicy;
+  policy: ApprovalFlags;
   /** Runs executing at once (more wait in a queue). */
   maxConcurrentRuns?: number;
   /** Characters of output a tool answer carries (tail) and a run retains. */
@@ -33,6 +33,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const host = new TerminalHost({
     cwd: workspace,
     authorize: authorizeHook(options.policy),
+    sandbox: {
+      mode: options.policy.sandbox,
+      workspace,
+      network: options.policy.sandboxNetwork,
+    },
     ...(options.env !== undefined ? { env: options.env } : {}),
     ...(options.outputByteLimit !== undefined
       ? {
@@ -41,6 +46,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         }
       : {}),
   });
+  const sandbox = host.sandbox;
+  if (sandbox.mode === "unavailable") {
+    await host.dispose();
+    throw new Error(
+      `--sandbox ${sandbox.requested} cannot be had here: ${sandbox.reason}. Nothing was started; pass --sandbox off to run commands without a sandbox`,
+    );
+  }
   const limits: Partial<SchedulerLimits> =
     options.maxConcurrentRuns !== undefined
       ? {
@@ -49,7 +61,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         }
       : {};
   const manager = new ProcessManager({
-    provider: new WorkspaceProvider(host, workspace, options.policy.kind !== "yes"),
+    provider: new WorkspaceProvider(host, workspace, !options.policy.yes),
     limits,
     ...(options.maxOutputChars !== undefined ? { maxOutputChars: options.maxOutputChars } : {}),
   });

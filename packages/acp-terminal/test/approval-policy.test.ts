@@ -2,23 +2,33 @@ import { describe, expect, it } from "vitest";
 import { createApprovalPolicy, type ApprovalAnswer } from "../src/approval/approval-policy.js";
 import { matchesAllowPattern, parseAllowPattern } from "../src/approval/allow-pattern.js";
 import type { AuthorizeRequest } from "../src/host/types.js";
+import { resolvePlan } from "../src/spawn/resolve-program.js";
 
 const owner = { connectionId: "c", sessionId: "s" };
+/** A create as the host asks about it: the program resolved on PATH, the argv that is executed. */
 const create = (
   command: string,
   args: string[] = [],
   extra: Partial<AuthorizeRequest> = {},
-): AuthorizeRequest =>
-  ({
+): AuthorizeRequest => {
+  const shell = extra.shell ?? (args.length === 0 && /\s/.test(command));
+  const plan = shell
+    ? { file: "/bin/bash", args: ["-c", command], shell }
+    : { file: command, args, shell };
+  const cwd = extra.cwd ?? "/";
+  return {
     action: "create",
     owner,
     command,
     args,
-    cwd: "/",
-    shell: args.length === 0 && /\s/.test(command),
+    cwd,
+    shell,
     env: [],
+    ...resolvePlan(plan, cwd, process.env.PATH),
+    sandbox: "off",
     ...extra,
-  }) as AuthorizeRequest;
+  } as AuthorizeRequest;
+};
 const write: AuthorizeRequest = {
   action: "write",
   owner,
@@ -27,6 +37,9 @@ const write: AuthorizeRequest = {
   cwd: "/",
   shell: false,
   env: [],
+  program: "/usr/bin/cat",
+  argv: ["cat"],
+  sandbox: "off",
   terminalId: "t1",
   data: new Uint8Array(3),
   eof: false,

@@ -1,11 +1,17 @@
 import type { AuthorizeHook } from "../host/authorize.js";
 import type { AuthorizeRequest } from "../host/types.js";
 import { matchesAllowPattern, parseAllowPattern, type AllowPattern } from "./allow-pattern.js";
+import { unshowable } from "./describe-request.js";
+import { programRulesProblem } from "./program-rules.js";
 
 /** What a person answered: run it this once, allow the same for the rest of the session, or refuse. */
 export type ApprovalAnswer = "allow_once" | "allow_always" | "deny";
 
-/** Asks someone about a request. Asks come one at a time: the next waits for this answer. */
+/**
+ * Asks someone about a request (show it with `describeAuthorizeRequest`). Asks come one at a
+ * time: the next waits for this answer. A request too long to show whole is refused without
+ * asking.
+ */
 export type ApprovalAsker = (request: AuthorizeRequest) => Promise<ApprovalAnswer> | ApprovalAnswer;
 
 export interface ApprovalPolicyOptions {
@@ -40,6 +46,8 @@ function rememberedAs(request: AuthorizeRequest): string {
         request.shell,
         request.cwd,
         request.env,
+        request.program,
+        request.sandbox,
       ]);
     case "write":
     case "signal":
@@ -49,9 +57,10 @@ function rememberedAs(request: AuthorizeRequest): string {
 
 /**
  * One approval policy for every `terminal/create`, stdin write and signal: `allowAll`, then the
- * allow patterns (creates only), then what this session was told to always allow, then `ask`,
- * else refuse. Pass the result as `new TerminalHost({ authorize })`. Throws a RangeError naming a
- * bad pattern.
+ * allow patterns (creates only; a program with rules of its own, git, must pass them too: see
+ * program-rules.ts), then what this session was told to always allow, then `ask` (never about a
+ * request too long to show whole), else refuse. Pass the result as `new TerminalHost({ authorize })`.
+ * Throws a RangeError naming a bad pattern.
  */
 export function createApprovalPolicy(options: ApprovalPolicyOptions = {}): ApprovalPolicy {
   const patterns: AllowPattern[] = (options.allow ?? []).map(parseAllowPattern);
@@ -81,21 +90,40 @@ export function createApprovalPolicy(options: ApprovalPolicyOptions = {}): Appro
     return answer === "allow_once" || answer === "allow_always";
   }
 
-  return (request) => {
-    if (options.allowAll === true) {
-      return true;
+  /** Why the patterns whose words match cannot approve it (a program's rules), if one matched. */
+  async function patternsRefuse(request: AuthorizeRequest): Promise<string | undefined> {
+    const matched = patterns.filter((pattern) => matchesAllowPattern(pattern, request));
+    if (matched.length === 0) {
+      return "";
     }
-    if (patterns.some((pattern) => matchesAllowPattern(pattern, request))) {
-      return true;
-    }
+    const problem = await programRulesProblem(request);
+    return problem === undefined
+      ? undefined
+      : `--allow ${matched.map((pattern) => `'${pattern.source}'`).join(", ")} matches, but ${problem}`;
+  }
+
+  async function otherwise(request: AuthorizeRequest, why: string): Promise<boolean | string> {
     if (remembered(request)) {
       return true;
     }
+    const withWhy = (reason: string) => (why === "" ? reason : `${why}; ${reason}`);
     if (ask === undefined) {
-      return refusal;
+      return withWhy(refusal);
+    }
+    const tooLong = unshowable(request);
+    if (tooLong !== undefined) {
+      return withWhy(tooLong);
     }
     const asking = turn.then(() => decide(request));
     turn = asking.catch(() => undefined);
     return asking;
+  }
+
+  return async (request) => {
+    if (options.allowAll === true) {
+      return true;
+    }
+    const refused = await patternsRefuse(request);
+    return refused === undefined ? true : otherwise(request, refused);
   };
 }

@@ -2,6 +2,7 @@ import { closeSync, openSync, statSync } from "node:fs";
 import type { RunOptions } from "./args.js";
 import { leadingProgram, programExists } from "./command-lookup.js";
 import { commandNotFound } from "./failure-messages.js";
+import { sandboxProblem } from "./sandbox-host.js";
 import { errnoCodeOf } from "../core/thrown.js";
 
 function isDirectory(dir: string): boolean {
@@ -31,6 +32,10 @@ export function checkBeforeLaunch(options: RunOptions, cwd: string): string | un
   const program = leadingProgram(options.agent);
   if (program !== undefined && !programExists(program, cwd)) {
     return commandNotFound(options.agent).error;
+  }
+  const sandbox = sandboxProblem(options.approval);
+  if (sandbox !== undefined) {
+    return sandbox;
   }
   if (options.agentLog !== undefined) {
     const reason = unwritable(options.agentLog);
