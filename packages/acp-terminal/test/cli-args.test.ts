@@ -39,7 +39,12 @@ describe("acp-terminal arguments", () => {
         pty: true,
         yes: true,
         allow: ["git *", "npm test"],
-        approval: { yes: true, allow: ["git *", "npm test"], sandbox: "off", sandboxNetwork: false },
+        approval: {
+          yes: true,
+          allow: ["git *", "npm test"],
+          sandbox: "off",
+          sandboxNetwork: false,
+        },
         json: true,
         timeoutMs: 2500,
         initTimeoutMs: 10_000,

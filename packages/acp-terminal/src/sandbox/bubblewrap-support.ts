@@ -48,7 +48,7 @@ function detect(): BubblewrapSupport {
     workspace: tmpdir(),
     network: false,
     cwd: "/",
-    hasGitDir: false,
+    gitDirs: [],
   });
   const probe = spawnSync(argv[0]!, [...argv.slice(1), "/bin/sh", "-c", "exit 0"], {
     encoding: "utf8",

@@ -1,5 +1,3 @@
-import { join } from "node:path";
-
 /** bubblewrap options that only some versions have (0.8, Debian 12, has both). */
 export interface BubblewrapFeatures {
   /** `--disable-userns`: no user namespace inside, so no new mount tricks from within. */
@@ -14,8 +12,12 @@ export interface SandboxPlace {
   workspace: string;
   network: boolean;
   cwd: string;
-  /** The workspace has a `.git` (directory or file), kept read-only in workspace-write. */
-  hasGitDir: boolean;
+  /**
+   * The `.git` (directory or file) of the workspace and of the cwd's directories up to it, kept
+   * read-only in workspace-write: what git reads there (config, hooks) runs outside the sandbox
+   * the next time the user runs git.
+   */
+  gitDirs: readonly string[];
 }
 
 /** Bytes the private /tmp may hold. */
@@ -72,8 +74,7 @@ export function bubblewrapArgv(
   const { workspace } = place;
   if (place.mode === "workspace-write") {
     argv.push("--bind", workspace, workspace);
-    if (place.hasGitDir) {
-      const git = join(workspace, ".git");
+    for (const git of place.gitDirs) {
       argv.push("--ro-bind", git, git);
     }
   } else if (isHidden(workspace)) {

@@ -3,7 +3,7 @@ import { absolutePath } from "../host/validate.js";
 
 /**
  * Where an approved command may write. `read-only`: nowhere but a private `/tmp` of its own;
- * `workspace-write`: the workspace too (its `.git` excepted); `off`: wherever the user can.
+ * `workspace-write`: the workspace too (its `.git` and that of the cwd's repository excepted); `off`: wherever the user can.
  * Both sandboxed modes have no network unless `network` is asked for.
  */
 export type SandboxMode = "read-only" | "workspace-write" | "off";

@@ -1,5 +1,5 @@
 import { existsSync, realpathSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { TerminalError } from "../core/errors.js";
 import { bubblewrapArgv, HIDDEN_DIRECTORIES, isHidden, isInside } from "./bubblewrap.js";
 import { bubblewrapSupport } from "./bubblewrap-support.js";
@@ -85,8 +85,24 @@ export class Sandbox {
       workspace,
       network,
       cwd: realCwd,
-      hasGitDir: mode === "workspace-write" && existsSync(join(workspace, ".git")),
+      gitDirs: mode === "workspace-write" ? gitDirsOf(realCwd, workspace) : [],
     });
+  }
+}
+
+/** The `.git` entries of `cwd` and its parents inside `workspace`, the workspace's own included. */
+function gitDirsOf(cwd: string, workspace: string): string[] {
+  const dirs: string[] = [];
+  let dir = isInside(cwd, workspace) ? cwd : workspace;
+  for (;;) {
+    const git = join(dir, ".git");
+    if (existsSync(git)) {
+      dirs.push(git);
+    }
+    if (dir === workspace || dir === dirname(dir)) {
+      return dirs.reverse();
+    }
+    dir = dirname(dir);
   }
 }
 
