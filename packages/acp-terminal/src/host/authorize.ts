@@ -26,6 +26,15 @@ export function describeAction(request: AuthorizeRequest): string {
   }
 }
 
+/** Characters of the command an error names: the reason after it must survive a bounded error. */
+const MAX_NAMED_CHARS = 300;
+
+function cut(what: string): string {
+  return what.length > MAX_NAMED_CHARS
+    ? `${what.slice(0, MAX_NAMED_CHARS)}… (${what.length} chars)`
+    : what;
+}
+
 /**
  * Asks the hook; only `true` allows. `false` or a reason string is "Denied by the user: <what>
  * (<reason>)"; a hook that throws denies too, saying so. No hook allows.
@@ -37,7 +46,7 @@ export async function authorizeAction(
   if (!hook) {
     return;
   }
-  const what = describeAction(request);
+  const what = cut(describeAction(request));
   const data =
     request.action === "create"
       ? { command: request.command }
