@@ -230,12 +230,26 @@ describe("acp-terminal mcp arguments", () => {
     }
   });
 
+  it("--sandbox and --sandbox-network, in acp-terminal run's words", () => {
+    expect(parse(["--sandbox", "read-only", "--sandbox-network", "--allow", "ls"])).toMatchObject({
+      options: {
+        policy: { yes: false, allow: ["ls"], sandbox: "read-only", sandboxNetwork: true },
+      },
+    });
+    expect(errorOf(["--sandbox", "on"])).toBe(
+      'Invalid --sandbox: expected one of read-only, workspace-write, off, received "on"',
+    );
+    expect(errorOf(["--sandbox-network"])).toContain("--sandbox-network needs --sandbox");
+  });
+
   it("usage names every option it parses", () => {
     for (const flag of [
       "--workspace",
       "--tools",
       "--yes",
       "--allow",
+      "--sandbox",
+      "--sandbox-network",
       "--max-runs",
       "--max-output-chars",
       "--output-limit",

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseCommand, USAGE } from "../src/cli/args.js";
+import { stdioMcpServer } from "../src/cli/mcp-tools-offer.js";
 import { exitCodeForStopReason } from "../src/cli/exit-codes.js";
 
 const parse = (...argv: string[]) =>
@@ -84,6 +85,40 @@ describe("acp-terminal arguments", () => {
       options: { mcpTools: true },
     });
     expect(USAGE).toContain("--mcp-tools        offer the terminals as MCP tools");
+  });
+
+  it("--sandbox and --sandbox-network are passed on to the MCP server the CLI declares", () => {
+    const parsed = parseCommand(
+      [
+        "run",
+        "--agent",
+        "a",
+        "--sandbox",
+        "workspace-write",
+        "--sandbox-network",
+        "--allow",
+        "ls",
+        "go",
+      ],
+      "/home/me",
+      (base, p) => path.resolve(base, p),
+    );
+    expect(parsed).toMatchObject({
+      kind: "run",
+      options: { approval: { sandbox: "workspace-write", sandboxNetwork: true, allow: ["ls"] } },
+    });
+    if (parsed.kind !== "run") {
+      throw new Error("expected run");
+    }
+    expect(stdioMcpServer({ cwd: "/w", approval: parsed.options.approval }).args.slice(2)).toEqual([
+      "--workspace",
+      "/w",
+      "--allow",
+      "ls",
+      "--sandbox",
+      "workspace-write",
+      "--sandbox-network",
+    ]);
   });
 
   it("answers help and version, and help with no command", () => {
