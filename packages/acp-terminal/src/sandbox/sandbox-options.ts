@@ -1,5 +1,5 @@
+import { isAbsolute } from "node:path";
 import { TerminalError } from "../core/errors.js";
-import { absolutePath } from "../host/validate.js";
 
 /**
  * Where an approved command may write. `read-only`: nowhere but a private `/tmp` of its own;
@@ -52,10 +52,14 @@ export function resolveSandboxOptions(
   }
   return {
     mode: value.mode,
-    workspace:
-      value.workspace === undefined
-        ? workspaceDefault
-        : absolutePath("options.sandbox.workspace", value.workspace),
+    workspace: value.workspace === undefined ? workspaceDefault : absolute(value.workspace),
     network: value.mode === "off" || value.network === true,
   };
+}
+
+function absolute(workspace: unknown): string {
+  if (typeof workspace !== "string" || !isAbsolute(workspace) || workspace.includes("\0")) {
+    throw TerminalError.invalidParams("options.sandbox.workspace", "an absolute path", workspace);
+  }
+  return workspace;
 }
