@@ -16,6 +16,7 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -98,6 +99,29 @@ const diffOverwritesConfig = () => ({
   cwd: repo,
 });
 const status = () => ({ command: "git", args: ["status"], cwd: repo });
+/** A hook git status runs when it refreshes the index, and a tracked file whose stat changed. */
+function hookOnIndexWrite(): void {
+  const hook = path.join(repo, ".git", "hooks", "post-index-change");
+  writeFileSync(hook, `#!/bin/sh\ntouch ${marker}\n`);
+  chmodSync(hook, 0o755);
+  utimesSync(path.join(repo, "f"), new Date(2001, 0, 1), new Date(2001, 0, 1));
+}
+/** A submodule whose own config (not the repository's) sets core.fsmonitor. */
+function submoduleWithFsmonitor(): void {
+  const lib = path.join(workspace, "lib");
+  mkdirSync(lib);
+  const inLib = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.email=a@b", "-c", "user.name=a", ...args], { cwd: lib });
+  inLib("init", "-q");
+  writeFileSync(path.join(lib, "l"), "l\n");
+  inLib("add", "l");
+  inLib("commit", "-qm", "l");
+  git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "sub");
+  git("commit", "-qm", "sub");
+  execFileSync("git", ["config", "core.fsmonitor", `touch ${marker}; false`], {
+    cwd: path.join(repo, "sub"),
+  });
+}
 
 describe("patterns only: what the READMEs recommended no longer runs the agent's program", () => {
   it("--allow 'git status' in a repository whose own config sets core.fsmonitor: refused, naming the key", async () => {
@@ -106,6 +130,18 @@ describe("patterns only: what the READMEs recommended no longer runs the agent's
     expect(said).toMatch(
       /^refused 0: -32603 Denied by the user: git status \(--allow 'git status' matches, but the repository's own git config sets core.fsmonitor/,
     );
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("--allow 'git status' with a post-index-change hook in .git/hooks: git runs without hooks nor index writes", async () => {
+    hookOnIndexWrite();
+    expect(await run(["--allow", "git status"], [status()])).toMatch(/^ran 0: exit 0 /);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("--allow 'git status' with a submodule whose own config sets core.fsmonitor: git does not look into it", async () => {
+    submoduleWithFsmonitor();
+    expect(await run(["--allow", "git status"], [status()])).toMatch(/^ran 0: exit 0 /);
     expect(existsSync(marker)).toBe(false);
   });
 
@@ -218,6 +254,14 @@ describe.each(["read-only", "workspace-write"])(
 
     it("git status in a repository whose config sets core.fsmonitor", async () => {
       configSetsFsmonitor();
+      expect(await run(sandbox, [status()])).toMatch(/^ran 0: exit 0/);
+      expect(existsSync(marker)).toBe(false);
+    });
+
+    it("git status with a post-index-change hook, and with a submodule whose config sets core.fsmonitor", async () => {
+      submoduleWithFsmonitor();
+      hookOnIndexWrite(); // after the set-up's own git commits, which would run it
+      expect(existsSync(marker)).toBe(false);
       expect(await run(sandbox, [status()])).toMatch(/^ran 0: exit 0/);
       expect(existsSync(marker)).toBe(false);
     });

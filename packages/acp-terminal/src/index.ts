@@ -10,7 +10,9 @@ export { TerminalError } from "./core/errors.js";
 export type { TerminalErrorCode } from "./core/errors.js";
 export type {
   AuthorizeCommand,
+  AuthorizeGrant,
   AuthorizeRequest,
+  AuthorizeVerdict,
   ContainmentMode,
   CreateTerminalParams,
   EnvVariable,

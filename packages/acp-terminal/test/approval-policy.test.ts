@@ -12,6 +12,7 @@ import {
 } from "../src/approval/describe-request.js";
 import type { AuthorizeRequest } from "../src/host/types.js";
 import { resolvePlan } from "../src/spawn/resolve-program.js";
+import { GIT_NEUTRAL_ENV } from "../src/approval/program-rules.js";
 
 const owner = { connectionId: "c", sessionId: "s" };
 /** A create as the host asks about it: the program resolved on PATH, the argv that is executed. */
@@ -214,9 +215,12 @@ describe("git under an allow pattern: only reading subcommands with options that
     ["show", "HEAD", "--name-only"],
     ["--no-pager", "log", "-1"],
     ["--version"],
-  ])("approves git %s", async (...args) => {
-    expect(await policy(create("git", args))).toBe(true);
-  });
+  ])(
+    "approves git %s, with the repository's program-running config turned off",
+    async (...args) => {
+      expect(await policy(create("git", args))).toEqual({ allow: true, env: GIT_NEUTRAL_ENV });
+    },
+  );
 
   it.each([
     [["log", "--output=x"], 'git log "--output=x"'],
@@ -275,7 +279,7 @@ describe("git under an allow pattern: a repository whose own config runs a progr
       execFileSync("git", ["init", "-q"], { cwd: repo });
       const policy = createApprovalPolicy({ allow: ["git status"], refusal: "no" });
       const status = create("git", ["status"], { cwd: repo });
-      expect(await policy(status)).toBe(true);
+      expect(await policy(status)).toMatchObject({ allow: true });
       writeFileSync(path.join(repo, "extra.cfg"), '[diff "x"]\n\ttextconv = sh -c id\n');
       execFileSync("git", ["config", "include.path", "../extra.cfg"], { cwd: repo });
       expect(await policy(status)).toContain(
@@ -283,7 +287,7 @@ describe("git under an allow pattern: a repository whose own config runs a progr
       );
       execFileSync("git", ["config", "--unset", "include.path"], { cwd: repo });
       execFileSync("git", ["config", "core.fsmonitor", "false"], { cwd: repo });
-      expect(await policy(status)).toBe(true); // turned off
+      expect(await policy(status)).toMatchObject({ allow: true }); // turned off
     } finally {
       rmSync(repo, { recursive: true, force: true });
     }

@@ -1,8 +1,8 @@
 import type { AuthorizeHook } from "../host/authorize.js";
-import type { AuthorizeRequest } from "../host/types.js";
+import type { AuthorizeRequest, AuthorizeVerdict } from "../host/types.js";
 import { matchesAllowPattern, parseAllowPattern, type AllowPattern } from "./allow-pattern.js";
 import { unshowable } from "./describe-request.js";
-import { programRulesProblem } from "./program-rules.js";
+import { programRules } from "./program-rules.js";
 
 /** What a person answered: run it this once, allow the same for the rest of the session, or refuse. */
 export type ApprovalAnswer = "allow_once" | "allow_always" | "deny";
@@ -90,16 +90,23 @@ export function createApprovalPolicy(options: ApprovalPolicyOptions = {}): Appro
     return answer === "allow_once" || answer === "allow_always";
   }
 
-  /** Why the patterns whose words match cannot approve it (a program's rules), if one matched. */
-  async function patternsRefuse(request: AuthorizeRequest): Promise<string | undefined> {
+  /**
+   * The patterns' verdict: approved (with what the program's rules add to its environment), or
+   * why not: "" when none matches, else why the program's rules refuse what one matched.
+   */
+  async function patternsVerdict(
+    request: AuthorizeRequest,
+  ): Promise<{ approved: AuthorizeVerdict } | { why: string }> {
     const matched = patterns.filter((pattern) => matchesAllowPattern(pattern, request));
     if (matched.length === 0) {
-      return "";
+      return { why: "" };
     }
-    const problem = await programRulesProblem(request);
-    return problem === undefined
-      ? undefined
-      : `--allow ${matched.map((pattern) => `'${pattern.source}'`).join(", ")} matches, but ${problem}`;
+    const rules = await programRules(request);
+    if ("problem" in rules) {
+      const sources = matched.map((pattern) => `'${pattern.source}'`).join(", ");
+      return { why: `--allow ${sources} matches, but ${rules.problem}` };
+    }
+    return { approved: rules.env.length === 0 ? true : { allow: true, env: rules.env } };
   }
 
   async function otherwise(request: AuthorizeRequest, why: string): Promise<boolean | string> {
@@ -123,7 +130,7 @@ export function createApprovalPolicy(options: ApprovalPolicyOptions = {}): Appro
     if (options.allowAll === true) {
       return true;
     }
-    const refused = await patternsRefuse(request);
-    return refused === undefined ? true : otherwise(request, refused);
+    const verdict = await patternsVerdict(request);
+    return "approved" in verdict ? verdict.approved : otherwise(request, verdict.why);
   };
 }

@@ -177,7 +177,13 @@ export class TerminalHost {
         ...resolvePlan(plan, cwd, env.PATH),
         sandbox: this.#sandbox.mode,
       };
-      await authorizeAction(this.#options.authorize, { action: "create", ...command });
+      const granted = await authorizeAction(this.#options.authorize, {
+        action: "create",
+        ...command,
+      });
+      for (const { name, value } of granted) {
+        env[name] = value;
+      }
       if (this.#disposing) {
         throw disposedError();
       }

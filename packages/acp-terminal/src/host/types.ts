@@ -106,6 +106,18 @@ export type AuthorizeRequest =
   | (AuthorizeCommand & { action: "write"; terminalId: string; data: Uint8Array; eof: boolean })
   | (AuthorizeCommand & { action: "signal"; terminalId: string; signal: string });
 
+/**
+ * What the `authorize` hook answers: `true` allows; `false` or a reason string denies; a grant
+ * allows a `create` with these variables set on top of its environment (how an allow pattern for
+ * git turns off what a repository's config could run: see approval/program-rules.ts).
+ */
+export type AuthorizeVerdict = boolean | string | AuthorizeGrant;
+
+export interface AuthorizeGrant {
+  allow: true;
+  env: readonly EnvVariable[];
+}
+
 export interface TerminalHostOptions {
   /** How a command without `args` is run. Default `"auto"`. */
   shell?: ShellMode;
@@ -141,10 +153,10 @@ export interface TerminalHostOptions {
   maxPendingStdinBytes?: number;
   /**
    * Asked before every spawn, every stdin write, and every signal (`signal`, or `kill` with a
-   * chosen signal other than SIGTERM/SIGKILL); return `true` to allow, false or a reason string
-   * to deny. `createApprovalPolicy` builds one.
+   * chosen signal other than SIGTERM/SIGKILL); return `true` (or a grant, for a create) to allow,
+   * false or a reason string to deny. `createApprovalPolicy` builds one.
    */
-  authorize?: (request: AuthorizeRequest) => Promise<boolean | string> | boolean | string;
+  authorize?: (request: AuthorizeRequest) => Promise<AuthorizeVerdict> | AuthorizeVerdict;
   /**
    * Where commands may write: `"read-only"` (nowhere but a private /tmp), `"workspace-write"`
    * (the workspace too, its `.git` excepted) or `"off"` (default); sandboxed commands get no
