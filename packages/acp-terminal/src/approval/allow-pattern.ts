@@ -107,9 +107,9 @@ export function wordsOf(request: AuthorizeRequest): readonly string[] | undefine
  * Whether the request's first word is the pattern's program: the same name, found on PATH; or the
  * pattern's absolute path, which the request's program resolved to.
  */
-function sameProgram(pattern: AllowPattern, word: string, program: string | null): boolean {
-  if (program === null) {
-    return false;
+function sameProgram(pattern: AllowPattern, word: string, program: unknown): boolean {
+  if (typeof program !== "string") {
+    return false; // not found, or a request made by hand without it
   }
   return pattern.program.startsWith("/")
     ? program === pattern.program

@@ -52,7 +52,7 @@ export async function programRules(
   request: AuthorizeRequest,
 ): Promise<{ problem: string } | { env: readonly EnvVariable[] }> {
   const words = wordsOf(request);
-  if (request.action !== "create" || request.program === null || words === undefined) {
+  if (request.action !== "create" || typeof request.program !== "string" || words === undefined) {
     return { env: [] }; // no pattern matches these anyway
   }
   if (namesOf(request.program).includes("git")) {

@@ -128,6 +128,6 @@ export function describeSandbox(status: SandboxStatus): string {
     case "read-only":
       return `sandbox: read-only (bubblewrap: nothing is writable but a private /tmp; ${network})`;
     case "workspace-write":
-      return `sandbox: workspace-write (bubblewrap: writable: ${status.workspace} except its .git, and a private /tmp; ${network})`;
+      return `sandbox: workspace-write (bubblewrap: writable: ${status.workspace}, not its .git nor that of the cwd's repository, and a private /tmp; ${network})`;
   }
 }
