@@ -19,7 +19,7 @@ const restrictMessageOf = [
     selector:
       "ConditionalExpression[test.operator='instanceof'][test.right.name='Error'][consequent.property.name='message'][alternate.callee.name='String']",
     message:
-      "Use messageOf(error) instead of formatting a thrown value by hand (acp-terminal: src/core/thrown.ts; acp-process: src/errors.ts; demo-agent and acp-terminal-mcp: src/thrown.ts).",
+      "Use messageOf(error) instead of formatting a thrown value by hand: defined once, in acp-terminal's src/core/thrown.ts; the other packages import it from acp-terminal/internal (acp-process also through src/errors.ts).",
   },
 ];
 const restrictExit = [

@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["packages/*/test/**/*.test.ts", "test/**/*.test.ts"],
+    include: ["packages/*/test/**/*.test.ts", "test/**/*.test.ts", "bench/**/*.test.mjs"],
     exclude: ["**/node_modules/**", "**/dist/**"],
     testTimeout: 30_000,
     hookTimeout: 30_000,

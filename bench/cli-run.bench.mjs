@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `acp-terminal run` as users run it: the real CLI binary (packages/acp-terminal/dist/cli/main.js)
+ * `acp-terminal run` as users run it: the real CLI binary (packages/acp-terminal-cli/dist/main.js)
  * hosting the terminals of an SDK agent (support/cli-agent.mjs) that floods them or starts many.
  * Every figure stands beside a baseline measured in the same run:
  *
@@ -34,7 +34,7 @@ import { median, now } from "./support/stats.mjs";
 
 const CLI =
   process.env.BENCH_CLI ??
-  fileURLToPath(new URL("../packages/acp-terminal/dist/cli/main.js", import.meta.url));
+  fileURLToPath(new URL("../packages/acp-terminal-cli/dist/main.js", import.meta.url));
 const PARTS = new Set((process.env.BENCH_PARTS ?? "throughput,stall,many").split(","));
 const AGENT = fileURLToPath(new URL("./support/cli-agent.mjs", import.meta.url));
 const PLAIN_READ = fileURLToPath(new URL("./support/plain-read.mjs", import.meta.url));

@@ -26,7 +26,7 @@ import { MiB } from "./support/memory.mjs";
 import { fmt, header, Report } from "./support/report.mjs";
 import { median, now } from "./support/stats.mjs";
 
-const CLI = fileURLToPath(new URL("../packages/acp-terminal/dist/cli/main.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../packages/acp-terminal-cli/dist/main.js", import.meta.url));
 const V2_AGENT = fileURLToPath(new URL("../test/fixtures/v2-agent.mjs", import.meta.url));
 const V1_AGENT = fileURLToPath(new URL("../test/fixtures/cli-agent.mjs", import.meta.url));
 const TIME = "/usr/bin/time";
@@ -149,9 +149,9 @@ if (PARTS.has("many") && existsSync(TIME)) {
 }
 
 if (PARTS.has("render")) {
-  const { AgentTerminal } = await import("../packages/acp-terminal/dist/cli/agent-terminal.js");
+  const { AgentTerminal } = await import("../packages/acp-terminal-cli/dist/agent-terminal.js");
   const { OutputBuffer } = await import("../packages/acp-terminal/dist/output/output-buffer.js");
-  const { TerminalTail } = await import("../packages/acp-terminal/dist/cli/terminal-tail.js");
+  const { TerminalTail } = await import("../packages/acp-terminal-cli/dist/terminal-tail.js");
   let bar = "";
   for (let i = 0; bar.length < 64 * 1024 - 80; i++)
     bar += `\r\x1b[2K[${"#".repeat(i % 50).padEnd(50)}] ${i % 100}%`;

@@ -20,7 +20,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { OutputBuffer } from "../packages/acp-terminal/dist/output/output-buffer.js";
 import { PtyScreen } from "../packages/acp-terminal/dist/output/pty-screen.js";
-import { renderPtyText } from "../packages/acp-terminal/dist/output/pty-text.js";
+import { renderPtyText } from "./support/pty-text.mjs";
 import { MiB } from "./support/memory.mjs";
 import { mixedBlock } from "./support/pty-mixed.mjs";
 import { fmt, header, Report } from "./support/report.mjs";

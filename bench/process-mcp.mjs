@@ -26,7 +26,7 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
 const BIG_RUNS = Number(process.env.BENCH_BIG_RUNS ?? 3);
 const BIG_BYTES = 100_000_000;
 const BIG_COMMAND = `yes | head -c ${BIG_BYTES}`;
-const CLI = fileURLToPath(new URL("../packages/acp-terminal/dist/cli/main.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../packages/acp-terminal-cli/dist/main.js", import.meta.url));
 
 async function connect(workspace, modern) {
   const client = new Client(

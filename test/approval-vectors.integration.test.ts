@@ -30,7 +30,7 @@ import { connectServer } from "./support/mcp-server.js";
 
 const AGENT = fileURLToPath(new URL("./fixtures/approval-agent.mjs", import.meta.url));
 const README = readFileSync(
-  fileURLToPath(new URL("../packages/acp-terminal/README.md", import.meta.url)),
+  fileURLToPath(new URL("../packages/acp-terminal-cli/README.md", import.meta.url)),
   "utf8",
 );
 

@@ -12,9 +12,9 @@ import { Readable, Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
 import * as v1 from "@agentclientprotocol/sdk";
 import { client, ndJsonStream, type ClientContext } from "@agentclientprotocol/sdk/experimental/v2";
-import type { V2ConformanceReport } from "acp-terminal/conformance";
+import type { V2ConformanceReport } from "acp-terminal-conformance";
 import { setTimeout as delay } from "node:timers/promises";
-import { PING_METHOD } from "../packages/acp-terminal/src/conformance/v2/base/session.js";
+import { PING_METHOD } from "../packages/acp-terminal-conformance/src/v2/base/session.js";
 import { until, withDeadline } from "./support/until.js";
 import { CONFORMANCE_AGENT, killAllStarted, track } from "./fixtures/cli-process.js";
 

@@ -27,7 +27,7 @@ import { CLI, markedEnv, startHttpServer, type HttpServerProcess } from "./suppo
 import { withDeadline } from "./support/until.js";
 
 const README = readFileSync(
-  fileURLToPath(new URL("../packages/acp-terminal/README.md", import.meta.url)),
+  fileURLToPath(new URL("../packages/acp-terminal-cli/README.md", import.meta.url)),
   "utf8",
 );
 const PLACEHOLDER_WORKSPACE = "/path/to/project";

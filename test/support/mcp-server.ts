@@ -7,7 +7,7 @@ import { connectStdio, type ClientKind, type McpTestClient } from "./mcp-clients
 import { until, withDeadline } from "./until.js";
 
 export const CLI = fileURLToPath(
-  new URL("../../packages/acp-terminal/dist/cli/main.js", import.meta.url),
+  new URL("../../packages/acp-terminal-cli/dist/main.js", import.meta.url),
 );
 
 /** The environment a marked server (and every command it runs) gets. */

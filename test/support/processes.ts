@@ -1,6 +1,6 @@
 /** Process helpers for tests that must prove no process outlives them. */
 import { readdirSync, readFileSync } from "node:fs";
-import { isAlive } from "../../packages/acp-terminal/src/conformance/checks/pids.js";
+import { isAlive } from "../../packages/acp-terminal-conformance/src/checks/pids.js";
 
 // True while a process with this pid runs (a zombie does not count): the one the conformance checks use.
 export { isAlive };

@@ -7,7 +7,7 @@ import {
 } from "acp-terminal";
 import { isToolSetName, TOOL_SET_NAMES, type ToolSetName } from "./tool-sets.js";
 import { parseListenAddress, type ListenAddress } from "./listen-address.js";
-import { messageOf } from "./thrown.js";
+import { messageOf } from "acp-terminal/internal";
 
 export const TOKEN_ENV = "ACP_TERMINAL_MCP_TOKEN";
 

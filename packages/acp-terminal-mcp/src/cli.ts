@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { MCP_USAGE, parseMcpCommand, type McpOptions } from "./args.js";
 import { describePolicy } from "./policy.js";
@@ -7,7 +6,8 @@ import { serveOnHttp } from "./serve-http.js";
 import { serveOnStdio } from "./serve-stdio.js";
 import { toolServerFactory } from "./tool-server.js";
 import { TOOL_SETS } from "./tool-sets.js";
-import { messageOf } from "./thrown.js";
+import { packageVersion } from "acp-terminal/internal";
+import { messageOf } from "acp-terminal/internal";
 
 /** The ProcessManager session every MCP call acts in. */
 const SESSION_ID = "mcp";
@@ -56,7 +56,7 @@ async function serve(options: McpOptions, io: McpIo): Promise<void> {
     manager: runtime.manager,
     sessionId: SESSION_ID,
     progressIntervalMs: options.progressIntervalMs,
-    version: packageVersion(),
+    version: packageVersion(new URL("../package.json", import.meta.url)),
     cancelAcrossInstances: options.http !== undefined,
     instructions: `Command lines run on ${process.platform} through bash (or /bin/sh where there is no bash), starting in ${runtime.workspace} (a working directory outside it is refused). Allowed: ${describePolicy(options.policy)}.`,
   });
@@ -85,12 +85,4 @@ async function serve(options: McpOptions, io: McpIo): Promise<void> {
     }
     await runtime.dispose();
   }
-}
-
-function packageVersion(): string {
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- our own package.json, shipped with this file
-  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
-    version: string;
-  };
-  return pkg.version;
 }

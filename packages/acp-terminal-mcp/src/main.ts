@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { mcpMain } from "./cli.js";
-import { messageOf } from "./thrown.js";
+import { messageOf } from "acp-terminal/internal";
 
 mcpMain(process.argv.slice(2), {
   stdout: process.stdout,

@@ -3,7 +3,7 @@ import { ProcessManager, type SchedulerLimits } from "acp-process";
 import { TerminalHost, type TerminalHostOptions } from "acp-terminal";
 import { authorizeHook, type ApprovalFlags } from "./policy.js";
 import { WorkspaceProvider } from "./workspace-provider.js";
-import { errnoCodeOf } from "./thrown.js";
+import { errnoCodeOf } from "acp-terminal/internal";
 
 export interface RuntimeOptions {
   /** Directory commands start in and may not leave (their cwd); resolved through symlinks. */

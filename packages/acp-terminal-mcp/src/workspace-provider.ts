@@ -2,7 +2,7 @@ import { realpath } from "node:fs/promises";
 import path from "node:path";
 import { LocalTerminalProvider, type TerminalHostLike } from "acp-process";
 import type { ProviderCreateParams } from "acp-process/provider";
-import { errnoCodeOf } from "./thrown.js";
+import { errnoCodeOf } from "acp-terminal/internal";
 
 /**
  * The local provider, gated: every terminal is checked here, whatever tool asked for it, so no

@@ -42,6 +42,7 @@ export {
   DEFAULT_OUTPUT_BYTE_LIMIT,
   MESSAGE_SAFE_OUTPUT_BYTE_LIMIT,
 } from "./host/options.js";
+export { DEFAULT_PTY_SIZE } from "./core/pty-size.js";
 export { KILL_GRACE_MS } from "./terminate/kill.js";
 export type { OutputReader } from "./output/output-buffer.js";
 export { describeContainment } from "./contain/describe.js";

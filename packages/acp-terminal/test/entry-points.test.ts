@@ -1,4 +1,4 @@
-/** The package's entry points: each subpath resolves to the names it promises, and the root loads no CLI or conformance code. */
+/** The package's entry points: each subpath resolves to the names it promises, and the root loads no app-only code. */
 import { readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,12 +25,22 @@ function loadedModules(entry: string): string[] {
 }
 
 describe("entry points", () => {
-  it("the root loads neither the CLI nor the conformance agent", () => {
+  it("the root does not load the internal entry point the apps borrow from", () => {
     const modules = loadedModules(join(PACKAGE, "dist", "index.js"));
     expect(modules).toContain("host/terminal-host.js");
-    expect(
-      modules.filter((module) => module.startsWith("cli/") || module.startsWith("conformance/")),
-    ).toEqual([]);
+    expect(modules).not.toContain("internal.js");
+  });
+
+  it("the library has no bin, no MCP package among any of its dependencies, and node-pty only as an optional peer", () => {
+    const manifest: Record<string, Record<string, unknown> | undefined> = JSON.parse(
+      readFileSync(join(PACKAGE, "package.json"), "utf8"),
+    );
+    expect(manifest["bin"]).toBeUndefined();
+    const kinds = ["dependencies", "optionalDependencies", "peerDependencies", "devDependencies"];
+    const all = kinds.flatMap((kind) => Object.keys(manifest[kind] ?? {}));
+    expect(all.filter((name) => /mcp|modelcontextprotocol/.test(name))).toEqual([]);
+    expect(Object.keys(manifest["dependencies"] ?? {})).not.toContain("node-pty");
+    expect(manifest["peerDependenciesMeta"]).toEqual({ "node-pty": { optional: true } });
   });
 
   it("each subpath exports what it is for", async () => {
@@ -43,7 +53,7 @@ describe("entry points", () => {
       signal: "_acp-terminal/signal",
     });
     expect((await import("acp-terminal/keys")).encodeKeys(["C-c"])).toBe("\u0003");
-    expect(typeof (await import("acp-terminal/conformance")).conformanceAgent).toBe("function");
-    expect("conformanceAgent" in root).toBe(false);
+    expect(typeof (await import("acp-terminal/internal")).messageOf).toBe("function");
+    expect("messageOf" in root).toBe(false);
   });
 });

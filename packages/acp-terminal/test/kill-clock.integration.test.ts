@@ -5,50 +5,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { describe, expect, it, onTestFinished } from "vitest";
-import type { Clock } from "../src/core/clock.js";
+import { ManualClock } from "../src/core/clock.js";
 import { terminateProcessGroup, type TerminateTarget } from "../src/terminate/kill.js";
 import { killSurvivors } from "../../../test/support/processes.js";
 import { fixture, isAlive, node, until } from "./host-helpers.js";
-
-/** A clock that moves only when told; `pending` counts the sleeps waiting on it. */
-class ManualClock implements Clock {
-  #now = 0;
-  readonly #sleepers = new Set<{ at: number; wake: () => void }>();
-
-  now(): number {
-    return this.#now;
-  }
-
-  get pending(): number {
-    return this.#sleepers.size;
-  }
-
-  sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const sleeper = { at: this.#now + ms, wake: resolve };
-      this.#sleepers.add(sleeper);
-      signal?.addEventListener(
-        "abort",
-        () => {
-          this.#sleepers.delete(sleeper);
-          reject(signal.reason);
-        },
-        { once: true },
-      );
-    });
-  }
-
-  advance(ms: number): void {
-    this.#now += ms;
-    for (const sleeper of [...this.#sleepers]) {
-      if (sleeper.at > this.#now) {
-        continue;
-      }
-      this.#sleepers.delete(sleeper);
-      sleeper.wake();
-    }
-  }
-}
 
 /** Starts `args` as the leader of its own process group, with its stdout collected. */
 function startGroup(args: string[]): {

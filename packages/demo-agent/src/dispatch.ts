@@ -11,7 +11,7 @@ import { pollCommand } from "./commands/poll.js";
 import { runCommand } from "./commands/run.js";
 import { sendCommand } from "./commands/send.js";
 import { watchCommand } from "./commands/watch.js";
-import { messageOf } from "./thrown.js";
+import { messageOf } from "acp-terminal/internal";
 
 /** Runs one parsed command. Errors (an unknown run id, ...) are told to the user, not thrown. */
 export async function dispatch(session: DemoSession, command: Command): Promise<void> {

@@ -3,7 +3,7 @@ import { Readable, Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import { agentProtocolRouter, ndJsonStream } from "@agentclientprotocol/sdk/experimental/v2";
 import { demoAgent, type DemoAgent } from "./agent.js";
-import { messageOf } from "./thrown.js";
+import { messageOf } from "acp-terminal/internal";
 
 const USAGE =
   "Usage: demo-agent [--store PATH]\n\nAn ACP agent (stdio) with no model. Prompts are commands: run, bg, send, keys, poll, log, kill, list, watch, help, demo.\n" +

@@ -1,4 +1,4 @@
-import { messageOf } from "./thrown.js";
+import { messageOf } from "acp-terminal/internal";
 /** One prompt of the command language, parsed. */
 export type Command =
   | { name: "run"; command: string; timeoutSeconds: number; idleSeconds?: number }

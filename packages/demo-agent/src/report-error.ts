@@ -1,4 +1,4 @@
-import { messageOf } from "./thrown.js";
+import { messageOf } from "acp-terminal/internal";
 
 /**
  * For failures nobody is waiting for (a kill on cancel, a notification to a client that may have

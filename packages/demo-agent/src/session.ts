@@ -6,7 +6,7 @@ import { OUTPUT_TAIL_CHARS } from "./format.js";
 import { reportError } from "./report-error.js";
 import type { ExecutionMode } from "./mode.js";
 import { ToolCall, type SessionNotifier } from "./tool-call.js";
-import { messageOf } from "./thrown.js";
+import { messageOf } from "acp-terminal/internal";
 
 /** Background runs get this hard timeout, so a forgotten `bg` does not run forever. */
 export const BACKGROUND_TIMEOUT_MS = 10 * 60_000;

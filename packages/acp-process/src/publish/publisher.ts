@@ -1,4 +1,5 @@
 import { RequestError } from "@agentclientprotocol/sdk";
+import { DEFAULT_PTY_SIZE } from "acp-terminal";
 import type { RunEvent, RunSnapshot } from "../model/run-events.js";
 import { isFinished } from "../model/run-record.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
@@ -41,11 +42,11 @@ interface Published {
 }
 
 /**
- * The size a PTY run is announced at when it keeps none (acp-terminal's default). A run keeps the
+ * A PTY run is announced at acp-terminal's `DEFAULT_PTY_SIZE` when it keeps none. A run keeps the
  * size it started at (`pty: {cols, rows}`) and each resize's, and a resize is published as a
  * `terminal_update` with the new `size`.
  */
-export const DEFAULT_PTY_SIZE = { cols: 80, rows: 24 } as const;
+export { DEFAULT_PTY_SIZE };
 
 /**
  * Publishes a ProcessManager's runs as ACP v2 agent-owned terminals: a `terminal_update`

@@ -1,34 +1,14 @@
 /**
- * The ACP v2 draft's agent-owned terminal updates, as this package sends them (the shapes of the
- * SDK's `experimental/v2` `TerminalUpdate` and `TerminalOutputChunk` session updates; declared
- * here so that acp-process does not tie its public types to a draft's generated schema).
+ * The ACP v2 draft's agent-owned terminal updates, as this package sends them: their shapes are
+ * declared once, in acp-terminal/protocol (not tied to the SDK's generated draft schema).
  */
+import type { TerminalSessionUpdate } from "acp-terminal/protocol";
 
-/** `terminal_update`: an upsert; omitted fields leave the client's stored value unchanged. */
-export interface TerminalUpdate {
-  sessionUpdate: "terminal_update";
-  terminalId: string;
-  command?: string | null;
-  /** Absolute working directory. */
-  cwd?: string | null;
-  /** Character cells the command runs with (PTY runs). */
-  size?: { cols: number; rows: number } | null;
-  /** An authoritative replacement of the output: base64 bytes. */
-  output?: { data: string } | null;
-  /** A concrete object marks the terminal as exited. */
-  exitStatus?: { exitCode?: number | null; signal?: string | null } | null;
-  /** Controls the client may use now; `cancel: {}` permits `terminal/cancel`, `{}` permits none. */
-  capabilities?: { cancel?: Record<string, never> | null } | null;
-}
-
-/** `terminal_output_chunk`: bytes appended to the terminal's output, independently base64-encoded. */
-export interface TerminalOutputChunk {
-  sessionUpdate: "terminal_output_chunk";
-  terminalId: string;
-  data: string;
-}
-
-export type TerminalSessionUpdate = TerminalUpdate | TerminalOutputChunk;
+export type {
+  TerminalOutputChunk,
+  TerminalSessionUpdate,
+  TerminalUpdate,
+} from "acp-terminal/protocol";
 
 /**
  * Sends one `session/update` notification (`{sessionId, update}`) to the client, e.g.

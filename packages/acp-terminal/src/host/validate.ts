@@ -1,10 +1,11 @@
 import { isAbsolute } from "node:path";
 import { TerminalError } from "../core/errors.js";
+import { DEFAULT_PTY_SIZE } from "../core/pty-size.js";
 import type { CreateTerminalParams, EnvVariable, TerminalOwner } from "./types.js";
 
 /** Largest `cols` or `rows` a PTY may have. */
 export const MAX_PTY_DIMENSION = 1000;
-export const DEFAULT_PTY_SIZE = { cols: 80, rows: 24 } as const;
+export { DEFAULT_PTY_SIZE };
 
 const invalid = TerminalError.invalidParams;
 

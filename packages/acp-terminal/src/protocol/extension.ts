@@ -300,3 +300,12 @@ export function extensionFeatures(
     signal: has("signal"),
   });
 }
+
+// The ACP v2 draft's terminal updates, on this entry point too (declared in v2-terminal.ts).
+export type {
+  TerminalExitStatus,
+  TerminalOutputChunk,
+  TerminalSessionUpdate,
+  TerminalSize,
+  TerminalUpdate,
+} from "./v2-terminal.js";

@@ -7,15 +7,16 @@ import { spawnError } from "./errors.js";
 import { PtyInput } from "./input.js";
 import { checkProgram } from "./program.js";
 import type { SpawnedProcess, SpawnRequest } from "./types.js";
-import { messageOf } from "../core/thrown.js";
+import { errnoCodeOf, messageOf } from "../core/thrown.js";
 
 type PtyModule = typeof import("node-pty");
 const requireModule = createRequire(import.meta.url);
 let ptyModule: PtyModule | undefined;
 
 /**
- * node-pty is native: loaded on the first PTY terminal (or the first `ptyAvailable()`), so pipes
- * work where it failed to build. A failed load is tried again next time.
+ * node-pty is native and an optional peer dependency: loaded on the first PTY terminal (or the
+ * first `ptyAvailable()`), so pipes work where it is not installed or failed to build. A failed
+ * load is tried again next time.
  */
 function loadPty(): PtyModule {
   try {
@@ -23,13 +24,16 @@ function loadPty(): PtyModule {
     ptyModule ??= requireModule("node-pty") as PtyModule;
     return ptyModule;
   } catch (error) {
-    throw new TerminalError(
-      "spawn_failed",
-      `PTY support is unavailable (node-pty failed to load: ${messageOf(error)}). Run without a PTY.`,
-      undefined,
-      { cause: error },
-    );
+    throw new TerminalError("spawn_failed", ptyLoadFailure(error), undefined, { cause: error });
   }
+}
+
+function ptyLoadFailure(error: unknown): string {
+  const notInstalled =
+    errnoCodeOf(error) === "MODULE_NOT_FOUND" && messageOf(error).includes("'node-pty'");
+  return notInstalled
+    ? "PTY terminals need the optional package node-pty, which is not installed: install it next to acp-terminal (npm install node-pty; on Linux it builds from source, which needs a C++ compiler, make and python), or run without a PTY."
+    : `PTY terminals need node-pty, which is installed but failed to load (${messageOf(error)}): rebuild it for this Node (npm rebuild node-pty), or run without a PTY.`;
 }
 
 /** Whether PTY terminals can be opened here: node-pty loads. */

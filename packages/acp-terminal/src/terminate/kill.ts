@@ -17,7 +17,7 @@
  * the command changed its own group), the leader's pid alone is signalled, but only while the
  * leader has not been seen to exit: after that its pid may belong to another process.
  */
-import { systemClock, type Clock } from "../core/clock.js";
+import { sleepOn, systemClock, type Clock } from "../core/clock.js";
 import { errnoCodeOf } from "../core/thrown.js";
 
 /** SIGTERM → SIGKILL grace when the host options do not say otherwise. */
@@ -111,7 +111,7 @@ export async function terminateProcessGroup(
     if (leaderRunning) {
       const graceOver = await Promise.race([
         target.leaderExited.then(() => false),
-        clock.sleep(options.graceMs, timers.signal).then(
+        sleepOn(clock, options.graceMs, timers.signal).then(
           () => true,
           () => true,
         ),
@@ -123,7 +123,7 @@ export async function terminateProcessGroup(
     }
     // The leader is gone; the rest of the group gets what is left of the same grace.
     while (clock.now() < deadline && processGroupAlive(target.pid)) {
-      await clock.sleep(Math.min(GROUP_POLL_MS, Math.max(1, deadline - clock.now())));
+      await sleepOn(clock, Math.min(GROUP_POLL_MS, Math.max(1, deadline - clock.now())));
     }
   } finally {
     timers.abort(); // clears a grace timer the leader's exit made needless

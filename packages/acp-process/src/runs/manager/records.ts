@@ -1,10 +1,8 @@
 import { randomBytes } from "node:crypto";
+import { DEFAULT_PTY_SIZE } from "acp-terminal";
 import { ProcessError } from "../../errors.js";
 import type { StartRunOptions } from "./options.js";
 import type { RunRecord } from "../../model/run-record.js";
-
-/** The size a PTY run starts at unless one is asked for: acp-terminal's default. */
-const DEFAULT_PTY_SIZE = { cols: 80, rows: 24 } as const;
 
 /** A fresh `queued` record for a start request. */
 export function newRecord(

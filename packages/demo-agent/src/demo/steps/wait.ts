@@ -1,7 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import { readFileSync } from "node:fs";
 import type { ProcessManager } from "acp-process";
-import { errnoCodeOf } from "../../thrown.js";
+import { errnoCodeOf } from "acp-terminal/internal";
 
 /**
  * Resolves with the run's output once `test` accepts it, checked now and on every new output

@@ -1,0 +1,10 @@
+import type { McpIo } from "acp-terminal-mcp/cli";
+
+/**
+ * `acp-terminal mcp` is served by the acp-terminal-mcp package (a dependency of this one), loaded
+ * only when the command is `mcp`, so `acp-terminal run` does not load the MCP SDK at start-up.
+ */
+export async function runMcpCommand(argv: string[], io: McpIo): Promise<number> {
+  const { mcpMain } = await import("acp-terminal-mcp/cli");
+  return mcpMain(argv, io);
+}

@@ -1,0 +1,215 @@
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { parseCommand, USAGE } from "../src/args.js";
+import { exitCodeForStopReason } from "../src/exit-codes.js";
+import { stdioMcpServer } from "../src/mcp-tools-offer.js";
+
+const parse = (...argv: string[]) =>
+  parseCommand(argv, "/home/me", (base, p) => path.resolve(base, p));
+
+describe("acp-terminal arguments", () => {
+  it("parses a full run command", () => {
+    expect(
+      parse(
+        "run",
+        "--agent",
+        "npx my-agent --acp",
+        "--cwd",
+        "proj",
+        "--pty",
+        "--yes",
+        "--allow",
+        "git *",
+        "--allow",
+        "npm test",
+        "--json",
+        "--timeout",
+        "2.5",
+        "--agent-log",
+        "a.log",
+        "fix",
+        "the",
+        "build",
+      ),
+    ).toEqual({
+      kind: "run",
+      options: {
+        agent: "npx my-agent --acp",
+        prompt: "fix the build",
+        cwd: "/home/me/proj",
+        pty: true,
+        yes: true,
+        allow: ["git *", "npm test"],
+        approval: {
+          yes: true,
+          allow: ["git *", "npm test"],
+          sandbox: "off",
+          sandboxNetwork: false,
+        },
+        json: true,
+        timeoutMs: 2500,
+        initTimeoutMs: 10_000,
+        cancelGraceMs: 2_000,
+        agentLog: "a.log",
+        maxTerminals: 64,
+        maxTotalTerminals: 1024,
+      },
+    });
+  });
+
+  it("defaults cwd to the current directory and everything else to off", () => {
+    const parsed = parse("run", "--agent", "a", "hello");
+    expect(parsed).toMatchObject({
+      kind: "run",
+      options: {
+        cwd: "/home/me",
+        pty: false,
+        yes: false,
+        allow: [],
+        json: false,
+        timeoutMs: undefined,
+        initTimeoutMs: 10_000,
+      },
+    });
+    expect(parse("run", "--agent", "a", "--init-timeout", "30", "x")).toMatchObject({
+      options: { initTimeoutMs: 30_000 },
+    });
+    expect(parse("run", "--agent", "a", "--cancel-grace", "60", "x")).toMatchObject({
+      options: { cancelGraceMs: 60_000 },
+    });
+  });
+
+  it("--mcp-tools is off unless given, and the usage says what it offers", () => {
+    expect(parse("run", "--agent", "a", "x")).not.toHaveProperty("options.mcpTools");
+    expect(parse("run", "--mcp-tools", "--agent", "a", "x")).toMatchObject({
+      options: { mcpTools: true },
+    });
+    expect(USAGE).toContain("--mcp-tools        offer the terminals as MCP tools");
+  });
+
+  it("--sandbox and --sandbox-network are passed on to the MCP server the CLI declares", () => {
+    const parsed = parseCommand(
+      [
+        "run",
+        "--agent",
+        "a",
+        "--sandbox",
+        "workspace-write",
+        "--sandbox-network",
+        "--allow",
+        "ls",
+        "go",
+      ],
+      "/home/me",
+      (base, p) => path.resolve(base, p),
+    );
+    expect(parsed).toMatchObject({
+      kind: "run",
+      options: { approval: { sandbox: "workspace-write", sandboxNetwork: true, allow: ["ls"] } },
+    });
+    if (parsed.kind !== "run") {
+      throw new Error("expected run");
+    }
+    expect(stdioMcpServer({ cwd: "/w", approval: parsed.options.approval }).args.slice(2)).toEqual([
+      "--workspace",
+      "/w",
+      "--allow",
+      "ls",
+      "--sandbox",
+      "workspace-write",
+      "--sandbox-network",
+    ]);
+  });
+
+  it("answers help and version, and help with no command", () => {
+    expect(parse("--help")).toEqual({ kind: "help" });
+    expect(parse("-h")).toEqual({ kind: "help" });
+    expect(parse()).toEqual({ kind: "help" });
+    expect(parse("--version")).toEqual({ kind: "version" });
+  });
+
+  it("takes terminal limits per session and in all; the total follows a higher per-session limit (N-1, N, N+1)", () => {
+    expect(parse("run", "--agent", "a", "x")).toMatchObject({
+      options: { maxTerminals: 64, maxTotalTerminals: 1024 },
+    });
+    expect(parse("run", "--agent", "a", "--max-terminals", "1000", "x")).toMatchObject({
+      options: { maxTerminals: 1000, maxTotalTerminals: 1024 },
+    });
+    expect(parse("run", "--agent", "a", "--max-terminals", "2000", "x")).toMatchObject({
+      options: { maxTerminals: 2000, maxTotalTerminals: 2000 },
+    });
+    expect(parse("run", "--agent", "a", "--max-terminals", "65536", "x")).toMatchObject({
+      options: { maxTerminals: 65536 },
+    });
+    expect(
+      parse("run", "--agent", "a", "--max-terminals", "10", "--max-total-terminals", "10", "x"),
+    ).toMatchObject({ options: { maxTerminals: 10, maxTotalTerminals: 10 } });
+    expect(
+      parse("run", "--agent", "a", "--max-terminals", "10", "--max-total-terminals", "11", "x"),
+    ).toMatchObject({ options: { maxTerminals: 10, maxTotalTerminals: 11 } });
+    expect(USAGE).toContain("--max-terminals N");
+    expect(USAGE).toContain("--max-total-terminals N");
+  });
+
+  it.each([
+    [["run", "hello"], /Missing --agent/],
+    [["run", "--agent", "a"], /Missing prompt/],
+    [
+      ["run", "--agent", "a", "--timeout", "soon", "x"],
+      /Invalid --timeout: expected a positive number of seconds, received "soon"/,
+    ],
+    [["run", "--agent", "a", "--timeout", "0", "x"], /Invalid --timeout/],
+    [
+      ["run", "--agent", "a", "--init-timeout", "", "x"],
+      /Invalid --init-timeout: expected a positive number of seconds, received ""/,
+    ],
+    [
+      ["run", "--agent", "a", "--cancel-grace", "0", "x"],
+      /Invalid --cancel-grace: expected a positive number of seconds, received "0"/,
+    ],
+    [
+      ["run", "--agent", "a", "--max-terminals", "0", "x"],
+      /Invalid --max-terminals: expected a whole number of terminals, at least 1, received "0"/,
+    ],
+    [
+      ["run", "--agent", "a", "--max-terminals", "2.5", "x"],
+      /Invalid --max-terminals: expected a whole number of terminals, at least 1, received "2.5"/,
+    ],
+    [
+      ["run", "--agent", "a", "--max-terminals", "", "x"],
+      /Invalid --max-terminals: expected a whole number/,
+    ],
+    [
+      ["run", "--agent", "a", "--max-terminals", "65537", "x"],
+      /Invalid --max-terminals: at most 65536 terminals, received "65537"/,
+    ],
+    [
+      ["run", "--agent", "a", "--max-total-terminals", "many", "x"],
+      /Invalid --max-total-terminals: expected a whole number of terminals, at least 1, received "many"/,
+    ],
+    [
+      ["run", "--agent", "a", "--max-terminals", "100", "--max-total-terminals", "99", "x"],
+      /Invalid --max-total-terminals: 99 is below --max-terminals 100/,
+    ],
+    [["walk", "--agent", "a", "x"], /Unknown command: walk/],
+    [["run", "--agent", "a", "--colour", "x"], /Unknown option '--colour'/],
+  ])("reports %j as a usage error", (argv, message) => {
+    const parsed = parse(...argv);
+    expect(parsed.kind).toBe("error");
+    expect(parsed.kind === "error" && parsed.message).toMatch(message);
+  });
+
+  it("documents every exit code in the usage text", () => {
+    for (const code of [0, 1, 2, 3, 4, 5]) {
+      expect(USAGE).toMatch(new RegExp(`^  ${code}  `, "m"));
+    }
+  });
+
+  it("maps stop reasons to exit codes", () => {
+    expect(exitCodeForStopReason("end_turn")).toBe(0);
+    expect(exitCodeForStopReason("refusal")).toBe(2);
+    expect(exitCodeForStopReason("max_tokens")).toBe(2);
+    expect(exitCodeForStopReason("max_turn_requests")).toBe(2);
+    expect(exitCodeForStopReason("cancelled")).toBe(3);
+  });
+});

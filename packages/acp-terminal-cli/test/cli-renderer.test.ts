@@ -1,0 +1,554 @@
+import type { SessionUpdate } from "@agentclientprotocol/sdk";
+import { describe, expect, it } from "vitest";
+import type { ExitStatus, TerminalInfo } from "acp-terminal";
+import { OutputBuffer } from "acp-terminal/internal";
+import { JsonRenderer } from "../src/json-renderer.js";
+import type { Output, Renderer } from "../src/renderer.js";
+import {
+  MAX_FINISHED_TOOL_CALLS,
+  MAX_OPEN_TOOL_CALLS,
+  TextRenderer,
+} from "../src/text-renderer.js";
+import { PLAIN_STREAM_LINES } from "../src/views.js";
+import { until } from "../../../test/support/until.js";
+import { counting } from "./counting-reader.js";
+
+function sink(isTTY = false): Output & { text: string } {
+  return {
+    text: "",
+    isTTY,
+    columns: 80,
+    write(chunk) {
+      this.text += chunk;
+    },
+  };
+}
+
+/** An output whose reader can be made to lag (as stdout does when nobody reads it), then catch up. */
+function laggingSink(
+  isTTY = false,
+): Output & { text: string; lagging: boolean; waiting: (() => void)[]; drain(): void } {
+  const waiting: (() => void)[] = [];
+  return {
+    waiting,
+    text: "",
+    isTTY,
+    columns: 80,
+    lagging: false,
+    write(chunk) {
+      this.text += chunk;
+    },
+    onDrain(listener) {
+      waiting.push(listener);
+    },
+    drain() {
+      this.lagging = false;
+      for (const listener of waiting.splice(0)) {
+        listener();
+      }
+    },
+  };
+}
+
+const parse = (text: string) =>
+  text
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+const bytes = (text: string) => new Uint8Array(Buffer.from(text, "utf8"));
+const info = (terminalId: string): TerminalInfo => ({
+  terminalId,
+  owner: { connectionId: "c", sessionId: "s" },
+  command: "make",
+  args: [],
+  cwd: "/",
+  pty: false,
+  state: "running",
+  startedAt: 0,
+});
+/** A terminal as the host gives it to a renderer: output goes into its buffer, then a notification. */
+function terminal(r: Renderer, id = "t1", limit = 1024 * 1024) {
+  const buffer = new OutputBuffer(limit);
+  r.terminalCreated(info(id), buffer);
+  return {
+    buffer,
+    output(data: Uint8Array) {
+      buffer.append(data);
+      r.terminalOutput(id);
+    },
+    exited(status: ExitStatus) {
+      buffer.end();
+      r.terminalExited(id, status);
+    },
+  };
+}
+const toolCall = (status: "pending" | "in_progress", terminalId?: string): SessionUpdate => ({
+  sessionUpdate: "tool_call",
+  toolCallId: "call-1",
+  title: "make test",
+  kind: "execute",
+  status,
+  ...(terminalId ? { content: [{ type: "terminal", terminalId }] } : {}),
+});
+const done: SessionUpdate = {
+  sessionUpdate: "tool_call_update",
+  toolCallId: "call-1",
+  status: "completed",
+};
+const result = {
+  exitCode: 0,
+  stopReason: "end_turn",
+  elapsedMs: 1234,
+  terminals: [{ terminalId: "t1", command: "make", exitStatus: { exitCode: 0, signal: null } }],
+};
+
+describe("TextRenderer, piped", () => {
+  it("streams message text, tool call status and terminal lines, then the final status", () => {
+    const out = sink();
+    const err = sink();
+    const r = new TextRenderer(out, err);
+    r.sessionUpdate({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: "Running the " },
+    });
+    r.sessionUpdate({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: "tests." },
+    });
+    const t1 = terminal(r);
+    t1.output(bytes("early line\n"));
+    r.sessionUpdate(toolCall("in_progress", "t1"));
+    t1.output(bytes("ok 1\nok "));
+    t1.output(bytes("2\nno newline"));
+    t1.exited({ exitCode: 0, signal: null });
+    r.terminalReleased("t1");
+    r.sessionUpdate(done);
+    r.finish(result);
+    expect(out.text).toBe(
+      [
+        "Running the tests.",
+        "▸ make test [in_progress]",
+        "  │ early line",
+        "  │ ok 1",
+        "  │ ok 2",
+        "✓ make test [completed]",
+        "  │ no newline",
+        "  └ exit 0",
+        "",
+      ].join("\n"),
+    );
+    expect(out.text).not.toContain("\x1b[");
+    expect(err.text).toBe("── end_turn · 1 terminal: 1 exit 0 · 1.2 s · exit code 0\n");
+  });
+
+  it("stops streaming a chatty terminal and shows its last lines at the end", () => {
+    const out = sink();
+    const r = new TextRenderer(out, sink());
+    const t1 = terminal(r);
+    r.sessionUpdate(toolCall("in_progress", "t1"));
+    const lines = Array.from({ length: PLAIN_STREAM_LINES + 50 }, (_, i) => `line ${i + 1}`);
+    t1.output(bytes(`${lines.join("\n")}\n`));
+    r.sessionUpdate(done);
+    t1.exited({ exitCode: null, signal: "SIGTERM" });
+    const printed = out.text.split("\n");
+    expect(printed).toContain(`  │ line ${PLAIN_STREAM_LINES}`);
+    expect(printed).not.toContain(`  │ line ${PLAIN_STREAM_LINES + 1}`);
+    expect(printed).toContain("  │ … 50 lines not shown");
+    expect(printed.slice(-3)).toEqual([
+      `  │ line ${PLAIN_STREAM_LINES + 50}`,
+      "  └ killed by SIGTERM",
+      "",
+    ]);
+  });
+
+  it("shows the text content of a tool call without a terminal, not of one with a terminal", () => {
+    const out = sink();
+    const r = new TextRenderer(out, sink());
+    const text = (t: string) => [
+      { type: "content" as const, content: { type: "text" as const, text: t } },
+    ];
+    r.sessionUpdate({
+      sessionUpdate: "tool_call",
+      toolCallId: "read",
+      title: "read notes.txt",
+      status: "completed",
+      content: text("line one\nline two\n"),
+    });
+    const t1 = terminal(r);
+    r.sessionUpdate(toolCall("in_progress", "t1"));
+    t1.exited({ exitCode: 0, signal: null });
+    r.sessionUpdate({
+      ...done,
+      content: [{ type: "terminal", terminalId: "t1" }, ...text("summary that repeats the output")],
+    });
+    expect(out.text).toBe(
+      [
+        "✓ read notes.txt [completed]",
+        "  line one",
+        "  line two",
+        "▸ make test [in_progress]",
+        "✓ make test [completed]",
+        "  └ exit 0",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("prints a tool call's line once when it starts: pending then in_progress with nothing between is one line", () => {
+    const out = sink();
+    const r = new TextRenderer(out, sink());
+    const t1 = terminal(r);
+    r.sessionUpdate(toolCall("pending"));
+    r.sessionUpdate({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call-1",
+      status: "in_progress",
+      content: [{ type: "terminal", terminalId: "t1" }],
+    });
+    t1.output(bytes("ok\n"));
+    t1.exited({ exitCode: 0, signal: null });
+    r.sessionUpdate(done);
+    expect(out.text).toBe(
+      ["▸ make test [pending]", "  │ ok", "✓ make test [completed]", "  └ exit 0", ""].join("\n"),
+    );
+  });
+
+  it("prints in_progress after pending when other lines came between, and any other change of its line", () => {
+    const out = sink();
+    const r = new TextRenderer(out, sink());
+    const t1 = terminal(r);
+    r.sessionUpdate(toolCall("pending"));
+    r.sessionUpdate({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: "Waiting for the lock.\n" },
+    });
+    r.sessionUpdate({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call-1",
+      status: "in_progress",
+      content: [{ type: "terminal", terminalId: "t1" }],
+    });
+    r.sessionUpdate({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call-1",
+      status: "in_progress",
+    }); // no change: nothing printed
+    r.sessionUpdate({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call-1",
+      title: "make test -j4",
+    });
+    t1.exited({ exitCode: 1, signal: null });
+    r.sessionUpdate({ sessionUpdate: "tool_call_update", toolCallId: "call-1", status: "failed" });
+    expect(out.text).toBe(
+      [
+        "▸ make test [pending]",
+        "Waiting for the lock.",
+        "▸ make test [in_progress]",
+        "▸ make test -j4 [in_progress]",
+        "✗ make test -j4 [failed]",
+        "  └ exit 1",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("prints notices and errors on stderr, on a line of their own", () => {
+    const out = sink();
+    const err = sink();
+    const r = new TextRenderer(out, err);
+    r.sessionUpdate({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: "half a line" },
+    });
+    r.notice("Permission denied");
+    r.finish({
+      exitCode: 4,
+      elapsedMs: 10,
+      terminals: [],
+      error: "Agent exited with code 1 during the turn",
+    });
+    expect(out.text).toBe("half a line\n");
+    expect(err.text).toBe(
+      "Permission denied\nAgent exited with code 1 during the turn\n── no stop reason · no terminals · 10 ms · exit code 4\n",
+    );
+  });
+});
+
+describe("TextRenderer, bounded in tool calls", () => {
+  const call = (id: string, status: "in_progress" | "completed"): SessionUpdate =>
+    status === "in_progress"
+      ? { sessionUpdate: "tool_call", toolCallId: id, title: `job ${id}`, status }
+      : { sessionUpdate: "tool_call_update", toolCallId: id, status };
+
+  it.each([false, true])(
+    "an agent flooding tool calls holds at most 256 open and 1024 finished (TTY: %s): the oldest open one is printed for good as it stands, the oldest finished are forgotten",
+    (isTTY) => {
+      const out = sink(isTTY);
+      const r = new TextRenderer(out, sink());
+      for (let i = 0; i < 5_000; i++) {
+        r.sessionUpdate(call(`c${i}`, "in_progress"));
+      }
+      expect(r.heldToolCalls).toBeLessThanOrEqual(MAX_OPEN_TOOL_CALLS + MAX_FINISHED_TOOL_CALLS);
+      for (let i = 0; i < 5_000; i++) {
+        r.sessionUpdate(call(`c${i}`, "completed"));
+      }
+      expect(r.heldToolCalls).toBeLessThanOrEqual(MAX_FINISHED_TOOL_CALLS);
+      // The newest still completes as usual; a forgotten one's late update is ignored, not a crash.
+      expect(out.text).toContain("✓ job c4999 [completed]");
+      r.sessionUpdate(call("c0", "completed"));
+      r.terminalExited("no-such-terminal", { exitCode: 0, signal: null });
+    },
+  );
+
+  it("a terminal that ends after its finished tool call was forgotten is no crash", () => {
+    const r = new TextRenderer(sink(), sink());
+    const t1 = terminal(r, "t1");
+    r.sessionUpdate({
+      sessionUpdate: "tool_call",
+      toolCallId: "first",
+      title: "make test",
+      status: "in_progress",
+      content: [{ type: "terminal", terminalId: "t1" }],
+    });
+    r.sessionUpdate(call("first", "completed"));
+    for (let i = 0; i < MAX_FINISHED_TOOL_CALLS + 10; i++) {
+      r.sessionUpdate(call(`c${i}`, "in_progress"));
+      r.sessionUpdate(call(`c${i}`, "completed"));
+    }
+    expect(() => t1.exited({ exitCode: 0, signal: null })).not.toThrow();
+    expect(() => r.terminalReleased("t1")).not.toThrow();
+  });
+});
+
+describe("TextRenderer, on a TTY", () => {
+  it("redraws the running tool call in place and prints it for good when it ends", async () => {
+    const out = sink(true);
+    const r = new TextRenderer(out, sink(true));
+    const t1 = terminal(r);
+    r.sessionUpdate(toolCall("in_progress", "t1"));
+    expect(out.text).toBe("▸ make test [in_progress]\n");
+    t1.output(bytes("building\n"));
+    await until(() => out.text.includes("building"), { message: "a redraw with the new line" });
+    expect(out.text).toContain("\x1b[1F\x1b[0J▸ make test [in_progress]\n  │ building\n");
+    t1.exited({ exitCode: 2, signal: null });
+    r.sessionUpdate({ sessionUpdate: "tool_call_update", toolCallId: "call-1", status: "failed" });
+    expect(
+      out.text.endsWith("\x1b[2F\x1b[0J✗ make test [failed]\n  │ building\n  └ exit 2\n"),
+    ).toBe(true);
+    r.finish(result);
+  });
+
+  it("draws nothing in place while paused for a question, and redraws on resume", async () => {
+    const out = sink(true);
+    const r = new TextRenderer(out, sink(true));
+    const t1 = terminal(r);
+    r.sessionUpdate(toolCall("in_progress", "t1"));
+    r.pause();
+    r.pause();
+    expect(out.text).toBe("▸ make test [in_progress]\n\x1b[1F\x1b[0J");
+    t1.output(bytes("while asking\n"));
+    r.resume();
+    expect(out.text).not.toContain("while asking");
+    r.resume();
+    await until(() => out.text.endsWith("▸ make test [in_progress]\n  │ while asking\n"), {
+      message: "the redraw after resume",
+    });
+    r.finish(result);
+  });
+
+  it("holds a partial message line while the live region is up", () => {
+    const out = sink(true);
+    const r = new TextRenderer(out, sink(true));
+    r.sessionUpdate(toolCall("pending"));
+    r.sessionUpdate({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: "thinking" },
+    });
+    expect(out.text).not.toContain("thinking");
+    r.sessionUpdate({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: " hard\nnext" },
+    });
+    expect(out.text).toContain("thinking hard\n▸ make test [pending]\n");
+    r.finish(result);
+    expect(out.text).toContain("next");
+  });
+});
+
+describe("JsonRenderer", () => {
+  it("writes one JSON object per line: updates, terminal events with text output, the result", () => {
+    const out = sink();
+    const r = new JsonRenderer(out, sink());
+    r.sessionUpdate(toolCall("pending", "t1"));
+    const t1 = terminal(r);
+    const euro = Buffer.from("€!", "utf8");
+    t1.output(euro.subarray(0, 2));
+    t1.output(euro.subarray(2));
+    t1.exited({ exitCode: 0, signal: null });
+    r.terminalReleased("t1");
+    r.finish(result);
+    const lines = out.text
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map((l) => [l.type, l.event])).toEqual([
+      ["session_update", undefined],
+      ["terminal", "create"],
+      ["terminal", "output"],
+      ["terminal", "exit"],
+      ["terminal", "release"],
+      ["result", undefined],
+    ]);
+    expect(lines[2]).toEqual({ type: "terminal", event: "output", terminalId: "t1", output: "€!" });
+    expect(lines[5]).toMatchObject({ type: "result", stopReason: "end_turn", exitCode: 0 });
+  });
+
+  it("cuts output events at a character boundary: the text arrives whole and nothing is counted as skipped", async () => {
+    const out = sink();
+    const r = new JsonRenderer(out, sink());
+    const t1 = terminal(r);
+    const text = "€".repeat(50_000); // 150 000 bytes: more than two events' worth
+    t1.output(bytes(text));
+    await until(() => out.text.includes('"output"'), { message: "the output events" });
+    t1.exited({ exitCode: 0, signal: null });
+    const outputs = parse(out.text).filter((l) => l.event === "output");
+    expect(outputs.length).toBeGreaterThan(2);
+    expect(outputs.map((l) => l.output).join("")).toBe(text);
+    expect(outputs.some((l) => "skippedBytes" in l)).toBe(false);
+  });
+
+  it("while the reader lags writes no output, then the newest bytes with skippedBytes; exit, release and result always", async () => {
+    const out = laggingSink();
+    const r = new JsonRenderer(out, sink());
+    const t1 = terminal(r, "t1", 64 * 1024);
+    out.lagging = true;
+    const mib = new Uint8Array(1024 * 1024).fill(0x61);
+    for (let i = 0; i < 10; i++) {
+      t1.output(mib);
+    }
+    await nextTurn();
+    await nextTurn();
+    expect(out.text).not.toContain('"output"');
+    out.drain();
+    await until(() => out.text.includes('"output"'), {
+      message: "output once the reader caught up",
+    });
+    const [caughtUp] = parse(out.text).filter((l) => l.event === "output");
+    expect(caughtUp).toMatchObject({ skippedBytes: 10 * 1024 * 1024 - 64 * 1024 });
+    expect((caughtUp!.output as string).length).toBe(64 * 1024);
+    // It exits while the reader lags again: the exit is written, with only the newest output before it.
+    out.lagging = true;
+    for (let i = 0; i < 3; i++) {
+      t1.output(mib);
+    }
+    t1.exited({ exitCode: 0, signal: null });
+    r.terminalReleased("t1");
+    r.finish(result);
+    const lines = parse(out.text);
+    expect(lines.map((l) => l.event ?? l.type).slice(-4)).toEqual([
+      "output",
+      "exit",
+      "release",
+      "result",
+    ]);
+    expect(lines.at(-4)).toMatchObject({ skippedBytes: 3 * 1024 * 1024 - 4096 });
+    expect((lines.at(-4)!.output as string).length).toBe(4096);
+    expect(out.text.length).toBeLessThan(80 * 1024);
+  });
+});
+
+describe("TextRenderer, reading output when it draws", () => {
+  /** The buffer of a terminal, counting the bytes the renderer reads of it. */
+  function countedTerminal(r: Renderer, limit: number) {
+    const buffer = new OutputBuffer(limit);
+    const reader = counting(buffer);
+    r.terminalCreated(info("t1"), reader);
+    return {
+      get bytesRead() {
+        return reader.bytesRead;
+      },
+      output(data: Uint8Array) {
+        buffer.append(data);
+        r.terminalOutput("t1");
+      },
+      exited(status: ExitStatus) {
+        buffer.end();
+        r.terminalExited("t1", status);
+      },
+    };
+  }
+
+  for (const tty of [false, true]) {
+    it(`${tty ? "on a TTY" : "piped"}, reads a fraction of a flood, not every byte`, async () => {
+      const out = sink(tty);
+      const r = new TextRenderer(out, sink(tty));
+      const t1 = countedTerminal(r, 1024 * 1024);
+      r.sessionUpdate(toolCall("in_progress", "t1"));
+      const chunk = new Uint8Array(64 * 1024).fill(0x7a);
+      for (let i = 0; i < 1600; i++) {
+        t1.output(chunk); // 100 MiB, no newline
+      }
+      t1.output(bytes("\nthe end\n"));
+      if (tty) {
+        await until(() => out.text.includes("the end"), { message: "a redraw with the last line" });
+      }
+      t1.exited({ exitCode: 0, signal: null });
+      r.sessionUpdate(done);
+      r.finish(result);
+      expect(out.text).toContain("  │ the end\n  └ exit 0\n");
+      expect(t1.bytesRead).toBeLessThan(4 * 1024 * 1024);
+    });
+  }
+
+  it("piped, streams no lines while the reader lags, and the first ones once it catches up", async () => {
+    const out = laggingSink();
+    const r = new TextRenderer(out, sink());
+    const t1 = terminal(r);
+    r.sessionUpdate(toolCall("in_progress", "t1"));
+    out.lagging = true;
+    t1.output(bytes("one\ntwo\n"));
+    expect(out.text).toBe("▸ make test [in_progress]\n");
+    await until(() => out.waiting.length > 0, { message: "the renderer waiting for the reader" });
+    expect(out.text).toBe("▸ make test [in_progress]\n");
+    out.drain();
+    await until(() => out.text.includes("two"), {
+      message: "the lines after the reader caught up",
+    });
+    expect(out.text).toBe("▸ make test [in_progress]\n  │ one\n  │ two\n");
+  });
+
+  it("on a TTY, does not redraw while the reader lags, and redraws once it caught up", async () => {
+    const out = laggingSink(true);
+    const r = new TextRenderer(out, sink(true));
+    const t1 = terminal(r);
+    r.sessionUpdate(toolCall("in_progress", "t1"));
+    out.lagging = true;
+    t1.output(bytes("while lagging\n"));
+    await until(() => out.waiting.length > 0, {
+      message: "the live region waiting for the reader",
+    });
+    expect(out.text).toBe("▸ make test [in_progress]\n");
+    out.drain();
+    await until(() => out.text.endsWith("▸ make test [in_progress]\n  │ while lagging\n"), {
+      message: "the redraw after the reader caught up",
+    });
+    r.finish(result);
+  });
+
+  it("on a TTY, redraws at most once a frame however many chunks arrive", async () => {
+    const out = sink(true);
+    const r = new TextRenderer(out, sink(true));
+    const t1 = terminal(r);
+    r.sessionUpdate(toolCall("in_progress", "t1"));
+    for (let i = 1; i <= 1000; i++) {
+      t1.output(bytes(`line ${i}\n`));
+    }
+    await until(() => out.text.includes("line 1000"), { message: "the redraw" });
+    expect(out.text.split("\x1b[0J").length - 1).toBe(1);
+    expect(out.text).toContain("  │ … 990 earlier lines\n");
+    r.finish(result);
+  });
+});

@@ -1,0 +1,169 @@
+import { describe, expect, it } from "vitest";
+import { parseCommand } from "../src/args.js";
+import { AgentTerminal, clampSize } from "../src/agent-terminal.js";
+import type { Renderer } from "../src/renderer.js";
+import { V2Session } from "../src/v2-session.js";
+
+const b64 = (text: string) => Buffer.from(text).toString("base64");
+
+/** A renderer that writes down what it is told (what the session does is under test, not this). */
+function recorder(): { renderer: Renderer; events: string[] } {
+  const events: string[] = [];
+  const renderer: Renderer = {
+    sessionUpdate: (update) => events.push(`update ${update.sessionUpdate}`),
+    terminalCreated: () => events.push("v1 create"),
+    terminalOutput: (id) => events.push(`output ${id}`),
+    terminalExited: (id, status) => events.push(`exit ${id} ${JSON.stringify(status)}`),
+    terminalReleased: (id) => events.push(`release ${id}`),
+    agentTerminalCreated: (t) => events.push(`create ${t.terminalId} ${t.command ?? "?"}`),
+    agentTerminalChanged: (t) => events.push(`change ${t.terminalId} ${t.command ?? "?"}`),
+    agentTerminalReplaced: (t) => events.push(`replace ${t.terminalId}`),
+    background: (items) => events.push(`background ${JSON.stringify(items)}`),
+    notice: (message) => events.push(`notice ${message}`),
+    pause: () => undefined,
+    resume: () => undefined,
+    finish: () => undefined,
+  };
+  return { renderer, events };
+}
+
+describe("acp-terminal run --protocol", () => {
+  it("takes v2 and auto, leaves v1 (the default) out of the options, and refuses anything else naming the choices", () => {
+    const parse = (...argv: string[]) => parseCommand(argv, "/home/me", (_, p) => p);
+    expect(parse("run", "--agent", "a", "--protocol", "v2", "x")).toMatchObject({
+      options: { protocol: "v2" },
+    });
+    expect(parse("run", "--agent", "a", "--protocol", "auto", "x")).toMatchObject({
+      options: { protocol: "auto" },
+    });
+    const v1 = parse("run", "--agent", "a", "--protocol", "v1", "x");
+    expect(v1.kind === "run" && "protocol" in v1.options).toBe(false);
+    expect(parse("run", "--agent", "a", "--protocol", "V2", "x")).toEqual({
+      kind: "error",
+      message: 'Invalid --protocol: expected one of v1, v2, auto, received "V2"',
+    });
+  });
+});
+
+describe("an agent-owned terminal", () => {
+  it("is drawn at 80x24 when no size is advertised, and at most 1000x500 whatever is", () => {
+    expect(clampSize(undefined)).toEqual({ cols: 80, rows: 24 });
+    expect(clampSize({ cols: 1e9, rows: 1e9 })).toEqual({ cols: 1000, rows: 500 });
+    expect(clampSize({ cols: 0, rows: Number.NaN })).toEqual({ cols: 80, rows: 24 });
+    expect(clampSize({ cols: 20.7, rows: 5 })).toEqual({ cols: 20, rows: 5 });
+  });
+
+  it("holds at most its byte limit however much is appended, and shows the newest of it", () => {
+    const terminal = new AgentTerminal("t", 4096);
+    for (let i = 0; i < 1000; i++) {
+      terminal.append(Buffer.from(`line ${i}\n`.padStart(100, ".")));
+    }
+    expect(terminal.output.totalBytes).toBe(100_000);
+    expect(terminal.output.totalBytes - terminal.output.droppedBytes).toBeLessThanOrEqual(4096);
+    expect(terminal.text()).toMatch(/\.line 999\n$/);
+  });
+
+  it("a snapshot replaces everything shown before it; frozen, it keeps its text and takes no more bytes", () => {
+    const terminal = new AgentTerminal("t");
+    terminal.append(Buffer.from("old\n"));
+    terminal.replace(Buffer.from("new\n"));
+    expect(terminal.text()).toBe("new\n");
+    terminal.freeze();
+    terminal.append(Buffer.from("late\n"));
+    expect(terminal.text()).toBe("new\n");
+    expect(terminal.output.totalBytes).toBe(0);
+  });
+});
+
+describe("V2Session", () => {
+  it("follows at most --max-terminals running terminals and --max-total-terminals in all; the others are ignored with one notice", () => {
+    const { renderer, events } = recorder();
+    const session = new V2Session(renderer, { maxTerminals: 2, maxTotalTerminals: 3 });
+    const announce = (id: string, exited = false) =>
+      session.update({
+        sessionUpdate: "terminal_update",
+        terminalId: id,
+        command: id,
+        ...(exited ? { exitStatus: { exitCode: 0 } } : {}),
+      });
+    announce("a");
+    announce("b");
+    announce("c"); // a third running one: past --max-terminals
+    session.update({ sessionUpdate: "terminal_output_chunk", terminalId: "c", data: b64("x") });
+    session.update({ sessionUpdate: "terminal_update", terminalId: "a", exitStatus: {} });
+    announce("d", true); // a is done: room for one more running
+    announce("e", true); // past --max-total-terminals
+    expect(events.filter((e) => e.startsWith("create"))).toEqual([
+      "create a a",
+      "create b b",
+      "create d d",
+    ]);
+    expect(events.filter((e) => e.startsWith("notice"))).toHaveLength(1);
+    expect(session.runningTerminalIds()).toEqual(["b"]);
+    expect(session.terminalRecords().map((r) => r.terminalId)).toEqual(["a", "b", "d"]);
+  });
+
+  it("ids, commands and cwds past their caps cost no more than the caps: a terminal id over 256 characters is not followed", () => {
+    const { renderer, events } = recorder();
+    const session = new V2Session(renderer, { maxTerminals: 64, maxTotalTerminals: 1024 });
+    session.update({ sessionUpdate: "terminal_update", terminalId: "x".repeat(100_000) });
+    session.update({
+      sessionUpdate: "terminal_update",
+      terminalId: "t",
+      command: "c".repeat(100_000),
+      cwd: `/${"d".repeat(100_000)}`,
+    });
+    expect(events.filter((e) => e.startsWith("create"))).toEqual([`create t ${"c".repeat(199)}…`]);
+    expect(events.filter((e) => e.startsWith("notice"))).toHaveLength(1);
+    expect(session.terminalRecords()).toEqual([
+      { terminalId: "t", command: `${"c".repeat(199)}…` },
+    ]);
+  });
+
+  it("a terminal's exit is reported once, with unknown fields as null, and it stops advertising cancel", () => {
+    const { renderer, events } = recorder();
+    const session = new V2Session(renderer, { maxTerminals: 64, maxTotalTerminals: 1024 });
+    session.update({
+      sessionUpdate: "terminal_update",
+      terminalId: "t",
+      capabilities: { cancel: {} },
+    });
+    session.update({
+      sessionUpdate: "terminal_update",
+      terminalId: "t",
+      exitStatus: { signal: "SIGTERM" },
+    });
+    session.update({
+      sessionUpdate: "terminal_update",
+      terminalId: "t",
+      exitStatus: { exitCode: 1 },
+    });
+    expect(events.filter((e) => e.startsWith("exit"))).toEqual([
+      'exit t {"exitCode":null,"signal":"SIGTERM"}',
+    ]);
+    expect(session.runningTerminalIds()).toEqual([]);
+  });
+
+  it("unknown and _-prefixed updates and background variants are passed over without failing; a malformed background list counts as not reported", () => {
+    const { renderer, events } = recorder();
+    const session = new V2Session(renderer, { maxTerminals: 64, maxTotalTerminals: 1024 });
+    session.update({ sessionUpdate: "_foo", x: 1 } as never);
+    session.update({ sessionUpdate: "future_thing", y: [] } as never);
+    session.update({
+      sessionUpdate: "state_update",
+      state: "running",
+      background: [{ type: "_custom", z: 1 }, { type: "terminal", terminalId: "t9" }, null],
+    } as never);
+    session.update({
+      sessionUpdate: "state_update",
+      state: "running",
+      background: [
+        { type: "_custom", z: 1 },
+        { type: "terminal", terminalId: "t9" },
+      ],
+    } as never);
+    expect(events).toEqual([
+      'background [{"type":"_custom"},{"type":"terminal","terminalId":"t9"}]',
+    ]);
+  });
+});
