@@ -4,6 +4,7 @@
  * is spawned; --allow patterns approve only commands they can see in full; on a TTY the person
  * picks allow once, allow for the session, or deny.
  */
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -188,8 +189,10 @@ describe("acp-terminal run on a TTY: asking about the agent's commands", () => {
     expect(cli.screen()).toContain(
       [
         `The agent wants to run: touch ${file("A")}`,
+        `  program: ${execFileSync("sh", ["-c", "command -v touch"], { encoding: "utf8" }).trim()}`,
         `  cwd: ${dir}`,
         "  env: GREETING=hi\\x1b[2J",
+        "  sandbox: off (it can write wherever you can)",
         "  1) Allow once",
         "  2) Allow for the rest of this session",
         "  3) Deny",

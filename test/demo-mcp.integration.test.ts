@@ -41,7 +41,7 @@ async function startWithMcpTerminals(): Promise<{
   mark = newMark();
   const runtime = await createRuntime({
     workspace: process.cwd(),
-    policy: { kind: "yes" },
+    policy: { yes: true, allow: [], sandbox: "off", sandboxNetwork: false },
     env: (base) => ({ ...(base as Record<string, string>), [MARK_VARIABLE]: mark }),
   });
   const tools = fromMcpServer(

@@ -38,7 +38,7 @@ it("under v2, runs the tour's commands through the client's MCP terminal server 
   mark = newMark();
   const runtime = await createRuntime({
     workspace: process.cwd(),
-    policy: { kind: "yes" },
+    policy: { yes: true, allow: [], sandbox: "off", sandboxNetwork: false },
     env: (base) => ({ ...(base as Record<string, string>), [MARK_VARIABLE]: mark }),
   });
   const tools = fromMcpServer(

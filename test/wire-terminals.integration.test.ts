@@ -38,6 +38,7 @@ describe("terminal/* over stdio", () => {
       pty: true,
       stdin: true,
       containment: "process-group", // the fixture client's host uses the library default
+      sandbox: { mode: "off", network: true }, // likewise
     });
   });
 

@@ -1,5 +1,10 @@
 import { parseArgs } from "node:util";
-import { parseAllowPattern } from "acp-terminal";
+import {
+  APPROVAL_FLAG_OPTIONS,
+  approvalFlagsHelp,
+  approvalFlags,
+  type ApprovalFlags,
+} from "acp-terminal";
 import { EXIT_CODES_HELP } from "./exit-codes.js";
 import { terminalLimits, type TerminalLimits } from "./terminal-limits.js";
 import { messageOf } from "acp-terminal/internal";
@@ -13,6 +18,8 @@ export interface RunOptions extends TerminalLimits {
   yes: boolean;
   /** `--allow` patterns: commands the agent may start without asking. */
   allow: string[];
+  /** `--yes`, `--allow`, `--sandbox`, `--sandbox-network`, in the words acp-terminal mcp shares. */
+  approval: ApprovalFlags;
   json: boolean;
   /** Whole-run deadline in milliseconds, or undefined for none. */
   timeoutMs?: number | undefined;
@@ -54,10 +61,7 @@ Options:
   --agent CMD        the agent's command line (run through the shell), e.g. "npx my-agent --acp"
   --cwd DIR          the session's working directory (default: the current directory)
   --pty              run the agent's terminals in a pseudo-terminal
-  --yes, -y          allow every permission request and every command, stdin write and signal
-  --allow PATTERN    let the agent start commands matching PATTERN without asking, e.g. 'git *'
-                     (repeatable; the first word literal, * any characters in a word, a last *
-                     any further words; lines with shell syntax or agent-set env never match)
+${approvalFlagsHelp(21)}
   --json             one JSON object per line on stdout, for programs
   --timeout S        give up after S seconds for the whole run
   --init-timeout S   how long the agent may take to answer initialize (default 10)
@@ -66,11 +70,11 @@ Options:
   --max-terminals N  live terminals the session may hold (default 64)
   --max-total-terminals N
                      live terminals in all (default 1024, or --max-terminals if higher)
-  --verbose          say on stderr how terminals are contained (PID namespace or process group)
+  --verbose          say on stderr how terminals are contained and sandboxed
   --no-contain       no PID namespace per terminal: kill reaches the process group only
   --mcp-tools        offer the terminals as MCP tools (exec, process) instead of v1 terminals:
                      over the ACP connection when the agent takes it (mcpCapabilities.acp), else
-                     as the stdio server acp-terminal mcp with this cwd and --yes/--allow
+                     as the stdio server acp-terminal mcp with this cwd, --yes/--allow, --sandbox
   --protocol V       the ACP version to speak: v1 (default), v2 (the draft: agent-owned terminals
                      shown through a terminal emulator; Ctrl-C sends terminal/cancel first) or
                      auto (offer v2, speak what the agent answers, v1 included)
@@ -121,8 +125,7 @@ export function parseCommand(
         agent: { type: "string" },
         cwd: { type: "string" },
         pty: { type: "boolean", default: false },
-        yes: { type: "boolean", short: "y", default: false },
-        allow: { type: "string", multiple: true, default: [] },
+        ...APPROVAL_FLAG_OPTIONS,
         json: { type: "boolean", default: false },
         timeout: { type: "string" },
         "init-timeout": { type: "string" },
@@ -178,15 +181,9 @@ export function parseCommand(
   if (typeof cancelGraceMs === "string") {
     return { kind: "error", message: cancelGraceMs };
   }
-  for (const pattern of values.allow) {
-    try {
-      parseAllowPattern(pattern);
-    } catch (error) {
-      return {
-        kind: "error",
-        message: `Invalid --allow: ${messageOf(error).replace(/^Invalid allow pattern /, "")}`,
-      };
-    }
+  const approval = approvalFlags(values);
+  if (typeof approval === "string") {
+    return { kind: "error", message: approval };
   }
   const protocol = PROTOCOLS.find((name) => name === values.protocol);
   if (protocol === undefined) {
@@ -208,6 +205,7 @@ export function parseCommand(
       pty: values.pty,
       yes: values.yes,
       allow: values.allow,
+      approval,
       json: values.json,
       timeoutMs,
       initTimeoutMs,

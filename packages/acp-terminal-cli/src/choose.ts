@@ -1,4 +1,4 @@
-import { createInterface } from "node:readline";
+import { answerLinesOf } from "./answer-lines.js";
 
 /** Where a question is asked: the person's TTY. */
 export interface ChoiceIo {
@@ -11,7 +11,8 @@ export interface ChoiceIo {
 /**
  * Writes `question` with numbered `choices` and reads answers until one is a valid number.
  * Resolves with the index picked, `enter.index` for an empty line, or undefined when the input
- * ends or `signal` aborts first.
+ * ends or `signal` aborts first. Only what is typed after the question is shown answers it (see
+ * answer-lines.ts): lines typed before are ignored, and the question says how many.
  */
 export async function choose(
   io: ChoiceIo,
@@ -22,17 +23,22 @@ export async function choose(
   if (io.signal.aborted) {
     return undefined;
   }
-  const rl = createInterface({ input: io.input, terminal: false });
-  // Ctrl-C while we wait ends the question: the turn is being cancelled.
-  const onAbort = () => rl.close();
-  io.signal.addEventListener("abort", onAbort, { once: true });
+  const answers = answerLinesOf(io.input);
   const count = choices.length;
   const promptLine = `Choose 1-${count} (Enter ${enter.verb}): `;
   try {
     const list = choices.map((choice, i) => `  ${i + 1}) ${choice}`).join("\n");
-    io.output.write(`${question}\n${list}\n${promptLine}`);
-    // Lines are buffered by the iterator, so answers typed ahead are not lost.
-    for await (const raw of rl) {
+    const dropped = answers.open();
+    const ignored =
+      dropped > 0
+        ? `(${dropped} line${dropped === 1 ? "" : "s"} typed before this question ignored)\n`
+        : "";
+    io.output.write(`${question}\n${list}\n${ignored}${promptLine}`);
+    for (;;) {
+      const raw = await answers.next(io.signal);
+      if (raw === undefined) {
+        return undefined;
+      }
       const answer = raw.trim();
       if (answer === "") {
         return enter.index;
@@ -45,10 +51,8 @@ export async function choose(
         `Expected a number from 1 to ${count}, received ${JSON.stringify(answer.slice(0, 100))}\n${promptLine}`,
       );
     }
-    return undefined;
   } finally {
-    io.signal.removeEventListener("abort", onAbort);
-    rl.close();
+    answers.close();
   }
 }
 

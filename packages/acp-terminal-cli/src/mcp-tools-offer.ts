@@ -7,7 +7,7 @@ import type {
   McpServer,
 } from "@agentclientprotocol/sdk";
 import { McpOverAcpProvider, methods } from "@agentclientprotocol/sdk/unstable";
-import type { TerminalHost } from "acp-terminal";
+import { approvalFlagArgs, type ApprovalFlags, type TerminalHost } from "acp-terminal";
 
 const SERVER_NAME = "terminals";
 
@@ -15,9 +15,8 @@ export interface McpToolsOfferOptions {
   host: TerminalHost;
   /** The session's cwd: where commands start and may not leave. */
   cwd: string;
-  /** The CLI's policy, for the stdio server's flags: `--yes`, else the `--allow` patterns. */
-  yes: boolean;
-  allow: readonly string[];
+  /** The CLI's flags, passed on to the stdio server: `--yes` or the `--allow` patterns, `--sandbox`. */
+  approval: ApprovalFlags;
   /** Someone can approve a stdin write (`--yes` or a TTY to ask on). */
   stdinWritable: boolean;
   version: string;
@@ -108,9 +107,9 @@ export class McpToolsOffer {
 
 /** The stdio server `acp-terminal mcp --workspace <cwd>` with the CLI policy's flags, as declared. */
 export function stdioMcpServer(
-  options: Pick<McpToolsOfferOptions, "cwd" | "yes" | "allow">,
+  options: Pick<McpToolsOfferOptions, "cwd" | "approval">,
 ): McpServer & { command: string; args: string[] } {
-  const policy = options.yes ? ["--yes"] : options.allow.flatMap((pattern) => ["--allow", pattern]);
+  const policy = approvalFlagArgs(options.approval);
   const main = fileURLToPath(new URL("./main.js", import.meta.url));
   return {
     name: SERVER_NAME,

@@ -3,6 +3,7 @@ import type { RunOptions } from "./args.js";
 import { leadingProgram, programExists } from "./command-lookup.js";
 import { commandNotFound } from "./failure-messages.js";
 import { errnoCodeOf } from "acp-terminal/internal";
+import { sandboxProblem } from "./sandbox-host.js";
 
 function isDirectory(dir: string): boolean {
   try {
@@ -31,6 +32,10 @@ export function checkBeforeLaunch(options: RunOptions, cwd: string): string | un
   const program = leadingProgram(options.agent);
   if (program !== undefined && !programExists(program, cwd)) {
     return commandNotFound(options.agent).error;
+  }
+  const sandbox = sandboxProblem(options.approval);
+  if (sandbox !== undefined) {
+    return sandbox;
   }
   if (options.agentLog !== undefined) {
     const reason = unwritable(options.agentLog);

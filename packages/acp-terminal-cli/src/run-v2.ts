@@ -11,8 +11,10 @@ import {
 } from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { messageOf } from "acp-terminal/internal";
 import { TerminalHost } from "acp-terminal";
+import { answerLinesOf } from "./answer-lines.js";
 import { cliApprovalPolicy } from "./approval.js";
-import { terminalClientCapabilities } from "acp-terminal";
+import { hostSandbox } from "./sandbox-host.js";
+import { describeSandbox, terminalClientCapabilities } from "acp-terminal";
 import { boundedRequestError, cutText } from "acp-terminal/internal";
 import { AgentProcess, type AgentExit } from "./agent-process.js";
 import type { RunOptions } from "./args.js";
@@ -31,6 +33,7 @@ import { QuestionQueue } from "./choose.js";
 import { McpToolsOffer, stdioMcpServer } from "./mcp-tools-offer.js";
 import { offerV2 } from "./negotiate.js";
 import { decidePermission, type PermissionMode } from "./permission.js";
+import { describeV2Subject } from "./permission-subject.js";
 import type { Renderer } from "./renderer.js";
 import { EXIT_DRAIN_MS, PHASES, Run, type CliIo, type Launched, type Phase } from "./run.js";
 import { V2Session } from "./v2-session.js";
@@ -161,6 +164,9 @@ class RunV2 {
     const mode = this.permissionMode();
     const questions = new QuestionQueue();
     const ttyIo = { input: this.io.stdin, output: this.io.stderr, signal: this.cancelled.signal };
+    if (mode === "ask") {
+      answerLinesOf(this.io.stdin); // from now on: an answer typed before its question is ignored
+    }
     const { agent } = this.launched;
     this.launched.onNotJson((snippet) => {
       if (this.phase === "initialize") {
@@ -171,6 +177,7 @@ class RunV2 {
       const host = new TerminalHost({
         pty: this.options.pty,
         cwd: this.options.cwd,
+        sandbox: hostSandbox(this.options.approval, this.options.cwd),
         authorize: cliApprovalPolicy(mode, this.options.allow, ttyIo, questions, this.renderer),
         containment: this.options.noContain ? "off" : "auto",
         maxTerminalsPerSession: this.options.maxTerminals,
@@ -179,22 +186,26 @@ class RunV2 {
       const offer = new McpToolsOffer({
         host,
         cwd: this.options.cwd,
-        yes: mode === "yes",
-        allow: this.options.allow,
+        approval: this.options.approval,
         stdinWritable: mode !== "deny",
         version: this.io.version,
       });
       this.mcpTools = { host, offer };
+      if (this.options.verbose) {
+        this.renderer.notice(`acp-terminal: ${describeSandbox(host.sandbox)}`);
+      }
     }
     const app = client({ name: "acp-terminal" })
       .onRequest("session/request_permission", ({ params }) =>
         questions.one(async () => {
           this.renderer.pause();
           try {
-            return await decidePermission(asV1Request(params), mode, {
-              ...ttyIo,
-              notice: (message) => this.renderer.notice(message),
-            });
+            return await decidePermission(
+              asV1Request(params),
+              mode,
+              { ...ttyIo, notice: (message) => this.renderer.notice(message) },
+              describeV2Subject(params),
+            );
           } finally {
             this.renderer.resume();
           }
@@ -225,7 +236,7 @@ class RunV2 {
               error: `Timed out after ${this.options.timeoutMs! / 1000} s (--timeout), ${PHASES[this.phase].timedOut}`,
             });
           }, this.options.timeoutMs);
-    void this.converse(connection, mode);
+    void this.converse(connection);
 
     const ending = await this.done;
     clearTimeout(timeout);
@@ -272,7 +283,7 @@ class RunV2 {
     return this.io.stdin.isTTY && this.io.stderr.isTTY ? "ask" : "deny";
   }
 
-  private async converse(connection: ClientConnection, mode: PermissionMode): Promise<void> {
+  private async converse(connection: ClientConnection): Promise<void> {
     const ac = new AbortController();
     if (this.launched.offerTimedOut === true) {
       return this.end(initTimedOut(this.options.agent, this.options.initTimeoutMs));
@@ -311,8 +322,7 @@ class RunV2 {
         } else if (mcp?.stdio != null) {
           const { name, command, args } = stdioMcpServer({
             cwd: this.options.cwd,
-            yes: mode === "yes",
-            allow: this.options.allow,
+            approval: this.options.approval,
           });
           mcpServers.push({ type: "stdio", name, command, args, env: [] });
         } else {

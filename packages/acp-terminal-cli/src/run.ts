@@ -12,7 +12,10 @@ import { bindTerminalHost } from "acp-terminal";
 import { terminalClientCapabilities } from "acp-terminal";
 import { boundedRequestError, cutText } from "acp-terminal/internal";
 import { AgentProcess, type AgentExit } from "./agent-process.js";
+import { answerLinesOf } from "./answer-lines.js";
 import { cliApprovalPolicy } from "./approval.js";
+import { hostSandbox } from "./sandbox-host.js";
+import { describeSandbox } from "acp-terminal";
 import type { RunOptions } from "./args.js";
 import { StopSignals } from "./stop-signals.js";
 import { ExitCode, exitCodeForStopReason } from "./exit-codes.js";
@@ -100,11 +103,15 @@ export class Run {
     const mode = this.permissionMode();
     const questions = new QuestionQueue();
     const ttyIo = { input: this.io.stdin, output: this.io.stderr, signal: this.cancelled.signal };
+    if (mode === "ask") {
+      answerLinesOf(this.io.stdin); // from now on: an answer typed before its question is ignored
+    }
     const authorize = cliApprovalPolicy(mode, this.options.allow, ttyIo, questions, this.renderer);
     const containment = this.options.noContain ? "off" : "auto";
     const host = new TerminalHost({
       pty: this.options.pty,
       cwd: this.options.cwd,
+      sandbox: hostSandbox(this.options.approval, this.options.cwd),
       authorize,
       containment,
       maxTerminalsPerSession: this.options.maxTerminals,
@@ -112,14 +119,14 @@ export class Run {
     });
     if (this.options.verbose) {
       this.renderer.notice(`acp-terminal: ${describeContainment(host.containment)}`);
+      this.renderer.notice(`acp-terminal: ${describeSandbox(host.sandbox)}`);
     }
     const terminals = followHost(host, this.renderer);
     if (this.options.mcpTools) {
       this.mcpTools = new McpToolsOffer({
         host,
         cwd: this.options.cwd,
-        yes: mode === "yes",
-        allow: this.options.allow,
+        approval: this.options.approval,
         stdinWritable: mode !== "deny",
         version: this.io.version,
       });

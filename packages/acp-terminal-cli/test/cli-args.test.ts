@@ -2,6 +2,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseCommand, USAGE } from "../src/args.js";
 import { exitCodeForStopReason } from "../src/exit-codes.js";
+import { stdioMcpServer } from "../src/mcp-tools-offer.js";
 
 const parse = (...argv: string[]) =>
   parseCommand(argv, "/home/me", (base, p) => path.resolve(base, p));
@@ -39,6 +40,12 @@ describe("acp-terminal arguments", () => {
         pty: true,
         yes: true,
         allow: ["git *", "npm test"],
+        approval: {
+          yes: true,
+          allow: ["git *", "npm test"],
+          sandbox: "off",
+          sandboxNetwork: false,
+        },
         json: true,
         timeoutMs: 2500,
         initTimeoutMs: 10_000,
@@ -78,6 +85,40 @@ describe("acp-terminal arguments", () => {
       options: { mcpTools: true },
     });
     expect(USAGE).toContain("--mcp-tools        offer the terminals as MCP tools");
+  });
+
+  it("--sandbox and --sandbox-network are passed on to the MCP server the CLI declares", () => {
+    const parsed = parseCommand(
+      [
+        "run",
+        "--agent",
+        "a",
+        "--sandbox",
+        "workspace-write",
+        "--sandbox-network",
+        "--allow",
+        "ls",
+        "go",
+      ],
+      "/home/me",
+      (base, p) => path.resolve(base, p),
+    );
+    expect(parsed).toMatchObject({
+      kind: "run",
+      options: { approval: { sandbox: "workspace-write", sandboxNetwork: true, allow: ["ls"] } },
+    });
+    if (parsed.kind !== "run") {
+      throw new Error("expected run");
+    }
+    expect(stdioMcpServer({ cwd: "/w", approval: parsed.options.approval }).args.slice(2)).toEqual([
+      "--workspace",
+      "/w",
+      "--allow",
+      "ls",
+      "--sandbox",
+      "workspace-write",
+      "--sandbox-network",
+    ]);
   });
 
   it("answers help and version, and help with no command", () => {

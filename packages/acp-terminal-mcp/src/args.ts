@@ -1,5 +1,10 @@
 import { parseArgs } from "node:util";
-import { approvalPolicy, type ApprovalPolicy } from "./policy.js";
+import {
+  APPROVAL_FLAG_OPTIONS,
+  approvalFlagsHelp,
+  approvalFlags,
+  type ApprovalFlags,
+} from "acp-terminal";
 import { isToolSetName, TOOL_SET_NAMES, type ToolSetName } from "./tool-sets.js";
 import { parseListenAddress, type ListenAddress } from "./listen-address.js";
 import { messageOf } from "acp-terminal/internal";
@@ -10,7 +15,8 @@ export interface McpOptions {
   /** As given (absolute); resolved through symlinks when the server starts. */
   workspace: string;
   tools: ToolSetName;
-  policy: ApprovalPolicy;
+  /** `--yes`, `--allow`, `--sandbox`, `--sandbox-network`: acp-terminal run's flags and rules. */
+  policy: ApprovalFlags;
   maxConcurrentRuns?: number;
   maxOutputChars?: number;
   outputByteLimit?: number;
@@ -41,11 +47,9 @@ Options:
                            process.kill, process.list, process.logs, process.wait; shell: the
                            shell action API; unified: Codex's exec_command + write_stdin
                            (+ read_output)
-  --yes, -y                allow every command
-  --allow PATTERN          allow starting the commands PATTERN matches, e.g. 'git *' (repeatable;
-                           the syntax of acp-terminal run --allow: the first word literal, * globs,
-                           a command line with shell syntax never matches)
-                           Without --yes or --allow no command runs: there is no TTY to ask on.
+${approvalFlagsHelp(27)}
+                           Without --yes or a matching --allow, a command is asked through the
+                           client (MCP elicitation) where it can be, else refused.
   --max-runs N             commands running at once; more wait in a queue (default 16)
   --max-output-chars N     characters of output an answer carries (default 200000)
   --output-limit BYTES     bytes of output kept per command, the tail (default 1048576)
@@ -76,8 +80,7 @@ export function parseMcpCommand(
       options: {
         workspace: { type: "string" },
         tools: { type: "string", default: "exec" },
-        yes: { type: "boolean", short: "y", default: false },
-        allow: { type: "string", multiple: true, default: [] },
+        ...APPROVAL_FLAG_OPTIONS,
         "max-runs": { type: "string" },
         "max-output-chars": { type: "string" },
         "output-limit": { type: "string" },
@@ -100,7 +103,7 @@ export function parseMcpCommand(
       `Invalid --tools: expected one of ${TOOL_SET_NAMES.join(", ")}, received ${JSON.stringify(values.tools)}`,
     );
   }
-  const policy = approvalPolicy(values.yes, values.allow);
+  const policy = approvalFlags(values);
   if (typeof policy === "string") {
     return error(policy);
   }

@@ -17,7 +17,7 @@ import {
   type AskedState,
 } from "./elicit-approval.js";
 import { CALL_LABEL, createScope, type CallDirectory, type McpCall } from "./mcp-call.js";
-import type { ApprovalPolicy } from "./policy.js";
+import type { ApprovalFlags } from "./policy.js";
 import { describeRun, progressReporter } from "./progress.js";
 import { refusalMessage, startFailureMessage } from "./refusal.js";
 import { declaresTasks, eraOf, task2025, task2026 } from "./tasks/task-methods.js";
@@ -29,7 +29,7 @@ export interface CallEnvironment {
   manager: ProcessManager;
   /** The ProcessManager session every call acts in (MCP has no ACP session). */
   sessionId: string;
-  policy: ApprovalPolicy;
+  policy: ApprovalFlags;
   calls: CallDirectory;
   tasks: TaskStore;
   codec: RequestStateCodec<AskedState>;

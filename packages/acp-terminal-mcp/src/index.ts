@@ -6,7 +6,7 @@ export {
   type McpOptions,
   type ParsedMcpCommand,
 } from "./args.js";
-export { approvalPolicy, authorizeHook, describePolicy, type ApprovalPolicy } from "./policy.js";
+export { authorizeHook, describePolicy, type ApprovalFlags } from "./policy.js";
 export { createRuntime, type Runtime, type RuntimeOptions } from "./runtime.js";
 export { toolServerFactory, type ToolServerOptions } from "./tool-server.js";
 export { TOOL_SETS, TOOL_SET_NAMES, isToolSetName, type ToolSetName } from "./tool-sets.js";

@@ -1,6 +1,6 @@
 import type { RunSnapshot } from "acp-process";
 import type { RefusalReason } from "./mcp-call.js";
-import type { ApprovalPolicy } from "./policy.js";
+import type { ApprovalFlags } from "./policy.js";
 
 /**
  * The one message a refused call answers with (`isError`): what was not run, why, and what to
@@ -9,13 +9,13 @@ import type { ApprovalPolicy } from "./policy.js";
 export function refusalMessage(
   command: string,
   reason: RefusalReason,
-  policy: ApprovalPolicy,
+  policy: ApprovalFlags,
 ): string {
   switch (reason.kind) {
     case "policy": {
       const flags =
-        policy.kind === "allow"
-          ? `no --allow pattern of this server matches it (${policy.patterns.join(", ")})`
+        policy.allow.length > 0
+          ? `no --allow pattern of this server matches it (${policy.allow.join(", ")})`
           : "this server runs nothing without --yes or a matching --allow";
       if (!reason.start) {
         return `Not done: ${command}. Only --yes allows stdin writes and signals (an --allow pattern approves starting a command, nothing else), and this client cannot be asked (it does not take MCP elicitation).`;

@@ -8,7 +8,7 @@ import {
 import { TerminalHost, type AuthorizeRequest, type TerminalHostOptions } from "acp-terminal";
 import { elicitationAsker } from "./elicit-approval.js";
 import { CallDirectory, createScope } from "./mcp-call.js";
-import { authorizeHook, type ApprovalPolicy } from "./policy.js";
+import { authorizeHook, type ApprovalFlags } from "./policy.js";
 import { waitsOnStdin } from "./tasks/stdin-wait.js";
 import { WorkspaceProvider } from "./workspace-provider.js";
 import { errnoCodeOf } from "acp-terminal/internal";
@@ -16,7 +16,7 @@ import { errnoCodeOf } from "acp-terminal/internal";
 export interface RuntimeOptions {
   /** Directory commands start in and may not leave (their cwd); resolved through symlinks. */
   workspace: string;
-  policy: ApprovalPolicy;
+  policy: ApprovalFlags;
   /** Runs executing at once (more wait in a queue). */
   maxConcurrentRuns?: number;
   /** Characters of output a tool answer carries (tail) and a run retains. */
@@ -69,6 +69,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     cwd: workspace,
     // The hook judges the directory by its path, not by the `/proc/self/fd/N` the command starts in.
     authorize: (request) => approve(shownRequest(request)),
+    sandbox: {
+      mode: options.policy.sandbox,
+      workspace,
+      network: options.policy.sandboxNetwork,
+    },
     ...(env !== undefined ? { env } : {}),
     ...(options.outputByteLimit !== undefined
       ? {
@@ -77,6 +82,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         }
       : {}),
   });
+  const sandbox = host.sandbox;
+  if (sandbox.mode === "unavailable") {
+    await host.dispose();
+    throw new Error(
+      `--sandbox ${sandbox.requested} cannot be had here: ${sandbox.reason}. Nothing was started; pass --sandbox off to run commands without a sandbox`,
+    );
+  }
   const limits: Partial<SchedulerLimits> =
     options.maxConcurrentRuns !== undefined
       ? {
@@ -85,7 +97,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         }
       : {};
   const manager = new ProcessManager({
-    provider: new WorkspaceProvider(host, workspace, options.policy.kind !== "yes", calls),
+    provider: new WorkspaceProvider(host, workspace, !options.policy.yes, calls),
     limits,
     maxRuns: MAX_RUNS,
     tuning: { callWaitMs: CREATE_WAIT_MS },

@@ -12,7 +12,7 @@ import {
 import { callTool, type CallEnvironment } from "./call-tool.js";
 import type { AskedState } from "./elicit-approval.js";
 import { CallDirectory } from "./mcp-call.js";
-import type { ApprovalPolicy } from "./policy.js";
+import type { ApprovalFlags } from "./policy.js";
 import { serveTaskMethods, TASKS_EXTENSION } from "./tasks/task-methods.js";
 import { TaskStore } from "./tasks/task-store.js";
 
@@ -28,7 +28,7 @@ export interface ToolServerOptions {
   /** Added to `initialize`'s instructions: where commands run and what the policy allows. */
   instructions: string;
   /** The flags' policy, named in refusals. Default: nothing is allowed without asking. */
-  policy?: ApprovalPolicy;
+  policy?: ApprovalFlags;
   /** The calls in flight, shared with the approval hook (`elicitationAsker`). Default: a new one. */
   calls?: CallDirectory;
   /** How long a call of a Tasks client runs before it becomes a task (exec: its `yieldMs`). Default 10000. */
@@ -67,7 +67,7 @@ export function toolServerFactory(options: ToolServerOptions): ToolServerFactory
   const env: CallEnvironment = {
     manager: options.manager,
     sessionId: options.sessionId,
-    policy: options.policy ?? { kind: "deny" },
+    policy: options.policy ?? { yes: false, allow: [], sandbox: "off", sandboxNetwork: false },
     calls: options.calls ?? new CallDirectory(),
     tasks,
     codec,

@@ -1,3 +1,4 @@
+import { accessSync, constants } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { MCP_USAGE, parseMcpCommand } from "../src/args.js";
@@ -7,6 +8,19 @@ import { authorizeHook } from "../src/policy.js";
 const parse = (argv: string[], env: NodeJS.ProcessEnv = {}) =>
   parseMcpCommand(argv, "/home/me", (base, p) => path.resolve(base, p), env);
 const TOKEN = "0123456789abcdef";
+
+/** Where PATH's absolute entries find `name`, as the host resolves a program; null when nowhere. */
+function onPath(name: string): string | null {
+  for (const dir of (process.env.PATH ?? "").split(":").filter((d) => d.startsWith("/"))) {
+    try {
+      accessSync(path.join(dir, name), constants.X_OK);
+      return path.join(dir, name);
+    } catch {
+      // not here: the next entry
+    }
+  }
+  return null;
+}
 
 function errorOf(argv: string[], env: NodeJS.ProcessEnv = {}): string {
   const parsed = parse(argv, env);
@@ -23,7 +37,7 @@ describe("acp-terminal mcp arguments", () => {
       options: {
         workspace: "/home/me",
         tools: "exec",
-        policy: { kind: "deny" },
+        policy: { yes: false, allow: [], sandbox: "off", sandboxNetwork: false },
         progressIntervalMs: 1000,
       },
     });
@@ -57,7 +71,7 @@ describe("acp-terminal mcp arguments", () => {
       options: {
         workspace: "/home/me/proj",
         tools: "shell",
-        policy: { kind: "allow", patterns: ["ls", "git status"] },
+        policy: { yes: false, allow: ["ls", "git status"], sandbox: "off", sandboxNetwork: false },
         maxConcurrentRuns: 4,
         maxOutputChars: 1000,
         outputByteLimit: 1024,
@@ -69,7 +83,7 @@ describe("acp-terminal mcp arguments", () => {
   });
 
   it("--yes wins over --allow, as the run CLI's --yes allows everything", () => {
-    expect(parse(["-y", "--allow", "ls"])).toMatchObject({ options: { policy: { kind: "yes" } } });
+    expect(parse(["-y", "--allow", "ls"])).toMatchObject({ options: { policy: { yes: true } } });
   });
 
   it("refuses a tool set it does not have, naming the ones it has", () => {
@@ -115,20 +129,25 @@ describe("acp-terminal mcp arguments", () => {
       return authorizeHook(parsed.options.policy);
     };
     const owner = { connectionId: "mcp", sessionId: "mcp" };
+    /** A command line as the host asks about it: its first word resolved on PATH. */
     const line = (command: string, env: AuthorizeRequest["env"] = []): AuthorizeRequest => ({
       action: "create",
       owner,
       command,
       args: [],
-      cwd: "/w",
+      cwd: "/",
       shell: true,
       env,
+      program: onPath(command.split(" ")[0]!),
+      argv: ["/bin/bash", "-c", command],
+      sandbox: "off",
     });
 
     it("the first word literally, each later word or * glob a word, a last * any further words", async () => {
-      for (const command of ["git", "git status", "git log -p", "ls"]) {
-        expect(await hook()(line(command))).toBe(true);
+      for (const command of ["git", "git status", "git log -p"]) {
+        expect(await hook()(line(command))).toMatchObject({ allow: true }); // with git's env
       }
+      expect(await hook()(line("ls"))).toBe(true);
       for (const command of ["ls -l", "gitk", "rm -rf /"]) {
         expect(await hook()(line(command))).toContain(
           "no --allow pattern of this server matches it (git *, ls)",
@@ -217,12 +236,26 @@ describe("acp-terminal mcp arguments", () => {
     }
   });
 
+  it("--sandbox and --sandbox-network, in acp-terminal run's words", () => {
+    expect(parse(["--sandbox", "read-only", "--sandbox-network", "--allow", "ls"])).toMatchObject({
+      options: {
+        policy: { yes: false, allow: ["ls"], sandbox: "read-only", sandboxNetwork: true },
+      },
+    });
+    expect(errorOf(["--sandbox", "on"])).toBe(
+      'Invalid --sandbox: expected one of read-only, workspace-write, off, received "on"',
+    );
+    expect(errorOf(["--sandbox-network"])).toContain("--sandbox-network needs --sandbox");
+  });
+
   it("usage names every option it parses", () => {
     for (const flag of [
       "--workspace",
       "--tools",
       "--yes",
       "--allow",
+      "--sandbox",
+      "--sandbox-network",
       "--max-runs",
       "--max-output-chars",
       "--output-limit",

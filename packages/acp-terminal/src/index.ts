@@ -10,7 +10,9 @@ export { TerminalError } from "./core/errors.js";
 export type { TerminalErrorCode } from "./core/errors.js";
 export type {
   AuthorizeCommand,
+  AuthorizeGrant,
   AuthorizeRequest,
+  AuthorizeVerdict,
   ContainmentMode,
   CreateTerminalParams,
   EnvVariable,
@@ -55,7 +57,25 @@ export type {
 } from "./approval/approval-policy.js";
 export { matchesAllowPattern, parseAllowPattern } from "./approval/allow-pattern.js";
 export type { AllowPattern } from "./approval/allow-pattern.js";
-export { describeAuthorizeRequest } from "./approval/describe-request.js";
+export {
+  describeAuthorizeRequest,
+  MAX_QUESTION_CHARS,
+  printable,
+} from "./approval/describe-request.js";
+export {
+  APPROVAL_FLAG_OPTIONS,
+  approvalFlagsHelp,
+  approvalFlagArgs,
+  approvalFlags,
+  approvalPolicyOptions,
+  describeApprovalFlags,
+} from "./approval/approval-flags.js";
+export type { ApprovalFlags } from "./approval/approval-flags.js";
+
+// --- Sandbox (TerminalHostOptions.sandbox) ---
+export { describeSandbox } from "./sandbox/sandbox.js";
+export type { SandboxStatus } from "./sandbox/sandbox.js";
+export type { SandboxMode, SandboxOptions } from "./sandbox/sandbox-options.js";
 
 // --- ACP binding ---
 export { bindTerminalHost } from "./rpc/bind.js";

@@ -19,3 +19,4 @@ export { printable } from "./approval/describe-request.js";
 export { OutputBuffer } from "./output/output-buffer.js";
 export { PtyScreen } from "./output/pty-screen.js";
 export { findOnPath, isExecutableFile } from "./spawn/command.js";
+export { bubblewrapSupport } from "./sandbox/bubblewrap-support.js";

@@ -1,24 +1,44 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createApprovalPolicy, type ApprovalAnswer } from "../src/approval/approval-policy.js";
 import { matchesAllowPattern, parseAllowPattern } from "../src/approval/allow-pattern.js";
+import {
+  describeAuthorizeRequest,
+  MAX_QUESTION_CHARS,
+  printable,
+} from "../src/approval/describe-request.js";
 import type { AuthorizeRequest } from "../src/host/types.js";
+import { resolvePlan } from "../src/spawn/resolve-program.js";
+import { GIT_NEUTRAL_ENV } from "../src/approval/program-rules.js";
 
 const owner = { connectionId: "c", sessionId: "s" };
+/** A create as the host asks about it: the program resolved on PATH, the argv that is executed. */
 const create = (
   command: string,
   args: string[] = [],
   extra: Partial<AuthorizeRequest> = {},
-): AuthorizeRequest =>
-  ({
+): AuthorizeRequest => {
+  const shell = extra.shell ?? (args.length === 0 && /\s/.test(command));
+  const plan = shell
+    ? { file: "/bin/bash", args: ["-c", command], shell }
+    : { file: command, args, shell };
+  const cwd = extra.cwd ?? "/";
+  return {
     action: "create",
     owner,
     command,
     args,
-    cwd: "/",
-    shell: args.length === 0 && /\s/.test(command),
+    cwd,
+    shell,
     env: [],
+    ...resolvePlan(plan, cwd, process.env.PATH),
+    sandbox: "off",
     ...extra,
-  }) as AuthorizeRequest;
+  } as AuthorizeRequest;
+};
 const write: AuthorizeRequest = {
   action: "write",
   owner,
@@ -27,6 +47,9 @@ const write: AuthorizeRequest = {
   cwd: "/",
   shell: false,
   env: [],
+  program: "/usr/bin/cat",
+  argv: ["cat"],
+  sandbox: "off",
   terminalId: "t1",
   data: new Uint8Array(3),
   eof: false,
@@ -151,5 +174,122 @@ describe("createApprovalPolicy", () => {
       ["./run", "x", "/p"],
       ["./run x", "/p"],
     ]);
+  });
+});
+
+describe("patterns name the program PATH finds, or an absolute path", () => {
+  const git = create("git", ["status"]).program!;
+
+  it("an absolute path matches the program however it is named; a name only that name on PATH", () => {
+    expect(matchesAllowPattern(parseAllowPattern(`${git} status`), create("git", ["status"]))).toBe(
+      true,
+    );
+    expect(matchesAllowPattern(parseAllowPattern(`${git} status`), create(git, ["status"]))).toBe(
+      true,
+    );
+    expect(matchesAllowPattern(parseAllowPattern("git status"), create(git, ["status"]))).toBe(
+      false,
+    );
+    // A file named git in the agent's cwd is not the git PATH finds.
+    expect(matchesAllowPattern(parseAllowPattern("git status"), create("./git", ["status"]))).toBe(
+      false,
+    );
+    expect(matchesAllowPattern(parseAllowPattern("nosuchprogram"), create("nosuchprogram"))).toBe(
+      false,
+    );
+  });
+
+  it("refuses a relative path as a pattern's program", () => {
+    expect(() => parseAllowPattern("./run x")).toThrow(/absolute path/);
+  });
+});
+
+describe("git under an allow pattern: only reading subcommands with options that only read", () => {
+  const policy = createApprovalPolicy({ allow: ["git *"], refusal: "no" });
+  it.each([
+    ["status", "-s"],
+    ["status", "--porcelain=v2", "-uno"],
+    ["log", "--oneline", "-n", "5", "--", "--output=x"],
+    ["log", "-5", "--format=%h %s", "--author", "me"],
+    ["diff", "--stat", "HEAD~1", "-U3", "--no-ext-diff"],
+    ["show", "HEAD", "--name-only"],
+    ["--no-pager", "log", "-1"],
+    ["--version"],
+  ])(
+    "approves git %s, with the repository's program-running config turned off",
+    async (...args) => {
+      expect(await policy(create("git", args))).toEqual({ allow: true, env: GIT_NEUTRAL_ENV });
+    },
+  );
+
+  it.each([
+    [["log", "--output=x"], 'git log "--output=x"'],
+    [["log", "--output", "x"], 'git log "--output"'],
+    [["log", "--out=x"], 'git log "--out=x"'],
+    [["diff", "--line-prefix=[core]"], 'git diff "--line-prefix=[core]"'],
+    [["diff", "--ext-diff"], 'git diff "--ext-diff"'],
+    [["-c", "core.pager=sh", "log"], 'git "-c" before the subcommand'],
+    [["-C", "/elsewhere", "status"], 'git "-C" before the subcommand'],
+    [["--exec-path=/tmp", "status"], 'git "--exec-path=/tmp" before the subcommand'],
+    [["commit", "-m", "x"], 'git "commit": a pattern approves only git status, diff, log, show'],
+    [["fetch", "--upload-pack=sh"], 'git "fetch"'],
+    [["status", "-c"], 'git status "-c"'],
+  ])("refuses git %j, saying why", async (args, why) => {
+    expect(await policy(create("git", args))).toContain(`--allow 'git *' matches, but ${why}`);
+  });
+});
+
+describe("a question shows every character and cuts nothing", () => {
+  it("escapes invisible characters, counts runs of blanks, marks a continued line", () => {
+    expect(printable("a  b")).toBe("a⟨2 spaces⟩b");
+    expect(printable(`ls${" ".repeat(600)}; touch M`)).toBe("ls⟨600 spaces⟩; touch M");
+    expect(printable("\x1b[2J\u202e\u200b\u00a0\u2028x")).toBe(
+      "\\x1b[2J\\u{202e}\\u{200b}\\xa0\\u{2028}x",
+    );
+    expect(printable("⟨3 spaces⟩")).toBe("\\u{27e8}3 spaces\\u{27e9}"); // cannot be forged
+    expect(printable("a\nb\n")).toBe("a\\x0a\n    │ b\\x0a");
+    expect(printable("x".repeat(10_000))).toHaveLength(10_000);
+  });
+
+  it("describes the program, cwd, every env variable and the sandbox; a request too long to show is refused unasked", async () => {
+    const request = create("git", ["status"], {
+      cwd: "/w",
+      env: Array.from({ length: 30 }, (_, i) => ({ name: `V${i}`, value: "x" })),
+      sandbox: "read-only",
+    });
+    const lines = describeAuthorizeRequest(request);
+    expect(lines[0]).toBe("git status");
+    expect(lines[1]).toBe(`  program: ${request.program}`);
+    expect(lines).toContain("  cwd: /w");
+    expect(lines.find((line) => line.startsWith("  env: "))).toContain("V29=x");
+    expect(lines.at(-1)).toContain("sandbox: read-only");
+    let asked = 0;
+    const policy = createApprovalPolicy({ ask: () => (asked++, "allow_once") });
+    expect(await policy(create("echo", ["x".repeat(MAX_QUESTION_CHARS)]))).toMatch(
+      /^not asked: it takes \d+ characters to show whole/,
+    );
+    expect(asked).toBe(0);
+  });
+});
+
+describe("git under an allow pattern: a repository whose own config runs a program", () => {
+  it("is refused, also when the key comes from a file its config includes; the user's own config is not looked at", async () => {
+    const repo = mkdtempSync(path.join(tmpdir(), "approval-git-"));
+    try {
+      execFileSync("git", ["init", "-q"], { cwd: repo });
+      const policy = createApprovalPolicy({ allow: ["git status"], refusal: "no" });
+      const status = create("git", ["status"], { cwd: repo });
+      expect(await policy(status)).toMatchObject({ allow: true });
+      writeFileSync(path.join(repo, "extra.cfg"), '[diff "x"]\n\ttextconv = sh -c id\n');
+      execFileSync("git", ["config", "include.path", "../extra.cfg"], { cwd: repo });
+      expect(await policy(status)).toContain(
+        'the repository\'s own git config sets diff.x.textconv ("sh -c id")',
+      );
+      execFileSync("git", ["config", "--unset", "include.path"], { cwd: repo });
+      execFileSync("git", ["config", "core.fsmonitor", "false"], { cwd: repo });
+      expect(await policy(status)).toMatchObject({ allow: true }); // turned off
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
   });
 });

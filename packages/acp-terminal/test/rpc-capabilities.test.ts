@@ -16,6 +16,7 @@ describe("terminal capabilities", () => {
       pty: true,
       stdin: true,
       containment: "process-group",
+      sandbox: { mode: "off", network: true },
     });
   });
 

@@ -7,6 +7,10 @@ import type { AuthorizeRequest } from "../host/types.js";
  * any number of further words, none included. So `git *` matches `git`, `git status` and
  * `git log -p`, and `npm run test:*` matches `npm run test:unit`.
  *
+ * The first word is a program name, which matches a command of that name that PATH finds (PATH's
+ * absolute entries only, as the spawn searches: see absolutePathEntries), or an absolute path,
+ * which matches the program at that path however the request names it.
+ *
  * A pattern only ever approves what it can see in full:
  * - a command given as `command` + `args` runs without a shell, so its words are exactly those;
  * - a command line run through a shell is split at spaces only when it holds no character a shell
@@ -18,6 +22,8 @@ import type { AuthorizeRequest } from "../host/types.js";
  */
 export interface AllowPattern {
   readonly source: string;
+  /** The first word: a program name, or an absolute path. */
+  readonly program: string;
   readonly words: readonly RegExp[];
   /** The pattern ended with a lone `*`: any further words match. */
   readonly anyRest: boolean;
@@ -73,13 +79,18 @@ export function parseAllowPattern(source: string): AllowPattern {
   if (command.includes("*")) {
     throw invalid("the command (first word) must be written out, without *");
   }
+  if (command.includes("/") && !command.startsWith("/")) {
+    throw invalid(
+      "a program given by path must be an absolute path (a relative one would mean another file in each cwd)",
+    );
+  }
   const anyRest = words.length > 1 && words.at(-1) === "*";
-  const matched = anyRest ? words.slice(0, -1) : words;
-  return { source, words: matched.map(wordRegExp), anyRest };
+  const matched = anyRest ? words.slice(1, -1) : words.slice(1);
+  return { source, program: command, words: matched.map(wordRegExp), anyRest };
 }
 
 /** The words a pattern is matched against, or undefined when the request cannot be matched. */
-function wordsOf(request: AuthorizeRequest): readonly string[] | undefined {
+export function wordsOf(request: AuthorizeRequest): readonly string[] | undefined {
   if (request.env.length > 0) {
     return undefined;
   }
@@ -92,7 +103,20 @@ function wordsOf(request: AuthorizeRequest): readonly string[] | undefined {
   return request.command.trim().split(/[ \t]+/);
 }
 
-/** Whether `pattern` approves starting the command of `request`. */
+/**
+ * Whether the request's first word is the pattern's program: the same name, found on PATH; or the
+ * pattern's absolute path, which the request's program resolved to.
+ */
+function sameProgram(pattern: AllowPattern, word: string, program: unknown): boolean {
+  if (typeof program !== "string") {
+    return false; // not found, or a request made by hand without it
+  }
+  return pattern.program.startsWith("/")
+    ? program === pattern.program
+    : word === pattern.program && !word.includes("/");
+}
+
+/** Whether `pattern` approves starting the command of `request` (its words; see programRules for what else is checked). */
 export function matchesAllowPattern(pattern: AllowPattern, request: AuthorizeRequest): boolean {
   if (request.action !== "create") {
     return false;
@@ -101,11 +125,15 @@ export function matchesAllowPattern(pattern: AllowPattern, request: AuthorizeReq
   if (words === undefined) {
     return false;
   }
-  if (words.length < pattern.words.length) {
+  const [first = "", ...rest] = words;
+  if (!sameProgram(pattern, first, request.program)) {
     return false;
   }
-  if (words.length > pattern.words.length && !pattern.anyRest) {
+  if (rest.length < pattern.words.length) {
     return false;
   }
-  return pattern.words.every((regexp, i) => regexp.test(words[i]!));
+  if (rest.length > pattern.words.length && !pattern.anyRest) {
+    return false;
+  }
+  return pattern.words.every((regexp, i) => regexp.test(rest[i]!));
 }

@@ -1,11 +1,17 @@
 import type { AuthorizeHook } from "../host/authorize.js";
-import type { AuthorizeRequest } from "../host/types.js";
+import type { AuthorizeRequest, AuthorizeVerdict } from "../host/types.js";
 import { matchesAllowPattern, parseAllowPattern, type AllowPattern } from "./allow-pattern.js";
+import { unshowable } from "./describe-request.js";
+import { programRules } from "./program-rules.js";
 
 /** What a person answered: run it this once, allow the same for the rest of the session, or refuse. */
 export type ApprovalAnswer = "allow_once" | "allow_always" | "deny";
 
-/** Asks someone about a request. Asks come one at a time: the next waits for this answer. */
+/**
+ * Asks someone about a request (show it with `describeAuthorizeRequest`). Asks come one at a
+ * time: the next waits for this answer. A request too long to show whole is refused without
+ * asking.
+ */
 export type ApprovalAsker = (request: AuthorizeRequest) => Promise<ApprovalAnswer> | ApprovalAnswer;
 
 export interface ApprovalPolicyOptions {
@@ -40,6 +46,8 @@ function rememberedAs(request: AuthorizeRequest): string {
         request.shell,
         request.cwd,
         request.env,
+        request.program,
+        request.sandbox,
       ]);
     case "write":
     case "signal":
@@ -49,9 +57,10 @@ function rememberedAs(request: AuthorizeRequest): string {
 
 /**
  * One approval policy for every `terminal/create`, stdin write and signal: `allowAll`, then the
- * allow patterns (creates only), then what this session was told to always allow, then `ask`,
- * else refuse. Pass the result as `new TerminalHost({ authorize })`. Throws a RangeError naming a
- * bad pattern.
+ * allow patterns (creates only; a program with rules of its own, git, must pass them too: see
+ * program-rules.ts), then what this session was told to always allow, then `ask` (never about a
+ * request too long to show whole), else refuse. Pass the result as `new TerminalHost({ authorize })`.
+ * Throws a RangeError naming a bad pattern.
  */
 export function createApprovalPolicy(options: ApprovalPolicyOptions = {}): ApprovalPolicy {
   const patterns: AllowPattern[] = (options.allow ?? []).map(parseAllowPattern);
@@ -81,21 +90,47 @@ export function createApprovalPolicy(options: ApprovalPolicyOptions = {}): Appro
     return answer === "allow_once" || answer === "allow_always";
   }
 
-  return (request) => {
-    if (options.allowAll === true) {
-      return true;
+  /**
+   * The patterns' verdict: approved (with what the program's rules add to its environment), or
+   * why not: "" when none matches, else why the program's rules refuse what one matched.
+   */
+  async function patternsVerdict(
+    request: AuthorizeRequest,
+  ): Promise<{ approved: AuthorizeVerdict } | { why: string }> {
+    const matched = patterns.filter((pattern) => matchesAllowPattern(pattern, request));
+    if (matched.length === 0) {
+      return { why: "" };
     }
-    if (patterns.some((pattern) => matchesAllowPattern(pattern, request))) {
-      return true;
+    const rules = await programRules(request);
+    if ("problem" in rules) {
+      const sources = matched.map((pattern) => `'${pattern.source}'`).join(", ");
+      return { why: `--allow ${sources} matches, but ${rules.problem}` };
     }
+    return { approved: rules.env.length === 0 ? true : { allow: true, env: rules.env } };
+  }
+
+  async function otherwise(request: AuthorizeRequest, why: string): Promise<boolean | string> {
     if (remembered(request)) {
       return true;
     }
+    const withWhy = (reason: string) => (why === "" ? reason : `${why}; ${reason}`);
     if (ask === undefined) {
-      return refusal;
+      return withWhy(refusal);
+    }
+    const tooLong = unshowable(request);
+    if (tooLong !== undefined) {
+      return withWhy(tooLong);
     }
     const asking = turn.then(() => decide(request));
     turn = asking.catch(() => undefined);
     return asking;
+  }
+
+  return async (request) => {
+    if (options.allowAll === true) {
+      return true;
+    }
+    const verdict = await patternsVerdict(request);
+    return "approved" in verdict ? verdict.approved : otherwise(request, verdict.why);
   };
 }

@@ -1,10 +1,10 @@
 import { TerminalError } from "../core/errors.js";
-import type { AuthorizeRequest } from "./types.js";
+import type { AuthorizeRequest, AuthorizeVerdict, EnvVariable } from "./types.js";
 import { messageOf } from "../core/thrown.js";
 
 export type AuthorizeHook = (
   request: AuthorizeRequest,
-) => Promise<boolean | string> | boolean | string;
+) => Promise<AuthorizeVerdict> | AuthorizeVerdict;
 
 /** `git commit -m 'a b'`: the command line as a person would type it, for messages. */
 export function displayCommand(command: string, args: readonly string[]): string {
@@ -26,18 +26,61 @@ export function describeAction(request: AuthorizeRequest): string {
   }
 }
 
+/** Characters of the command an error names: the reason after it must survive a bounded error. */
+const MAX_NAMED_CHARS = 300;
+
+function cut(what: string): string {
+  return what.length > MAX_NAMED_CHARS
+    ? `${what.slice(0, MAX_NAMED_CHARS)}… (${what.length} chars)`
+    : what;
+}
+
+/** A grant: allowed with variables added (only a create's; anything else in its shape denies). */
+function grantedEnv(
+  verdict: unknown,
+  action: AuthorizeRequest["action"],
+): EnvVariable[] | undefined {
+  if (typeof verdict !== "object" || verdict === null || action !== "create") {
+    return undefined;
+  }
+  const allow: unknown = Reflect.get(verdict, "allow");
+  const env: unknown = Reflect.get(verdict, "env");
+  if (allow !== true || !Array.isArray(env)) {
+    return undefined;
+  }
+  const variables: EnvVariable[] = [];
+  for (const item of env) {
+    const entry: unknown = item;
+    const field = (key: string): unknown =>
+      typeof entry === "object" && entry !== null ? Reflect.get(entry, key) : undefined;
+    const name = field("name");
+    const value = field("value");
+    if (
+      typeof name !== "string" ||
+      typeof value !== "string" ||
+      name === "" ||
+      name.includes("=")
+    ) {
+      return undefined;
+    }
+    variables.push({ name, value });
+  }
+  return variables;
+}
+
 /**
  * Asks the hook; only `true` allows. `false` or a reason string is "Denied by the user: <what>
- * (<reason>)"; a hook that throws denies too, saying so. No hook allows.
+ * (<reason>)"; a hook that throws denies too, saying so. No hook allows. Resolves with the
+ * variables a grant adds to a create's environment (none for `true`).
  */
 export async function authorizeAction(
   hook: AuthorizeHook | undefined,
   request: AuthorizeRequest,
-): Promise<void> {
+): Promise<readonly EnvVariable[]> {
   if (!hook) {
-    return;
+    return [];
   }
-  const what = describeAction(request);
+  const what = cut(describeAction(request));
   const data =
     request.action === "create"
       ? { command: request.command }
@@ -55,7 +98,11 @@ export async function authorizeAction(
     );
   }
   if (verdict === true) {
-    return;
+    return [];
+  }
+  const granted = grantedEnv(verdict, request.action);
+  if (granted !== undefined) {
+    return granted;
   }
   const reason = typeof verdict === "string" && verdict.length > 0 ? ` (${verdict})` : "";
   throw new TerminalError("denied", `Denied by the user: ${what}${reason}`, data);

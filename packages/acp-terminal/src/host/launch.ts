@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import type { PidNamespace } from "../contain/pid-namespace.js";
 import { OutputBuffer } from "../output/output-buffer.js";
 import type { CommandPlan } from "../spawn/command.js";
-import { commandEnvironment, hostBaseEnvironment } from "../spawn/env.js";
 import { spawnProcess } from "../spawn/spawn.js";
 import type { SpawnedProcess } from "../spawn/types.js";
 import { terminateProcessGroup } from "../terminate/kill.js";
@@ -18,6 +17,10 @@ export interface Launch {
   params: ValidCreateParams;
   plan: CommandPlan;
   cwd: string;
+  /** The command's whole environment (commandEnvironment). */
+  env: Record<string, string>;
+  /** Words that put the command in the host's sandbox (sandbox/), empty without one. */
+  sandboxPrefix: readonly string[];
 }
 
 /** The request's cwd, else the session's (from the embedding client), else the host's, else ours. */
@@ -46,8 +49,7 @@ export async function launchTerminal(
   stillWanted: () => boolean,
   namespaces?: { take(): Promise<PidNamespace | undefined>; refill(): void },
 ): Promise<Terminal | undefined> {
-  const { owner, params, plan, cwd } = launch;
-  const env = commandEnvironment(hostBaseEnvironment(options.env), params.env);
+  const { owner, params, plan, cwd, env } = launch;
   const pty =
     params.pty === undefined ? (options.pty ? { ...DEFAULT_PTY_SIZE } : false) : params.pty;
   const outputByteLimit = Math.min(
@@ -58,6 +60,8 @@ export async function launchTerminal(
   const buffer = new OutputBuffer(outputByteLimit);
   const controller = new AbortController();
   const namespace = await namespaces?.take();
+  // Entered in this order: the namespace (nsenter), then the sandbox (bwrap), then the command.
+  const prefix = [...(namespace?.prefix ?? []), ...launch.sandboxPrefix];
   const appendOutput = (chunk: Uint8Array): void => {
     buffer.append(chunk);
     // The chunk is the backend's reused read buffer: listeners get a copy of their own.
@@ -71,7 +75,7 @@ export async function launchTerminal(
   const spawning = spawnProcess({
     file: plan.file,
     args: plan.args,
-    ...(namespace ? { prefix: namespace.prefix } : {}),
+    ...(prefix.length > 0 ? { prefix } : {}),
     cwd,
     env,
     stdin: params.stdin,

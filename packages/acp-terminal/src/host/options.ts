@@ -1,6 +1,7 @@
 import { KILL_GRACE_MS } from "../terminate/kill.js";
 import { TerminalError } from "../core/errors.js";
 import type { AuthorizeHook } from "./authorize.js";
+import { resolveSandboxOptions, type ResolvedSandboxOptions } from "../sandbox/sandbox-options.js";
 import type { ShellMode, TerminalHostOptions } from "./types.js";
 import { absolutePath, nonNegativeInteger, positiveInteger } from "./validate.js";
 
@@ -33,6 +34,7 @@ export interface ResolvedHostOptions {
   containment: "auto" | "off";
   maxPendingStdinBytes: number;
   authorize: AuthorizeHook | undefined;
+  sandbox: ResolvedSandboxOptions;
 }
 
 const KNOWN_OPTIONS = new Set<string>([
@@ -49,6 +51,7 @@ const KNOWN_OPTIONS = new Set<string>([
   "containment",
   "maxPendingStdinBytes",
   "authorize",
+  "sandbox",
 ] satisfies (keyof TerminalHostOptions)[]);
 
 const field = (name: string): string => `options.${name}`;
@@ -106,6 +109,7 @@ export function resolveHostOptions(options: TerminalHostOptions = {}): ResolvedH
     }
     return value;
   });
+  const cwd = o.cwd === undefined ? undefined : absolutePath(field("cwd"), o.cwd);
   return {
     shell,
     defaultOutputByteLimit,
@@ -124,7 +128,7 @@ export function resolveHostOptions(options: TerminalHostOptions = {}): ResolvedH
     maxTerminals: optional(o.maxTerminals, DEFAULT_MAX_TERMINALS, (v) =>
       positiveInteger(field("maxTerminals"), v),
     ),
-    cwd: o.cwd === undefined ? undefined : absolutePath(field("cwd"), o.cwd),
+    cwd,
     env,
     pty: optional(o.pty, false, (value) => {
       if (typeof value !== "boolean") {
@@ -147,5 +151,6 @@ export function resolveHostOptions(options: TerminalHostOptions = {}): ResolvedH
       }
       return value;
     }),
+    sandbox: resolveSandboxOptions(o.sandbox, cwd),
   };
 }

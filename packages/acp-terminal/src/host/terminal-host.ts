@@ -3,7 +3,10 @@ import { NamespacePool } from "../contain/namespace-pool.js";
 import { namespaceSupport } from "../contain/namespace-support.js";
 import { Reaper } from "../contain/reaper.js";
 import { planCommand, resolveShell } from "../spawn/command.js";
+import { commandEnvironment, hostBaseEnvironment } from "../spawn/env.js";
 import { ptyAvailable } from "../spawn/pty.js";
+import { resolvePlan } from "../spawn/resolve-program.js";
+import { Sandbox, type SandboxStatus } from "../sandbox/sandbox.js";
 import { parseSignalName } from "../terminate/signals.js";
 import { authorizeAction } from "./authorize.js";
 import { TerminalError } from "../core/errors.js";
@@ -65,6 +68,7 @@ export class TerminalHost {
 
   constructor(options?: TerminalHostOptions) {
     this.#options = resolveHostOptions(options);
+    this.#sandbox = new Sandbox(this.#options.sandbox);
     this.#slots = new TerminalSlots(
       this.#options.maxTerminalsPerSession,
       this.#options.maxTerminals,
@@ -83,6 +87,17 @@ export class TerminalHost {
    */
   get containment(): ContainmentMode {
     return this.#namespaceTools() ? "pid-namespace" : "process-group";
+  }
+
+  readonly #sandbox: Sandbox;
+
+  /**
+   * The sandbox commands run in (`options.sandbox`): its mode, or `"unavailable"` with the reason
+   * when one was asked for and bubblewrap cannot provide it here (found out once per process, on
+   * first use; ~10 ms). `terminalClientCapabilities` advertises it.
+   */
+  get sandbox(): SandboxStatus {
+    return this.#sandbox.status();
   }
 
   readonly #namespaceTools = () =>
@@ -150,20 +165,29 @@ export class TerminalHost {
     const plan = planCommand(params.command, params.args, this.#options.shell, this.#shell);
     const freeSlot = this.#slots.reserve(owner);
     try {
-      const env = (params.env ?? []).map(({ name, value }) => ({ name, value }));
+      const env = commandEnvironment(hostBaseEnvironment(this.#options.env), params.env);
+      const sandboxPrefix = this.#sandbox.prefixFor(cwd);
       const command: AuthorizeCommand = {
         owner,
         command: params.command,
         args: params.args ?? [],
         cwd,
         shell: plan.shell,
-        env,
+        env: (params.env ?? []).map(({ name, value }) => ({ name, value })),
+        ...resolvePlan(plan, cwd, env.PATH),
+        sandbox: this.#sandbox.mode,
       };
-      await authorizeAction(this.#options.authorize, { action: "create", ...command });
+      const granted = await authorizeAction(this.#options.authorize, {
+        action: "create",
+        ...command,
+      });
+      for (const { name, value } of granted) {
+        env[name] = value;
+      }
       if (this.#disposing) {
         throw disposedError();
       }
-      const launch = { owner, params, plan, cwd };
+      const launch = { owner, params, plan, cwd, env, sandboxPrefix };
       const terminal = await launchTerminal(
         launch,
         this.#options,

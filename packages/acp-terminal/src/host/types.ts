@@ -12,6 +12,9 @@ import type {
   TerminalOwner,
 } from "../core/types.js";
 
+import type { SandboxMode, SandboxOptions } from "../sandbox/sandbox-options.js";
+
+export type { SandboxMode, SandboxOptions };
 export type { BaseEnvironment, ContainmentMode, EnvVariable, ExitStatus, ShellMode, TerminalOwner };
 
 export interface PtyOptions {
@@ -81,6 +84,16 @@ export interface AuthorizeCommand {
   shell: boolean;
   /** The variables the request set on top of the host's environment (empty when it set none). */
   env: EnvVariable[];
+  /**
+   * The program that runs, resolved as exec will (through `cwd` when the name has a slash, else on
+   * PATH's absolute entries) to an absolute path; for a command line run by the shell, the line's
+   * first word resolved so. Null when it is not found, or is not a plain word of the line.
+   */
+  program: string | null;
+  /** What is executed: `[command, ...args]`, or `[shell, "-c", line]` for a command line. */
+  argv: string[];
+  /** The sandbox it runs in (see TerminalHostOptions.sandbox). */
+  sandbox: SandboxMode;
 }
 
 /**
@@ -92,6 +105,18 @@ export type AuthorizeRequest =
   | (AuthorizeCommand & { action: "create" })
   | (AuthorizeCommand & { action: "write"; terminalId: string; data: Uint8Array; eof: boolean })
   | (AuthorizeCommand & { action: "signal"; terminalId: string; signal: string });
+
+/**
+ * What the `authorize` hook answers: `true` allows; `false` or a reason string denies; a grant
+ * allows a `create` with these variables set on top of its environment (how an allow pattern for
+ * git turns off what a repository's config could run: see approval/program-rules.ts).
+ */
+export type AuthorizeVerdict = boolean | string | AuthorizeGrant;
+
+export interface AuthorizeGrant {
+  allow: true;
+  env: readonly EnvVariable[];
+}
 
 export interface TerminalHostOptions {
   /** How a command without `args` is run. Default `"auto"`. */
@@ -128,10 +153,18 @@ export interface TerminalHostOptions {
   maxPendingStdinBytes?: number;
   /**
    * Asked before every spawn, every stdin write, and every signal (`signal`, or `kill` with a
-   * chosen signal other than SIGTERM/SIGKILL); return `true` to allow, false or a reason string
-   * to deny. `createApprovalPolicy` builds one.
+   * chosen signal other than SIGTERM/SIGKILL); return `true` (or a grant, for a create) to allow,
+   * false or a reason string to deny. `createApprovalPolicy` builds one.
    */
-  authorize?: (request: AuthorizeRequest) => Promise<boolean | string> | boolean | string;
+  authorize?: (request: AuthorizeRequest) => Promise<AuthorizeVerdict> | AuthorizeVerdict;
+  /**
+   * Where commands may write: `"read-only"` (nowhere but a private /tmp), `"workspace-write"`
+   * (the workspace too, its `.git` excepted) or `"off"` (default); sandboxed commands get no
+   * network unless `network: true`. Enforced by bubblewrap; where it cannot be had, `sandbox`
+   * says `"unavailable"` and every create fails `spawn_failed` saying why: nothing runs outside a
+   * sandbox that was asked for. The workspace defaults to `cwd`, else `process.cwd()`.
+   */
+  sandbox?: SandboxMode | SandboxOptions;
 }
 
 export interface TerminalOutputEvent {

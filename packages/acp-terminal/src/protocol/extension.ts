@@ -225,6 +225,17 @@ export const terminalCapabilitySchema = z.object({
    * descendants die with it even after `setsid`) or `"process-group"`; both with a watchdog.
    */
   containment: z.enum(["pid-namespace", "process-group"]).catch("process-group"),
+  /**
+   * Where commands may write (see the README): `"read-only"` (nowhere but a private /tmp),
+   * `"workspace-write"`, `"off"`, or `"unavailable"` (one was asked for and cannot be had: no
+   * command runs); `network` says whether they reach the network. Missing or unknown: `"off"`.
+   */
+  sandbox: z
+    .object({
+      mode: z.enum(["read-only", "workspace-write", "off", "unavailable"]),
+      network: z.boolean(),
+    })
+    .catch({ mode: "off", network: true }),
 });
 export type AcpTerminalCapability = z.output<typeof terminalCapabilitySchema>;
 

@@ -23,6 +23,7 @@ export function terminalClientCapabilities(host?: object): TerminalClientCapabil
     host && "containment" in host && host.containment === "pid-namespace"
       ? "pid-namespace"
       : "process-group";
+  const sandbox = sandboxOf(host);
   return {
     terminal: true,
     _meta: {
@@ -34,7 +35,26 @@ export function terminalClientCapabilities(host?: object): TerminalClientCapabil
         pty: ptyAvailable,
         stdin: true,
         containment,
+        sandbox,
       },
     },
   };
+}
+
+/** A host's sandbox as the capability states it; without a host that says, none is promised. */
+function sandboxOf(host: object | undefined): AcpTerminalCapability["sandbox"] {
+  const status: unknown = host && "sandbox" in host ? host.sandbox : undefined;
+  if (typeof status === "object" && status !== null && "mode" in status && "network" in status) {
+    const { mode, network } = status;
+    if (
+      (mode === "read-only" ||
+        mode === "workspace-write" ||
+        mode === "off" ||
+        mode === "unavailable") &&
+      typeof network === "boolean"
+    ) {
+      return { mode, network };
+    }
+  }
+  return { mode: "off", network: true };
 }

@@ -1,3 +1,4 @@
+import { delimiter, isAbsolute } from "node:path";
 import { describeReceived, TerminalError } from "../core/errors.js";
 import type { BaseEnvironment, EnvVariable } from "../core/types.js";
 import { messageOf } from "../core/thrown.js";
@@ -80,9 +81,21 @@ function usableShellLevel(value: string | undefined): boolean {
 }
 
 /**
+ * `PATH` without its entries that are not absolute: an empty entry or `.` makes a name mean a file
+ * in whichever directory the command runs in, one the agent chooses (an approved `ls` would run
+ * `./ls`). Undefined stays undefined.
+ */
+export function absolutePathEntries(path: string | undefined): string | undefined {
+  return path
+    ?.split(delimiter)
+    .filter((dir) => isAbsolute(dir))
+    .join(delimiter);
+}
+
+/**
  * The base, then the request's variables on top (later ones win), then the pager defaults. An
  * unusable inherited `SHLVL` is dropped first (see `usableShellLevel`); one the request sets is
- * kept as given.
+ * kept as given. `PATH` keeps only its absolute entries (see absolutePathEntries).
  */
 export function commandEnvironment(
   base: Record<string, string>,
@@ -97,6 +110,9 @@ export function commandEnvironment(
   }
   for (const [name, value] of Object.entries(NON_INTERACTIVE_DEFAULTS)) {
     env[name] ??= value;
+  }
+  if (env.PATH !== undefined) {
+    env.PATH = absolutePathEntries(env.PATH)!;
   }
   return env;
 }

@@ -7,7 +7,7 @@ import { spawnError } from "./errors.js";
  * Where a program is looked for when the command's environment has no PATH (`env: "empty"`):
  * the usual system directories, as a shell's default PATH has them.
  */
-const DEFAULT_SEARCH_PATH = "/usr/local/bin:/usr/bin:/bin";
+export const DEFAULT_SEARCH_PATH = "/usr/local/bin:/usr/bin:/bin";
 
 /**
  * A program started through a wrapper (node-pty, the `2>&1` shell, nsenter) is reported missing

@@ -1,0 +1,64 @@
+import { realpathSync } from "node:fs";
+import { basename } from "node:path";
+import type { AuthorizeRequest, EnvVariable } from "../host/types.js";
+import { wordsOf } from "./allow-pattern.js";
+import { gitArgumentsProblem } from "./git-arguments.js";
+import { gitConfigProblem } from "./git-config.js";
+
+/** The program's name, through its symlinks (`/usr/bin/git` may link to a versioned file). */
+function namesOf(program: string): string[] {
+  try {
+    return [basename(program), basename(realpathSync(program))];
+  } catch {
+    return [basename(program)]; // gone since it was resolved: its own name is all there is
+  }
+}
+
+/**
+ * What a git approved by a pattern runs with, as configuration of the command line's rank (it
+ * overrides the repository's, submodules' included: git passes it to the gits it starts): no
+ * fsmonitor, no hooks (`post-index-change` runs when `git status` refreshes the index), no pager,
+ * no look into submodules (their own config would run), no signature checks; and no optional
+ * index writes at all.
+ */
+const GIT_NEUTRAL_CONFIG: readonly (readonly [string, string])[] = [
+  ["core.fsmonitor", "false"],
+  ["core.hooksPath", "/dev/null"],
+  ["core.pager", "cat"],
+  ["diff.ignoreSubmodules", "all"],
+  ["status.submoduleSummary", "false"],
+  ["submodule.recurse", "false"],
+  ["log.showSignature", "false"],
+];
+
+export const GIT_NEUTRAL_ENV: readonly EnvVariable[] = [
+  { name: "GIT_CONFIG_COUNT", value: String(GIT_NEUTRAL_CONFIG.length) },
+  ...GIT_NEUTRAL_CONFIG.flatMap(([key, value], i) => [
+    { name: `GIT_CONFIG_KEY_${i}`, value: key },
+    { name: `GIT_CONFIG_VALUE_${i}`, value },
+  ]),
+  { name: "GIT_OPTIONAL_LOCKS", value: "0" },
+  { name: "GIT_PAGER", value: "cat" },
+];
+
+/**
+ * What an allow pattern whose words match may approve, beyond its words: `problem` when it must
+ * not (then the request goes on to the person), else the variables the command runs with.
+ * Programs that run code from their options or from configuration the agent can write have rules
+ * of their own (git: git-arguments.ts, git-config.ts and GIT_NEUTRAL_ENV); any other program is
+ * what its words say.
+ */
+export async function programRules(
+  request: AuthorizeRequest,
+): Promise<{ problem: string } | { env: readonly EnvVariable[] }> {
+  const words = wordsOf(request);
+  if (request.action !== "create" || typeof request.program !== "string" || words === undefined) {
+    return { env: [] }; // no pattern matches these anyway
+  }
+  if (namesOf(request.program).includes("git")) {
+    const problem =
+      gitArgumentsProblem(words.slice(1)) ?? (await gitConfigProblem(request.program, request.cwd));
+    return problem === undefined ? { env: GIT_NEUTRAL_ENV } : { problem };
+  }
+  return { env: [] };
+}

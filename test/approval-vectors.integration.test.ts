@@ -1,0 +1,294 @@
+/**
+ * The ways a hostile agent ran a program of its choosing under `--allow` patterns the READMEs
+ * recommended, each through the real CLI (or the real MCP server), a real git and real files the
+ * agent "prepared": a repository config that runs a program, git options that write files, a
+ * cwd-relative PATH entry. With patterns only, each is refused (or runs what was approved); with
+ * `--yes` inside a read-only or workspace-write sandbox (bubblewrap), each runs and creates
+ * nothing outside the workspace. The marker the agent aims for is under /var/tmp, which no
+ * sandbox hides.
+ */
+import { execFileSync } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { killAllStarted, nodeAgent, startCli } from "./fixtures/cli-process.js";
+import { newMark, untilNoneMarked } from "./fixtures/demo-processes.js";
+import type { McpTestClient, ToolCallResult } from "./support/mcp-clients.js";
+import { connectServer } from "./support/mcp-server.js";
+
+const AGENT = fileURLToPath(new URL("./fixtures/approval-agent.mjs", import.meta.url));
+const README = readFileSync(
+  fileURLToPath(new URL("../packages/acp-terminal-mcp/README.md", import.meta.url)),
+  "utf8",
+);
+
+let workspace: string;
+let repo: string;
+let outside: string;
+let marker: string;
+let mark: string | undefined;
+const clients: McpTestClient[] = [];
+
+const git = (...args: string[]) =>
+  execFileSync("git", ["-c", "user.email=a@b", "-c", "user.name=a", ...args], { cwd: repo });
+
+beforeEach(() => {
+  workspace = realpathSync(mkdtempSync(path.join(tmpdir(), "approval-ws-")));
+  outside = mkdtempSync("/var/tmp/approval-outside-");
+  marker = path.join(outside, "PWNED");
+  repo = path.join(workspace, "repo");
+  mkdirSync(repo);
+  git("init", "-q");
+  writeFileSync(path.join(repo, "f"), "one\n");
+  git("add", "f");
+  git("commit", "-qm", "one");
+  writeFileSync(path.join(repo, "f"), "one\ntwo\n"); // a diff to show
+});
+afterEach(async () => {
+  await Promise.allSettled(clients.splice(0).map((client) => client.close()));
+  if (mark !== undefined) {
+    await untilNoneMarked(mark);
+  }
+  expect(killAllStarted()).toEqual([]);
+  rmSync(workspace, { recursive: true, force: true });
+  rmSync(outside, { recursive: true, force: true });
+});
+
+/** The agent runs each create in turn; resolves with what it said about each. */
+async function run(flags: string[], steps: object[], env?: NodeJS.ProcessEnv): Promise<string> {
+  const cli = startCli(
+    [
+      "run",
+      "--cwd",
+      workspace,
+      ...flags,
+      "--agent",
+      nodeAgent(AGENT, "creates", JSON.stringify(steps)),
+      "go",
+    ],
+    env ? { env } : {},
+  );
+  const { code, stdout, stderr } = await cli.result();
+  expect(code, stderr).toBe(0);
+  return stdout;
+}
+
+const configSetsFsmonitor = () => git("config", "core.fsmonitor", `touch ${marker}; false`);
+const config = () => readFileSync(path.join(repo, ".git", "config"), "utf8");
+/** Writes `.git/config` so that the next git runs the marker command (git log's --output). */
+const logOverwritesConfig = (output: string[]) => ({
+  command: "git",
+  args: ["log", "-1", ...output, `--format=[core]%nfsmonitor = touch ${marker}`],
+  cwd: repo,
+});
+const diffOverwritesConfig = () => ({
+  command: "git",
+  args: ["diff", "--output=.git/config", `--line-prefix=[core]fsmonitor=touch ${marker} #`],
+  cwd: repo,
+});
+const status = () => ({ command: "git", args: ["status"], cwd: repo });
+/** A hook git status runs when it refreshes the index, and a tracked file whose stat changed. */
+function hookOnIndexWrite(): void {
+  const hook = path.join(repo, ".git", "hooks", "post-index-change");
+  writeFileSync(hook, `#!/bin/sh\ntouch ${marker}\n`);
+  chmodSync(hook, 0o755);
+  utimesSync(path.join(repo, "f"), new Date(2001, 0, 1), new Date(2001, 0, 1));
+}
+/** A submodule whose own config (not the repository's) sets core.fsmonitor. */
+function submoduleWithFsmonitor(): void {
+  const lib = path.join(workspace, "lib");
+  mkdirSync(lib);
+  const inLib = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.email=a@b", "-c", "user.name=a", ...args], { cwd: lib });
+  inLib("init", "-q");
+  writeFileSync(path.join(lib, "l"), "l\n");
+  inLib("add", "l");
+  inLib("commit", "-qm", "l");
+  git("-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "sub");
+  git("commit", "-qm", "sub");
+  execFileSync("git", ["config", "core.fsmonitor", `touch ${marker}; false`], {
+    cwd: path.join(repo, "sub"),
+  });
+}
+
+describe("patterns only: what the READMEs recommended no longer runs the agent's program", () => {
+  it("--allow 'git status' in a repository whose own config sets core.fsmonitor: refused, naming the key", async () => {
+    configSetsFsmonitor();
+    const said = await run(["--allow", "git status"], [status()]);
+    expect(said).toMatch(
+      /^refused 0: -32603 Denied by the user: git status \(--allow 'git status' matches, but the repository's own git config sets core.fsmonitor/,
+    );
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("--allow 'git status' with a post-index-change hook in .git/hooks: git runs without hooks nor index writes", async () => {
+    hookOnIndexWrite();
+    expect(await run(["--allow", "git status"], [status()])).toMatch(/^ran 0: exit 0 /);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("--allow 'git status' with a submodule whose own config sets core.fsmonitor: git does not look into it", async () => {
+    submoduleWithFsmonitor();
+    expect(await run(["--allow", "git status"], [status()])).toMatch(/^ran 0: exit 0 /);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it.each([
+    ["--output=FILE", ["--output=.git/config"]],
+    ["--output FILE", ["--output", ".git/config"]],
+    ["an abbreviation, --out=FILE", ["--out=.git/config"]],
+  ])(
+    "--allow 'git log *': git log %s is refused, so the next approved git status runs git",
+    async (_, output) => {
+      const before = config();
+      const said = await run(
+        ["--allow", "git log *", "--allow", "git status"],
+        [logOverwritesConfig(output), status()],
+      );
+      expect(said).toMatch(/^refused 0: .*--allow 'git log \*' matches, but git log "--out/);
+      expect(said).toMatch(/\nran 1: exit 0 /);
+      expect(config()).toBe(before);
+      expect(existsSync(marker)).toBe(false);
+    },
+  );
+
+  it("--allow 'git diff *': git diff --output with --line-prefix is refused", async () => {
+    const before = config();
+    const said = await run(
+      ["--allow", "git diff *", "--allow", "git status"],
+      [diffOverwritesConfig(), status()],
+    );
+    expect(said).toMatch(
+      /^refused 0: .*git diff "--output=\.git\/config": not an option a pattern approves/,
+    );
+    expect(config()).toBe(before);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it.each([".", ""])(
+    "a PATH entry %j: an approved ls runs the ls PATH's absolute entries find, not ./ls from the agent's cwd",
+    async (entry) => {
+      const trap = path.join(workspace, "trap");
+      mkdirSync(trap);
+      writeFileSync(path.join(trap, "ls"), `#!/bin/sh\ntouch ${marker}\necho trapped\n`);
+      chmodSync(path.join(trap, "ls"), 0o755);
+      const env = { ...process.env, PATH: `${entry}:${process.env.PATH ?? ""}` };
+      const said = await run(
+        ["--allow", "ls *"],
+        [{ command: "ls", args: ["-a"], cwd: trap }],
+        env,
+      );
+      expect(said).toMatch(/^ran 0: exit 0 ".*ls/s);
+      expect(said).not.toContain("trapped");
+      expect(existsSync(marker)).toBe(false);
+    },
+  );
+});
+
+describe("acp-terminal mcp: the same patterns, the same rules", () => {
+  const structured = (result: ToolCallResult) => result.structuredContent!;
+  async function server(args: string[]): Promise<McpTestClient> {
+    mark = newMark();
+    const client = await connectServer("v2", ["--workspace", workspace, ...args], mark);
+    clients.push(client);
+    return client;
+  }
+
+  it("--tools process --allow 'git log *' --allow 'git status *': a process_run chain that rewrites .git/config is refused", async () => {
+    const client = await server([
+      "--tools",
+      "process",
+      "--allow",
+      "git log *",
+      "--allow",
+      "git status *",
+    ]);
+    const before = config();
+    const log = logOverwritesConfig(["--output=.git/config"]);
+    const wrote = structured(await client.callTool("process_run", log));
+    expect((wrote.error as { message: string }).message).toContain(
+      "--allow 'git log *' matches, but git log \"--output=.git/config\"",
+    );
+    expect(structured(await client.callTool("process_run", status()))).toMatchObject({
+      exit_code: 0,
+    });
+    expect(config()).toBe(before);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("the README's read-only helpers entry refuses git log --output to a file outside the workspace", async () => {
+    const entry = /<!-- mcp-snippet: host-allow -->\n```json\n([\s\S]*?)\n```/.exec(README)![1]!;
+    const args = (
+      JSON.parse(entry) as { mcpServers: { terminals: { args: string[] } } }
+    ).mcpServers.terminals.args
+      .slice(1)
+      .map((arg) => (arg === "/path/to/project" ? workspace : arg));
+    const client = await server(args.slice(2)); // after --workspace DIR
+    const victim = path.join(outside, "victim");
+    writeFileSync(victim, "precious\n");
+    // A line without shell syntax (no `=`), so the pattern's words match it.
+    const answer = structured(
+      await client.callTool("shell", { command: `git log --output ${victim} -1`, cwd: repo }),
+    );
+    expect(String(answer.error)).toContain("--allow 'git log *' matches, but git log \"--output\"");
+    expect(readFileSync(victim, "utf8")).toBe("precious\n");
+  });
+});
+
+describe.each(["read-only", "workspace-write"])(
+  "--yes in a %s sandbox: each vector runs and creates nothing outside the workspace",
+  (mode) => {
+    const sandbox = ["--yes", "--sandbox", mode];
+
+    it("git status in a repository whose config sets core.fsmonitor", async () => {
+      configSetsFsmonitor();
+      expect(await run(sandbox, [status()])).toMatch(/^ran 0: exit 0/);
+      expect(existsSync(marker)).toBe(false);
+    });
+
+    it("git status with a post-index-change hook, and with a submodule whose config sets core.fsmonitor", async () => {
+      submoduleWithFsmonitor();
+      hookOnIndexWrite(); // after the set-up's own git commits, which would run it
+      expect(existsSync(marker)).toBe(false);
+      expect(await run(sandbox, [status()])).toMatch(/^ran 0: exit 0/);
+      expect(existsSync(marker)).toBe(false);
+    });
+
+    it("git log --output=.git/config, then git status", async () => {
+      const before = config();
+      const said = await run(sandbox, [logOverwritesConfig(["--output=.git/config"]), status()]);
+      expect(said).toMatch(/^ran 0: exit 128 .*Read-only file system/);
+      expect(config()).toBe(before); // .git is read-only in workspace-write too
+      expect(existsSync(marker)).toBe(false);
+    });
+
+    it("git diff --output=.git/config --line-prefix, then git status", async () => {
+      const before = config();
+      await run(sandbox, [diffOverwritesConfig(), status()]);
+      expect(config()).toBe(before);
+      expect(existsSync(marker)).toBe(false);
+    });
+
+    it("a command that writes outside the workspace directly, and one inside it", async () => {
+      const said = await run(sandbox, [
+        { command: "touch", args: [marker] },
+        { command: "touch", args: [path.join(workspace, "inside")] },
+      ]);
+      expect(said).toMatch(/^ran 0: exit 1 .*Read-only file system/);
+      expect(existsSync(marker)).toBe(false);
+      expect(existsSync(path.join(workspace, "inside"))).toBe(mode === "workspace-write");
+    });
+  },
+);
