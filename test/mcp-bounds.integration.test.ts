@@ -174,7 +174,7 @@ test("lists of 30 runs with the longest commands a run can hold show each cut wi
   await expectServing(peer);
 });
 
-test("the largest output answers (5,000,000 control characters, 6 bytes each in JSON) are cut to fit 4 MiB, say what was cut, and the next call is answered", async () => {
+test("the largest output answers (5,000,000 control characters, 6 bytes each in JSON, at the largest token budget) are cut to fit 4 MiB, say what was cut, and the next call is answered", async () => {
   const peer = await rawMcp([
     "--yes",
     "--max-output-chars",
@@ -185,7 +185,12 @@ test("the largest output answers (5,000,000 control characters, 6 bytes each in 
   const run = await call(
     peer,
     "exec",
-    { command: "head -c 5000000 /dev/zero | tr '\\0' '\\1'; echo END", yieldMs: 60_000 },
+    {
+      command: "head -c 5000000 /dev/zero | tr '\\0' '\\1'; echo END",
+      yieldMs: 60_000,
+      // The largest budget a call may ask for: 1 MiB of output, 6 MiB once escaped in JSON.
+      maxOutputTokens: 262_144,
+    },
     60_000,
   );
   expect(run.bytes).toBeLessThanOrEqual(MAX_ANSWER_BYTES);
