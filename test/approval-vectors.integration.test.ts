@@ -242,7 +242,9 @@ describe("acp-terminal mcp: the same patterns, the same rules", () => {
     const answer = structured(
       await client.callTool("shell", { command: `git log --output ${victim} -1`, cwd: repo }),
     );
-    expect(String(answer.error)).toContain("--allow 'git log *' matches, but git log \"--output\"");
+    expect((answer.error as { message: string }).message).toContain(
+      "--allow 'git log *' matches, but git log \"--output\"",
+    );
     expect(readFileSync(victim, "utf8")).toBe("precious\n");
   });
 });

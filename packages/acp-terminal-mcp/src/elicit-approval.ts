@@ -117,7 +117,7 @@ export function questionFor(request: AuthorizeRequest): string {
  * with the reason kept on the call for its answer.
  */
 export function elicitationAsker(): ApprovalAsker {
-  return (request) => {
+  return (request, { why }) => {
     const call = createScope.getStore()?.call;
     const command = shortAction(request);
     if (!call?.open) {
@@ -134,7 +134,7 @@ export function elicitationAsker(): ApprovalAsker {
       return answer;
     }
     if (!call.canAsk || request.action !== "create") {
-      call.refuse(command, { kind: "policy", start: request.action === "create" });
+      call.refuse(command, { kind: "policy", start: request.action === "create", why });
       return "deny";
     }
     const message = questionFor(request);

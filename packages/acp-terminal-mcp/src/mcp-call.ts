@@ -7,7 +7,7 @@ export const CALL_LABEL = "mcpCall";
 /** Why a command of a call was not run: what the refusal says and what to do about it. */
 export type RefusalReason =
   /** The server's flags do not allow it and no one can be asked (the client takes no elicitation; writes and signals are never asked). */
-  | { kind: "policy"; start: boolean }
+  | { kind: "policy"; start: boolean; why: string }
   /** Asked through elicitation: the person declined, or closed the question without an answer. */
   | { kind: "declined" }
   | { kind: "dismissed" }

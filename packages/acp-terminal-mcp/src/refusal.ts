@@ -14,9 +14,11 @@ export function refusalMessage(
   switch (reason.kind) {
     case "policy": {
       const flags =
-        policy.allow.length > 0
-          ? `no --allow pattern of this server matches it (${policy.allow.join(", ")})`
-          : "this server runs nothing without --yes or a matching --allow";
+        reason.why !== ""
+          ? reason.why
+          : policy.allow.length > 0
+            ? `no --allow pattern of this server matches it (${policy.allow.join(", ")})`
+            : "this server runs nothing without --yes or a matching --allow";
       if (!reason.start) {
         return `Not done: ${command}. Only --yes allows stdin writes and signals (an --allow pattern approves starting a command, nothing else), and this client cannot be asked (it does not take MCP elicitation).`;
       }

@@ -52,6 +52,7 @@ export { createApprovalPolicy } from "./approval/approval-policy.js";
 export type {
   ApprovalAnswer,
   ApprovalAsker,
+  ApprovalContext,
   ApprovalPolicy,
   ApprovalPolicyOptions,
 } from "./approval/approval-policy.js";

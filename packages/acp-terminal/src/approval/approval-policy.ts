@@ -12,7 +12,20 @@ export type ApprovalAnswer = "allow_once" | "allow_always" | "deny";
  * time: the next waits for this answer. A request too long to show whole is refused without
  * asking.
  */
-export type ApprovalAsker = (request: AuthorizeRequest) => Promise<ApprovalAnswer> | ApprovalAnswer;
+export type ApprovalAsker = (
+  request: AuthorizeRequest,
+  context: ApprovalContext,
+) => Promise<ApprovalAnswer> | ApprovalAnswer;
+
+/** What the policy knows when it asks. */
+export interface ApprovalContext {
+  /**
+   * Why no pattern approved it: "" when none matched, else why the program's rules refuse what one
+   * matched (`--allow 'git log *' matches, but git log "--output=x" writes a file`), for the
+   * question or for a refusal that names it.
+   */
+  why: string;
+}
 
 export interface ApprovalPolicyOptions {
   /** Allow everything (the CLI's `--yes`). Default false. */
@@ -75,12 +88,12 @@ export function createApprovalPolicy(options: ApprovalPolicyOptions = {}): Appro
   const remembered = (request: AuthorizeRequest) =>
     always.get(sessionOf(request))?.has(rememberedAs(request)) === true;
 
-  async function decide(request: AuthorizeRequest): Promise<boolean | string> {
+  async function decide(request: AuthorizeRequest, why: string): Promise<boolean | string> {
     // Asked again after the question before it: its answer may have been "always".
     if (remembered(request)) {
       return true;
     }
-    const answer = await ask!(request);
+    const answer = await ask!(request, { why });
     if (answer === "allow_always") {
       const session = sessionOf(request);
       const set = always.get(session) ?? new Set<string>();
@@ -121,7 +134,7 @@ export function createApprovalPolicy(options: ApprovalPolicyOptions = {}): Appro
     if (tooLong !== undefined) {
       return withWhy(tooLong);
     }
-    const asking = turn.then(() => decide(request));
+    const asking = turn.then(() => decide(request, why));
     turn = asking.catch(() => undefined);
     return asking;
   }
