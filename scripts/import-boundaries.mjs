@@ -46,8 +46,16 @@ const FOLDER_IMPORTERS = {
     "publish/": ["v2.ts"],
     "tools/": ["tools.ts"],
   },
-  // Flat for now: its folders by role (agent process, conversation, view, render) get rules here.
-  "acp-terminal-cli": {},
+  // Moved into folders by role; each folder's rule is set when its code is rewritten.
+  "acp-terminal-cli": {
+    "command/": ["*"],
+    "agent/": ["*"],
+    "ask/": ["*"],
+    "conversation/": ["*"],
+    "drivers/": ["*"],
+    "view/": ["*"],
+    "render/": ["*"],
+  },
   "acp-terminal-conformance": {
     "base/": ["checks/", "v2/", "agent.ts", "index.ts", "report.ts", "runner.ts"],
     "checks/": ["agent.ts"],

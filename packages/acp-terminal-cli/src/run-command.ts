@@ -1,11 +1,11 @@
-import type { RunOptions } from "./args.js";
+import type { RunOptions } from "./command/args.js";
 import { ExitCode } from "./exit-codes.js";
-import { JsonRenderer } from "./json-renderer.js";
-import { checkBeforeLaunch } from "./preflight.js";
-import { outputOf } from "./renderer.js";
-import { Run, type CliIo } from "./run.js";
-import { runV2 } from "./run-v2.js";
-import { TextRenderer } from "./text-renderer.js";
+import { JsonRenderer } from "./render/json-renderer.js";
+import { checkBeforeLaunch } from "./command/preflight.js";
+import { outputOf } from "./view/renderer.js";
+import { Run, type CliIo } from "./conversation/run.js";
+import { runV2 } from "./conversation/run-v2.js";
+import { TextRenderer } from "./render/text-renderer.js";
 
 /** Runs one prompt turn against the agent; resolves with the process exit code. Never throws. */
 export async function run(options: RunOptions, io: CliIo): Promise<number> {

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseCommand, USAGE } from "../src/args.js";
+import { parseCommand, USAGE } from "../src/command/args.js";
 import { exitCodeForStopReason } from "../src/exit-codes.js";
 
 const parse = (...argv: string[]) =>

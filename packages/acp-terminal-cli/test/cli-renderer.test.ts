@@ -2,14 +2,14 @@ import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
 import type { ExitStatus, TerminalInfo } from "acp-terminal";
 import { OutputBuffer } from "acp-terminal/internal";
-import { JsonRenderer } from "../src/json-renderer.js";
-import type { Output, Renderer } from "../src/renderer.js";
+import { JsonRenderer } from "../src/render/json-renderer.js";
+import type { Output, Renderer } from "../src/view/renderer.js";
 import {
   MAX_FINISHED_TOOL_CALLS,
   MAX_OPEN_TOOL_CALLS,
   TextRenderer,
-} from "../src/text-renderer.js";
-import { PLAIN_STREAM_LINES } from "../src/views.js";
+} from "../src/render/text-renderer.js";
+import { PLAIN_STREAM_LINES } from "../src/render/views.js";
 import { until } from "../../../test/support/until.js";
 import { counting } from "./counting-reader.js";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { parseCommand } from "../src/args.js";
-import { AgentTerminal, clampSize } from "../src/agent-terminal.js";
-import type { Renderer } from "../src/renderer.js";
-import { V2Session } from "../src/v2-session.js";
+import { parseCommand } from "../src/command/args.js";
+import { AgentTerminal, clampSize } from "../src/view/agent-terminal.js";
+import type { Renderer } from "../src/view/renderer.js";
+import { V2Session } from "../src/drivers/v2-session.js";
 
 const b64 = (text: string) => Buffer.from(text).toString("base64");
 

@@ -6,10 +6,10 @@ import type {
 } from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import type { ExitStatus } from "acp-terminal";
 import type { TerminalUpdate } from "acp-terminal/protocol";
-import { AgentTerminal, clampSize } from "./agent-terminal.js";
-import type { TerminalRecord } from "./format.js";
-import type { BackgroundItem, Renderer } from "./renderer.js";
-import type { TerminalLimits } from "./terminal-limits.js";
+import { AgentTerminal, clampSize } from "../view/agent-terminal.js";
+import type { TerminalRecord } from "../render/format.js";
+import type { BackgroundItem, Renderer } from "../view/renderer.js";
+import type { TerminalLimits } from "../command/terminal-limits.js";
 
 /** Content items of one tool call kept (each `tool_call_content_chunk` appends one). */
 const MAX_TOOL_CALL_ITEMS = 64;

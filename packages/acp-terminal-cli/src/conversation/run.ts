@@ -11,11 +11,11 @@ import { TerminalHost } from "acp-terminal";
 import { bindTerminalHost } from "acp-terminal";
 import { terminalClientCapabilities } from "acp-terminal";
 import { boundedRequestError, cutText } from "acp-terminal/internal";
-import { AgentProcess, type AgentExit } from "./agent-process.js";
-import { cliApprovalPolicy } from "./approval.js";
-import type { RunOptions } from "./args.js";
+import { AgentProcess, type AgentExit } from "../agent/agent-process.js";
+import { cliApprovalPolicy } from "../ask/approval.js";
+import type { RunOptions } from "../command/args.js";
 import { StopSignals } from "./stop-signals.js";
-import { ExitCode, exitCodeForStopReason } from "./exit-codes.js";
+import { ExitCode, exitCodeForStopReason } from "../exit-codes.js";
 import {
   agentExited,
   initializeFailure,
@@ -24,13 +24,13 @@ import {
   protocolFailure,
   unsupportedProtocol,
   type Ending,
-} from "./failure-messages.js";
+} from "../agent/failure-messages.js";
 import { McpToolsOffer } from "./mcp-tools-offer.js";
-import { decidePermission, type PermissionMode } from "./permission.js";
-import { parsePermissionParams } from "./permission-params.js";
-import { QuestionQueue } from "./choose.js";
-import type { Renderer } from "./renderer.js";
-import { followHost } from "./terminal-ledger.js";
+import { decidePermission, type PermissionMode } from "../ask/permission.js";
+import { parsePermissionParams } from "../ask/permission-params.js";
+import { QuestionQueue } from "../ask/choose.js";
+import type { Renderer } from "../view/renderer.js";
+import { followHost } from "../drivers/terminal-ledger.js";
 
 /** After the agent's process exits, how long its last messages get to arrive. */
 export const EXIT_DRAIN_MS = 500;

@@ -2,7 +2,7 @@ import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { ExitStatus, TerminalInfo } from "acp-terminal";
 import type { OutputReader } from "acp-terminal";
 import type { AgentTerminal } from "./agent-terminal.js";
-import type { RunResult } from "./format.js";
+import type { RunResult } from "../render/format.js";
 
 /** What a renderer is told of a terminal when it starts (a v2 terminal's command may come later). */
 export type TerminalStart = Pick<TerminalInfo, "terminalId" | "command" | "args" | "cwd" | "pty">;

@@ -3,8 +3,8 @@ import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { ExitStatus, TerminalInfo } from "acp-terminal";
 import type { OutputReader } from "acp-terminal";
 import type { RunResult } from "./format.js";
-import type { AgentTerminal } from "./agent-terminal.js";
-import type { BackgroundItem, Output, Renderer } from "./renderer.js";
+import type { AgentTerminal } from "../view/agent-terminal.js";
+import type { BackgroundItem, Output, Renderer } from "../view/renderer.js";
 
 /** Bytes of terminal output one `output` event carries at most. */
 export const MAX_EVENT_BYTES = 64 * 1024;

@@ -2,7 +2,7 @@ import { createApprovalPolicy, type ApprovalAnswer, type ApprovalPolicy } from "
 import { describeAuthorizeRequest } from "acp-terminal";
 import type { AuthorizeRequest } from "acp-terminal";
 import { choose, type ChoiceIo, type QuestionQueue } from "./choose.js";
-import type { Renderer } from "./renderer.js";
+import type { Renderer } from "../view/renderer.js";
 
 /** What the CLI does with a command no pattern approves: allow (--yes), ask at the TTY, or refuse. */
 export type ApprovalMode = "yes" | "ask" | "deny";

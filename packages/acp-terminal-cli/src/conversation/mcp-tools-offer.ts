@@ -111,7 +111,7 @@ export function stdioMcpServer(
   options: Pick<McpToolsOfferOptions, "cwd" | "yes" | "allow">,
 ): McpServer & { command: string; args: string[] } {
   const policy = options.yes ? ["--yes"] : options.allow.flatMap((pattern) => ["--allow", pattern]);
-  const main = fileURLToPath(new URL("./main.js", import.meta.url));
+  const main = fileURLToPath(new URL("../main.js", import.meta.url));
   return {
     name: SERVER_NAME,
     command: process.execPath,

@@ -1,4 +1,4 @@
-import { ExitCode, type ExitCodeValue } from "./exit-codes.js";
+import { ExitCode, type ExitCodeValue } from "../exit-codes.js";
 import type { AgentExit } from "./agent-process.js";
 import { leadingProgram } from "./command-lookup.js";
 

@@ -1,4 +1,4 @@
-import type { Output } from "./renderer.js";
+import type { Output } from "../view/renderer.js";
 
 /**
  * Runs `run` once `delayMs` from the first `schedule()`, calls in between coalescing; while the

@@ -2,9 +2,9 @@ import { DEFAULT_PTY_SIZE, type ExitStatus } from "acp-terminal";
 import type { OutputReader } from "acp-terminal";
 import { OutputBuffer } from "acp-terminal/internal";
 import { PtyScreen } from "acp-terminal/internal";
-import { MAX_LINE_CHARS, headWhole } from "./display-line.js";
-import type { LineCount } from "./terminal-tail.js";
-import { DEFAULT_TAIL_LINES } from "./terminal-tail.js";
+import { MAX_LINE_CHARS, headWhole } from "../render/display-line.js";
+import type { LineCount } from "../render/terminal-tail.js";
+import { DEFAULT_TAIL_LINES } from "../render/terminal-tail.js";
 
 /** Bytes of one v2 terminal's output held (its newest), as for a v1 terminal's default limit. */
 export const AGENT_TERMINAL_BYTES = 1024 * 1024;

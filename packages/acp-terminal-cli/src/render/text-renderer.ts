@@ -5,9 +5,9 @@ import { formatSummary, type RunResult } from "./format.js";
 import { FrameTimer } from "./frame-timer.js";
 import { LineStream } from "./line-stream.js";
 import { FRAME_MS, LiveRegion } from "./live-region.js";
-import { ScreenTail, type AgentTerminal } from "./agent-terminal.js";
+import { ScreenTail, type AgentTerminal } from "../view/agent-terminal.js";
 import { HostScreen } from "./host-screen.js";
-import type { BackgroundItem, Output, Renderer } from "./renderer.js";
+import type { BackgroundItem, Output, Renderer } from "../view/renderer.js";
 import { TerminalTail } from "./terminal-tail.js";
 import {
   DONE,

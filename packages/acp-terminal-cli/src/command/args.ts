@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { parseAllowPattern } from "acp-terminal";
-import { EXIT_CODES_HELP } from "./exit-codes.js";
+import { EXIT_CODES_HELP } from "../exit-codes.js";
 import { terminalLimits, type TerminalLimits } from "./terminal-limits.js";
 import { messageOf } from "acp-terminal/internal";
 

@@ -1,5 +1,5 @@
-import type { Ending } from "./failure-messages.js";
-import { ExitCode } from "./exit-codes.js";
+import type { Ending } from "../agent/failure-messages.js";
+import { ExitCode } from "../exit-codes.js";
 
 export interface StopSignalsOptions {
   stdout: NodeJS.WriteStream;

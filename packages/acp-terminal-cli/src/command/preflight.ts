@@ -1,7 +1,7 @@
 import { closeSync, openSync, statSync } from "node:fs";
 import type { RunOptions } from "./args.js";
-import { leadingProgram, programExists } from "./command-lookup.js";
-import { commandNotFound } from "./failure-messages.js";
+import { leadingProgram, programExists } from "../agent/command-lookup.js";
+import { commandNotFound } from "../agent/failure-messages.js";
 import { errnoCodeOf } from "acp-terminal/internal";
 
 function isDirectory(dir: string): boolean {

@@ -1,6 +1,6 @@
 import { fitColumns } from "./display-width.js";
 import { FrameTimer } from "./frame-timer.js";
-import type { Output } from "./renderer.js";
+import type { Output } from "../view/renderer.js";
 
 /** Redraws at most this often, however fast output arrives. */
 export const FRAME_MS = 50;

@@ -1,5 +1,5 @@
 import type { OutputReader } from "acp-terminal";
-import type { ScreenSource } from "./agent-terminal.js";
+import type { ScreenSource } from "../view/agent-terminal.js";
 
 /**
  * A v1 PTY terminal's output as its screen shows it, for the CLI's tail: the host's own emulator

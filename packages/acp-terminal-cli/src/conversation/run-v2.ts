@@ -11,13 +11,13 @@ import {
 } from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { messageOf } from "acp-terminal/internal";
 import { TerminalHost } from "acp-terminal";
-import { cliApprovalPolicy } from "./approval.js";
+import { cliApprovalPolicy } from "../ask/approval.js";
 import { terminalClientCapabilities } from "acp-terminal";
 import { boundedRequestError, cutText } from "acp-terminal/internal";
-import { AgentProcess, type AgentExit } from "./agent-process.js";
-import type { RunOptions } from "./args.js";
+import { AgentProcess, type AgentExit } from "../agent/agent-process.js";
+import type { RunOptions } from "../command/args.js";
 import { StopSignals } from "./stop-signals.js";
-import { ExitCode, exitCodeForStopReason } from "./exit-codes.js";
+import { ExitCode, exitCodeForStopReason } from "../exit-codes.js";
 import {
   agentExited,
   initializeFailure,
@@ -26,14 +26,14 @@ import {
   protocolFailure,
   stderrHint,
   type Ending,
-} from "./failure-messages.js";
-import { QuestionQueue } from "./choose.js";
+} from "../agent/failure-messages.js";
+import { QuestionQueue } from "../ask/choose.js";
 import { McpToolsOffer, stdioMcpServer } from "./mcp-tools-offer.js";
-import { offerV2 } from "./negotiate.js";
-import { decidePermission, type PermissionMode } from "./permission.js";
-import type { Renderer } from "./renderer.js";
+import { offerV2 } from "../drivers/negotiate.js";
+import { decidePermission, type PermissionMode } from "../ask/permission.js";
+import type { Renderer } from "../view/renderer.js";
 import { EXIT_DRAIN_MS, PHASES, Run, type CliIo, type Launched, type Phase } from "./run.js";
-import { V2Session } from "./v2-session.js";
+import { V2Session } from "../drivers/v2-session.js";
 
 /** After Ctrl-C, how long the `terminal/cancel` answers may take before the turn is cancelled anyway. */
 const TERMINAL_CANCEL_WAIT_MS = 1_000;
