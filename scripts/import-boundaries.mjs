@@ -46,15 +46,17 @@ const FOLDER_IMPORTERS = {
     "publish/": ["v2.ts"],
     "tools/": ["tools.ts"],
   },
-  // Moved into folders by role; each folder's rule is set when its code is rewritten.
+  // Bottom up: view/ (the view events) <- render/ (the renderers); agent/ (the agent process and
+  // how its failures read) and command/ (the command line) <- conversation/ (one conversation,
+  // the driver contract) <- drivers/ (one per protocol version) <- run-command.ts.
   "acp-terminal-cli": {
-    "command/": ["*"],
-    "agent/": ["*"],
-    "ask/": ["*"],
-    "conversation/": ["*"],
-    "drivers/": ["*"],
-    "view/": ["*"],
-    "render/": ["*"],
+    "command/": ["conversation/", "drivers/", "main.ts", "run-command.ts"],
+    "agent/": ["command/", "conversation/", "drivers/", "run-command.ts"],
+    "ask/": ["conversation/", "drivers/"],
+    "view/": ["ask/", "conversation/", "drivers/", "render/"],
+    "render/": ["run-command.ts"],
+    "conversation/": ["drivers/", "run-command.ts"],
+    "drivers/": ["run-command.ts"],
   },
   "acp-terminal-conformance": {
     "base/": ["checks/", "v2/", "agent.ts", "index.ts", "report.ts", "runner.ts"],

@@ -24,8 +24,6 @@ export interface LaunchOptions {
   /** Agent stderr goes here; default: our stderr. */
   agentLogPath?: string | undefined;
   stderr: NodeJS.WritableStream;
-  /** Called once when the agent's first stdout line is not JSON. */
-  onNotJson(snippet: string): void;
 }
 
 /**
@@ -80,6 +78,8 @@ function readableOf(stdout: Readable, sniffer: FirstLineSniffer): ReadableStream
 export class AgentProcess {
   readonly stream: Stream;
   readonly exited: Promise<AgentExit>;
+  /** Resolves with the start of the agent's first stdout line when that line is not JSON. */
+  readonly notJson: Promise<string>;
   private readonly child: ChildProcess;
   private readonly log: WriteStream | undefined;
   private exitInfo: AgentExit | undefined;
@@ -119,7 +119,9 @@ export class AgentProcess {
       );
       (this.log ?? options.stderr).write(chunk);
     });
-    const sniffer = new FirstLineSniffer(options.onNotJson);
+    let notJson!: (snippet: string) => void;
+    this.notJson = new Promise((resolve) => (notJson = resolve));
+    const sniffer = new FirstLineSniffer(notJson);
     this.stream = ndJsonStream(
       Writable.toWeb(stdin) as WritableStream<Uint8Array>,
       readableOf(stdout, sniffer),

@@ -1,8 +1,8 @@
 import type {
-  PermissionOption,
-  RequestPermissionRequest,
-  RequestPermissionResponse,
-} from "@agentclientprotocol/sdk";
+  PermissionAnswer as RequestPermissionResponse,
+  PermissionAsk as RequestPermissionRequest,
+  PermissionChoice as PermissionOption,
+} from "./permission-ask.js";
 import { printable } from "acp-terminal/internal";
 import { choose, type ChoiceIo } from "./choose.js";
 

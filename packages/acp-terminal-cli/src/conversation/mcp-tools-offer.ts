@@ -79,7 +79,9 @@ export class McpToolsOffer {
    * Serves the tools over the ACP connection whose agent side is `agent` (v1's or v2's
    * `connection.agent`), in the CLI's host; returns the `{type: "acp"}` declaration for session/new.
    */
-  async overAcp(agent: Parameters<McpOverAcpProvider["registerServer"]>[0]): Promise<unknown> {
+  async overAcp(
+    agent: Parameters<McpOverAcpProvider["registerServer"]>[0],
+  ): Promise<ReturnType<McpOverAcpProvider["registerServer"]>["declaration"]> {
     // Loaded with the first MCP-over-ACP offer, so a run without --mcp-tools does not load the MCP SDK.
     const { hostTools } = await import("acp-terminal-mcp");
     const served = hostTools({

@@ -1,5 +1,5 @@
 import type { OutputReader } from "acp-terminal";
-import { FRAME_MS } from "../render/live-region.js";
+import { FRAME_MS } from "../view/renderer.js";
 
 /**
  * Asks the buffers of the terminals it follows whether they changed, once a frame: the CLI does

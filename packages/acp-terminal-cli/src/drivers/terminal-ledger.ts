@@ -1,7 +1,6 @@
 import type { TerminalHost } from "acp-terminal";
-import type { TerminalRecord } from "../render/format.js";
+import type { Renderer, TerminalRecord } from "../view/renderer.js";
 import { OutputWatcher } from "./output-watcher.js";
-import type { Renderer } from "../view/renderer.js";
 
 /**
  * Forwards host events to the renderer and remembers every terminal for the summary. Output bytes

@@ -1,4 +1,5 @@
 import type { ExitStatus } from "acp-terminal";
+import type { RunResult, TerminalRecord } from "../view/renderer.js";
 
 export function formatExitStatus(status: ExitStatus | undefined): string {
   if (status === undefined) {
@@ -15,21 +16,6 @@ export function formatExitStatus(status: ExitStatus | undefined): string {
 
 export function formatElapsed(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
-}
-
-export interface TerminalRecord {
-  terminalId: string;
-  command: string;
-  exitStatus?: ExitStatus;
-}
-
-export interface RunResult {
-  exitCode: number;
-  stopReason?: string;
-  /** One line for the user when the run failed. */
-  error?: string;
-  elapsedMs: number;
-  terminals: TerminalRecord[];
 }
 
 /** "3 terminals: 2 exit 0, 1 killed by SIGTERM" — statuses counted, in order of first appearance. */

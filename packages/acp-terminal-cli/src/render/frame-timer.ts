@@ -1,4 +1,4 @@
-import type { Output } from "../view/renderer.js";
+import type { Output } from "./output.js";
 
 /**
  * Runs `run` once `delayMs` from the first `schedule()`, calls in between coalescing; while the

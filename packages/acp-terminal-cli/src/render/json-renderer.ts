@@ -1,10 +1,9 @@
 import { TextDecoder } from "node:util";
-import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { ExitStatus, TerminalInfo } from "acp-terminal";
 import type { OutputReader } from "acp-terminal";
-import type { RunResult } from "./format.js";
 import type { AgentTerminal } from "../view/agent-terminal.js";
-import type { BackgroundItem, Output, Renderer } from "../view/renderer.js";
+import type { BackgroundItem, ProtocolName, Renderer, RunResult } from "../view/renderer.js";
+import type { Output } from "./output.js";
 
 /** Bytes of terminal output one `output` event carries at most. */
 export const MAX_EVENT_BYTES = 64 * 1024;
@@ -15,9 +14,9 @@ interface FollowedTerminal {
   output: OutputReader;
   /** Stream offset up to which output was emitted (or skipped). */
   cursor: number;
-  /** ACP v2: a snapshot replaced the output; the next `output` event says so (`replace: true`). */
+  /** An agent's terminal: a snapshot replaced the output; the next `output` event says so (`replace: true`). */
   replace?: boolean;
-  /** ACP v2: the terminal, for its screen when it exits. */
+  /** An agent's terminal, for its screen when it exits. */
   agent?: AgentTerminal;
 }
 
@@ -28,11 +27,14 @@ interface FollowedTerminal {
  * while the reader lags, output waits in that buffer, which keeps only its newest bytes, and what
  * went by unread is reported as `skippedBytes` on the next `output` event. Every other event
  * (session updates, exits, releases, the result) is always written. Notices go to stderr.
+ *
+ * Session updates are written as the agent sent them (`rawUpdate`), with the protocol version
+ * named when it is not v1 (the default, and the only one before v2); the events that tell their
+ * meaning (messages, tool calls, thoughts, plans) are for people and not written again.
  */
 export class JsonRenderer implements Renderer {
   /** Every byte is shown while stdout keeps up: a look once a frame could miss what the buffer dropped. */
   readonly everyChunk = true;
-  readonly rawUpdates = true;
   private readonly terminals = new Map<string, FollowedTerminal>();
   private readonly pending = new Set<string>();
   private readonly decoder = new TextDecoder();
@@ -43,8 +45,28 @@ export class JsonRenderer implements Renderer {
     private readonly err: Output,
   ) {}
 
-  sessionUpdate(update: SessionUpdate, protocol?: "v2"): void {
-    this.emit({ type: "session_update", ...(protocol === undefined ? {} : { protocol }), update });
+  rawUpdate(update: unknown, protocol: ProtocolName): void {
+    this.emit({ type: "session_update", ...(protocol === "v1" ? {} : { protocol }), update });
+  }
+
+  messageText(): void {
+    // Written as the session update that carried it.
+  }
+
+  thoughtText(): void {
+    // Written as the session update that carried it.
+  }
+
+  plan(): void {
+    // Written as the session update that carried it.
+  }
+
+  toolCallStarted(): void {
+    // Written as the session update that carried it.
+  }
+
+  toolCallUpdated(): void {
+    // Written as the session update that carried it.
   }
 
   terminalCreated(info: TerminalInfo, output: OutputReader): void {
@@ -84,8 +106,8 @@ export class JsonRenderer implements Renderer {
     this.terminalOutput(terminal.terminalId);
   }
 
-  background(items: BackgroundItem[]): void {
-    this.emit({ type: "background", protocol: "v2", work: items });
+  background(items: BackgroundItem[], protocol: ProtocolName): void {
+    this.emit({ type: "background", protocol, work: items });
   }
 
   terminalOutput(terminalId: string): void {
@@ -113,7 +135,7 @@ export class JsonRenderer implements Renderer {
     }
     const screen = term?.agent === undefined ? {} : screenFields(term.agent);
     this.emit({ type: "terminal", event: "exit", terminalId, exitStatus, ...screen });
-    // A v2 terminal is not released: after its exit nothing more of it is shown.
+    // An agent's terminal is not released: after its exit nothing more of it is shown.
     if (term?.agent !== undefined) {
       this.terminals.delete(terminalId);
     }
@@ -210,20 +232,23 @@ export class JsonRenderer implements Renderer {
   }
 }
 
-/** A v2 terminal's `create`/`update` fields: v1's (`args` empty: `command` is the whole line) and v2's. */
+/**
+ * An agent's terminal's `create`/`update` fields: those of the CLI's terminals (`args` empty:
+ * `command` is the whole line), the protocol that reports it, and its size and cancel capability.
+ */
 function agentTerminalFields(terminal: AgentTerminal): Record<string, unknown> {
   return {
     terminalId: terminal.terminalId,
     command: terminal.command ?? null,
     args: [],
     cwd: terminal.cwd ?? null,
-    protocol: "v2",
+    protocol: terminal.protocol,
     size: terminal.size,
     cancellable: terminal.cancellable,
   };
 }
 
-/** What a v2 terminal's screen shows, at most MAX_EVENT_BYTES of its newest text. */
+/** What an agent's terminal's screen shows, at most MAX_EVENT_BYTES of its newest text. */
 function screenFields(terminal: AgentTerminal): Record<string, unknown> {
   const text = terminal.text();
   const bytes = Buffer.from(text);

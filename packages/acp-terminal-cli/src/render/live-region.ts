@@ -1,9 +1,8 @@
 import { fitColumns } from "./display-width.js";
 import { FrameTimer } from "./frame-timer.js";
-import type { Output } from "../view/renderer.js";
+import type { Output } from "./output.js";
+import { FRAME_MS } from "../view/renderer.js";
 
-/** Redraws at most this often, however fast output arrives. */
-export const FRAME_MS = 50;
 /** Lines the region may take, so a redraw never scrolls the screen. */
 const MAX_REGION_LINES = 40;
 

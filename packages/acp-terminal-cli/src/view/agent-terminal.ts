@@ -2,11 +2,9 @@ import { DEFAULT_PTY_SIZE, type ExitStatus } from "acp-terminal";
 import type { OutputReader } from "acp-terminal";
 import { OutputBuffer } from "acp-terminal/internal";
 import { PtyScreen } from "acp-terminal/internal";
-import { MAX_LINE_CHARS, headWhole } from "../render/display-line.js";
-import type { LineCount } from "../render/terminal-tail.js";
-import { DEFAULT_TAIL_LINES } from "../render/terminal-tail.js";
+import type { ProtocolName } from "./protocol.js";
 
-/** Bytes of one v2 terminal's output held (its newest), as for a v1 terminal's default limit. */
+/** Bytes of one agent's terminal's output held (its newest), as for a CLI terminal's default limit. */
 export const AGENT_TERMINAL_BYTES = 1024 * 1024;
 /** An advertised size is clamped to this: a screen's cells cost memory (xterm keeps ~12 B each). */
 export const MAX_COLS = 1000;
@@ -19,7 +17,7 @@ export interface TerminalSize {
   rows: number;
 }
 
-/** A v2 `size`, or the default, with each side a whole number within its cap. */
+/** A reported `size`, or the default, with each side a whole number within its cap. */
 export function clampSize(
   size: { cols?: unknown; rows?: unknown } | null | undefined,
 ): TerminalSize {
@@ -34,12 +32,13 @@ export function clampSize(
 }
 
 /**
- * An agent-owned (ACP v2) terminal as the CLI holds it: the newest bytes of its output in an
+ * A terminal the agent runs and reports (ACP v2's agent-owned terminals; any dialect in which the
+ * agent runs commands itself), as the CLI holds it: the newest bytes of its output in an
  * `OutputBuffer` (the limit bounds memory whatever the agent sends), and a terminal emulator
- * (`PtyScreen`, `@xterm/headless`) at the terminal's advertised size that renders them, fed lazily
- * when the screen is read. A `terminal_update` snapshot is authoritative: it replaces the output
- * (a new buffer and screen); a chunk appends. Once frozen (exited and drawn for good) only the
- * screen's text is kept, cut to FROZEN_TEXT_BYTES.
+ * (`PtyScreen`, `@xterm/headless`) at the terminal's reported size that renders them, fed lazily
+ * when the screen is read. A snapshot is authoritative: it replaces the output (a new buffer and
+ * screen); a chunk appends. Once frozen (exited and drawn for good) only the screen's text is
+ * kept, cut to FROZEN_TEXT_BYTES.
  */
 export class AgentTerminal {
   command: string | undefined;
@@ -56,6 +55,8 @@ export class AgentTerminal {
   constructor(
     readonly terminalId: string,
     private readonly byteLimit = AGENT_TERMINAL_BYTES,
+    /** The version whose wire reports it (`--json` names it). */
+    readonly protocol: ProtocolName = "v2",
   ) {
     this.#buffer = new OutputBuffer(byteLimit);
   }
@@ -141,58 +142,4 @@ export interface ScreenSource {
   text(): string;
   /** Keeps the text as it is now and lets the emulator go. */
   freeze(): void;
-}
-
-/**
- * The newest lines of a terminal's screen (an agent-owned terminal's, or a v1 PTY terminal's
- * through the host's emulator), for the text renderer: the same questions
- * `TerminalTail` answers for a v1 terminal's byte stream, asked of the emulator's rendering (its
- * lines are what a person sees, so a redrawn progress bar is one line). Cached per version.
- */
-export class ScreenTail {
-  #cached: { version: number; complete: string[]; partial: string | undefined } | undefined;
-
-  constructor(
-    private readonly terminal: ScreenSource,
-    private readonly maxLines = DEFAULT_TAIL_LINES,
-  ) {}
-
-  get partialLine(): string | undefined {
-    return this.#lines().partial;
-  }
-
-  tail(): string[] {
-    const { complete, partial } = this.#lines();
-    const all = partial === undefined ? complete : [...complete, partial];
-    return all.slice(-this.maxLines).map(shown);
-  }
-
-  completedLines(): LineCount {
-    return { lines: this.#lines().complete.length, exact: true };
-  }
-
-  hiddenLines(): LineCount {
-    const { complete, partial } = this.#lines();
-    const total = complete.length + (partial === undefined ? 0 : 1);
-    return { lines: Math.max(0, total - this.maxLines), exact: true };
-  }
-
-  freeze(): void {
-    this.terminal.freeze();
-  }
-
-  #lines(): { complete: string[]; partial: string | undefined } {
-    const version = this.terminal.version;
-    if (this.#cached?.version === version) {
-      return this.#cached;
-    }
-    const pieces = this.terminal.text().split("\n");
-    const last = pieces.pop() ?? "";
-    this.#cached = { version, complete: pieces, partial: last === "" ? undefined : last };
-    return this.#cached;
-  }
-}
-
-function shown(line: string): string {
-  return line.length > MAX_LINE_CHARS ? `${headWhole(line, MAX_LINE_CHARS - 1)}…` : line;
 }

@@ -1,13 +1,38 @@
-import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { ExitStatus, TerminalInfo } from "acp-terminal";
 import type { OutputReader } from "acp-terminal";
 import type { AgentTerminal } from "./agent-terminal.js";
-import type { RunResult } from "../render/format.js";
+import type { ProtocolName } from "./protocol.js";
 
-/** What a renderer is told of a terminal when it starts (a v2 terminal's command may come later). */
-export type TerminalStart = Pick<TerminalInfo, "terminalId" | "command" | "args" | "cwd" | "pty">;
+/** How often output that keeps changing is looked at, at most: once a frame (20 times a second). */
+export const FRAME_MS = 50;
 
-/** The v2 work the agent lists as running in the background, as it last listed it. */
+export type { ProtocolName } from "./protocol.js";
+
+/** The content of a tool call as shown: its text items joined, and the terminals it embeds. */
+export interface ToolCallContentShown {
+  /** Undefined when the content has no text item. */
+  text: string | undefined;
+  terminalIds: string[];
+}
+
+/** A tool call as one event tells it; a field left out did not change. */
+export interface ToolCallShown {
+  toolCallId: string;
+  title?: string | undefined;
+  /** `pending`, `in_progress`, `completed`, `failed`, or another a version adds (`cancelled`, `paused`). */
+  status?: string | undefined;
+  /** The whole content, when the event gives it: it replaces what came before. */
+  content?: ToolCallContentShown | undefined;
+}
+
+/** One entry of the agent's plan. */
+export interface PlanItem {
+  content: string;
+  status: string;
+  priority?: string;
+}
+
+/** Work the agent lists as running in the background, as it last listed it. */
 export interface BackgroundItem {
   type: string;
   terminalId?: string;
@@ -16,15 +41,47 @@ export interface BackgroundItem {
   label?: string;
 }
 
-/** What a run shows: fed by session updates and terminal host events, never by the transport. */
+/** A terminal shown during the run, for the summary. */
+export interface TerminalRecord {
+  terminalId: string;
+  command: string;
+  exitStatus?: ExitStatus;
+}
+
+export interface RunResult {
+  exitCode: number;
+  stopReason?: string;
+  /** One line for the user when the run failed. */
+  error?: string;
+  elapsedMs: number;
+  terminals: TerminalRecord[];
+}
+
+/**
+ * The view events: what a conversation shows, whatever protocol version its driver speaks. The
+ * drivers emit them, the text and JSON renderers consume them; nothing here is a wire type.
+ * Terminals come in two kinds, by who runs them: the CLI's own (hosted in its `TerminalHost`,
+ * `terminalCreated`) and the agent's, which it reports (`agentTerminal*`, held as `AgentTerminal`s).
+ */
 export interface Renderer {
-  /** `protocol` "v2": the update is a v2 one as the agent sent it (JSON shows it as is). */
-  sessionUpdate(update: SessionUpdate, protocol?: "v2"): void;
-  /** Whether v2 updates are wanted as the agent sent them rather than in v1's shape. */
-  readonly rawUpdates?: boolean;
   /**
-   * A terminal started; `output` is the host's buffer of it, read when something is drawn.
-   * `screen` (PTY terminals): its output as the host's emulator renders it.
+   * A session update as the agent sent it, for a renderer that shows the wire (`--json`); the
+   * events below tell the same update's meaning, which the others show.
+   */
+  rawUpdate(update: unknown, protocol: ProtocolName): void;
+  /** Text of the agent's message, continuing what came before. */
+  messageText(text: string): void;
+  /** Text of the agent's reasoning, continuing what came before. */
+  thoughtText(text: string): void;
+  /** The agent's plan, whole, each time it changes. */
+  plan(items: PlanItem[]): void;
+  /** A tool call appeared (its status is `pending` unless given). */
+  toolCallStarted(call: ToolCallShown & { title: string }): void;
+  /** A tool call changed (an update for one never started, or already ended, is ignored). */
+  toolCallUpdated(call: ToolCallShown): void;
+  /**
+   * One of the CLI's own terminals started; `output` is the host's buffer of it, read when
+   * something is drawn. `screen` (PTY terminals): its output as the host's emulator renders it.
    */
   terminalCreated(info: TerminalInfo, output: OutputReader, screen?: () => string): void;
   /**
@@ -35,46 +92,20 @@ export interface Renderer {
   /** Hear of every chunk (a renderer that shows all output while its reader keeps up). */
   readonly everyChunk?: boolean;
   terminalExited(terminalId: string, exitStatus: ExitStatus): void;
+  /** One of the CLI's own terminals was released (an agent's terminal is never released). */
   terminalReleased(terminalId: string): void;
-  /** ACP v2: an agent-owned terminal appeared (rendered through its emulator, `terminal`). */
+  /** A terminal the agent runs appeared (rendered through its emulator, `terminal`). */
   agentTerminalCreated(terminal: AgentTerminal): void;
-  /** ACP v2: a terminal's command, cwd, size or cancel capability changed after it appeared. */
+  /** An agent's terminal's command, cwd, size or cancel capability changed after it appeared. */
   agentTerminalChanged(terminal: AgentTerminal): void;
-  /** ACP v2: a snapshot replaced the terminal's output; `terminal.output` is the new buffer. */
+  /** A snapshot replaced an agent's terminal's output; `terminal.output` is the new buffer. */
   agentTerminalReplaced(terminal: AgentTerminal): void;
-  /** ACP v2: the agent's list of background work, each time it changes. */
-  background(items: BackgroundItem[]): void;
+  /** The agent's list of background work, each time it changes. */
+  background(items: BackgroundItem[], protocol: ProtocolName): void;
   /** A line for the user about the run itself (hints, warnings, the error that ended it). */
   notice(message: string): void;
-  /** Someone else (a permission question) writes to the TTY until `resume`: draw nothing live. */
+  /** Someone else (a question) writes to the TTY until `resume`: draw nothing live. */
   pause(): void;
   resume(): void;
   finish(result: RunResult): void;
-}
-
-/** Where a renderer writes. `isTTY`/`columns` decide in-place updates; tests pass plain buffers. */
-export interface Output {
-  write(text: string): void;
-  isTTY: boolean;
-  columns?: number;
-  /** True while the reader lags (written text still waits in memory): live output waits, finals do not. */
-  readonly lagging?: boolean;
-  /** Calls `listener` once when the reader has caught up. */
-  onDrain?(listener: () => void): void;
-}
-
-export function outputOf(stream: NodeJS.WriteStream): Output {
-  return {
-    write: (text) => void stream.write(text),
-    get isTTY() {
-      return stream.isTTY === true;
-    },
-    get columns() {
-      return stream.columns;
-    },
-    get lagging() {
-      return stream.writableNeedDrain;
-    },
-    onDrain: (listener) => void stream.once("drain", listener),
-  };
 }

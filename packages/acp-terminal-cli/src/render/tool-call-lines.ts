@@ -1,11 +1,11 @@
-import type { ToolCallContent, ToolCallStatus } from "@agentclientprotocol/sdk";
 import type { ExitStatus } from "acp-terminal";
+import type { BackgroundItem } from "../view/renderer.js";
 import { formatExitStatus } from "./format.js";
 import { headWhole, MAX_LINE_CHARS } from "./display-line.js";
 import type { LineStream } from "./line-stream.js";
 import type { LineCount } from "./terminal-tail.js";
 
-/** The newest lines of a terminal, as a tail shows them (a v1 byte stream's or a v2 screen's). */
+/** The newest lines of a terminal, as a tail shows them (a pipe's byte stream's or a screen's). */
 export interface TailView {
   readonly partialLine: string | undefined;
   tail(): string[];
@@ -23,9 +23,11 @@ export const GUTTER = "  │ ";
 
 export interface ToolCallView {
   title: string;
-  /** v1's statuses, or v2's (which adds `cancelled` and `paused`). */
-  status: ToolCallStatus | "cancelled" | "paused";
+  /** `pending`, `in_progress`, `completed`, `failed`, or another a version adds (`cancelled`). */
+  status: string;
   terminalIds: string[];
+  /** Terminals its content embeds that have not appeared yet (an agent may report one late). */
+  awaited: string[];
   /** The tool call's text content, shown when it has no terminal. */
   text?: string | undefined;
   /** Printed for good (on a TTY: moved out of the live region). */
@@ -36,7 +38,8 @@ export interface TerminalView {
   tail: TailView;
   /**
    * Piped: its complete lines in order, for the first PLAIN_STREAM_LINES printed as they come;
-   * undefined for a screen (v2), whose lines are not final until it ends: its tail is printed then.
+   * undefined for a screen (an agent's terminal, a PTY), whose lines are not final until it ends:
+   * its tail is printed then.
    */
   lines: Pick<LineStream, "take" | "skippedBytes"> | undefined;
   exitStatus?: ExitStatus;
@@ -48,18 +51,6 @@ export interface TerminalView {
 
 export const DONE: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
 
-export function terminalIdsOf(content: ToolCallContent[] | null | undefined): string[] {
-  return (content ?? []).flatMap((item) => (item.type === "terminal" ? [item.terminalId] : []));
-}
-
-/** The text blocks of tool call content, joined; undefined when there are none. */
-export function textOf(content: ToolCallContent[] | null | undefined): string | undefined {
-  const texts = (content ?? []).flatMap((item) =>
-    item.type === "content" && item.content.type === "text" ? [item.content.text] : [],
-  );
-  return texts.length === 0 ? undefined : texts.join("\n");
-}
-
 export function header(view: ToolCallView): string {
   const mark =
     view.status === "completed"
@@ -68,6 +59,31 @@ export function header(view: ToolCallView): string {
         ? "✗"
         : "▸";
   return `${mark} ${view.title} [${view.status}]`;
+}
+
+/**
+ * Piped, a tool call's header is printed when it starts and again when its header changes, except
+ * for `pending` → `in_progress` with nothing printed since its header (`onTop`): that line would
+ * only repeat the one above it. (Its final status is printed when it ends.)
+ */
+export function headerRepeats(before: ToolCallView, after: ToolCallView, onTop: boolean): boolean {
+  if (header(before) === header(after)) {
+    return true;
+  }
+  const quietStart =
+    before.status === "pending" && after.status === "in_progress" && before.title === after.title;
+  return quietStart && onTop;
+}
+
+/** The line that says what the agent runs in the background: its kind, id and label each. */
+export function backgroundLine(items: readonly BackgroundItem[]): string {
+  const names = items.map((item) => {
+    const id = item.terminalId ?? item.toolCallId;
+    const what =
+      item.type === "terminal" ? "terminal" : item.type === "tool_call" ? "tool call" : item.type;
+    return `${what}${id === undefined ? "" : ` ${id}`}${item.label === undefined ? "" : ` (${item.label})`}`;
+  });
+  return `⋯ background: ${names.length === 0 ? "none" : names.join(", ")}`;
 }
 
 /** A tool call's text (when it has no terminal to show instead): its last lines, indented. */
