@@ -36,6 +36,8 @@ const MAX_AWAITED_TERMINALS = 64;
 export class TextRenderer implements Renderer {
   private readonly toolCalls = new ToolCallBook();
   private readonly terminals = new TerminalViews();
+  /** Open tool calls whose content shows a terminal that has not appeared yet. */
+  private readonly awaiting = new Set<string>();
   private readonly output: TextOutput;
   /** Piped: the first lines of each terminal, printed as they come. */
   private readonly piped: PipedLines;
@@ -210,6 +212,7 @@ export class TextRenderer implements Renderer {
       if (term === undefined) {
         if (!view.awaited.includes(id) && view.awaited.length < MAX_AWAITED_TERMINALS) {
           view.awaited.push(id);
+          this.awaiting.add(toolCallId);
         }
         continue;
       }
@@ -231,12 +234,16 @@ export class TextRenderer implements Renderer {
    * is attached to that tool call then, as if the content came again.
    */
   private attachLate(terminalId: string): void {
-    for (const [toolCallId, view] of this.toolCalls.entries()) {
-      const at = view.awaited.indexOf(terminalId);
-      if (at === -1 || view.committed) {
+    for (const toolCallId of [...this.awaiting]) {
+      const view = this.toolCalls.get(toolCallId);
+      const at = view?.awaited.indexOf(terminalId) ?? -1;
+      if (view === undefined || at === -1) {
         continue;
       }
       view.awaited.splice(at, 1);
+      if (view.awaited.length === 0) {
+        this.awaiting.delete(toolCallId);
+      }
       this.toolCallChanged(toolCallId, [terminalId], false);
     }
   }
@@ -263,6 +270,7 @@ export class TextRenderer implements Renderer {
     }
     this.piped.flush();
     view.committed = true;
+    this.awaiting.delete(toolCallId);
     const terminalLines = view.terminalIds.flatMap((id) => {
       const term = this.terminals.get(id);
       return term === undefined ? [] : finalLines(term, this.output.live !== undefined);

@@ -34,8 +34,22 @@ export class ToolCallBook {
 
   /** The oldest open tool calls while more than `max` are open, oldest first. */
   openBeyond(max: number): string[] {
-    const open = [...this.#views].filter(([, view]) => !view.committed);
-    return open.slice(0, Math.max(0, open.length - max)).map(([id]) => id);
+    let open = 0;
+    for (const view of this.#views.values()) {
+      if (!view.committed) {
+        open++;
+      }
+    }
+    const beyond: string[] = [];
+    for (const [id, view] of this.#views) {
+      if (open - beyond.length <= max) {
+        break;
+      }
+      if (!view.committed) {
+        beyond.push(id);
+      }
+    }
+    return beyond;
   }
 
   /** Remembers a finished tool call, forgetting the oldest beyond MAX_FINISHED_TOOL_CALLS. */
