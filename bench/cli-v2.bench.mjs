@@ -149,9 +149,11 @@ if (PARTS.has("many") && existsSync(TIME)) {
 }
 
 if (PARTS.has("render")) {
-  const { AgentTerminal } = await import("../packages/acp-terminal-cli/dist/agent-terminal.js");
+  const { AgentTerminal } =
+    await import("../packages/acp-terminal-cli/dist/view/agent-terminal.js");
   const { OutputBuffer } = await import("../packages/acp-terminal/dist/output/output-buffer.js");
-  const { TerminalTail } = await import("../packages/acp-terminal-cli/dist/terminal-tail.js");
+  const { TerminalTail } =
+    await import("../packages/acp-terminal-cli/dist/render/terminal-tail.js");
   let bar = "";
   for (let i = 0; bar.length < 64 * 1024 - 80; i++)
     bar += `\r\x1b[2K[${"#".repeat(i % 50).padEnd(50)}] ${i % 100}%`;

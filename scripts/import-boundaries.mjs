@@ -47,8 +47,18 @@ const FOLDER_IMPORTERS = {
     "publish/": ["v2.ts"],
     "tools/": ["tools.ts"],
   },
-  // Flat for now: its folders by role (agent process, conversation, view, render) get rules here.
-  "acp-terminal-cli": {},
+  // Bottom up: view/ (the view events) <- render/ (the renderers); agent/ (the agent process and
+  // how its failures read) and command/ (the command line) <- conversation/ (one conversation,
+  // the driver contract) <- drivers/ (one per protocol version) <- run-command.ts.
+  "acp-terminal-cli": {
+    "command/": ["conversation/", "drivers/", "main.ts", "run-command.ts"],
+    "agent/": ["command/", "conversation/", "drivers/", "run-command.ts"],
+    "ask/": ["conversation/", "drivers/"],
+    "view/": ["ask/", "conversation/", "drivers/", "render/"],
+    "render/": ["run-command.ts"],
+    "conversation/": ["drivers/", "run-command.ts"],
+    "drivers/": ["run-command.ts"],
+  },
   "acp-terminal-conformance": {
     "base/": ["checks/", "v2/", "agent.ts", "index.ts", "report.ts", "runner.ts"],
     "checks/": ["agent.ts"],

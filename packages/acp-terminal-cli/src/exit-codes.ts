@@ -1,5 +1,3 @@
-import type { StopReason } from "@agentclientprotocol/sdk";
-
 /** The CLI's exit codes; `--help` and the README list them. */
 export const ExitCode = {
   /** The turn ended with `end_turn`. */
@@ -18,7 +16,8 @@ export const ExitCode = {
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
-export function exitCodeForStopReason(stopReason: StopReason): ExitCodeValue {
+/** The exit code for a turn's stop reason (v1's and v2's words; one neither knows is a refusal). */
+export function exitCodeForStopReason(stopReason: string): ExitCodeValue {
   switch (stopReason) {
     case "end_turn":
       return ExitCode.ok;

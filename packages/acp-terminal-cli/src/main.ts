@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import path from "node:path";
-import { parseCommand, USAGE } from "./args.js";
+import { parseCommand, USAGE } from "./command/args.js";
 import { ExitCode } from "./exit-codes.js";
-import { runMcpCommand } from "./mcp-command.js";
+import { runMcpCommand } from "./command/mcp-command.js";
 import { run } from "./run-command.js";
 import { messageOf, packageVersion } from "acp-terminal/internal";
 

@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { AnswerLines } from "../src/answer-lines.js";
+import { AnswerLines } from "../src/ask/answer-lines.js";
 
 describe("answers typed on the TTY", () => {
   const never = new AbortController().signal;

@@ -1,8 +1,8 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseCommand, USAGE } from "../src/args.js";
+import { parseCommand, USAGE } from "../src/command/args.js";
 import { exitCodeForStopReason } from "../src/exit-codes.js";
-import { stdioMcpServer } from "../src/mcp-tools-offer.js";
+import { stdioMcpServer } from "../src/conversation/mcp-tools-offer.js";
 
 const parse = (...argv: string[]) =>
   parseCommand(argv, "/home/me", (base, p) => path.resolve(base, p));

@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream";
 import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
-import { decidePermission, type PermissionIo } from "../src/permission.js";
+import { decidePermission, type PermissionIo } from "../src/ask/permission.js";
 
 const request: RequestPermissionRequest = {
   sessionId: "s",

@@ -2,16 +2,15 @@ import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
 import type { ExitStatus, TerminalInfo } from "acp-terminal";
 import { OutputBuffer } from "acp-terminal/internal";
-import { JsonRenderer } from "../src/json-renderer.js";
-import type { Output, Renderer } from "../src/renderer.js";
-import {
-  MAX_FINISHED_TOOL_CALLS,
-  MAX_OPEN_TOOL_CALLS,
-  TextRenderer,
-} from "../src/text-renderer.js";
-import { PLAIN_STREAM_LINES } from "../src/views.js";
+import { JsonRenderer } from "../src/render/json-renderer.js";
+import type { Output } from "../src/render/output.js";
+import type { Renderer } from "../src/view/renderer.js";
+import { TextRenderer } from "../src/render/text-renderer.js";
+import { MAX_FINISHED_TOOL_CALLS, MAX_OPEN_TOOL_CALLS } from "../src/render/tool-call-book.js";
+import { PLAIN_STREAM_LINES } from "../src/render/tool-call-lines.js";
 import { until } from "../../../test/support/until.js";
 import { counting } from "./counting-reader.js";
+import { fedByV1 } from "./v1-feed.js";
 
 function sink(isTTY = false): Output & { text: string } {
   return {
@@ -108,7 +107,7 @@ describe("TextRenderer, piped", () => {
   it("streams message text, tool call status and terminal lines, then the final status", () => {
     const out = sink();
     const err = sink();
-    const r = new TextRenderer(out, err);
+    const r = fedByV1(new TextRenderer(out, err));
     r.sessionUpdate({
       sessionUpdate: "agent_message_chunk",
       content: { type: "text", text: "Running the " },
@@ -145,7 +144,7 @@ describe("TextRenderer, piped", () => {
 
   it("stops streaming a chatty terminal and shows its last lines at the end", () => {
     const out = sink();
-    const r = new TextRenderer(out, sink());
+    const r = fedByV1(new TextRenderer(out, sink()));
     const t1 = terminal(r);
     r.sessionUpdate(toolCall("in_progress", "t1"));
     const lines = Array.from({ length: PLAIN_STREAM_LINES + 50 }, (_, i) => `line ${i + 1}`);
@@ -165,7 +164,7 @@ describe("TextRenderer, piped", () => {
 
   it("shows the text content of a tool call without a terminal, not of one with a terminal", () => {
     const out = sink();
-    const r = new TextRenderer(out, sink());
+    const r = fedByV1(new TextRenderer(out, sink()));
     const text = (t: string) => [
       { type: "content" as const, content: { type: "text" as const, text: t } },
     ];
@@ -198,7 +197,7 @@ describe("TextRenderer, piped", () => {
 
   it("prints a tool call's line once when it starts: pending then in_progress with nothing between is one line", () => {
     const out = sink();
-    const r = new TextRenderer(out, sink());
+    const r = fedByV1(new TextRenderer(out, sink()));
     const t1 = terminal(r);
     r.sessionUpdate(toolCall("pending"));
     r.sessionUpdate({
@@ -217,7 +216,7 @@ describe("TextRenderer, piped", () => {
 
   it("prints in_progress after pending when other lines came between, and any other change of its line", () => {
     const out = sink();
-    const r = new TextRenderer(out, sink());
+    const r = fedByV1(new TextRenderer(out, sink()));
     const t1 = terminal(r);
     r.sessionUpdate(toolCall("pending"));
     r.sessionUpdate({
@@ -258,7 +257,7 @@ describe("TextRenderer, piped", () => {
   it("prints notices and errors on stderr, on a line of their own", () => {
     const out = sink();
     const err = sink();
-    const r = new TextRenderer(out, err);
+    const r = fedByV1(new TextRenderer(out, err));
     r.sessionUpdate({
       sessionUpdate: "agent_message_chunk",
       content: { type: "text", text: "half a line" },
@@ -287,7 +286,7 @@ describe("TextRenderer, bounded in tool calls", () => {
     "an agent flooding tool calls holds at most 256 open and 1024 finished (TTY: %s): the oldest open one is printed for good as it stands, the oldest finished are forgotten",
     (isTTY) => {
       const out = sink(isTTY);
-      const r = new TextRenderer(out, sink());
+      const r = fedByV1(new TextRenderer(out, sink()));
       for (let i = 0; i < 5_000; i++) {
         r.sessionUpdate(call(`c${i}`, "in_progress"));
       }
@@ -304,7 +303,7 @@ describe("TextRenderer, bounded in tool calls", () => {
   );
 
   it("a terminal that ends after its finished tool call was forgotten is no crash", () => {
-    const r = new TextRenderer(sink(), sink());
+    const r = fedByV1(new TextRenderer(sink(), sink()));
     const t1 = terminal(r, "t1");
     r.sessionUpdate({
       sessionUpdate: "tool_call",
@@ -326,7 +325,7 @@ describe("TextRenderer, bounded in tool calls", () => {
 describe("TextRenderer, on a TTY", () => {
   it("redraws the running tool call in place and prints it for good when it ends", async () => {
     const out = sink(true);
-    const r = new TextRenderer(out, sink(true));
+    const r = fedByV1(new TextRenderer(out, sink(true)));
     const t1 = terminal(r);
     r.sessionUpdate(toolCall("in_progress", "t1"));
     expect(out.text).toBe("▸ make test [in_progress]\n");
@@ -343,7 +342,7 @@ describe("TextRenderer, on a TTY", () => {
 
   it("draws nothing in place while paused for a question, and redraws on resume", async () => {
     const out = sink(true);
-    const r = new TextRenderer(out, sink(true));
+    const r = fedByV1(new TextRenderer(out, sink(true)));
     const t1 = terminal(r);
     r.sessionUpdate(toolCall("in_progress", "t1"));
     r.pause();
@@ -361,7 +360,7 @@ describe("TextRenderer, on a TTY", () => {
 
   it("holds a partial message line while the live region is up", () => {
     const out = sink(true);
-    const r = new TextRenderer(out, sink(true));
+    const r = fedByV1(new TextRenderer(out, sink(true)));
     r.sessionUpdate(toolCall("pending"));
     r.sessionUpdate({
       sessionUpdate: "agent_message_chunk",
@@ -381,7 +380,7 @@ describe("TextRenderer, on a TTY", () => {
 describe("JsonRenderer", () => {
   it("writes one JSON object per line: updates, terminal events with text output, the result", () => {
     const out = sink();
-    const r = new JsonRenderer(out, sink());
+    const r = fedByV1(new JsonRenderer(out, sink()));
     r.sessionUpdate(toolCall("pending", "t1"));
     const t1 = terminal(r);
     const euro = Buffer.from("€!", "utf8");
@@ -408,7 +407,7 @@ describe("JsonRenderer", () => {
 
   it("cuts output events at a character boundary: the text arrives whole and nothing is counted as skipped", async () => {
     const out = sink();
-    const r = new JsonRenderer(out, sink());
+    const r = fedByV1(new JsonRenderer(out, sink()));
     const t1 = terminal(r);
     const text = "€".repeat(50_000); // 150 000 bytes: more than two events' worth
     t1.output(bytes(text));
@@ -422,7 +421,7 @@ describe("JsonRenderer", () => {
 
   it("while the reader lags writes no output, then the newest bytes with skippedBytes; exit, release and result always", async () => {
     const out = laggingSink();
-    const r = new JsonRenderer(out, sink());
+    const r = fedByV1(new JsonRenderer(out, sink()));
     const t1 = terminal(r, "t1", 64 * 1024);
     out.lagging = true;
     const mib = new Uint8Array(1024 * 1024).fill(0x61);
@@ -484,7 +483,7 @@ describe("TextRenderer, reading output when it draws", () => {
   for (const tty of [false, true]) {
     it(`${tty ? "on a TTY" : "piped"}, reads a fraction of a flood, not every byte`, async () => {
       const out = sink(tty);
-      const r = new TextRenderer(out, sink(tty));
+      const r = fedByV1(new TextRenderer(out, sink(tty)));
       const t1 = countedTerminal(r, 1024 * 1024);
       r.sessionUpdate(toolCall("in_progress", "t1"));
       const chunk = new Uint8Array(64 * 1024).fill(0x7a);
@@ -505,7 +504,7 @@ describe("TextRenderer, reading output when it draws", () => {
 
   it("piped, streams no lines while the reader lags, and the first ones once it catches up", async () => {
     const out = laggingSink();
-    const r = new TextRenderer(out, sink());
+    const r = fedByV1(new TextRenderer(out, sink()));
     const t1 = terminal(r);
     r.sessionUpdate(toolCall("in_progress", "t1"));
     out.lagging = true;
@@ -522,7 +521,7 @@ describe("TextRenderer, reading output when it draws", () => {
 
   it("on a TTY, does not redraw while the reader lags, and redraws once it caught up", async () => {
     const out = laggingSink(true);
-    const r = new TextRenderer(out, sink(true));
+    const r = fedByV1(new TextRenderer(out, sink(true)));
     const t1 = terminal(r);
     r.sessionUpdate(toolCall("in_progress", "t1"));
     out.lagging = true;
@@ -540,7 +539,7 @@ describe("TextRenderer, reading output when it draws", () => {
 
   it("on a TTY, redraws at most once a frame however many chunks arrive", async () => {
     const out = sink(true);
-    const r = new TextRenderer(out, sink(true));
+    const r = fedByV1(new TextRenderer(out, sink(true)));
     const t1 = terminal(r);
     r.sessionUpdate(toolCall("in_progress", "t1"));
     for (let i = 1; i <= 1000; i++) {

@@ -1,8 +1,8 @@
 /** followHost: a real TerminalHost's terminals reach a renderer, which reads their buffers itself. */
 import { describe, expect, it } from "vitest";
-import { JsonRenderer } from "../src/json-renderer.js";
-import type { Output } from "../src/renderer.js";
-import { followHost } from "../src/terminal-ledger.js";
+import { JsonRenderer } from "../src/render/json-renderer.js";
+import type { Output } from "../src/render/output.js";
+import { followHost } from "../src/drivers/terminal-ledger.js";
 import { TerminalHost } from "acp-terminal";
 import { until } from "../../../test/support/until.js";
 

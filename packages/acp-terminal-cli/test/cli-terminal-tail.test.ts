@@ -1,12 +1,12 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { FirstLineSniffer } from "../src/first-line-sniffer.js";
-import { leadingProgram, programExists } from "../src/command-lookup.js";
-import { MAX_LINE_CHARS } from "../src/display-line.js";
-import { LineStream } from "../src/line-stream.js";
-import { TerminalTail } from "../src/terminal-tail.js";
+import { FirstLineSniffer } from "../src/agent/first-line-sniffer.js";
+import { leadingProgram, programExists } from "../src/agent/command-lookup.js";
+import { MAX_LINE_CHARS } from "../src/render/display-line.js";
+import { LineStream } from "../src/render/line-stream.js";
+import { TerminalTail } from "../src/render/terminal-tail.js";
 import { OutputBuffer } from "acp-terminal/internal";
-import { columnsWide, fitColumns } from "../src/display-width.js";
+import { columnsWide, fitColumns } from "../src/render/display-width.js";
 import { counting } from "./counting-reader.js";
 
 const bytes = (text: string) => new Uint8Array(Buffer.from(text, "utf8"));

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { parseCommand } from "../src/args.js";
-import { AgentTerminal, clampSize } from "../src/agent-terminal.js";
-import type { Renderer } from "../src/renderer.js";
-import { V2Session } from "../src/v2-session.js";
+import { parseCommand } from "../src/command/args.js";
+import { AgentTerminal, clampSize } from "../src/view/agent-terminal.js";
+import type { Renderer } from "../src/view/renderer.js";
+import { V2Session } from "../src/drivers/v2-session.js";
 
 const b64 = (text: string) => Buffer.from(text).toString("base64");
 
@@ -10,7 +10,12 @@ const b64 = (text: string) => Buffer.from(text).toString("base64");
 function recorder(): { renderer: Renderer; events: string[] } {
   const events: string[] = [];
   const renderer: Renderer = {
-    sessionUpdate: (update) => events.push(`update ${update.sessionUpdate}`),
+    rawUpdate: () => undefined,
+    messageText: (text) => events.push(`message ${text}`),
+    thoughtText: (text) => events.push(`thought ${text}`),
+    plan: (items) => events.push(`plan ${JSON.stringify(items)}`),
+    toolCallStarted: (call) => events.push(`tool call ${call.toolCallId}`),
+    toolCallUpdated: (call) => events.push(`tool call update ${call.toolCallId}`),
     terminalCreated: () => events.push("v1 create"),
     terminalOutput: (id) => events.push(`output ${id}`),
     terminalExited: (id, status) => events.push(`exit ${id} ${JSON.stringify(status)}`),

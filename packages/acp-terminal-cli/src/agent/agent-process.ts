@@ -1,0 +1,163 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream, type WriteStream } from "node:fs";
+import { once } from "node:events";
+import { Writable, type Readable } from "node:stream";
+import { ndJsonStream, type Stream } from "@agentclientprotocol/sdk";
+import { KILL_GRACE_MS } from "acp-terminal";
+import { terminateProcessGroup } from "acp-terminal/internal";
+import { FirstLineSniffer } from "./first-line-sniffer.js";
+
+/** Characters of the agent's stderr kept to explain a failure. */
+const STDERR_TAIL_CHARS = 2048;
+
+export interface AgentExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Set when the shell could not be started at all. */
+  error?: Error;
+}
+
+export interface LaunchOptions {
+  commandLine: string;
+  /** Where the agent process starts (the user's directory, not necessarily the session's cwd). */
+  cwd: string;
+  /** Agent stderr goes here; default: our stderr. */
+  agentLogPath?: string | undefined;
+  stderr: NodeJS.WritableStream;
+}
+
+/**
+ * The agent's stdout as a web stream that the sniffer also sees. Unlike `Readable.toWeb`, a
+ * cancel (the connection closed, say on EPIPE to an agent that already exited) does not destroy
+ * stdout: it keeps draining, so the sniffer still learns what the agent printed.
+ */
+function readableOf(stdout: Readable, sniffer: FirstLineSniffer): ReadableStream<Uint8Array> {
+  let cancelled = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        stdout.on("data", (chunk: Buffer) => {
+          sniffer.push(chunk);
+          if (cancelled) {
+            return;
+          }
+          controller.enqueue(new Uint8Array(chunk));
+          if ((controller.desiredSize ?? 1) <= 0) {
+            stdout.pause();
+          }
+        });
+        stdout.once("end", () => {
+          sniffer.end();
+          if (!cancelled) {
+            controller.close();
+          }
+        });
+        stdout.once("error", (error) => {
+          if (!cancelled) {
+            controller.error(error);
+          }
+        });
+      },
+      pull() {
+        stdout.resume();
+      },
+      cancel() {
+        cancelled = true;
+        stdout.resume();
+      },
+    },
+    { highWaterMark: 16 },
+  );
+}
+
+/**
+ * The agent as a child process: its command line runs through the shell in a process group of
+ * its own (`detached: true`), so that `kill()` reaches the whole tree the agent may have started
+ * (npx → node → …), exactly as the host kills a terminal's command.
+ */
+export class AgentProcess {
+  readonly stream: Stream;
+  readonly exited: Promise<AgentExit>;
+  /** Resolves with the start of the agent's first stdout line when that line is not JSON. */
+  readonly notJson: Promise<string>;
+  private readonly child: ChildProcess;
+  private readonly log: WriteStream | undefined;
+  private exitInfo: AgentExit | undefined;
+  private stderrTail = "";
+
+  constructor(options: LaunchOptions) {
+    this.log =
+      options.agentLogPath === undefined
+        ? undefined
+        : createWriteStream(options.agentLogPath, { flags: "a" });
+    // Checked writable before launch; should it fail later (disk full), the agent's stderr is lost, not us.
+    this.log?.on("error", (error) =>
+      options.stderr.write(`acp-terminal: --agent-log: ${error.message}\n`),
+    );
+    this.child = spawn(options.commandLine, {
+      shell: true,
+      detached: true,
+      cwd: options.cwd,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    this.exited = new Promise<AgentExit>((resolve) => {
+      this.child.once("exit", (code, signal) => resolve(this.recordExit({ code, signal })));
+      this.child.once("error", (error) =>
+        resolve(this.recordExit({ code: null, signal: null, error })),
+      );
+    });
+    const stdin = this.child.stdin!;
+    const stdout = this.child.stdout!;
+    const stderr = this.child.stderr!;
+    // A dead agent makes writes fail with EPIPE; the exit is reported through `exited` instead.
+    stdin.on("error", () => undefined);
+    // One streaming decoder, so a character split across chunks is not garbled.
+    const decoder = new TextDecoder();
+    stderr.on("data", (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + decoder.decode(chunk, { stream: true })).slice(
+        -STDERR_TAIL_CHARS,
+      );
+      (this.log ?? options.stderr).write(chunk);
+    });
+    let notJson!: (snippet: string) => void;
+    this.notJson = new Promise((resolve) => (notJson = resolve));
+    const sniffer = new FirstLineSniffer(notJson);
+    this.stream = ndJsonStream(
+      Writable.toWeb(stdin) as WritableStream<Uint8Array>,
+      readableOf(stdout, sniffer),
+    );
+  }
+
+  /** The last non-empty line the agent wrote on stderr, for error messages. */
+  get lastStderrLine(): string | undefined {
+    const lines = this.stderrTail.split(/\r?\n/).filter((line) => line.trim() !== "");
+    return lines.at(-1)?.trim();
+  }
+
+  /**
+   * SIGTERM to the agent's process group, SIGKILL after `graceMs`, then SIGKILL to whatever is
+   * left in the group (the host's process-group termination, src/terminate/kill.ts); resolves once
+   * the agent has exited and its log is closed.
+   */
+  async kill(graceMs = KILL_GRACE_MS): Promise<void> {
+    this.child.stdin?.end();
+    const pid = this.child.pid;
+    // No pid: the shell never started; `exited` has its spawn error.
+    if (pid !== undefined) {
+      await terminateProcessGroup(
+        { pid, leaderExited: this.exited, hasExited: () => this.exitInfo !== undefined },
+        { signal: "SIGTERM", graceMs },
+      );
+    }
+    await this.exited;
+    if (this.log !== undefined) {
+      this.log.end();
+      await once(this.log, "close").catch(() => undefined);
+    }
+  }
+
+  private recordExit(exit: AgentExit): AgentExit {
+    this.exitInfo ??= exit;
+    return this.exitInfo;
+  }
+}

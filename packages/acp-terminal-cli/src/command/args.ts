@@ -1,0 +1,221 @@
+import { parseArgs } from "node:util";
+import {
+  APPROVAL_FLAG_OPTIONS,
+  approvalFlagsHelp,
+  approvalFlags,
+  type ApprovalFlags,
+} from "acp-terminal";
+import { EXIT_CODES_HELP } from "../exit-codes.js";
+import { terminalLimits, type TerminalLimits } from "./terminal-limits.js";
+import { messageOf } from "acp-terminal/internal";
+
+export interface RunOptions extends TerminalLimits {
+  agent: string;
+  prompt: string;
+  /** Absolute path given to `session/new` and used as the terminals' default cwd. */
+  cwd: string;
+  pty: boolean;
+  yes: boolean;
+  /** `--allow` patterns: commands the agent may start without asking. */
+  allow: string[];
+  /** `--yes`, `--allow`, `--sandbox`, `--sandbox-network`, in the words acp-terminal mcp shares. */
+  approval: ApprovalFlags;
+  json: boolean;
+  /** Whole-run deadline in milliseconds, or undefined for none. */
+  timeoutMs?: number | undefined;
+  /** How long the agent may take to answer `initialize`. */
+  initTimeoutMs: number;
+  /** After Ctrl-C, how long the agent gets to end its turn with `cancelled`. */
+  cancelGraceMs: number;
+  agentLog?: string | undefined;
+  /** Say on stderr how terminals are contained (present only when set). */
+  verbose?: boolean;
+  /** Process-group kill only, no PID namespace per terminal (present only when set). */
+  noContain?: boolean;
+  /** Offer the terminals as MCP tools instead of v1 terminals (present only when set). */
+  mcpTools?: boolean;
+  /**
+   * The ACP version to speak: the v2 draft, or whichever the agent picks when offered v2 (`auto`);
+   * present only when not v1, the default.
+   */
+  protocol?: Exclude<Protocol, "v1">;
+}
+
+export const PROTOCOLS = ["v1", "v2", "auto"] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
+
+export type ParsedCommand =
+  | { kind: "help" }
+  | { kind: "version" }
+  | { kind: "run"; options: RunOptions }
+  | { kind: "error"; message: string };
+
+export const USAGE = `Usage:
+  acp-terminal run --agent "<command line>" [options] "<prompt>"
+  acp-terminal mcp [options]   (an MCP server of command tools: acp-terminal mcp --help)
+  acp-terminal --help | --version
+
+Runs an ACP agent, sends it one prompt, hosts the terminals it asks for, and prints what it does.
+
+Options:
+  --agent CMD        the agent's command line (run through the shell), e.g. "npx my-agent --acp"
+  --cwd DIR          the session's working directory (default: the current directory)
+  --pty              run the agent's terminals in a pseudo-terminal
+${approvalFlagsHelp(21)}
+  --json             one JSON object per line on stdout, for programs
+  --timeout S        give up after S seconds for the whole run
+  --init-timeout S   how long the agent may take to answer initialize (default 10)
+  --cancel-grace S   after Ctrl-C, how long the agent may take to end its turn (default 2)
+  --agent-log FILE   write the agent's stderr to FILE instead of this stderr
+  --max-terminals N  live terminals the session may hold (default 64)
+  --max-total-terminals N
+                     live terminals in all (default 1024, or --max-terminals if higher)
+  --verbose          say on stderr how terminals are contained and sandboxed
+  --no-contain       no PID namespace per terminal: kill reaches the process group only
+  --mcp-tools        offer the terminals as MCP tools (exec, process) instead of v1 terminals:
+                     over the ACP connection when the agent takes it (mcpCapabilities.acp), else
+                     as the stdio server acp-terminal mcp with this cwd, --yes/--allow, --sandbox
+  --protocol V       the ACP version to speak: v1 (default), v2 (the draft: agent-owned terminals
+                     shown through a terminal emulator; Ctrl-C sends terminal/cancel first) or
+                     auto (offer v2, speak what the agent answers, v1 included)
+  --help, -h         this help
+  --version          the version
+
+${EXIT_CODES_HELP}
+`;
+
+/** An agent that has not answered `initialize` by then is taken for something else. */
+export const DEFAULT_INIT_TIMEOUT_MS = 10_000;
+/** After Ctrl-C, how long the agent gets to end its turn with `cancelled` before we quit anyway. */
+export const DEFAULT_CANCEL_GRACE_MS = 2_000;
+
+/** The longest delay setTimeout honours (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A positive number of seconds as milliseconds, undefined when absent, or an error message. */
+function seconds(flag: string, value: string | undefined): number | string | undefined {
+  if (value === undefined) {
+    return undefined;
+  }
+  const ms = Math.round(Number(value) * 1000);
+  // Below 1 ms rounds to no time at all (0.0001).
+  if (value.trim() === "" || !Number.isFinite(ms) || ms < 1) {
+    return `Invalid ${flag}: expected a positive number of seconds, received ${JSON.stringify(value)}`;
+  }
+  // Node fires a longer timer at once (TimeoutOverflowWarning): a huge value must not mean "now".
+  if (ms > MAX_TIMER_MS) {
+    return `Invalid ${flag}: at most ${Math.floor(MAX_TIMER_MS / 1000)} seconds, received ${JSON.stringify(value)}`;
+  }
+  return ms;
+}
+
+/** Parses argv (without node and the script). Never throws: errors come back as values. */
+export function parseCommand(
+  argv: string[],
+  cwd: string,
+  resolvePath: (base: string, p: string) => string,
+): ParsedCommand {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        agent: { type: "string" },
+        cwd: { type: "string" },
+        pty: { type: "boolean", default: false },
+        ...APPROVAL_FLAG_OPTIONS,
+        json: { type: "boolean", default: false },
+        timeout: { type: "string" },
+        "init-timeout": { type: "string" },
+        "cancel-grace": { type: "string" },
+        "agent-log": { type: "string" },
+        "max-terminals": { type: "string" },
+        "max-total-terminals": { type: "string" },
+        verbose: { type: "boolean", default: false },
+        "no-contain": { type: "boolean", default: false },
+        "mcp-tools": { type: "boolean", default: false },
+        protocol: { type: "string", default: "v1" },
+        help: { type: "boolean", short: "h", default: false },
+        version: { type: "boolean", default: false },
+      },
+    });
+  } catch (error) {
+    return { kind: "error", message: messageOf(error) };
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    return { kind: "help" };
+  }
+  if (values.version) {
+    return { kind: "version" };
+  }
+  const [subcommand, ...rest] = positionals;
+  if (subcommand === undefined) {
+    return { kind: "help" };
+  }
+  if (subcommand !== "run") {
+    return { kind: "error", message: `Unknown command: ${subcommand} (expected "run")` };
+  }
+  if (values.agent === undefined || values.agent.trim() === "") {
+    return {
+      kind: "error",
+      message: 'Missing --agent: give the agent\'s command line, e.g. --agent "npx my-agent"',
+    };
+  }
+  if (rest.length === 0 || rest.join(" ").trim() === "") {
+    return { kind: "error", message: "Missing prompt: give it as the last argument" };
+  }
+  const timeoutMs = seconds("--timeout", values.timeout);
+  if (typeof timeoutMs === "string") {
+    return { kind: "error", message: timeoutMs };
+  }
+  const initTimeoutMs =
+    seconds("--init-timeout", values["init-timeout"]) ?? DEFAULT_INIT_TIMEOUT_MS;
+  if (typeof initTimeoutMs === "string") {
+    return { kind: "error", message: initTimeoutMs };
+  }
+  const cancelGraceMs =
+    seconds("--cancel-grace", values["cancel-grace"]) ?? DEFAULT_CANCEL_GRACE_MS;
+  if (typeof cancelGraceMs === "string") {
+    return { kind: "error", message: cancelGraceMs };
+  }
+  const approval = approvalFlags(values);
+  if (typeof approval === "string") {
+    return { kind: "error", message: approval };
+  }
+  const protocol = PROTOCOLS.find((name) => name === values.protocol);
+  if (protocol === undefined) {
+    return {
+      kind: "error",
+      message: `Invalid --protocol: expected one of ${PROTOCOLS.join(", ")}, received ${JSON.stringify(values.protocol)}`,
+    };
+  }
+  const limits = terminalLimits(values["max-terminals"], values["max-total-terminals"]);
+  if (typeof limits === "string") {
+    return { kind: "error", message: limits };
+  }
+  return {
+    kind: "run",
+    options: {
+      agent: values.agent,
+      prompt: rest.join(" "),
+      cwd: resolvePath(cwd, values.cwd ?? "."),
+      pty: values.pty,
+      yes: values.yes,
+      allow: values.allow,
+      approval,
+      json: values.json,
+      timeoutMs,
+      initTimeoutMs,
+      cancelGraceMs,
+      agentLog: values["agent-log"],
+      ...limits,
+      ...(protocol === "v1" ? {} : { protocol }),
+      ...(values.verbose ? { verbose: true } : {}),
+      ...(values["no-contain"] ? { noContain: true } : {}),
+      ...(values["mcp-tools"] ? { mcpTools: true } : {}),
+    },
+  };
+}

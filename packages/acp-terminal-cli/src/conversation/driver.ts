@@ -1,0 +1,80 @@
+import type { Stream } from "@agentclientprotocol/sdk";
+import type { TerminalHost } from "acp-terminal";
+import type { Ending } from "../agent/failure-messages.js";
+import type { PermissionAnswer, PermissionAsk } from "../ask/permission-ask.js";
+import type { ProtocolName, Renderer, TerminalRecord } from "../view/renderer.js";
+import type { McpToolsOffer } from "./mcp-tools-offer.js";
+
+/** What the conversation lends its driver when it connects. */
+export interface DriverContext {
+  /** Where the driver's view events go. */
+  readonly view: Renderer;
+  /** The CLI's own terminals: given when the driver hosts terminals, or under `--mcp-tools`. */
+  readonly host: TerminalHost | undefined;
+  /** `--mcp-tools`: the CLI's terminals offered to the agent as MCP tools. */
+  readonly mcpTools: McpToolsOffer | undefined;
+  /** Answers a permission request by the user's policy (one question at a time, the view paused). */
+  askPermission(request: PermissionAsk): Promise<PermissionAnswer>;
+}
+
+/** How a turn ended, as the protocol said it. */
+export interface TurnEnd {
+  stopReason?: string | undefined;
+  /** The agent ended the turn with an error: the line that says so. */
+  error?: string | undefined;
+}
+
+/**
+ * One protocol version (a dialect) of the conversation: the only place versions differ. It speaks
+ * the wire (the SDK's client of its version), turns what the agent sends into view events, and
+ * answers the agent's requests through the context. The conversation owns everything else:
+ * phases, timeouts, stop signals, approval, the CLI's host, `--mcp-tools`, teardown.
+ *
+ * Calls come in this order: `connect`, `initialize`, `startSession`, then `prompt` once per turn
+ * (each after the one before resolved); `cancelTurn` and `interrupt` at any time during a turn;
+ * `detach` and `close` once, at the end.
+ */
+export interface ProtocolDriver {
+  /** The version spoken, as view events name it. */
+  readonly protocol: ProtocolName;
+  /** The agent's commands run in the CLI's own host (client terminals): the conversation makes one. */
+  readonly hostsTerminals: boolean;
+  /** Registers the client's handlers and starts reading the agent's messages. */
+  connect(stream: Stream, context: DriverContext): void;
+  /**
+   * Sends `initialize`. Resolves with an Ending when the answer ends the conversation (a version
+   * not spoken); rejects with the agent's error, or `ConnectionClosed`.
+   */
+  initialize(): Promise<Ending | undefined>;
+  /** Starts the session (in the session's cwd, with the MCP servers to offer). */
+  startSession(): Promise<void>;
+  /** Sends one prompt and resolves when the turn it starts has ended. */
+  prompt(text: string): Promise<TurnEnd>;
+  /** Asks the agent to cancel the turn under way (nothing before a session exists). */
+  cancelTurn(): void;
+  /**
+   * Ctrl-C during a turn: stops the turn's commands this version's way, and calls `cancelTurn`
+   * (the conversation's: it also ends pending questions) when the turn itself is to be cancelled.
+   */
+  interrupt(cancelTurn: () => void): void;
+  /** Every terminal shown, for the summary. */
+  terminalRecords(): TerminalRecord[];
+  /** Resolves when the connection has closed (the agent's stdout ended, or `close`). */
+  readonly closed: Promise<void>;
+  /** The conversation is ending: stop showing what the agent sends. */
+  detach(): void;
+  /** Closes the connection. */
+  close(): void;
+}
+
+/**
+ * The connection closed while nothing pending on it failed (an ACP v2 prompt is answered as soon
+ * as it is taken): what a driver rejects with then, so the conversation does not wait for
+ * updates that cannot come.
+ */
+export class ConnectionClosed extends Error {
+  constructor(readonly reason: unknown) {
+    super("ACP connection closed");
+    this.name = "ConnectionClosed";
+  }
+}

@@ -1,0 +1,286 @@
+import { setTimeout as delay } from "node:timers/promises";
+import type { Stream } from "@agentclientprotocol/sdk";
+// The unstable v2 surface: the stable one plus MCP-over-ACP (`{type: "acp"}` servers, mcp/message).
+import {
+  client,
+  methods,
+  PROTOCOL_VERSION as V2,
+  type ActiveSession,
+  type ClientConnection,
+  type InitializeResponse,
+  type McpServer,
+} from "@agentclientprotocol/sdk/experimental/v2/unstable";
+import { boundedRequestError, cutText, messageOf } from "acp-terminal/internal";
+import type { Ending } from "../agent/failure-messages.js";
+import { ExitCode } from "../exit-codes.js";
+import type { ApprovalFlags } from "acp-terminal";
+import { stdioMcpServer } from "../conversation/mcp-tools-offer.js";
+import {
+  ConnectionClosed,
+  type DriverContext,
+  type ProtocolDriver,
+  type TurnEnd,
+} from "../conversation/driver.js";
+import type { TerminalRecord } from "../view/renderer.js";
+import type { TerminalLimits } from "../command/terminal-limits.js";
+import { methodNotFound } from "./method-not-found.js";
+import { permissionAsk } from "./v2-permission.js";
+import { V2Session } from "./v2-session.js";
+
+/** After Ctrl-C, how long the `terminal/cancel` answers may take before the turn is cancelled anyway. */
+const TERMINAL_CANCEL_WAIT_MS = 1_000;
+/** Characters of an agent's error message quoted in a notice or an ending. */
+const MAX_QUOTED_CHARS = 500;
+
+export interface V2Options extends TerminalLimits {
+  /** The session's cwd (`session/new`, and where the MCP tools' commands start). */
+  cwd: string;
+  /** `--yes`, `--allow`, `--sandbox`: the stdio MCP server's policy flags. */
+  approval: ApprovalFlags;
+  /** The CLI's version, for `info`. */
+  version: string;
+  /** The version the agent answered the v2 offer with, when not 2: the conversation ends, saying so. */
+  answeredVersion?: unknown;
+}
+
+/**
+ * ACP v2 (the draft, SDK `experimental/v2`) with agent-owned terminals: the agent runs its commands
+ * and reports them (`V2Session` turns its updates into view events). A prompt is answered as soon
+ * as it is taken; the turn ends at the first idle state that follows a running (or
+ * requires_action) one, or gives a stop reason. Ctrl-C first sends `terminal/cancel` to every
+ * running terminal that offers it, then cancels the turn. Under `--mcp-tools` the CLI's host
+ * serves the MCP tools over the connection (MCP-over-ACP) or as a stdio server, as the agent takes.
+ */
+export class V2AgentTerminals implements ProtocolDriver {
+  readonly protocol = "v2";
+  readonly hostsTerminals = false;
+  /** Stops reading the session's updates, at the end (not on Ctrl-C: the turn's end is wanted). */
+  readonly #following = new AbortController();
+  #connection: ClientConnection | undefined;
+  #context: DriverContext | undefined;
+  #updates: V2Session | undefined;
+  #init: InitializeResponse | undefined;
+  #session: ActiveSession | undefined;
+  /** The turn under way: resolved when its end is read. */
+  #turnEnded: ((end: TurnEnd) => void) | undefined;
+  /** A running (or requires_action) state was read during the turn under way. */
+  #worked = false;
+
+  constructor(private readonly options: V2Options) {}
+
+  get closed(): Promise<void> {
+    return this.#live().connection.closed;
+  }
+
+  connect(stream: Stream, context: DriverContext): void {
+    this.#context = context;
+    this.#updates = new V2Session(context.view, this.options);
+    const app = client({ name: "acp-terminal" })
+      .onRequest("session/request_permission", ({ params }) =>
+        context.askPermission(permissionAsk(params)),
+      )
+      .onRequest(methods.client.mcp.message, (request) => {
+        if (context.mcpTools === undefined) {
+          throw boundedRequestError(-32601, "Method not found: mcp/message (no --mcp-tools)");
+        }
+        return context.mcpTools.handleMessage(request);
+      })
+      .onRequest("*", methodNotFound);
+    this.#connection = app.connect(stream);
+  }
+
+  async initialize(): Promise<Ending | undefined> {
+    const { answeredVersion } = this.options;
+    if (answeredVersion !== undefined) {
+      const hint =
+        answeredVersion === 1 ? "; run with --protocol v1 (the default) or --protocol auto" : "";
+      return {
+        exitCode: ExitCode.agentFailed,
+        error: `Agent answered the ACP v2 offer with protocol version ${JSON.stringify(answeredVersion)}${hint}`,
+      };
+    }
+    const { connection } = this.#live();
+    this.#init = await this.#untilClosed(
+      connection.agent.request("initialize", {
+        protocolVersion: V2,
+        info: { name: "acp-terminal", version: this.options.version },
+        capabilities: {},
+      }),
+    );
+    return undefined;
+  }
+
+  async startSession(): Promise<void> {
+    const { connection } = this.#live();
+    const mcpServers = await this.#mcpServers();
+    const session = await this.#untilClosed(
+      connection.agent.buildSession({ cwd: this.options.cwd, mcpServers }).start(),
+    );
+    this.#session = session;
+    void this.#follow(session);
+  }
+
+  async prompt(text: string): Promise<TurnEnd> {
+    const session = this.#session;
+    if (session === undefined) {
+      throw new Error("the v2 driver has no session: call startSession() first");
+    }
+    this.#worked = false;
+    const ended = new Promise<TurnEnd>((resolve) => (this.#turnEnded = resolve));
+    await this.#untilClosed(session.prompt(text));
+    return this.#untilClosed(ended);
+  }
+
+  cancelTurn(): void {
+    const session = this.#session;
+    if (session === undefined || this.#connection === undefined) {
+      return;
+    }
+    this.#connection.agent.notify("session/cancel", { sessionId: session.sessionId }).catch(() => {
+      // The agent is gone or its stdin is closed: the ending is decided elsewhere.
+    });
+  }
+
+  /** Ctrl-C: `terminal/cancel` to every running terminal that offers it, a short wait, then the turn. */
+  interrupt(cancelTurn: () => void): void {
+    void this.#cancelTerminals().finally(cancelTurn);
+  }
+
+  terminalRecords(): TerminalRecord[] {
+    return this.#updates?.terminalRecords() ?? [];
+  }
+
+  detach(): void {
+    this.#following.abort();
+    this.#session?.dispose();
+  }
+
+  close(): void {
+    this.#connection?.close();
+  }
+
+  /** The `mcpServers` of `session/new`: the MCP tools, in the kind of server the agent takes. */
+  async #mcpServers(): Promise<McpServer[]> {
+    const { connection, context } = this.#live();
+    if (context.mcpTools === undefined) {
+      return [];
+    }
+    const mcp = this.#init?.capabilities?.session?.mcp;
+    if (mcp?.acp != null) {
+      // MCP-over-ACP: the tools run in the CLI's host, under its approval policy; the agent
+      // publishes each run as an agent-owned terminal.
+      return [await context.mcpTools.overAcp(connection.agent)];
+    }
+    if (mcp?.stdio != null) {
+      const { name, command, args } = stdioMcpServer(this.options);
+      return [{ type: "stdio", name, command, args, env: [] }];
+    }
+    context.view.notice(
+      "acp-terminal: --mcp-tools: the agent takes neither MCP-over-ACP nor stdio MCP servers (capabilities.session.mcp), so the terminals are not offered as tools",
+    );
+    return [];
+  }
+
+  /**
+   * Reads the session's updates until the end. A turn ends at the first idle state that either
+   * follows a running (or requires_action) state, or gives a stop reason. (A v2 prompt's answer
+   * only says that the message was taken; an idle snapshot from before the prompt has no stop
+   * reason.)
+   */
+  async #follow(session: ActiveSession): Promise<void> {
+    const updates = this.#updates;
+    try {
+      for (;;) {
+        const message = await session.nextUpdate(this.#following.signal);
+        updates?.update(message.update);
+        if (message.kind === "stop") {
+          const stopReason =
+            typeof message.stopReason === "string" ? message.stopReason : undefined;
+          if (this.#turnEnded !== undefined && (this.#worked || stopReason !== undefined)) {
+            const turnEnded = this.#turnEnded;
+            this.#turnEnded = undefined;
+            turnEnded(turnEnd(message.update, stopReason));
+          }
+          continue;
+        }
+        const { update } = message;
+        if (
+          update.sessionUpdate === "state_update" &&
+          "state" in update &&
+          (update.state === "running" || update.state === "requires_action")
+        ) {
+          this.#worked = true;
+        }
+      }
+    } catch {
+      // Aborted at the end of the run, or the session helper was disposed.
+    }
+  }
+
+  async #cancelTerminals(): Promise<void> {
+    const session = this.#session;
+    const view = this.#context?.view;
+    if (session === undefined || view === undefined) {
+      return;
+    }
+    let waited = false;
+    const unanswered = new Set<string>();
+    const cancels = (this.#updates?.runningTerminalIds() ?? [])
+      .filter((terminalId) => session.canCancelTerminal(terminalId))
+      .map((terminalId) => {
+        unanswered.add(terminalId);
+        return session.cancelTerminal(terminalId).then(
+          () => unanswered.delete(terminalId),
+          (error: unknown) => {
+            unanswered.delete(terminalId);
+            // An answer after the wait, or the connection closing on the request, says nothing new.
+            if (waited) {
+              return;
+            }
+            // Say, a terminal that exited as the request went out (-32602 "already exited").
+            const why = cutText(messageOf(error), MAX_QUOTED_CHARS);
+            view.notice(`acp-terminal: terminal/cancel for ${terminalId} refused: ${why}`);
+          },
+        );
+      });
+    if (cancels.length === 0) {
+      return;
+    }
+    await Promise.race([Promise.allSettled(cancels), delay(TERMINAL_CANCEL_WAIT_MS)]);
+    waited = true;
+    for (const terminalId of unanswered) {
+      view.notice(
+        `acp-terminal: terminal/cancel for ${terminalId}: no answer within ${TERMINAL_CANCEL_WAIT_MS / 1000} s; cancelling the turn`,
+      );
+    }
+  }
+
+  /** `work`, or a `ConnectionClosed` when the connection closes first (nothing else would fail). */
+  #untilClosed<T>(work: Promise<T>): Promise<T> {
+    const { connection } = this.#live();
+    const closed = connection.closed.then(() => {
+      throw new ConnectionClosed(connection.signal.reason);
+    });
+    return Promise.race([work, closed]);
+  }
+
+  #live(): { connection: ClientConnection; context: DriverContext } {
+    if (this.#connection === undefined || this.#context === undefined) {
+      throw new Error("the v2 driver is not connected: call connect() first");
+    }
+    return { connection: this.#connection, context: this.#context };
+  }
+}
+
+/** How a turn ended: its stop reason; `error` says what the agent's error was. */
+function turnEnd(update: unknown, stopReason: string | undefined): TurnEnd {
+  if (stopReason !== "error") {
+    return { stopReason };
+  }
+  const error: unknown = Reflect.get(Object(update), "error");
+  const detail: unknown = Reflect.get(Object(error), "message");
+  return {
+    stopReason,
+    error: `The agent stopped with an error${typeof detail === "string" ? `: ${cutText(detail, MAX_QUOTED_CHARS)}` : ""}`,
+  };
+}

@@ -1,0 +1,111 @@
+import type { ExitStatus, TerminalInfo } from "acp-terminal";
+import type { OutputReader } from "acp-terminal";
+import type { AgentTerminal } from "./agent-terminal.js";
+import type { ProtocolName } from "./protocol.js";
+
+/** How often output that keeps changing is looked at, at most: once a frame (20 times a second). */
+export const FRAME_MS = 50;
+
+export type { ProtocolName } from "./protocol.js";
+
+/** The content of a tool call as shown: its text items joined, and the terminals it embeds. */
+export interface ToolCallContentShown {
+  /** Undefined when the content has no text item. */
+  text: string | undefined;
+  terminalIds: string[];
+}
+
+/** A tool call as one event tells it; a field left out did not change. */
+export interface ToolCallShown {
+  toolCallId: string;
+  title?: string | undefined;
+  /** `pending`, `in_progress`, `completed`, `failed`, or another a version adds (`cancelled`, `paused`). */
+  status?: string | undefined;
+  /** The whole content, when the event gives it: it replaces what came before. */
+  content?: ToolCallContentShown | undefined;
+}
+
+/** One entry of the agent's plan. */
+export interface PlanItem {
+  content: string;
+  status: string;
+  priority?: string;
+}
+
+/** Work the agent lists as running in the background, as it last listed it. */
+export interface BackgroundItem {
+  type: string;
+  terminalId?: string;
+  toolCallId?: string;
+  /** What to call it: the terminal's command or the tool call's title, when known. */
+  label?: string;
+}
+
+/** A terminal shown during the run, for the summary. */
+export interface TerminalRecord {
+  terminalId: string;
+  command: string;
+  exitStatus?: ExitStatus;
+}
+
+export interface RunResult {
+  exitCode: number;
+  stopReason?: string;
+  /** One line for the user when the run failed. */
+  error?: string;
+  elapsedMs: number;
+  terminals: TerminalRecord[];
+}
+
+/**
+ * The view events: what a conversation shows, whatever protocol version its driver speaks. The
+ * drivers emit them, the text and JSON renderers consume them; nothing here is a wire type.
+ * Terminals come in two kinds, by who runs them: the CLI's own (hosted in its `TerminalHost`,
+ * `terminalCreated`) and the agent's, which it reports (`agentTerminal*`, held as `AgentTerminal`s).
+ */
+export interface Renderer {
+  /**
+   * A session update as the agent sent it, for a renderer that shows the wire (`--json`); the
+   * events below tell the same update's meaning, which the others show.
+   */
+  rawUpdate(update: unknown, protocol: ProtocolName): void;
+  /** Text of the agent's message, continuing what came before. */
+  messageText(text: string): void;
+  /** Text of the agent's reasoning, continuing what came before. */
+  thoughtText(text: string): void;
+  /** The agent's plan, whole, each time it changes. */
+  plan(items: PlanItem[]): void;
+  /** A tool call appeared (its status is `pending` unless given). */
+  toolCallStarted(call: ToolCallShown & { title: string }): void;
+  /** A tool call changed (an update for one never started, or already ended, is ignored). */
+  toolCallUpdated(call: ToolCallShown): void;
+  /**
+   * One of the CLI's own terminals started; `output` is the host's buffer of it, read when
+   * something is drawn. `screen` (PTY terminals): its output as the host's emulator renders it.
+   */
+  terminalCreated(info: TerminalInfo, output: OutputReader, screen?: () => string): void;
+  /**
+   * The terminal's buffer changed since the last call: once a frame at most, or after every chunk
+   * when `everyChunk` (read the buffer when drawing either way; the bytes do not come with it).
+   */
+  terminalOutput(terminalId: string): void;
+  /** Hear of every chunk (a renderer that shows all output while its reader keeps up). */
+  readonly everyChunk?: boolean;
+  terminalExited(terminalId: string, exitStatus: ExitStatus): void;
+  /** One of the CLI's own terminals was released (an agent's terminal is never released). */
+  terminalReleased(terminalId: string): void;
+  /** A terminal the agent runs appeared (rendered through its emulator, `terminal`). */
+  agentTerminalCreated(terminal: AgentTerminal): void;
+  /** An agent's terminal's command, cwd, size or cancel capability changed after it appeared. */
+  agentTerminalChanged(terminal: AgentTerminal): void;
+  /** A snapshot replaced an agent's terminal's output; `terminal.output` is the new buffer. */
+  agentTerminalReplaced(terminal: AgentTerminal): void;
+  /** The agent's list of background work, each time it changes. */
+  background(items: BackgroundItem[], protocol: ProtocolName): void;
+  /** A line for the user about the run itself (hints, warnings, the error that ended it). */
+  notice(message: string): void;
+  /** Someone else (a question) writes to the TTY until `resume`: draw nothing live. */
+  pause(): void;
+  resume(): void;
+  finish(result: RunResult): void;
+}
