@@ -10,9 +10,11 @@ export { TerminalError } from "./core/errors.js";
 export type { TerminalErrorCode } from "./core/errors.js";
 export type {
   AuthorizeCommand,
+  AuthorizeFileWrite,
   AuthorizeGrant,
   AuthorizeRequest,
   AuthorizeVerdict,
+  CommandRequest,
   ContainmentMode,
   CreateTerminalParams,
   EnvVariable,

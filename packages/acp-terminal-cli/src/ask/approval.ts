@@ -15,12 +15,14 @@ const CHOICES = ["Allow once", "Allow for the rest of this session", "Deny"];
 
 function question(request: AuthorizeRequest): string {
   const [what, ...details] = describeAuthorizeRequest(request);
-  const verb = request.action === "create" ? "run" : "send";
+  const verb =
+    request.action === "create" ? "run" : request.action === "write_file" ? "write" : "send";
   return [`The agent wants to ${verb}: ${what}`, ...details].join("\n");
 }
 
 /**
- * The CLI's one approval policy for `terminal/create`, stdin writes and signals. On a TTY the
+ * The CLI's one approval policy for `terminal/create`, stdin writes, signals and the agent's file
+ * writes (`fs/write_text_file`). On a TTY the
  * question waits its turn in `questions` (shared with permission requests), with the live
  * region paused; Ctrl-C (`io.signal`) ends it as a denial.
  */

@@ -17,10 +17,14 @@ import type { ApprovalFlags } from "acp-terminal";
 import { stdioMcpServer } from "../conversation/mcp-tools-offer.js";
 import {
   ConnectionClosed,
+  type AgentIntro,
   type DriverContext,
   type ProtocolDriver,
+  type SessionStarted,
   type TurnEnd,
+  type UserMcpServer,
 } from "../conversation/driver.js";
+import { authMethodsOf } from "../agent/auth-methods.js";
 import type { TerminalRecord } from "../view/renderer.js";
 import type { TerminalLimits } from "../command/terminal-limits.js";
 import { methodNotFound } from "./method-not-found.js";
@@ -65,11 +69,16 @@ export class V2AgentTerminals implements ProtocolDriver {
   #turnEnded: ((end: TurnEnd) => void) | undefined;
   /** A running (or requires_action) state was read during the turn under way. */
   #worked = false;
+  #intro: AgentIntro | undefined;
 
   constructor(private readonly options: V2Options) {}
 
   get closed(): Promise<void> {
     return this.#live().connection.closed;
+  }
+
+  get intro(): AgentIntro | undefined {
+    return this.#intro;
   }
 
   connect(stream: Stream, context: DriverContext): void {
@@ -93,31 +102,56 @@ export class V2AgentTerminals implements ProtocolDriver {
     const { answeredVersion } = this.options;
     if (answeredVersion !== undefined) {
       const hint =
-        answeredVersion === 1 ? "; run with --protocol v1 (the default) or --protocol auto" : "";
+        answeredVersion === 1 ? "; run without --protocol (auto, the default) or with --protocol v1-meta" : "";
       return {
         exitCode: ExitCode.agentFailed,
         error: `Agent answered the ACP v2 offer with protocol version ${JSON.stringify(answeredVersion)}${hint}`,
       };
     }
-    const { connection } = this.#live();
-    this.#init = await this.#untilClosed(
+    const { connection, context } = this.#live();
+    const init = await this.#untilClosed(
       connection.agent.request("initialize", {
         protocolVersion: V2,
         info: { name: "acp-terminal", version: this.options.version },
-        capabilities: {},
+        capabilities: v2ClientCapabilities(context.terminalLogin),
       }),
     );
+    this.#init = init;
+    const mcp = init.capabilities?.session?.mcp;
+    this.#intro = {
+      dialect: "v2",
+      protocolVersion: init.protocolVersion,
+      agentInfo: init.info ?? null,
+      capabilities: init.capabilities ?? null,
+      authMethods: authMethodsOf(init.authMethods),
+      canLoad: false,
+      canResume: false,
+      mcp: { http: mcp?.http != null, sse: false },
+    };
     return undefined;
   }
 
-  async startSession(): Promise<void> {
+  async authenticate(methodId: string): Promise<void> {
+    await this.#untilClosed(this.#live().connection.agent.request("auth/login", { methodId }));
+  }
+
+  async startSession(
+    resume: string | undefined,
+    userServers: readonly UserMcpServer[],
+  ): Promise<SessionStarted> {
     const { connection } = this.#live();
-    const mcpServers = await this.#mcpServers();
+    if (resume !== undefined) {
+      throw new Error(
+        "--session: acp-terminal resumes sessions over ACP v1 only; run with --protocol v1-meta",
+      );
+    }
+    const mcpServers = [...(await this.#mcpServers()), ...userServers.flatMap(v2Server)];
     const session = await this.#untilClosed(
       connection.agent.buildSession({ cwd: this.options.cwd, mcpServers }).start(),
     );
     this.#session = session;
     void this.#follow(session);
+    return { sessionId: session.sessionId, how: "new" };
   }
 
   async prompt(text: string): Promise<TurnEnd> {
@@ -148,6 +182,10 @@ export class V2AgentTerminals implements ProtocolDriver {
 
   terminalRecords(): TerminalRecord[] {
     return this.#updates?.terminalRecords() ?? [];
+  }
+
+  runningTerminals(): number {
+    return this.#updates?.runningTerminalIds().length ?? 0;
   }
 
   detach(): void {
@@ -283,4 +321,18 @@ function turnEnd(update: unknown, stopReason: string | undefined): TurnEnd {
     stopReason,
     error: `The agent stopped with an error${typeof detail === "string" ? `: ${cutText(detail, MAX_QUOTED_CHARS)}` : ""}`,
   };
+}
+
+/** v2's `capabilities`: terminal logins when a person is at the TTY. */
+export function v2ClientCapabilities(terminalLogin: boolean): Record<string, unknown> {
+  return terminalLogin ? { auth: { terminal: {} } } : {};
+}
+
+/** A user's MCP server in v2's shape (v2 has no sse transport: such a server is left out). */
+function v2Server(server: UserMcpServer): McpServer[] {
+  if (server.type === "stdio") {
+    return [server];
+  }
+  const { name, url, headers } = server;
+  return server.type === "http" ? [{ type: "http", name, url, headers }] : [];
 }

@@ -2,7 +2,15 @@ import { TextDecoder } from "node:util";
 import type { ExitStatus, TerminalInfo } from "acp-terminal";
 import type { OutputReader } from "acp-terminal";
 import type { AgentTerminal } from "../view/agent-terminal.js";
-import type { BackgroundItem, ProtocolName, Renderer, RunResult } from "../view/renderer.js";
+import type {
+  BackgroundItem,
+  InitializeShown,
+  PermissionShown,
+  ProtocolName,
+  Renderer,
+  RunResult,
+  TurnShown,
+} from "../view/renderer.js";
 import type { Output } from "./output.js";
 
 /** Bytes of terminal output one `output` event carries at most. */
@@ -39,6 +47,8 @@ export class JsonRenderer implements Renderer {
   private readonly pending = new Set<string>();
   private readonly decoder = new TextDecoder();
   private waitingForDrain = false;
+  /** The line that ends a failed run was written to stderr already. */
+  private failedShown = false;
 
   constructor(
     private readonly out: Output,
@@ -151,6 +161,47 @@ export class JsonRenderer implements Renderer {
     this.err.write(`${message}\n`);
   }
 
+  /** The agent's `initialize` answer: who it is, what it can do, how to log in. */
+  initialized(intro: InitializeShown): void {
+    this.emit({
+      type: "initialize",
+      protocol: intro.protocol,
+      dialect: intro.dialect,
+      protocolVersion: intro.protocolVersion,
+      agentInfo: intro.agentInfo,
+      agentCapabilities: intro.capabilities,
+      authMethods: intro.authMethods,
+    });
+  }
+
+  sessionStarted(session: { sessionId: string; how: string }): void {
+    this.emit({ type: "session", sessionId: session.sessionId, how: session.how });
+  }
+
+  turnStarted(prompt: string): void {
+    this.emit({ type: "turn", event: "start", prompt });
+  }
+
+  turnEnded(turn: TurnShown): void {
+    this.emit({
+      type: "turn",
+      event: "end",
+      stopReason: turn.stopReason ?? null,
+      ...(turn.error === undefined ? {} : { error: turn.error }),
+      runningTerminals: turn.running,
+    });
+  }
+
+  /** A permission request and the answer the user's policy gave. */
+  permission(asked: PermissionShown): void {
+    this.emit({ type: "permission", ...asked });
+  }
+
+  failed(error: string): void {
+    this.failedShown = true;
+    this.err.write(`${error}\n`);
+  }
+
   pause(): void {
     // Nothing is drawn in place in JSON mode.
   }
@@ -160,7 +211,7 @@ export class JsonRenderer implements Renderer {
   }
 
   finish(result: RunResult): void {
-    if (result.error !== undefined) {
+    if (result.error !== undefined && !this.failedShown) {
       this.err.write(`${result.error}\n`);
     }
     this.emit({

@@ -47,7 +47,7 @@ const DEFAULT_REFUSAL = "not approved: no allow pattern matches and there is no 
  * What "allow for the rest of this session" covers: the same program and arguments in the same
  * cwd with the same environment (the words alone are not the command: `make` elsewhere runs
  * another Makefile, and a program named `./run x` reads like `./run` with `x`), every write to the
- * same terminal, every signal to the same terminal.
+ * same terminal, every signal to the same terminal, every write to the same file.
  */
 function rememberedAs(request: AuthorizeRequest): string {
   switch (request.action) {
@@ -65,6 +65,8 @@ function rememberedAs(request: AuthorizeRequest): string {
     case "write":
     case "signal":
       return JSON.stringify([request.action, request.terminalId]);
+    case "write_file":
+      return JSON.stringify([request.action, request.path]);
   }
 }
 

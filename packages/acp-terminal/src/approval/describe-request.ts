@@ -60,6 +60,11 @@ const SANDBOX_WORDS = {
  */
 export function describeAuthorizeRequest(request: AuthorizeRequest): string[] {
   const lines = [printable(describeAction(request))];
+  if (request.action === "write_file") {
+    lines.push(`  file: ${printable(request.path)}`);
+    lines.push(`  cwd: ${printable(request.cwd)}`);
+    return lines;
+  }
   if (request.action === "write") {
     lines.push(`  data: ${printableData(request.data)}`);
   }

@@ -15,6 +15,10 @@ export function displayCommand(command: string, args: readonly string[]): string
 
 /** What is being authorized, in words: `rm -rf x`, `a 5-byte write to the stdin of cat`. */
 export function describeAction(request: AuthorizeRequest): string {
+  if (request.action === "write_file") {
+    const what = request.exists ? "replacing the file" : "a new file";
+    return `${request.path} (${request.byteLength} bytes, ${what})`;
+  }
   const command = displayCommand(request.command, request.args);
   switch (request.action) {
     case "create":
@@ -82,9 +86,11 @@ export async function authorizeAction(
   }
   const what = cut(describeAction(request));
   const data =
-    request.action === "create"
-      ? { command: request.command }
-      : { command: request.command, terminalId: request.terminalId };
+    request.action === "write_file"
+      ? { path: request.path }
+      : request.action === "create"
+        ? { command: request.command }
+        : { command: request.command, terminalId: request.terminalId };
   let verdict: unknown;
   try {
     verdict = await hook(request);

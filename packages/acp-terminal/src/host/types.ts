@@ -104,7 +104,29 @@ export interface AuthorizeCommand {
 export type AuthorizeRequest =
   | (AuthorizeCommand & { action: "create" })
   | (AuthorizeCommand & { action: "write"; terminalId: string; data: Uint8Array; eof: boolean })
-  | (AuthorizeCommand & { action: "signal"; terminalId: string; signal: string });
+  | (AuthorizeCommand & { action: "signal"; terminalId: string; signal: string })
+  | AuthorizeFileWrite;
+
+/** A request about a command (what the host asks its hook): all but a client's file write. */
+export type CommandRequest = Exclude<AuthorizeRequest, AuthorizeFileWrite>;
+
+/**
+ * A client's file written for the agent (ACP `fs/write_text_file`), asked like a command: the
+ * same policy, question and "allow for the rest of this session". Only an allow pattern that
+ * starts with `write:` matches one (see allow-pattern.ts).
+ */
+export interface AuthorizeFileWrite {
+  action: "write_file";
+  owner: TerminalOwner;
+  /** The file, absolute (its directory resolved through symlinks). */
+  path: string;
+  /** The session's cwd: a `write:` pattern's relative path is read from there. */
+  cwd: string;
+  /** Bytes the file will hold. */
+  byteLength: number;
+  /** The file exists: the write replaces it. */
+  exists: boolean;
+}
 
 /**
  * What the `authorize` hook answers: `true` allows; `false` or a reason string denies; a grant
