@@ -388,7 +388,7 @@ describe("protocol negotiation", () => {
   it("an unknown --protocol is a usage error naming the choices", async () => {
     const { code, stderr } = await runCli(["run", "--protocol", "v3", "--agent", "x", "go"]);
     expect(stderr).toBe(
-      'Invalid --protocol: expected one of v1, v2, auto, received "v3"\nRun "acp-terminal --help" for usage.\n',
+      'Invalid --protocol: expected one of auto, v2, v1-meta, v1, received "v3"\nRun "acp-terminal --help" for usage.\n',
     );
     expect(code).toBe(1);
   });

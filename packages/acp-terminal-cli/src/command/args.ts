@@ -69,7 +69,8 @@ export type ParsedCommand =
   | { kind: "error"; message: string };
 
 export const USAGE = `Usage:
-  acp-terminal run --agent "<command line>|<name>" [options] ["<prompt>" | -]
+  acp-terminal run --agent "<command line>" [options] ["<prompt>" | -]
+  acp-terminal run --agent <name> [options] ["<prompt>" | -]   (a known agent: claude, codex …)
   acp-terminal mcp [options]   (an MCP server of command tools: acp-terminal mcp --help)
   acp-terminal --help | --version
 
@@ -79,7 +80,8 @@ you type into (Ctrl-C cancels the turn, twice quits; Ctrl-D ends the session).
 
 Options:
   --agent CMD        the agent's command line (run through the shell), e.g. "npx my-agent --acp",
-                     or a known name: ${KNOWN_AGENT_NAMES.join(", ")} (agents.json overrides)
+                     or a known name (~/.config/acp-terminal/agents.json adds and overrides):
+                     ${KNOWN_AGENT_NAMES.join(", ")}
   --cwd DIR          the session's working directory (default: the current directory)
   --pty              run the agent's terminals in a pseudo-terminal
 ${approvalFlagsHelp(21)}

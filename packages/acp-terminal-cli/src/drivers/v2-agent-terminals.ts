@@ -115,7 +115,9 @@ export class V2AgentTerminals implements ProtocolDriver {
         info: { name: "acp-terminal", version: this.options.version },
         capabilities: v2ClientCapabilities(context.terminalLogin),
       }),
-    );
+    ).catch((error: unknown) => {
+      throw notV2Shaped(error) ?? error;
+    });
     this.#init = init;
     const mcp = init.capabilities?.session?.mcp;
     this.#intro = {
@@ -335,4 +337,22 @@ function v2Server(server: UserMcpServer): McpServer[] {
   }
   const { name, url, headers } = server;
   return server.type === "http" ? [{ type: "http", name, url, headers }] : [];
+}
+
+/**
+ * The SDK refused an answer that said version 2 but is not v2's shape (a v1 agent that answers
+ * any version with 2): an error that says so, with the first problem; undefined for other errors.
+ */
+function notV2Shaped(error: unknown): Error | undefined {
+  const issues: unknown = Reflect.get(Object(error), "issues");
+  if (!Array.isArray(issues) || issues.length === 0) {
+    return undefined;
+  }
+  const first: unknown = issues[0];
+  const where: unknown = Reflect.get(Object(first), "path");
+  const what: unknown = Reflect.get(Object(first), "message");
+  const at = Array.isArray(where) && where.length > 0 ? `${where.join(".")}: ` : "";
+  return new Error(
+    `the agent answered with protocol version 2, but not in ACP v2's shape (${at}${cutText(String(what), MAX_QUOTED_CHARS)}); run with --protocol v1-meta to speak v1`,
+  );
 }
