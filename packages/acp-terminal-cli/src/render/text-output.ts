@@ -47,10 +47,13 @@ export class TextOutput {
       if (part === "") {
         continue;
       }
-      shaped += (this.#thoughtLineStart ? THOUGHT_GUTTER : "") + part;
-      this.#thoughtLineStart = part.endsWith("\n");
+      const ends = part.endsWith("\n");
+      const line = (this.#thoughtLineStart ? THOUGHT_GUTTER : "") + (ends ? part.slice(0, -1) : part);
+      // Dimmed up to the line's end, so that the newline ends the line (nothing else does).
+      shaped += (this.out.isTTY ? `${DIM}${line}${UNDIM}` : line) + (ends ? "\n" : "");
+      this.#thoughtLineStart = ends;
     }
-    this.#write(this.out.isTTY ? `${DIM}${shaped}${UNDIM}` : shaped);
+    this.#write(shaped);
   }
 
   /** Message text, continuing the message. */
