@@ -20,6 +20,8 @@ import {
 } from "../src/conversation/client-files.js";
 import { readMcpConfig } from "../src/conversation/mcp-config.js";
 import { MAX_PROMPT_CHARS, PipedPrompts } from "../src/conversation/prompts.js";
+import { readChunkLine } from "../src/drivers/chunk-line.js";
+import { MetaLane } from "../src/drivers/v1-meta-lane.js";
 import { MetaTerminals, replacesOnTerminalOutput } from "../src/drivers/v1-meta-terminals.js";
 import type { AgentTerminal } from "../src/view/agent-terminal.js";
 import type { Renderer } from "../src/view/renderer.js";
@@ -253,5 +255,72 @@ describe("what the user configures", () => {
       { id: "login", name: "Login", type: "terminal", vars: [], args: [], env: { A: "1" } },
     ]);
     expect(methods).toHaveLength(31);
+  });
+});
+
+describe("the fast lanes' line readers", () => {
+  const chunkLine = (update: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    Buffer.from(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        method: "session/update",
+        params: { sessionId: "s", update },
+        ...extra,
+      }),
+    );
+  const chunk = (data: unknown, more: Record<string, unknown> = {}) =>
+    chunkLine({ sessionUpdate: "terminal_output_chunk", terminalId: "t", data, ...more });
+
+  it("a v2 chunk's bytes are decoded from the line as Buffer.from would; anything else is left to JSON.parse and the SDK", () => {
+    const bytes = Buffer.from("é✓🚀\n\x1b[2K".repeat(300));
+    const read = readChunkLine(chunk(bytes.toString("base64"), { _meta: { data: "x" } }));
+    expect(read?.sessionId).toBe("s");
+    expect(Buffer.from(read!.bytes).equals(bytes)).toBe(true);
+    expect(readChunkLine(chunk("YWJj"))?.bytes).toEqual(new Uint8Array([0x61, 0x62, 0x63]));
+    for (const line of [
+      chunk("YWJ"), // unpadded
+      chunk("YW=j"), // padding inside
+      chunk("YW*j"), // not base64
+      chunk("YWJj", { sessionUpdate: "terminal_update" }),
+      chunk(5),
+      chunkLine({ sessionUpdate: "terminal_output_chunk", terminalId: 1, data: "YWJj" }),
+      Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","d\\u0061ta":"YWJj"}}}'),
+      Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","data":"YW\\/j"}}}'),
+      Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","data":"YWJj","data":"YWJj"}}}'),
+      Buffer.from('{"params":{"update":{"data":"YWJj"'),
+    ]) {
+      expect(readChunkLine(line), line.toString()).toBeUndefined();
+    }
+    expect(readChunkLine(chunkLine({ sessionUpdate: "terminal_output_chunk", terminalId: "t", data: "YWJj" }, { id: 3 }))).toBeUndefined();
+  });
+
+  it("a v1 _meta output text is unescaped into the bytes Buffer.from(JSON.parse(...)) gives, lone surrogates as U+FFFD; other shapes are left to the SDK", () => {
+    const outputs: Array<{ key: string; bytes: string }> = [];
+    const lane = new MetaLane(
+      () => "s",
+      (o) => outputs.push({ key: o.key, bytes: Buffer.from(o.bytes).toString("hex") }),
+    );
+    const meta = (m: unknown, update: Record<string, unknown> = {}) =>
+      chunkLine({ sessionUpdate: "tool_call_update", toolCallId: "c", _meta: m, ...update });
+    const text = 'tab\there "quoted" \\ back \u0000\u001f é✓🚀 \ud83d alone \udc00 too\n';
+    expect(lane.lineTap.take(meta({ terminal_output_delta: { terminal_id: "t", data: text } }))).toBe(true);
+    expect(outputs).toEqual([
+      { key: "terminal_output_delta", bytes: Buffer.from(text).toString("hex") },
+    ]);
+    expect(lane.lineTap.take(meta({ terminal_output: { terminal_id: "t", data: "x" } }))).toBe(true);
+    expect(outputs[1]?.key).toBe("terminal_output");
+    for (const line of [
+      meta({ terminal_output_delta: { terminal_id: "t", data: "x" } }, { status: "completed" }),
+      meta({ terminal_output_delta: { terminal_id: "t", data: "x" }, terminal_exit: {} }),
+      meta({ terminal_output_delta: { terminal_id: 3, data: "x" } }),
+      meta({ terminal_info: { terminal_id: "t" } }),
+    ]) {
+      expect(lane.lineTap.take(line)).toBe(false);
+    }
+    // A session update handed to the SDK first: the lane waits until it is delivered.
+    lane.lineTap.passed({ jsonrpc: "2.0", method: "session/update", params: {} });
+    expect(lane.lineTap.take(meta({ terminal_output_delta: { terminal_id: "t", data: "x" } }))).toBe(false);
+    lane.delivered();
+    expect(lane.lineTap.take(meta({ terminal_output_delta: { terminal_id: "t", data: "x" } }))).toBe(true);
   });
 });

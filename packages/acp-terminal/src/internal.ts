@@ -18,6 +18,7 @@ export { paramsParser } from "./rpc/errors.js";
 export { printable } from "./approval/describe-request.js";
 export { authorizeAction } from "./host/authorize.js";
 export { OutputBuffer } from "./output/output-buffer.js";
+export { readPipe } from "./spawn/pipe-reader.js";
 export { PtyScreen } from "./output/pty-screen.js";
 export { findOnPath, isExecutableFile } from "./spawn/command.js";
 export { bubblewrapSupport } from "./sandbox/bubblewrap-support.js";

@@ -9,6 +9,7 @@ import {
   type Ending,
   type TerminalLogin,
 } from "../agent/failure-messages.js";
+import type { LineTap } from "../agent/ndjson-stdio.js";
 import type { RunOptions } from "../command/args.js";
 import { ExitCode } from "../exit-codes.js";
 import type { Renderer } from "../view/renderer.js";
@@ -30,6 +31,8 @@ export interface AgentHandle {
   readonly lastStderrLine: string | undefined;
   /** Stops it and everything it started (`graceMs` before SIGKILL). */
   kill(graceMs?: number): Promise<void>;
+  /** Puts a tap in front of the parser of its stdout, for a driver's fast lane. */
+  tapLines?(tap: LineTap): void;
 }
 
 export interface ConversationInit {
@@ -116,6 +119,7 @@ export class Conversation {
       askPermission,
       files,
       terminalLogin,
+      ...(agent?.tapLines === undefined ? {} : { tapLines: (tap) => agent.tapLines?.(tap) }),
     });
     void agent?.exited.then((exit) => this.#agentGone(exit, agent));
     const stop = () => this.#end(stoppedEnding(signal.reason));

@@ -2,6 +2,7 @@ import type { Stream } from "@agentclientprotocol/sdk";
 import type { TerminalHost } from "acp-terminal";
 import type { Ending } from "../agent/failure-messages.js";
 import type { AuthMethodShown } from "../agent/auth-methods.js";
+import type { LineTap } from "../agent/ndjson-stdio.js";
 import type { PermissionAnswer, PermissionAsk } from "../ask/permission-ask.js";
 import type { ProtocolName, Renderer, TerminalRecord } from "../view/renderer.js";
 import type { ClientFiles } from "./client-files.js";
@@ -21,6 +22,8 @@ export interface DriverContext {
   readonly files: ClientFiles;
   /** Whether a terminal login can run (stdin and stderr are a TTY): declared as `auth.terminal`. */
   readonly terminalLogin: boolean;
+  /** Puts a tap in front of the parser of the agent's stdout (an agent process: not in memory). */
+  tapLines?(tap: LineTap): void;
 }
 
 /** What the agent told of itself in `initialize`. */

@@ -29,6 +29,7 @@ import {
   MetaTerminals,
   replacesOnTerminalOutput,
 } from "./v1-meta-terminals.js";
+import { MetaLane } from "./v1-meta-lane.js";
 import { showV1Update } from "./v1-updates.js";
 
 export interface V1Options extends TerminalLimits {
@@ -104,8 +105,21 @@ export class V1ClientTerminals implements ProtocolDriver {
     host.on("create", ({ terminalId }) => this.#turnTerminals.add(terminalId));
     const meta = new MetaTerminals(view, this.options, false);
     this.#meta = meta;
+    const lane = new MetaLane(
+      () => this.#sessionId,
+      ({ toolCallId, key, terminalId, bytes }) => {
+        meta.output(key, terminalId, bytes);
+        if (view.wantsRawUpdates === true) {
+          const data = Buffer.from(bytes).toString("utf8");
+          const update = { terminal_id: terminalId, data };
+          view.rawUpdate({ sessionUpdate: "tool_call_update", toolCallId, _meta: { [key]: update } }, "v1");
+        }
+      },
+    );
+    context.tapLines?.(lane.lineTap);
     const app = client({ name: "acp-terminal" })
       .onNotification("session/update", ({ params }) => {
+        lane.delivered();
         const { update } = params;
         if (update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update") {
           meta.read(update);

@@ -2,6 +2,8 @@ import type { TerminalLimits } from "../command/terminal-limits.js";
 import type { Renderer, TerminalRecord } from "../view/renderer.js";
 import { AgentTerminals, MAX_ID_CHARS } from "./agent-terminals.js";
 
+/** Bytes of the buffer output text is encoded into (a 64 KiB chunk; a larger one gets its own). */
+const SCRATCH_BYTES = 96 * 1024;
 /** Tool calls remembered with the terminals they report (for the command given later): the oldest are forgotten beyond this. */
 const MAX_REMEMBERED_CALLS = 1024;
 
@@ -52,6 +54,7 @@ export class MetaTerminals {
   readonly #terminals: AgentTerminals;
   /** Terminal ids per tool call, for a command reported after the terminal. */
   readonly #byCall = new Map<string, string[]>();
+  readonly #scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
 
   constructor(
     view: Renderer,
@@ -100,13 +103,28 @@ export class MetaTerminals {
     }
   }
 
+  /** A report's text, already bytes (the driver's fast lane): appended, or replacing per `key`. */
+  output(key: "terminal_output_delta" | "terminal_output", terminalId: string, bytes: Uint8Array): void {
+    if (key === "terminal_output" && this.replaceOnOutput) {
+      this.#terminals.report(terminalId, { output: bytes });
+    } else {
+      this.#terminals.append(terminalId, bytes);
+    }
+  }
+
   #output(report: unknown, replace: boolean): void {
     const data = field(report, "data");
     if (typeof data !== "string") {
       return;
     }
     const terminalId = field(report, "terminal_id");
-    const bytes = Buffer.from(data, "utf8");
+    // Encoded where the last chunk was (the terminal copies what it keeps): a new buffer a chunk
+    // is native memory that waits for V8's external-memory pressure to be freed.
+    const length = Buffer.byteLength(data, "utf8");
+    const bytes =
+      length <= this.#scratch.byteLength
+        ? this.#scratch.subarray(0, this.#scratch.write(data, "utf8"))
+        : Buffer.from(data, "utf8");
     if (replace) {
       this.#terminals.report(terminalId, { output: bytes });
     } else {

@@ -29,6 +29,7 @@ import type { TerminalRecord } from "../view/renderer.js";
 import type { TerminalLimits } from "../command/terminal-limits.js";
 import { methodNotFound } from "./method-not-found.js";
 import { permissionAsk } from "./v2-permission.js";
+import { ChunkLane } from "./v2-chunk-lane.js";
 import { V2Session } from "./v2-session.js";
 
 /** After Ctrl-C, how long the `terminal/cancel` answers may take before the turn is cancelled anyway. */
@@ -70,6 +71,7 @@ export class V2AgentTerminals implements ProtocolDriver {
   /** A running (or requires_action) state was read during the turn under way. */
   #worked = false;
   #intro: AgentIntro | undefined;
+  #lane: ChunkLane | undefined;
 
   constructor(private readonly options: V2Options) {}
 
@@ -95,7 +97,17 @@ export class V2AgentTerminals implements ProtocolDriver {
         return context.mcpTools.handleMessage(request);
       })
       .onRequest("*", methodNotFound);
-    this.#connection = app.connect(stream);
+    const updates = this.#updates;
+    this.#lane = new ChunkLane(
+      () => this.#session?.sessionId,
+      (terminalId, data) => updates.chunk(terminalId, data),
+    );
+    if (context.tapLines === undefined) {
+      this.#connection = app.connect(this.#lane.wrap(stream));
+    } else {
+      context.tapLines(this.#lane.lineTap);
+      this.#connection = app.connect(stream);
+    }
   }
 
   async initialize(): Promise<Ending | undefined> {
@@ -232,6 +244,7 @@ export class V2AgentTerminals implements ProtocolDriver {
     try {
       for (;;) {
         const message = await session.nextUpdate(this.#following.signal);
+        this.#lane?.delivered();
         updates?.update(message.update);
         if (message.kind === "stop") {
           const stopReason =

@@ -43,6 +43,7 @@ interface FollowedTerminal {
 export class JsonRenderer implements Renderer {
   /** Every byte is shown while stdout keeps up: a look once a frame could miss what the buffer dropped. */
   readonly everyChunk = true;
+  readonly wantsRawUpdates = true;
   private readonly terminals = new Map<string, FollowedTerminal>();
   private readonly pending = new Set<string>();
   private readonly decoder = new TextDecoder();

@@ -96,6 +96,8 @@ export interface Renderer {
    * events below tell the same update's meaning, which the others show.
    */
   rawUpdate(update: unknown, protocol: ProtocolName): void;
+  /** It shows `rawUpdate`s (a driver that skips the SDK for bulk output builds them only then). */
+  readonly wantsRawUpdates?: boolean;
   /** Text of the agent's message, continuing what came before. */
   messageText(text: string): void;
   /** Text of the agent's reasoning, continuing what came before. */
