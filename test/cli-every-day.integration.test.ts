@@ -57,11 +57,11 @@ describe("prompts piped on stdin", () => {
     expect(stdout).toContain("┊ thinking it over\n◆ plan\n  ✓ think\n  ▸ answer\nhello\n");
     expect(stdout).toMatch(/bg: [\w-]+\npoll: running\n/);
     expect(asked(stderr).filter(([m]) => m === "session/new")).toHaveLength(1);
-    expect(asked(stderr).filter(([m]) => m === "session/prompt").map(([, p]) => p.text)).toEqual([
-      "say hello",
-      "bg",
-      "poll",
-    ]);
+    expect(
+      asked(stderr)
+        .filter(([m]) => m === "session/prompt")
+        .map(([, p]) => p.text),
+    ).toEqual(["say hello", "bg", "poll"]);
     expect(stderr).toMatch(/── end_turn · 1 terminal: 1 killed by SIGTERM · .* · exit code 0\n$/);
   });
 
@@ -105,7 +105,9 @@ describe("the agent's files", () => {
       expect(stdout).toContain(
         'read: refused: fs/read_text_file: path must be an absolute path, received "notes.txt"',
       );
-      expect(stdout).toContain(`read: refused: fs/read_text_file: no such file: ${dir}/missing.txt`);
+      expect(stdout).toContain(
+        `read: refused: fs/read_text_file: no such file: ${dir}/missing.txt`,
+      );
       const allowed = await session([`read ${outside}/secret.txt`], ["--fs-allow", outside]);
       expect(allowed.stdout).toContain("read: secret\n");
     } finally {
@@ -130,7 +132,10 @@ describe("the agent's files", () => {
     expect(pattern.stdout).toContain("write: refused: fs/write_text_file: Denied by the user");
     expect(await readFile(target, "utf8")).toBe("new text");
     expect(existsSync(path.join(dir, "other.md"))).toBe(false);
-    const yes = await session([`write ${dir}/made.txt made`, `write /tmp/x-${process.pid} no`], ["--yes"]);
+    const yes = await session(
+      [`write ${dir}/made.txt made`, `write /tmp/x-${process.pid} no`],
+      ["--yes"],
+    );
     expect(yes.stdout).toContain("write: ok\n");
     expect(yes.stdout).toContain("is outside the session's directory");
     expect(await readFile(path.join(dir, "made.txt"), "utf8")).toBe("made");
@@ -181,8 +186,15 @@ describe("the session", () => {
   it("--session resumes where the agent offers session/resume; --json says how", async () => {
     const { code, stdout, stderr } = await session(["say again"], ["--session", "s-old", "--json"]);
     expect(code, stderr).toBe(0);
-    expect(asked(stderr).map(([m]) => m)).toEqual(["initialize", "session/resume", "session/prompt"]);
-    const events = stdout.trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(asked(stderr).map(([m]) => m)).toEqual([
+      "initialize",
+      "session/resume",
+      "session/prompt",
+    ]);
+    const events = stdout
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(events.find((e) => e.type === "session")).toEqual({
       type: "session",
       sessionId: "s-old",
@@ -206,8 +218,18 @@ describe("the session", () => {
     expect(code, stderr).toBe(0);
     const created = asked(stderr).find(([m]) => m === "session/new")![1];
     expect(created.mcpServers).toEqual([
-      { name: "files", command: "npx", args: ["-y", "some-mcp"], env: [{ name: "TOKEN", value: "t" }] },
-      { type: "http", name: "remote", url: "https://example.test/mcp", headers: [{ name: "A", value: "b" }] },
+      {
+        name: "files",
+        command: "npx",
+        args: ["-y", "some-mcp"],
+        env: [{ name: "TOKEN", value: "t" }],
+      },
+      {
+        type: "http",
+        name: "remote",
+        url: "https://example.test/mcp",
+        headers: [{ name: "A", value: "b" }],
+      },
     ]);
     expect(stderr).toContain(
       'acp-terminal: --mcp-config: server "old" is not passed: the agent takes no sse MCP servers',
@@ -263,7 +285,7 @@ describe("an interactive session on a TTY", () => {
     cli.pty.write("say one\r");
     await answered;
     await cli.waitFor("one\r\n› ");
-    const waiting = next("session/prompt {\"text\":\"wait\"}");
+    const waiting = next('session/prompt {"text":"wait"}');
     cli.pty.write("wait\r");
     await waiting;
     const cancelled = next("Cancelling the turn");
@@ -280,7 +302,14 @@ describe("an interactive session on a TTY", () => {
   });
 
   it("Ctrl-C twice in a turn quits at once with exit 3", async () => {
-    const cli = startCliOnTty(["run", "--yes", "--cancel-grace", "30", "--agent", nodeAgent(AGENT)]);
+    const cli = startCliOnTty([
+      "run",
+      "--yes",
+      "--cancel-grace",
+      "30",
+      "--agent",
+      nodeAgent(AGENT),
+    ]);
     await cli.waitFor("› ");
     cli.pty.write("stubborn\r");
     await cli.waitFor('session/prompt {"text":"stubborn"}');

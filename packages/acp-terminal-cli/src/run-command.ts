@@ -4,11 +4,16 @@ import { resolveAgent } from "./agent/known-agents.js";
 import { runTerminalLogin } from "./agent/terminal-login.js";
 import type { RunOptions } from "./command/args.js";
 import { checkBeforeLaunch } from "./command/preflight.js";
-import { Conversation } from "./conversation/conversation.js";
+import { Conversation, type ConversationInit } from "./conversation/conversation.js";
 import type { UserMcpServer } from "./conversation/driver.js";
 import { Stopped } from "./conversation/endings.js";
 import { readMcpConfig } from "./conversation/mcp-config.js";
-import { onePrompt, PipedPrompts, typedPrompts, type PromptSource } from "./conversation/prompts.js";
+import {
+  onePrompt,
+  PipedPrompts,
+  typedPrompts,
+  type PromptSource,
+} from "./conversation/prompts.js";
 import { listenForStops } from "./conversation/stop-signals.js";
 import { pickDriver } from "./drivers/pick-driver.js";
 import { ExitCode } from "./exit-codes.js";
@@ -16,7 +21,6 @@ import { JsonRenderer } from "./render/json-renderer.js";
 import { outputOf, type Output } from "./render/output.js";
 import { QuietRenderer } from "./render/quiet-renderer.js";
 import { TextRenderer } from "./render/text-renderer.js";
-import type { Renderer } from "./view/renderer.js";
 
 export interface CliIo {
   stdin: NodeJS.ReadStream;
@@ -85,7 +89,7 @@ export async function run(given: RunOptions, io: CliIo): Promise<number> {
       "Missing prompt: give it as the last argument, or one a line on stdin (stdin ended without one)",
     );
   }
-  const renderer: Renderer = options.json
+  const renderer: ConversationInit["view"] = options.json
     ? new JsonRenderer(out, err)
     : options.session?.quiet === true
       ? new QuietRenderer(out, err)
@@ -101,9 +105,18 @@ export async function run(given: RunOptions, io: CliIo): Promise<number> {
       return ExitCode.agentFailed; // a second login asked for: never loop
     }
     login = result;
-    const failure = await runTerminalLogin(options.agent, login, { cwd: io.cwd, env, tty: io.stdin.isTTY === true });
+    const failure = await runTerminalLogin(options.agent, login, {
+      cwd: io.cwd,
+      env,
+      tty: io.stdin.isTTY === true,
+    });
     if (failure !== undefined) {
-      renderer.finish({ exitCode: ExitCode.agentFailed, error: failure, elapsedMs: 0, terminals: [] });
+      renderer.finish({
+        exitCode: ExitCode.agentFailed,
+        error: failure,
+        elapsedMs: 0,
+        terminals: [],
+      });
       return ExitCode.agentFailed;
     }
     // Logged in: start again, without --auth.
@@ -128,7 +141,7 @@ async function converse(
   options: RunOptions,
   io: CliIo,
   env: NodeJS.ProcessEnv,
-  renderer: Renderer,
+  renderer: ConversationInit["view"],
   prompts: PromptSource,
   userServers: UserMcpServer[],
 ): Promise<number | TerminalLogin> {

@@ -148,7 +148,9 @@ export function replay(entries: readonly Entry[], options: ReplayOptions = {}): 
       }
       const matched = clientGates
         .slice(position)
-        .find((g) => g.gate === gateOf(message) || (isAnswer(message) && g.gate === gateOf(message)));
+        .find(
+          (g) => g.gate === gateOf(message) || (isAnswer(message) && g.gate === gateOf(message)),
+        );
       if (matched === undefined) {
         await refuse(message);
         continue;

@@ -66,7 +66,10 @@ async function run(
   options: { stopAfter?: ReplayOptions["stopAfter"]; prompts?: PromptSource } = {},
 ) {
   const runOptions = optionsFor(...flags);
-  const played = replay(recording(name), { stopAfter: options.stopAfter });
+  const played = replay(
+    recording(name),
+    options.stopAfter === undefined ? {} : { stopAfter: options.stopAfter },
+  );
   const out = sink();
   const err = sink();
   const view = runOptions.json ? new JsonRenderer(out, err) : new TextRenderer(out, err);
@@ -95,7 +98,8 @@ const jsonLines = (text: string) =>
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 const STEPS = "  │ step 1\n  │ step 2\n  │ step 3\n  │ é✓🚀\n  └ exit 0\n";
-const TICKS_PLACEHOLDER = /│ Command running in background with ID: \w+\. Output is being written to/;
+const TICKS_PLACEHOLDER =
+  /│ Command running in background with ID: \w+\. Output is being written to/;
 
 describe("claude-agent-acp 0.101.0, replayed", () => {
   it("v1 client terminals (--protocol v1): prompts from a pipe, --json initialize and permission events, and the agent's own turn after the prompt is shown before the session ends", async () => {
@@ -120,8 +124,16 @@ describe("claude-agent-acp 0.101.0, replayed", () => {
       authMethods: [],
     });
     expect(events.filter((e) => e.type === "permission")).toEqual([
-      expect.objectContaining({ toolCallId: "toolu_standin_steps", outcome: "selected", optionId: "allow-once" }),
-      expect.objectContaining({ toolCallId: "toolu_standin_ticks", outcome: "selected", optionId: "allow-once" }),
+      expect.objectContaining({
+        toolCallId: "toolu_standin_steps",
+        outcome: "selected",
+        optionId: "allow-once",
+      }),
+      expect.objectContaining({
+        toolCallId: "toolu_standin_ticks",
+        outcome: "selected",
+        optionId: "allow-once",
+      }),
     ]);
     expect(events.filter((e) => e.type === "turn").map((e) => e.event)).toEqual(["start", "end"]);
     expect(events.at(-1)).toMatchObject({ type: "result", stopReason: "end_turn", terminals: [] });
@@ -135,12 +147,18 @@ describe("claude-agent-acp 0.101.0, replayed", () => {
     });
     prompts.end();
     expect(await done).toBe(ExitCode.ok);
-    expect(out.text).toContain(`✓ for i in 1 2 3; do echo step $i; sleep 0.3; done; printf 'é✓🚀\\n' [completed]\n${STEPS}`);
+    expect(out.text).toContain(
+      `✓ for i in 1 2 3; do echo step $i; sleep 0.3; done; printf 'é✓🚀\\n' [completed]\n${STEPS}`,
+    );
     // At the turn's end (the prompt answered) the loop has no exit: still running, not finished.
     const atTurnEnd = out.text.slice(0, out.text.indexOf("⋯ terminal"));
     expect(atTurnEnd).toMatch(TICKS_PLACEHOLDER);
-    expect(atTurnEnd).toMatch(/for i in 1 2 3 4 5; do echo tick \$i; sleep 0\.5; done \[completed\]\n.*\n  └ still running\n/);
-    expect(out.text).toMatch(/⋯ terminal toolu_standin_ticks \(for i in 1 2 3 4 5; do echo tick \$i; sleep 0\.5; done\) ended\n.*\n  └ exited\n/);
+    expect(atTurnEnd).toMatch(
+      /for i in 1 2 3 4 5; do echo tick \$i; sleep 0\.5; done \[completed\]\n.*\n  └ still running\n/,
+    );
+    expect(out.text).toMatch(
+      /⋯ terminal toolu_standin_ticks \(for i in 1 2 3 4 5; do echo tick \$i; sleep 0\.5; done\) ended\n.*\n  └ exited\n/,
+    );
     expect(out.text).toContain("The background loop finished.");
     expect(err.text).toMatch(/── end_turn · 2 terminals: 1 exit 0, 1 exited · /);
   });
@@ -158,7 +176,10 @@ describe("claude-agent-acp 0.101.0, replayed", () => {
     const events = jsonLines(out.text).filter((e) => e.type === "terminal");
     expect(events.filter((e) => e.terminalId === "toolu_standin_steps")).toEqual([
       expect.objectContaining({ event: "create", protocol: "v1" }),
-      expect.objectContaining({ event: "update", command: "for i in 1 2 3; do echo step $i; sleep 0.3; done; printf 'é✓🚀\\n'" }),
+      expect.objectContaining({
+        event: "update",
+        command: "for i in 1 2 3; do echo step $i; sleep 0.3; done; printf 'é✓🚀\\n'",
+      }),
       expect.objectContaining({ event: "output", output: "step 1\nstep 2\nstep 3\né✓🚀" }),
       expect.objectContaining({ event: "exit", exitStatus: { exitCode: 0, signal: null } }),
     ]);
@@ -169,7 +190,9 @@ describe("claude-agent-acp 0.101.0, replayed", () => {
         { terminalId: "toolu_standin_ticks" },
       ],
     });
-    expect(JSON.stringify(jsonLines(out.text).at(-1))).not.toContain('"toolu_standin_ticks","command":"for i in 1 2 3 4 5; do echo tick $i; sleep 0.5; done","exitStatus"');
+    expect(JSON.stringify(jsonLines(out.text).at(-1))).not.toContain(
+      '"toolu_standin_ticks","command":"for i in 1 2 3 4 5; do echo tick $i; sleep 0.5; done","exitStatus"',
+    );
   });
 
   it("v2 (the default): the background loop is listed, then streams its output after the turn and exits; the summary counts both terminals", async () => {
@@ -202,11 +225,17 @@ describe("claude-agent-acp 0.101.0, replayed", () => {
     expect(played.received.map((m) => ("method" in m ? m.method : "answer"))).toContain(
       "session/cancel",
     );
-    expect(out.text).toMatch(/✗ for i in \$\(seq 1 100\).* \[failed\]\n  │ The user doesn't want to proceed/);
+    expect(out.text).toMatch(
+      /✗ for i in \$\(seq 1 100\).* \[failed\]\n  │ The user doesn't want to proceed/,
+    );
     expect(out.text).toMatch(/\n  └ exited\n/);
-    expect(out.text).toMatch(/\[completed\]\n  │ Command running in background[^\n]*\n(  │ [^\n]*\n)*  └ still running\n/);
+    expect(out.text).toMatch(
+      /\[completed\]\n  │ Command running in background[^\n]*\n(  │ [^\n]*\n)*  └ still running\n/,
+    );
     expect(err.text).toContain("Cancelling the turn… (press Ctrl-C again to quit at once)");
-    expect(err.text).toMatch(/── cancelled · 2 terminals: 1 still running, 1 exited · .* · exit code 3/);
+    expect(err.text).toMatch(
+      /── cancelled · 2 terminals: 1 still running, 1 exited · .* · exit code 3/,
+    );
   });
 
   it("v2, Ctrl-C: terminal/cancel for the background loop (it offers cancel), then session/cancel; both end, exit 3", async () => {

@@ -80,7 +80,10 @@ describe("acp-terminal arguments", () => {
   });
 
   it("reads prompts from stdin without a prompt or with -, and takes the session flags, each only when given", () => {
-    for (const argv of [["run", "--agent", "a"], ["run", "--agent", "a", "-"]]) {
+    for (const argv of [
+      ["run", "--agent", "a"],
+      ["run", "--agent", "a", "-"],
+    ]) {
       const parsed = parse(...argv);
       expect(parsed).toMatchObject({ kind: "run", options: { prompt: undefined } });
       expect(parsed).not.toHaveProperty("options.session");

@@ -13,11 +13,7 @@ import { createApprovalPolicy } from "acp-terminal";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { authMethodsOf } from "../src/agent/auth-methods.js";
 import { resolveAgent } from "../src/agent/known-agents.js";
-import {
-  ClientFiles,
-  MAX_READ_BYTES,
-  MAX_WRITE_BYTES,
-} from "../src/conversation/client-files.js";
+import { ClientFiles, MAX_READ_BYTES, MAX_WRITE_BYTES } from "../src/conversation/client-files.js";
 import { readMcpConfig } from "../src/conversation/mcp-config.js";
 import { MAX_PROMPT_CHARS, PipedPrompts } from "../src/conversation/prompts.js";
 import { readChunkLine } from "../src/drivers/chunk-line.js";
@@ -83,27 +79,39 @@ describe("the agent's file requests", () => {
   it("write at most MAX_WRITE_BYTES, whole or not at all, never through a directory that does not exist or onto a FIFO", async () => {
     const fs = files();
     const target = path.join(dir, "w.txt");
-    expect(await failure(fs.write({ sessionId: "s", path: target, content: "é".repeat(MAX_WRITE_BYTES / 2) }))).toBe("ok");
+    expect(
+      await failure(
+        fs.write({ sessionId: "s", path: target, content: "é".repeat(MAX_WRITE_BYTES / 2) }),
+      ),
+    ).toBe("ok");
     expect((await readFile(target)).byteLength).toBe(MAX_WRITE_BYTES);
     expect(
-      await failure(fs.write({ sessionId: "s", path: target, content: `${"é".repeat(MAX_WRITE_BYTES / 2)}x` })),
+      await failure(
+        fs.write({ sessionId: "s", path: target, content: `${"é".repeat(MAX_WRITE_BYTES / 2)}x` }),
+      ),
     ).toBe(
       `-32602 fs/write_text_file: ${MAX_WRITE_BYTES + 1} bytes, more than the ${MAX_WRITE_BYTES} a write may hold: ${target}`,
     );
     expect((await readFile(target)).byteLength).toBe(MAX_WRITE_BYTES);
-    expect(await failure(fs.write({ sessionId: "s", path: path.join(dir, "no/such/file"), content: "" }))).toMatch(
+    expect(
+      await failure(
+        fs.write({ sessionId: "s", path: path.join(dir, "no/such/file"), content: "" }),
+      ),
+    ).toMatch(
       new RegExp(`^-32002 fs/write_text_file: the directory ${dir}/no/such does not exist`),
     );
     execFileSync("mkfifo", [path.join(dir, "fifo")]);
-    expect(await failure(fs.write({ sessionId: "s", path: path.join(dir, "fifo"), content: "x" }))).toBe(
-      `-32603 fs/write_text_file: ${dir}/fifo is not a regular file`,
-    );
+    expect(
+      await failure(fs.write({ sessionId: "s", path: path.join(dir, "fifo"), content: "x" })),
+    ).toBe(`-32603 fs/write_text_file: ${dir}/fifo is not a regular file`);
   });
 
   it("a denied write changes nothing and says what was denied", async () => {
     const target = path.join(dir, "keep.txt");
     await writeFile(target, "keep");
-    expect(await failure(files(false).write({ sessionId: "s", path: target, content: "lost" }))).toBe(
+    expect(
+      await failure(files(false).write({ sessionId: "s", path: target, content: "lost" })),
+    ).toBe(
       `-32603 fs/write_text_file: Denied by the user: ${target} (4 bytes, replacing the file) (not approved: no allow pattern matches and there is no one to ask)`,
     );
     expect(await readFile(target, "utf8")).toBe("keep");
@@ -148,7 +156,10 @@ describe("_meta terminal reports", () => {
       meta.read({ toolCallId: "c", _meta: { terminal_output: { terminal_id: "t", data: "a\n" } } });
       meta.read({ toolCallId: "c", _meta: { terminal_output: { terminal_id: "t", data: "b" } } });
       expect(text("t")).toBe(expected);
-      meta.read({ toolCallId: "c", _meta: { terminal_output_delta: { terminal_id: "t", data: "+" } } });
+      meta.read({
+        toolCallId: "c",
+        _meta: { terminal_output_delta: { terminal_id: "t", data: "+" } },
+      });
       expect(text("t")).toBe(`${expected}+`);
     }
   });
@@ -158,8 +169,14 @@ describe("_meta terminal reports", () => {
     const meta = new MetaTerminals(view, limits, false);
     meta.read({ toolCallId: "c", _meta: { terminal_info: { terminal_id: "t1" } } });
     meta.read({ toolCallId: "c", rawInput: { command: ["bash", "-lc", "ls"] } });
-    meta.read({ toolCallId: "c", _meta: { terminal_exit: { terminal_id: "t1", exit_code: 2, signal: null } } });
-    meta.read({ toolCallId: "c", _meta: { terminal_exit: { terminal_id: "t1", exit_code: 0, signal: null } } });
+    meta.read({
+      toolCallId: "c",
+      _meta: { terminal_exit: { terminal_id: "t1", exit_code: 2, signal: null } },
+    });
+    meta.read({
+      toolCallId: "c",
+      _meta: { terminal_exit: { terminal_id: "t1", exit_code: 0, signal: null } },
+    });
     for (const hostile of [
       null,
       "x",
@@ -239,19 +256,39 @@ describe("what the user configures", () => {
     });
     expect(resolveAgent("constructor", env)).toEqual({ commandLine: "constructor" });
     expect(resolveAgent("./claude", env)).toEqual({ commandLine: "./claude" });
-    await writeFile(env.ACP_TERMINAL_AGENTS, JSON.stringify({ agents: { claude: "my-claude --acp" } }));
+    await writeFile(
+      env.ACP_TERMINAL_AGENTS,
+      JSON.stringify({ agents: { claude: "my-claude --acp" } }),
+    );
     expect(resolveAgent("claude", env)).toMatchObject({ commandLine: "my-claude --acp" });
   });
 
   it("auth methods are read from either version's spelling, bounded, with the variables they name", () => {
     const methods = authMethodsOf([
-      { id: "api-key", name: "API Key", _meta: { "api-key": { envVars: ["OPENAI_API_KEY", "bad name"] } } },
-      { methodId: "login", name: "Login", type: "terminal", args: ["--login", 3], env: [{ name: "A", value: "1" }] },
+      {
+        id: "api-key",
+        name: "API Key",
+        _meta: { "api-key": { envVars: ["OPENAI_API_KEY", "bad name"] } },
+      },
+      {
+        methodId: "login",
+        name: "Login",
+        type: "terminal",
+        args: ["--login", 3],
+        env: [{ name: "A", value: "1" }],
+      },
       { name: "no id" },
       ...Array.from({ length: 100 }, (_, i) => ({ id: `m${i}`, name: "many" })),
     ]);
     expect(methods.slice(0, 2)).toEqual([
-      { id: "api-key", name: "API Key", type: "agent", vars: ["OPENAI_API_KEY"], args: [], env: {} },
+      {
+        id: "api-key",
+        name: "API Key",
+        type: "agent",
+        vars: ["OPENAI_API_KEY"],
+        args: [],
+        env: {},
+      },
       { id: "login", name: "Login", type: "terminal", vars: [], args: [], env: { A: "1" } },
     ]);
     expect(methods).toHaveLength(31);
@@ -284,14 +321,27 @@ describe("the fast lanes' line readers", () => {
       chunk("YWJj", { sessionUpdate: "terminal_update" }),
       chunk(5),
       chunkLine({ sessionUpdate: "terminal_output_chunk", terminalId: 1, data: "YWJj" }),
-      Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","d\\u0061ta":"YWJj"}}}'),
-      Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","data":"YW\\/j"}}}'),
-      Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","data":"YWJj","data":"YWJj"}}}'),
+      Buffer.from(
+        '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","d\\u0061ta":"YWJj"}}}',
+      ),
+      Buffer.from(
+        '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","data":"YW\\/j"}}}',
+      ),
+      Buffer.from(
+        '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"terminal_output_chunk","terminalId":"t","data":"YWJj","data":"YWJj"}}}',
+      ),
       Buffer.from('{"params":{"update":{"data":"YWJj"'),
     ]) {
       expect(readChunkLine(line), line.toString()).toBeUndefined();
     }
-    expect(readChunkLine(chunkLine({ sessionUpdate: "terminal_output_chunk", terminalId: "t", data: "YWJj" }, { id: 3 }))).toBeUndefined();
+    expect(
+      readChunkLine(
+        chunkLine(
+          { sessionUpdate: "terminal_output_chunk", terminalId: "t", data: "YWJj" },
+          { id: 3 },
+        ),
+      ),
+    ).toBeUndefined();
   });
 
   it("a v1 _meta output text is unescaped into the bytes Buffer.from(JSON.parse(...)) gives, lone surrogates as U+FFFD; other shapes are left to the SDK", () => {
@@ -303,11 +353,15 @@ describe("the fast lanes' line readers", () => {
     const meta = (m: unknown, update: Record<string, unknown> = {}) =>
       chunkLine({ sessionUpdate: "tool_call_update", toolCallId: "c", _meta: m, ...update });
     const text = 'tab\there "quoted" \\ back \u0000\u001f é✓🚀 \ud83d alone \udc00 too\n';
-    expect(lane.lineTap.take(meta({ terminal_output_delta: { terminal_id: "t", data: text } }))).toBe(true);
+    expect(
+      lane.lineTap.take(meta({ terminal_output_delta: { terminal_id: "t", data: text } })),
+    ).toBe(true);
     expect(outputs).toEqual([
       { key: "terminal_output_delta", bytes: Buffer.from(text).toString("hex") },
     ]);
-    expect(lane.lineTap.take(meta({ terminal_output: { terminal_id: "t", data: "x" } }))).toBe(true);
+    expect(lane.lineTap.take(meta({ terminal_output: { terminal_id: "t", data: "x" } }))).toBe(
+      true,
+    );
     expect(outputs[1]?.key).toBe("terminal_output");
     for (const line of [
       meta({ terminal_output_delta: { terminal_id: "t", data: "x" } }, { status: "completed" }),
@@ -319,8 +373,12 @@ describe("the fast lanes' line readers", () => {
     }
     // A session update handed to the SDK first: the lane waits until it is delivered.
     lane.lineTap.passed({ jsonrpc: "2.0", method: "session/update", params: {} });
-    expect(lane.lineTap.take(meta({ terminal_output_delta: { terminal_id: "t", data: "x" } }))).toBe(false);
+    expect(
+      lane.lineTap.take(meta({ terminal_output_delta: { terminal_id: "t", data: "x" } })),
+    ).toBe(false);
     lane.delivered();
-    expect(lane.lineTap.take(meta({ terminal_output_delta: { terminal_id: "t", data: "x" } }))).toBe(true);
+    expect(
+      lane.lineTap.take(meta({ terminal_output_delta: { terminal_id: "t", data: "x" } })),
+    ).toBe(true);
   });
 });

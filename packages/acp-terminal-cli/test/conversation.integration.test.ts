@@ -77,7 +77,14 @@ function converse(
 }
 
 const v1Driver = (options: RunOptions) =>
-  new V1ClientTerminals({ agent: options.agent, cwd: options.cwd, version: "0.0.0-test" });
+  new V1ClientTerminals({
+    agent: options.agent,
+    cwd: options.cwd,
+    version: "0.0.0-test",
+    declareMeta: true,
+    maxTerminals: options.maxTerminals,
+    maxTotalTerminals: options.maxTotalTerminals,
+  });
 const v2Driver = (options: RunOptions) =>
   new V2AgentTerminals({ ...options, version: "0.0.0-test" });
 

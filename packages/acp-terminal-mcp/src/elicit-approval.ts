@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { ApprovalAnswer, ApprovalAsker, CommandRequest } from "acp-terminal";
+import type { ApprovalAnswer, ApprovalAsker, AuthorizeRequest } from "acp-terminal";
 import {
   inputRequired,
   inputResponse,
@@ -40,7 +40,7 @@ const DECISION_SCHEMA = {
  * What "the same command" is for an answer: the program, its arguments, whether a shell runs it,
  * the directory and the variables set (as `createApprovalPolicy` remembers "allow always").
  */
-export function approvalKey(request: CommandRequest): string {
+export function approvalKey(request: AuthorizeRequest): string {
   const identity = JSON.stringify([
     request.action,
     request.command,
@@ -75,7 +75,7 @@ export function shortCommandLine(command: string, args: readonly string[] | null
 }
 
 /** What a request would do, in one line for refusal messages (cut: a question shows it whole). */
-export function shortAction(request: CommandRequest): string {
+export function shortAction(request: AuthorizeRequest): string {
   const command = shortCommandLine(request.command, request.args);
   switch (request.action) {
     case "create":
@@ -88,7 +88,7 @@ export function shortAction(request: CommandRequest): string {
 }
 
 /** The question for a command: what runs, how, where, and with which variables set. */
-export function questionFor(request: CommandRequest): string {
+export function questionFor(request: AuthorizeRequest): string {
   const lines = ["An agent asks to run a command on this machine.", ""];
   if (request.shell || request.args.length === 0) {
     lines.push(`command line: \`${visible(request.command)}\``);

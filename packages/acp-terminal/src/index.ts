@@ -9,12 +9,12 @@ export { TerminalHost } from "./host/terminal-host.js";
 export { TerminalError } from "./core/errors.js";
 export type { TerminalErrorCode } from "./core/errors.js";
 export type {
+  ApprovalRequest,
   AuthorizeCommand,
   AuthorizeFileWrite,
   AuthorizeGrant,
   AuthorizeRequest,
   AuthorizeVerdict,
-  CommandRequest,
   ContainmentMode,
   CreateTerminalParams,
   EnvVariable,
@@ -50,6 +50,7 @@ export type { OutputReader } from "./output/output-buffer.js";
 export { describeContainment } from "./contain/describe.js";
 
 // --- Approval (the `authorize` hook) ---
+export { approveFileWrite } from "./approval/approve-file-write.js";
 export { createApprovalPolicy } from "./approval/approval-policy.js";
 export type {
   ApprovalAnswer,

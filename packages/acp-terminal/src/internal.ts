@@ -16,7 +16,6 @@ export { terminateProcessGroup } from "./terminate/kill.js";
 export { boundedRequestError, cutText } from "./rpc/bounded-error.js";
 export { paramsParser } from "./rpc/errors.js";
 export { printable } from "./approval/describe-request.js";
-export { authorizeAction } from "./host/authorize.js";
 export { OutputBuffer } from "./output/output-buffer.js";
 export { readPipe } from "./spawn/pipe-reader.js";
 export { PtyScreen } from "./output/pty-screen.js";

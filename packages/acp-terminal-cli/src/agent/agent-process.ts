@@ -78,11 +78,7 @@ export class AgentProcess {
     let notJson!: (snippet: string) => void;
     this.notJson = new Promise((resolve) => (notJson = resolve));
     const sniffer = new FirstLineSniffer(notJson);
-    this.stream = ndJsonStdio(
-      Writable.toWeb(stdin) as WritableStream<Uint8Array>,
-      stdout,
-      sniffer,
-    );
+    this.stream = ndJsonStdio(Writable.toWeb(stdin) as WritableStream<Uint8Array>, stdout, sniffer);
   }
 
   /** Puts a tap in front of the parser of the agent's stdout (see LineTap). */

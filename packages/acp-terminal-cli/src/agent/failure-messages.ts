@@ -197,7 +197,9 @@ function otherVersions(error: unknown): Ending | undefined {
   const data = dataOf(error);
   if (codeOf(error) === UNSUPPORTED_PROTOCOL_VERSION && Array.isArray(data?.supported)) {
     const supported = data.supported.filter((v): v is number => typeof v === "number");
-    const flag = supported.includes(2) ? "; run without --protocol (auto, the default) or with --protocol v2" : "";
+    const flag = supported.includes(2)
+      ? "; run without --protocol (auto, the default) or with --protocol v2"
+      : "";
     return {
       exitCode: ExitCode.agentFailed,
       error: `Agent does not speak ACP version ${JSON.stringify(data.requested)}: it supports ${supported.join(", ") || "none it named"}${flag}`,
@@ -205,7 +207,10 @@ function otherVersions(error: unknown): Ending | undefined {
   }
   if (data?.expectedProtocolVersion === 2 && data.receivedProtocolVersion !== undefined) {
     const received = data.receivedProtocolVersion;
-    const flag = received === 1 ? "; run without --protocol (auto, the default) or with --protocol v1-meta" : "";
+    const flag =
+      received === 1
+        ? "; run without --protocol (auto, the default) or with --protocol v1-meta"
+        : "";
     return {
       exitCode: ExitCode.agentFailed,
       error: `Agent answered the ACP v2 offer with protocol version ${JSON.stringify(received)}${flag}`,

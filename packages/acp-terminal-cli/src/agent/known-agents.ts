@@ -38,8 +38,7 @@ export function agentsConfigPath(env: NodeJS.ProcessEnv): string {
 }
 
 export type AgentLookup =
-  | { commandLine: string; name?: string; from?: "built-in" | string }
-  | { error: string };
+  { commandLine: string; name?: string; from?: "built-in" | string } | { error: string };
 
 /**
  * `--agent` as a command line: a known name (one word, no path) becomes its launch command, the
@@ -62,7 +61,9 @@ export function resolveAgent(agent: string, env: NodeJS.ProcessEnv): AgentLookup
     return { commandLine: mine, name: word, from: file };
   }
   const known = Object.hasOwn(KNOWN_AGENTS, word) ? KNOWN_AGENTS[word] : undefined;
-  return known === undefined ? { commandLine: agent } : { commandLine: known, name: word, from: "built-in" };
+  return known === undefined
+    ? { commandLine: agent }
+    : { commandLine: known, name: word, from: "built-in" };
 }
 
 function readConfig(file: string): { agents: Record<string, string> } | { error: string } {

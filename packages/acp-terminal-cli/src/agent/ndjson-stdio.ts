@@ -95,6 +95,7 @@ export function ndJsonStdio(
             send(PARSE_ERROR).catch(() => undefined); // the agent is gone: its exit says so
             return;
           }
+          // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- a parsed value goes on as the SDK's own transport passes it: its connection checks each message's shape
           controller.enqueue(message as AnyMessage);
           lineTap?.passed(message);
         };

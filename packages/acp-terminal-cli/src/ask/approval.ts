@@ -1,6 +1,6 @@
 import { createApprovalPolicy, type ApprovalAnswer, type ApprovalPolicy } from "acp-terminal";
 import { describeAuthorizeRequest } from "acp-terminal";
-import type { AuthorizeRequest } from "acp-terminal";
+import type { ApprovalRequest } from "acp-terminal";
 import { choose, type ChoiceIo, type QuestionQueue } from "./choose.js";
 import type { Renderer } from "../view/renderer.js";
 
@@ -13,7 +13,7 @@ export const NO_TTY_REFUSAL =
 const ANSWERS: readonly ApprovalAnswer[] = ["allow_once", "allow_always", "deny"];
 const CHOICES = ["Allow once", "Allow for the rest of this session", "Deny"];
 
-function question(request: AuthorizeRequest): string {
+function question(request: ApprovalRequest): string {
   const [what, ...details] = describeAuthorizeRequest(request);
   const verb =
     request.action === "create" ? "run" : request.action === "write_file" ? "write" : "send";
@@ -33,7 +33,7 @@ export function cliApprovalPolicy(
   questions: QuestionQueue,
   renderer: Renderer,
 ): ApprovalPolicy {
-  const ask = async (request: AuthorizeRequest): Promise<ApprovalAnswer> =>
+  const ask = async (request: ApprovalRequest): Promise<ApprovalAnswer> =>
     questions.one(async () => {
       renderer.pause();
       try {

@@ -3,8 +3,8 @@ import { lstat, open, realpath, rename, unlink, type FileHandle } from "node:fs/
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { StringDecoder } from "node:string_decoder";
-import { TerminalError, type ApprovalPolicy } from "acp-terminal";
-import { authorizeAction, boundedRequestError, errnoCodeOf, messageOf } from "acp-terminal/internal";
+import { approveFileWrite, TerminalError, type ApprovalPolicy } from "acp-terminal";
+import { boundedRequestError, errnoCodeOf, messageOf } from "acp-terminal/internal";
 
 /** Bytes of text one `fs/read_text_file` answers at most (escaped, a message stays under the SDK's 32 MiB). */
 export const MAX_READ_BYTES = 4 * 1024 * 1024;
@@ -60,10 +60,16 @@ export class ClientFiles {
     const line = params.line ?? 1;
     const limit = params.limit ?? undefined;
     if (!Number.isInteger(line) || line < 1) {
-      throw fail(INVALID_PARAMS, `fs/read_text_file: line must be a whole number from 1, received ${String(params.line)}`);
+      throw fail(
+        INVALID_PARAMS,
+        `fs/read_text_file: line must be a whole number from 1, received ${String(params.line)}`,
+      );
     }
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) {
-      throw fail(INVALID_PARAMS, `fs/read_text_file: limit must be a whole number, received ${String(params.limit)}`);
+      throw fail(
+        INVALID_PARAMS,
+        `fs/read_text_file: limit must be a whole number, received ${String(params.limit)}`,
+      );
     }
     const handle = await openFile(file, constants.O_RDONLY);
     try {
@@ -76,7 +82,10 @@ export class ClientFiles {
   async write(params: WriteParams): Promise<Record<string, never>> {
     const byteLength = Buffer.byteLength(params.content, "utf8");
     if (byteLength > MAX_WRITE_BYTES) {
-      throw fail(INVALID_PARAMS, `fs/write_text_file: ${byteLength} bytes, more than the ${MAX_WRITE_BYTES} a write may hold: ${params.path}`);
+      throw fail(
+        INVALID_PARAMS,
+        `fs/write_text_file: ${byteLength} bytes, more than the ${MAX_WRITE_BYTES} a write may hold: ${params.path}`,
+      );
     }
     const target = await this.#confined(params.path, "fs/write_text_file", true);
     const existing = await lstat(target).catch((error: unknown) => {
@@ -89,7 +98,7 @@ export class ClientFiles {
       throw fail(INTERNAL, `fs/write_text_file: ${target} is not a regular file`);
     }
     try {
-      await authorizeAction(this.options.policy, {
+      await approveFileWrite(this.options.policy, {
         action: "write_file",
         owner: { connectionId: "fs", sessionId: params.sessionId },
         path: target,
@@ -98,7 +107,11 @@ export class ClientFiles {
         exists: existing !== undefined,
       });
     } catch (error) {
-      throw fail(INTERNAL, `fs/write_text_file: ${messageOf(error)}`, error instanceof TerminalError ? error.data : undefined);
+      throw fail(
+        INTERNAL,
+        `fs/write_text_file: ${messageOf(error)}`,
+        error instanceof TerminalError ? error.data : undefined,
+      );
     }
     await replaceWhole(target, params.content, existing);
     return {};
@@ -110,7 +123,10 @@ export class ClientFiles {
    */
   async #confined(given: unknown, method: string, forWrite: boolean): Promise<string> {
     if (typeof given !== "string" || !path.isAbsolute(given)) {
-      throw fail(INVALID_PARAMS, `${method}: path must be an absolute path, received ${JSON.stringify(String(given).slice(0, 200))}`);
+      throw fail(
+        INVALID_PARAMS,
+        `${method}: path must be an absolute path, received ${JSON.stringify(String(given).slice(0, 200))}`,
+      );
     }
     if (given.includes("\0")) {
       throw fail(INVALID_PARAMS, `${method}: path holds a NUL byte`);
@@ -123,14 +139,26 @@ export class ClientFiles {
         throw notFound(method, given, error);
       }
       const dir = await realpath(path.dirname(given)).catch((dirError: unknown) => {
-        throw fail(NOT_FOUND, `${method}: the directory ${path.dirname(given)} does not exist (${messageOf(dirError)})`, { path: given });
+        throw fail(
+          NOT_FOUND,
+          `${method}: the directory ${path.dirname(given)} does not exist (${messageOf(dirError)})`,
+          { path: given },
+        );
       });
       real = path.join(dir, path.basename(given));
     }
     const roots = await (this.#roots ??= this.#realRoots());
-    if (!roots.some((root) => real === root || real.startsWith(root.endsWith("/") ? root : `${root}/`))) {
+    if (
+      !roots.some(
+        (root) => real === root || real.startsWith(root.endsWith("/") ? root : `${root}/`),
+      )
+    ) {
       const reached = real === given ? given : `${given} (${real})`;
-      throw fail(INTERNAL, `${method}: ${reached} is outside the session's directory ${this.options.cwd}; acp-terminal run --fs-allow DIR lets the agent reach DIR too`, { path: given });
+      throw fail(
+        INTERNAL,
+        `${method}: ${reached} is outside the session's directory ${this.options.cwd}; acp-terminal run --fs-allow DIR lets the agent reach DIR too`,
+        { path: given },
+      );
     }
     return real;
   }
@@ -165,7 +193,12 @@ async function openFile(file: string, flags: number): Promise<FileHandle> {
 }
 
 /** Lines `line`.. of a file (`limit` of them, else to the end), bounded as the class says. */
-async function readLines(handle: FileHandle, file: string, line: number, limit: number | undefined): Promise<string> {
+async function readLines(
+  handle: FileHandle,
+  file: string,
+  line: number,
+  limit: number | undefined,
+): Promise<string> {
   const decoder = new StringDecoder("utf8");
   const taken: string[] = [];
   let takenBytes = 0;
@@ -173,7 +206,11 @@ async function readLines(handle: FileHandle, file: string, line: number, limit: 
   let partial = "";
   let scanned = 0;
   const tooBig = () =>
-    fail(INTERNAL, `fs/read_text_file: the text asked for is more than ${MAX_READ_BYTES} bytes: ${file}; read it in parts with line and limit`, { path: file });
+    fail(
+      INTERNAL,
+      `fs/read_text_file: the text asked for is more than ${MAX_READ_BYTES} bytes: ${file}; read it in parts with line and limit`,
+      { path: file },
+    );
   const take = (text: string): boolean => {
     if (lineNo >= line && (limit === undefined || taken.length < limit)) {
       takenBytes += Buffer.byteLength(text);
@@ -192,10 +229,16 @@ async function readLines(handle: FileHandle, file: string, line: number, limit: 
     }
     scanned += bytesRead;
     if (scanned > MAX_SCAN_BYTES) {
-      throw fail(INTERNAL, `fs/read_text_file: read ${MAX_SCAN_BYTES} bytes of ${file} without reaching the end of the lines asked for`, { path: file });
+      throw fail(
+        INTERNAL,
+        `fs/read_text_file: read ${MAX_SCAN_BYTES} bytes of ${file} without reaching the end of the lines asked for`,
+        { path: file },
+      );
     }
     if (buffer.subarray(0, bytesRead).includes(0)) {
-      throw fail(INTERNAL, `fs/read_text_file: ${file} is not a text file (it holds NUL bytes)`, { path: file });
+      throw fail(INTERNAL, `fs/read_text_file: ${file} is not a text file (it holds NUL bytes)`, {
+        path: file,
+      });
     }
     const parts = (partial + decoder.write(buffer.subarray(0, bytesRead))).split("\n");
     partial = parts.pop() ?? "";
@@ -220,10 +263,21 @@ async function readLines(handle: FileHandle, file: string, line: number, limit: 
 }
 
 /** Writes `content` to a temporary file beside `target`, then renames it over `target`. */
-async function replaceWhole(target: string, content: string, existing: Stats | undefined): Promise<void> {
-  const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${randomBytes(6).toString("hex")}.acp-terminal`);
+async function replaceWhole(
+  target: string,
+  content: string,
+  existing: Stats | undefined,
+): Promise<void> {
+  const temporary = path.join(
+    path.dirname(target),
+    `.${path.basename(target)}.${randomBytes(6).toString("hex")}.acp-terminal`,
+  );
   try {
-    const handle = await open(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, existing === undefined ? 0o666 : existing.mode & 0o7777);
+    const handle = await open(
+      temporary,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
+      existing === undefined ? 0o666 : existing.mode & 0o7777,
+    );
     try {
       await handle.writeFile(content, "utf8");
     } finally {
@@ -235,6 +289,8 @@ async function replaceWhole(target: string, content: string, existing: Stats | u
     if (error instanceof Error && "code" in error && typeof error.code === "number") {
       throw error;
     }
-    throw fail(INTERNAL, `fs/write_text_file: cannot write ${target}: ${messageOf(error)}`, { path: target });
+    throw fail(INTERNAL, `fs/write_text_file: cannot write ${target}: ${messageOf(error)}`, {
+      path: target,
+    });
   }
 }

@@ -1,3 +1,6 @@
+// Over 300 lines: one class, the conversation's life from launch to teardown (phases, turns,
+// Ctrl-C, the agent's exit); its parts with a job of their own live beside it (endings, prompts,
+// session-setup, client-side).
 import { setImmediate as nextTurn, setTimeout as delay } from "node:timers/promises";
 import type { Stream } from "@agentclientprotocol/sdk";
 import type { AgentExit } from "../agent/agent-process.js";

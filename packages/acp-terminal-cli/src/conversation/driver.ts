@@ -52,8 +52,19 @@ export interface SessionStarted {
 
 /** MCP servers the user gave (`--mcp-config`), in ACP's v1 shape; each driver sends its version's. */
 export type UserMcpServer =
-  | { type: "stdio"; name: string; command: string; args: string[]; env: Array<{ name: string; value: string }> }
-  | { type: "http" | "sse"; name: string; url: string; headers: Array<{ name: string; value: string }> };
+  | {
+      type: "stdio";
+      name: string;
+      command: string;
+      args: string[];
+      env: Array<{ name: string; value: string }>;
+    }
+  | {
+      type: "http" | "sse";
+      name: string;
+      url: string;
+      headers: Array<{ name: string; value: string }>;
+    };
 
 /** How a turn ended, as the protocol said it. */
 export interface TurnEnd {
@@ -92,7 +103,10 @@ export interface ProtocolDriver {
    * Starts the session in the session's cwd, with the MCP servers to offer (the CLI's and the
    * user's): a new one, or `resume`'s, by `session/resume` where offered, else `session/load`.
    */
-  startSession(resume: string | undefined, userServers: readonly UserMcpServer[]): Promise<SessionStarted>;
+  startSession(
+    resume: string | undefined,
+    userServers: readonly UserMcpServer[],
+  ): Promise<SessionStarted>;
   /** Sends one prompt and resolves when the turn it starts has ended. */
   prompt(text: string): Promise<TurnEnd>;
   /** Asks the agent to cancel the turn under way (nothing before a session exists). */

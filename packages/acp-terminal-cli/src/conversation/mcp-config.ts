@@ -44,7 +44,9 @@ export function readMcpConfig(file: string): UserMcpServer[] | { error: string }
   try {
     const bytes = readFileSync(file);
     if (bytes.byteLength > MAX_CONFIG_BYTES) {
-      return { error: `Invalid --mcp-config ${file}: ${bytes.byteLength} bytes, more than ${MAX_CONFIG_BYTES}` };
+      return {
+        error: `Invalid --mcp-config ${file}: ${bytes.byteLength} bytes, more than ${MAX_CONFIG_BYTES}`,
+      };
     }
     text = bytes.toString("utf8");
   } catch (error) {
@@ -58,17 +60,23 @@ export function readMcpConfig(file: string): UserMcpServer[] | { error: string }
   }
   const servers = field(parsed, "mcpServers") ?? field(parsed, "servers");
   if (!isRecord(servers)) {
-    return { error: `Invalid --mcp-config ${file}: expected {"mcpServers": {"<name>": {"command": …} | {"url": …}}}` };
+    return {
+      error: `Invalid --mcp-config ${file}: expected {"mcpServers": {"<name>": {"command": …} | {"url": …}}}`,
+    };
   }
   const entries = Object.entries(servers);
   if (entries.length > MAX_SERVERS) {
-    return { error: `Invalid --mcp-config ${file}: ${entries.length} servers, more than ${MAX_SERVERS}` };
+    return {
+      error: `Invalid --mcp-config ${file}: ${entries.length} servers, more than ${MAX_SERVERS}`,
+    };
   }
   const list: UserMcpServer[] = [];
   for (const [name, entry] of entries) {
     const server = serverOf(name, entry);
     if (typeof server === "string") {
-      return { error: `Invalid --mcp-config ${file}: server ${JSON.stringify(name.slice(0, 100))}: ${server}` };
+      return {
+        error: `Invalid --mcp-config ${file}: server ${JSON.stringify(name.slice(0, 100))}: ${server}`,
+      };
     }
     list.push(server);
   }

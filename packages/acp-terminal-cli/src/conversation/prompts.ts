@@ -135,14 +135,20 @@ export class PipedPrompts implements PromptSource {
  * Prompts typed on the TTY: `› ` on stderr, then the line typed after it (lines typed during a
  * turn are dropped, as for questions: see answer-lines.ts). Ctrl-D ends them.
  */
-export function typedPrompts(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): PromptSource {
+export function typedPrompts(
+  input: NodeJS.ReadableStream,
+  output: NodeJS.WritableStream,
+): PromptSource {
   const answers = answerLinesOf(input);
   return {
     interactive: true,
     async next(signal) {
       for (;;) {
         const dropped = answers.open();
-        const note = dropped > 0 ? `(${dropped} line${dropped === 1 ? "" : "s"} typed during the turn ignored)\n` : "";
+        const note =
+          dropped > 0
+            ? `(${dropped} line${dropped === 1 ? "" : "s"} typed during the turn ignored)\n`
+            : "";
         output.write(`${note}› `);
         try {
           const line = await answers.next(signal);

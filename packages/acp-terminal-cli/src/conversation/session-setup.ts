@@ -9,9 +9,7 @@ export const AUTH_REQUIRED = -32000;
 
 /** The methods, listed for a failure line: `; log in with --auth a (…) or --auth b (…)`. */
 export function loginHint(methods: readonly AuthMethodShown[]): string {
-  return methods.length === 0
-    ? ""
-    : `; log in with ${methods.map(describeMethod).join(" or ")}`;
+  return methods.length === 0 ? "" : `; log in with ${methods.map(describeMethod).join(" or ")}`;
 }
 
 /**
@@ -67,8 +65,10 @@ export async function authenticate(
 
 /** Variable names an error's `data.envVars` gives (codex-acp's api-key method). */
 function envVarsOf(error: unknown): string[] {
-  const data: unknown = typeof error === "object" && error !== null ? Reflect.get(error, "data") : undefined;
-  const vars: unknown = typeof data === "object" && data !== null ? Reflect.get(data, "envVars") : undefined;
+  const data: unknown =
+    typeof error === "object" && error !== null ? Reflect.get(error, "data") : undefined;
+  const vars: unknown =
+    typeof data === "object" && data !== null ? Reflect.get(data, "envVars") : undefined;
   return Array.isArray(vars)
     ? vars.filter((v): v is string => typeof v === "string" && /^[A-Za-z_]\w{0,127}$/.test(v))
     : [];

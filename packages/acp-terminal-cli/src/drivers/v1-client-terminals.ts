@@ -53,7 +53,9 @@ export function v1ClientCapabilities(options: {
   declareMeta: boolean;
   terminalLogin: boolean;
 }): ClientCapabilities {
-  const terminals = options.mcpTools ? { terminal: false, _meta: {} } : terminalClientCapabilities();
+  const terminals = options.mcpTools
+    ? { terminal: false, _meta: {} }
+    : terminalClientCapabilities();
   return {
     terminal: terminals.terminal,
     fs: { readTextFile: true, writeTextFile: true },
@@ -112,7 +114,10 @@ export class V1ClientTerminals implements ProtocolDriver {
         if (view.wantsRawUpdates === true) {
           const data = Buffer.from(bytes).toString("utf8");
           const update = { terminal_id: terminalId, data };
-          view.rawUpdate({ sessionUpdate: "tool_call_update", toolCallId, _meta: { [key]: update } }, "v1");
+          view.rawUpdate(
+            { sessionUpdate: "tool_call_update", toolCallId, _meta: { [key]: update } },
+            "v1",
+          );
         }
       },
     );

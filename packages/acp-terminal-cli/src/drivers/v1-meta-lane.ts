@@ -1,5 +1,6 @@
 import type { LineTap } from "../agent/ndjson-stdio.js";
-import { jsonStringBytes, keyPath, stringSpan, withoutSpan } from "./chunk-line.js";
+import { keyPath, stringSpan, withoutSpan } from "./line-scan.js";
+import { jsonStringBytes } from "./wire-bytes.js";
 
 function field(value: unknown, name: string): unknown {
   return typeof value === "object" && value !== null ? Reflect.get(value, name) : undefined;
@@ -27,7 +28,7 @@ export interface MetaOutput {
  * The fast lane of the v1 `_meta` dialect, for an agent process's stdout (see `LineTap`): a
  * `tool_call_update` notification that carries nothing but one `terminal_output_delta` (or
  * `terminal_output`) report, in the session's id, is read from its line's bytes (its text is
- * unescaped straight into bytes, never a string: see chunk-line.ts) and applied at once, without
+ * unescaped straight into bytes, never a string: see line-scan.ts) and applied at once, without
  * the SDK's dispatch (its v1 schema parse of a session update costs ~0.4 ms a message: a flood of
  * codex-acp's output is thousands of them). Order is kept as in the v2 lane: only while every
  * `session/update` handed to the SDK before it has been delivered (`delivered`). Anything else,
@@ -76,7 +77,9 @@ export class MetaLane {
       const envelope = withoutSpan(line, span);
       const found = envelope === undefined ? undefined : shapeOf(envelope, sessionId, key);
       const bytes =
-        found === undefined ? undefined : jsonStringBytes(line, span.start, span.end, this.#scratch);
+        found === undefined
+          ? undefined
+          : jsonStringBytes(line, span.start, span.end, this.#scratch);
       return found === undefined || bytes === undefined ? undefined : { ...found, key, bytes };
     }
     return undefined;

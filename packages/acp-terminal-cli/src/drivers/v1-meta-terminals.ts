@@ -104,7 +104,11 @@ export class MetaTerminals {
   }
 
   /** A report's text, already bytes (the driver's fast lane): appended, or replacing per `key`. */
-  output(key: "terminal_output_delta" | "terminal_output", terminalId: string, bytes: Uint8Array): void {
+  output(
+    key: "terminal_output_delta" | "terminal_output",
+    terminalId: string,
+    bytes: Uint8Array,
+  ): void {
     if (key === "terminal_output" && this.replaceOnOutput) {
       this.#terminals.report(terminalId, { output: bytes });
     } else {

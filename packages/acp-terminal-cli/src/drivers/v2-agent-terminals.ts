@@ -1,3 +1,5 @@
+// Over 300 lines: one class, the v2 driver (the offer's answer, the session, the turn's end,
+// Ctrl-C's terminal/cancel, MCP servers); what it reads of updates is in v2-session.ts.
 import { setTimeout as delay } from "node:timers/promises";
 import type { Stream } from "@agentclientprotocol/sdk";
 // The unstable v2 surface: the stable one plus MCP-over-ACP (`{type: "acp"}` servers, mcp/message).
@@ -114,7 +116,9 @@ export class V2AgentTerminals implements ProtocolDriver {
     const { answeredVersion } = this.options;
     if (answeredVersion !== undefined) {
       const hint =
-        answeredVersion === 1 ? "; run without --protocol (auto, the default) or with --protocol v1-meta" : "";
+        answeredVersion === 1
+          ? "; run without --protocol (auto, the default) or with --protocol v1-meta"
+          : "";
       return {
         exitCode: ExitCode.agentFailed,
         error: `Agent answered the ACP v2 offer with protocol version ${JSON.stringify(answeredVersion)}${hint}`,

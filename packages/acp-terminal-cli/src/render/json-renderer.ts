@@ -1,3 +1,5 @@
+// Over 300 lines: one class, one JSON line per view event (most a few lines each), and the cursor
+// that reads terminals' output by bounded events.
 import { TextDecoder } from "node:util";
 import type { ExitStatus, TerminalInfo } from "acp-terminal";
 import type { OutputReader } from "acp-terminal";

@@ -48,7 +48,8 @@ export class TextOutput {
         continue;
       }
       const ends = part.endsWith("\n");
-      const line = (this.#thoughtLineStart ? THOUGHT_GUTTER : "") + (ends ? part.slice(0, -1) : part);
+      const line =
+        (this.#thoughtLineStart ? THOUGHT_GUTTER : "") + (ends ? part.slice(0, -1) : part);
       // Dimmed up to the line's end, so that the newline ends the line (nothing else does).
       shaped += (this.out.isTTY ? `${DIM}${line}${UNDIM}` : line) + (ends ? "\n" : "");
       this.#thoughtLineStart = ends;

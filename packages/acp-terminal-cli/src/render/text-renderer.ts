@@ -1,3 +1,5 @@
+// Over 300 lines: one class, the text view of every view event; what it draws lives in the
+// modules it imports (tool-call-lines, terminal-views, text-output, piped-lines).
 import type { ExitStatus, TerminalInfo } from "acp-terminal";
 import type { OutputReader } from "acp-terminal";
 import type { AgentTerminal } from "../view/agent-terminal.js";

@@ -169,6 +169,7 @@ export function planLines(items: readonly PlanItem[]): string[] {
     const line = words.length > MAX_LINE_CHARS ? `${headWhole(words, MAX_LINE_CHARS - 1)}…` : words;
     return `  ${Object.hasOwn(marks, item.status) ? marks[item.status] : "·"} ${line}`;
   });
-  const more = items.length > MAX_PLAN_ENTRIES ? [`  … ${items.length - MAX_PLAN_ENTRIES} more`] : [];
+  const more =
+    items.length > MAX_PLAN_ENTRIES ? [`  … ${items.length - MAX_PLAN_ENTRIES} more`] : [];
   return ["◆ plan", ...shown, ...more];
 }

@@ -1,4 +1,4 @@
-import type { AuthorizeRequest } from "../host/types.js";
+import type { ApprovalRequest } from "../host/types.js";
 
 /**
  * Pre-approval patterns (`--allow 'git *'`) and what they match. A pattern is words separated by
@@ -111,7 +111,7 @@ export function parseAllowPattern(source: string): AllowPattern {
 }
 
 /** The words a pattern is matched against, or undefined when the request cannot be matched. */
-export function wordsOf(request: AuthorizeRequest): readonly string[] | undefined {
+export function wordsOf(request: ApprovalRequest): readonly string[] | undefined {
   if (request.action === "write_file" || request.env.length > 0) {
     return undefined;
   }
@@ -138,7 +138,7 @@ function sameProgram(pattern: AllowPattern, word: string, program: unknown): boo
 }
 
 /** Whether `pattern` approves starting the command of `request` (its words; see programRules for what else is checked). */
-export function matchesAllowPattern(pattern: AllowPattern, request: AuthorizeRequest): boolean {
+export function matchesAllowPattern(pattern: AllowPattern, request: ApprovalRequest): boolean {
   if (request.action === "write_file") {
     return pattern.file !== undefined && matchesFile(pattern.file, request.path, request.cwd);
   }

@@ -104,11 +104,10 @@ export interface AuthorizeCommand {
 export type AuthorizeRequest =
   | (AuthorizeCommand & { action: "create" })
   | (AuthorizeCommand & { action: "write"; terminalId: string; data: Uint8Array; eof: boolean })
-  | (AuthorizeCommand & { action: "signal"; terminalId: string; signal: string })
-  | AuthorizeFileWrite;
+  | (AuthorizeCommand & { action: "signal"; terminalId: string; signal: string });
 
-/** A request about a command (what the host asks its hook): all but a client's file write. */
-export type CommandRequest = Exclude<AuthorizeRequest, AuthorizeFileWrite>;
+/** What an approval policy decides: the host's requests, and a client's file writes. */
+export type ApprovalRequest = AuthorizeRequest | AuthorizeFileWrite;
 
 /**
  * A client's file written for the agent (ACP `fs/write_text_file`), asked like a command: the

@@ -36,10 +36,7 @@ function pipeHandleOf(stream: Readable): object | undefined {
  * The chunk passed to `onChunk` is valid only during the call: copy what you keep. `onChunk`
  * returning false pauses the stream (`resume()` it to read on).
  */
-export function readPipe(
-  stream: Readable,
-  onChunk: (chunk: Uint8Array) => boolean | void,
-): Readable {
+export function readPipe(stream: Readable, onChunk: (chunk: Uint8Array) => unknown): Readable {
   const handle = pipeHandleOf(stream);
   if (!handle) {
     stream.on("data", (chunk: Buffer) => {
