@@ -75,12 +75,12 @@ export class TextRenderer implements Renderer {
   }
 
   messageText(text: string): void {
-    this.piped.flush();
+    this.flushTerminals();
     this.output.text(text);
   }
 
   thoughtText(text: string): void {
-    this.piped.flush();
+    this.flushTerminals();
     this.output.thought(text);
   }
 
@@ -234,6 +234,22 @@ export class TextRenderer implements Renderer {
     }
     const error = result.error === undefined || this.failedShown ? [] : [result.error];
     this.output.close([...error, formatSummary(result)]);
+  }
+
+  /**
+   * Piped: the lines every open tool call's terminals completed so far are printed before the
+   * agent's text, not on the next frame, so that text which follows a command's output (the
+   * agent read it) comes after it.
+   */
+  private flushTerminals(): void {
+    if (this.output.live === undefined) {
+      for (const [, view] of this.toolCalls.entries()) {
+        if (!view.committed) {
+          view.terminalIds.forEach((id) => this.piped.mark(id));
+        }
+      }
+    }
+    this.piped.flush();
   }
 
   private toolCallChanged(toolCallId: string, terminalIds: string[], printHeader: boolean): void {
