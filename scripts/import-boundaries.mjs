@@ -28,9 +28,10 @@ const PACKAGE_IMPORTERS = {
 const FOLDER_IMPORTERS = {
   "acp-terminal": {
     "core/": ["*"],
-    "terminate/": ["spawn/", "host/", "index.ts", "internal.ts"],
+    "terminate/": ["spawn/", "executors/", "host/", "index.ts", "internal.ts"],
     "output/": ["host/", "index.ts", "internal.ts"],
-    "spawn/": ["contain/", "host/", "internal.ts"],
+    "spawn/": ["contain/", "executors/", "host/", "internal.ts"],
+    "executors/": ["host/", "index.ts"],
     "contain/": ["host/", "index.ts"],
     "host/": ["approval/", "protocol/", "rpc/", "index.ts"],
     "approval/": ["index.ts", "internal.ts"],

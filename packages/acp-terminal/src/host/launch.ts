@@ -3,9 +3,8 @@ import type { PidNamespace } from "../contain/pid-namespace.js";
 import { OutputBuffer } from "../output/output-buffer.js";
 import type { CommandPlan } from "../spawn/command.js";
 import { commandEnvironment, hostBaseEnvironment } from "../spawn/env.js";
-import { spawnProcess } from "../spawn/spawn.js";
-import type { SpawnedProcess } from "../spawn/types.js";
-import { terminateProcessGroup } from "../terminate/kill.js";
+import { localExecutor, processGroupOf } from "../executors/local.js";
+import type { ExecutedProcess } from "../executors/types.js";
 import type { TypedEvents } from "./events.js";
 import type { ResolvedHostOptions } from "./options.js";
 import { Terminal } from "./terminal.js";
@@ -47,7 +46,9 @@ export async function launchTerminal(
   namespaces?: { take(): Promise<PidNamespace | undefined>; refill(): void },
 ): Promise<Terminal | undefined> {
   const { owner, params, plan, cwd } = launch;
-  const env = commandEnvironment(hostBaseEnvironment(options.env), params.env);
+  // On another machine, the request's variables go on top of that machine's environment.
+  const base = options.executor ? {} : hostBaseEnvironment(options.env);
+  const env = commandEnvironment(base, params.env);
   const pty =
     params.pty === undefined ? (options.pty ? { ...DEFAULT_PTY_SIZE } : false) : params.pty;
   const outputByteLimit = Math.min(
@@ -68,7 +69,7 @@ export async function launchTerminal(
       events.emit("written", { terminalId, owner, totalBytes: buffer.totalBytes });
     }
   };
-  const spawning = spawnProcess({
+  const spawning = (options.executor ?? localExecutor).spawn({
     file: plan.file,
     args: plan.args,
     ...(namespace ? { prefix: namespace.prefix } : {}),
@@ -80,6 +81,9 @@ export async function launchTerminal(
     maxPendingStdinBytes: options.maxPendingStdinBytes,
     onData: appendOutput,
     signal: controller.signal,
+    shell: plan.shell,
+    requestEnv: env,
+    session: owner,
   });
   const spawned = await spawning.catch((error: unknown) => {
     namespace?.end();
@@ -110,15 +114,16 @@ export async function launchTerminal(
 
 /** A process that spawned after dispose() began: killed with its group, never registered. */
 async function abandon(
-  spawned: SpawnedProcess,
+  spawned: ExecutedProcess,
   controller: AbortController,
   namespace: PidNamespace | undefined,
 ): Promise<void> {
   try {
-    await terminateProcessGroup(spawned, { signal: "SIGKILL", graceMs: 0 });
+    await processGroupOf(spawned).terminate({ signal: "SIGKILL", graceMs: 0 });
     namespace?.end();
     await spawned.settled;
   } finally {
+    processGroupOf(spawned).release?.();
     namespace?.end();
     controller.abort();
   }

@@ -1,3 +1,5 @@
+import { executorFor } from "../executors/target.js";
+import type { Executor } from "../executors/types.js";
 import { KILL_GRACE_MS } from "../terminate/kill.js";
 import { TerminalError } from "../core/errors.js";
 import type { AuthorizeHook } from "./authorize.js";
@@ -33,6 +35,9 @@ export interface ResolvedHostOptions {
   containment: "auto" | "off";
   maxPendingStdinBytes: number;
   authorize: AuthorizeHook | undefined;
+  /** Where commands run when not here; `ownsExecutor`: made from a string, disposed with the host. */
+  executor: Executor | undefined;
+  ownsExecutor: boolean;
 }
 
 const KNOWN_OPTIONS = new Set<string>([
@@ -49,6 +54,7 @@ const KNOWN_OPTIONS = new Set<string>([
   "containment",
   "maxPendingStdinBytes",
   "authorize",
+  "on",
 ] satisfies (keyof TerminalHostOptions)[]);
 
 const field = (name: string): string => `options.${name}`;
@@ -106,6 +112,7 @@ export function resolveHostOptions(options: TerminalHostOptions = {}): ResolvedH
     }
     return value;
   });
+  const executor = resolveExecutor(o.on);
   return {
     shell,
     defaultOutputByteLimit,
@@ -136,7 +143,8 @@ export function resolveHostOptions(options: TerminalHostOptions = {}): ResolvedH
       if (value !== "auto" && value !== "off") {
         throw TerminalError.invalidParams(field("containment"), '"auto" or "off"', value);
       }
-      return value;
+      // PID namespaces are this machine's: a remote group is the executor's to contain.
+      return executor ? "off" : value;
     }),
     maxPendingStdinBytes: optional(o.maxPendingStdinBytes, DEFAULT_MAX_PENDING_STDIN_BYTES, (v) =>
       positiveInteger(field("maxPendingStdinBytes"), v),
@@ -147,5 +155,21 @@ export function resolveHostOptions(options: TerminalHostOptions = {}): ResolvedH
       }
       return value;
     }),
+    executor,
+    ownsExecutor: typeof o.on === "string" && executor !== undefined,
   };
+}
+
+/** `on`: a string names an executor (local: none), an object with `spawn` is one. */
+function resolveExecutor(on: TerminalHostOptions["on"]): Executor | undefined {
+  if (on === undefined || on === "local") {
+    return undefined;
+  }
+  if (typeof on === "string") {
+    return executorFor(on, field("on"));
+  }
+  if (typeof on !== "object" || on === null || typeof on.spawn !== "function") {
+    return executorFor(String(on), field("on"));
+  }
+  return on;
 }

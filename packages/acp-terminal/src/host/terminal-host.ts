@@ -246,6 +246,7 @@ export class TerminalHost {
       await Promise.all(
         matching.map((terminal) => this.#release(terminal, TerminalError.notFound(terminal.id))),
       );
+      await this.#options.executor?.endSessions?.(filter);
     });
   }
 
@@ -351,6 +352,9 @@ export class TerminalHost {
       this.#exitHook.clear();
       this.#reaper.close();
       this.#namespaces?.close();
+      if (this.#options.ownsExecutor) {
+        await this.#options.executor?.dispose();
+      }
     })();
     return this.#disposing;
   }

@@ -11,6 +11,7 @@ import type {
   ShellMode,
   TerminalOwner,
 } from "../core/types.js";
+import type { Executor } from "../executors/types.js";
 
 export type { BaseEnvironment, ContainmentMode, EnvVariable, ExitStatus, ShellMode, TerminalOwner };
 
@@ -132,6 +133,13 @@ export interface TerminalHostOptions {
    * to deny. `createApprovalPolicy` builds one.
    */
   authorize?: (request: AuthorizeRequest) => Promise<boolean | string> | boolean | string;
+  /**
+   * Where commands run: `"local"` (default), `"ssh://[user@]host[:port]"` (resolved as `ssh`
+   * resolves it), `"docker://CONTAINER"`, `"docker-image://IMAGE[?workspace=DIR[:MOUNT]]"` (a
+   * container per session), or an Executor. One made from a string is disposed with the host.
+   * Paths (cwd) are the other machine's; its environment is the base of the commands'.
+   */
+  on?: string | Executor;
 }
 
 export interface TerminalOutputEvent {

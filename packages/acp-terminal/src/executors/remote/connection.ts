@@ -1,0 +1,272 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { Socket } from "node:net";
+import { TerminalError } from "../../core/errors.js";
+import { messageOf } from "../../core/thrown.js";
+import { BOOTSTRAP, HELPER_SCRIPT } from "./helper-script.js";
+import { TailText } from "./tail-text.js";
+
+/** What the agent says about one terminal (see helper-script.ts), or that the connection is gone. */
+export type RemoteEvent =
+  | { kind: "started"; pid: number }
+  | { kind: "failed"; stage: string; errno: number; message: string }
+  | { kind: "exit"; exitCode: number | null; signal: string | null; groupAlive: boolean }
+  | { kind: "lost" }
+  | { kind: "empty" }
+  | { kind: "released" }
+  | { kind: "connection-lost"; reason: string };
+
+export interface ConnectionOptions {
+  /** `ssh://box`, `docker://app`: named in every error. */
+  target: string;
+  /** The control session's command, to which the agent's program text is appended. */
+  command: (remoteArgv: string[]) => string[];
+  /** How long to wait for the agent's first line. */
+  connectTimeoutMs: number;
+  /** How often the host pings the agent; no pong for three periods means the connection is gone. */
+  heartbeatMs: number;
+}
+
+/** The longest line the agent may send (its lines are short: ids, numbers, an errno message). */
+const MAX_LINE_BYTES = 64 * 1024;
+const SCRIPT = Buffer.from(HELPER_SCRIPT);
+
+/** `'...'` for a POSIX shell: the remote login shell parses ssh's command line once. */
+export function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * One control session to another machine: the remote agent's stdin and stdout (helper-script.ts).
+ * Terminals subscribe by token; when the session ends or stops answering pings, each of them is
+ * told `connection-lost` with the reason, once. Its child and pipes do not keep Node running.
+ */
+export class RemoteConnection {
+  readonly #options: ConnectionOptions;
+  readonly #listeners = new Map<string, (event: RemoteEvent) => void>();
+  readonly #stderr = new TailText(4096);
+  #child: ChildProcess | undefined;
+  #lostReason: string | undefined;
+  #heartbeat: NodeJS.Timeout | undefined;
+  #lastPong = Date.now();
+  #pings = 0;
+  /** The agent's private directory on the other machine (its socket and script are there). */
+  directory = "";
+  /** The agent's random id: the commands it starts carry `ACP_TERMINAL_REMOTE=<nonce>.<token>`. */
+  nonce = "";
+
+  constructor(options: ConnectionOptions) {
+    this.#options = options;
+  }
+
+  get lost(): string | undefined {
+    return this.#lostReason;
+  }
+
+  /** The wrapper command a terminal's session runs (helper-script.ts, role `wrap`). */
+  wrapperArgv(token: string): string[] {
+    return ["perl", `${this.directory}/h.pl`, "wrap", token];
+  }
+
+  /** Starts the control session; resolves once the agent said `ready`. */
+  async open(): Promise<void> {
+    const timeoutSeconds = Math.max(2, Math.ceil((this.#options.heartbeatMs * 4) / 1000));
+    const [file = "", ...args] = this.#options.command([
+      "perl",
+      "-e",
+      BOOTSTRAP,
+      String(SCRIPT.length),
+      "agent",
+      String(timeoutSeconds),
+    ]);
+    const child = spawn(file, args, { stdio: ["pipe", "pipe", "pipe"], detached: true });
+    this.#child = child;
+    child.stderr.on("data", (chunk: Buffer) => this.#stderr.append(chunk));
+    child.stdin.on("error", () => {}); // EPIPE once the session is gone: 'exit' reports that
+    const ready = this.#readLines(child);
+    const exited = once(child, "exit").then(() => undefined);
+    const spawned = once(child, "spawn").then(
+      () => undefined,
+      (error: unknown) => {
+        throw this.#failure(`cannot run ${file}: ${messageOf(error)}`);
+      },
+    );
+    child.stdin.write(SCRIPT);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(this.#failure(`no answer in ${this.#options.connectTimeoutMs} ms`)),
+        this.#options.connectTimeoutMs,
+      );
+    });
+    try {
+      await spawned;
+      const line = await Promise.race([
+        ready,
+        timedOut,
+        exited.then(async () => {
+          await once(child.stderr, "close").catch(() => undefined);
+          throw this.#failure("the session ended before the remote helper started");
+        }),
+      ]);
+      [, this.directory = "", this.nonce = ""] = line.split(" ");
+    } catch (error) {
+      child.kill("SIGKILL");
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+    void exited.then(() => this.#lose(this.#endReason()));
+    for (const stream of [child.stdin, child.stdout, child.stderr]) {
+      if (stream instanceof Socket) {
+        stream.unref(); // an idle connection does not keep the process alive
+      }
+    }
+    child.unref();
+    this.#heartbeat = setInterval(() => this.#ping(), this.#options.heartbeatMs);
+    this.#heartbeat.unref();
+  }
+
+  /** Events for `token` until `unsubscribe`. A lost connection is reported at once. */
+  subscribe(token: string, listener: (event: RemoteEvent) => void): () => void {
+    if (this.#lostReason !== undefined) {
+      listener({ kind: "connection-lost", reason: this.#lostReason });
+    }
+    this.#listeners.set(token, listener);
+    return () => this.#listeners.delete(token);
+  }
+
+  /** One line to the agent; throws when the connection is gone. */
+  send(line: string, payload?: Uint8Array): void {
+    const stdin = this.#child?.stdin;
+    if (this.#lostReason !== undefined || !stdin || stdin.destroyed) {
+      throw new TerminalError(
+        "signal_failed",
+        `The connection to ${this.#options.target} is gone: ${this.#lostReason ?? "not open"}`,
+      );
+    }
+    stdin.write(`${line}\n`);
+    if (payload) {
+      stdin.write(payload);
+    }
+  }
+
+  /** Ends the session: the agent reads end-of-file and kills what is left. Waits up to `waitMs`. */
+  async close(waitMs = 5000): Promise<void> {
+    const child = this.#child;
+    this.#lose(`${this.#options.target} was closed`);
+    if (!child || child.exitCode !== null || child.signalCode !== null) {
+      return;
+    }
+    const exited = once(child, "exit");
+    child.stdin?.end();
+    const timer = setTimeout(() => child.kill("SIGKILL"), waitMs);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  #failure(problem: string): TerminalError {
+    const said = this.#stderr.text().trim();
+    return new TerminalError(
+      "spawn_failed",
+      `Cannot connect to ${this.#options.target}: ${problem}${said ? `: ${said}` : ""}`,
+      { target: this.#options.target },
+    );
+  }
+
+  #endReason(): string {
+    const child = this.#child;
+    const how =
+      child?.signalCode != null ? `killed by ${child.signalCode}` : `exit ${child?.exitCode}`;
+    const said = this.#stderr.text().trim();
+    return `the control session ended (${how})${said ? `: ${said}` : ""}`;
+  }
+
+  #ping(): void {
+    if (Date.now() - this.#lastPong > this.#options.heartbeatMs * 3) {
+      this.#lose(`no answer from ${this.#options.target} for ${Date.now() - this.#lastPong} ms`);
+      this.#child?.kill("SIGKILL");
+      return;
+    }
+    try {
+      this.send(`ping ${++this.#pings}`);
+    } catch {
+      // Lost meanwhile: the 'exit' handler reports it.
+    }
+  }
+
+  #lose(reason: string): void {
+    if (this.#lostReason !== undefined) {
+      return;
+    }
+    this.#lostReason = reason;
+    clearInterval(this.#heartbeat);
+    for (const listener of [...this.#listeners.values()]) {
+      listener({ kind: "connection-lost", reason });
+    }
+  }
+
+  /** Dispatches the agent's lines; resolves with its `ready` line. */
+  #readLines(child: ChildProcess): Promise<string> {
+    let pending = "";
+    return new Promise((resolve) => {
+      child.stdout?.setEncoding("utf8");
+      child.stdout?.on("data", (text: string) => {
+        pending += text;
+        if (pending.length > MAX_LINE_BYTES && !pending.includes("\n")) {
+          this.#lose(`the remote helper sent a line over ${MAX_LINE_BYTES} bytes`);
+          child.kill("SIGKILL");
+          return;
+        }
+        let newline: number;
+        while ((newline = pending.indexOf("\n")) >= 0) {
+          const line = pending.slice(0, newline);
+          pending = pending.slice(newline + 1);
+          if (line.startsWith("ready ")) {
+            resolve(line);
+          } else {
+            this.#dispatch(line);
+          }
+        }
+      });
+    });
+  }
+
+  #dispatch(line: string): void {
+    const [op = "", token = "", ...rest] = line.split(" ");
+    if (op === "pong") {
+      this.#lastPong = Date.now();
+      return;
+    }
+    const event = parseEvent(op, rest);
+    if (event) {
+      this.#listeners.get(token)?.(event);
+    }
+  }
+}
+
+function parseEvent(op: string, rest: string[]): RemoteEvent | undefined {
+  switch (op) {
+    case "started":
+      return { kind: "started", pid: Number(rest[0]) };
+    case "failed": {
+      const [stage = "", errno = "0", ...message] = rest;
+      return { kind: "failed", stage, errno: Number(errno), message: message.join(" ") };
+    }
+    case "exit": {
+      const [code = "-", signal = "-", alive = "0"] = rest;
+      return {
+        kind: "exit",
+        exitCode: code === "-" ? null : Number(code),
+        signal: signal === "-" ? null : signal,
+        groupAlive: alive === "1",
+      };
+    }
+    case "lost":
+    case "empty":
+    case "released":
+      return { kind: op };
+    default:
+      return undefined;
+  }
+}
