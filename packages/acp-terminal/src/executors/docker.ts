@@ -31,8 +31,10 @@ export class DockerExecutor implements Executor {
     this.#link = new RemoteLink(
       {
         target: this.target,
-        controlCommand: (argv) => [...docker, "exec", "-i", container, ...argv],
-        sessionCommand: (argv, pty) => execCommand(docker, container, argv, pty),
+        connection: () => ({
+          controlCommand: (argv) => [...docker, "exec", "-i", container, ...argv],
+          sessionCommand: (argv, pty) => execCommand(docker, container, argv, pty),
+        }),
         remoteCwd: (cwd) => cwd,
       },
       options,
@@ -112,21 +114,28 @@ export class DockerImageExecutor implements Executor {
     await Promise.all(all.map((s) => s.link.close()));
   }
 
+  /** A container per connection (one per session, anew if the session's was lost). */
   #place(): RemotePlace {
     const docker = this.#docker;
-    const name = `acp-terminal-${randomBytes(6).toString("hex")}`;
     const { workspace, network } = this.#options;
     const mountTarget = workspace ? (workspace.target ?? workspace.source) : undefined;
+    const names: string[] = [];
     return {
-      target: `${this.target} (container ${name})`,
-      controlCommand: (argv) => [
-        ...docker,
-        ...["run", "-i", "--rm", "--name", name],
-        ...(workspace ? ["-v", `${workspace.source}:${mountTarget}`] : []),
-        ...(network ? ["--network", network] : []),
-        ...["--entrypoint", argv[0] ?? "perl", this.image, ...argv.slice(1)],
-      ],
-      sessionCommand: (argv, pty) => execCommand(docker, name, argv, pty),
+      target: this.target,
+      connection: () => {
+        const name = `acp-terminal-${randomBytes(6).toString("hex")}`;
+        names.push(name);
+        return {
+          controlCommand: (argv) => [
+            ...docker,
+            ...["run", "-i", "--rm", "--name", name],
+            ...(workspace ? ["-v", `${workspace.source}:${mountTarget}`] : []),
+            ...(network ? ["--network", network] : []),
+            ...["--entrypoint", argv[0] ?? "perl", this.image, ...argv.slice(1)],
+          ],
+          sessionCommand: (argv, pty) => execCommand(docker, name, argv, pty),
+        };
+      },
       remoteCwd: (cwd) => {
         if (!workspace || mountTarget === undefined) {
           return cwd;
@@ -136,15 +145,18 @@ export class DockerImageExecutor implements Executor {
           ? join(mountTarget, inside)
           : cwd;
       },
-      afterClose: () => removeContainer(docker, name),
+      afterClose: () => removeContainers(docker, names.splice(0)),
     };
   }
 }
 
-/** `docker rm -f`: the container normally removed itself (`--rm`) when its agent ended. */
-async function removeContainer(docker: string[], name: string): Promise<void> {
+/** `docker rm -f`: a container normally removed itself (`--rm`) when its agent ended. */
+async function removeContainers(docker: string[], names: string[]): Promise<void> {
+  if (names.length === 0) {
+    return;
+  }
   const [file = "docker", ...args] = docker;
-  const child = spawn(file, [...args, "rm", "-f", name], { stdio: "ignore" });
+  const child = spawn(file, [...args, "rm", "-f", ...names], { stdio: "ignore" });
   child.on("error", () => {}); // no docker CLI: the container could not have been made either
   await once(child, "close").catch(() => undefined);
 }

@@ -19,6 +19,9 @@ export interface SshExecutorOptions extends RemoteTimings {
   sshCommand?: string[];
 }
 
+/** sshd's default MaxSessions: sessions one connection may carry (the agent's included). */
+const DEFAULT_MAX_SESSIONS = 10;
+
 /** Options for every ssh this executor runs: no prompt can be answered, warnings stay out of output. */
 const COMMON = ["-o", "BatchMode=yes", "-o", "LogLevel=ERROR"];
 
@@ -40,34 +43,31 @@ export class SshExecutor implements Executor {
     this.target = `ssh://${user ? `${user}@` : ""}${host}${port ? `:${port}` : ""}`;
     const ssh = options.sshCommand ?? sshCommandFromEnvironment();
     this.#controlDir = mkdtempSync(join(tmpdir(), "acp-ssh-"));
-    // A new socket name for each connection: a master that died may leave its socket behind.
+    // A socket of its own for each connection: a master that died may leave its socket behind.
     let connections = 0;
-    let socket = "";
     const to = [...(port ? ["-p", String(port)] : []), ...(user ? ["-l", user] : []), host, "--"];
     const remote = (argv: string[]): string => `exec ${argv.map(shellQuote).join(" ")}`;
     this.#link = new RemoteLink(
       {
         target: this.target,
-        controlCommand: (argv) => [
-          ...ssh,
-          ...["-o", `ControlPath=${(socket = join(this.#controlDir, `m${++connections}`))}`],
-          ...["-M", "-o", "ControlPersist=no", ...COMMON, "-T"],
-          ...["-o", "ServerAliveInterval=10", "-o", "ServerAliveCountMax=3"],
-          ...["-o", "ConnectTimeout=15"],
-          ...to,
-          remote(argv),
-        ],
-        sessionCommand: (argv, pty) => [
-          ...ssh,
-          ...["-S", socket, "-o", "ControlMaster=no", "-o", "ProxyCommand=false", ...COMMON],
-          pty ? "-tt" : "-T",
-          ...to,
-          remote(argv),
-        ],
+        connection: () => {
+          const socket = join(this.#controlDir, `m${++connections}`);
+          return {
+            controlCommand: (argv) => [
+              ...[...ssh, "-M", "-S", socket, "-o", "ControlPersist=no", ...COMMON, "-T"],
+              ...["-o", "ServerAliveInterval=10", "-o", "ServerAliveCountMax=3"],
+              ...["-o", "ConnectTimeout=15", ...to, remote(argv)],
+            ],
+            sessionCommand: (argv, pty) => [
+              ...[...ssh, "-S", socket, "-o", "ControlMaster=no", "-o", "ProxyCommand=false"],
+              ...[...COMMON, pty ? "-tt" : "-T", ...to, remote(argv)],
+            ],
+          };
+        },
         remoteCwd: (cwd) => cwd,
         afterClose: async () => rmSync(this.#controlDir, { recursive: true, force: true }),
       },
-      options,
+      { maxSessions: DEFAULT_MAX_SESSIONS, ...options },
     );
   }
 

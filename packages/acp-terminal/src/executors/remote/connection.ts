@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { Socket } from "node:net";
+import { setTimeout as delay } from "node:timers/promises";
 import { TerminalError } from "../../core/errors.js";
 import { messageOf } from "../../core/thrown.js";
 import { BOOTSTRAP, HELPER_SCRIPT } from "./helper-script.js";
@@ -45,11 +46,14 @@ export class RemoteConnection {
   readonly #options: ConnectionOptions;
   readonly #listeners = new Map<string, (event: RemoteEvent) => void>();
   readonly #stderr = new TailText(4096);
+  readonly #lostListeners: ((reason: string) => void)[] = [];
   #child: ChildProcess | undefined;
   #lostReason: string | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
   #lastPong = Date.now();
   #pings = 0;
+  /** `sync()` calls waiting for their pong. */
+  readonly #syncs = new Map<string, () => void>();
   /** The agent's private directory on the other machine (its socket and script are there). */
   directory = "";
   /** The agent's random id: the commands it starts carry `ACP_TERMINAL_REMOTE=<nonce>.<token>`. */
@@ -84,7 +88,8 @@ export class RemoteConnection {
     child.stderr.on("data", (chunk: Buffer) => this.#stderr.append(chunk));
     child.stdin.on("error", () => {}); // EPIPE once the session is gone: 'exit' reports that
     const ready = this.#readLines(child);
-    const exited = once(child, "exit").then(() => undefined);
+    // 'close': exited and its stdio closed, so what it said on stderr is all there.
+    const exited = once(child, "close").then(() => undefined);
     const spawned = once(child, "spawn").then(
       () => undefined,
       (error: unknown) => {
@@ -104,8 +109,7 @@ export class RemoteConnection {
       const line = await Promise.race([
         ready,
         timedOut,
-        exited.then(async () => {
-          await once(child.stderr, "close").catch(() => undefined);
+        exited.then(() => {
           throw this.#failure("the session ended before the remote helper started");
         }),
       ]);
@@ -125,6 +129,15 @@ export class RemoteConnection {
     child.unref();
     this.#heartbeat = setInterval(() => this.#ping(), this.#options.heartbeatMs);
     this.#heartbeat.unref();
+  }
+
+  /** Calls `listener` once when the connection is lost (at once if it is). */
+  onLost(listener: (reason: string) => void): void {
+    if (this.#lostReason !== undefined) {
+      listener(this.#lostReason);
+    } else {
+      this.#lostListeners.push(listener);
+    }
   }
 
   /** Events for `token` until `unsubscribe`. A lost connection is reported at once. */
@@ -149,6 +162,28 @@ export class RemoteConnection {
     if (payload) {
       stdin.write(payload);
     }
+  }
+
+  /**
+   * Resolves once the agent has answered a ping sent now (or the connection is lost, or after
+   * `timeoutMs`): every report a wrapper made before this call has then arrived (the agent reads
+   * its wrappers before its stdin).
+   */
+  async sync(timeoutMs: number): Promise<void> {
+    const id = String(++this.#pings);
+    const answered = new Promise<void>((resolve) => {
+      this.#syncs.set(id, resolve);
+      this.onLost(() => resolve());
+    });
+    try {
+      this.send(`ping ${id}`);
+    } catch {
+      return; // lost: the caller hears it as an event
+    }
+    const timer = new AbortController();
+    await Promise.race([answered, delay(timeoutMs, undefined, { signal: timer.signal }).catch(() => undefined)]);
+    timer.abort();
+    this.#syncs.delete(id);
   }
 
   /** Ends the session: the agent reads end-of-file and kills what is left. Waits up to `waitMs`. */
@@ -204,6 +239,9 @@ export class RemoteConnection {
     for (const listener of [...this.#listeners.values()]) {
       listener({ kind: "connection-lost", reason });
     }
+    for (const listener of this.#lostListeners.splice(0)) {
+      listener(reason);
+    }
   }
 
   /** Dispatches the agent's lines; resolves with its `ready` line. */
@@ -236,6 +274,8 @@ export class RemoteConnection {
     const [op = "", token = "", ...rest] = line.split(" ");
     if (op === "pong") {
       this.#lastPong = Date.now();
+      this.#syncs.get(token)?.();
+      this.#syncs.delete(token);
       return;
     }
     const event = parseEvent(op, rest);

@@ -34,6 +34,8 @@ my $role = shift @ARGV;
 sub put { my ($fh, $line) = @_; my $b = "$line\n";
   while (length $b) { my $n = syswrite($fh, $b); return 0 unless $n; substr($b, 0, $n) = '' } 1 }
 sub out { put(\*STDOUT, $_[0]) }
+sub spec_to { my ($fh, $spec) = @_; put($fh, length $spec);
+  while (length $spec) { my $n = syswrite($fh, $spec); return unless $n; substr($spec, 0, $n) = '' } }
 
 # Every process (but this one) whose environment holds $MARK=<value> (exact) or <value>.* (prefix).
 sub sweep { my ($value, $prefix) = @_; my $needle = "\0$MARK=$value" . ($prefix ? '.' : "\0");
@@ -80,24 +82,6 @@ sub agent {
       next if $t && $t->{pid} && kill(0, -$t->{pid});
       delete $watch{$tok}; out("empty $tok") }
     next if $n <= 0;
-    if (vec($rout, 0, 1)) {
-      my $got = sysread(STDIN, my $buf, 65536);
-      $cleanup->() unless $got;
-      $in .= $buf; $last = time;
-      while (1) {
-        if ($need) { last if length($in) < $need->[1];
-          my $spec = substr($in, 0, $need->[1], ''); my $tok = $need->[0]; $need = undef;
-          if (my $c = delete $waiting{$tok}) { put($c->{fh}, length($spec)); syswrite($c->{fh}, $spec) }
-          else { $spec{$tok} = $spec }
-          next }
-        last unless $in =~ s/^([^\n]*)\n//;
-        my ($op, $tok, $arg) = split / /, $1;
-        if ($op eq 'spec') { $need = [$tok, $arg] }
-        elsif ($op eq 'signal') { my $t = $term{$tok}; kill($arg, -$t->{pid}) if $t && $t->{pid} }
-        elsif ($op eq 'watch') { $watch{$tok} = 1 }
-        elsif ($op eq 'release') { delete $term{$tok}; delete $watch{$tok}; delete $spec{$tok};
-          sweep("$nonce.$tok", 0); out("released $tok") }
-        elsif ($op eq 'ping') { out("pong $tok") } } }
     if (vec($rout, fileno($listen), 1) && accept(my $c, $listen)) {
       $conn{fileno $c} = { fh => $c, buf => '' } }
     for my $c (values %conn) {
@@ -113,10 +97,29 @@ sub agent {
       while ($c->{buf} =~ s/^([^\n]*)\n//) { my $line = $1; my ($op, $tok, $arg) = split / /, $line;
         next unless defined $tok && ($c->{tok} // $tok) eq $tok;
         if ($op eq 'hello') { $c->{tok} = $tok; $term{$tok} = { done => 0 };
-          if (defined(my $spec = delete $spec{$tok})) { put($c->{fh}, length($spec)); syswrite($c->{fh}, $spec) }
+          if (defined(my $spec = delete $spec{$tok})) { spec_to($c->{fh}, $spec) }
           else { $waiting{$tok} = $c } }
         elsif ($op eq 'started') { $term{$tok}{pid} = int($arg) if $term{$tok}; out($line) }
-        elsif ($op eq 'exit' || $op eq 'failed') { $term{$tok}{done} = 1 if $term{$tok}; out($line) } } } } }
+        elsif ($op eq 'exit' || $op eq 'failed') { $term{$tok}{done} = 1 if $term{$tok}; out($line) } } }
+    # After the wrappers' reports: a ping answered now follows every report already sent.
+    if (vec($rout, 0, 1)) {
+      my $got = sysread(STDIN, my $buf, 65536);
+      $cleanup->() unless $got;
+      $in .= $buf; $last = time;
+      while (1) {
+        if ($need) { last if length($in) < $need->[1];
+          my $spec = substr($in, 0, $need->[1], ''); my $tok = $need->[0]; $need = undef;
+          if (my $c = delete $waiting{$tok}) { spec_to($c->{fh}, $spec) }
+          else { $spec{$tok} = $spec }
+          next }
+        last unless $in =~ s/^([^\n]*)\n//;
+        my ($op, $tok, $arg) = split / /, $1;
+        if ($op eq 'spec') { $need = [$tok, $arg] }
+        elsif ($op eq 'signal') { my $t = $term{$tok}; kill($arg, -$t->{pid}) if $t && $t->{pid} }
+        elsif ($op eq 'watch') { $watch{$tok} = 1 }
+        elsif ($op eq 'release') { delete $term{$tok}; delete $watch{$tok}; delete $spec{$tok};
+          sweep("$nonce.$tok", 0); out("released $tok") }
+        elsif ($op eq 'ping') { out("pong $tok") } } } } }
 
 sub wrap {
   my ($tok) = @_;

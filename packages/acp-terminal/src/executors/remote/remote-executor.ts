@@ -5,32 +5,53 @@ import { spawnRemote } from "./remote-process.js";
 
 /** Defaults every remote executor shares; options may change them (tests use short heartbeats). */
 export interface RemoteTimings {
-  /** How often the host pings the agent; 3 periods without an answer is a lost connection. The
-   * agent kills everything when no line came for 4 periods (at least 2 s). Default 5000 ms. */
+  /**
+   * How often the host pings the agent; 3 periods without an answer is a lost connection. The
+   * agent kills everything when no line came for 4 periods (at least 2 s). Default 5000 ms.
+   */
   heartbeatMs?: number;
   /** How long connecting (and starting the agent) may take. Default 30000 ms. */
   connectTimeoutMs?: number;
+  /**
+   * Sessions one connection may carry, the agent's included (sshd's MaxSessions, 10 unless its
+   * configuration says otherwise); more terminals open another connection. Default: no limit.
+   */
+  maxSessions?: number;
 }
 
 export const DEFAULT_HEARTBEAT_MS = 5000;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
 
-/** How one remote place is reached: the control session's command, a terminal's, the cwd there. */
-export interface RemotePlace {
-  target: string;
+/** The commands of one connection: its control session's, and a terminal session's over it. */
+export interface PlaceCommands {
   controlCommand(remoteArgv: string[]): string[];
   sessionCommand(remoteArgv: string[], pty: boolean): string[];
+}
+
+/** How one remote place is reached. */
+export interface RemotePlace {
+  target: string;
+  /** The commands for a new connection (ssh: a master socket of its own). */
+  connection(): PlaceCommands;
   remoteCwd(cwd: string): string;
-  /** Runs after the connection closed (a container's removal). */
+  /** Runs after every connection closed (a container's removal, a socket directory's). */
   afterClose?(): Promise<void>;
 }
 
+interface Pooled {
+  opening: Promise<RemoteConnection>;
+  commands: PlaceCommands;
+  /** Terminal sessions open on it (their local clients still run). */
+  sessions: number;
+}
+
 /**
- * One connection to one place, opened on the first spawn and opened anew on the next spawn after it
- * was lost (terminals that ran on the lost one were told so). Closing ends it and what runs there.
+ * Connections to one place: the first opened on the first spawn, another only when every open
+ * one carries `maxSessions`, and a lost one replaced on the next spawn (terminals that ran on it
+ * were told so). Closing ends them and what runs there.
  */
 export class RemoteLink {
-  #connecting: Promise<RemoteConnection> | undefined;
+  readonly #pool: Pooled[] = [];
   #closed = false;
 
   constructor(
@@ -39,43 +60,77 @@ export class RemoteLink {
   ) {}
 
   async spawn(request: ExecutorSpawnRequest): Promise<ExecutedProcess> {
-    const connection = await this.#connection();
-    return spawnRemote(
-      {
-        connection,
-        target: this.place.target,
-        sessionCommand: (argv, pty) => this.place.sessionCommand(argv, pty),
-        remoteCwd: (cwd) => this.place.remoteCwd(cwd),
-      },
-      request,
-    );
+    const pooled = this.#pick();
+    pooled.sessions++;
+    let ended = false;
+    const sessionEnded = (): void => {
+      if (!ended) {
+        ended = true;
+        pooled.sessions--;
+      }
+    };
+    try {
+      const connection = await pooled.opening;
+      return await spawnRemote(
+        {
+          connection,
+          target: this.place.target,
+          sessionCommand: (argv, pty) => pooled.commands.sessionCommand(argv, pty),
+          remoteCwd: (cwd) => this.place.remoteCwd(cwd),
+          sessionEnded,
+        },
+        request,
+      );
+    } catch (error) {
+      sessionEnded();
+      throw error;
+    }
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    const connecting = this.#connecting;
-    this.#connecting = undefined;
-    const connection = await connecting?.catch(() => undefined);
-    await connection?.close();
+    const all = this.#pool.splice(0);
+    await Promise.all(
+      all.map(async ({ opening }) => (await opening.catch(() => undefined))?.close()),
+    );
     await this.place.afterClose?.();
   }
 
-  async #connection(): Promise<RemoteConnection> {
+  /** An open connection with room for one more session, else a new one. */
+  #pick(): Pooled {
     if (this.#closed) {
       throw new TerminalError("disposed", `The executor for ${this.place.target} was closed`);
     }
-    const current = await this.#connecting?.catch(() => undefined);
-    if (current && current.lost === undefined) {
-      return current;
+    const room = (this.timings.maxSessions ?? Infinity) - 1; // the agent's session counts
+    const open = this.#pool.find((pooled) => pooled.sessions < room);
+    if (open) {
+      return open;
     }
+    const commands = this.place.connection();
     const connection = new RemoteConnection({
       target: this.place.target,
-      command: (argv) => this.place.controlCommand(argv),
+      command: (argv) => commands.controlCommand(argv),
       heartbeatMs: this.timings.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
       connectTimeoutMs: this.timings.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     });
-    const opening = connection.open().then(() => connection);
-    this.#connecting = opening;
-    return opening;
+    const pooled: Pooled = {
+      opening: connection.open().then(() => connection),
+      commands,
+      sessions: 0,
+    };
+    // A connection that failed to open or was lost takes no more terminals.
+    pooled.opening.then(
+      () => connection.onLost(() => this.#drop(pooled)),
+      () => this.#drop(pooled),
+    );
+    this.#pool.push(pooled);
+    return pooled;
+  }
+
+  #drop(pooled: Pooled): void {
+    const index = this.#pool.indexOf(pooled);
+    if (index >= 0) {
+      this.#pool.splice(index, 1);
+    }
   }
 }

@@ -17,10 +17,15 @@ export interface RemoteSession {
   sessionCommand(remoteArgv: string[], pty: boolean): string[];
   /** The request's cwd as a path on the other machine (a mounted workspace is mapped). */
   remoteCwd(cwd: string): string;
+  /** Called once when the terminal's session has ended (its local client exited) or never began. */
+  sessionEnded(): void;
 }
 
 /** How long a started session may take to report `started` (ssh may still be opening a channel). */
 const START_TIMEOUT_MS = 30_000;
+
+/** How long to wait for the agent's answer before saying a session ended without a report. */
+const SYNC_TIMEOUT_MS = 5000;
 
 /** What a terminal whose remote side is gone reports: the agent SIGKILLs what was left there. */
 const LOST_STATUS: ExitStatus = { exitCode: null, signal: "SIGKILL" };
@@ -110,8 +115,10 @@ export async function spawnRemote(
       },
       signal: request.signal,
     });
+    void client.ended.then(session.sessionEnded);
     const startingClient = client;
-    const clientEnded = client.ended.then(() => {
+    const clientEnded = client.ended.then(async () => {
+      await connection.sync(SYNC_TIMEOUT_MS); // a report of why it ended may still be on its way
       const said = startingClient.said().trim();
       throw new TerminalError(
         "spawn_failed",
