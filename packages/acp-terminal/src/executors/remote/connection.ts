@@ -15,6 +15,7 @@ export type RemoteEvent =
   | { kind: "lost" }
   | { kind: "empty" }
   | { kind: "released" }
+  | { kind: "resized" }
   | { kind: "connection-lost"; reason: string };
 
 export interface ConnectionOptions {
@@ -305,6 +306,7 @@ function parseEvent(op: string, rest: string[]): RemoteEvent | undefined {
     case "lost":
     case "empty":
     case "released":
+    case "resized":
       return { kind: op };
     default:
       return undefined;

@@ -14,7 +14,8 @@
  * - `wrap TOKEN`: one per terminal, in that terminal's session (its pipes or PTY). It fetches its
  *   spec from the agent, forks the command into a process group of its own (the PTY's foreground
  *   group), reports `started` with its pid or `failed` with the errno, waits for it, and reports
- *   the exact exit code or signal and whether the group outlived it. A sentinel child watches the
+ *   the exact exit code or signal and whether the group outlived it (zombies left in a container
+ *   whose pid 1 never reaps do not count). A sentinel child watches the
  *   agent's socket: if the agent goes away, the command's group is SIGKILLed.
  *
  * The host sends the script's length and bytes on the agent's stdin first (see BOOTSTRAP): no
@@ -46,6 +47,17 @@ sub sweep { my ($value, $prefix) = @_; my $needle = "\0$MARK=$value" . ($prefix 
       next unless defined $env && index("\0$env", $needle) >= 0;
       kill 'KILL', $p; $found++ }
     closedir $d; last unless $found } }
+
+# Whether any process of group $pgid is left that is not a zombie: in a container whose pid 1
+# never reaps, a killed group's orphans stay zombies in it, and kill(0) counts those.
+sub group_alive { my ($pgid) = @_;
+  return 0 unless kill(0, -$pgid);
+  opendir(my $d, '/proc') or return 1;
+  for my $p (grep { /^\d+$/ } readdir $d) {
+    open(my $f, '<', "/proc/$p/stat") or next; my $stat = <$f>; close $f;
+    next unless defined $stat && $stat =~ /\)\s+(\S)\s+\d+\s+(\d+)/;
+    return 1 if $2 == $pgid && $1 ne 'Z' }
+  0 }
 
 if ($role eq 'wrap') { wrap(@ARGV) } else { agent(@ARGV) }
 exit 0;
@@ -79,7 +91,7 @@ sub agent {
     my $n = select(my $rout = $rin, undef, undef, %watch ? 0.02 : ($timeout ? 1 : undef));
     $cleanup->() if $timeout && time - $last > $timeout;
     for my $tok (keys %watch) { my $t = $term{$tok};
-      next if $t && $t->{pid} && kill(0, -$t->{pid});
+      next if $t && $t->{pid} && group_alive($t->{pid});
       delete $watch{$tok}; out("empty $tok") }
     next if $n <= 0;
     if (vec($rout, fileno($listen), 1) && accept(my $c, $listen)) {
@@ -99,7 +111,9 @@ sub agent {
         if ($op eq 'hello') { $c->{tok} = $tok; $term{$tok} = { done => 0 };
           if (defined(my $spec = delete $spec{$tok})) { spec_to($c->{fh}, $spec) }
           else { $waiting{$tok} = $c } }
-        elsif ($op eq 'started') { $term{$tok}{pid} = int($arg) if $term{$tok}; out($line) }
+        elsif ($op eq 'started') { if (my $t = $term{$tok}) { $t->{pid} = int($arg);
+            my $tty = (split / /, $line)[3]; $t->{tty} = $tty if defined $tty && $tty =~ m{^/dev/} }
+          out($line) }
         elsif ($op eq 'exit' || $op eq 'failed') { $term{$tok}{done} = 1 if $term{$tok}; out($line) } } }
     # After the wrappers' reports: a ping answered now follows every report already sent.
     if (vec($rout, 0, 1)) {
@@ -119,6 +133,11 @@ sub agent {
         elsif ($op eq 'watch') { $watch{$tok} = 1 }
         elsif ($op eq 'release') { delete $term{$tok}; delete $watch{$tok}; delete $spec{$tok};
           sweep("$nonce.$tok", 0); out("released $tok") }
+        elsif ($op eq 'resize') { my $t = $term{$tok}; my ($cols, $rows) = split /x/, $arg;
+          # TIOCSWINSZ on the terminal's PTY: the kernel sends SIGWINCH to its foreground group.
+          if ($t && $t->{tty} && open(my $tty, '<', $t->{tty})) {
+            ioctl($tty, $^O eq 'darwin' ? 0x80087467 : 0x5414, pack('S4', $rows, $cols, 0, 0)); close $tty }
+          out("resized $tok") }
         elsif ($op eq 'ping') { out("pong $tok") } } } } }
 
 sub wrap {
@@ -154,13 +173,13 @@ sub wrap {
   close $ew;
   my $err = ''; 1 while sysread($er, $err, 512, length $err);
   if (length $err) { waitpid($pid, 0); put($s, "failed $tok $err"); exit 0 }
-  put($s, "started $tok $pid");
+  put($s, "started $tok $pid " . ($pty ? (POSIX::ttyname(0) // '-') : '-'));
   open(STDIN, '<', '/dev/null'); open(STDOUT, '>', '/dev/null'); open(STDERR, '>', '/dev/null');
   my $sentinel = fork;
   if (defined $sentinel && !$sentinel) { 1 while sysread($s, my $b, 512); kill 'KILL', -$pid; POSIX::_exit(0) }
   my $r; do { $r = waitpid($pid, 0) } while ($r == -1 && $! == POSIX::EINTR());
   my $status = $?;
-  my $alive = kill(0, -$pid) ? 1 : 0;
+  my $alive = group_alive($pid);
   my $sig = $status & 127;
   put($s, $sig ? "exit $tok - SIG" . ($SIGNAMES[$sig] // $sig) . " $alive" : "exit $tok " . ($status >> 8) . " - $alive");
   if ($sentinel) { kill 'KILL', $sentinel; waitpid($sentinel, 0) } }

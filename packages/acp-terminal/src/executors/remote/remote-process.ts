@@ -27,6 +27,9 @@ const START_TIMEOUT_MS = 30_000;
 /** How long to wait for the agent's answer before saying a session ended without a report. */
 const SYNC_TIMEOUT_MS = 5000;
 
+/** Longest wait of input behind a resize the agent has not confirmed. */
+const RESIZE_WAIT_MS = 2000;
+
 /** What a terminal whose remote side is gone reports: the agent SIGKILLs what was left there. */
 const LOST_STATUS: ExitStatus = { exitCode: null, signal: "SIGKILL" };
 
@@ -57,6 +60,9 @@ export async function spawnRemote(
   let resolveExit!: (status: ExitStatus) => void;
   const leaderExited = new Promise<ExitStatus>((resolve) => (resolveExit = resolve));
   let delivering = true;
+  /** Input written after a resize waits until the remote PTY has the new size (see `resize`). */
+  let inputGate: Promise<void> = Promise.resolve();
+  let resized: (() => void) | undefined;
   const group = new RemoteGroup(connection, token);
   const finish = (status: ExitStatus, note?: string): void => {
     if (exit) {
@@ -79,6 +85,9 @@ export async function spawnRemote(
         break;
       case "exit":
         finish({ exitCode: event.exitCode, signal: event.signal });
+        break;
+      case "resized":
+        resized?.();
         break;
       case "lost":
         refused(new TerminalError("spawn_failed", `The remote wrapper on ${target} vanished`));
@@ -166,8 +175,8 @@ export async function spawnRemote(
     get writable() {
       return running.writable && exit === undefined;
     },
-    write: (data) => running.write(data),
-    endInput: (data) => running.endInput(data),
+    write: (data) => inputGate.then(() => running.write(data)),
+    endInput: (data) => inputGate.then(() => running.endInput(data)),
     holdDrainUntil: (done) => {
       const held = done.then(
         () => undefined,
@@ -180,7 +189,19 @@ export async function spawnRemote(
         }
       });
     },
-    resize: (cols, rows) => running.resize(cols, rows),
+    // The local PTY's size reaches the remote one through ssh or docker too, but docker resizes
+    // by an API call that input may overtake: the agent sets it on the remote PTY itself, and
+    // input written meanwhile waits for its answer (at most RESIZE_WAIT_MS).
+    resize: (cols, rows) => {
+      running.resize(cols, rows);
+      const done = new Promise<void>((resolve) => (resized = resolve));
+      try {
+        connection.send(`resize ${token} ${cols}x${rows}`);
+      } catch {
+        return; // the connection is gone: the terminal is ending, its size no longer matters
+      }
+      inputGate = Promise.race([done, delay(RESIZE_WAIT_MS, undefined, { ref: false })]);
+    },
     group,
   };
 }
