@@ -169,6 +169,7 @@ class RunV2 {
     });
     if (this.options.mcpTools) {
       const host = new TerminalHost({
+      ...(this.options.on !== undefined ? { on: this.options.on } : {}),
         pty: this.options.pty,
         cwd: this.options.cwd,
         authorize: cliApprovalPolicy(mode, this.options.allow, ttyIo, questions, this.renderer),
@@ -177,6 +178,7 @@ class RunV2 {
         maxTerminals: this.options.maxTotalTerminals,
       });
       const offer = new McpToolsOffer({
+        on: this.options.on,
         host,
         cwd: this.options.cwd,
         yes: mode === "yes",

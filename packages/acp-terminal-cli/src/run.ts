@@ -103,6 +103,7 @@ export class Run {
     const authorize = cliApprovalPolicy(mode, this.options.allow, ttyIo, questions, this.renderer);
     const containment = this.options.noContain ? "off" : "auto";
     const host = new TerminalHost({
+      ...(this.options.on !== undefined ? { on: this.options.on } : {}),
       pty: this.options.pty,
       cwd: this.options.cwd,
       authorize,
@@ -116,6 +117,7 @@ export class Run {
     const terminals = followHost(host, this.renderer);
     if (this.options.mcpTools) {
       this.mcpTools = new McpToolsOffer({
+        on: this.options.on,
         host,
         cwd: this.options.cwd,
         yes: mode === "yes",

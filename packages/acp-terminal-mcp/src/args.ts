@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { approvalPolicy, type ApprovalPolicy } from "./policy.js";
 import { isToolSetName, TOOL_SET_NAMES, type ToolSetName } from "./tool-sets.js";
 import { parseListenAddress, type ListenAddress } from "./listen-address.js";
+import { checkExecutorTarget } from "acp-terminal";
 import { messageOf } from "acp-terminal/internal";
 
 export const TOKEN_ENV = "ACP_TERMINAL_MCP_TOKEN";
@@ -19,6 +20,8 @@ export interface McpOptions {
   http?: ListenAddress;
   /** Bearer token HTTP requests must carry. */
   token?: string;
+  /** `--on`: where commands run when not here (the workspace is then a path there). */
+  on?: string;
 }
 
 export type ParsedMcpCommand =
@@ -48,6 +51,10 @@ Options:
   --http HOST:PORT         serve MCP Streamable HTTP at http://HOST:PORT/mcp instead of stdio
   --token TOKEN            the bearer token HTTP requests must carry (or env ${TOKEN_ENV});
                            required when HOST is not loopback
+  --on WHERE               run the commands elsewhere: ssh://[user@]host[:port] (as ssh resolves
+                           it), docker://CONTAINER or docker-image://IMAGE (a container, the
+                           workspace mounted at the same path); the workspace is a path there,
+                           checked without resolving symlinks. Needs perl there.
   --help, -h               this help
 `;
 
@@ -75,6 +82,7 @@ export function parseMcpCommand(
         "progress-interval": { type: "string" },
         http: { type: "string" },
         token: { type: "string" },
+        on: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     }));
@@ -129,6 +137,10 @@ export function parseMcpCommand(
       `--http ${values.http} is not a loopback address: give a bearer token with --token or ${TOKEN_ENV}, so that only your agent can run commands here`,
     );
   }
+  const onProblem = values.on === undefined ? undefined : checkExecutorTarget(values.on);
+  if (onProblem !== undefined) {
+    return error(`Invalid --on: ${onProblem}`);
+  }
   if (token !== undefined && (token.length < 16 || /\s/.test(token))) {
     return error(
       `Invalid --token: expected at least 16 characters without spaces (e.g. openssl rand -hex 32), received ${token.length} characters`,
@@ -146,6 +158,7 @@ export function parseMcpCommand(
       progressIntervalMs,
       ...(http ? { http } : {}),
       ...(token !== undefined ? { token } : {}),
+      ...(values.on !== undefined && values.on !== "local" ? { on: values.on } : {}),
     },
   };
 }

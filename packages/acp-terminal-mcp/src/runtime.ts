@@ -1,4 +1,5 @@
 import { realpath, stat } from "node:fs/promises";
+import path from "node:path";
 import { ProcessManager, type SchedulerLimits } from "acp-process";
 import { TerminalHost, type TerminalHostOptions } from "acp-terminal";
 import { authorizeHook, type ApprovalPolicy } from "./policy.js";
@@ -17,6 +18,8 @@ export interface RuntimeOptions {
   outputByteLimit?: number;
   /** The commands' environment (TerminalHost's `env` option). Default: this process's. */
   env?: TerminalHostOptions["env"];
+  /** Where commands run (TerminalHost's `on`): the workspace is then a path there. */
+  on?: string;
 }
 
 /** One TerminalHost and ProcessManager shared by every MCP connection and request of this server. */
@@ -29,8 +32,14 @@ export interface Runtime {
 }
 
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
-  const workspace = await resolveWorkspace(options.workspace);
+  // Elsewhere, the workspace is that machine's path: not resolved here (a container's is mounted).
+  const remote = options.on !== undefined && !options.on.startsWith("docker-image://");
+  const workspace = remote ? path.resolve(options.workspace) : await resolveWorkspace(options.workspace);
+  const on = options.on?.startsWith("docker-image://") && !/[?&]workspace=/.test(options.on)
+    ? `${options.on}${options.on.includes("?") ? "&" : "?"}workspace=${encodeURIComponent(workspace)}`
+    : options.on;
   const host = new TerminalHost({
+    ...(on !== undefined ? { on } : {}),
     cwd: workspace,
     authorize: authorizeHook(options.policy),
     ...(options.env !== undefined ? { env: options.env } : {}),
@@ -49,7 +58,12 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         }
       : {};
   const manager = new ProcessManager({
-    provider: new WorkspaceProvider(host, workspace, options.policy.kind !== "yes"),
+    provider: new WorkspaceProvider(
+      host,
+      workspace,
+      options.policy.kind !== "yes",
+      remote ? async (cwd) => path.resolve(cwd) : undefined,
+    ),
     limits,
     ...(options.maxOutputChars !== undefined ? { maxOutputChars: options.maxOutputChars } : {}),
   });

@@ -20,6 +20,8 @@ export class WorkspaceProvider extends LocalTerminalProvider {
     readonly workspace: string,
     /** The host's policy can never approve a stdin write (no one to ask, not --yes): start commands with stdin closed. */
     private readonly closeStdin: boolean,
+    /** How a cwd is resolved before the check: `realpath` here; lexically for another machine's. */
+    private readonly resolve: (cwd: string) => Promise<string> = realpath,
   ) {
     super(host, { owner: { connectionId: "mcp", sessionId: "mcp" } });
   }
@@ -38,7 +40,7 @@ export class WorkspaceProvider extends LocalTerminalProvider {
     }
     let resolved: string;
     try {
-      resolved = await realpath(cwd);
+      resolved = await this.resolve(cwd);
     } catch (error) {
       throw new Error(
         `the working directory ${cwd} does not exist or cannot be read (${errnoCodeOf(error) ?? String(error)})`,

@@ -51,6 +51,20 @@ function localProcesses(text: string, parent?: number): number[] {
     .map(Number);
 }
 
+/** Agent directories in /tmp whose agent is gone (its socket refuses): what a dead agent left. */
+function staleAgentDirectories(): string[] {
+  return readdirSync("/tmp")
+    .filter((name) => /^acp-terminal-[0-9a-f]{16}$/.test(name))
+    .filter((name) => {
+      try {
+        execFileSync("perl", ["-MSocket", "-e", `socket(S,PF_UNIX,SOCK_STREAM,0);connect(S,pack_sockaddr_un("/tmp/${name}/s")) or exit 1`]);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+}
+
 /** This test process's ssh masters (one per connection). */
 const masters = () => localProcesses("ControlPersist=no", process.pid);
 
@@ -135,6 +149,15 @@ describe("ssh executor", () => {
     expect(mark.left()).toHaveLength(1); // the setsid'd sleep left the group
     await host.release(owner, id);
     await until(() => mark.left().length === 0, { message: "the setsid'd sleep to be swept" });
+
+    // Exited, a background sleep left holding the output: release ends it within its grace.
+    const left = await host.create(owner, { command: "sleep 300 & echo started", env: mark.env });
+    expect(await host.waitForExit(owner, left)).toEqual({ exitCode: 0, signal: null });
+    expect(mark.left()).toHaveLength(1);
+    const releasing = Date.now();
+    await host.release(owner, left);
+    expect(Date.now() - releasing).toBeLessThan(1500); // grace 200 ms, not the 5 s fallback
+    expect(mark.left()).toEqual([]);
   });
 
   it("carries twelve terminals on two connections when sshd allows ten sessions each", async () => {
@@ -207,12 +230,14 @@ describe("ssh executor", () => {
     expect(await host.waitForExit(owner, command)).toEqual({ exitCode: null, signal: "SIGKILL" });
 
     const wrapped = await host.create(owner, { command: "sleep 300; echo x", env: mark.env });
-    await until(() => mark.left().length === 2, { message: "sh and sleep" });
-    const wrappers = localProcesses("h.pl\0wrap\0");
-    expect(wrappers.length).toBeGreaterThan(0);
-    for (const pid of wrappers) {
-      process.kill(pid, "SIGKILL");
-    }
+    const [shell] = await until(() => mark.left().length === 2 && mark.left(), { message: "sh and sleep" });
+    // This terminal's wrapper: `h.pl wrap <token>`, the token being the last part of its mark.
+    const remoteMark = /ACP_TERMINAL_REMOTE=[0-9a-f]+\.([0-9a-f]+)/.exec(
+      readFileSync(`/proc/${shell}/environ`, "latin1"),
+    );
+    const [wrapper, ...others] = localProcesses(`h.pl\0wrap\0${remoteMark?.[1]}`).sort((a, b) => a - b);
+    expect(others).toHaveLength(1); // its sentinel, a fork (started after it)
+    process.kill(wrapper!, "SIGKILL"); // the sentinel follows it, and the agent kills the group
     expect(await host.waitForExit(owner, wrapped)).toEqual({ exitCode: null, signal: "SIGKILL" });
     expect(host.output(owner, wrapped).output).toMatch(/remote wrapper of this command .* was killed/);
     await until(() => mark.left().length === 0, { message: "the agent to kill the group" });
@@ -220,6 +245,7 @@ describe("ssh executor", () => {
 
   it("leaves nothing on the other side when the host is SIGKILLed", async () => {
     const mark = marker();
+    const staleBefore = staleAgentDirectories();
     const child = spawn(node, [fixture("remote-host-dies.mjs"), "ssh://acp-test", "sleep 300", mark.value], {
       stdio: ["ignore", "pipe", "inherit"],
       env: { ...process.env, ACP_TERMINAL_SSH_COMMAND: sshd.sshCommand.join(" ") },
@@ -236,6 +262,6 @@ describe("ssh executor", () => {
     await until(() => localProcesses(`ssh\0-F\0${sshd.configFile}`).length === 0, {
       message: "no ssh client left",
     });
-    expect(readdirSync("/tmp").filter((name) => /^acp-terminal-[0-9a-f]{16}$/.test(name))).toEqual([]);
+    expect(staleAgentDirectories().filter((dir) => !staleBefore.includes(dir))).toEqual([]);
   });
 });

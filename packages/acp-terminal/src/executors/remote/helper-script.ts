@@ -15,8 +15,9 @@
  *   spec from the agent, forks the command into a process group of its own (the PTY's foreground
  *   group), reports `started` with its pid or `failed` with the errno, waits for it, and reports
  *   the exact exit code or signal and whether the group outlived it (zombies left in a container
- *   whose pid 1 never reaps do not count). A sentinel child watches the
- *   agent's socket: if the agent goes away, the command's group is SIGKILLed.
+ *   whose pid 1 never reaps do not count). A sentinel child watches the agent's socket: if the
+ *   agent goes away, the command's group is SIGKILLed; if the wrapper dies, it exits too, so
+ *   the agent sees the wrapper's socket close and kills the group itself.
  *
  * The host sends the script's length and bytes on the agent's stdin first (see BOOTSTRAP): no
  * file is copied ahead and nothing is quoted twice.
@@ -29,6 +30,7 @@ use Config;
 
 $SIG{PIPE} = 'IGNORE';
 my $MARK = 'ACP_TERMINAL_REMOTE';
+my $TIOCSWINSZ = $^O eq 'darwin' ? 0x80087467 : 0x5414;
 my @SIGNAMES = split ' ', $Config{sig_name};
 my $role = shift @ARGV;
 
@@ -136,7 +138,7 @@ sub agent {
         elsif ($op eq 'resize') { my $t = $term{$tok}; my ($cols, $rows) = split /x/, $arg;
           # TIOCSWINSZ on the terminal's PTY: the kernel sends SIGWINCH to its foreground group.
           if ($t && $t->{tty} && open(my $tty, '<', $t->{tty})) {
-            ioctl($tty, $^O eq 'darwin' ? 0x80087467 : 0x5414, pack('S4', $rows, $cols, 0, 0)); close $tty }
+            ioctl($tty, $TIOCSWINSZ, pack('S4', $rows, $cols, 0, 0)); close $tty }
           out("resized $tok") }
         elsif ($op eq 'ping') { out("pong $tok") } } } } }
 
@@ -160,7 +162,9 @@ sub wrap {
     my $fail = sub { syswrite($ew, "$_[0] " . ($! + 0) . " $!"); POSIX::_exit(127) };
     $SIG{PIPE} = 'DEFAULT'; close $er; close $s;
     setpgrp(0, 0) or $fail->('setpgid');
-    if ($pty) { local $SIG{TTOU} = 'IGNORE'; POSIX::tcsetpgrp(0, $$) }
+    if ($pty) { local $SIG{TTOU} = 'IGNORE'; POSIX::tcsetpgrp(0, $$);
+      # Its size now, not when the client's resize arrives (docker's comes by a later API call).
+      my ($cols, $rows) = split /x/, $pty; ioctl(STDIN, $TIOCSWINSZ, pack('S4', $rows, $cols, 0, 0)) }
     open(STDIN, '<', '/dev/null') unless $stdin || $pty;
     open(STDERR, '>&', \*STDOUT) unless $pty;
     chdir($cwd) or $fail->('cwd');
@@ -176,7 +180,13 @@ sub wrap {
   put($s, "started $tok $pid " . ($pty ? (POSIX::ttyname(0) // '-') : '-'));
   open(STDIN, '<', '/dev/null'); open(STDOUT, '>', '/dev/null'); open(STDERR, '>', '/dev/null');
   my $sentinel = fork;
-  if (defined $sentinel && !$sentinel) { 1 while sysread($s, my $b, 512); kill 'KILL', -$pid; POSIX::_exit(0) }
+  if (defined $sentinel && !$sentinel) {
+    # The agent's end of the socket closing, or the wrapper dying (then the agent sees this end close).
+    my $wrapper = getppid();
+    while (getppid() == $wrapper) { my $rin = ''; vec($rin, fileno($s), 1) = 1;
+      next unless select(my $rout = $rin, undef, undef, 1) > 0;
+      next if sysread($s, my $b, 512); kill 'KILL', -$pid; last }
+    POSIX::_exit(0) }
   my $r; do { $r = waitpid($pid, 0) } while ($r == -1 && $! == POSIX::EINTR());
   my $status = $?;
   my $alive = group_alive($pid);

@@ -164,8 +164,12 @@ export async function spawnRemote(
     }
     return status;
   });
-  request.signal.addEventListener("abort", () => void settled.then(unsubscribe), { once: true });
-  group.onRelease(() => running.stop());
+  // Events are needed until release, not only until exit: a group that outlived its leader is
+  // terminated on release, and its `empty` comes through here.
+  group.onRelease(() => {
+    running.stop();
+    unsubscribe();
+  });
   return {
     pid: running.pid,
     pty: request.pty !== undefined,

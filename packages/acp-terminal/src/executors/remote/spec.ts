@@ -10,7 +10,7 @@ export interface SpecFields {
   env: Record<string, string>;
   stdin: boolean;
   shell: boolean;
-  pty?: unknown;
+  pty?: { cols: number; rows: number } | undefined;
   /** The value of ACP_TERMINAL_REMOTE in the command's environment (the agent sweeps by it). */
   marker: string;
 }
@@ -21,7 +21,7 @@ export interface SpecFields {
  */
 export function encodeSpec(fields: SpecFields): Buffer {
   const words = [
-    fields.pty ? "1" : "0",
+    fields.pty ? `${fields.pty.cols}x${fields.pty.rows}` : "0",
     fields.stdin ? "1" : "0",
     fields.shell ? "1" : "0",
     fields.cwd,
