@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONFORMANCE_AGENT, killAllStarted, nodeAgent, runCli } from "./fixtures/cli-process.js";
 import { connectStdio, type ToolCallResult } from "./support/mcp-clients.js";
 import { CLI, markedEnv } from "./support/mcp-server.js";
-import { startDocker, TEST_IMAGE, type TestDocker } from "./support/dockerd.js";
+import { startDocker, TEST_IMAGE, type TestDocker } from "./support/dockerd.mjs";
 import { processesWithEnv } from "./support/processes.js";
-import { startSshd, type TestSshd } from "./support/sshd.js";
+import { startSshd, type TestSshd } from "./support/sshd.mjs";
 
 interface Report {
   checks: { id: string; name: string; kind: string; status: string; detail: string }[];

@@ -13,7 +13,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DockerImageExecutor } from "../src/executors/docker.js";
 import { processesWithEnv } from "../../../test/support/processes.js";
-import { startDocker, TEST_IMAGE, type TestDocker } from "../../../test/support/dockerd.js";
+import { startDocker, TEST_IMAGE, type TestDocker } from "../../../test/support/dockerd.mjs";
 import { until, withDeadline } from "../../../test/support/until.js";
 import { fixture, makeHost, node, otherSession, outputMatching, owner, rejection } from "./host-helpers.js";
 

@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { SshExecutor } from "../src/executors/ssh.js";
 import type { TerminalOwner } from "../src/host/types.js";
 import { processesWithEnv } from "../../../test/support/processes.js";
-import { startSshd, type TestSshd } from "../../../test/support/sshd.js";
+import { startSshd, type TestSshd } from "../../../test/support/sshd.mjs";
 import { until, withDeadline } from "../../../test/support/until.js";
 import { fixture, makeHost, node, outputMatching, owner, rejection } from "./host-helpers.js";
 
@@ -225,12 +225,14 @@ describe("ssh executor", () => {
     const host = sshHost();
     const mark = marker();
     const command = await host.create(owner, { command: "sleep", args: ["300"], env: mark.env });
-    const [sleeper] = await until(() => mark.left().length === 1 && mark.left());
+    const [sleeper] = await until(() => (mark.left().length === 1 ? mark.left() : undefined));
     process.kill(sleeper!, "SIGKILL");
     expect(await host.waitForExit(owner, command)).toEqual({ exitCode: null, signal: "SIGKILL" });
 
     const wrapped = await host.create(owner, { command: "sleep 300; echo x", env: mark.env });
-    const [shell] = await until(() => mark.left().length === 2 && mark.left(), { message: "sh and sleep" });
+    const [shell] = await until(() => (mark.left().length === 2 ? mark.left() : undefined), {
+      message: "sh and sleep",
+    });
     // This terminal's wrapper: `h.pl wrap <token>`, the token being the last part of its mark.
     const remoteMark = /ACP_TERMINAL_REMOTE=[0-9a-f]+\.([0-9a-f]+)/.exec(
       readFileSync(`/proc/${shell}/environ`, "latin1"),

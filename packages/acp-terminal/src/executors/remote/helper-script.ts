@@ -1,8 +1,9 @@
 /**
- * The program that runs on the other machine, in Perl 5 with only modules of Debian's perl-base
- * (Socket, POSIX, Config), because a remote machine or a container has no Node to count on but
- * nearly always has perl, and the host needs the exact wait status (a shell folds "killed by
- * SIGINT" and "exit 130" into one `$?`). One script, two roles:
+ * The program that runs on the other machine, in Perl 5 with no module but Config (of Debian's
+ * perl-base), because a remote machine or a container has no Node to count on but nearly always
+ * has perl, and the host needs the exact wait status (a shell folds "killed by SIGINT" and
+ * "exit 130" into one `$?`). Socket and POSIX would cost a terminal 30 ms each to load, so the
+ * few numbers they give are written out here for Linux and macOS. One script, two roles:
  *
  * - `agent`: one per connection (ssh) or container (docker), on the control session's stdin and
  *   stdout. It makes a private directory (0700) with a unix socket and this script, hands each
@@ -24,13 +25,17 @@
  */
 export const HELPER_SCRIPT = String.raw`
 use strict;
-use Socket;
-use POSIX ();
 use Config;
 
 $SIG{PIPE} = 'IGNORE';
 my $MARK = 'ACP_TERMINAL_REMOTE';
-my $TIOCSWINSZ = $^O eq 'darwin' ? 0x80087467 : 0x5414;
+my $DARWIN = $^O eq 'darwin';
+my $TIOCSWINSZ = $DARWIN ? 0x80087467 : 0x5414;
+my $TIOCSPGRP = $DARWIN ? 0x80047476 : 0x5410;
+my ($PF_UNIX, $SOCK_STREAM, $WNOHANG, $EINTR) = (1, 1, 1, 4);
+# struct sockaddr_un: Linux sa_family_t + path[108]; BSD length byte, family byte, path[104].
+sub unix_address { $DARWIN ? pack('C C a104', 106, $PF_UNIX, $_[0]) : pack('S a108', $PF_UNIX, $_[0]) }
+sub unix_socket { socket(my $s, $PF_UNIX, $SOCK_STREAM, 0) or die "acp-terminal: socket: $!\n"; $s }
 my @SIGNAMES = split ' ', $Config{sig_name};
 my $role = shift @ARGV;
 
@@ -73,21 +78,21 @@ sub agent {
   die "cannot create a private directory in $base: $!\n" unless $dir;
   open(my $h, '>', "$dir/h.pl") or die "cannot write $dir/h.pl: $!\n";
   print $h $main::SRC; close $h;
-  socket(my $listen, PF_UNIX, SOCK_STREAM, 0) or die "socket: $!\n";
-  bind($listen, pack_sockaddr_un("$dir/s")) or die "bind $dir/s: $!\n";
+  my $listen = unix_socket();
+  bind($listen, unix_address("$dir/s")) or die "bind $dir/s: $!\n";
   listen($listen, 128) or die "listen: $!\n";
   my $nonce = sprintf('%08x%08x', rand(2**32), rand(2**32));
   my (%spec, %waiting, %term, %conn, %watch);
   my $cleanup = sub {
     for my $t (values %term) { kill 'KILL', -$t->{pid} if $t->{pid} && !$t->{done} }
     sweep($nonce, 1);
-    unlink "$dir/s", "$dir/h.pl"; rmdir $dir; POSIX::_exit(0) };
+    unlink "$dir/s", "$dir/h.pl"; rmdir $dir; exit 0 };
   $SIG{TERM} = $SIG{HUP} = $SIG{INT} = $cleanup;
   $SIG{CHLD} = sub {};
   out("ready $dir $nonce $$");
   my ($in, $need, $last) = ('', undef, time);
   while (1) {
-    if ($$ == 1) { 1 while waitpid(-1, POSIX::WNOHANG()) > 0 }
+    if ($$ == 1) { 1 while waitpid(-1, $WNOHANG) > 0 }
     my $rin = ''; vec($rin, 0, 1) = 1; vec($rin, fileno($listen), 1) = 1;
     vec($rin, fileno($_->{fh}), 1) = 1 for values %conn;
     my $n = select(my $rout = $rin, undef, undef, %watch ? 0.02 : ($timeout ? 1 : undef));
@@ -145,8 +150,8 @@ sub agent {
 sub wrap {
   my ($tok) = @_;
   (my $dir = $0) =~ s{/[^/]*$}{};
-  socket(my $s, PF_UNIX, SOCK_STREAM, 0) or die "acp-terminal: socket: $!\n";
-  connect($s, pack_sockaddr_un("$dir/s")) or die "acp-terminal: the remote helper is gone ($dir/s: $!)\n";
+  my $s = unix_socket();
+  connect($s, unix_address("$dir/s")) or die "acp-terminal: the remote helper is gone ($dir/s: $!)\n";
   put($s, "hello $tok") or die "acp-terminal: the remote helper is gone\n";
   my ($head, $spec) = ('', '');
   while ($head !~ /\n$/) { sysread($s, my $b, 1) or die "acp-terminal: no spec from the helper\n"; $head .= $b }
@@ -159,10 +164,10 @@ sub wrap {
   my $pid = fork;
   die "acp-terminal: fork: $!\n" unless defined $pid;
   if (!$pid) {
-    my $fail = sub { syswrite($ew, "$_[0] " . ($! + 0) . " $!"); POSIX::_exit(127) };
+    my $fail = sub { syswrite($ew, "$_[0] " . ($! + 0) . " $!"); exit 127 };
     $SIG{PIPE} = 'DEFAULT'; close $er; close $s;
     setpgrp(0, 0) or $fail->('setpgid');
-    if ($pty) { local $SIG{TTOU} = 'IGNORE'; POSIX::tcsetpgrp(0, $$);
+    if ($pty) { local $SIG{TTOU} = 'IGNORE'; ioctl(STDIN, $TIOCSPGRP, pack('i', $$));
       # Its size now, not when the client's resize arrives (docker's comes by a later API call).
       my ($cols, $rows) = split /x/, $pty; ioctl(STDIN, $TIOCSWINSZ, pack('S4', $rows, $cols, 0, 0)) }
     open(STDIN, '<', '/dev/null') unless $stdin || $pty;
@@ -177,7 +182,7 @@ sub wrap {
   close $ew;
   my $err = ''; 1 while sysread($er, $err, 512, length $err);
   if (length $err) { waitpid($pid, 0); put($s, "failed $tok $err"); exit 0 }
-  put($s, "started $tok $pid " . ($pty ? (POSIX::ttyname(0) // '-') : '-'));
+  put($s, "started $tok $pid " . (($pty && readlink('/proc/self/fd/0')) || '-'));
   open(STDIN, '<', '/dev/null'); open(STDOUT, '>', '/dev/null'); open(STDERR, '>', '/dev/null');
   my $sentinel = fork;
   if (defined $sentinel && !$sentinel) {
@@ -186,8 +191,8 @@ sub wrap {
     while (getppid() == $wrapper) { my $rin = ''; vec($rin, fileno($s), 1) = 1;
       next unless select(my $rout = $rin, undef, undef, 1) > 0;
       next if sysread($s, my $b, 512); kill 'KILL', -$pid; last }
-    POSIX::_exit(0) }
-  my $r; do { $r = waitpid($pid, 0) } while ($r == -1 && $! == POSIX::EINTR());
+    exit 0 }
+  my $r; do { $r = waitpid($pid, 0) } while ($r == -1 && $! == $EINTR);
   my $status = $?;
   my $alive = group_alive($pid);
   my $sig = $status & 127;

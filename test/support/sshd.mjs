@@ -5,26 +5,25 @@
  * `acp-jump` (the same, reached through `ProxyJump acp-test`). Where sshd cannot be had, it throws
  * saying how to get it: the suites fail loudly, they never pass without a server.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, connect } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
-import { until } from "./until.js";
+import { pollUntil } from "./poll.mjs";
 
-export interface TestSshd {
-  port: number;
-  /** ssh and its first arguments (`-F` the config), as ACP_TERMINAL_SSH_COMMAND takes them. */
-  sshCommand: string[];
-  configFile: string;
-  /** Where sshd keeps its pid; the fault tests SIGKILL its connection processes. */
-  pid: number;
-  stop(): Promise<void>;
-}
+/**
+ * @typedef {object} TestSshd
+ * @property {number} port
+ * @property {string[]} sshCommand ssh and its first arguments (`-F` the config), as ACP_TERMINAL_SSH_COMMAND takes them
+ * @property {string} configFile
+ * @property {() => Promise<void>} stop
+ */
 
 const SSHD_CANDIDATES = ["/usr/sbin/sshd", "/usr/local/sbin/sshd", "/sbin/sshd"];
 
-function freePort(): Promise<number> {
+/** @returns {Promise<number>} */
+function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
@@ -37,7 +36,8 @@ function freePort(): Promise<number> {
   });
 }
 
-function accepts(port: number): Promise<boolean> {
+/** @param {number} port @returns {Promise<boolean>} */
+function accepts(port) {
   return new Promise((resolve) => {
     const socket = connect(port, "127.0.0.1");
     socket.once("connect", () => {
@@ -48,7 +48,8 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-export async function startSshd(): Promise<TestSshd> {
+/** @returns {Promise<TestSshd>} */
+export async function startSshd() {
   const sshd = SSHD_CANDIDATES.find((candidate) => existsSync(candidate));
   if (!sshd) {
     throw new Error(
@@ -56,7 +57,7 @@ export async function startSshd(): Promise<TestSshd> {
     );
   }
   const dir = mkdtempSync(path.join(tmpdir(), "acp-sshd-"));
-  const file = (name: string) => path.join(dir, name);
+  const file = (/** @type {string} */ name) => path.join(dir, name);
   for (const key of ["host_key", "id"]) {
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", file(key)]);
   }
@@ -109,22 +110,19 @@ export async function startSshd(): Promise<TestSshd> {
       "\n",
     ),
   );
-  const child: ChildProcess = spawn(sshd, ["-D", "-e", "-f", file("sshd_config")], {
+  const child = spawn(sshd, ["-D", "-e", "-f", file("sshd_config")], {
     stdio: ["ignore", "ignore", "pipe"],
   });
   let said = "";
-  child.stderr?.on("data", (chunk: Buffer) => (said += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.stderr.on("data", (chunk) => (said += chunk.toString()));
+  const exited = new Promise((resolve) => child.once("exit", resolve));
   try {
-    await until(
-      async () => {
-        if (child.exitCode !== null) {
-          throw new Error(`sshd exited ${child.exitCode}: ${said}`);
-        }
-        return accepts(port);
-      },
-      { timeoutMs: 10_000, message: `sshd listening on 127.0.0.1:${port}` },
-    );
+    await pollUntil(async () => {
+      if (child.exitCode !== null) {
+        throw new Error(`sshd exited ${child.exitCode}: ${said}`);
+      }
+      return accepts(port);
+    }, 10_000, `sshd listening on 127.0.0.1:${port}`);
   } catch (error) {
     child.kill("SIGKILL");
     throw error;
@@ -133,8 +131,7 @@ export async function startSshd(): Promise<TestSshd> {
     port,
     sshCommand: ["ssh", "-F", file("ssh_config")],
     configFile: file("ssh_config"),
-    pid: child.pid ?? -1,
-    async stop() {
+    stop: async () => {
       child.kill("SIGTERM");
       await exited;
       rmSync(dir, { recursive: true, force: true });

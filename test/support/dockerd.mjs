@@ -6,28 +6,28 @@
  * libraries ldd names and perl-base), which the executor's remote helper needs. Where no engine
  * can be had, it throws saying how to get one: the suites fail loudly.
  */
-import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { until } from "./until.js";
+import { pollUntil } from "./poll.mjs";
 
 const run = promisify(execFile);
 
 export const TEST_IMAGE = "acp-terminal-test:busybox-perl";
 
-export interface TestDocker {
-  /** The DOCKER_HOST the executor's docker CLI must see. */
-  dockerHost: string;
-  /** Runs the docker CLI against this engine; resolves with its stdout. */
-  docker(...args: string[]): Promise<string>;
-  stop(): Promise<void>;
-}
+/**
+ * @typedef {object} TestDocker
+ * @property {string} dockerHost the DOCKER_HOST the executor's docker CLI must see
+ * @property {(...args: string[]) => Promise<string>} docker runs the docker CLI against this engine; resolves with its stdout
+ * @property {() => Promise<void>} stop
+ */
 
 const PERL_BASE = "/usr/lib/x86_64-linux-gnu/perl-base";
 
-function which(program: string): string | undefined {
+/** @param {string} program @returns {string | undefined} */
+function which(program) {
   try {
     return execFileSync("sh", ["-c", `command -v ${program}`], { encoding: "utf8" }).trim() || undefined;
   } catch {
@@ -35,7 +35,8 @@ function which(program: string): string | undefined {
   }
 }
 
-async function reachable(env: NodeJS.ProcessEnv): Promise<boolean> {
+/** @param {NodeJS.ProcessEnv} env @returns {Promise<boolean>} */
+async function reachable(env) {
   try {
     await run("docker", ["version", "--format", "{{.Server.Version}}"], { env, timeout: 10_000 });
     return true;
@@ -45,7 +46,8 @@ async function reachable(env: NodeJS.ProcessEnv): Promise<boolean> {
 }
 
 /** busybox (static) with every applet linked, perl with what it loads, /tmp, a passwd. */
-function buildRootfs(dir: string): void {
+/** @param {string} dir */
+function buildRootfs(dir) {
   const busybox = ["/bin/busybox", "/usr/bin/busybox"].find((file) => existsSync(file));
   const perl = which("perl");
   if (!busybox || !perl || !existsSync(PERL_BASE)) {
@@ -67,7 +69,7 @@ function buildRootfs(dir: string): void {
   const libraries = execFileSync("ldd", [perl], { encoding: "utf8" })
     .split("\n")
     .map((line) => /(\/\S+) \(0x/.exec(line)?.[1])
-    .filter((file): file is string => file !== undefined);
+    .filter((file) => file !== undefined);
   for (const library of libraries) {
     cpSync(library, path.join(dir, library), { dereference: true });
   }
@@ -75,13 +77,16 @@ function buildRootfs(dir: string): void {
   writeFileSync(path.join(dir, "etc/passwd"), "root:x:0:0:root:/root:/bin/sh\n");
 }
 
-export async function startDocker(): Promise<TestDocker> {
+/** @returns {Promise<TestDocker>} */
+export async function startDocker() {
   if (!which("docker")) {
     throw new Error("Docker executor tests need the docker CLI: apt-get install docker.io (.ci/run does it)");
   }
   let dockerHost = process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock";
-  let daemon: ChildProcess | undefined;
-  let dir: string | undefined;
+  /** @type {import("node:child_process").ChildProcess | undefined} */
+  let daemon;
+  /** @type {string | undefined} */
+  let dir;
   if (!(await reachable({ ...process.env, DOCKER_HOST: dockerHost }))) {
     const dockerd = which("dockerd");
     if (!dockerd || process.getuid?.() !== 0) {
@@ -102,25 +107,23 @@ export async function startDocker(): Promise<TestDocker> {
       ],
       { stdio: ["ignore", "ignore", "pipe"] },
     );
-    daemon.stderr?.on("data", (chunk: Buffer) => (said = (said + chunk.toString()).slice(-4000)));
+    daemon.stderr?.on("data", (chunk) => (said = (said + chunk.toString()).slice(-4000)));
     const env = { ...process.env, DOCKER_HOST: dockerHost };
     try {
-      await until(
-        () => {
-          if (daemon?.exitCode !== null) {
-            throw new Error(`dockerd exited: ${said}`);
-          }
-          return reachable(env);
-        },
-        { timeoutMs: 30_000, intervalMs: 200, message: "dockerd to answer" },
-      );
+      await pollUntil(() => {
+        if (daemon?.exitCode !== null) {
+          throw new Error(`dockerd exited: ${said}`);
+        }
+        return reachable(env);
+      }, 30_000, "dockerd to answer");
     } catch (error) {
       daemon.kill("SIGKILL");
       throw error;
     }
   }
   const env = { ...process.env, DOCKER_HOST: dockerHost };
-  const docker = async (...args: string[]) => (await run("docker", args, { env, maxBuffer: 1 << 24 })).stdout;
+  const docker = async (/** @type {string[]} */ ...args) =>
+    (await run("docker", args, { env, maxBuffer: 1 << 24 })).stdout;
   const hasImage = await docker("image", "inspect", TEST_IMAGE).then(
     () => true,
     () => false,
@@ -140,7 +143,7 @@ export async function startDocker(): Promise<TestDocker> {
   return {
     dockerHost,
     docker,
-    async stop() {
+    stop: async () => {
       if (daemon) {
         const exited = new Promise((resolve) => daemon?.once("exit", resolve));
         daemon.kill("SIGTERM");
