@@ -94,7 +94,10 @@ async function outputMBps(host) {
 
 async function bareMBps(argv, env) {
   const started = now();
-  const bytes = await run([...argv, "head", "-c", String(OUTPUT_MIB * 1024 * 1024), "/dev/zero"], env);
+  const bytes = await run(
+    [...argv, "head", "-c", String(OUTPUT_MIB * 1024 * 1024), "/dev/zero"],
+    env,
+  );
   return bytes / 1e6 / ((now() - started) / 1000);
 }
 
@@ -115,14 +118,30 @@ const engine = await startDocker();
 const container = `acp-bench-${process.pid}`;
 const controlDir = mkdtempSync(join(tmpdir(), "acp-bench-ssh-"));
 const master = join(controlDir, "m");
-const env = { ...process.env, ACP_TERMINAL_SSH_COMMAND: sshd.sshCommand.join(" "), DOCKER_HOST: engine.dockerHost };
+const env = {
+  ...process.env,
+  ACP_TERMINAL_SSH_COMMAND: sshd.sshCommand.join(" "),
+  DOCKER_HOST: engine.dockerHost,
+};
 Object.assign(process.env, env);
 const ssh = sshd.sshCommand;
 let masterProcess;
 const hosts = [];
 try {
-  await engine.docker("run", "-d", "--network", "none", "--name", container, TEST_IMAGE, "sleep", "100000");
-  masterProcess = spawn(ssh[0], [...ssh.slice(1), "-M", "-S", master, "-N", "acp-test"], { stdio: "ignore" });
+  await engine.docker(
+    "run",
+    "-d",
+    "--network",
+    "none",
+    "--name",
+    container,
+    TEST_IMAGE,
+    "sleep",
+    "100000",
+  );
+  masterProcess = spawn(ssh[0], [...ssh.slice(1), "-M", "-S", master, "-N", "acp-test"], {
+    stdio: "ignore",
+  });
   await run([...ssh, "-o", "ConnectionAttempts=5", "acp-test", "true"]); // the server answers
   const local = new TerminalHost({ cwd: "/tmp" });
   const overSsh = new TerminalHost({ on: "ssh://acp-test", cwd: "/tmp" });
@@ -152,21 +171,35 @@ try {
     ["ssh://", overSsh],
     ["docker://", inDocker],
   ]) {
-    report.row({ figure: `${name} terminals/s (${CONCURRENCY} in flight)`, value: (await perSecond(host)).toFixed(0) });
+    report.row({
+      figure: `${name} terminals/s (${CONCURRENCY} in flight)`,
+      value: (await perSecond(host)).toFixed(0),
+    });
   }
 
+  /** @type {{name: string, host: TerminalHost, bare: string[], label: string}[]} */
   const outputs = [
-    ["local", local, []],
-    ["ssh://", overSsh, [...ssh, "-S", master, "acp-test"]],
-    ["docker://", inDocker, ["docker", "exec", container]],
+    { name: "local", host: local, bare: [], label: "spawn" },
+    {
+      name: "ssh://",
+      host: overSsh,
+      bare: [...ssh, "-S", master, "acp-test"],
+      label: "ssh -S master",
+    },
+    {
+      name: "docker://",
+      host: inDocker,
+      bare: ["docker", "exec", container],
+      label: "docker exec",
+    },
   ];
-  for (const [name, host, bare] of outputs) {
+  for (const { name, host, bare, label } of outputs) {
     const mine = await outputMBps(host);
-    const base = await bareMBps(bare.length > 0 ? bare : [], env);
+    const base = await bareMBps(bare, env);
     report.row({
       figure: `${name} output ${OUTPUT_MIB} MiB`,
       value: fmt.mbps(mine),
-      baseline: `${bare.length > 0 ? bare.slice(0, 2).join(" ") + " …" : "spawn"} ${fmt.mbps(base)}`,
+      baseline: `${label} ${fmt.mbps(base)}`,
       ratio: fmt.ratio(mine / base),
     });
   }
@@ -175,7 +208,10 @@ try {
   const firstTerminal = [];
   const dockerRun = [];
   for (let i = 0; i < 3; i++) {
-    const perSession = new TerminalHost({ on: `docker-image://${TEST_IMAGE}?network=none`, cwd: "/tmp" });
+    const perSession = new TerminalHost({
+      on: `docker-image://${TEST_IMAGE}?network=none`,
+      cwd: "/tmp",
+    });
     const started = now();
     await cycle(perSession);
     firstTerminal.push(now() - started);
@@ -184,9 +220,18 @@ try {
     await run(["docker", "run", "--rm", "--network", "none", TEST_IMAGE, "true"], env);
     dockerRun.push(now() - began);
   }
-  cycleRow("docker-image:// first terminal of a session", firstTerminal, "docker run --rm IMAGE true", dockerRun);
-  report.note("ssh: sshd on 127.0.0.1, the login shell told not to source ~/.bashrc (SHLVL=1 in authorized_keys), see test/support/sshd.mjs");
-  report.note("a remote terminal is a session over the executor's connection plus a perl wrapper there; its exit comes through the agent");
+  cycleRow(
+    "docker-image:// first terminal of a session",
+    firstTerminal,
+    "docker run --rm IMAGE true",
+    dockerRun,
+  );
+  report.note(
+    "ssh: sshd on 127.0.0.1, the login shell told not to source ~/.bashrc (SHLVL=1 in authorized_keys), see test/support/sshd.mjs",
+  );
+  report.note(
+    "a remote terminal is a session over the executor's connection plus a perl wrapper there; its exit comes through the agent",
+  );
   report.print();
 } finally {
   await Promise.allSettled(hosts.map((host) => host.dispose()));

@@ -28,7 +28,19 @@ beforeAll(async () => {
   process.env.ACP_TERMINAL_SSH_COMMAND = sshd.sshCommand.join(" ");
   process.env.DOCKER_HOST = engine.dockerHost;
   // The agent's temporary directories (cwd-honoured) are this machine's /tmp: shared with the container.
-  await engine.docker("run", "-d", "--network", "none", "-v", "/tmp:/tmp", "--name", container, TEST_IMAGE, "sleep", "100000");
+  await engine.docker(
+    "run",
+    "-d",
+    "--network",
+    "none",
+    "-v",
+    "/tmp:/tmp",
+    "--name",
+    container,
+    TEST_IMAGE,
+    "sleep",
+    "100000",
+  );
 }, 120_000);
 afterAll(async () => {
   expect(killAllStarted()).toEqual([]);
@@ -43,7 +55,17 @@ async function battery(on: string): Promise<Report> {
   try {
     const report = path.join(dir, "report.json");
     const { code, stderr } = await runCli(
-      ["run", "--yes", "--on", on, "--cwd", "/tmp", "--agent", nodeAgent(CONFORMANCE_AGENT, "--report", report), "check"],
+      [
+        "run",
+        "--yes",
+        "--on",
+        on,
+        "--cwd",
+        "/tmp",
+        "--agent",
+        nodeAgent(CONFORMANCE_AGENT, "--report", report),
+        "check",
+      ],
       90_000,
     );
     expect(stderr).toMatch(/── end_turn · \d+ terminals/);
@@ -67,8 +89,12 @@ describe("the conformance battery through each executor", () => {
   // The agent runs on this machine: a container's pids are another namespace's, so the two checks
   // that watch a pid skip (the group kill in a container is checked in executor-docker's tests).
   const pidChecks = [
-    expect.stringMatching(/^release-kills-command: skip: process \d+ is not visible from the agent/),
-    expect.stringMatching(/^kill-reaches-grandchild: skip: process \d+ is not visible from the agent/),
+    expect.stringMatching(
+      /^release-kills-command: skip: process \d+ is not visible from the agent/,
+    ),
+    expect.stringMatching(
+      /^kill-reaches-grandchild: skip: process \d+ is not visible from the agent/,
+    ),
   ];
 
   it("passes every check in a running container, the two that watch a pid skipped", async () => {
@@ -105,7 +131,15 @@ describe("acp-terminal mcp --on", () => {
   });
 
   it("refuses a --on it cannot read, naming the forms", async () => {
-    const { code, stderr } = await runCli(["run", "--yes", "--on", "ftp://x", "--agent", "true", "hi"]);
+    const { code, stderr } = await runCli([
+      "run",
+      "--yes",
+      "--on",
+      "ftp://x",
+      "--agent",
+      "true",
+      "hi",
+    ]);
     expect(code).not.toBe(0);
     expect(stderr).toContain('Invalid --on: expected "local", "ssh://[user@]host[:port]"');
   });

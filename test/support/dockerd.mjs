@@ -7,7 +7,15 @@
  * can be had, it throws saying how to get one: the suites fail loudly.
  */
 import { execFile, execFileSync, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -29,7 +37,9 @@ const PERL_BASE = "/usr/lib/x86_64-linux-gnu/perl-base";
 /** @param {string} program @returns {string | undefined} */
 function which(program) {
   try {
-    return execFileSync("sh", ["-c", `command -v ${program}`], { encoding: "utf8" }).trim() || undefined;
+    return (
+      execFileSync("sh", ["-c", `command -v ${program}`], { encoding: "utf8" }).trim() || undefined
+    );
   } catch {
     return undefined;
   }
@@ -59,7 +69,9 @@ function buildRootfs(dir) {
     mkdirSync(path.join(dir, sub), { recursive: true });
   }
   cpSync(busybox, path.join(dir, "bin/busybox"));
-  const applets = execFileSync(busybox, ["--list"], { encoding: "utf8" }).split("\n").filter(Boolean);
+  const applets = execFileSync(busybox, ["--list"], { encoding: "utf8" })
+    .split("\n")
+    .filter(Boolean);
   for (const applet of applets) {
     if (applet !== "busybox") {
       symlinkSync("busybox", path.join(dir, "bin", applet));
@@ -80,7 +92,9 @@ function buildRootfs(dir) {
 /** @returns {Promise<TestDocker>} */
 export async function startDocker() {
   if (!which("docker")) {
-    throw new Error("Docker executor tests need the docker CLI: apt-get install docker.io (.ci/run does it)");
+    throw new Error(
+      "Docker executor tests need the docker CLI: apt-get install docker.io (.ci/run does it)",
+    );
   }
   let dockerHost = process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock";
   /** @type {import("node:child_process").ChildProcess | undefined} */
@@ -92,7 +106,9 @@ export async function startDocker() {
     if (!dockerd || process.getuid?.() !== 0) {
       throw new Error(
         `Docker executor tests need a Docker engine: none answers at ${dockerHost}, and ${
-          dockerd ? "starting dockerd needs root" : "dockerd is not installed (apt-get install docker.io; .ci/run does it)"
+          dockerd
+            ? "starting dockerd needs root"
+            : "dockerd is not installed (apt-get install docker.io; .ci/run does it)"
         }`,
       );
     }
@@ -110,12 +126,16 @@ export async function startDocker() {
     daemon.stderr?.on("data", (chunk) => (said = (said + chunk.toString()).slice(-4000)));
     const env = { ...process.env, DOCKER_HOST: dockerHost };
     try {
-      await pollUntil(() => {
-        if (daemon?.exitCode !== null) {
-          throw new Error(`dockerd exited: ${said}`);
-        }
-        return reachable(env);
-      }, 30_000, "dockerd to answer");
+      await pollUntil(
+        () => {
+          if (daemon?.exitCode !== null) {
+            throw new Error(`dockerd exited: ${said}`);
+          }
+          return reachable(env);
+        },
+        30_000,
+        "dockerd to answer",
+      );
     } catch (error) {
       daemon.kill("SIGKILL");
       throw error;

@@ -30,7 +30,9 @@ function freePort() {
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
       server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+        typeof address === "object" && address
+          ? resolve(address.port)
+          : reject(new Error("no port")),
       );
     });
   });
@@ -117,12 +119,16 @@ export async function startSshd() {
   child.stderr.on("data", (chunk) => (said += chunk.toString()));
   const exited = new Promise((resolve) => child.once("exit", resolve));
   try {
-    await pollUntil(async () => {
-      if (child.exitCode !== null) {
-        throw new Error(`sshd exited ${child.exitCode}: ${said}`);
-      }
-      return accepts(port);
-    }, 10_000, `sshd listening on 127.0.0.1:${port}`);
+    await pollUntil(
+      async () => {
+        if (child.exitCode !== null) {
+          throw new Error(`sshd exited ${child.exitCode}: ${said}`);
+        }
+        return accepts(port);
+      },
+      10_000,
+      `sshd listening on 127.0.0.1:${port}`,
+    );
   } catch (error) {
     child.kill("SIGKILL");
     throw error;

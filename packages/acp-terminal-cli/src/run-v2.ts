@@ -169,7 +169,7 @@ class RunV2 {
     });
     if (this.options.mcpTools) {
       const host = new TerminalHost({
-      ...(this.options.on !== undefined ? { on: this.options.on } : {}),
+        ...(this.options.on !== undefined ? { on: this.options.on } : {}),
         pty: this.options.pty,
         cwd: this.options.cwd,
         authorize: cliApprovalPolicy(mode, this.options.allow, ttyIo, questions, this.renderer),

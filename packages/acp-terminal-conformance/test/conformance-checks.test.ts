@@ -43,7 +43,9 @@ describe("pids a command printed", () => {
     const { execFileSync } = await import("node:child_process");
     const { pidHere, READ_SHELL_PID } = await import("../src/checks/pids.js");
     // A shell that prints itself as READ_SHELL_PID reads it, then stays (its pid stays valid).
-    const line = execFileSync("sh", ["-c", `${READ_SHELL_PID} echo me=$p@$t`], { encoding: "utf8" });
+    const line = execFileSync("sh", ["-c", `${READ_SHELL_PID} echo me=$p@$t`], {
+      encoding: "utf8",
+    });
     expect(line).toMatch(/^me=\d+@\d+\n$/);
     // This process: alive here, printed with its real start time, or without one (no /proc there).
     const stat = execFileSync("cat", [`/proc/${process.pid}/stat`], { encoding: "utf8" });

@@ -34,10 +34,13 @@ export interface Runtime {
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Elsewhere, the workspace is that machine's path: not resolved here (a container's is mounted).
   const remote = options.on !== undefined && !options.on.startsWith("docker-image://");
-  const workspace = remote ? path.resolve(options.workspace) : await resolveWorkspace(options.workspace);
-  const on = options.on?.startsWith("docker-image://") && !/[?&]workspace=/.test(options.on)
-    ? `${options.on}${options.on.includes("?") ? "&" : "?"}workspace=${encodeURIComponent(workspace)}`
-    : options.on;
+  const workspace = remote
+    ? path.resolve(options.workspace)
+    : await resolveWorkspace(options.workspace);
+  const on =
+    options.on?.startsWith("docker-image://") && !/[?&]workspace=/.test(options.on)
+      ? `${options.on}${options.on.includes("?") ? "&" : "?"}workspace=${encodeURIComponent(workspace)}`
+      : options.on;
   const host = new TerminalHost({
     ...(on !== undefined ? { on } : {}),
     cwd: workspace,

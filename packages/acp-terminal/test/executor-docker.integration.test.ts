@@ -6,7 +6,14 @@
  * too, so a marker in their environment counts what is left.
  */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { spawn } from "node:child_process";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -15,14 +22,34 @@ import { DockerImageExecutor } from "../src/executors/docker.js";
 import { processesWithEnv } from "../../../test/support/processes.js";
 import { startDocker, TEST_IMAGE, type TestDocker } from "../../../test/support/dockerd.mjs";
 import { until, withDeadline } from "../../../test/support/until.js";
-import { fixture, makeHost, node, otherSession, outputMatching, owner, rejection } from "./host-helpers.js";
+import {
+  fixture,
+  makeHost,
+  node,
+  otherSession,
+  outputMatching,
+  owner,
+  rejection,
+} from "./host-helpers.js";
 
 let engine: TestDocker;
 const container = `acp-test-${randomUUID().slice(0, 8)}`;
 beforeAll(async () => {
   engine = await startDocker();
   process.env.DOCKER_HOST = engine.dockerHost;
-  await engine.docker("run", "-d", "--network", "none", "-v", "/tmp:/tmp", "--name", container, TEST_IMAGE, "sleep", "100000");
+  await engine.docker(
+    "run",
+    "-d",
+    "--network",
+    "none",
+    "-v",
+    "/tmp:/tmp",
+    "--name",
+    container,
+    TEST_IMAGE,
+    "sleep",
+    "100000",
+  );
 }, 120_000);
 afterAll(async () => {
   await engine?.docker("rm", "-f", container).catch(() => undefined);
@@ -32,7 +59,11 @@ afterAll(async () => {
 
 function marker() {
   const value = randomUUID();
-  return { value, env: [{ name: "ACP_TEST_MARK", value }], left: () => processesWithEnv("ACP_TEST_MARK", value) };
+  return {
+    value,
+    env: [{ name: "ACP_TEST_MARK", value }],
+    left: () => processesWithEnv("ACP_TEST_MARK", value),
+  };
 }
 
 const ourContainers = async () =>
@@ -48,19 +79,27 @@ describe("docker executor", () => {
       const status = await host.waitForExit(owner, id);
       return { status, output: host.output(owner, id).output };
     };
-    expect(await run("cat /proc/1/cmdline | tr '\\0' ' '; echo; echo out; echo err >&2; exit 7")).toEqual({
+    expect(
+      await run("cat /proc/1/cmdline | tr '\\0' ' '; echo; echo out; echo err >&2; exit 7"),
+    ).toEqual({
       status: { exitCode: 7, signal: null },
       output: "sleep 100000 \nout\nerr\n",
     });
     expect((await run("kill -INT $$")).status).toEqual({ exitCode: null, signal: "SIGINT" });
-    expect((await run("trap 'exit 130' INT; kill -INT $$; sleep 5")).status).toEqual({ exitCode: 130, signal: null });
+    expect((await run("trap 'exit 130' INT; kill -INT $$; sleep 5")).status).toEqual({
+      exitCode: 130,
+      signal: null,
+    });
 
     const cat = await host.create(owner, { command: "cat", args: [], stdin: true });
     await host.write(owner, cat, "into the container\n", { eof: true });
     expect(await host.waitForExit(owner, cat)).toEqual({ exitCode: 0, signal: null });
     expect(host.output(owner, cat).output).toBe("into the container\n");
 
-    const pty = await host.create(owner, { command: "stty size; read line; stty size", pty: { cols: 100, rows: 30 } });
+    const pty = await host.create(owner, {
+      command: "stty size; read line; stty size",
+      pty: { cols: 100, rows: 30 },
+    });
     await outputMatching(host, pty, /30 100/);
     host.resize(owner, pty, 120, 40);
     await host.write(owner, pty, "\r");
@@ -75,7 +114,10 @@ describe("docker executor", () => {
   it("kills the group in the container on kill, and what left it on release", async () => {
     const host = makeHost({ on: `docker://${container}`, cwd: "/tmp" });
     const mark = marker();
-    const id = await host.create(owner, { command: "sleep 300 & setsid sleep 300 & echo started; wait", env: mark.env });
+    const id = await host.create(owner, {
+      command: "sleep 300 & setsid sleep 300 & echo started; wait",
+      env: mark.env,
+    });
     await outputMatching(host, id, /started/);
     await until(() => mark.left().length === 3, { message: "sh, sleep and setsid's sleep" });
     expect(await host.kill(owner, id)).toEqual({ exitCode: null, signal: "SIGTERM" });
@@ -125,32 +167,55 @@ describe("docker executor", () => {
     expect(agents).toHaveLength(1);
     process.kill(agents[0]!, "SIGKILL");
     for (const id of ids) {
-      expect(await withDeadline(host.waitForExit(owner, id), 10_000, "exit after the drop")).toEqual({
+      expect(
+        await withDeadline(host.waitForExit(owner, id), 10_000, "exit after the drop"),
+      ).toEqual({
         exitCode: null,
         signal: "SIGKILL",
       });
       expect(host.output(owner, id).output).toMatch(/lost the connection to docker:\/\//);
     }
-    await until(() => mark.left().length === 0, { timeoutMs: 10_000, message: "the agent's cleanup" });
+    await until(() => mark.left().length === 0, {
+      timeoutMs: 10_000,
+      message: "the agent's cleanup",
+    });
   });
 
   it("stops and removes the session's container when the host is SIGKILLed", async () => {
     const mark = marker();
-    const child = spawn(node, [fixture("remote-host-dies.mjs"), `docker-image://${TEST_IMAGE}?network=none`, "sleep 300", mark.value], {
-      stdio: ["ignore", "pipe", "inherit"],
-      env: { ...process.env, DOCKER_HOST: engine.dockerHost },
-    });
+    const child = spawn(
+      node,
+      [
+        fixture("remote-host-dies.mjs"),
+        `docker-image://${TEST_IMAGE}?network=none`,
+        "sleep 300",
+        mark.value,
+      ],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+        env: { ...process.env, DOCKER_HOST: engine.dockerHost },
+      },
+    );
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
     try {
-      await until(() => out.includes("ready"), { timeoutMs: 20_000, message: "the host to start both" });
+      await until(() => out.includes("ready"), {
+        timeoutMs: 20_000,
+        message: "the host to start both",
+      });
       expect(mark.left()).toHaveLength(2);
       expect(await ourContainers()).toHaveLength(1);
     } finally {
       child.kill("SIGKILL");
     }
-    await until(() => mark.left().length === 0, { timeoutMs: 15_000, message: "the container to stop" });
-    await until(async () => (await ourContainers()).length === 0, { timeoutMs: 15_000, message: "--rm" });
+    await until(() => mark.left().length === 0, {
+      timeoutMs: 15_000,
+      message: "the container to stop",
+    });
+    await until(async () => (await ourContainers()).length === 0, {
+      timeoutMs: 15_000,
+      message: "--rm",
+    });
   });
 });
 

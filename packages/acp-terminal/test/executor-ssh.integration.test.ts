@@ -29,7 +29,11 @@ afterAll(async () => {
 /** A marker for one test's commands, and the env entry that puts it in their environment. */
 function marker() {
   const value = randomUUID();
-  return { value, env: [{ name: "ACP_TEST_MARK", value }], left: () => processesWithEnv("ACP_TEST_MARK", value) };
+  return {
+    value,
+    env: [{ name: "ACP_TEST_MARK", value }],
+    left: () => processesWithEnv("ACP_TEST_MARK", value),
+  };
 }
 
 /** Processes whose command line contains `text` (ssh clients, remote wrappers), or only children of `parent`. */
@@ -57,7 +61,11 @@ function staleAgentDirectories(): string[] {
     .filter((name) => /^acp-terminal-[0-9a-f]{16}$/.test(name))
     .filter((name) => {
       try {
-        execFileSync("perl", ["-MSocket", "-e", `socket(S,PF_UNIX,SOCK_STREAM,0);connect(S,pack_sockaddr_un("/tmp/${name}/s")) or exit 1`]);
+        execFileSync("perl", [
+          "-MSocket",
+          "-e",
+          `socket(S,PF_UNIX,SOCK_STREAM,0);connect(S,pack_sockaddr_un("/tmp/${name}/s")) or exit 1`,
+        ]);
         return false;
       } catch {
         return true;
@@ -102,7 +110,9 @@ describe("ssh executor", () => {
 
   it("keeps stdout and stderr in order, feeds stdin, and runs PTYs at the size asked and resized", async () => {
     const host = sshHost();
-    const ordered = await host.create(owner, { command: "for i in 1 2 3; do echo out$i; echo err$i >&2; done" });
+    const ordered = await host.create(owner, {
+      command: "for i in 1 2 3; do echo out$i; echo err$i >&2; done",
+    });
     await host.waitForExit(owner, ordered);
     expect(host.output(owner, ordered).output).toBe("out1\nerr1\nout2\nerr2\nout3\nerr3\n");
 
@@ -124,12 +134,12 @@ describe("ssh executor", () => {
 
   it("says what failed: a missing command, a missing cwd, an unreachable host", async () => {
     const host = sshHost();
-    expect((await rejection(host.create(owner, { command: "no-such-command-xyz", args: [] }))).message).toMatch(
-      /^Command not found: no-such-command-xyz \(ENOENT\).*\(on ssh:\/\/acp-test\)$/,
-    );
-    expect((await rejection(host.create(owner, { command: "pwd", cwd: "/no/such/dir" }))).message).toBe(
-      "Working directory does not exist on ssh://acp-test: /no/such/dir",
-    );
+    expect(
+      (await rejection(host.create(owner, { command: "no-such-command-xyz", args: [] }))).message,
+    ).toMatch(/^Command not found: no-such-command-xyz \(ENOENT\).*\(on ssh:\/\/acp-test\)$/);
+    expect(
+      (await rejection(host.create(owner, { command: "pwd", cwd: "/no/such/dir" }))).message,
+    ).toBe("Working directory does not exist on ssh://acp-test: /no/such/dir");
     const unreachable = makeHost({ on: "ssh://nobody@127.0.0.1:1", cwd: "/tmp" });
     expect((await rejection(unreachable.create(owner, { command: "true" }))).message).toMatch(
       /^Cannot connect to ssh:\/\/nobody@127\.0\.0\.1:1: .*(refused|closed)/i,
@@ -165,7 +175,9 @@ describe("ssh executor", () => {
     const host = makeHost({ on: executor, cwd: "/tmp" });
     const owners: TerminalOwner[] = [owner];
     const ids = await Promise.all(
-      Array.from({ length: 12 }, () => host.create(owners[0]!, { command: "sleep", args: ["300"] })),
+      Array.from({ length: 12 }, () =>
+        host.create(owners[0]!, { command: "sleep", args: ["300"] }),
+      ),
     );
     expect(masters()).toHaveLength(2);
     await Promise.all(ids.map((id) => host.release(owner, id)));
@@ -188,7 +200,9 @@ describe("ssh executor", () => {
     for (const id of ids) {
       const status = await withDeadline(host.waitForExit(owner, id), 10_000, "exit after the drop");
       expect(status).toEqual({ exitCode: null, signal: "SIGKILL" });
-      expect(host.output(owner, id).output).toMatch(/\[acp-terminal\] lost the connection to ssh:\/\/acp-test/);
+      expect(host.output(owner, id).output).toMatch(
+        /\[acp-terminal\] lost the connection to ssh:\/\/acp-test/,
+      );
     }
     await until(() => mark.left().length === 0, { message: "the remote side to kill both" });
     const again = await host.create(owner, { command: "echo back" });
@@ -209,7 +223,10 @@ describe("ssh executor", () => {
       const status = await withDeadline(host.waitForExit(owner, id), 5_000, "exit after the stall");
       expect(status).toEqual({ exitCode: null, signal: "SIGKILL" });
       expect(host.output(owner, id).output).toMatch(/no answer from ssh:\/\/acp-test/);
-      await until(() => mark.left().length === 0, { timeoutMs: 10_000, message: "the agent's timeout" });
+      await until(() => mark.left().length === 0, {
+        timeoutMs: 10_000,
+        message: "the agent's timeout",
+      });
     } finally {
       for (const pid of stopped) {
         try {
@@ -237,30 +254,44 @@ describe("ssh executor", () => {
     const remoteMark = /ACP_TERMINAL_REMOTE=[0-9a-f]+\.([0-9a-f]+)/.exec(
       readFileSync(`/proc/${shell}/environ`, "latin1"),
     );
-    const [wrapper, ...others] = localProcesses(`h.pl\0wrap\0${remoteMark?.[1]}`).sort((a, b) => a - b);
+    const [wrapper, ...others] = localProcesses(`h.pl\0wrap\0${remoteMark?.[1]}`).sort(
+      (a, b) => a - b,
+    );
     expect(others).toHaveLength(1); // its sentinel, a fork (started after it)
     process.kill(wrapper!, "SIGKILL"); // the sentinel follows it, and the agent kills the group
     expect(await host.waitForExit(owner, wrapped)).toEqual({ exitCode: null, signal: "SIGKILL" });
-    expect(host.output(owner, wrapped).output).toMatch(/remote wrapper of this command .* was killed/);
+    expect(host.output(owner, wrapped).output).toMatch(
+      /remote wrapper of this command .* was killed/,
+    );
     await until(() => mark.left().length === 0, { message: "the agent to kill the group" });
   });
 
   it("leaves nothing on the other side when the host is SIGKILLed", async () => {
     const mark = marker();
     const staleBefore = staleAgentDirectories();
-    const child = spawn(node, [fixture("remote-host-dies.mjs"), "ssh://acp-test", "sleep 300", mark.value], {
-      stdio: ["ignore", "pipe", "inherit"],
-      env: { ...process.env, ACP_TERMINAL_SSH_COMMAND: sshd.sshCommand.join(" ") },
-    });
+    const child = spawn(
+      node,
+      [fixture("remote-host-dies.mjs"), "ssh://acp-test", "sleep 300", mark.value],
+      {
+        stdio: ["ignore", "pipe", "inherit"],
+        env: { ...process.env, ACP_TERMINAL_SSH_COMMAND: sshd.sshCommand.join(" ") },
+      },
+    );
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
     try {
-      await until(() => out.includes("ready"), { timeoutMs: 15_000, message: "the host to start both" });
+      await until(() => out.includes("ready"), {
+        timeoutMs: 15_000,
+        message: "the host to start both",
+      });
       expect(mark.left().length).toBe(2); // sleep, in pipes and in a PTY
     } finally {
       child.kill("SIGKILL");
     }
-    await until(() => mark.left().length === 0, { timeoutMs: 10_000, message: "the agent's cleanup" });
+    await until(() => mark.left().length === 0, {
+      timeoutMs: 10_000,
+      message: "the agent's cleanup",
+    });
     await until(() => localProcesses(`ssh\0-F\0${sshd.configFile}`).length === 0, {
       message: "no ssh client left",
     });

@@ -4,7 +4,7 @@ import { once } from "node:events";
 import { relative, isAbsolute, join } from "node:path";
 import { TerminalError } from "../core/errors.js";
 import type { ExecutedProcess, Executor, ExecutorSpawnRequest } from "./types.js";
-import { RemoteLink, type RemotePlace, type RemoteTimings } from "./remote/remote-executor.js";
+import { RemoteLink, type RemotePlace, type RemoteTimings } from "./remote-link.js";
 
 export interface DockerExecutorOptions extends RemoteTimings {
   /** The docker CLI and its first arguments. Default `docker` (DOCKER_HOST and contexts apply). */
@@ -67,7 +67,10 @@ export class DockerImageExecutor implements Executor {
   readonly target: string;
   readonly #docker: string[];
   readonly #options: DockerImageOptions;
-  readonly #sessions = new Map<string, { link: RemoteLink; connectionId: string; sessionId: string }>();
+  readonly #sessions = new Map<
+    string,
+    { link: RemoteLink; connectionId: string; sessionId: string }
+  >();
   #disposed = false;
 
   constructor(

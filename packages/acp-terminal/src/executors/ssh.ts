@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExecutedProcess, Executor, ExecutorSpawnRequest } from "./types.js";
-import { shellQuote } from "./remote/connection.js";
-import { RemoteLink, type RemoteTimings } from "./remote/remote-executor.js";
+import { shellQuote } from "./remote-connection.js";
+import { RemoteLink, type RemoteTimings } from "./remote-link.js";
 
 export interface SshDestination {
   host: string;

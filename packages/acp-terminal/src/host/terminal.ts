@@ -233,9 +233,11 @@ export class Terminal {
         if (!this.#exitStatus) {
           await this.kill("SIGTERM");
         } else if (this.#groupOutlivedLeader) {
-          await this.#group.terminate({ signal: "SIGTERM", graceMs: this.#killGraceMs }).catch((error: unknown) => {
-            throw signalFailed(this.process.pid, "SIGTERM", error);
-          });
+          await this.#group
+            .terminate({ signal: "SIGTERM", graceMs: this.#killGraceMs })
+            .catch((error: unknown) => {
+              throw signalFailed(this.process.pid, "SIGTERM", error);
+            });
         }
       } finally {
         this.#group.release?.();

@@ -2,11 +2,11 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { homedir } from "node:os";
 import type { Readable } from "node:stream";
-import { TerminalError } from "../../core/errors.js";
-import { messageOf } from "../../core/thrown.js";
-import { inputClosed, PipeInput } from "../../spawn/input.js";
-import { readPipe } from "../../spawn/pipe-reader.js";
-import { spawnWithPty } from "../../spawn/pty.js";
+import { TerminalError } from "../core/errors.js";
+import { messageOf } from "../core/thrown.js";
+import { inputClosed, PipeInput } from "../spawn/input.js";
+import { readPipe } from "../spawn/pipe-reader.js";
+import { spawnWithPty } from "../spawn/pty.js";
 import { TailText } from "./tail-text.js";
 
 /**
@@ -118,7 +118,9 @@ export async function startLocalClient(request: LocalClientRequest): Promise<Loc
   });
   const input = child.stdin ? new PipeInput(child.stdin, request.maxPendingStdinBytes) : undefined;
   const noStdin = (): TerminalError =>
-    inputClosed("the terminal was created without stdin; pass stdin: true to create to write to it");
+    inputClosed(
+      "the terminal was created without stdin; pass stdin: true to create to write to it",
+    );
   return {
     pid: child.pid ?? -1,
     ended: Promise.all([exited, closed]).then(() => input?.close()),

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from "node:timers/promises";
-import type { ProcessGroup } from "../types.js";
-import type { RemoteConnection, RemoteEvent } from "./connection.js";
+import type { ProcessGroup } from "./types.js";
+import type { RemoteConnection, RemoteEvent } from "./remote-connection.js";
 
 /** After the grace's SIGKILL, how long to wait for the agent to see the group empty. */
 const AFTER_KILL_WAIT_MS = 5000;
@@ -25,7 +25,11 @@ export class RemoteGroup implements ProcessGroup {
   onEvent(event: RemoteEvent): void {
     if (event.kind === "exit") {
       this.#alive = event.groupAlive;
-    } else if (event.kind === "empty" || event.kind === "lost" || event.kind === "connection-lost") {
+    } else if (
+      event.kind === "empty" ||
+      event.kind === "lost" ||
+      event.kind === "connection-lost"
+    ) {
       this.#gone = event.kind !== "empty";
       this.#alive = false;
       for (const wake of this.#emptyWaiters.splice(0)) {

@@ -1,7 +1,7 @@
 import { constants } from "node:os";
-import { TerminalError } from "../../core/errors.js";
-import { spawnError } from "../../spawn/errors.js";
-import type { RemoteEvent } from "./connection.js";
+import { TerminalError } from "../core/errors.js";
+import { spawnError } from "../spawn/errors.js";
+import type { RemoteEvent } from "./remote-connection.js";
 
 export interface SpecFields {
   file: string;
@@ -16,7 +16,7 @@ export interface SpecFields {
 }
 
 /**
- * The wrapper's spec (helper-script.ts, `wrap`): NUL-separated fields, the same that execve takes,
+ * The wrapper's spec (remote-helper.ts, `wrap`): NUL-separated fields, the same that execve takes,
  * so a NUL inside one is refused here as Node refuses it for a local spawn.
  */
 export function encodeSpec(fields: SpecFields): Buffer {

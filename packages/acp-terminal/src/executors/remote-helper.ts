@@ -92,7 +92,7 @@ sub agent {
   out("ready $dir $nonce $$");
   my ($in, $need, $last) = ('', undef, time);
   while (1) {
-    if ($$ == 1) { 1 while waitpid(-1, $WNOHANG) > 0 }
+    1 while waitpid(-1, $WNOHANG) > 0; # sweepers, and as a container's pid 1 its orphans
     my $rin = ''; vec($rin, 0, 1) = 1; vec($rin, fileno($listen), 1) = 1;
     vec($rin, fileno($_->{fh}), 1) = 1 for values %conn;
     my $n = select(my $rout = $rin, undef, undef, %watch ? 0.02 : ($timeout ? 1 : undef));
@@ -139,7 +139,9 @@ sub agent {
         elsif ($op eq 'signal') { my $t = $term{$tok}; kill($arg, -$t->{pid}) if $t && $t->{pid} }
         elsif ($op eq 'watch') { $watch{$tok} = 1 }
         elsif ($op eq 'release') { delete $term{$tok}; delete $watch{$tok}; delete $spec{$tok};
-          sweep("$nonce.$tok", 0); out("released $tok") }
+          # Reading every /proc/*/environ takes a while: a child does it, the agent goes on.
+          my $sweeper = fork; if (defined $sweeper && !$sweeper) { sweep("$nonce.$tok", 0); exit 0 }
+          out("released $tok") }
         elsif ($op eq 'resize') { my $t = $term{$tok}; my ($cols, $rows) = split /x/, $arg;
           # TIOCSWINSZ on the terminal's PTY: the kernel sends SIGWINCH to its foreground group.
           if ($t && $t->{tty} && open(my $tty, '<', $t->{tty})) {

@@ -1,6 +1,6 @@
-import { TerminalError } from "../../core/errors.js";
-import type { ExecutedProcess, ExecutorSpawnRequest } from "../types.js";
-import { RemoteConnection } from "./connection.js";
+import { TerminalError } from "../core/errors.js";
+import type { ExecutedProcess, ExecutorSpawnRequest } from "./types.js";
+import { RemoteConnection } from "./remote-connection.js";
 import { spawnRemote } from "./remote-process.js";
 
 /** Defaults every remote executor shares; options may change them (tests use short heartbeats). */

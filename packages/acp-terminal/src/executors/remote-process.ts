@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
-import { TerminalError } from "../../core/errors.js";
-import type { ExitStatus } from "../../core/types.js";
-import type { ExecutedProcess, ExecutorSpawnRequest } from "../types.js";
-import type { RemoteConnection, RemoteEvent } from "./connection.js";
-import { drainUntilQuiet } from "./drain.js";
-import { startLocalClient, type LocalClient } from "./local-client.js";
+import { TerminalError } from "../core/errors.js";
+import type { ExitStatus } from "../core/types.js";
+import type { ExecutedProcess, ExecutorSpawnRequest } from "./types.js";
+import type { RemoteConnection, RemoteEvent } from "./remote-connection.js";
+import { drainUntilQuiet } from "./remote-drain.js";
+import { startLocalClient, type LocalClient } from "./session-client.js";
 import { RemoteGroup } from "./remote-group.js";
-import { encodeSpec, startFailure } from "./spec.js";
+import { encodeSpec, startFailure } from "./remote-spec.js";
 
 export interface RemoteSession {
   connection: RemoteConnection;
@@ -138,7 +138,11 @@ export async function spawnRemote(
     clientEnded.catch(() => {});
     const timer = new AbortController();
     try {
-      await Promise.race([startedPid, clientEnded, timeout(START_TIMEOUT_MS, target, timer.signal)]);
+      await Promise.race([
+        startedPid,
+        clientEnded,
+        timeout(START_TIMEOUT_MS, target, timer.signal),
+      ]);
     } finally {
       timer.abort();
     }

@@ -2,12 +2,12 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { Socket } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
-import { TerminalError } from "../../core/errors.js";
-import { messageOf } from "../../core/thrown.js";
-import { BOOTSTRAP, HELPER_SCRIPT } from "./helper-script.js";
+import { TerminalError } from "../core/errors.js";
+import { messageOf } from "../core/thrown.js";
+import { BOOTSTRAP, HELPER_SCRIPT } from "./remote-helper.js";
 import { TailText } from "./tail-text.js";
 
-/** What the agent says about one terminal (see helper-script.ts), or that the connection is gone. */
+/** What the agent says about one terminal (see remote-helper.ts), or that the connection is gone. */
 export type RemoteEvent =
   | { kind: "started"; pid: number }
   | { kind: "failed"; stage: string; errno: number; message: string }
@@ -39,7 +39,7 @@ export function shellQuote(word: string): string {
 }
 
 /**
- * One control session to another machine: the remote agent's stdin and stdout (helper-script.ts).
+ * One control session to another machine: the remote agent's stdin and stdout (remote-helper.ts).
  * Terminals subscribe by token; when the session ends or stops answering pings, each of them is
  * told `connection-lost` with the reason, once. Its child and pipes do not keep Node running.
  */
@@ -68,7 +68,7 @@ export class RemoteConnection {
     return this.#lostReason;
   }
 
-  /** The wrapper command a terminal's session runs (helper-script.ts, role `wrap`). */
+  /** The wrapper command a terminal's session runs (remote-helper.ts, role `wrap`). */
   wrapperArgv(token: string): string[] {
     return ["perl", `${this.directory}/h.pl`, "wrap", token];
   }
@@ -182,7 +182,10 @@ export class RemoteConnection {
       return; // lost: the caller hears it as an event
     }
     const timer = new AbortController();
-    await Promise.race([answered, delay(timeoutMs, undefined, { signal: timer.signal }).catch(() => undefined)]);
+    await Promise.race([
+      answered,
+      delay(timeoutMs, undefined, { signal: timer.signal }).catch(() => undefined),
+    ]);
     timer.abort();
     this.#syncs.delete(id);
   }
