@@ -23,7 +23,7 @@ export type ExecutorTarget =
     };
 
 /** A host name, user, container or image: no leading dash (it would be read as an option), no spaces. */
-const NAME = /^[A-Za-z0-9_.][A-Za-z0-9_.:%@/[\]-]*$/;
+const NAME = /^[A-Za-z0-9_.:][A-Za-z0-9_.:%@/[\]-]*$/;
 
 function invalid(field: string, received: unknown, why?: string): TerminalError {
   const error = TerminalError.invalidParams(field, EXECUTOR_FORMS, received);
@@ -38,7 +38,8 @@ export function parseExecutorTarget(on: string, field = "options.on"): ExecutorT
   const [, kind, rest = ""] = /^([a-z-]+):\/\/(.*)$/.exec(on) ?? [];
   if (kind === "ssh") {
     const match = /^(?:([^@/]+)@)?(\[[^\]]+\]|[^:/]+)(?::(\d+))?\/?$/.exec(rest);
-    const [, user, host = "", port] = match ?? [];
+    const [, user, bracketed = "", port] = match ?? [];
+    const host = bracketed.replace(/^\[(.*)\]$/, "$1"); // an IPv6 address
     if (!match || !NAME.test(host) || (user !== undefined && !NAME.test(user))) {
       throw invalid(field, on);
     }
@@ -46,7 +47,7 @@ export function parseExecutorTarget(on: string, field = "options.on"): ExecutorT
     if (portNumber !== undefined && (portNumber < 1 || portNumber > 65535)) {
       throw invalid(field, on, `port ${port} is not between 1 and 65535`);
     }
-    return { kind, host: host.replace(/^\[(.*)\]$/, "$1"), user, port: portNumber };
+    return { kind, host, user, port: portNumber };
   }
   if (kind === "docker") {
     if (!NAME.test(rest)) {
