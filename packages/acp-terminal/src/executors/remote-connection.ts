@@ -4,19 +4,9 @@ import { Socket } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
 import { TerminalError } from "../core/errors.js";
 import { messageOf } from "../core/thrown.js";
+import { parseEvent, type RemoteEvent } from "./remote-events.js";
 import { BOOTSTRAP, HELPER_SCRIPT } from "./remote-helper.js";
 import { TailText } from "./tail-text.js";
-
-/** What the agent says about one terminal (see remote-helper.ts), or that the connection is gone. */
-export type RemoteEvent =
-  | { kind: "started"; pid: number }
-  | { kind: "failed"; stage: string; errno: number; message: string }
-  | { kind: "exit"; exitCode: number | null; signal: string | null; groupAlive: boolean }
-  | { kind: "lost" }
-  | { kind: "empty" }
-  | { kind: "released" }
-  | { kind: "resized" }
-  | { kind: "connection-lost"; reason: string };
 
 export interface ConnectionOptions {
   /** `ssh://box`, `docker://app`: named in every error. */
@@ -32,11 +22,6 @@ export interface ConnectionOptions {
 /** The longest line the agent may send (its lines are short: ids, numbers, an errno message). */
 const MAX_LINE_BYTES = 64 * 1024;
 const SCRIPT = Buffer.from(HELPER_SCRIPT);
-
-/** `'...'` for a POSIX shell: the remote login shell parses ssh's command line once. */
-export function shellQuote(word: string): string {
-  return `'${word.replaceAll("'", `'\\''`)}'`;
-}
 
 /**
  * One control session to another machine: the remote agent's stdin and stdout (remote-helper.ts).
@@ -286,32 +271,5 @@ export class RemoteConnection {
     if (event) {
       this.#listeners.get(token)?.(event);
     }
-  }
-}
-
-function parseEvent(op: string, rest: string[]): RemoteEvent | undefined {
-  switch (op) {
-    case "started":
-      return { kind: "started", pid: Number(rest[0]) };
-    case "failed": {
-      const [stage = "", errno = "0", ...message] = rest;
-      return { kind: "failed", stage, errno: Number(errno), message: message.join(" ") };
-    }
-    case "exit": {
-      const [code = "-", signal = "-", alive = "0"] = rest;
-      return {
-        kind: "exit",
-        exitCode: code === "-" ? null : Number(code),
-        signal: signal === "-" ? null : signal,
-        groupAlive: alive === "1",
-      };
-    }
-    case "lost":
-    case "empty":
-    case "released":
-    case "resized":
-      return { kind: op };
-    default:
-      return undefined;
   }
 }

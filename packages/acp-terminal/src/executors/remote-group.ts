@@ -1,6 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import type { ProcessGroup } from "./types.js";
-import type { RemoteConnection, RemoteEvent } from "./remote-connection.js";
+import type { RemoteConnection } from "./remote-connection.js";
+import type { RemoteEvent } from "./remote-events.js";
 
 /** After the grace's SIGKILL, how long to wait for the agent to see the group empty. */
 const AFTER_KILL_WAIT_MS = 5000;

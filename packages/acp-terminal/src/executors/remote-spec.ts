@@ -1,7 +1,7 @@
 import { constants } from "node:os";
 import { TerminalError } from "../core/errors.js";
 import { spawnError } from "../spawn/errors.js";
-import type { RemoteEvent } from "./remote-connection.js";
+import type { RemoteEvent } from "./remote-events.js";
 
 export interface SpecFields {
   file: string;

@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExecutedProcess, Executor, ExecutorSpawnRequest } from "./types.js";
-import { shellQuote } from "./remote-connection.js";
 import { RemoteLink, type RemoteTimings } from "./remote-link.js";
 
 export interface SshDestination {
@@ -78,6 +77,11 @@ export class SshExecutor implements Executor {
   dispose(): Promise<void> {
     return this.#link.close();
   }
+}
+
+/** `'...'` for a POSIX shell: the remote login shell parses ssh's command line once. */
+function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 function sshCommandFromEnvironment(): string[] {
