@@ -7,8 +7,10 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { SshExecutor } from "../src/executors/ssh.js";
 import type { TerminalOwner } from "../src/host/types.js";
 import { processesWithEnv } from "../../../test/support/processes.js";
@@ -269,12 +271,15 @@ describe("ssh executor", () => {
   it("leaves nothing on the other side when the host is SIGKILLed", async () => {
     const mark = marker();
     const staleBefore = staleAgentDirectories();
+    const local = mkdtempSync(path.join(tmpdir(), "acp-host-"));
+    onTestFinished(() => rmSync(local, { recursive: true, force: true }));
     const child = spawn(
       node,
       [fixture("remote-host-dies.mjs"), "ssh://acp-test", "sleep 300", mark.value],
       {
         stdio: ["ignore", "pipe", "inherit"],
-        env: { ...process.env, ACP_TERMINAL_SSH_COMMAND: sshd.sshCommand.join(" ") },
+        // Its TMPDIR: a SIGKILLed host cannot remove its master's socket directory; the test does.
+        env: { ...process.env, ACP_TERMINAL_SSH_COMMAND: sshd.sshCommand.join(" "), TMPDIR: local },
       },
     );
     let out = "";

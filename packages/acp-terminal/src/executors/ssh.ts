@@ -35,13 +35,13 @@ const COMMON = ["-o", "BatchMode=yes", "-o", "LogLevel=ERROR"];
 export class SshExecutor implements Executor {
   readonly target: string;
   readonly #link: RemoteLink;
-  readonly #controlDir: string;
+  /** The masters' sockets: made with the first connection, removed when the executor closes. */
+  #controlDir: string | undefined;
 
   constructor(destination: SshDestination, options: SshExecutorOptions = {}) {
     const { host, user, port } = destination;
     this.target = `ssh://${user ? `${user}@` : ""}${host}${port ? `:${port}` : ""}`;
     const ssh = options.sshCommand ?? sshCommandFromEnvironment();
-    this.#controlDir = mkdtempSync(join(tmpdir(), "acp-ssh-"));
     // A socket of its own for each connection: a master that died may leave its socket behind.
     let connections = 0;
     const to = [...(port ? ["-p", String(port)] : []), ...(user ? ["-l", user] : []), host, "--"];
@@ -50,6 +50,7 @@ export class SshExecutor implements Executor {
       {
         target: this.target,
         connection: () => {
+          this.#controlDir ??= mkdtempSync(join(tmpdir(), "acp-ssh-"));
           const socket = join(this.#controlDir, `m${++connections}`);
           return {
             controlCommand: (argv) => [
@@ -64,7 +65,11 @@ export class SshExecutor implements Executor {
           };
         },
         remoteCwd: (cwd) => cwd,
-        afterClose: async () => rmSync(this.#controlDir, { recursive: true, force: true }),
+        afterClose: async () => {
+          if (this.#controlDir !== undefined) {
+            rmSync(this.#controlDir, { recursive: true, force: true });
+          }
+        },
       },
       { maxSessions: DEFAULT_MAX_SESSIONS, ...options },
     );
