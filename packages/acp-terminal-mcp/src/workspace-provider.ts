@@ -32,6 +32,12 @@ export class WorkspaceProvider extends LocalTerminalProvider {
     private readonly closeStdin: boolean,
     /** The MCP calls in flight, to tell the approval hook which one starts a command. */
     private readonly calls?: CallDirectory,
+    /**
+     * Where the commands run (`--on`): `local`; `mounted` (a container with the workspace mounted
+     * at the same path: checked here by the open directory, started by its path); `remote`
+     * (another machine's paths: checked lexically, nothing here to open).
+     */
+    private readonly where: "local" | "mounted" | "remote" = "local",
   ) {
     super(host, { owner: { connectionId: "mcp", sessionId: "mcp" } });
   }
@@ -46,6 +52,11 @@ export class WorkspaceProvider extends LocalTerminalProvider {
         `refused: the working directory must be an absolute path inside the workspace ${this.workspace}, received ${JSON.stringify(requested)}`,
       );
     }
+    if (this.where === "remote") {
+      const actual = path.resolve(requested);
+      this.assertInside(requested, actual);
+      return createScope.run({ call }, () => super.create({ ...request, cwd: actual }));
+    }
     let directory;
     try {
       directory = await open(requested, constants.O_RDONLY | constants.O_DIRECTORY);
@@ -58,7 +69,7 @@ export class WorkspaceProvider extends LocalTerminalProvider {
       const spawn = `/proc/self/fd/${directory.fd}`;
       const actual = FD_PATHS ? await readlink(spawn) : await realpath(requested);
       this.assertInside(requested, actual);
-      const cwd = FD_PATHS ? { spawn, shown: actual } : undefined;
+      const cwd = FD_PATHS && this.where === "local" ? { spawn, shown: actual } : undefined;
       return await createScope.run({ call, ...(cwd ? { cwd } : {}) }, () =>
         super.create({ ...request, cwd: cwd?.spawn ?? actual }),
       );

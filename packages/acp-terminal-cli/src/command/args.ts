@@ -3,10 +3,12 @@ import {
   APPROVAL_FLAG_OPTIONS,
   approvalFlagsHelp,
   approvalFlags,
+  checkExecutorTarget,
   type ApprovalFlags,
 } from "acp-terminal";
 import { EXIT_CODES_HELP } from "../exit-codes.js";
 import { terminalLimits, type TerminalLimits } from "./terminal-limits.js";
+import { SANDBOX_WITH_ON } from "acp-terminal";
 import { messageOf } from "acp-terminal/internal";
 
 export interface RunOptions extends TerminalLimits {
@@ -34,6 +36,8 @@ export interface RunOptions extends TerminalLimits {
   noContain?: boolean;
   /** Offer the terminals as MCP tools instead of v1 terminals (present only when set). */
   mcpTools?: boolean;
+  /** Where the terminals' commands run (`--on`; present only when not this machine). */
+  on?: string;
   /**
    * The ACP version to speak: the v2 draft, or whichever the agent picks when offered v2 (`auto`);
    * present only when not v1, the default.
@@ -72,6 +76,10 @@ ${approvalFlagsHelp(21)}
                      live terminals in all (default 1024, or --max-terminals if higher)
   --verbose          say on stderr how terminals are contained and sandboxed
   --no-contain       no PID namespace per terminal: kill reaches the process group only
+  --on WHERE         run the terminals' commands elsewhere: ssh://[user@]host[:port] (as ssh
+                     resolves it, ~/.ssh/config included), docker://CONTAINER, or
+                     docker-image://IMAGE (a container per session with --cwd mounted at the
+                     same path); --cwd is then a path there. Needs perl there.
   --mcp-tools        offer the terminals as MCP tools (exec, process) instead of v1 terminals:
                      over the ACP connection when the agent takes it (mcpCapabilities.acp), else
                      as the stdio server acp-terminal mcp with this cwd, --yes/--allow, --sandbox
@@ -136,6 +144,7 @@ export function parseCommand(
         verbose: { type: "boolean", default: false },
         "no-contain": { type: "boolean", default: false },
         "mcp-tools": { type: "boolean", default: false },
+        on: { type: "string" },
         protocol: { type: "string", default: "v1" },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
@@ -196,12 +205,20 @@ export function parseCommand(
   if (typeof limits === "string") {
     return { kind: "error", message: limits };
   }
+  const sessionCwd = resolvePath(cwd, values.cwd ?? ".");
+  const on = values.on === undefined ? undefined : executorTarget(values.on, sessionCwd);
+  if (on?.startsWith("Invalid")) {
+    return { kind: "error", message: on };
+  }
+  if (on !== undefined && on !== "local" && approval.sandbox !== "off") {
+    return { kind: "error", message: SANDBOX_WITH_ON };
+  }
   return {
     kind: "run",
     options: {
       agent: values.agent,
       prompt: rest.join(" "),
-      cwd: resolvePath(cwd, values.cwd ?? "."),
+      cwd: sessionCwd,
       pty: values.pty,
       yes: values.yes,
       allow: values.allow,
@@ -216,6 +233,22 @@ export function parseCommand(
       ...(values.verbose ? { verbose: true } : {}),
       ...(values["no-contain"] ? { noContain: true } : {}),
       ...(values["mcp-tools"] ? { mcpTools: true } : {}),
+      ...(on !== undefined && on !== "local" ? { on } : {}),
     },
   };
+}
+
+/**
+ * `--on` checked (an error message when wrong); `docker-image://` without a workspace gets the
+ * session's cwd mounted at the same path, so the paths the agent sees are valid in the container.
+ */
+function executorTarget(on: string, sessionCwd: string): string {
+  const problem = checkExecutorTarget(on);
+  if (problem !== undefined) {
+    return `Invalid --on: ${problem}`;
+  }
+  if (!on.startsWith("docker-image://") || /[?&]workspace=/.test(on)) {
+    return on;
+  }
+  return `${on}${on.includes("?") ? "&" : "?"}workspace=${encodeURIComponent(sessionCwd)}`;
 }

@@ -46,6 +46,7 @@ export function clientSide(
   const host =
     hostsTerminals || options.mcpTools === true
       ? new TerminalHost({
+          ...(options.on !== undefined ? { on: options.on } : {}),
           pty: options.pty,
           cwd: options.cwd,
           sandbox: hostSandbox(options.approval, options.cwd),
@@ -64,6 +65,7 @@ export function clientSide(
   const mcpTools =
     options.mcpTools === true && host !== undefined
       ? new McpToolsOffer({
+          on: options.on,
           host,
           cwd: options.cwd,
           approval: options.approval,

@@ -59,6 +59,7 @@ export async function pickDriver(
   const driver = new V2AgentTerminals({
     cwd: options.cwd,
     approval: options.approval,
+    on: options.on,
     maxTerminals: options.maxTerminals,
     maxTotalTerminals: options.maxTotalTerminals,
     version,

@@ -2,9 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { PidNamespace } from "../contain/pid-namespace.js";
 import { OutputBuffer } from "../output/output-buffer.js";
 import type { CommandPlan } from "../spawn/command.js";
-import { spawnProcess } from "../spawn/spawn.js";
-import type { SpawnedProcess } from "../spawn/types.js";
-import { terminateProcessGroup } from "../terminate/kill.js";
+import { localExecutor, processGroupOf } from "../executors/local.js";
+import type { ExecutedProcess } from "../executors/types.js";
 import type { TypedEvents } from "./events.js";
 import type { ResolvedHostOptions } from "./options.js";
 import { Terminal } from "./terminal.js";
@@ -72,7 +71,7 @@ export async function launchTerminal(
       events.emit("written", { terminalId, owner, totalBytes: buffer.totalBytes });
     }
   };
-  const spawning = spawnProcess({
+  const spawning = (options.executor ?? localExecutor).spawn({
     file: plan.file,
     args: plan.args,
     ...(prefix.length > 0 ? { prefix } : {}),
@@ -84,6 +83,9 @@ export async function launchTerminal(
     maxPendingStdinBytes: options.maxPendingStdinBytes,
     onData: appendOutput,
     signal: controller.signal,
+    shell: plan.shell,
+    requestEnv: env,
+    session: owner,
   });
   const spawned = await spawning.catch((error: unknown) => {
     namespace?.end();
@@ -114,15 +116,16 @@ export async function launchTerminal(
 
 /** A process that spawned after dispose() began: killed with its group, never registered. */
 async function abandon(
-  spawned: SpawnedProcess,
+  spawned: ExecutedProcess,
   controller: AbortController,
   namespace: PidNamespace | undefined,
 ): Promise<void> {
   try {
-    await terminateProcessGroup(spawned, { signal: "SIGKILL", graceMs: 0 });
+    await processGroupOf(spawned).terminate({ signal: "SIGKILL", graceMs: 0 });
     namespace?.end();
     await spawned.settled;
   } finally {
+    processGroupOf(spawned).release?.();
     namespace?.end();
     controller.abort();
   }

@@ -165,7 +165,11 @@ export class TerminalHost {
     const plan = planCommand(params.command, params.args, this.#options.shell, this.#shell);
     const freeSlot = this.#slots.reserve(owner);
     try {
-      const env = commandEnvironment(hostBaseEnvironment(this.#options.env), params.env);
+      // Elsewhere (options.on), the request's variables go on top of that machine's environment,
+      // and the program cannot be resolved here: no allow pattern matches it.
+      const remote = this.#options.executor !== undefined;
+      const base = remote ? {} : hostBaseEnvironment(this.#options.env);
+      const env = commandEnvironment(base, params.env);
       const sandboxPrefix = this.#sandbox.prefixFor(cwd);
       const command: AuthorizeCommand = {
         owner,
@@ -174,7 +178,9 @@ export class TerminalHost {
         cwd,
         shell: plan.shell,
         env: (params.env ?? []).map(({ name, value }) => ({ name, value })),
-        ...resolvePlan(plan, cwd, env.PATH),
+        ...(remote
+          ? { program: null, argv: [plan.file, ...plan.args] }
+          : resolvePlan(plan, cwd, env.PATH)),
         sandbox: this.#sandbox.mode,
       };
       const granted = await authorizeAction(this.#options.authorize, {
@@ -270,6 +276,7 @@ export class TerminalHost {
       await Promise.all(
         matching.map((terminal) => this.#release(terminal, TerminalError.notFound(terminal.id))),
       );
+      await this.#options.executor?.endSessions?.(filter);
     });
   }
 
@@ -375,6 +382,9 @@ export class TerminalHost {
       this.#exitHook.clear();
       this.#reaper.close();
       this.#namespaces?.close();
+      if (this.#options.ownsExecutor) {
+        await this.#options.executor?.dispose();
+      }
     })();
     return this.#disposing;
   }

@@ -11,6 +11,7 @@ import type {
   ShellMode,
   TerminalOwner,
 } from "../core/types.js";
+import type { Executor } from "../executors/types.js";
 
 import type { SandboxMode, SandboxOptions } from "../sandbox/sandbox-options.js";
 
@@ -165,6 +166,15 @@ export interface TerminalHostOptions {
    * sandbox that was asked for. The workspace defaults to `cwd`, else `process.cwd()`.
    */
   sandbox?: SandboxMode | SandboxOptions;
+  /**
+   * Where commands run: `"local"` (default), `"ssh://[user@]host[:port]"` (resolved as `ssh`
+   * resolves it), `"docker://CONTAINER"`, `"docker-image://IMAGE[?workspace=DIR[:MOUNT]]"` (a
+   * container per session), or an Executor. One made from a string is disposed with the host.
+   * Paths (cwd) are the other machine's; its environment is the base of the commands'. Allow
+   * patterns never match a command run elsewhere (its program cannot be resolved here), and the
+   * sandbox is for local commands only: `sandbox` other than "off" with `on` is refused.
+   */
+  on?: string | Executor;
 }
 
 export interface TerminalOutputEvent {
