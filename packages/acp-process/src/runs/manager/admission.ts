@@ -41,10 +41,9 @@ export class RunAdmission {
   async start(request: StartRunOptions): Promise<RunSnapshot> {
     validateStart(request);
     const provider = this.ctx.providerFor(request.sessionId);
-    if (request.pty && !provider.capabilities.pty) {
-      throw ProcessError.unsupported(
-        "A PTY",
-        provider.kind,
+    if (request.pty) {
+      requirePty(
+        provider,
         "run without pty, or use a client that advertises the acp-terminal extension",
       );
     }
@@ -85,12 +84,8 @@ export class RunAdmission {
    */
   claim(record: RunRecord): Promise<RunSnapshot> {
     const provider = this.ctx.providerFor(record.sessionId);
-    if (record.pty && !provider.capabilities.pty) {
-      throw ProcessError.unsupported(
-        "A PTY",
-        provider.kind,
-        "recover with a provider that has PTYs",
-      );
+    if (record.pty) {
+      requirePty(provider, "recover with a provider that has PTYs");
     }
     record.stdin = record.stdin && provider.capabilities.write;
     const run = new Run(record, { ...this.ctx.runs, provider }, { stdin: record.stdin });
@@ -115,5 +110,12 @@ export class RunAdmission {
     }
     await started;
     return run.snapshot();
+  }
+}
+
+/** A PTY asked of a provider that has none is refused, saying what to do `instead`. */
+function requirePty(provider: TerminalProvider, instead: string): void {
+  if (!provider.capabilities.pty) {
+    throw ProcessError.unsupported("A PTY", provider.kind, instead);
   }
 }
