@@ -42,7 +42,7 @@ export {
 } from "./host/options.js";
 export { KILL_GRACE_MS } from "./terminate/kill.js";
 export type { OutputReader } from "./output/output-buffer.js";
-export { describeContainment } from "./contain/describe.js";
+export { containmentFor, describeContainment } from "./contain/describe.js";
 
 // --- Approval (the `authorize` hook) ---
 export { createApprovalPolicy } from "./approval/approval-policy.js";

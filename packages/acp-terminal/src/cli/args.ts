@@ -23,8 +23,10 @@ export interface RunOptions extends TerminalLimits {
   agentLog?: string | undefined;
   /** Say on stderr how terminals are contained (present only when set). */
   verbose?: boolean;
-  /** Process-group kill only, no PID namespace per terminal (present only when set). */
+  /** Process-group kill only: no launcher keeping each command's tree (present only when set). */
   noContain?: boolean;
+  /** Each terminal in its own PID namespace (present only when set). */
+  pidNamespace?: boolean;
   /** Offer the terminals as MCP tools instead of v1 terminals (present only when set). */
   mcpTools?: boolean;
   /**
@@ -66,8 +68,12 @@ Options:
   --max-terminals N  live terminals the session may hold (default 64)
   --max-total-terminals N
                      live terminals in all (default 1024, or --max-terminals if higher)
-  --verbose          say on stderr how terminals are contained (PID namespace or process group)
-  --no-contain       no PID namespace per terminal: kill reaches the process group only
+  --verbose          say on stderr how terminals are contained (process tree, PID namespace or
+                     process group)
+  --no-contain       kill reaches each command's process group only: what leaves it (setsid, a
+                     double fork) outlives its terminal
+  --pid-namespace    each terminal in its own PID namespace: commands see namespace pids ($$, $!,
+                     ps), which mean nothing to the agent or to other terminals
   --mcp-tools        offer the terminals as MCP tools (exec, process) instead of v1 terminals:
                      over the ACP connection when the agent takes it (mcpCapabilities.acp), else
                      as the stdio server acp-terminal mcp with this cwd and --yes/--allow
@@ -132,6 +138,7 @@ export function parseCommand(
         "max-total-terminals": { type: "string" },
         verbose: { type: "boolean", default: false },
         "no-contain": { type: "boolean", default: false },
+        "pid-namespace": { type: "boolean", default: false },
         "mcp-tools": { type: "boolean", default: false },
         protocol: { type: "string", default: "v1" },
         help: { type: "boolean", short: "h", default: false },
@@ -195,6 +202,12 @@ export function parseCommand(
       message: `Invalid --protocol: expected one of ${PROTOCOLS.join(", ")}, received ${JSON.stringify(values.protocol)}`,
     };
   }
+  if (values["no-contain"] && values["pid-namespace"]) {
+    return {
+      kind: "error",
+      message: "--no-contain and --pid-namespace exclude each other: give one",
+    };
+  }
   const limits = terminalLimits(values["max-terminals"], values["max-total-terminals"]);
   if (typeof limits === "string") {
     return { kind: "error", message: limits };
@@ -217,7 +230,16 @@ export function parseCommand(
       ...(protocol === "v1" ? {} : { protocol }),
       ...(values.verbose ? { verbose: true } : {}),
       ...(values["no-contain"] ? { noContain: true } : {}),
+      ...(values["pid-namespace"] ? { pidNamespace: true } : {}),
       ...(values["mcp-tools"] ? { mcpTools: true } : {}),
     },
   };
+}
+
+/** The TerminalHost `containment` option the flags ask for. */
+export function containmentOption(options: {
+  noContain?: boolean;
+  pidNamespace?: boolean;
+}): "auto" | "pid-namespace" | "off" {
+  return options.noContain ? "off" : options.pidNamespace ? "pid-namespace" : "auto";
 }

@@ -15,7 +15,8 @@ import { cliApprovalPolicy } from "./approval.js";
 import { terminalClientCapabilities } from "../rpc/capabilities.js";
 import { boundedRequestError, cutText } from "../rpc/bounded-error.js";
 import { AgentProcess, type AgentExit } from "./agent-process.js";
-import type { RunOptions } from "./args.js";
+import { containmentOption, type RunOptions } from "./args.js";
+import { containmentFor } from "../contain/describe.js";
 import { StopSignals } from "./stop-signals.js";
 import { ExitCode, exitCodeForStopReason } from "./exit-codes.js";
 import {
@@ -95,7 +96,9 @@ export async function runV2(options: RunOptions, io: CliIo, renderer: Renderer):
             clientInfo: { name: "acp-terminal", version: io.version },
             clientCapabilities: options.mcpTools
               ? { terminal: false }
-              : terminalClientCapabilities(),
+              : terminalClientCapabilities({
+                  containment: containmentFor(containmentOption(options)),
+                }),
           }
         : {}),
     },
@@ -172,7 +175,7 @@ class RunV2 {
         pty: this.options.pty,
         cwd: this.options.cwd,
         authorize: cliApprovalPolicy(mode, this.options.allow, ttyIo, questions, this.renderer),
-        containment: this.options.noContain ? "off" : "auto",
+        containment: containmentOption(this.options),
         maxTerminalsPerSession: this.options.maxTerminals,
         maxTerminals: this.options.maxTotalTerminals,
       });

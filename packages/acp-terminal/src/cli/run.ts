@@ -13,7 +13,7 @@ import { terminalClientCapabilities } from "../rpc/capabilities.js";
 import { boundedRequestError, cutText } from "../rpc/bounded-error.js";
 import { AgentProcess, type AgentExit } from "./agent-process.js";
 import { cliApprovalPolicy } from "./approval.js";
-import type { RunOptions } from "./args.js";
+import { containmentOption, type RunOptions } from "./args.js";
 import { StopSignals } from "./stop-signals.js";
 import { ExitCode, exitCodeForStopReason } from "./exit-codes.js";
 import {
@@ -101,7 +101,7 @@ export class Run {
     const questions = new QuestionQueue();
     const ttyIo = { input: this.io.stdin, output: this.io.stderr, signal: this.cancelled.signal };
     const authorize = cliApprovalPolicy(mode, this.options.allow, ttyIo, questions, this.renderer);
-    const containment = this.options.noContain ? "off" : "auto";
+    const containment = containmentOption(this.options);
     const host = new TerminalHost({
       pty: this.options.pty,
       cwd: this.options.cwd,
@@ -180,7 +180,7 @@ export class Run {
               error: `Timed out after ${this.options.timeoutMs! / 1000} s (--timeout), ${PHASES[this.phase].timedOut}`,
             });
           }, this.options.timeoutMs);
-    void this.converse(connection, agent);
+    void this.converse(connection, agent, host);
 
     const ending = await this.done;
     clearTimeout(timeout);
@@ -227,7 +227,11 @@ export class Run {
     return this.io.stdin.isTTY && this.io.stderr.isTTY ? "ask" : "deny";
   }
 
-  private async converse(connection: ClientConnection, agent: AgentProcess): Promise<void> {
+  private async converse(
+    connection: ClientConnection,
+    agent: AgentProcess,
+    host: TerminalHost,
+  ): Promise<void> {
     const ac = new AbortController();
     if (this.launched?.offerTimedOut === true) {
       return this.end(initTimedOut(this.options.agent, this.options.initTimeoutMs));
@@ -240,7 +244,7 @@ export class Run {
         protocolVersion: PROTOCOL_VERSION,
         clientCapabilities: this.mcpTools
           ? this.mcpTools.clientCapabilities()
-          : terminalClientCapabilities(),
+          : terminalClientCapabilities(host),
         clientInfo: { name: "acp-terminal", version: this.io.version },
       };
       const initRequest = connection.agent.request("initialize", params);

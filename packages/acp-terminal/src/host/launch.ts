@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { Launcher } from "../contain/launcher.js";
 import type { PidNamespace } from "../contain/pid-namespace.js";
 import { OutputBuffer } from "../output/output-buffer.js";
 import type { CommandPlan } from "../spawn/command.js";
@@ -33,9 +34,17 @@ export function launchCwd(
   return params.cwd ?? sessionCwd ?? options.cwd ?? process.cwd();
 }
 
+/** How a terminal is contained: a PID namespace if one is given, else the launcher if one runs. */
+export interface Containers {
+  namespaces?: { take(): Promise<PidNamespace | undefined>; refill(): void } | undefined;
+  /** The launcher to start a command through (`pty`: a PTY terminal), or undefined. */
+  launcher?: ((pty: boolean) => Launcher | undefined) | undefined;
+}
+
 /**
- * Spawns an authorized create and wraps it in a Terminal whose output and exit reach `events`;
- * with `namespaces`, in a PID namespace of its own (when one can be had; else its group only). `stillWanted` is asked once the process
+ * Spawns an authorized create and wraps it in a Terminal whose output and exit reach `events`:
+ * in a PID namespace of its own when `containers` has one, else through the launcher (its whole
+ * process tree held), else forked here (its group only). `stillWanted` is asked once the process
  * has spawned: when it says no (the host is being disposed), the process is killed with its group
  * and `undefined` returned.
  */
@@ -44,7 +53,7 @@ export async function launchTerminal(
   options: ResolvedHostOptions,
   events: TypedEvents<TerminalHostEvents>,
   stillWanted: () => boolean,
-  namespaces?: { take(): Promise<PidNamespace | undefined>; refill(): void },
+  containers: Containers = {},
 ): Promise<Terminal | undefined> {
   const { owner, params, plan, cwd } = launch;
   const env = commandEnvironment(hostBaseEnvironment(options.env), params.env);
@@ -57,7 +66,9 @@ export async function launchTerminal(
   const terminalId = randomUUID();
   const buffer = new OutputBuffer(outputByteLimit);
   const controller = new AbortController();
+  const { namespaces } = containers;
   const namespace = await namespaces?.take();
+  const launcher = namespace ? undefined : containers.launcher?.(pty !== false);
   const appendOutput = (chunk: Uint8Array): void => {
     buffer.append(chunk);
     // The chunk is the backend's reused read buffer: listeners get a copy of their own.
@@ -68,19 +79,22 @@ export async function launchTerminal(
       events.emit("written", { terminalId, owner, totalBytes: buffer.totalBytes });
     }
   };
-  const spawning = spawnProcess({
-    file: plan.file,
-    args: plan.args,
-    ...(namespace ? { prefix: namespace.prefix } : {}),
-    cwd,
-    env,
-    stdin: params.stdin,
-    ...(pty ? { pty } : {}),
-    exitDrainGraceMs: options.exitDrainGraceMs,
-    maxPendingStdinBytes: options.maxPendingStdinBytes,
-    onData: appendOutput,
-    signal: controller.signal,
-  });
+  const spawning = spawnProcess(
+    {
+      file: plan.file,
+      args: plan.args,
+      ...(namespace ? { prefix: namespace.prefix } : {}),
+      cwd,
+      env,
+      stdin: params.stdin,
+      ...(pty ? { pty } : {}),
+      exitDrainGraceMs: options.exitDrainGraceMs,
+      maxPendingStdinBytes: options.maxPendingStdinBytes,
+      onData: appendOutput,
+      signal: controller.signal,
+    },
+    launcher,
+  );
   const spawned = await spawning.catch((error: unknown) => {
     namespace?.end();
     throw error;

@@ -1,8 +1,12 @@
 import type { OutputReader } from "../output/output-buffer.js";
+import { containmentFor } from "../contain/describe.js";
+import { Launcher } from "../contain/launcher.js";
+import { launcherSupport } from "../contain/launcher-support.js";
 import { NamespacePool } from "../contain/namespace-pool.js";
 import { namespaceSupport } from "../contain/namespace-support.js";
 import { Reaper } from "../contain/reaper.js";
 import { planCommand, resolveShell } from "../spawn/command.js";
+import { launchedPtyAvailable } from "../spawn/launched.js";
 import { ptyAvailable } from "../spawn/pty.js";
 import { parseSignalName } from "../terminate/signals.js";
 import { authorizeAction } from "./authorize.js";
@@ -77,16 +81,31 @@ export class TerminalHost {
   }
 
   /**
-   * How terminals are kept from outliving their kill, release and this host: `"pid-namespace"`
-   * with `containment: "auto"` where each terminal can get one (found out once per process, on
-   * first use; ~50 ms), else `"process-group"`. `terminalClientCapabilities` advertises it.
+   * How terminals are kept from outliving their kill, release and this host (found out once per
+   * process, on first use): `"process-tree"` where commands can start through the launcher (the
+   * default), `"pid-namespace"` with `containment: "pid-namespace"` where each terminal can get
+   * one, else `"process-group"`. `terminalClientCapabilities` advertises it.
    */
   get containment(): ContainmentMode {
-    return this.#namespaceTools() ? "pid-namespace" : "process-group";
+    return containmentFor(this.#options.containment);
   }
 
   readonly #namespaceTools = () =>
-    this.#options.containment === "auto" ? namespaceSupport() : undefined;
+    this.#options.containment === "pid-namespace" ? namespaceSupport() : undefined;
+  readonly #launcherTools = () =>
+    this.#options.containment === "off" ? undefined : launcherSupport();
+  /** Starts the commands of this host (see contain/launcher.ts); started with the first one. */
+  #launcher: Launcher | undefined;
+  readonly #localLauncher = (pty: boolean): Launcher | undefined => {
+    const tools = this.#launcherTools();
+    if (!tools || (pty && !launchedPtyAvailable())) {
+      return undefined;
+    }
+    if (!this.#launcher?.alive) {
+      this.#launcher = Launcher.start(tools);
+    }
+    return this.#launcher;
+  };
   /** Namespaces for terminals, one kept started ahead; made with the first terminal that can have one. */
   #namespaces: NamespacePool | undefined;
   readonly #namespacePool = (): NamespacePool | undefined => {
@@ -169,7 +188,7 @@ export class TerminalHost {
         this.#options,
         this.#events,
         () => !this.#disposing,
-        this.#namespacePool(),
+        { namespaces: this.#namespacePool(), launcher: this.#localLauncher },
       );
       if (!terminal) {
         throw disposedError();
@@ -178,7 +197,10 @@ export class TerminalHost {
       this.#freeSlot.set(terminal.id, freeSlot);
       this.#commands.set(terminal.id, command);
       this.#exitHook.track(terminal.process.pid);
-      this.#reaper.track(terminal.process.pid);
+      // The launcher is the watchdog of what it started; the reaper watches the rest.
+      if (!terminal.process.tree) {
+        this.#reaper.track(terminal.process.pid);
+      }
       this.#events.emit("create", { terminalId: terminal.id, info: terminal.info() });
       return terminal.id;
     } catch (error) {
@@ -350,6 +372,7 @@ export class TerminalHost {
       }
       this.#exitHook.clear();
       this.#reaper.close();
+      this.#launcher?.close();
       this.#namespaces?.close();
     })();
     return this.#disposing;
@@ -417,7 +440,9 @@ export class TerminalHost {
     }
     const releasing = terminal.release(reason).then(() => {
       this.#exitHook.untrack(terminal.process.pid);
-      this.#reaper.untrack(terminal.process.pid);
+      if (!terminal.process.tree) {
+        this.#reaper.untrack(terminal.process.pid);
+      }
       this.#events.emit("release", { terminalId: terminal.id, owner: terminal.owner });
     });
     this.#track(releasing);

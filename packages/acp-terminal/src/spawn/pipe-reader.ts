@@ -22,6 +22,26 @@ function pipeHandleOf(stream: Readable): object | undefined {
 }
 
 /**
+ * Reads the pipe open on `fd` (one the launcher's command writes to), passing each chunk to
+ * `onChunk` as readPipe does; the returned stream owns the fd and closes it.
+ */
+export function readPipeFd(fd: number, onChunk: (chunk: Uint8Array) => void): Readable {
+  sharedBuffer ??= Buffer.allocUnsafe(READ_BUFFER_BYTES);
+  return new Socket({
+    fd,
+    readable: true,
+    writable: false,
+    onread: {
+      buffer: sharedBuffer,
+      callback: (bytes: number, buffer: Uint8Array) => {
+        onChunk(buffer.subarray(0, bytes));
+        return true;
+      },
+    },
+  } as ConstructorParameters<typeof Socket>[0]);
+}
+
+/**
  * Reads a child's output pipe, passing each chunk to `onChunk`; returns the stream whose `close`
  * marks the end of the output (and whose `destroy` stops reading).
  *

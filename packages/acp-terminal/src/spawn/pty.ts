@@ -17,7 +17,7 @@ let ptyModule: PtyModule | undefined;
  * node-pty is native: loaded on the first PTY terminal (or the first `ptyAvailable()`), so pipes
  * work where it failed to build. A failed load is tried again next time.
  */
-function loadPty(): PtyModule {
+export function loadPty(): PtyModule {
   try {
     // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- node-pty loaded with require() for a clear error when it is missing; PtyModule is its type
     ptyModule ??= requireModule("node-pty") as PtyModule;

@@ -29,10 +29,24 @@ export interface SpawnRequest {
   signal: AbortSignal;
 }
 
+/**
+ * What a command started, wherever it went (its own process group or not), as the launcher keeps
+ * it under the command's relay: for kill and release to sweep after the process group.
+ */
+export interface ProcessTree {
+  /** True until nothing the command started is left. */
+  readonly treeAlive: boolean;
+  readonly emptied: Promise<void>;
+  /** `signal` to every process of the tree outside the command's process group; SIGKILL to all. */
+  signalTree(signal: NodeJS.Signals): void;
+}
+
 /** A started command, whichever backend runs it. */
 export interface SpawnedProcess {
   readonly pid: number;
   readonly pty: boolean;
+  /** Started through the launcher: everything it started, even outside its process group. */
+  readonly tree?: ProcessTree;
   /** Resolves when the process itself has exited (output may still be draining). */
   readonly leaderExited: Promise<ExitStatus>;
   /** Resolves once the process has exited and its output is drained (or the drain grace ran out). */
