@@ -15,7 +15,8 @@ describe("followHost", () => {
     const out: Output = {
       isTTY: false,
       lagging: false,
-      write: (text) => void lines.push(text),
+      write: (text) =>
+        void lines.push(typeof text === "string" ? text : Buffer.from(text).toString()),
       onDrain: () => {},
     };
     followHost(host, new JsonRenderer(out, { isTTY: false, write: () => {} }));

@@ -13,13 +13,12 @@
 import { closeSync } from "node:fs";
 import { Socket } from "node:net";
 import type { Readable } from "node:stream";
-import { ReadStream } from "node:tty";
 import type { LaunchedCommand, Launcher } from "../contain/launcher.js";
 import { TerminalError } from "../core/errors.js";
 import type { ExitStatus } from "../core/types.js";
 import { spawnError } from "./errors.js";
 import { inputClosed, PipeInput, PtyInput } from "./input.js";
-import { readPipeFd } from "./pipe-reader.js";
+import { readPipeFd, readPtyMaster } from "./pipe-reader.js";
 import { DrainHold, drainAfterExit } from "./pipes.js";
 import { checkProgram } from "./program.js";
 import { loadPty } from "./pty.js";
@@ -51,6 +50,17 @@ export function launchedPtyAvailable(): boolean {
   } catch {
     return false; // node-pty does not load: PTYs are unavailable anyway
   }
+}
+
+/**
+ * The file to execute. The launched command's exec reports a missing or unrunnable program itself
+ * (its errno comes back as the start's failure), searching the command's PATH as the shell does;
+ * only without a PATH is it looked up here, on the default search path (see program.ts).
+ */
+function programOf(request: SpawnRequest): string {
+  return request.env.PATH === undefined
+    ? checkProgram(request.file, request.cwd, undefined)
+    : request.file;
 }
 
 const noStdin = (): TerminalError =>
@@ -91,8 +101,7 @@ async function spawnLaunchedPipes(
 ): Promise<SpawnedProcess> {
   // The callbacks below live as long as the terminal: they must not close over `request`.
   const { onData: deliver, exitDrainGraceMs, signal, maxPendingStdinBytes } = request;
-  const file = checkProgram(request.file, request.cwd, request.env.PATH);
-  const command = await launch(launcher, request, { file });
+  const command = await launch(launcher, request, { file: programOf(request) });
   let bytesRead = 0;
   const output = readPipeFd(command.outputFd ?? -1, (chunk) => {
     bytesRead += chunk.byteLength;
@@ -138,7 +147,7 @@ async function spawnLaunchedPty(
   if (!openPty) {
     throw new TerminalError("spawn_failed", "PTY support is unavailable: node-pty has no openpty");
   }
-  const file = checkProgram(request.file, request.cwd, request.env.PATH);
+  const file = programOf(request);
   const pair = openPty.open(size.cols, size.rows);
   let command: LaunchedCommand;
   try {
@@ -152,8 +161,7 @@ async function spawnLaunchedPty(
     closeSync(pair.slave); // the command has its own (it opened the slave before its exec)
   }
   let bytesRead = 0;
-  const master = new ReadStream(pair.master);
-  master.on("data", (chunk: Buffer) => {
+  const master = readPtyMaster(pair.master, (chunk) => {
     bytesRead += chunk.byteLength;
     deliver(chunk);
   });
