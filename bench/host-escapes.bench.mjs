@@ -21,6 +21,7 @@ import { header } from "./support/report.mjs";
 const HOST_DIES = fileURLToPath(
   new URL("../packages/acp-terminal/test/fixtures/host-dies.mjs", import.meta.url),
 );
+/** @type {("auto" | "pid-namespace" | "off")[]} */
 const MODES = ["auto", "pid-namespace", "off"];
 const OWNER = { connectionId: "bench", sessionId: "escapes" };
 /** The variable a marker sweep would look for. */
@@ -30,6 +31,7 @@ const MARK = "BENCH_ESCAPE_MARK";
  * Each escape: its command (MARKER is replaced) and how many `sleep`s it ends up running (counted
  * once they run: an escape's `setsid` or `sh` carries the marker too, before it has left the group).
  */
+/** @type {[string, string, number][]} */
 const ESCAPES = [
   ["a background child", "sleep MARKER & exec sleep MARKER", 2],
   [
@@ -101,7 +103,7 @@ async function trial(mode, [, template, sleeps], fault) {
   const host = new TerminalHost({ containment: mode, killGraceMs: 200, exitDrainGraceMs: 100 });
   try {
     const id = await host.create(OWNER, { command, env: [{ name: MARK, value: marker }] });
-    const sid = host.info(id).pid;
+    const sid = host.info(id)?.pid;
     if (!(await until(() => marked(marker).filter((p) => p.sleeping).length >= sleeping, 10_000)))
       throw new Error(
         `${command} did not start ${sleeping} sleeps (${mode}): ${JSON.stringify(host.output(OWNER, id))} ${JSON.stringify(host.info(id))}\n${(await import("node:child_process")).execSync("ps -eo pid,ppid,stat,args | grep -E 'acp-terminal|800\\.' | grep -v grep || true")}`,
@@ -192,7 +194,7 @@ export async function main() {
     "",
   ]);
   const widths = columns.map((title, i) =>
-    Math.max(title.length, ...table.map((row) => row[i].length)),
+    Math.max(title.length, ...table.map((row) => String(row[i]).length)),
   );
   const line = (cells) =>
     cells
