@@ -6,7 +6,7 @@
  * `nohup` do. Pids are the machine's: no namespace is involved.
  *
  * One launcher per host, in its own session, ignoring INT, TERM, HUP, QUIT and PIPE. For each
- * command it forks a relay (a subreaper, ~80 KB of private memory) that forks the command: the
+ * command it forks a relay (a subreaper, ~450 KB of memory of its own) that forks the command: the
  * command's whole tree stays under its relay, so it is told apart from other terminals' trees
  * even after `env -i setsid` and a double fork. The relay reports the command's exit and ends
  * once its tree is empty.
