@@ -40,8 +40,8 @@ export class JsonRenderer implements Renderer {
   private readonly terminals = new Map<string, FollowedTerminal>();
   private readonly pending = new Set<string>();
   private waitingForDrain = false;
-  /** The buffer the last output line was built in, once the stream let go of it. */
-  private scratch: Buffer | undefined;
+  /** Buffers output lines were built in, once the stream let go of them. */
+  private readonly spare: Buffer[] = [];
 
   constructor(
     private readonly out: Output,
@@ -210,13 +210,15 @@ export class JsonRenderer implements Renderer {
       `${head.slice(0, -1)},"output":`,
       bytes,
       `${tail === "{}" ? "}" : `,${tail.slice(1)}`}\n`,
-      this.scratch,
+      this.spare.pop(),
     );
-    this.out.write(line);
-    // Written out at once (a pipe or file, or a socket that took it all): its bytes can be reused,
-    // else the stream holds them. A new buffer per line would be freed only by a GC, which V8
-    // starts after ~64 MB of them.
-    this.scratch = this.out.queuedBytes === 0 ? Buffer.from(line.buffer) : undefined;
+    // Its buffer is reused once the stream let go of it: a new one per line would be freed only
+    // by a GC, which V8 starts after ~64 MB of them.
+    this.out.write(line, () => {
+      if (this.spare.length < MAX_SPARE_LINE_BUFFERS) {
+        this.spare.push(Buffer.from(line.buffer));
+      }
+    });
     return bytes.byteLength > 0;
   }
 
@@ -252,6 +254,8 @@ function screenFields(terminal: AgentTerminal): Record<string, unknown> {
   };
 }
 
+/** Line buffers kept for reuse: one is written while the next is built (the renderer waits while stdout lags). */
+const MAX_SPARE_LINE_BUFFERS = 2;
 /** A line buffer is at least this large, so that short lines reuse one too. */
 const MIN_LINE_BUFFER_BYTES = 64 * 1024;
 /** What a byte below 0x80 becomes: 0 itself, else `\\` and this letter, or `\\u00XX` (0xff). */

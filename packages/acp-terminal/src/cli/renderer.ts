@@ -54,21 +54,22 @@ export interface Renderer {
 
 /** Where a renderer writes. `isTTY`/`columns` decide in-place updates; tests pass plain buffers. */
 export interface Output {
-  /** Bytes are written as they are (UTF-8 already): `--json` builds its output lines as bytes. */
-  write(text: string | Uint8Array): void;
+  /**
+   * Bytes are written as they are (UTF-8 already): `--json` builds its output lines as bytes, and
+   * reuses their buffer once `written` says the stream let go of it.
+   */
+  write(text: string | Uint8Array, written?: () => void): void;
   isTTY: boolean;
   columns?: number;
   /** True while the reader lags (written text still waits in memory): live output waits, finals do not. */
   readonly lagging?: boolean;
-  /** Bytes written but not yet handed to the OS (0: the last write went out at once). */
-  readonly queuedBytes?: number;
   /** Calls `listener` once when the reader has caught up. */
   onDrain?(listener: () => void): void;
 }
 
 export function outputOf(stream: NodeJS.WriteStream): Output {
   return {
-    write: (text) => void stream.write(text),
+    write: (text, written) => void stream.write(text, written && (() => written())),
     get isTTY() {
       return stream.isTTY === true;
     },
@@ -77,9 +78,6 @@ export function outputOf(stream: NodeJS.WriteStream): Output {
     },
     get lagging() {
       return stream.writableNeedDrain;
-    },
-    get queuedBytes() {
-      return stream.writableLength;
     },
     onDrain: (listener) => void stream.once("drain", listener),
   };
