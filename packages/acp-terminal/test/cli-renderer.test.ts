@@ -18,8 +18,9 @@ function sink(isTTY = false): Output & { text: string } {
     text: "",
     isTTY,
     columns: 80,
-    write(chunk) {
+    write(chunk, written) {
       this.text += chunk;
+      written?.();
     },
   };
 }
@@ -35,8 +36,9 @@ function laggingSink(
     isTTY,
     columns: 80,
     lagging: false,
-    write(chunk) {
+    write(chunk, written) {
       this.text += chunk;
+      written?.();
     },
     onDrain(listener) {
       waiting.push(listener);

@@ -42,6 +42,9 @@ export class JsonRenderer implements Renderer {
   private waitingForDrain = false;
   /** Buffers output lines were built in, once the stream let go of them. */
   private readonly spare: Buffer[] = [];
+  /** Output lines written whose buffer the stream still holds. */
+  private inFlight = 0;
+  private waitingForLine = false;
 
   constructor(
     private readonly out: Output,
@@ -163,14 +166,23 @@ export class JsonRenderer implements Renderer {
         this.pending.delete(terminalId);
         continue;
       }
-      while (!this.lagging() && this.emitOutput(terminalId, term)) {
+      while (!this.lagging() && !this.linesInFlight() && this.emitOutput(terminalId, term)) {
         // one bounded event at a time, checking the reader between them
       }
       if (this.lagging()) {
         return this.waitForDrain();
       }
+      if (this.linesInFlight()) {
+        this.waitingForLine = true; // resumed when the stream lets go of a line (see emitOutput)
+        return;
+      }
       this.pending.delete(terminalId);
     }
+  }
+
+  /** Every line buffer is still held by the stream: the next line waits for one (bounded memory). */
+  private linesInFlight(): boolean {
+    return this.spare.length === 0 && this.inFlight >= MAX_SPARE_LINE_BUFFERS;
   }
 
   private lagging(): boolean {
@@ -212,11 +224,15 @@ export class JsonRenderer implements Renderer {
       `${tail === "{}" ? "}" : `,${tail.slice(1)}`}\n`,
       this.spare.pop(),
     );
-    // Its buffer is reused once the stream let go of it: a new one per line would be freed only
-    // by a GC, which V8 starts after ~64 MB of them.
+    // Its buffer is reused once the stream let go of it (a new one per line would be freed only by
+    // a GC, which V8 starts after ~64 MB of them); at most MAX_SPARE_LINE_BUFFERS are in use.
+    this.inFlight++;
     this.out.write(line, () => {
-      if (this.spare.length < MAX_SPARE_LINE_BUFFERS) {
-        this.spare.push(Buffer.from(line.buffer));
+      this.inFlight--;
+      this.spare.push(Buffer.from(line.buffer));
+      if (this.waitingForLine) {
+        this.waitingForLine = false;
+        this.writePending();
       }
     });
     return bytes.byteLength > 0;
@@ -254,7 +270,7 @@ function screenFields(terminal: AgentTerminal): Record<string, unknown> {
   };
 }
 
-/** Line buffers kept for reuse: one is written while the next is built (the renderer waits while stdout lags). */
+/** Line buffers in use at most: one is written while the next is built. */
 const MAX_SPARE_LINE_BUFFERS = 2;
 /** A line buffer is at least this large, so that short lines reuse one too. */
 const MIN_LINE_BUFFER_BYTES = 64 * 1024;

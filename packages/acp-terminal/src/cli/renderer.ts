@@ -56,7 +56,8 @@ export interface Renderer {
 export interface Output {
   /**
    * Bytes are written as they are (UTF-8 already): `--json` builds its output lines as bytes, and
-   * reuses their buffer once `written` says the stream let go of it.
+   * reuses their buffer once `written` says the stream let go of it. An Output must call
+   * `written` (later or at once): `--json` holds further output lines until it does.
    */
   write(text: string | Uint8Array, written?: () => void): void;
   isTTY: boolean;
