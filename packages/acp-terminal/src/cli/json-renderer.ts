@@ -42,8 +42,8 @@ export class JsonRenderer implements Renderer {
   private waitingForDrain = false;
   /** Buffers output lines were built in, once the stream let go of them. */
   private readonly spare: Buffer[] = [];
-  /** Output lines written whose buffer the stream still holds. */
-  private inFlight = 0;
+  /** Bytes of line buffers written whose buffer the stream still holds. */
+  private inFlightBytes = 0;
   private waitingForLine = false;
 
   constructor(
@@ -180,9 +180,9 @@ export class JsonRenderer implements Renderer {
     }
   }
 
-  /** Every line buffer is still held by the stream: the next line waits for one (bounded memory). */
+  /** The stream holds MAX_IN_FLIGHT_BYTES of line buffers: the next line waits (bounded memory). */
   private linesInFlight(): boolean {
-    return this.spare.length === 0 && this.inFlight >= MAX_SPARE_LINE_BUFFERS;
+    return this.spare.length === 0 && this.inFlightBytes >= MAX_IN_FLIGHT_BYTES;
   }
 
   private lagging(): boolean {
@@ -225,11 +225,13 @@ export class JsonRenderer implements Renderer {
       this.spare.pop(),
     );
     // Its buffer is reused once the stream let go of it (a new one per line would be freed only by
-    // a GC, which V8 starts after ~64 MB of them); at most MAX_SPARE_LINE_BUFFERS are in use.
-    this.inFlight++;
+    // a GC, which V8 starts after ~64 MB of them); at most MAX_IN_FLIGHT_BYTES of them are held.
+    this.inFlightBytes += line.buffer.byteLength;
     this.out.write(line, () => {
-      this.inFlight--;
-      this.spare.push(Buffer.from(line.buffer));
+      this.inFlightBytes -= line.buffer.byteLength;
+      if (this.spare.length < MAX_SPARE_LINE_BUFFERS) {
+        this.spare.push(Buffer.from(line.buffer));
+      }
       if (this.waitingForLine) {
         this.waitingForLine = false;
         this.writePending();
@@ -270,8 +272,10 @@ function screenFields(terminal: AgentTerminal): Record<string, unknown> {
   };
 }
 
-/** Line buffers in use at most: one is written while the next is built. */
+/** Line buffers kept for reuse once the stream let go of them. */
 const MAX_SPARE_LINE_BUFFERS = 2;
+/** Line buffers the stream may hold before the next output line waits for it to let go of one. */
+const MAX_IN_FLIGHT_BYTES = 1024 * 1024;
 /** A line buffer is at least this large, so that short lines reuse one too. */
 const MIN_LINE_BUFFER_BYTES = 64 * 1024;
 /** What a byte below 0x80 becomes: 0 itself, else `\\` and this letter, or `\\u00XX` (0xff). */

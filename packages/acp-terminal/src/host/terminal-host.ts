@@ -73,6 +73,15 @@ export class TerminalHost {
       this.#options.maxTerminalsPerSession,
       this.#options.maxTerminals,
     );
+    // Perl and its POSIX module take 10-50 ms to start: the launcher starts on a later turn (not
+    // holding the event loop open), so that the first create does not wait for it.
+    if (this.#options.containment === "auto") {
+      setImmediate(() => {
+        if (!this.#disposing) {
+          this.#localLauncher(false);
+        }
+      }).unref();
+    }
   }
 
   /** Whether PTY terminals can be opened here (node-pty loads); `terminalClientCapabilities` advertises it. */
