@@ -1,7 +1,7 @@
 import type { OutputReader } from "../output/output-buffer.js";
 import { containmentFor } from "../contain/describe.js";
 import { Launcher } from "../contain/launcher.js";
-import { launcherSupport } from "../contain/launcher-support.js";
+import { launcherSupport, launcherSupportLater } from "../contain/launcher-support.js";
 import { NamespacePool } from "../contain/namespace-pool.js";
 import { namespaceSupport } from "../contain/namespace-support.js";
 import { Reaper } from "../contain/reaper.js";
@@ -73,14 +73,14 @@ export class TerminalHost {
       this.#options.maxTerminalsPerSession,
       this.#options.maxTerminals,
     );
-    // Perl and its POSIX module take 10-50 ms to start: the launcher starts on a later turn (not
-    // holding the event loop open), so that the first create does not wait for it.
+    // Perl and its POSIX module take 10-50 ms to start: the launcher starts ahead (its probe not
+    // blocking the event loop), so that the first create does not wait for it.
     if (this.#options.containment === "auto") {
-      setImmediate(() => {
-        if (!this.#disposing) {
+      void launcherSupportLater().then((tools) => {
+        if (tools && !this.#disposing) {
           this.#localLauncher(false);
         }
-      }).unref();
+      });
     }
   }
 
