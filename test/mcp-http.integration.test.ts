@@ -129,7 +129,8 @@ describe.each(CLIENT_KINDS)("the %s client over Streamable HTTP", (kind) => {
         signal: controller.signal,
         onprogress: (progress) => {
           messages.push(progress.message ?? "");
-          if (pidsWithArg(needle).length > 0) {
+          // Cancel once the command is seen running, by the host (its progress says so) and here.
+          if (/ running, /.test(progress.message ?? "") && pidsWithArg(needle).length > 0) {
             controller.abort();
           }
         },

@@ -233,8 +233,8 @@ describe.each(CLIENT_KINDS)("the %s client", (kind) => {
         onprogress: (progress) => {
           messages.push(progress.message ?? "");
           runId ??= /^(\S+) running/.exec(progress.message ?? "")?.[1];
-          // Cancel once the command is seen running.
-          if (pidsWithArg(needle).length > 0) {
+          // Cancel once the command is seen running, by the host (its progress says so) and here.
+          if (runId !== undefined && pidsWithArg(needle).length > 0) {
             controller.abort();
           }
         },
