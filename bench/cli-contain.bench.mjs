@@ -17,9 +17,10 @@
  *   just before the flood, beside the peak of a run whose one terminal is `true` (the same CLI,
  *   agent, flags and tool call).
  *
- * BENCH_ITERATIONS (200) and BENCH_WARMUP (20) for the cycle and exit; BENCH_MODES
+ * BENCH_ITERATIONS (100) and BENCH_WARMUP (10) for the cycle and exit; BENCH_MODES
  * ("default,no-contain,pid-namespace") picks the CLI modes; BENCH_PARTS
- * ("cycle,exit,many,flood"); BENCH_MANY_ROUNDS (2); BENCH_CLI another build of the CLI.
+ * ("cycle,exit,many,flood"); BENCH_MANY_ROUNDS (2, for the defaults; 1 for the other modes);
+ * BENCH_CLI another build of the CLI.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -35,8 +36,8 @@ const CLI_CANDIDATES = [
 ].map((path) => fileURLToPath(new URL(path, import.meta.url)));
 const CLI = process.env.BENCH_CLI ?? CLI_CANDIDATES.find(existsSync) ?? CLI_CANDIDATES[1];
 const AGENT = fileURLToPath(new URL("./support/cli-agent.mjs", import.meta.url));
-const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 200);
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
+const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 100);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
 const MANY_ROUNDS = Number(process.env.BENCH_MANY_ROUNDS ?? 2);
 const PARTS = new Set((process.env.BENCH_PARTS ?? "cycle,exit,many,flood").split(","));
 const MODES = (process.env.BENCH_MODES ?? "default,no-contain,pid-namespace").split(",");
@@ -184,7 +185,7 @@ async function manyRows(report) {
   for (const count of [200, 1000]) {
     for (const mode of MODES) {
       const rounds = [];
-      for (let round = 0; round < MANY_ROUNDS; round++) {
+      for (let round = 0; round < (mode === "default" ? MANY_ROUNDS : 1); round++) {
         const cliRun = async () => {
           const run = await runCli(
             { kind: "many", count, command: "sleep", args: ["1"] },
