@@ -11,6 +11,9 @@
  *
  * When the host goes away, however it goes, the kernel closes the launcher's stdin; the launcher
  * then SIGKILLs every process under it, its relays' trees included, until none is left.
+ *
+ * Over 300 lines: the requests, the reports and the per-command state they settle are one
+ * exchange with the launcher, kept in one place.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants as fsConstants, openSync } from "node:fs";
