@@ -64,10 +64,10 @@ describe("PtyInput", () => {
     try {
       const input = new PtyInput(fd, 1024, new AbortController().signal);
       const written = input.write(Buffer.from("\r"));
-      const queued = input.write(Buffer.from("more"));
+      const queued = expect(input.write(Buffer.from("more"))).rejects.toThrow(/has exited/);
       input.close(); // the exit, reported while the first write is with the kernel
       await expect(within(written, "the write in flight")).resolves.toBeUndefined();
-      await expect(queued).rejects.toThrow(/has exited/);
+      await queued;
       await expect(input.write(Buffer.from("late"))).rejects.toThrow(/has exited/);
     } finally {
       closeSync(fd);
