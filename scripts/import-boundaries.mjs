@@ -28,7 +28,7 @@ const PACKAGE_IMPORTERS = {
 const FOLDER_IMPORTERS = {
   "acp-terminal": {
     "core/": ["*"],
-    "terminate/": ["spawn/", "executors/", "host/", "index.ts", "internal.ts"],
+    "terminate/": ["contain/", "spawn/", "executors/", "host/", "index.ts", "internal.ts"],
     "output/": ["host/", "index.ts", "internal.ts"],
     "spawn/": ["contain/", "sandbox/", "executors/", "host/", "approval/", "internal.ts"],
     "executors/": ["host/", "index.ts"],

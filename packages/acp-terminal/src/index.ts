@@ -45,7 +45,7 @@ export {
 export { DEFAULT_PTY_SIZE } from "./core/pty-size.js";
 export { KILL_GRACE_MS } from "./terminate/kill.js";
 export type { OutputReader } from "./output/output-buffer.js";
-export { describeContainment } from "./contain/describe.js";
+export { containmentFor, describeContainment } from "./contain/describe.js";
 
 // --- Where commands run (the `on` option): executors ---
 export { checkExecutorTarget, parseExecutorTarget } from "./executors/target.js";

@@ -32,8 +32,10 @@ export interface RunOptions extends TerminalLimits {
   agentLog?: string | undefined;
   /** Say on stderr how terminals are contained (present only when set). */
   verbose?: boolean;
-  /** Process-group kill only, no PID namespace per terminal (present only when set). */
+  /** Process-group kill only: no launcher keeping each command's tree (present only when set). */
   noContain?: boolean;
+  /** Each terminal in its own PID namespace (present only when set). */
+  pidNamespace?: boolean;
   /** Offer the terminals as MCP tools instead of v1 terminals (present only when set). */
   mcpTools?: boolean;
   /** Where the terminals' commands run (`--on`; present only when not this machine). */
@@ -74,8 +76,12 @@ ${approvalFlagsHelp(21)}
   --max-terminals N  live terminals the session may hold (default 64)
   --max-total-terminals N
                      live terminals in all (default 1024, or --max-terminals if higher)
-  --verbose          say on stderr how terminals are contained and sandboxed
-  --no-contain       no PID namespace per terminal: kill reaches the process group only
+  --verbose          say on stderr how terminals are contained (process tree, PID namespace or
+                     process group) and sandboxed
+  --no-contain       kill reaches each command's process group only: what leaves it (setsid, a
+                     double fork) outlives its terminal
+  --pid-namespace    each terminal in its own PID namespace: commands see namespace pids ($$, $!,
+                     ps), which mean nothing to the agent or to other terminals
   --on WHERE         run the terminals' commands elsewhere: ssh://[user@]host[:port] (as ssh
                      resolves it, ~/.ssh/config included), docker://CONTAINER, or
                      docker-image://IMAGE (a container per session with --cwd mounted at the
@@ -143,6 +149,7 @@ export function parseCommand(
         "max-total-terminals": { type: "string" },
         verbose: { type: "boolean", default: false },
         "no-contain": { type: "boolean", default: false },
+        "pid-namespace": { type: "boolean", default: false },
         "mcp-tools": { type: "boolean", default: false },
         on: { type: "string" },
         protocol: { type: "string", default: "v1" },
@@ -201,6 +208,12 @@ export function parseCommand(
       message: `Invalid --protocol: expected one of ${PROTOCOLS.join(", ")}, received ${JSON.stringify(values.protocol)}`,
     };
   }
+  if (values["no-contain"] && values["pid-namespace"]) {
+    return {
+      kind: "error",
+      message: "--no-contain and --pid-namespace exclude each other: give one",
+    };
+  }
   const limits = terminalLimits(values["max-terminals"], values["max-total-terminals"]);
   if (typeof limits === "string") {
     return { kind: "error", message: limits };
@@ -232,6 +245,7 @@ export function parseCommand(
       ...(protocol === "v1" ? {} : { protocol }),
       ...(values.verbose ? { verbose: true } : {}),
       ...(values["no-contain"] ? { noContain: true } : {}),
+      ...(values["pid-namespace"] ? { pidNamespace: true } : {}),
       ...(values["mcp-tools"] ? { mcpTools: true } : {}),
       ...(on !== undefined && on !== "local" ? { on } : {}),
     },
@@ -251,4 +265,12 @@ function executorTarget(on: string, sessionCwd: string): string {
     return on;
   }
   return `${on}${on.includes("?") ? "&" : "?"}workspace=${encodeURIComponent(sessionCwd)}`;
+}
+
+/** The TerminalHost `containment` option the flags ask for. */
+export function containmentOption(options: {
+  noContain?: boolean;
+  pidNamespace?: boolean;
+}): "auto" | "pid-namespace" | "off" {
+  return options.noContain ? "off" : options.pidNamespace ? "pid-namespace" : "auto";
 }

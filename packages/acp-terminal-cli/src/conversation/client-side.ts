@@ -4,7 +4,7 @@ import { cliApprovalPolicy } from "../ask/approval.js";
 import { QuestionQueue, type ChoiceIo } from "../ask/choose.js";
 import type { PermissionAnswer, PermissionAsk } from "../ask/permission-ask.js";
 import { decidePermission, type PermissionMode } from "../ask/permission.js";
-import type { RunOptions } from "../command/args.js";
+import { containmentOption, type RunOptions } from "../command/args.js";
 import { hostSandbox } from "../command/sandbox-host.js";
 import type { Renderer } from "../view/renderer.js";
 import { McpToolsOffer } from "./mcp-tools-offer.js";
@@ -51,7 +51,7 @@ export function clientSide(
           cwd: options.cwd,
           sandbox: hostSandbox(options.approval, options.cwd),
           authorize: cliApprovalPolicy(mode, options.allow, ttyIo, questions, view),
-          containment: options.noContain ? "off" : "auto",
+          containment: containmentOption(options),
           maxTerminalsPerSession: options.maxTerminals,
           maxTerminals: options.maxTotalTerminals,
         })

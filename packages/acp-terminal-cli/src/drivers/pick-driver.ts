@@ -1,7 +1,7 @@
 import type { Stream } from "@agentclientprotocol/sdk";
 import { PROTOCOL_VERSION as V2 } from "@agentclientprotocol/sdk/experimental/v2/unstable";
-import { terminalClientCapabilities } from "acp-terminal";
-import type { RunOptions } from "../command/args.js";
+import { containmentFor, terminalClientCapabilities } from "acp-terminal";
+import { containmentOption, type RunOptions } from "../command/args.js";
 import type { ProtocolDriver } from "../conversation/driver.js";
 import { offerV2 } from "./negotiate.js";
 import { V1ClientTerminals } from "./v1-client-terminals.js";
@@ -44,7 +44,9 @@ export async function pickDriver(
             clientInfo: { name: "acp-terminal", version },
             clientCapabilities: options.mcpTools
               ? { terminal: false }
-              : terminalClientCapabilities(),
+              : terminalClientCapabilities({
+                  containment: containmentFor(containmentOption(options)),
+                }),
           }
         : {}),
     },

@@ -74,7 +74,7 @@ export class V1ClientTerminals implements ProtocolDriver {
       protocolVersion: PROTOCOL_VERSION,
       clientCapabilities: context.mcpTools
         ? context.mcpTools.clientCapabilities()
-        : terminalClientCapabilities(),
+        : terminalClientCapabilities(this.#host),
       clientInfo: { name: "acp-terminal", version: this.options.version },
     };
     const init = await connection.agent.request("initialize", params);

@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
+import type { Launcher } from "../contain/launcher.js";
 import type { PidNamespace } from "../contain/pid-namespace.js";
 import { OutputBuffer } from "../output/output-buffer.js";
 import type { CommandPlan } from "../spawn/command.js";
-import { localExecutor, processGroupOf } from "../executors/local.js";
+import { processGroupOf } from "../executors/local.js";
+import { spawnProcess } from "../spawn/spawn.js";
 import type { ExecutedProcess } from "../executors/types.js";
 import type { TypedEvents } from "./events.js";
 import type { ResolvedHostOptions } from "./options.js";
@@ -35,9 +37,17 @@ export function launchCwd(
   return params.cwd ?? sessionCwd ?? options.cwd ?? process.cwd();
 }
 
+/** How a terminal is contained: a PID namespace if one is given, else the launcher if one runs. */
+export interface Containers {
+  namespaces?: { take(): Promise<PidNamespace | undefined>; refill(): void } | undefined;
+  /** The launcher to start a command through (`pty`: a PTY terminal), or undefined. */
+  launcher?: ((pty: boolean) => Launcher | undefined) | undefined;
+}
+
 /**
- * Spawns an authorized create and wraps it in a Terminal whose output and exit reach `events`;
- * with `namespaces`, in a PID namespace of its own (when one can be had; else its group only). `stillWanted` is asked once the process
+ * Spawns an authorized create and wraps it in a Terminal whose output and exit reach `events`:
+ * in a PID namespace of its own when `containers` has one, else through the launcher (its whole
+ * process tree held), else forked here (its group only). `stillWanted` is asked once the process
  * has spawned: when it says no (the host is being disposed), the process is killed with its group
  * and `undefined` returned.
  */
@@ -46,7 +56,7 @@ export async function launchTerminal(
   options: ResolvedHostOptions,
   events: TypedEvents<TerminalHostEvents>,
   stillWanted: () => boolean,
-  namespaces?: { take(): Promise<PidNamespace | undefined>; refill(): void },
+  containers: Containers = {},
 ): Promise<Terminal | undefined> {
   const { owner, params, plan, cwd, env } = launch;
   const pty =
@@ -58,7 +68,10 @@ export async function launchTerminal(
   const terminalId = randomUUID();
   const buffer = new OutputBuffer(outputByteLimit);
   const controller = new AbortController();
+  const { namespaces } = containers;
   const namespace = await namespaces?.take();
+  // Commands run elsewhere (options.executor) are contained there, by the executor.
+  const launcher = namespace || options.executor ? undefined : containers.launcher?.(pty !== false);
   // Entered in this order: the namespace (nsenter), then the sandbox (bwrap), then the command.
   const prefix = [...(namespace?.prefix ?? []), ...launch.sandboxPrefix];
   const appendOutput = (chunk: Uint8Array): void => {
@@ -71,7 +84,7 @@ export async function launchTerminal(
       events.emit("written", { terminalId, owner, totalBytes: buffer.totalBytes });
     }
   };
-  const spawning = (options.executor ?? localExecutor).spawn({
+  const request = {
     file: plan.file,
     args: plan.args,
     ...(prefix.length > 0 ? { prefix } : {}),
@@ -86,7 +99,10 @@ export async function launchTerminal(
     shell: plan.shell,
     requestEnv: env,
     session: owner,
-  });
+  };
+  const spawning = options.executor
+    ? options.executor.spawn(request)
+    : spawnProcess(request, launcher);
   const spawned = await spawning.catch((error: unknown) => {
     namespace?.end();
     throw error;

@@ -37,7 +37,7 @@ export interface ResolvedHostOptions {
   cwd: string | undefined;
   env: NonNullable<TerminalHostOptions["env"]>;
   pty: boolean;
-  containment: "auto" | "off";
+  containment: "auto" | "pid-namespace" | "off";
   maxPendingStdinBytes: number;
   authorize: AuthorizeHook | undefined;
   sandbox: ResolvedSandboxOptions;
@@ -155,9 +155,13 @@ export function resolveHostOptions(options: TerminalHostOptions = {}): ResolvedH
       }
       return value;
     }),
-    containment: optional<"auto" | "off">(o.containment, "off", (value) => {
-      if (value !== "auto" && value !== "off") {
-        throw TerminalError.invalidParams(field("containment"), '"auto" or "off"', value);
+    containment: optional<ResolvedHostOptions["containment"]>(o.containment, "auto", (value) => {
+      if (value !== "auto" && value !== "pid-namespace" && value !== "off") {
+        throw TerminalError.invalidParams(
+          field("containment"),
+          '"auto", "pid-namespace" or "off"',
+          value,
+        );
       }
       // PID namespaces are this machine's: a remote group is the executor's to contain.
       return executor ? "off" : value;

@@ -120,7 +120,7 @@ export class Terminal {
   }
 
   get containment(): ContainmentMode {
-    return this.#namespace ? "pid-namespace" : "process-group";
+    return this.#namespace ? "pid-namespace" : this.process.tree ? "process-tree" : "process-group";
   }
 
   info(): TerminalInfo {
@@ -219,8 +219,9 @@ export class Terminal {
 
   /**
    * Ends the terminal: pending waits reject with `reason` at once, the command is killed if it
-   * runs, processes it left in its group get SIGTERM, the grace, then SIGKILL, and its PID
-   * namespace (with whatever left the group) ends. Idempotent.
+   * runs, processes it left in its group (and, started through the launcher, in its tree) get
+   * SIGTERM, the grace, then SIGKILL, and its PID namespace (with whatever left the group) ends.
+   * Idempotent.
    */
   release(reason: TerminalError): Promise<void> {
     if (this.#releasing) {
@@ -232,7 +233,7 @@ export class Terminal {
       try {
         if (!this.#exitStatus) {
           await this.kill("SIGTERM");
-        } else if (this.#groupOutlivedLeader) {
+        } else if (this.#groupOutlivedLeader || this.process.tree?.treeAlive === true) {
           await this.#group
             .terminate({ signal: "SIGTERM", graceMs: this.#killGraceMs })
             .catch((error: unknown) => {

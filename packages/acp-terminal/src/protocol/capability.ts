@@ -26,10 +26,12 @@ export const terminalCapabilitySchema = z.object({
   /** `terminal/create` accepts `_meta["acp-terminal"].stdin` and `_acp-terminal/write` works. */
   stdin: z.boolean().catch(false),
   /**
-   * What keeps a terminal's processes from outliving it (see the README): `"pid-namespace"` (its
-   * descendants die with it even after `setsid`) or `"process-group"`; both with a watchdog.
+   * What keeps a terminal's processes from outliving it (see the README): `"process-tree"` (its
+   * descendants die with it even after `setsid`, and pids are the machine's), `"pid-namespace"`
+   * (the same, but commands see namespace pids) or `"process-group"` (what leaves the group
+   * survives the terminal); all with a watchdog for when the client dies.
    */
-  containment: z.enum(["pid-namespace", "process-group"]).catch("process-group"),
+  containment: z.enum(["process-tree", "pid-namespace", "process-group"]).catch("process-group"),
   /**
    * Where commands may write (see the README): `"read-only"` (nowhere but a private /tmp),
    * `"workspace-write"`, `"off"`, or `"unavailable"` (one was asked for and cannot be had: no
