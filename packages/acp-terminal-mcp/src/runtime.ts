@@ -82,7 +82,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const host = new TerminalHost({
     ...(on !== undefined ? { on } : {}),
     cwd: workspace,
-    // The hook judges the directory by its path, not by the `/proc/self/fd/N` the command starts in.
+    // The hook judges the directory by its path, not by the `/proc/<pid>/fd/N` the command starts in.
     authorize: (request) => approve(shownRequest(request)),
     sandbox: {
       mode: options.policy.sandbox,

@@ -6,7 +6,7 @@ import type { ProviderCreateParams } from "acp-process/provider";
 import { errnoCodeOf } from "acp-terminal/internal";
 import { CALL_LABEL, createScope, type CallDirectory } from "./mcp-call.js";
 
-/** Whether a directory can be handed to a child as `/proc/self/fd/N` (Linux with /proc). */
+/** Whether a directory can be handed to a child as `/proc/<this pid>/fd/N` (Linux with /proc). */
 const FD_PATHS = process.platform === "linux";
 
 /**
@@ -14,7 +14,8 @@ const FD_PATHS = process.platform === "linux";
  * tool surface (today's or one added later) can start a command in a directory outside the
  * workspace. The check cannot be raced: the directory is opened once, the path the kernel gives
  * for the open directory is checked, and the command starts in that open directory
- * (`/proc/self/fd/N`, which the child resolves to the same directory before it executes), so
+ * (`/proc/<this pid>/fd/N`, which the child resolves to the same directory before it executes,
+ * whichever process forked it: this one, or acp-terminal's launcher), so
  * swapping a path component for a symlink between the check and the start changes nothing.
  *
  * The approval policy is the host's `authorize` hook; it learns which MCP call starts the command
@@ -66,7 +67,8 @@ export class WorkspaceProvider extends LocalTerminalProvider {
       );
     }
     try {
-      const spawn = `/proc/self/fd/${directory.fd}`;
+      // This process's descriptor by its pid: a command forked by the launcher has no fd N of its own.
+      const spawn = `/proc/${process.pid}/fd/${directory.fd}`;
       const actual = FD_PATHS ? await readlink(spawn) : await realpath(requested);
       this.assertInside(requested, actual);
       const cwd = FD_PATHS && this.where === "local" ? { spawn, shown: actual } : undefined;
