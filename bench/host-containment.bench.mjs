@@ -3,12 +3,13 @@
  * What containment costs per terminal.
  *
  *   - create→exit: the cycle TerminalHost.create(`true`) → waitForExit → release, in this process,
- *     with `containment: "off"` (process group + the reaper) and `"auto"` (a PID namespace per
- *     terminal where available), pipes and PTY; baseline: a plain detached spawn('true') with
- *     pipes, waited to 'close'. Alternating batches.
+ *     with `containment: "off"` (process group + the reaper) and `"auto"` (the default: the
+ *     launcher's process tree where available), pipes and PTY; baseline: a plain detached
+ *     spawn('true') with pipes, waited to 'close'. Alternating batches.
  *   - the reaper: starting it (once per host), and one terminal's `+pgid`/`-pgid` lines; its RSS.
- *   - a namespace's processes (the unshare'd sh, its init, the cat holding the host's pipe) and
- *     their RSS; a spare namespace is kept started ahead, so a create does not wait for one.
+ *   - the processes a live terminal adds besides its command, and their RSS, per mode: the relay
+ *     (process-tree); the unshare'd sh, its init and the relay (pid-namespace, with a spare started
+ *     ahead so a create does not wait for one).
  * BENCH_ITERATIONS (default 100) after BENCH_WARMUP (default 10), BENCH_IDLE_MS (default 20)
  * idle after each iteration; p50/p95.
  */
@@ -201,7 +202,7 @@ export async function main() {
       baseline: `${fmt.ms(s.off.p50)} a terminal's cycle p50`,
     });
     report.row({ figure: "reaper RSS (once per host)", value: fmt.mb(reaper.rss) });
-    for (const containment of ["off", "auto"]) {
+    for (const containment of ["off", "auto", "pid-namespace"]) {
       const { processes, bytes } = await perTerminalProcesses(containment);
       report.row({
         figure: `processes per live terminal besides the command, ${containment}`,

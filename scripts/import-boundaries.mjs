@@ -28,9 +28,10 @@ const PACKAGE_IMPORTERS = {
 const FOLDER_IMPORTERS = {
   "acp-terminal": {
     "core/": ["*"],
-    "terminate/": ["spawn/", "host/", "index.ts", "internal.ts"],
+    "terminate/": ["contain/", "spawn/", "executors/", "host/", "index.ts", "internal.ts"],
     "output/": ["host/", "index.ts", "internal.ts"],
-    "spawn/": ["contain/", "sandbox/", "host/", "approval/", "internal.ts"],
+    "spawn/": ["contain/", "sandbox/", "executors/", "host/", "approval/", "internal.ts"],
+    "executors/": ["host/", "index.ts"],
     "contain/": ["host/", "index.ts"],
     "sandbox/": ["host/", "approval/", "index.ts", "internal.ts"],
     "host/": ["approval/", "protocol/", "rpc/", "index.ts"],

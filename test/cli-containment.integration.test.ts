@@ -1,11 +1,12 @@
 /**
  * However `acp-terminal run` ends, no process a terminal started outlives it: not the command, not
- * a child in its group, not one ignoring SIGTERM under nohup, and (in a PID namespace, where the
- * system allows one) not those that left the group with setsid, setsid -f or a double fork. Every
- * process carries a marker; what is left is counted by it. Pipes and PTY.
+ * a child in its group, not one ignoring SIGTERM under nohup, and (with the default process-tree
+ * containment, where the launcher runs) not those that left the group with setsid, setsid -f, a
+ * double fork, or env -i with both. Every process carries a marker; what is left is counted by
+ * it. Pipes and PTY.
  */
-import { spawnSync } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
+import { treesWork } from "./support/containment.js";
 import { newMarker } from "./support/escapes.js";
 import { killSurvivors, processesWith } from "./support/processes.js";
 import { until } from "./support/until.js";
@@ -17,9 +18,6 @@ import {
   type CliProcess,
 } from "./fixtures/cli-process.js";
 
-const namespacesWork =
-  spawnSync("unshare", ["--user", "--map-current-user", "--pid", "--fork", "true"]).status === 0;
-
 const markers: string[] = [];
 // Concurrent tests: nothing is cleaned up between them, everything after the last one.
 afterAll(() => {
@@ -30,8 +28,9 @@ afterAll(() => {
 
 /** Started before the terminal says its pid: the escapes (where a namespace holds them) and a child in the group. */
 function escapes(marker: string): string {
-  const leaving = namespacesWork
-    ? `setsid sleep ${marker} & setsid -f sleep ${marker}; (setsid sh -c 'sleep ${marker} & exit 0' &); `
+  const leaving = treesWork
+    ? `setsid sleep ${marker} & setsid -f sleep ${marker}; (setsid sh -c 'sleep ${marker} & exit 0' &); ` +
+      `(env -i /usr/bin/setsid /bin/sh -c '/bin/sleep ${marker} & exit 0' &); `
     : "";
   return `${leaving}nohup sh -c 'trap "" TERM HUP INT; sleep ${marker}' >/dev/null 2>&1 & sleep ${marker} &`;
 }
@@ -86,6 +85,6 @@ it("says how terminals are contained with --verbose", async () => {
   ]).result();
   expect(code).toBe(0);
   expect(stderr).toContain(
-    `acp-terminal: containment: ${namespacesWork ? "pid-namespace" : "process-group"} (`,
+    `acp-terminal: containment: ${treesWork ? "process-tree" : "process-group"} (`,
   );
 });

@@ -172,9 +172,17 @@ describe("corepack pnpm demo (the main job)", () => {
     expect(interactive!.output).toBe("name? hello acp\n");
   });
 
-  it("kills a process tree: parent and child are gone", () => {
+  it("kills a process tree: the pids its shell printed ($$, $!) are its shell and sleep on the agent's machine, then both are gone", () => {
     const [kill] = step("kill");
-    expect(kill).toMatchObject({ status: "killed", signal: "SIGTERM", alive: [] });
+    expect(kill).toMatchObject({
+      status: "killed",
+      signal: "SIGTERM",
+      aliveBefore: [true, true],
+      alive: [],
+    });
+    const [parent, child] = kill!.commands as string[];
+    expect(parent).toMatch(/sh -c .*child pid \$!/);
+    expect(child).toBe("sleep 30");
     const pids = kill!.pids as number[];
     expect(pids).toHaveLength(2);
     for (const pid of pids) {

@@ -11,9 +11,24 @@
  *   {"kind":"many","count":N,"command":"sleep","args":["1"]}
  *       N terminals created at once, every exit awaited, all released:
  *       `BENCH {"event":"many","ms":…}` (first create → last exit).
+ *   {"kind":"cycle","iterations":N,"warmup":W}
+ *       In alternating batches of 10, this agent times: create (`true`) → wait_for_exit → release
+ *       through the CLI; the same cycle against a canned-answer client it starts itself (the
+ *       transport floor, support/canned-client.mjs); a bare `spawn('true')` → 'exit' here.
+ *       `BENCH {"event":"cycle","cli":[ms…],"floor":[…],"spawn":[…]}`.
+ *   {"kind":"exit","iterations":N,"warmup":W}
+ *       `bash -c 'echo $EPOCHREALTIME'` through the CLI (create → wait_for_exit answered) beside a
+ *       plain spawn of it here (spawn → 'exit'), alternating batches; for each also the time from
+ *       the command's own end (the time it printed) to its exit being known.
+ *       `BENCH {"event":"exit","cli":[ms…],"cliAfterEnd":[…],"spawn":[…],"spawnAfterEnd":[…]}`.
  */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { Readable, Writable } from "node:stream";
 import { agent, ndJsonStream } from "@agentclientprotocol/sdk";
+import { alternate } from "./sampling.mjs";
+import { now, wallMs } from "./stats.mjs";
+import { CANNED_CLIENT, startClient } from "./wire.mjs";
 
 const report = (fields) => process.stderr.write(`BENCH ${JSON.stringify(fields)}\n`);
 
@@ -72,6 +87,85 @@ async function many(client, sessionId, plan) {
   report({ event: "many", ms, count: ids.length });
 }
 
+async function trueCycle(client, sessionId) {
+  const { terminalId } = await client.request("terminal/create", { sessionId, command: "true" });
+  const status = await client.request("terminal/wait_for_exit", { sessionId, terminalId });
+  await client.request("terminal/release", { sessionId, terminalId });
+  if (status.exitCode !== 0) throw new Error(`true exited with ${JSON.stringify(status)}`);
+}
+
+async function bareSpawn() {
+  const [code] = await once(spawn("true"), "exit");
+  if (code !== 0) throw new Error(`spawn('true') exited with ${code}`);
+}
+
+async function cycle(client, sessionId, plan) {
+  const canned = await startClient(CANNED_CLIENT);
+  try {
+    const samples = await alternate(
+      {
+        cli: () => trueCycle(client, sessionId),
+        floor: () => trueCycle(canned.client, "canned"),
+        spawn: bareSpawn,
+      },
+      { warmup: plan.warmup, iterations: plan.iterations, batch: 10 },
+    );
+    report({ event: "cycle", ...samples });
+  } finally {
+    await canned.stop();
+  }
+}
+
+const EXIT_COMMAND = ["bash", "-c", "echo $EPOCHREALTIME"];
+/** The command's own end (ms, wall clock) from what it printed. */
+const endedAt = (output) => Number.parseFloat(output.trim().replace(",", ".")) * 1000;
+
+async function exitSeen(client, sessionId, plan) {
+  const cliAfterEnd = [];
+  const spawnAfterEnd = [];
+  const [command, ...args] = EXIT_COMMAND;
+  const samples = await alternate(
+    {
+      async cli() {
+        const started = now();
+        const { terminalId } = await client.request("terminal/create", {
+          sessionId,
+          command,
+          args,
+        });
+        await client.request("terminal/wait_for_exit", { sessionId, terminalId });
+        const ms = now() - started;
+        const known = wallMs();
+        const { output } = await client.request("terminal/output", { sessionId, terminalId });
+        await client.request("terminal/release", { sessionId, terminalId });
+        cliAfterEnd.push(known - endedAt(output));
+        return ms;
+      },
+      async spawn() {
+        const started = now();
+        const child = spawn(command, args, { stdio: ["ignore", "pipe", "ignore"] });
+        let output = "";
+        child.stdout.setEncoding("utf8").on("data", (chunk) => (output += chunk));
+        const closed = once(child, "close");
+        await once(child, "exit");
+        const ms = now() - started;
+        const known = wallMs();
+        await closed;
+        spawnAfterEnd.push(known - endedAt(output));
+        return ms;
+      },
+    },
+    { warmup: plan.warmup, iterations: plan.iterations, batch: 10 },
+  );
+  const measured = (values) => values.slice(-plan.iterations);
+  report({
+    event: "exit",
+    ...samples,
+    cliAfterEnd: measured(cliAfterEnd),
+    spawnAfterEnd: measured(spawnAfterEnd),
+  });
+}
+
 const app = agent({ name: "cli-bench-agent" })
   .onRequest("initialize", () => ({ protocolVersion: 1, agentCapabilities: {} }))
   .onRequest("session/new", () => ({ sessionId: `bench-${process.pid}` }))
@@ -81,6 +175,8 @@ const app = agent({ name: "cli-bench-agent" })
     );
     if (plan.kind === "flood") await flood(client, params.sessionId, plan);
     else if (plan.kind === "many") await many(client, params.sessionId, plan);
+    else if (plan.kind === "cycle") await cycle(client, params.sessionId, plan);
+    else if (plan.kind === "exit") await exitSeen(client, params.sessionId, plan);
     else throw new Error(`unknown plan kind ${plan.kind}`);
     return { stopReason: "end_turn" };
   });

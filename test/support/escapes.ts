@@ -7,8 +7,10 @@ export interface EscapeCase {
   name: string;
   command: string;
   processes: number;
-  /** Leaves its process group (so only a PID namespace stops it). */
+  /** Leaves its process group (so a process-group kill misses it). */
   leavesGroup: boolean;
+  /** Also clears its environment (so a marker inherited through the environment misses it). */
+  clearsEnv?: boolean;
 }
 
 /** A marker unique to this test process and call: a sleep duration like `900.123456`. */
@@ -48,6 +50,13 @@ export function escapeCases(marker: string): EscapeCase[] {
       command: `(setsid sh -c 'sleep ${marker} & exit 0' &); ${leader}`,
       processes: 2,
       leavesGroup: true,
+    },
+    {
+      name: "env -i, setsid and a double fork",
+      command: `(env -i /usr/bin/setsid /bin/sh -c '/bin/sleep ${marker} & exit 0' &); ${leader}`,
+      processes: 2,
+      leavesGroup: true,
+      clearsEnv: true,
     },
   ];
 }

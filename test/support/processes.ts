@@ -49,3 +49,28 @@ export function processesWith(marker: string): number[] {
   }
   return found;
 }
+
+/**
+ * Pids of the running processes whose environment holds `name=value`: a marker every descendant
+ * inherits, so what a test started on this machine, over ssh to localhost or in a local
+ * container, can be counted afterwards. Reads /proc (Linux); unreadable entries are skipped.
+ */
+export function processesWithEnv(name: string, value: string): number[] {
+  const needle = `\0${name}=${value}\0`;
+  const found: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) {
+      continue;
+    }
+    let environ: string;
+    try {
+      environ = readFileSync(`/proc/${entry}/environ`, "latin1");
+    } catch {
+      continue; // gone meanwhile, or another user's
+    }
+    if (`\0${environ}`.includes(needle) && isAlive(Number(entry))) {
+      found.push(Number(entry));
+    }
+  }
+  return found;
+}

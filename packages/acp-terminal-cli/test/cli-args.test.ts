@@ -256,3 +256,35 @@ describe("acp-terminal arguments", () => {
     expect(exitCodeForStopReason("cancelled")).toBe(3);
   });
 });
+
+describe("acp-terminal run --on", () => {
+  const on = (...argv: string[]) => {
+    const parsed = parse("run", "--agent", "a", "--cwd", "/srv/app dir", ...argv, "go");
+    return parsed.kind === "run" ? parsed.options.on : parsed;
+  };
+
+  it("passes ssh and docker targets on, and mounts the session's cwd in a docker-image container", () => {
+    expect(on("--on", "ssh://me@box:2222")).toBe("ssh://me@box:2222");
+    expect(on("--on", "docker://app")).toBe("docker://app");
+    expect(on("--on", "docker-image://img:1")).toBe(
+      "docker-image://img:1?workspace=%2Fsrv%2Fapp%20dir",
+    );
+    expect(on("--on", "docker-image://img?network=none")).toBe(
+      "docker-image://img?network=none&workspace=%2Fsrv%2Fapp%20dir",
+    );
+    expect(on("--on", "docker-image://img?workspace=/x:/y")).toBe(
+      "docker-image://img?workspace=/x:/y",
+    );
+    expect(on("--on", "local")).toBeUndefined();
+    expect(on()).toBeUndefined();
+  });
+
+  it("refuses a target it cannot read, as a usage error naming the forms", () => {
+    expect(on("--on", "ssh://-oProxyCommand=x")).toEqual({
+      kind: "error",
+      message: expect.stringMatching(
+        /^Invalid --on: expected "local", "ssh:\/\/\[user@\]host\[:port\]"/,
+      ),
+    });
+  });
+});

@@ -2,7 +2,7 @@ import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
 import type { ExitStatus, TerminalInfo } from "acp-terminal";
 import { OutputBuffer } from "acp-terminal/internal";
-import { JsonRenderer } from "../src/render/json-renderer.js";
+import { JsonRenderer, jsonLine } from "../src/render/json-renderer.js";
 import type { Output } from "../src/render/output.js";
 import type { Renderer } from "../src/view/renderer.js";
 import { TextRenderer } from "../src/render/text-renderer.js";
@@ -17,8 +17,9 @@ function sink(isTTY = false): Output & { text: string } {
     text: "",
     isTTY,
     columns: 80,
-    write(chunk) {
+    write(chunk, written) {
       this.text += chunk;
+      written?.();
     },
   };
 }
@@ -34,8 +35,9 @@ function laggingSink(
     isTTY,
     columns: 80,
     lagging: false,
-    write(chunk) {
+    write(chunk, written) {
       this.text += chunk;
+      written?.();
     },
     onDrain(listener) {
       waiting.push(listener);
@@ -549,5 +551,45 @@ describe("TextRenderer, reading output when it draws", () => {
     expect(out.text.split("\x1b[0J").length - 1).toBe(1);
     expect(out.text).toContain("  │ … 990 earlier lines\n");
     r.finish(result);
+  });
+});
+
+describe("jsonLine (--json output lines built as bytes)", () => {
+  const expected = (bytes: Uint8Array) =>
+    `{"o":${JSON.stringify(new TextDecoder().decode(bytes))}}\n`;
+
+  it("writes what JSON.stringify of the decoded text writes: escapes, valid and invalid UTF-8", () => {
+    const samples = [
+      Buffer.alloc(0),
+      Buffer.from('a"b\\c\n\r\t\b\f\u0000\u001f\u007f é 日本 🎉'),
+      Buffer.alloc(300), // NULs: \u0000 each
+      // surrogates encoded, overlongs, out of range, truncated sequences: U+FFFD per maximal subpart
+      Buffer.from([0xed, 0xa0, 0x80, 0xf4, 0x90, 0x80, 0x80, 0xe0, 0x80, 0xc0, 0xc1, 0xf5, 0xff]),
+      Buffer.from([0x41, 0xe2, 0x82]),
+      Buffer.from([0xf0, 0x9f, 0x98]),
+    ];
+    // Deterministic pseudo-random bytes, half of them with the high bit set.
+    let seed = 7;
+    for (let n = 0; n < 2000; n++) {
+      const bytes = Buffer.alloc(1 + (n % 37));
+      for (let i = 0; i < bytes.length; i++) {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        bytes[i] = seed & 0xff;
+      }
+      samples.push(bytes);
+    }
+    for (const bytes of samples) {
+      expect(jsonLine('{"o":', bytes, "}\n").toString()).toBe(expected(bytes));
+    }
+  });
+
+  it("reuses the buffer it is given when the worst case fits, and makes one of its own otherwise", () => {
+    const first = jsonLine("[", Buffer.from("x"), "]");
+    expect(first.toString()).toBe('["x"]');
+    const reused = jsonLine("[", Buffer.alloc(100, 1), "]", Buffer.from(first.buffer));
+    expect(reused.buffer).toBe(first.buffer);
+    expect(JSON.parse(reused.toString())).toEqual(["\u0001".repeat(100)]);
+    const tooSmall = Buffer.allocUnsafeSlow(5);
+    expect(jsonLine("[", Buffer.from("x"), "]", tooSmall).buffer).not.toBe(tooSmall.buffer);
   });
 });

@@ -15,7 +15,10 @@ describe("followHost", () => {
     const out: Output = {
       isTTY: false,
       lagging: false,
-      write: (text) => void lines.push(text),
+      write: (text, written) => {
+        lines.push(typeof text === "string" ? text : Buffer.from(text).toString());
+        written?.();
+      },
       onDrain: () => {},
     };
     followHost(host, new JsonRenderer(out, { isTTY: false, write: () => {} }));

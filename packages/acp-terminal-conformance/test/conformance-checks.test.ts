@@ -37,3 +37,22 @@ describe("the conformance battery", () => {
     );
   });
 });
+
+describe("pids a command printed", () => {
+  it("are watched only when they name that very process here, never another namespace's namesake", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const { pidHere, READ_SHELL_PID } = await import("../src/checks/pids.js");
+    // A shell that prints itself as READ_SHELL_PID reads it, then stays (its pid stays valid).
+    const line = execFileSync("sh", ["-c", `${READ_SHELL_PID} echo me=$p@$t`], {
+      encoding: "utf8",
+    });
+    expect(line).toMatch(/^me=\d+@\d+\n$/);
+    // This process: alive here, printed with its real start time, or without one (no /proc there).
+    const stat = execFileSync("cat", [`/proc/${process.pid}/stat`], { encoding: "utf8" });
+    const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+    expect(pidHere(`me=${process.pid}@${start}`, "me")).toBe(process.pid);
+    expect(pidHere(`me=${process.pid}`, "me")).toBe(process.pid);
+    // A container's pid 1 printed from there: pid 1 runs here too, but started at another time.
+    expect(pidHere("me=1@99999999999", "me")).toBeUndefined();
+  });
+});

@@ -7,6 +7,7 @@ import {
 } from "acp-terminal";
 import { isToolSetName, TOOL_SET_NAMES, type ToolSetName } from "./tool-sets.js";
 import { parseListenAddress, type ListenAddress } from "./listen-address.js";
+import { checkExecutorTarget, SANDBOX_WITH_ON } from "acp-terminal";
 import { messageOf } from "acp-terminal/internal";
 
 export const TOKEN_ENV = "ACP_TERMINAL_MCP_TOKEN";
@@ -29,6 +30,8 @@ export interface McpOptions {
   tokenFile?: string;
   /** Commands get the login shell's environment (nvm, pyenv...; default true; `--no-login-env`: false). */
   loginEnvironment?: boolean;
+  /** `--on`: where commands run when not here (the workspace is then a path there). */
+  on?: string;
 }
 
 export type ParsedMcpCommand =
@@ -61,6 +64,10 @@ ${approvalFlagsHelp(27)}
                            without one the server makes a random token and prints how to pass it
   --token-file FILE        also write the token to FILE, readable by you only (mode 0600);
                            removed when the server stops
+  --on WHERE               run the commands elsewhere: ssh://[user@]host[:port] (as ssh resolves
+                           it), docker://CONTAINER or docker-image://IMAGE (a container, the
+                           workspace mounted at the same path); the workspace is a path there,
+                           checked without resolving symlinks. Needs perl there.
   --help, -h               this help
 `;
 
@@ -89,6 +96,7 @@ export function parseMcpCommand(
         token: { type: "string" },
         "token-file": { type: "string" },
         "no-login-env": { type: "boolean", default: false },
+        on: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     }));
@@ -141,6 +149,13 @@ export function parseMcpCommand(
   if (values["token-file"] !== undefined && values.http === undefined) {
     return error("--token-file is for --http: a stdio server has no token");
   }
+  const onProblem = values.on === undefined ? undefined : checkExecutorTarget(values.on);
+  if (onProblem !== undefined) {
+    return error(`Invalid --on: ${onProblem}`);
+  }
+  if (values.on !== undefined && values.on !== "local" && policy.sandbox !== "off") {
+    return error(SANDBOX_WITH_ON);
+  }
   if (token !== undefined && (token.length < 16 || /\s/.test(token))) {
     return error(
       `Invalid --token: expected at least 16 characters without spaces (e.g. openssl rand -hex 32), received ${token.length} characters`,
@@ -162,6 +177,7 @@ export function parseMcpCommand(
         ? { tokenFile: resolvePath(cwd, values["token-file"]) }
         : {}),
       ...(values["no-login-env"] ? { loginEnvironment: false } : {}),
+      ...(values.on !== undefined && values.on !== "local" ? { on: values.on } : {}),
     },
   };
 }

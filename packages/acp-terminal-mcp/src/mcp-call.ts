@@ -79,7 +79,7 @@ export class CallDirectory {
  */
 export interface CreateScope {
   call: McpCall | undefined;
-  /** `spawn`: the `/proc/self/fd/N` path the host starts the command in; `shown`: that directory's path. */
+  /** `spawn`: the `/proc/<pid>/fd/N` path the host starts the command in; `shown`: that directory's path. */
   cwd?: { spawn: string; shown: string };
 }
 

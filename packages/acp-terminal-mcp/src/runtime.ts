@@ -1,4 +1,5 @@
 import { realpath, stat } from "node:fs/promises";
+import path from "node:path";
 import {
   loginShellEnvironment,
   ProcessManager,
@@ -32,6 +33,8 @@ export interface RuntimeOptions {
    * would refuse. Default true; not with `env: "empty"`.
    */
   loginEnvironment?: boolean;
+  /** Where commands run (TerminalHost's `on`): the workspace is then a path there. */
+  on?: string;
 }
 
 /** One TerminalHost and ProcessManager shared by every MCP connection and request of this server. */
@@ -56,18 +59,30 @@ const CREATE_WAIT_MS = 15 * 60_000;
 const MAX_RUNS = 200;
 
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
+  // Elsewhere, the workspace is that machine's path: not resolved here (a container's is mounted).
+  const where =
+    options.on === undefined
+      ? "local"
+      : options.on.startsWith("docker-image://")
+        ? "mounted"
+        : "remote";
   const [workspace, login] = await Promise.all([
-    resolveWorkspace(options.workspace),
-    options.loginEnvironment === false || options.env === "empty"
+    where === "remote" ? path.resolve(options.workspace) : resolveWorkspace(options.workspace),
+    options.loginEnvironment === false || options.env === "empty" || where !== "local"
       ? null
       : loginShellEnvironment({ timeoutMs: 5000 }),
   ]);
+  const on =
+    options.on?.startsWith("docker-image://") && !/[?&]workspace=/.test(options.on)
+      ? `${options.on}${options.on.includes("?") ? "&" : "?"}workspace=${encodeURIComponent(workspace)}`
+      : options.on;
   const env = withLogin(options.env, login);
   const calls = new CallDirectory();
   const approve = authorizeHook(options.policy, elicitationAsker());
   const host = new TerminalHost({
+    ...(on !== undefined ? { on } : {}),
     cwd: workspace,
-    // The hook judges the directory by its path, not by the `/proc/self/fd/N` the command starts in.
+    // The hook judges the directory by its path, not by the `/proc/<pid>/fd/N` the command starts in.
     authorize: (request) => approve(shownRequest(request)),
     sandbox: {
       mode: options.policy.sandbox,
@@ -97,7 +112,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         }
       : {};
   const manager = new ProcessManager({
-    provider: new WorkspaceProvider(host, workspace, !options.policy.yes, calls),
+    provider: new WorkspaceProvider(host, workspace, !options.policy.yes, calls, where),
     limits,
     maxRuns: MAX_RUNS,
     tuning: { callWaitMs: CREATE_WAIT_MS },

@@ -6,7 +6,7 @@ import type { ProviderCreateParams } from "acp-process/provider";
 import { errnoCodeOf } from "acp-terminal/internal";
 import { CALL_LABEL, createScope, type CallDirectory } from "./mcp-call.js";
 
-/** Whether a directory can be handed to a child as `/proc/self/fd/N` (Linux with /proc). */
+/** Whether a directory can be handed to a child as `/proc/<this pid>/fd/N` (Linux with /proc). */
 const FD_PATHS = process.platform === "linux";
 
 /**
@@ -14,7 +14,8 @@ const FD_PATHS = process.platform === "linux";
  * tool surface (today's or one added later) can start a command in a directory outside the
  * workspace. The check cannot be raced: the directory is opened once, the path the kernel gives
  * for the open directory is checked, and the command starts in that open directory
- * (`/proc/self/fd/N`, which the child resolves to the same directory before it executes), so
+ * (`/proc/<this pid>/fd/N`, which the child resolves to the same directory before it executes,
+ * whichever process forked it: this one, or acp-terminal's launcher), so
  * swapping a path component for a symlink between the check and the start changes nothing.
  *
  * The approval policy is the host's `authorize` hook; it learns which MCP call starts the command
@@ -32,6 +33,12 @@ export class WorkspaceProvider extends LocalTerminalProvider {
     private readonly closeStdin: boolean,
     /** The MCP calls in flight, to tell the approval hook which one starts a command. */
     private readonly calls?: CallDirectory,
+    /**
+     * Where the commands run (`--on`): `local`; `mounted` (a container with the workspace mounted
+     * at the same path: checked here by the open directory, started by its path); `remote`
+     * (another machine's paths: checked lexically, nothing here to open).
+     */
+    private readonly where: "local" | "mounted" | "remote" = "local",
   ) {
     super(host, { owner: { connectionId: "mcp", sessionId: "mcp" } });
   }
@@ -46,6 +53,11 @@ export class WorkspaceProvider extends LocalTerminalProvider {
         `refused: the working directory must be an absolute path inside the workspace ${this.workspace}, received ${JSON.stringify(requested)}`,
       );
     }
+    if (this.where === "remote") {
+      const actual = path.resolve(requested);
+      this.assertInside(requested, actual);
+      return createScope.run({ call }, () => super.create({ ...request, cwd: actual }));
+    }
     let directory;
     try {
       directory = await open(requested, constants.O_RDONLY | constants.O_DIRECTORY);
@@ -55,10 +67,11 @@ export class WorkspaceProvider extends LocalTerminalProvider {
       );
     }
     try {
-      const spawn = `/proc/self/fd/${directory.fd}`;
+      // This process's descriptor by its pid: a command forked by the launcher has no fd N of its own.
+      const spawn = `/proc/${process.pid}/fd/${directory.fd}`;
       const actual = FD_PATHS ? await readlink(spawn) : await realpath(requested);
       this.assertInside(requested, actual);
-      const cwd = FD_PATHS ? { spawn, shown: actual } : undefined;
+      const cwd = FD_PATHS && this.where === "local" ? { spawn, shown: actual } : undefined;
       return await createScope.run({ call, ...(cwd ? { cwd } : {}) }, () =>
         super.create({ ...request, cwd: cwd?.spawn ?? actual }),
       );

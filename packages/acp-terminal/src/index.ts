@@ -47,7 +47,22 @@ export {
 export { DEFAULT_PTY_SIZE } from "./core/pty-size.js";
 export { KILL_GRACE_MS } from "./terminate/kill.js";
 export type { OutputReader } from "./output/output-buffer.js";
-export { describeContainment } from "./contain/describe.js";
+export { containmentFor, describeContainment } from "./contain/describe.js";
+
+// --- Where commands run (the `on` option): executors ---
+export { checkExecutorTarget, parseExecutorTarget } from "./executors/target.js";
+export { SANDBOX_WITH_ON } from "./sandbox/sandbox-options.js";
+export type { ExecutorTarget } from "./executors/target.js";
+export { SshExecutor } from "./executors/ssh.js";
+export type { SshExecutorOptions } from "./executors/ssh.js";
+export { DockerExecutor, DockerImageExecutor } from "./executors/docker.js";
+export type { DockerExecutorOptions, DockerImageOptions } from "./executors/docker.js";
+export type {
+  ExecutedProcess,
+  Executor,
+  ExecutorSpawnRequest,
+  ProcessGroup,
+} from "./executors/types.js";
 
 // --- Approval (the `authorize` hook) ---
 export { approveFileWrite } from "./approval/approve-file-write.js";

@@ -1,24 +1,35 @@
 /**
  * Nothing a terminal's command starts outlives the terminal's kill or release, or the host
- * process, however it dies: processes that stay in the group, and (where PID namespaces are
- * available) those that leave it with setsid, setsid -f or a double fork. Pipes and PTY. Every
- * process carries a marker; what is left is counted by it.
+ * process, however it dies: processes that stay in the group, and (with the default process-tree
+ * containment, or a PID namespace) those that leave it with setsid, setsid -f, a double fork, or
+ * env -i with both. Pipes and PTY. Every process carries a marker; what is left is counted by it.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { afterAll, describe, expect, it } from "vitest";
+import { namespacesWork, treesWork } from "../../../test/support/containment.js";
 import { escapeCases, newMarker } from "../../../test/support/escapes.js";
 import { killSurvivors, processesWith } from "../../../test/support/processes.js";
 import { until, withDeadline } from "../../../test/support/until.js";
 import { Reaper } from "../src/contain/reaper.js";
 import { TerminalHost } from "../src/host/terminal-host.js";
-import { fixture, makeHost, node, owner } from "./host-helpers.js";
+import { fixture, makeHost, node, outputMatching, owner } from "./host-helpers.js";
 
-/** Whether this machine gives unprivileged user + PID namespaces, asked directly (not through our probe). */
-const namespacesWork =
-  spawnSync("unshare", ["--user", "--map-current-user", "--pid", "--fork", "true"]).status === 0;
+type Option = "auto" | "pid-namespace" | "off";
+/** The mode each option gives on this machine. */
+const MODES: [Option, string][] = [
+  ["auto", treesWork ? "process-tree" : "process-group"],
+  [
+    "pid-namespace",
+    namespacesWork ? "pid-namespace" : treesWork ? "process-tree" : "process-group",
+  ],
+  ["off", "process-group"],
+];
+/** The escapes a mode holds: all of them, but for the process group alone those that stay in it. */
+const escapesHeldBy = (mode: string) =>
+  escapeCases("MARKER").filter((c) => mode !== "process-group" || !c.leavesGroup);
 
 const markers: string[] = [];
 afterAll(() => {
@@ -42,44 +53,59 @@ async function leftAfter(marker: string, timeoutMs = 5_000): Promise<number[]> {
   return processesWith(marker);
 }
 
-const contained = () => makeHost({ containment: "auto" });
-
 describe("containment mode", () => {
-  it("auto is pid-namespace exactly where unprivileged user and PID namespaces work; off is the default", async () => {
-    expect(contained().containment).toBe(namespacesWork ? "pid-namespace" : "process-group");
-    expect(makeHost().containment).toBe("process-group");
-    const host = contained();
+  it.each(MODES)("%s gives %s here, and the default is auto", async (option, mode) => {
+    const host = makeHost({ containment: option });
+    expect(host.containment).toBe(mode);
+    expect(makeHost().containment).toBe(MODES[0]![1]);
     const id = await host.create(owner, { command: "true" });
-    expect(host.info(id)?.containment).toBe(host.containment);
+    expect(host.info(id)?.containment).toBe(mode);
   });
 
-  it("keeps exit codes and signals exact, also for a command that handles the signal, and threads work", async () => {
-    const host = contained();
-    const run = async (params: Parameters<typeof host.create>[1]) => {
-      const id = await host.create(owner, params);
-      return { status: await host.waitForExit(owner, id), output: host.output(owner, id).output };
-    };
-    expect((await run({ command: "kill -TERM $$" })).status).toEqual({
-      exitCode: null,
-      signal: "SIGTERM",
-    });
-    expect((await run({ command: "exit 7" })).status).toEqual({ exitCode: 7, signal: null });
-    // A process whose children go to another PID namespace cannot start threads; the command never is one.
-    const threads =
-      "new (require('worker_threads').Worker)('process.exit(0)', { eval: true }).on('exit', () => console.log('thread ran'))";
-    expect(await run({ command: node, args: ["-e", threads] })).toEqual({
-      status: { exitCode: 0, signal: null },
-      output: "thread ran\n",
-    });
-    const handler = await host.create(owner, {
-      command: "trap 'echo cleaned; exit 3' TERM; echo ready; sleep 30 & wait",
-    });
-    await until(() => host.output(owner, handler).output.includes("ready"));
-    // The reported pid leads the group that kill signals.
-    expect(() => process.kill(-host.info(handler)!.pid!, 0)).not.toThrow();
-    expect(await host.kill(owner, handler)).toEqual({ exitCode: 3, signal: null });
-    expect(host.output(owner, handler).output).toBe("ready\ncleaned\n");
-  });
+  it.each(MODES.slice(0, 2))(
+    "%s (%s) keeps exit codes and signals exact, also for a command that handles the signal, and threads work",
+    async (option) => {
+      const host = makeHost({ containment: option });
+      const run = async (params: Parameters<typeof host.create>[1]) => {
+        const id = await host.create(owner, params);
+        return { status: await host.waitForExit(owner, id), output: host.output(owner, id).output };
+      };
+      expect((await run({ command: "kill -TERM $$" })).status).toEqual({
+        exitCode: null,
+        signal: "SIGTERM",
+      });
+      expect((await run({ command: "exit 7" })).status).toEqual({ exitCode: 7, signal: null });
+      // A process whose children go to another PID namespace cannot start threads; the command never is one.
+      const threads =
+        "new (require('worker_threads').Worker)('process.exit(0)', { eval: true }).on('exit', () => console.log('thread ran'))";
+      expect(await run({ command: node, args: ["-e", threads] })).toEqual({
+        status: { exitCode: 0, signal: null },
+        output: "thread ran\n",
+      });
+      const handler = await host.create(owner, {
+        command: "trap 'echo cleaned; exit 3' TERM; echo ready; sleep 30 & wait",
+      });
+      await until(() => host.output(owner, handler).output.includes("ready"));
+      // The reported pid leads the group that kill signals.
+      expect(() => process.kill(-host.info(handler)!.pid!, 0)).not.toThrow();
+      expect(await host.kill(owner, handler)).toEqual({ exitCode: 3, signal: null });
+      expect(host.output(owner, handler).output).toBe("ready\ncleaned\n");
+    },
+  );
+
+  it.skipIf(!treesWork).each([
+    ["pipes", false],
+    ["a PTY", true],
+  ] as const)(
+    "by default, in %s, a command's $$ is its pid on this machine, the one the host reports",
+    async (_, pty) => {
+      const host = makeHost();
+      const id = await host.create(owner, { command: "echo pid=$$; exec sleep 30", pty });
+      const [, pid] = await outputMatching(host, id, /pid=(\d+)/);
+      expect(Number(pid)).toBe(host.info(id)?.pid);
+      expect(readFileSync(`/proc/${pid}/cmdline`, "utf8")).toBe("sleep\u000030\u0000");
+    },
+  );
 
   it.each([
     ["pipes", false],
@@ -87,7 +113,7 @@ describe("containment mode", () => {
   ] as const)(
     "in %s, a command SIGKILLed from outside the host reads as SIGKILL, not as the relay's exit 1, and the relay's words stay out of its output",
     async (_, pty) => {
-      const host = contained();
+      const host = makeHost({ containment: "pid-namespace" });
       const id = await host.create(owner, {
         command: "echo before; echo err >&2; kill -KILL $$",
         pty,
@@ -105,7 +131,7 @@ describe("containment mode", () => {
     const reports = () =>
       new Set(readdirSync(tmpdir()).filter((name) => name.startsWith("acp-terminal-relay-")));
     const before = reports();
-    const host = new TerminalHost({ containment: "auto" });
+    const host = new TerminalHost({ containment: "pid-namespace" });
     const ids = await Promise.all(
       [1, 2, 3].map(() => host.create(owner, { command: "kill -KILL $$" })),
     );
@@ -123,29 +149,42 @@ describe("containment mode", () => {
   });
 });
 
-describe.each([
-  ["pipes", false],
-  ["a PTY", true],
-] as const)("in %s, no process outlives", (_, pty) => {
-  const cases = escapeCases("MARKER").filter((c) => namespacesWork || !c.leavesGroup);
+describe.each(
+  MODES.flatMap(([option, mode]) =>
+    [false, true].map((pty) => [option, mode, pty ? "a PTY" : "pipes", pty] as const),
+  ),
+)("with containment %s (%s), in %s, no process outlives", (option, mode, _, pty) => {
   it.concurrent.each(
-    cases.flatMap((c) =>
-      (["kill", "release"] as const).map((fault) => [fault, c.name, c] as const),
+    escapesHeldBy(mode).flatMap((c) =>
+      // In a PTY what has not left the session yet gets SIGHUP when its leader exits.
+      (pty
+        ? (["kill", "release"] as const)
+        : (["kill", "release", "release after its exit"] as const)
+      ).map((fault) => [fault, c.name, c] as const),
     ),
   )("terminal/%s of a command with %s", async (fault, _name, escape) => {
     const marker = newMarker();
     markers.push(marker);
     // Its own host, disposed here: makeHost's hosts are all disposed after each test, concurrent ones too.
-    const host = new TerminalHost({ containment: "auto", killGraceMs: 200, exitDrainGraceMs: 200 });
+    const host = new TerminalHost({ containment: option, killGraceMs: 200, exitDrainGraceMs: 200 });
     try {
+      const command = escape.command.replaceAll("MARKER", marker);
+      // After its exit: the leader ends by itself, what it started goes on.
       const id = await host.create(owner, {
-        command: escape.command.replaceAll("MARKER", marker),
+        command:
+          fault === "release after its exit" ? command.replace(/exec sleep \S+$/, "true") : command,
         pty,
       });
-      await allStarted(marker, escape.processes);
+      await allStarted(
+        marker,
+        fault === "release after its exit" ? escape.processes - 1 : escape.processes,
+      );
       if (fault === "kill") {
         await host.kill(owner, id);
       } else {
+        if (fault === "release after its exit") {
+          await host.waitForExit(owner, id);
+        }
         await host.release(owner, id);
       }
       expect(await leftAfter(marker)).toEqual([]);
@@ -156,11 +195,9 @@ describe.each([
 });
 
 describe("a host process that dies leaves no process behind", () => {
-  const cases = escapeCases("MARKER").filter((c) => namespacesWork || !c.leavesGroup);
-
   async function dieWith(
     how: "exit" | NodeJS.Signals,
-    containment: "auto" | "off",
+    containment: Option,
     commands: string[],
     marker: string,
   ) {
@@ -191,26 +228,22 @@ describe("a host process that dies leaves no process behind", () => {
     }
   }
 
-  it.concurrent.each(["SIGKILL", "SIGTERM", "SIGINT", "SIGHUP", "exit"] as const)(
-    "of %s, with every escape in pipes and a PTY",
-    async (how) => {
+  it.concurrent.each(
+    MODES.flatMap(([option, mode]) =>
+      (["SIGKILL", "SIGTERM", "SIGINT", "SIGHUP", "exit"] as const).map(
+        (how) => [how, option, mode] as const,
+      ),
+    ),
+  )(
+    "of %s, containment %s (%s), with every escape it holds in pipes and a PTY",
+    async (how, option, mode) => {
       const marker = newMarker();
       markers.push(marker);
-      const commands = cases.map((c) => c.command.replaceAll("MARKER", marker));
-      await dieWith(how, "auto", commands, marker);
+      const commands = escapesHeldBy(mode).map((c) => c.command.replaceAll("MARKER", marker));
+      await dieWith(how, option, commands, marker);
       expect(await leftAfter(marker)).toEqual([]);
     },
   );
-
-  it("of SIGKILL, with containment off: the watchdog still kills every group", async () => {
-    const marker = newMarker();
-    markers.push(marker);
-    const commands = cases
-      .filter((c) => !c.leavesGroup)
-      .map((c) => c.command.replaceAll("MARKER", marker));
-    await dieWith("SIGKILL", "off", commands, marker);
-    expect(await leftAfter(marker)).toEqual([]);
-  });
 });
 
 describe("the reaper", () => {

@@ -15,6 +15,19 @@ describe("write", () => {
     expect(host.output(owner, id).output).toBe("hello\nbytes last");
   });
 
+  it("20 terminals started at once each see end-of-file when their own input ends", async () => {
+    // Started together, their pipes are open in the launcher at the same time: no other
+    // terminal's process may keep a stdin pipe open once its terminal ended it.
+    const host = makeHost();
+    const ids = await Promise.all(
+      Array.from({ length: 20 }, () => host.create(owner, { command: "cat", stdin: true })),
+    );
+    await Promise.all(ids.map((id, i) => host.write(owner, id, `${i}`, { eof: true })));
+    const exits = await Promise.all(ids.map((id) => host.waitForExit(owner, id)));
+    expect(exits).toEqual(ids.map(() => ({ exitCode: 0, signal: null })));
+    expect(ids.map((id) => host.output(owner, id).output)).toEqual(ids.map((_, i) => `${i}`));
+  });
+
   it("line by line, with an eof of its own", async () => {
     const host = makeHost();
     const id = await host.create(owner, {

@@ -6,7 +6,8 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { describe, expect, it } from "vitest";
-import { PipeInput } from "../src/spawn/input.js";
+import { closeSync, openSync } from "node:fs";
+import { PipeInput, PtyInput } from "../src/spawn/input.js";
 
 const DEADLINE_MS = 5000;
 
@@ -54,5 +55,22 @@ describe("PipeInput.endInput", () => {
       "endInput of a live command",
     );
     expect(await within(closed, "cat to exit on end-of-file")).toEqual([0, null]);
+  });
+});
+
+describe("PtyInput", () => {
+  it("a write the kernel is taking when the command settles resolves (the command may have read it and exited)", async () => {
+    const fd = openSync("/dev/null", "w");
+    try {
+      const input = new PtyInput(fd, 1024, new AbortController().signal);
+      const written = input.write(Buffer.from("\r"));
+      const queued = expect(input.write(Buffer.from("more"))).rejects.toThrow(/has exited/);
+      input.close(); // the exit, reported while the first write is with the kernel
+      await expect(within(written, "the write in flight")).resolves.toBeUndefined();
+      await queued;
+      await expect(input.write(Buffer.from("late"))).rejects.toThrow(/has exited/);
+    } finally {
+      closeSync(fd);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { treesWork } from "../../../test/support/containment.js";
 import { describe, expect, it } from "vitest";
 import { TerminalHost } from "../src/host/terminal-host.js";
 import { readTerminalCapability } from "../src/protocol/extension.js";
@@ -40,14 +40,14 @@ describe("terminal capabilities", () => {
       terminalClientCapabilities({ containment: "pid-namespace" })._meta["acp-terminal"]
         .containment,
     ).toBe("pid-namespace");
+    expect(
+      terminalClientCapabilities({ containment: "process-tree" })._meta["acp-terminal"].containment,
+    ).toBe("process-tree");
     expect(terminalClientCapabilities({})._meta["acp-terminal"].containment).toBe("process-group");
-    const contained = new TerminalHost({ containment: "auto" });
-    const off = new TerminalHost();
-    // Where unprivileged user and PID namespaces work (asked directly, not through the host's probe).
-    const mode =
-      spawnSync("unshare", ["--user", "--map-current-user", "--pid", "--fork", "true"]).status === 0
-        ? "pid-namespace"
-        : "process-group";
+    const contained = new TerminalHost();
+    const off = new TerminalHost({ containment: "off" });
+    // Where perl may be a child subreaper (asked directly, not through the host's probe).
+    const mode = treesWork ? "process-tree" : "process-group";
     expect(contained.containment).toBe(mode);
     expect(off.containment).toBe("process-group");
     expect(readTerminalCapability(terminalClientCapabilities(contained))?.containment).toBe(mode);

@@ -3,44 +3,26 @@ import { DEFAULT_PTY_SIZE } from "acp-terminal";
 import type { RunEvent, RunSnapshot } from "../model/run-events.js";
 import { isFinished } from "../model/run-record.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
-import { utf8Pieces, utf8Tail } from "./utf8-cut.js";
-import { clampOption, displayCommand, exitStatusOf, inputMeta, sizeOf } from "./terminal-fields.js";
-import type { TerminalSessionUpdate, TerminalUpdate, TerminalUpdateSender } from "./wire.js";
+import { PublishedTerminals, type Published } from "./published-terminals.js";
+import {
+  publisherLimits,
+  type PublisherLimits,
+  type TerminalPublisherOptions,
+} from "./publisher-options.js";
+import {
+  announcement,
+  exitUpdate,
+  fullState,
+  inputUpdate,
+  outputChunks,
+  sizeUpdate,
+  snapshotUpdate,
+} from "./terminal-updates.js";
+import { UpdateQueue } from "./update-queue.js";
+import { utf8Tail } from "./utf8-cut.js";
+import type { TerminalUpdate } from "./wire.js";
 
-export interface TerminalPublisherOptions {
-  /** Sends one `session/update` to the client. */
-  send: TerminalUpdateSender;
-  /** Which runs to publish (e.g. only the sessions of v2 connections). Default: every run. */
-  publishes?: (run: RunSnapshot) => boolean;
-  /** Largest `terminal_output_chunk`, in output bytes before base64. Default 16 KiB (64..1 MiB). */
-  maxChunkBytes?: number;
-  /** Output is held this long so that bursts go out as one chunk. Default 25 ms (0..1000). */
-  coalesceMs?: number;
-  /**
-   * Base64 bytes waiting to be sent (the client reads slower than commands write). Past this, a
-   * terminal's pending chunks are dropped and one authoritative `output` snapshot replaces them.
-   * Default 1 MiB.
-   */
-  maxBacklogBytes?: number;
-  /** Largest `output` snapshot (replay, catching up), in bytes: the tail of the run's retained output. Default 64 KiB. */
-  snapshotBytes?: number;
-  /** Terminals remembered for replay and cancel; the oldest exited ones are forgotten past it. Default 1000. */
-  maxTerminals?: number;
-  /** Where a failed send is reported (default: stderr). Sends are never retried. */
-  onError?: (what: string, error: unknown) => void;
-}
-
-/** One published run: the v2 terminal id is the run id. */
-interface Published {
-  /** As announced, then as last resized. */
-  run: RunSnapshot;
-  exited: RunSnapshot | null;
-  pending: Buffer[];
-  pendingBytes: number;
-  timer: NodeJS.Timeout | null;
-  /** A backlog dropped this terminal's chunks: the next flush sends a snapshot instead. */
-  resync: boolean;
-}
+export type { TerminalPublisherOptions };
 
 /**
  * A PTY run is announced at acp-terminal's `DEFAULT_PTY_SIZE` when it keeps none. A run keeps the
@@ -57,30 +39,18 @@ export { DEFAULT_PTY_SIZE };
  * provider: it reads the manager's events, not the terminal.
  */
 export class TerminalPublisher {
-  private readonly terminals = new Map<string, Published>();
+  private readonly terminals: PublishedTerminals;
   private readonly unsubscribe: () => void;
-  private chain: Promise<void> = Promise.resolve();
-  private queuedBytes = 0;
-  private readonly maxChunkBytes: number;
-  private readonly coalesceMs: number;
-  private readonly maxBacklogBytes: number;
-  private readonly snapshotBytes: number;
-  private readonly maxTerminals: number;
+  private readonly queue: UpdateQueue;
+  private readonly limits: PublisherLimits;
 
   constructor(
     private readonly manager: ProcessManager,
     private readonly options: TerminalPublisherOptions,
   ) {
-    this.maxChunkBytes = clampOption(options.maxChunkBytes, 16 * 1024, 64, 1024 * 1024);
-    this.coalesceMs = clampOption(options.coalesceMs, 25, 0, 1000);
-    this.maxBacklogBytes = clampOption(
-      options.maxBacklogBytes,
-      1024 * 1024,
-      1024,
-      64 * 1024 * 1024,
-    );
-    this.snapshotBytes = clampOption(options.snapshotBytes, 64 * 1024, 64, 16 * 1024 * 1024);
-    this.maxTerminals = clampOption(options.maxTerminals, 1000, 1, 100_000);
+    this.limits = publisherLimits(options);
+    this.terminals = new PublishedTerminals(this.limits.maxTerminals);
+    this.queue = new UpdateQueue(options.send, (what, error) => this.report(what, error));
     this.unsubscribe = manager.subscribe((event) => this.onEvent(event));
   }
 
@@ -89,16 +59,16 @@ export class TerminalPublisher {
    * announcement is handed to the client: embed the id in a tool call after this, from `onStart`.
    */
   async announce(run: RunSnapshot): Promise<string> {
-    if (!this.terminals.has(run.id)) {
+    if (this.terminals.get(run.id) === undefined) {
       this.add(run);
     }
-    await this.chain;
+    await this.queue.settled();
     return run.id;
   }
 
   /** Whether `terminalId` is a terminal published in `sessionId`. */
   has(sessionId: string, terminalId: string): boolean {
-    return this.terminals.get(terminalId)?.run.sessionId === sessionId;
+    return this.terminals.inSession(sessionId, terminalId) !== undefined;
   }
 
   /**
@@ -108,8 +78,8 @@ export class TerminalPublisher {
    * (or another session's), or has already exited.
    */
   cancel(sessionId: string, terminalId: string): Promise<void> {
-    const published = this.terminals.get(terminalId);
-    if (published === undefined || published.run.sessionId !== sessionId) {
+    const published = this.terminals.inSession(sessionId, terminalId);
+    if (published === undefined) {
       // Quoted cut, in the data too: the answer to a huge id stays small.
       const quoted = terminalId.slice(0, 100);
       throw RequestError.invalidParams(
@@ -137,23 +107,20 @@ export class TerminalPublisher {
    */
   async replay(sessionId: string): Promise<number> {
     let count = 0;
-    for (const published of [...this.terminals.values()]) {
-      if (published.run.sessionId !== sessionId) {
-        continue;
-      }
+    for (const published of this.terminals.ofSession(sessionId)) {
       // Within the backlog bound like live output: a client that does not read holds replays
       // (however many it asks for) here, not their snapshots in the queue.
-      while (this.queuedBytes > this.maxBacklogBytes) {
-        await this.chain;
+      while (this.queue.queuedBytes > this.limits.maxBacklogBytes) {
+        await this.queue.settled();
       }
       const update = this.fullState(published);
       if (update === null) {
         continue;
       }
-      this.enqueue(sessionId, update);
+      this.queue.enqueue(sessionId, update);
       count++;
     }
-    await this.chain;
+    await this.queue.settled();
     return count;
   }
 
@@ -166,16 +133,10 @@ export class TerminalPublisher {
     sessionId: string,
     isBackground: (run: RunSnapshot) => boolean = (run) => run.labels["background"] === "true",
   ): { type: "terminal"; terminalId: string }[] {
-    const list: { type: "terminal"; terminalId: string }[] = [];
-    for (const [terminalId, published] of this.terminals) {
-      if (published.run.sessionId !== sessionId || published.exited !== null) {
-        continue;
-      }
-      if (isBackground(published.run)) {
-        list.push({ type: "terminal", terminalId });
-      }
-    }
-    return list;
+    return this.terminals
+      .ofSession(sessionId)
+      .filter((published) => published.exited === null && isBackground(published.run))
+      .map((published) => ({ type: "terminal", terminalId: published.run.id }));
   }
 
   /**
@@ -184,30 +145,28 @@ export class TerminalPublisher {
    * a tool call that embeds a terminal after the terminal's announcement.
    */
   settled(): Promise<void> {
-    return this.chain;
+    return this.queue.settled();
   }
 
   /** As `settled`, after sending every terminal's pending output now. */
   flushed(): Promise<void> {
-    for (const published of this.terminals.values()) {
+    for (const published of this.terminals.all()) {
       this.flush(published);
     }
-    return this.chain;
+    return this.queue.settled();
   }
 
   /** Stops publishing (pending output is dropped); idempotent. */
   dispose(): void {
     this.unsubscribe();
-    for (const published of this.terminals.values()) {
-      if (published.timer) {
-        clearTimeout(published.timer);
-      }
+    for (const published of this.terminals.all()) {
+      published.output.stopTimer();
     }
   }
 
   private onEvent(event: RunEvent): void {
     if (event.type === "status" && event.run.status === "running") {
-      if (!this.terminals.has(event.run.id)) {
+      if (this.terminals.get(event.run.id) === undefined) {
         this.add(event.run);
       }
     } else if (event.type === "output" && event.item.kind === "output") {
@@ -215,13 +174,11 @@ export class TerminalPublisher {
       if (published === undefined || published.exited !== null) {
         return;
       }
-      const bytes = Buffer.from(event.item.text, "utf8");
-      published.pending.push(bytes);
-      published.pendingBytes += bytes.length;
-      if (published.pendingBytes >= this.maxChunkBytes) {
+      published.output.add(Buffer.from(event.item.text, "utf8"));
+      if (published.output.bytes >= this.limits.maxChunkBytes) {
         this.flush(published);
       } else {
-        published.timer ??= setTimeout(() => this.flush(published), this.coalesceMs);
+        published.output.flushAfter(this.limits.coalesceMs, () => this.flush(published));
       }
     } else if (event.type === "resize") {
       const published = this.terminals.get(event.run.id);
@@ -231,21 +188,13 @@ export class TerminalPublisher {
       published.run = event.run;
       // Output written before the resize was drawn at the old size: send it first.
       this.flush(published);
-      this.enqueue(event.run.sessionId, {
-        sessionUpdate: "terminal_update",
-        terminalId: event.run.id,
-        size: sizeOf(event.run, DEFAULT_PTY_SIZE),
-      });
+      this.queue.enqueue(event.run.sessionId, sizeUpdate(event.run));
     } else if (event.type === "input") {
       const published = this.terminals.get(event.run.id);
       if (published !== undefined && published.exited === null) {
         // After the output it follows (the prompt), as an update of the terminal's _meta.
         this.flush(published);
-        this.enqueue(event.run.sessionId, {
-          sessionUpdate: "terminal_update",
-          terminalId: event.run.id,
-          _meta: inputMeta(event.run),
-        });
+        this.queue.enqueue(event.run.sessionId, inputUpdate(event.run));
       }
     } else if (event.type === "exit") {
       const published = this.terminals.get(event.run.id);
@@ -255,12 +204,7 @@ export class TerminalPublisher {
       this.flush(published, true);
       published.exited = event.run;
       // exitStatus exactly once (the manager emits one exit per run); cancel is no longer offered.
-      this.enqueue(published.run.sessionId, {
-        sessionUpdate: "terminal_update",
-        terminalId: published.run.id,
-        exitStatus: exitStatusOf(event.run),
-        capabilities: {},
-      });
+      this.queue.enqueue(published.run.sessionId, exitUpdate(event.run));
     }
   }
 
@@ -268,23 +212,8 @@ export class TerminalPublisher {
     if (this.options.publishes && !this.options.publishes(run)) {
       return;
     }
-    this.forgetOldest();
-    this.terminals.set(run.id, {
-      run,
-      exited: null,
-      pending: [],
-      pendingBytes: 0,
-      timer: null,
-      resync: false,
-    });
-    this.enqueue(run.sessionId, {
-      sessionUpdate: "terminal_update",
-      terminalId: run.id,
-      command: displayCommand(run),
-      ...(run.cwd !== null ? { cwd: run.cwd } : {}),
-      ...(run.pty ? { size: sizeOf(run, DEFAULT_PTY_SIZE) } : {}),
-      capabilities: { cancel: {} },
-    });
+    this.terminals.add(run);
+    this.queue.enqueue(run.sessionId, announcement(run));
   }
 
   /**
@@ -292,42 +221,27 @@ export class TerminalPublisher {
    * backlog (`final`: the last flush before the exit, which sends that snapshot whatever the backlog).
    */
   private flush(published: Published, final = false): void {
-    if (published.timer) {
-      clearTimeout(published.timer);
-      published.timer = null;
-    }
-    if (published.pendingBytes === 0 && !published.resync) {
+    const { output, run } = published;
+    output.stopTimer();
+    if (output.bytes === 0 && !output.resync) {
       return;
     }
-    const bytes = Buffer.concat(published.pending, published.pendingBytes);
-    published.pending = [];
-    published.pendingBytes = 0;
-    const sessionId = published.run.sessionId;
+    const bytes = output.take();
+    const { queuedBytes } = this.queue;
+    const { maxBacklogBytes } = this.limits;
     const wireBytes = Math.ceil(bytes.length / 3) * 4; // base64
-    if (published.resync || this.queuedBytes + wireBytes > this.maxBacklogBytes) {
+    if (output.resync || queuedBytes + wireBytes > maxBacklogBytes) {
       // The client is behind: what is waiting is replaced by one authoritative snapshot, sent
       // once the backlog has room (until then the terminal keeps only this flag).
-      published.resync = !final && this.queuedBytes > this.maxBacklogBytes;
-      if (published.resync) {
-        return;
+      output.resync = !final && queuedBytes > maxBacklogBytes;
+      const snapshot = output.resync ? null : this.snapshotOf(run.id);
+      if (snapshot !== null) {
+        this.queue.enqueue(run.sessionId, snapshotUpdate(run.id, snapshot));
       }
-      const snapshot = this.snapshotOf(published.run.id);
-      if (snapshot === null) {
-        return;
-      }
-      this.enqueue(sessionId, {
-        sessionUpdate: "terminal_update",
-        terminalId: published.run.id,
-        output: { data: snapshot.toString("base64") },
-      });
       return;
     }
-    for (const piece of utf8Pieces(bytes, this.maxChunkBytes)) {
-      this.enqueue(sessionId, {
-        sessionUpdate: "terminal_output_chunk",
-        terminalId: published.run.id,
-        data: Buffer.from(piece).toString("base64"),
-      });
+    for (const chunk of outputChunks(run.id, bytes, this.limits.maxChunkBytes)) {
+      this.queue.enqueue(run.sessionId, chunk);
     }
   }
 
@@ -338,35 +252,20 @@ export class TerminalPublisher {
       return null;
     }
     // The snapshot holds the pending output: sending it again as chunks would duplicate it.
-    if (published.timer) {
-      clearTimeout(published.timer);
-    }
-    published.timer = null;
-    published.pending = [];
-    published.pendingBytes = 0;
-    published.resync = false;
-    const run = published.run;
-    return {
-      sessionUpdate: "terminal_update",
-      terminalId: run.id,
-      command: displayCommand(run),
-      cwd: run.cwd,
-      size: run.pty ? sizeOf(run, DEFAULT_PTY_SIZE) : null,
-      output: { data: snapshot.toString("base64") },
-      exitStatus: published.exited === null ? null : exitStatusOf(published.exited),
-      capabilities: published.exited === null ? { cancel: {} } : {},
-      ...(published.exited === null ? { _meta: inputMeta(this.current(run)) } : {}),
-    };
+    published.output.discard();
+    const { run, exited } = published;
+    return fullState(run, exited, exited === null ? this.current(run) : run, snapshot);
   }
 
   /** The tail of the run's retained output (the manager's store), at most snapshotBytes. */
   private snapshotOf(runId: string): Buffer | null {
     try {
-      const { text } = this.manager.tail(runId, { maxChars: this.snapshotBytes });
-      return Buffer.from(utf8Tail(Buffer.from(text, "utf8"), this.snapshotBytes));
+      const { snapshotBytes } = this.limits;
+      const { text } = this.manager.tail(runId, { maxChars: snapshotBytes });
+      return Buffer.from(utf8Tail(Buffer.from(text, "utf8"), snapshotBytes));
     } catch {
       // Expired (TTL) or removed: the run, its output and its terminal are gone.
-      this.terminals.delete(runId);
+      this.terminals.forget(runId);
       return null;
     }
   }
@@ -385,32 +284,6 @@ export class TerminalPublisher {
       return isFinished(this.manager.get(runId).status);
     } catch {
       return true; // the manager no longer knows it
-    }
-  }
-
-  private enqueue(sessionId: string, update: TerminalSessionUpdate): void {
-    // Counted as sent on the wire (base64): chunks and snapshots, the two that can be large.
-    const size =
-      update.sessionUpdate === "terminal_output_chunk"
-        ? update.data.length
-        : (update.output?.data.length ?? 0);
-    this.queuedBytes += size;
-    this.chain = this.chain
-      .then(() => this.options.send(sessionId, update))
-      .catch((error: unknown) => this.report(`sending ${update.sessionUpdate}`, error))
-      .finally(() => (this.queuedBytes -= size));
-  }
-
-  /** Bounded: past maxTerminals, the oldest exited terminal is forgotten (a live one never is). */
-  private forgetOldest(): void {
-    if (this.terminals.size < this.maxTerminals) {
-      return;
-    }
-    for (const [terminalId, published] of this.terminals) {
-      if (published.exited !== null) {
-        this.terminals.delete(terminalId);
-        return;
-      }
     }
   }
 

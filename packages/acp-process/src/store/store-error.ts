@@ -31,3 +31,16 @@ export function storeClosed(store: string, what: string): ProcessError {
     `Cannot ${what}: ${store} is closed. Open a new store (and a new ProcessManager on it) to go on`,
   );
 }
+
+/**
+ * A write from the flush timer failed: nobody awaits that timer, so this is reported instead of
+ * crashing the agent (the batch is retried on the next write).
+ */
+export function flushFailure(error: unknown): ProcessError {
+  const root = error instanceof ProcessError && error.cause !== undefined ? error.cause : error;
+  return new ProcessError(
+    "store_error",
+    `writing run output to the SQLite store failed (${messageOf(root)}); check the disk and the database file. ${messageOf(error)}`,
+    { cause: error },
+  );
+}

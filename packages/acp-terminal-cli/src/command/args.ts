@@ -3,11 +3,13 @@ import {
   APPROVAL_FLAG_OPTIONS,
   approvalFlagsHelp,
   approvalFlags,
+  checkExecutorTarget,
   type ApprovalFlags,
 } from "acp-terminal";
 import { EXIT_CODES_HELP } from "../exit-codes.js";
 import { terminalLimits, type TerminalLimits } from "./terminal-limits.js";
 import { KNOWN_AGENT_NAMES } from "../agent/known-agents.js";
+import { SANDBOX_WITH_ON } from "acp-terminal";
 import { messageOf } from "acp-terminal/internal";
 
 export interface RunOptions extends TerminalLimits {
@@ -32,10 +34,14 @@ export interface RunOptions extends TerminalLimits {
   agentLog?: string | undefined;
   /** Say on stderr how terminals are contained (present only when set). */
   verbose?: boolean;
-  /** Process-group kill only, no PID namespace per terminal (present only when set). */
+  /** Process-group kill only: no launcher keeping each command's tree (present only when set). */
   noContain?: boolean;
+  /** Each terminal in its own PID namespace (present only when set). */
+  pidNamespace?: boolean;
   /** Offer the terminals as MCP tools instead of v1 terminals (present only when set). */
   mcpTools?: boolean;
+  /** Where the terminals' commands run (`--on`; present only when not this machine). */
+  on?: string;
   /**
    * The dialect to speak, forced: v2 (the draft), v1 with `_meta` terminal output, or v1 client
    * terminals only; present only when forced (the default, `auto`, offers v2, else v1 with `_meta`).
@@ -93,8 +99,16 @@ ${approvalFlagsHelp(21)}
   --max-terminals N  live terminals the session may hold (default 64)
   --max-total-terminals N
                      live terminals in all (default 1024, or --max-terminals if higher)
-  --verbose          say on stderr how terminals are contained and sandboxed
-  --no-contain       no PID namespace per terminal: kill reaches the process group only
+  --verbose          say on stderr how terminals are contained (process tree, PID namespace or
+                     process group) and sandboxed
+  --no-contain       kill reaches each command's process group only: what leaves it (setsid, a
+                     double fork) outlives its terminal
+  --pid-namespace    each terminal in its own PID namespace: commands see namespace pids ($$, $!,
+                     ps), which mean nothing to the agent or to other terminals
+  --on WHERE         run the terminals' commands elsewhere: ssh://[user@]host[:port] (as ssh
+                     resolves it, ~/.ssh/config included), docker://CONTAINER, or
+                     docker-image://IMAGE (a container per session with --cwd mounted at the
+                     same path); --cwd is then a path there. Needs perl there.
   --mcp-tools        offer the terminals as MCP tools (exec, process) instead of v1 terminals:
                      over the ACP connection when the agent takes it (mcpCapabilities.acp), else
                      as the stdio server acp-terminal mcp with this cwd, --yes/--allow, --sandbox
@@ -164,7 +178,9 @@ export function parseCommand(
         "max-total-terminals": { type: "string" },
         verbose: { type: "boolean", default: false },
         "no-contain": { type: "boolean", default: false },
+        "pid-namespace": { type: "boolean", default: false },
         "mcp-tools": { type: "boolean", default: false },
+        on: { type: "string" },
         protocol: { type: "string", default: "auto" },
         session: { type: "string" },
         auth: { type: "string" },
@@ -227,16 +243,30 @@ export function parseCommand(
       message: `Invalid --protocol: expected one of ${PROTOCOLS.join(", ")}, received ${JSON.stringify(values.protocol)}`,
     };
   }
+  if (values["no-contain"] && values["pid-namespace"]) {
+    return {
+      kind: "error",
+      message: "--no-contain and --pid-namespace exclude each other: give one",
+    };
+  }
   const limits = terminalLimits(values["max-terminals"], values["max-total-terminals"]);
   if (typeof limits === "string") {
     return { kind: "error", message: limits };
+  }
+  const sessionCwd = resolvePath(cwd, values.cwd ?? ".");
+  const on = values.on === undefined ? undefined : executorTarget(values.on, sessionCwd);
+  if (on?.startsWith("Invalid")) {
+    return { kind: "error", message: on };
+  }
+  if (on !== undefined && on !== "local" && approval.sandbox !== "off") {
+    return { kind: "error", message: SANDBOX_WITH_ON };
   }
   return {
     kind: "run",
     options: {
       agent: values.agent,
       prompt: rest.length === 0 || promptWords === "-" ? undefined : promptWords,
-      cwd: resolvePath(cwd, values.cwd ?? "."),
+      cwd: sessionCwd,
       pty: values.pty,
       yes: values.yes,
       allow: values.allow,
@@ -251,7 +281,9 @@ export function parseCommand(
       ...sessionFlags(values, cwd, resolvePath),
       ...(values.verbose ? { verbose: true } : {}),
       ...(values["no-contain"] ? { noContain: true } : {}),
+      ...(values["pid-namespace"] ? { pidNamespace: true } : {}),
       ...(values["mcp-tools"] ? { mcpTools: true } : {}),
+      ...(on !== undefined && on !== "local" ? { on } : {}),
     },
   };
 }
@@ -280,4 +312,27 @@ function sessionFlags(
     ...(values.quiet ? { quiet: true } : {}),
   };
   return Object.keys(flags).length === 0 ? {} : { session: flags };
+}
+
+/**
+ * `--on` checked (an error message when wrong); `docker-image://` without a workspace gets the
+ * session's cwd mounted at the same path, so the paths the agent sees are valid in the container.
+ */
+function executorTarget(on: string, sessionCwd: string): string {
+  const problem = checkExecutorTarget(on);
+  if (problem !== undefined) {
+    return `Invalid --on: ${problem}`;
+  }
+  if (!on.startsWith("docker-image://") || /[?&]workspace=/.test(on)) {
+    return on;
+  }
+  return `${on}${on.includes("?") ? "&" : "?"}workspace=${encodeURIComponent(sessionCwd)}`;
+}
+
+/** The TerminalHost `containment` option the flags ask for. */
+export function containmentOption(options: {
+  noContain?: boolean;
+  pidNamespace?: boolean;
+}): "auto" | "pid-namespace" | "off" {
+  return options.noContain ? "off" : options.pidNamespace ? "pid-namespace" : "auto";
 }

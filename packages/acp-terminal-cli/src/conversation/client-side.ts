@@ -4,7 +4,7 @@ import { cliApprovalPolicy } from "../ask/approval.js";
 import { QuestionQueue, type ChoiceIo } from "../ask/choose.js";
 import type { PermissionAnswer, PermissionAsk } from "../ask/permission-ask.js";
 import { decidePermission, type PermissionMode } from "../ask/permission.js";
-import type { RunOptions } from "../command/args.js";
+import { containmentOption, type RunOptions } from "../command/args.js";
 import { hostSandbox } from "../command/sandbox-host.js";
 import type { Renderer } from "../view/renderer.js";
 import { ClientFiles } from "./client-files.js";
@@ -60,11 +60,12 @@ export function clientSide(
   const host =
     hostsTerminals || options.mcpTools === true
       ? new TerminalHost({
+          ...(options.on !== undefined ? { on: options.on } : {}),
           pty: options.pty,
           cwd: options.cwd,
           sandbox: hostSandbox(options.approval, options.cwd),
           authorize: policy,
-          containment: options.noContain ? "off" : "auto",
+          containment: containmentOption(options),
           maxTerminalsPerSession: options.maxTerminals,
           maxTerminals: options.maxTotalTerminals,
         })
@@ -78,6 +79,7 @@ export function clientSide(
   const mcpTools =
     options.mcpTools === true && host !== undefined
       ? new McpToolsOffer({
+          on: options.on,
           host,
           cwd: options.cwd,
           approval: options.approval,

@@ -20,6 +20,8 @@ export interface McpToolsOfferOptions {
   /** Someone can approve a stdin write (`--yes` or a TTY to ask on). */
   stdinWritable: boolean;
   version: string;
+  /** `--on`: the stdio server runs its commands there too. */
+  on?: string | undefined;
 }
 
 /**
@@ -109,14 +111,17 @@ export class McpToolsOffer {
 
 /** The stdio server `acp-terminal mcp --workspace <cwd>` with the CLI policy's flags, as declared. */
 export function stdioMcpServer(
-  options: Pick<McpToolsOfferOptions, "cwd" | "approval">,
+  options: Pick<McpToolsOfferOptions, "cwd" | "approval" | "on">,
 ): McpServer & { command: string; args: string[] } {
   const policy = approvalFlagArgs(options.approval);
   const main = fileURLToPath(new URL("../main.js", import.meta.url));
   return {
     name: SERVER_NAME,
     command: process.execPath,
-    args: [main, "mcp", "--workspace", options.cwd, ...policy],
+    args: [
+      ...[main, "mcp", "--workspace", options.cwd, ...policy],
+      ...(options.on !== undefined ? ["--on", options.on] : []),
+    ],
     env: [],
   };
 }

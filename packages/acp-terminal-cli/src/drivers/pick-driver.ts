@@ -1,6 +1,7 @@
 import type { Stream } from "@agentclientprotocol/sdk";
 import { PROTOCOL_VERSION as V2 } from "@agentclientprotocol/sdk/experimental/v2/unstable";
-import type { RunOptions } from "../command/args.js";
+import { containmentFor } from "acp-terminal";
+import { containmentOption, type RunOptions } from "../command/args.js";
 import type { ProtocolDriver } from "../conversation/driver.js";
 import { offerV2 } from "./negotiate.js";
 import { v1ClientCapabilities, V1ClientTerminals } from "./v1-client-terminals.js";
@@ -70,6 +71,7 @@ export async function pickDriver(
               mcpTools: options.mcpTools === true,
               declareMeta: true,
               terminalLogin,
+              host: { containment: containmentFor(containmentOption(options)) },
             }),
           }
         : {}),
@@ -85,6 +87,7 @@ export async function pickDriver(
   const driver = new V2AgentTerminals({
     cwd: options.cwd,
     approval: options.approval,
+    on: options.on,
     maxTerminals: options.maxTerminals,
     maxTotalTerminals: options.maxTotalTerminals,
     version,

@@ -52,10 +52,12 @@ export function v1ClientCapabilities(options: {
   mcpTools: boolean;
   declareMeta: boolean;
   terminalLogin: boolean;
+  /** The host (or what it will be: its containment) whose terminals are offered. */
+  host?: object | undefined;
 }): ClientCapabilities {
   const terminals = options.mcpTools
     ? { terminal: false, _meta: {} }
-    : terminalClientCapabilities();
+    : terminalClientCapabilities(options.host);
   return {
     terminal: terminals.terminal,
     fs: { readTextFile: true, writeTextFile: true },
@@ -153,6 +155,7 @@ export class V1ClientTerminals implements ProtocolDriver {
         mcpTools: context.mcpTools !== undefined,
         declareMeta: this.options.declareMeta,
         terminalLogin: context.terminalLogin,
+        host: this.#host,
       }),
       clientInfo: { name: "acp-terminal", version: this.options.version },
     };

@@ -44,6 +44,8 @@ export interface V2Options extends TerminalLimits {
   cwd: string;
   /** `--yes`, `--allow`, `--sandbox`: the stdio MCP server's policy flags. */
   approval: ApprovalFlags;
+  /** `--on`: the stdio MCP server runs its commands there too. */
+  on?: string | undefined;
   /** The CLI's version, for `info`. */
   version: string;
   /** The version the agent answered the v2 offer with, when not 2: the conversation ends, saying so. */

@@ -1,5 +1,7 @@
-// Over 300 lines: one class, one JSON line per view event (most a few lines each), and the cursor
-// that reads terminals' output by bounded events.
+/**
+ * `--json` rendering. Over 300 lines: with the renderer lives the byte-level JSON string writer its
+ * output events need (`jsonLine`), which makes neither a string of the output nor one of its JSON.
+ */
 import { TextDecoder } from "node:util";
 import type { ExitStatus, TerminalInfo } from "acp-terminal";
 import type { OutputReader } from "acp-terminal";
@@ -48,10 +50,14 @@ export class JsonRenderer implements Renderer {
   readonly wantsRawUpdates = true;
   private readonly terminals = new Map<string, FollowedTerminal>();
   private readonly pending = new Set<string>();
-  private readonly decoder = new TextDecoder();
   private waitingForDrain = false;
   /** The line that ends a failed run was written to stderr already. */
   private failedShown = false;
+  /** Buffers output lines were built in, once the stream let go of them. */
+  private readonly spare: Buffer[] = [];
+  /** Bytes of line buffers written whose buffer the stream still holds. */
+  private inFlightBytes = 0;
+  private waitingForLine = false;
 
   constructor(
     private readonly out: Output,
@@ -234,14 +240,23 @@ export class JsonRenderer implements Renderer {
         this.pending.delete(terminalId);
         continue;
       }
-      while (!this.lagging() && this.emitOutput(terminalId, term)) {
+      while (!this.lagging() && !this.linesInFlight() && this.emitOutput(terminalId, term)) {
         // one bounded event at a time, checking the reader between them
       }
       if (this.lagging()) {
         return this.waitForDrain();
       }
+      if (this.linesInFlight()) {
+        this.waitingForLine = true; // resumed when the stream lets go of a line (see emitOutput)
+        return;
+      }
       this.pending.delete(terminalId);
     }
+  }
+
+  /** The stream holds MAX_IN_FLIGHT_BYTES of line buffers: the next line waits (bounded memory). */
+  private linesInFlight(): boolean {
+    return this.spare.length === 0 && this.inFlightBytes >= MAX_IN_FLIGHT_BYTES;
   }
 
   private lagging(): boolean {
@@ -269,14 +284,32 @@ export class JsonRenderer implements Renderer {
       return false;
     }
     term.replace = false;
-    const output = this.decoder.decode(bytes);
-    this.emit({
-      type: "terminal",
-      event: "output",
-      terminalId,
-      output,
+    // The line as bytes, the output escaped straight into them: the JSON string of 64 KiB of
+    // control bytes is 384 KiB, one more large string per event for V8 to collect (a 200 MB flood
+    // grew the CLI's peak RSS by ~45 MB).
+    const head = JSON.stringify({ type: "terminal", event: "output", terminalId });
+    const tail = JSON.stringify({
       ...(skippedBytes > 0 ? { skippedBytes } : {}),
       ...(replace ? { replace: true } : {}),
+    });
+    const line = jsonLine(
+      `${head.slice(0, -1)},"output":`,
+      bytes,
+      `${tail === "{}" ? "}" : `,${tail.slice(1)}`}\n`,
+      this.spare.pop(),
+    );
+    // Its buffer is reused once the stream let go of it (a new one per line would be freed only by
+    // a GC, which V8 starts after ~64 MB of them); at most MAX_IN_FLIGHT_BYTES of them are held.
+    this.inFlightBytes += line.buffer.byteLength;
+    this.out.write(line, () => {
+      this.inFlightBytes -= line.buffer.byteLength;
+      if (this.spare.length < MAX_SPARE_LINE_BUFFERS) {
+        this.spare.push(Buffer.from(line.buffer));
+      }
+      if (this.waitingForLine) {
+        this.waitingForLine = false;
+        this.writePending();
+      }
     });
     return bytes.byteLength > 0;
   }
@@ -314,4 +347,115 @@ function screenFields(terminal: AgentTerminal): Record<string, unknown> {
     ...(cut ? { screenCut: true } : {}),
     size: terminal.size,
   };
+}
+
+/** Line buffers kept for reuse once the stream let go of them. */
+const MAX_SPARE_LINE_BUFFERS = 2;
+/** Line buffers the stream may hold before the next output line waits for it to let go of one. */
+const MAX_IN_FLIGHT_BYTES = 1024 * 1024;
+/** A line buffer is at least this large, so that short lines reuse one too. */
+const MIN_LINE_BUFFER_BYTES = 64 * 1024;
+/** What a byte below 0x80 becomes: 0 itself, else `\\` and this letter, or `\\u00XX` (0xff). */
+const ASCII_ESCAPES = new Uint8Array(0x80);
+for (let byte = 0; byte < 0x20; byte++) {
+  ASCII_ESCAPES[byte] = 0xff;
+}
+for (const [byte, letter] of [
+  [0x08, "b"],
+  [0x09, "t"],
+  [0x0a, "n"],
+  [0x0c, "f"],
+  [0x0d, "r"],
+  [0x22, '"'],
+  [0x5c, "\\"],
+] as const) {
+  ASCII_ESCAPES[byte] = letter.charCodeAt(0);
+}
+const HEX_DIGITS = Buffer.from("0123456789abcdef");
+
+/**
+ * The bytes of a valid UTF-8 character starting at `at` (2 to 4), or how many bytes make the
+ * invalid sequence there, negated (-1 to -3), which becomes one U+FFFD: the WHATWG decoder's
+ * maximal-subpart rule, so the result is what TextDecoder gives.
+ */
+function utf8Length(bytes: Uint8Array, at: number): number {
+  const lead = bytes[at]!;
+  let length = 0;
+  let low = 0x80;
+  let high = 0xbf;
+  if (lead >= 0xc2 && lead <= 0xdf) {
+    length = 2;
+  } else if (lead >= 0xe0 && lead <= 0xef) {
+    length = 3;
+    low = lead === 0xe0 ? 0xa0 : 0x80;
+    high = lead === 0xed ? 0x9f : 0xbf;
+  } else if (lead >= 0xf0 && lead <= 0xf4) {
+    length = 4;
+    low = lead === 0xf0 ? 0x90 : 0x80;
+    high = lead === 0xf4 ? 0x8f : 0xbf;
+  } else {
+    return -1;
+  }
+  for (let i = 1; i < length; i++) {
+    const next = at + i < bytes.length ? bytes[at + i]! : -1;
+    if (next < (i === 1 ? low : 0x80) || next > (i === 1 ? high : 0xbf)) {
+      return -i;
+    }
+  }
+  return length;
+}
+
+/**
+ * `head`, then the UTF-8 `bytes` as a JSON string (the bytes `JSON.stringify(new
+ * TextDecoder().decode(bytes))` encodes to, without making either string), then `tail`, in
+ * `reuse` when it is large enough for the worst case (every byte escaped to 6), else in a new
+ * buffer of its own (its `buffer` is all of it: it can be reused whole).
+ */
+export function jsonLine(head: string, bytes: Uint8Array, tail: string, reuse?: Buffer): Buffer {
+  const size = Buffer.byteLength(head) + 6 * bytes.byteLength + 2 + Buffer.byteLength(tail);
+  // Never from Node's shared pool: the caller may reuse the whole buffer.
+  const out =
+    reuse !== undefined && reuse.byteLength >= size
+      ? reuse
+      : Buffer.allocUnsafeSlow(Math.max(size, MIN_LINE_BUFFER_BYTES));
+  let at = out.write(head, 0);
+  out[at++] = 0x22;
+  // Byte by byte: copying runs with subarray() made an object per line, garbage V8 had to collect.
+  const length = bytes.length;
+  for (let i = 0; i < length;) {
+    const byte = bytes[i]!;
+    if (byte < 0x80) {
+      const escape = ASCII_ESCAPES[byte]!;
+      if (escape === 0) {
+        out[at++] = byte;
+      } else {
+        out[at++] = 0x5c;
+        if (escape === 0xff) {
+          out[at++] = 0x75; // u00XX
+          out[at++] = 0x30;
+          out[at++] = 0x30;
+          out[at++] = HEX_DIGITS[byte >> 4]!;
+          out[at++] = HEX_DIGITS[byte & 15]!;
+        } else {
+          out[at++] = escape;
+        }
+      }
+      i++;
+      continue;
+    }
+    const character = utf8Length(bytes, i);
+    if (character > 0) {
+      for (const end = i + character; i < end; i++) {
+        out[at++] = bytes[i]!; // a valid character, as it is
+      }
+    } else {
+      out[at++] = 0xef; // U+FFFD
+      out[at++] = 0xbf;
+      out[at++] = 0xbd;
+      i -= character;
+    }
+  }
+  out[at++] = 0x22;
+  at += out.write(tail, at);
+  return out.subarray(0, at);
 }

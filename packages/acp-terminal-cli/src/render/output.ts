@@ -1,6 +1,11 @@
 /** Where a renderer writes. `isTTY`/`columns` decide in-place updates; tests pass plain buffers. */
 export interface Output {
-  write(text: string): void;
+  /**
+   * Bytes are written as they are (UTF-8 already): `--json` builds its output lines as bytes, and
+   * reuses their buffer once `written` says the stream let go of it. An Output must call
+   * `written` (later or at once): `--json` holds further output lines until it does.
+   */
+  write(text: string | Uint8Array, written?: () => void): void;
   isTTY: boolean;
   columns?: number;
   /** True while the reader lags (written text still waits in memory): live output waits, finals do not. */
@@ -11,7 +16,7 @@ export interface Output {
 
 export function outputOf(stream: NodeJS.WriteStream): Output {
   return {
-    write: (text) => void stream.write(text),
+    write: (text, written) => void stream.write(text, written && (() => written())),
     get isTTY() {
       return stream.isTTY === true;
     },

@@ -1,6 +1,6 @@
 import { observed, runToExit, sh, type Check } from "../base/check.js";
 import { CheckFailure, RpcFailure } from "../base/probe.js";
-import { backgroundSleep, killLeftover, pidIn, skipUnlessVisible, untilGone } from "./pids.js";
+import { backgroundSleep, killLeftover, pidHere, pidIn, untilGone, visiblePid } from "./pids.js";
 
 /**
  * Behaviour where the spec is silent about processes: what kill reaches, when exit is known, when
@@ -25,8 +25,7 @@ export const processBehaviourChecks: Check[] = [
         (o) => pidIn(o.output, "grandchild") !== undefined,
         "expected the background sleep's pid",
       );
-      const pid = pidIn(output, "grandchild")!;
-      skipUnlessVisible(pid);
+      const pid = visiblePid(output, "grandchild");
       try {
         await probe.kill(id);
         const gone = await untilGone(pid, GONE_WITHIN_MS);
@@ -51,7 +50,7 @@ export const processBehaviourChecks: Check[] = [
       let pid: number | undefined;
       try {
         const status = await probe.waitForExit(id, EXIT_DESPITE_GRANDCHILD_MS);
-        pid = pidIn((await probe.output(id)).output, "grandchild");
+        pid = pidHere((await probe.output(id)).output, "grandchild");
         return observed(
           true,
           `wait_for_exit returned ${JSON.stringify(status)} while the background sleep still held the output open`,
@@ -60,7 +59,7 @@ export const processBehaviourChecks: Check[] = [
         if (!(error instanceof CheckFailure) || error instanceof RpcFailure) {
           throw error;
         }
-        pid = pidIn((await probe.output(id)).output, "grandchild");
+        pid = pidHere((await probe.output(id)).output, "grandchild");
         return observed(
           false,
           `wait_for_exit had not returned ${EXIT_DESPITE_GRANDCHILD_MS / 1000} s after sh exited: it waits for the background sleep that holds the output open`,
@@ -90,7 +89,7 @@ export const processBehaviourChecks: Check[] = [
         await probe.kill(id);
       } finally {
         // Only the group kill reaches the background sleep; a client without one leaves it.
-        killLeftover(pidIn(output, "started"));
+        killLeftover(pidHere(output, "started"));
       }
       const after = await probe.output(id);
       const final = after.exitStatus != null;

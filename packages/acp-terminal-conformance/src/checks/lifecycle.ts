@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { runToExit, sh, type Check } from "../base/check.js";
 import { CheckFailure, expect, RpcFailure } from "../base/probe.js";
-import { pidIn, READ_SHELL_PID, skipUnlessVisible, untilGone } from "./pids.js";
+import { pidIn, READ_SHELL_PID, untilGone, visiblePid } from "./pids.js";
 
 /** A command that runs far longer than any check: only kill or release ends it. */
 const LONG = { command: "sleep", args: ["60"] };
@@ -130,15 +130,14 @@ export const lifecycleChecks: Check[] = [
     name: "terminal/release kills a running command",
     kind: "must",
     async run({ probe, embed }) {
-      const id = await probe.create(sh(`${READ_SHELL_PID} echo pid=$p; exec sleep 60`));
+      const id = await probe.create(sh(`${READ_SHELL_PID} echo pid=$p@$t; exec sleep 60`));
       await embed(id);
       const { output } = await probe.outputUntil(
         id,
         (o) => pidIn(o.output, "pid") !== undefined,
         "expected the command's pid",
       );
-      const pid = pidIn(output, "pid")!;
-      skipUnlessVisible(pid);
+      const pid = visiblePid(output, "pid");
       await probe.release(id);
       if (!(await untilGone(pid, 3_000))) {
         throw new CheckFailure(`process ${pid} still runs 3 s after terminal/release`);

@@ -31,31 +31,62 @@ export function isAlive(pid: number): boolean {
 }
 
 /**
- * Shell text that sets `p` to the pid of the shell it runs in as the client's machine sees it: a
- * client that runs commands in a PID namespace of their own (acp-terminal run does) gives them
- * small pids of that namespace in `$$` and `$!`, but /proc is the machine's, and the shell itself
- * (`read` is a builtin, no fork) reads its own first field there. Without /proc (macOS), `$$`.
+ * Shell text that sets `p` to the pid of the shell it runs in as the client's machine sees it,
+ * and `t` to its start time: a client that runs commands in a PID namespace of their own
+ * (acp-terminal run does) gives them small pids of that namespace in `$$` and `$!`, but /proc is
+ * the machine's, and the shell itself (`read` is a builtin, no fork) reads its own stat there
+ * (pid: field 1, start time: field 22). Without /proc (macOS), `$$` and no start time. Print
+ * `name=$p@$t` so that `pidHere` can tell this process from another with the same pid here (a
+ * container's pids are another namespace's, whose /proc is its own).
  */
-export const READ_SHELL_PID = "{ read -r p _ </proc/self/stat; } 2>/dev/null || p=$$;";
+export const READ_SHELL_PID =
+  "{ read -r p _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ t _ </proc/self/stat; } 2>/dev/null || p=$$;";
 
-/** Shell text that starts `sleep 60` in the background and prints `name=<its pid>` (see READ_SHELL_PID). */
+/** Shell text that starts `sleep 60` in the background and prints `name=<its pid>@<start>` (see READ_SHELL_PID). */
 export function backgroundSleep(name: string): string {
-  return `(${READ_SHELL_PID} echo ${name}=$p; exec sleep 60) &`;
+  return `(${READ_SHELL_PID} echo ${name}=$p@$t; exec sleep 60) &`;
+}
+
+/** Field 22 of /proc/<pid>/stat (start time in clock ticks), or undefined. */
+function startTimeOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The pid a script printed as `name=<pid>@<start>`, when that very process runs here: alive, and
+ * (where the script could say) started at the same time. Undefined otherwise, so a pid of another
+ * machine or pid namespace that happens to name a process here is never watched or killed.
+ */
+export function pidHere(output: string, name: string): number | undefined {
+  const match = new RegExp(`${name}=(\\d+)(?:@(\\d*))?`).exec(output);
+  const pid = match ? Number(match[1]) : undefined;
+  if (pid === undefined || !isAlive(pid)) {
+    return undefined;
+  }
+  const printed = match?.[2];
+  return printed && startTimeOf(pid) !== printed ? undefined : pid;
+}
+
+/** `pidHere`, or a skip when the process cannot be watched from here. */
+export function visiblePid(output: string, name: string): number {
+  const pid = pidHere(output, name);
+  if (pid === undefined) {
+    throw new CheckSkip(
+      `process ${pidIn(output, name)} is not visible from the agent (another machine or pid namespace)`,
+    );
+  }
+  return pid;
 }
 
 /** The pid a script printed as `name=<pid>`, or undefined. */
 export function pidIn(output: string, name: string): number | undefined {
   const match = new RegExp(`${name}=(\\d+)`).exec(output);
   return match ? Number(match[1]) : undefined;
-}
-
-/** Skips the check when `pid` (the client's) cannot be watched from here. */
-export function skipUnlessVisible(pid: number): void {
-  if (!isAlive(pid)) {
-    throw new CheckSkip(
-      `process ${pid} is not visible from the agent (another machine or pid namespace)`,
-    );
-  }
 }
 
 /** Resolves true once `pid` is gone, false if it still runs after `timeoutMs`. */

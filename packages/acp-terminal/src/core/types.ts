@@ -23,12 +23,15 @@ export interface ExitStatus {
 export type ShellMode = "auto" | "always" | "never";
 
 /**
- * How a terminal's processes are kept from outliving it. Both kill the process group (SIGTERM,
- * grace, SIGKILL) and have a watchdog process SIGKILL every live group if the host dies.
- * `"pid-namespace"`: the command's descendants also live in a PID namespace of the terminal, so
- * those that left the group (`setsid`, double fork) die with it. `"process-group"`: they do not.
+ * How a terminal's processes are kept from outliving it. All kill the process group (SIGTERM,
+ * grace, SIGKILL) and have a watchdog SIGKILL what is left if the host dies.
+ * `"process-tree"`: the command runs under a subreaper relay of the host's launcher, so those of
+ * its descendants that left the group (`setsid`, double fork, `env -i`) are found and killed too,
+ * with the machine's own pids. `"pid-namespace"`: the terminal has a PID namespace of its own,
+ * which holds them (its commands see namespace pids). `"process-group"`: the group only; what
+ * leaves it outlives the terminal.
  */
-export type ContainmentMode = "pid-namespace" | "process-group";
+export type ContainmentMode = "process-tree" | "pid-namespace" | "process-group";
 
 /** The base environment of commands: inherit the host's, start empty, or compute it. */
 export type BaseEnvironment =

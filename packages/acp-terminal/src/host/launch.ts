@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
+import type { Launcher } from "../contain/launcher.js";
 import type { PidNamespace } from "../contain/pid-namespace.js";
 import { OutputBuffer } from "../output/output-buffer.js";
 import type { CommandPlan } from "../spawn/command.js";
+import { processGroupOf } from "../executors/local.js";
 import { spawnProcess } from "../spawn/spawn.js";
-import type { SpawnedProcess } from "../spawn/types.js";
-import { terminateProcessGroup } from "../terminate/kill.js";
+import type { ExecutedProcess } from "../executors/types.js";
 import type { TypedEvents } from "./events.js";
 import type { ResolvedHostOptions } from "./options.js";
 import { Terminal } from "./terminal.js";
@@ -36,9 +37,17 @@ export function launchCwd(
   return params.cwd ?? sessionCwd ?? options.cwd ?? process.cwd();
 }
 
+/** How a terminal is contained: a PID namespace if one is given, else the launcher if one runs. */
+export interface Containers {
+  namespaces?: { take(): Promise<PidNamespace | undefined>; refill(): void } | undefined;
+  /** The launcher to start a command through (`pty`: a PTY terminal), or undefined. */
+  launcher?: ((pty: boolean) => Launcher | undefined) | undefined;
+}
+
 /**
- * Spawns an authorized create and wraps it in a Terminal whose output and exit reach `events`;
- * with `namespaces`, in a PID namespace of its own (when one can be had; else its group only). `stillWanted` is asked once the process
+ * Spawns an authorized create and wraps it in a Terminal whose output and exit reach `events`:
+ * in a PID namespace of its own when `containers` has one, else through the launcher (its whole
+ * process tree held), else forked here (its group only). `stillWanted` is asked once the process
  * has spawned: when it says no (the host is being disposed), the process is killed with its group
  * and `undefined` returned.
  */
@@ -47,7 +56,7 @@ export async function launchTerminal(
   options: ResolvedHostOptions,
   events: TypedEvents<TerminalHostEvents>,
   stillWanted: () => boolean,
-  namespaces?: { take(): Promise<PidNamespace | undefined>; refill(): void },
+  containers: Containers = {},
 ): Promise<Terminal | undefined> {
   const { owner, params, plan, cwd, env } = launch;
   const pty =
@@ -59,7 +68,10 @@ export async function launchTerminal(
   const terminalId = randomUUID();
   const buffer = new OutputBuffer(outputByteLimit);
   const controller = new AbortController();
+  const { namespaces } = containers;
   const namespace = await namespaces?.take();
+  // Commands run elsewhere (options.executor) are contained there, by the executor.
+  const launcher = namespace || options.executor ? undefined : containers.launcher?.(pty !== false);
   // Entered in this order: the namespace (nsenter), then the sandbox (bwrap), then the command.
   const prefix = [...(namespace?.prefix ?? []), ...launch.sandboxPrefix];
   const appendOutput = (chunk: Uint8Array): void => {
@@ -72,7 +84,7 @@ export async function launchTerminal(
       events.emit("written", { terminalId, owner, totalBytes: buffer.totalBytes });
     }
   };
-  const spawning = spawnProcess({
+  const request = {
     file: plan.file,
     args: plan.args,
     ...(prefix.length > 0 ? { prefix } : {}),
@@ -84,7 +96,13 @@ export async function launchTerminal(
     maxPendingStdinBytes: options.maxPendingStdinBytes,
     onData: appendOutput,
     signal: controller.signal,
-  });
+    shell: plan.shell,
+    requestEnv: env,
+    session: owner,
+  };
+  const spawning = options.executor
+    ? options.executor.spawn(request)
+    : spawnProcess(request, launcher);
   const spawned = await spawning.catch((error: unknown) => {
     namespace?.end();
     throw error;
@@ -114,15 +132,16 @@ export async function launchTerminal(
 
 /** A process that spawned after dispose() began: killed with its group, never registered. */
 async function abandon(
-  spawned: SpawnedProcess,
+  spawned: ExecutedProcess,
   controller: AbortController,
   namespace: PidNamespace | undefined,
 ): Promise<void> {
   try {
-    await terminateProcessGroup(spawned, { signal: "SIGKILL", graceMs: 0 });
+    await processGroupOf(spawned).terminate({ signal: "SIGKILL", graceMs: 0 });
     namespace?.end();
     await spawned.settled;
   } finally {
+    processGroupOf(spawned).release?.();
     namespace?.end();
     controller.abort();
   }

@@ -1,7 +1,13 @@
+import { executorFor } from "../executors/target.js";
+import type { Executor } from "../executors/types.js";
 import { KILL_GRACE_MS } from "../terminate/kill.js";
 import { TerminalError } from "../core/errors.js";
 import type { AuthorizeHook } from "./authorize.js";
-import { resolveSandboxOptions, type ResolvedSandboxOptions } from "../sandbox/sandbox-options.js";
+import {
+  resolveSandboxOptions,
+  SANDBOX_WITH_ON,
+  type ResolvedSandboxOptions,
+} from "../sandbox/sandbox-options.js";
 import type { ShellMode, TerminalHostOptions } from "./types.js";
 import { absolutePath, nonNegativeInteger, positiveInteger } from "./validate.js";
 
@@ -31,10 +37,13 @@ export interface ResolvedHostOptions {
   cwd: string | undefined;
   env: NonNullable<TerminalHostOptions["env"]>;
   pty: boolean;
-  containment: "auto" | "off";
+  containment: "auto" | "pid-namespace" | "off";
   maxPendingStdinBytes: number;
   authorize: AuthorizeHook | undefined;
   sandbox: ResolvedSandboxOptions;
+  /** Where commands run when not here; `ownsExecutor`: made from a string, disposed with the host. */
+  executor: Executor | undefined;
+  ownsExecutor: boolean;
 }
 
 const KNOWN_OPTIONS = new Set<string>([
@@ -52,6 +61,7 @@ const KNOWN_OPTIONS = new Set<string>([
   "maxPendingStdinBytes",
   "authorize",
   "sandbox",
+  "on",
 ] satisfies (keyof TerminalHostOptions)[]);
 
 const field = (name: string): string => `options.${name}`;
@@ -110,6 +120,15 @@ export function resolveHostOptions(options: TerminalHostOptions = {}): ResolvedH
     return value;
   });
   const cwd = o.cwd === undefined ? undefined : absolutePath(field("cwd"), o.cwd);
+  const executor = resolveExecutor(o.on);
+  const sandbox = resolveSandboxOptions(o.sandbox, cwd);
+  if (executor !== undefined && sandbox.mode !== "off") {
+    throw TerminalError.invalidParams(
+      field("sandbox"),
+      `"off" when commands run elsewhere (options.on): ${SANDBOX_WITH_ON}`,
+      sandbox.mode,
+    );
+  }
   return {
     shell,
     defaultOutputByteLimit,
@@ -136,11 +155,16 @@ export function resolveHostOptions(options: TerminalHostOptions = {}): ResolvedH
       }
       return value;
     }),
-    containment: optional<"auto" | "off">(o.containment, "off", (value) => {
-      if (value !== "auto" && value !== "off") {
-        throw TerminalError.invalidParams(field("containment"), '"auto" or "off"', value);
+    containment: optional<ResolvedHostOptions["containment"]>(o.containment, "auto", (value) => {
+      if (value !== "auto" && value !== "pid-namespace" && value !== "off") {
+        throw TerminalError.invalidParams(
+          field("containment"),
+          '"auto", "pid-namespace" or "off"',
+          value,
+        );
       }
-      return value;
+      // PID namespaces are this machine's: a remote group is the executor's to contain.
+      return executor ? "off" : value;
     }),
     maxPendingStdinBytes: optional(o.maxPendingStdinBytes, DEFAULT_MAX_PENDING_STDIN_BYTES, (v) =>
       positiveInteger(field("maxPendingStdinBytes"), v),
@@ -151,6 +175,22 @@ export function resolveHostOptions(options: TerminalHostOptions = {}): ResolvedH
       }
       return value;
     }),
-    sandbox: resolveSandboxOptions(o.sandbox, cwd),
+    sandbox,
+    executor,
+    ownsExecutor: typeof o.on === "string" && executor !== undefined,
   };
+}
+
+/** `on`: a string names an executor (local: none), an object with `spawn` is one. */
+function resolveExecutor(on: TerminalHostOptions["on"]): Executor | undefined {
+  if (on === undefined || on === "local") {
+    return undefined;
+  }
+  if (typeof on === "string") {
+    return executorFor(on, field("on"));
+  }
+  if (typeof on !== "object" || on === null || typeof on.spawn !== "function") {
+    return executorFor(String(on), field("on"));
+  }
+  return on;
 }

@@ -1,9 +1,13 @@
 import type { OutputReader } from "../output/output-buffer.js";
+import { containmentFor } from "../contain/describe.js";
+import { Launcher } from "../contain/launcher.js";
+import { launcherSupport, launcherSupportLater } from "../contain/launcher-support.js";
 import { NamespacePool } from "../contain/namespace-pool.js";
 import { namespaceSupport } from "../contain/namespace-support.js";
 import { Reaper } from "../contain/reaper.js";
 import { planCommand, resolveShell } from "../spawn/command.js";
 import { commandEnvironment, hostBaseEnvironment } from "../spawn/env.js";
+import { launchedPtyAvailable } from "../spawn/launched.js";
 import { ptyAvailable } from "../spawn/pty.js";
 import { resolvePlan } from "../spawn/resolve-program.js";
 import { Sandbox, type SandboxStatus } from "../sandbox/sandbox.js";
@@ -73,6 +77,15 @@ export class TerminalHost {
       this.#options.maxTerminalsPerSession,
       this.#options.maxTerminals,
     );
+    // Perl and its POSIX module take 10-50 ms to start: the launcher starts ahead (its probe not
+    // blocking the event loop), so that the first create does not wait for it.
+    if (this.#options.containment === "auto") {
+      void launcherSupportLater().then((tools) => {
+        if (tools && !this.#disposing) {
+          this.#localLauncher(false);
+        }
+      });
+    }
   }
 
   /** Whether PTY terminals can be opened here (node-pty loads); `terminalClientCapabilities` advertises it. */
@@ -81,12 +94,13 @@ export class TerminalHost {
   }
 
   /**
-   * How terminals are kept from outliving their kill, release and this host: `"pid-namespace"`
-   * with `containment: "auto"` where each terminal can get one (found out once per process, on
-   * first use; ~50 ms), else `"process-group"`. `terminalClientCapabilities` advertises it.
+   * How terminals are kept from outliving their kill, release and this host (found out once per
+   * process, on first use): `"process-tree"` where commands can start through the launcher (the
+   * default), `"pid-namespace"` with `containment: "pid-namespace"` where each terminal can get
+   * one, else `"process-group"`. `terminalClientCapabilities` advertises it.
    */
   get containment(): ContainmentMode {
-    return this.#namespaceTools() ? "pid-namespace" : "process-group";
+    return containmentFor(this.#options.containment);
   }
 
   readonly #sandbox: Sandbox;
@@ -101,7 +115,21 @@ export class TerminalHost {
   }
 
   readonly #namespaceTools = () =>
-    this.#options.containment === "auto" ? namespaceSupport() : undefined;
+    this.#options.containment === "pid-namespace" ? namespaceSupport() : undefined;
+  readonly #launcherTools = () =>
+    this.#options.containment === "off" ? undefined : launcherSupport();
+  /** Starts the commands of this host (see contain/launcher.ts); started with the first one. */
+  #launcher: Launcher | undefined;
+  readonly #localLauncher = (pty: boolean): Launcher | undefined => {
+    const tools = this.#launcherTools();
+    if (!tools || (pty && !launchedPtyAvailable())) {
+      return undefined;
+    }
+    if (!this.#launcher?.alive) {
+      this.#launcher = Launcher.start(tools);
+    }
+    return this.#launcher;
+  };
   /** Namespaces for terminals, one kept started ahead; made with the first terminal that can have one. */
   #namespaces: NamespacePool | undefined;
   readonly #namespacePool = (): NamespacePool | undefined => {
@@ -165,7 +193,11 @@ export class TerminalHost {
     const plan = planCommand(params.command, params.args, this.#options.shell, this.#shell);
     const freeSlot = this.#slots.reserve(owner);
     try {
-      const env = commandEnvironment(hostBaseEnvironment(this.#options.env), params.env);
+      // Elsewhere (options.on), the request's variables go on top of that machine's environment,
+      // and the program cannot be resolved here: no allow pattern matches it.
+      const remote = this.#options.executor !== undefined;
+      const base = remote ? {} : hostBaseEnvironment(this.#options.env);
+      const env = commandEnvironment(base, params.env);
       const sandboxPrefix = this.#sandbox.prefixFor(cwd);
       const command: AuthorizeCommand = {
         owner,
@@ -174,7 +206,9 @@ export class TerminalHost {
         cwd,
         shell: plan.shell,
         env: (params.env ?? []).map(({ name, value }) => ({ name, value })),
-        ...resolvePlan(plan, cwd, env.PATH),
+        ...(remote
+          ? { program: null, argv: [plan.file, ...plan.args] }
+          : resolvePlan(plan, cwd, env.PATH)),
         sandbox: this.#sandbox.mode,
       };
       const granted = await authorizeAction(this.#options.authorize, {
@@ -193,7 +227,7 @@ export class TerminalHost {
         this.#options,
         this.#events,
         () => !this.#disposing,
-        this.#namespacePool(),
+        { namespaces: this.#namespacePool(), launcher: this.#localLauncher },
       );
       if (!terminal) {
         throw disposedError();
@@ -202,7 +236,10 @@ export class TerminalHost {
       this.#freeSlot.set(terminal.id, freeSlot);
       this.#commands.set(terminal.id, command);
       this.#exitHook.track(terminal.process.pid);
-      this.#reaper.track(terminal.process.pid);
+      // The launcher is the watchdog of what it started; the reaper watches the rest.
+      if (!terminal.process.tree) {
+        this.#reaper.track(terminal.process.pid);
+      }
       this.#events.emit("create", { terminalId: terminal.id, info: terminal.info() });
       return terminal.id;
     } catch (error) {
@@ -270,6 +307,7 @@ export class TerminalHost {
       await Promise.all(
         matching.map((terminal) => this.#release(terminal, TerminalError.notFound(terminal.id))),
       );
+      await this.#options.executor?.endSessions?.(filter);
     });
   }
 
@@ -374,7 +412,11 @@ export class TerminalHost {
       }
       this.#exitHook.clear();
       this.#reaper.close();
+      this.#launcher?.close();
       this.#namespaces?.close();
+      if (this.#options.ownsExecutor) {
+        await this.#options.executor?.dispose();
+      }
     })();
     return this.#disposing;
   }
@@ -441,7 +483,9 @@ export class TerminalHost {
     }
     const releasing = terminal.release(reason).then(() => {
       this.#exitHook.untrack(terminal.process.pid);
-      this.#reaper.untrack(terminal.process.pid);
+      if (!terminal.process.tree) {
+        this.#reaper.untrack(terminal.process.pid);
+      }
       this.#events.emit("release", { terminalId: terminal.id, owner: terminal.owner });
     });
     this.#track(releasing);

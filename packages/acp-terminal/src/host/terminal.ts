@@ -1,7 +1,7 @@
 import type { OutputBuffer } from "../output/output-buffer.js";
 import { PtyScreen } from "../output/pty-screen.js";
-import type { SpawnedProcess } from "../spawn/types.js";
-import { processGroupAlive, signalProcessGroup, terminateProcessGroup } from "../terminate/kill.js";
+import { processGroupOf } from "../executors/local.js";
+import type { ExecutedProcess, ProcessGroup } from "../executors/types.js";
 import { TerminalError } from "../core/errors.js";
 import { readOutputSince } from "./output-since.js";
 import { DEFAULT_PTY_SIZE } from "./validate.js";
@@ -22,7 +22,7 @@ export interface TerminalInit {
   cwd: string;
   buffer: OutputBuffer;
   controller: AbortController;
-  process: SpawnedProcess;
+  process: ExecutedProcess;
   /**
    * The PID namespace its descendants live in, if it has one: ended with its kill or release; it
    * reads the command's exact exit from its relay's (`exitOf`).
@@ -57,7 +57,9 @@ export class Terminal {
   readonly cwd: string;
   readonly startedAt = Date.now();
   readonly buffer: OutputBuffer;
-  readonly process: SpawnedProcess;
+  readonly process: ExecutedProcess;
+  /** Where kill, signal and release go: the local group led by `pid`, or an executor's. */
+  readonly #group: ProcessGroup;
   readonly #controller: AbortController;
   readonly #namespace: TerminalNamespace | undefined;
   readonly #killGraceMs: number;
@@ -83,6 +85,7 @@ export class Terminal {
     this.cwd = init.cwd;
     this.buffer = init.buffer;
     this.process = init.process;
+    this.#group = processGroupOf(init.process);
     this.#controller = init.controller;
     this.#namespace = init.namespace;
     this.#killGraceMs = init.killGraceMs;
@@ -101,7 +104,7 @@ export class Terminal {
         this.#state = "exited";
       }
       this.buffer.end();
-      this.#groupOutlivedLeader = processGroupAlive(this.process.pid);
+      this.#groupOutlivedLeader = this.#group.alive();
       this.#controller.abort();
       init.onExit(status);
       return status;
@@ -117,7 +120,7 @@ export class Terminal {
   }
 
   get containment(): ContainmentMode {
-    return this.#namespace ? "pid-namespace" : "process-group";
+    return this.#namespace ? "pid-namespace" : this.process.tree ? "process-tree" : "process-group";
   }
 
   info(): TerminalInfo {
@@ -190,10 +193,9 @@ export class Terminal {
       }
       return this.#killing.then((status) => ({ ...status }));
     }
-    const terminating = terminateProcessGroup(this.process, {
-      signal,
-      graceMs: this.#killGraceMs,
-    }).finally(() => this.#namespace?.end());
+    const terminating = this.#group
+      .terminate({ signal, graceMs: this.#killGraceMs })
+      .finally(() => this.#namespace?.end());
     this.process.holdDrainUntil(terminating);
     const killing = terminating.then(
       () => this.#exited,
@@ -209,7 +211,7 @@ export class Terminal {
   /** A signal to the process group; the caller has checked the terminal is running. */
   sendSignal(signal: NodeJS.Signals): void {
     try {
-      signalProcessGroup(this.process.pid, signal, !this.process.hasExited());
+      this.#group.signal(signal);
     } catch (error) {
       throw signalFailed(this.process.pid, signal, error);
     }
@@ -217,8 +219,9 @@ export class Terminal {
 
   /**
    * Ends the terminal: pending waits reject with `reason` at once, the command is killed if it
-   * runs, processes it left in its group get SIGTERM, the grace, then SIGKILL, and its PID
-   * namespace (with whatever left the group) ends. Idempotent.
+   * runs, processes it left in its group (and, started through the launcher, in its tree) get
+   * SIGTERM, the grace, then SIGKILL, and its PID namespace (with whatever left the group) ends.
+   * Idempotent.
    */
   release(reason: TerminalError): Promise<void> {
     if (this.#releasing) {
@@ -230,15 +233,15 @@ export class Terminal {
       try {
         if (!this.#exitStatus) {
           await this.kill("SIGTERM");
-        } else if (this.#groupOutlivedLeader) {
-          await terminateProcessGroup(this.process, {
-            signal: "SIGTERM",
-            graceMs: this.#killGraceMs,
-          }).catch((error: unknown) => {
-            throw signalFailed(this.process.pid, "SIGTERM", error);
-          });
+        } else if (this.#groupOutlivedLeader || this.process.tree?.treeAlive === true) {
+          await this.#group
+            .terminate({ signal: "SIGTERM", graceMs: this.#killGraceMs })
+            .catch((error: unknown) => {
+              throw signalFailed(this.process.pid, "SIGTERM", error);
+            });
         }
       } finally {
+        this.#group.release?.();
         this.#namespace?.end();
         this.#controller.abort();
         this.#screen?.dispose();

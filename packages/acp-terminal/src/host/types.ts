@@ -11,6 +11,7 @@ import type {
   ShellMode,
   TerminalOwner,
 } from "../core/types.js";
+import type { Executor } from "../executors/types.js";
 
 import type { SandboxMode, SandboxOptions } from "../sandbox/sandbox-options.js";
 
@@ -66,7 +67,7 @@ export interface TerminalInfo {
   pty: boolean;
   /** The command's pid, which is also its process-group id. */
   pid?: number;
-  /** Whether this terminal's descendants are held in its own PID namespace (a host always says). */
+  /** How this terminal's descendants are kept from outliving it (a host always says). */
   containment?: ContainmentMode;
   state: TerminalState;
   exitStatus?: ExitStatus;
@@ -161,12 +162,15 @@ export interface TerminalHostOptions {
   /** Run every terminal in a PTY unless the request says otherwise. Default false. */
   pty?: boolean;
   /**
-   * `"auto"`: each terminal in its own PID namespace where the system allows it (detected once),
-   * else process-group kill. `"off"`: process-group kill only. Both with the watchdog. In a
-   * namespace the command sees namespace pids (`$$`, `$!`), not the host's. Default `"off"`; the
-   * CLI uses `"auto"`.
+   * `"auto"` (default): commands start through a launcher that keeps each one's whole process
+   * tree (`"process-tree"`, with the machine's pids) where the system allows it (Linux, perl;
+   * found out once), else process-group kill. `"pid-namespace"`: each terminal in its own PID
+   * namespace where the system allows it, else as `"auto"`; its commands see namespace pids
+   * (`$$`, `$!`, `ps`), which mean nothing to the agent or to other terminals. `"off"`:
+   * process-group kill only, commands forked by this process. All with a watchdog that kills what
+   * is left when the host dies.
    */
-  containment?: "auto" | "off";
+  containment?: "auto" | "pid-namespace" | "off";
   /**
    * Bytes written to a terminal's stdin that may wait for the command to read them; a write
    * beyond that fails with "limit_reached" instead of buffering without bound. Default 1 MiB.
@@ -186,6 +190,15 @@ export interface TerminalHostOptions {
    * sandbox that was asked for. The workspace defaults to `cwd`, else `process.cwd()`.
    */
   sandbox?: SandboxMode | SandboxOptions;
+  /**
+   * Where commands run: `"local"` (default), `"ssh://[user@]host[:port]"` (resolved as `ssh`
+   * resolves it), `"docker://CONTAINER"`, `"docker-image://IMAGE[?workspace=DIR[:MOUNT]]"` (a
+   * container per session), or an Executor. One made from a string is disposed with the host.
+   * Paths (cwd) are the other machine's; its environment is the base of the commands'. Allow
+   * patterns never match a command run elsewhere (its program cannot be resolved here), and the
+   * sandbox is for local commands only: `sandbox` other than "off" with `on` is refused.
+   */
+  on?: string | Executor;
 }
 
 export interface TerminalOutputEvent {

@@ -1,6 +1,7 @@
 import { describeReceived } from "../core/errors.js";
 import { z } from "zod";
 import { MAX_PTY_DIMENSION } from "../host/validate.js";
+import type { ExtensionMethodName } from "./methods.js";
 
 /**
  * The `acp-terminal` wire extension, defined once: its method names, the capability a client
@@ -10,33 +11,32 @@ import { MAX_PTY_DIMENSION } from "../host/validate.js";
  * providers) imports it from `acp-terminal/protocol` and parses what it receives with these
  * schemas, so both apply the same rules.
  *
+ * This file holds the params; the names are in methods.ts and the capability in capability.ts.
  * Adding a method: its name in EXTENSION_METHODS and its params in EXTENSION_PARAMS; the compiler
  * then asks for its handler (rpc/extension-handlers.ts); a new feature in EXTENSION_FEATURES
  * asks for it in every provider's capabilities.
  */
 
-/** The key under `_meta` where every acp-terminal extension lives. */
-export const ACP_TERMINAL_META_KEY = "acp-terminal";
-
-/** Version of the extension set advertised in `clientCapabilities._meta["acp-terminal"]`. */
-export const ACP_TERMINAL_EXTENSION_VERSION = 1;
-
-/** Extension method names (the leading underscore marks them as non-standard in ACP). */
-export const EXTENSION_METHODS = {
-  write: "_acp-terminal/write",
-  resize: "_acp-terminal/resize",
-  signal: "_acp-terminal/signal",
-} as const;
-export type ExtensionMethodName = keyof typeof EXTENSION_METHODS;
-export type ExtensionMethod = (typeof EXTENSION_METHODS)[ExtensionMethodName];
-/** Every method's short name, in the order of EXTENSION_METHODS. */
-export const EXTENSION_METHOD_NAMES: readonly ExtensionMethodName[] = Object.keys(
+export {
+  ACP_TERMINAL_EXTENSION_VERSION,
+  ACP_TERMINAL_META_KEY,
+  EXTENSION_METHOD_NAMES,
   EXTENSION_METHODS,
-).filter((name): name is ExtensionMethodName => Object.hasOwn(EXTENSION_METHODS, name));
-
-export const WRITE_METHOD = EXTENSION_METHODS.write;
-export const RESIZE_METHOD = EXTENSION_METHODS.resize;
-export const SIGNAL_METHOD = EXTENSION_METHODS.signal;
+  RESIZE_METHOD,
+  SIGNAL_METHOD,
+  WRITE_METHOD,
+  type ExtensionMethod,
+  type ExtensionMethodName,
+} from "./methods.js";
+export {
+  EXTENSION_FEATURES,
+  extensionFeatures,
+  readTerminalCapability,
+  terminalCapabilitySchema,
+  type AcpTerminalCapability,
+  type ExtensionFeature,
+  type ExtensionFeatures,
+} from "./capability.js";
 
 /** The largest PTY `cols`/`rows` the host accepts, on the wire as in the host. */
 export { MAX_PTY_DIMENSION };
@@ -195,111 +195,6 @@ export const outputCursorsSchema = z.object({
   fromByte: z.number().optional().catch(undefined),
 });
 export type OutputCursors = z.infer<typeof outputCursorsSchema>;
-
-/**
- * What `clientCapabilities._meta["acp-terminal"]` says a client supports. Read leniently: a flag
- * that is missing or not a boolean is false, a method name that is not a string is skipped, an
- * unknown containment is the floor; only `version` is required.
- */
-export const terminalCapabilitySchema = z.object({
-  version: z.number(),
-  methods: z
-    .array(z.unknown())
-    .catch([])
-    .transform((methods) =>
-      methods.filter((method): method is string => typeof method === "string"),
-    ),
-  /** `terminal/output` results carry `_meta["acp-terminal"].totalBytes/droppedBytes`. */
-  cursors: z.boolean().catch(false),
-  /**
-   * `terminal/output` accepts `_meta["acp-terminal"].sinceByte` and then returns only the text from
-   * that stream offset on, with `fromByte` (exact increments).
-   */
-  outputSince: z.boolean().catch(false),
-  /** `terminal/create` accepts `_meta["acp-terminal"].pty`. */
-  pty: z.boolean().catch(false),
-  /** `terminal/create` accepts `_meta["acp-terminal"].stdin` and `_acp-terminal/write` works. */
-  stdin: z.boolean().catch(false),
-  /**
-   * What keeps a terminal's processes from outliving it (see the README): `"pid-namespace"` (its
-   * descendants die with it even after `setsid`) or `"process-group"`; both with a watchdog.
-   */
-  containment: z.enum(["pid-namespace", "process-group"]).catch("process-group"),
-  /**
-   * Where commands may write (see the README): `"read-only"` (nowhere but a private /tmp),
-   * `"workspace-write"`, `"off"`, or `"unavailable"` (one was asked for and cannot be had: no
-   * command runs); `network` says whether they reach the network. Missing or unknown: `"off"`.
-   */
-  sandbox: z
-    .object({
-      mode: z.enum(["read-only", "workspace-write", "off", "unavailable"]),
-      network: z.boolean(),
-    })
-    .catch({ mode: "off", network: true }),
-});
-export type AcpTerminalCapability = z.output<typeof terminalCapabilitySchema>;
-
-const advertisingClientSchema = z.object({
-  _meta: z.object({ [ACP_TERMINAL_META_KEY]: terminalCapabilitySchema }),
-});
-
-/**
- * Reads the acp-terminal capability from the `clientCapabilities` an agent received, or
- * undefined when the client did not advertise it (then use only the five ACP v1 methods).
- */
-export function readTerminalCapability(
-  clientCapabilities: unknown,
-): AcpTerminalCapability | undefined {
-  const parsed = advertisingClientSchema.safeParse(clientCapabilities);
-  return parsed.success ? parsed.data._meta[ACP_TERMINAL_META_KEY] : undefined;
-}
-
-type CapabilityFlag = "cursors" | "outputSince" | "pty" | "stdin";
-
-/** Each feature an agent can use, and the advertised flags and methods it needs (all of them). */
-export const EXTENSION_FEATURES = {
-  /** `output` carries `totalBytes`/`droppedBytes`, so increments are exact. */
-  cursors: { flags: ["cursors"], methods: [] },
-  /** `output` takes `{sinceByte}` and then returns only the text from that offset, with `fromByte`. */
-  outputSince: { flags: ["cursors", "outputSince"], methods: [] },
-  /** `write` to stdin is available (and `stdin: true` on create is honoured). */
-  write: { flags: ["stdin"], methods: [EXTENSION_METHODS.write] },
-  /** PTY terminals can be requested and resized. */
-  pty: { flags: ["pty"], methods: [EXTENSION_METHODS.resize] },
-  /** `signal(name)` delivers a chosen signal to the process group. */
-  signal: { flags: [], methods: [EXTENSION_METHODS.signal] },
-} as const satisfies Record<
-  string,
-  { flags: readonly CapabilityFlag[]; methods: readonly ExtensionMethod[] }
->;
-export type ExtensionFeature = keyof typeof EXTENSION_FEATURES;
-
-/** Which features are usable: one boolean per entry of EXTENSION_FEATURES. */
-export type ExtensionFeatures = { readonly [F in ExtensionFeature]: boolean };
-
-/** The features a capability grants (none without one, or with a version below 1). */
-export function extensionFeatures(
-  capability: AcpTerminalCapability | undefined,
-): ExtensionFeatures {
-  const has = (feature: ExtensionFeature): boolean => {
-    if (capability === undefined || capability.version < 1) {
-      return false;
-    }
-    const needs: { flags: readonly CapabilityFlag[]; methods: readonly string[] } =
-      EXTENSION_FEATURES[feature];
-    return (
-      needs.flags.every((flag) => capability[flag]) &&
-      needs.methods.every((method) => capability.methods.includes(method))
-    );
-  };
-  return Object.freeze({
-    cursors: has("cursors"),
-    outputSince: has("outputSince"),
-    write: has("write"),
-    pty: has("pty"),
-    signal: has("signal"),
-  });
-}
 
 // The ACP v2 draft's terminal updates, on this entry point too (declared in v2-terminal.ts).
 export type {

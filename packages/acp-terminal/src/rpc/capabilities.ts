@@ -19,10 +19,8 @@ export function terminalClientCapabilities(host?: object): TerminalClientCapabil
   // A host that knows PTYs cannot be opened here (node-pty failed to load) says `ptyAvailable: false`.
   const ptyAvailable = !(host && "ptyAvailable" in host && host.ptyAvailable === false);
   // Without a host that says otherwise, only the floor is promised.
-  const containment =
-    host && "containment" in host && host.containment === "pid-namespace"
-      ? "pid-namespace"
-      : "process-group";
+  const said = host && "containment" in host ? host.containment : undefined;
+  const containment = said === "pid-namespace" || said === "process-tree" ? said : "process-group";
   const sandbox = sandboxOf(host);
   return {
     terminal: true,

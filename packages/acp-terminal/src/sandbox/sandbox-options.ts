@@ -63,3 +63,7 @@ function absolute(workspace: unknown): string {
   }
   return workspace;
 }
+
+/** Why a sandbox cannot go with commands run elsewhere (`on`, `--on`). */
+export const SANDBOX_WITH_ON =
+  "--sandbox confines commands run on this machine only, and --on runs them elsewhere: pass --sandbox off with --on, and isolate the commands on that side (a docker-image:// container, say)";

@@ -148,6 +148,8 @@ interface PendingWrite {
  */
 export class PtyInput {
   readonly #queue: PendingWrite[] = [];
+  /** A write of the queue's first task is with the kernel. */
+  #writing = false;
   #pendingBytes = 0;
   #ended = false;
   #closed = false;
@@ -196,10 +198,13 @@ export class PtyInput {
     return written;
   }
 
-  /** The process has settled: pending writes fail with "exited". */
+  /**
+   * The process has settled: pending writes fail with "exited", but for one the kernel is taking
+   * now, which its result settles (the command may have read it and exited since).
+   */
   close(): void {
     this.#closed = true;
-    for (const task of this.#queue.splice(0)) {
+    for (const task of this.#queue.splice(this.#writing ? 1 : 0)) {
       task.reject(exitedError());
     }
     this.#pendingBytes = 0;
@@ -210,6 +215,7 @@ export class PtyInput {
     if (!task || this.#closed) {
       return;
     }
+    this.#writing = true;
     fsWrite(
       this.fd,
       task.bytes,
@@ -217,7 +223,14 @@ export class PtyInput {
       task.bytes.byteLength - task.offset,
       null,
       (error, written) => {
+        this.#writing = false;
         if (this.#closed) {
+          this.#queue.shift();
+          if (!error && task.offset + written >= task.bytes.byteLength) {
+            task.resolve();
+          } else {
+            task.reject(exitedError());
+          }
           return;
         }
         if (error?.code === "EAGAIN") {

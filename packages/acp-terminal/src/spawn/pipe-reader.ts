@@ -1,5 +1,6 @@
-import { Socket } from "node:net";
+import { type ConnectOpts, Socket, type SocketConstructorOpts } from "node:net";
 import type { Readable } from "node:stream";
+import { ReadStream } from "node:tty";
 
 /**
  * One read buffer for every pipe in the process. A read fills it and its callback runs at once,
@@ -7,6 +8,7 @@ import type { Readable } from "node:stream";
  * callback copies what it keeps.
  */
 let sharedBuffer: Buffer | undefined;
+type OnReadOption = Pick<ConnectOpts, "onread">;
 const READ_BUFFER_BYTES = 64 * 1024;
 
 /** The libuv pipe behind a child's output stream, or undefined where Node does not expose it. */
@@ -19,6 +21,48 @@ function pipeHandleOf(stream: Readable): object | undefined {
     typeof (handle as { readStart?: unknown }).readStart === "function" &&
     typeof (handle as { useUserBuffer?: unknown }).useUserBuffer === "function";
   return usable ? handle : undefined;
+}
+
+/**
+ * Reads the pipe open on `fd` (one the launcher's command writes to), passing each chunk to
+ * `onChunk` as readPipe does; the returned stream owns the fd and closes it.
+ */
+export function readPipeFd(fd: number, onChunk: (chunk: Uint8Array) => void): Readable {
+  sharedBuffer ??= Buffer.allocUnsafe(READ_BUFFER_BYTES);
+  return new Socket({
+    fd,
+    readable: true,
+    writable: false,
+    onread: {
+      buffer: sharedBuffer,
+      callback: (bytes: number, buffer: Uint8Array) => {
+        onChunk(buffer.subarray(0, bytes));
+        return true;
+      },
+    },
+  } as ConstructorParameters<typeof Socket>[0]);
+}
+
+/**
+ * Reads the PTY master open on `fd` into the same shared buffer (a flood through a PTY allocated
+ * a Buffer per read: +50 MB of RSS for 200 MB); the returned stream owns the fd. The master reads
+ * EIO once nothing holds the terminal: that error ends the stream ('close' follows).
+ */
+export function readPtyMaster(fd: number, onChunk: (chunk: Uint8Array) => void): Readable {
+  sharedBuffer ??= Buffer.allocUnsafe(READ_BUFFER_BYTES);
+  // `onread` is a net.Socket option the tty stream passes on (its types list it only for connect).
+  const options: SocketConstructorOpts & OnReadOption = {
+    onread: {
+      buffer: sharedBuffer,
+      callback: (bytes: number, buffer: Uint8Array) => {
+        onChunk(buffer.subarray(0, bytes));
+        return true;
+      },
+    },
+  };
+  const master = new ReadStream(fd, options);
+  master.resume(); // a tty stream starts paused
+  return master;
 }
 
 /**

@@ -33,7 +33,7 @@ const nextPoll = (): Promise<false> => new Promise((resolve) => setImmediate(() 
  * one poll phase to read what is already in the pipes, so a busy loop that makes the timer fire late
  * cannot cut trailing output.
  */
-async function drainAfterExit(
+export async function drainAfterExit(
   outputs: Readable[],
   graceMs: number,
   signal: AbortSignal,
@@ -68,6 +68,26 @@ async function drainAfterExit(
     }
   }
   return false;
+}
+
+/** What a kill under way holds the drain open with (see `SpawnedProcess.holdDrainUntil`). */
+export class DrainHold {
+  #held: Promise<unknown> | undefined;
+
+  readonly current = (): Promise<unknown> | undefined => this.#held;
+
+  until(done: Promise<unknown>): void {
+    const held = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#held = held;
+    void held.then(() => {
+      if (this.#held === held) {
+        this.#held = undefined;
+      }
+    });
+  }
 }
 
 /**
@@ -132,7 +152,7 @@ export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProc
   child.on("error", () => {});
 
   const input = child.stdin ? new PipeInput(child.stdin, request.maxPendingStdinBytes) : undefined;
-  let drainHold: Promise<unknown> | undefined;
+  const drainHold = new DrainHold();
   const settled = (async () => {
     const status = await leaderExited;
     const drained = await drainAfterExit(
@@ -140,7 +160,7 @@ export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProc
       exitDrainGraceMs,
       signal,
       () => bytesRead,
-      () => drainHold,
+      drainHold.current,
     );
     if (!drained) {
       // A background grandchild still holds the pipes: stop reading so nothing waits on it.
@@ -163,18 +183,7 @@ export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProc
     },
     write: (data) => (input ? input.write(data) : Promise.reject(noStdin())),
     endInput: (data) => (input ? input.endInput(data) : Promise.reject(noStdin())),
-    holdDrainUntil: (done) => {
-      const held = done.then(
-        () => undefined,
-        () => undefined,
-      );
-      drainHold = held;
-      void held.then(() => {
-        if (drainHold === held) {
-          drainHold = undefined;
-        }
-      });
-    },
+    holdDrainUntil: (done) => drainHold.until(done),
     resize: () => {
       throw new Error("resize of a pipe terminal");
     },

@@ -18,7 +18,7 @@ let ptyModule: PtyModule | undefined;
  * first `ptyAvailable()`), so pipes work where it is not installed or failed to build. A failed
  * load is tried again next time.
  */
-function loadPty(): PtyModule {
+export function loadPty(): PtyModule {
   try {
     // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- node-pty loaded with require() for a clear error when it is missing; PtyModule is its type
     ptyModule ??= requireModule("node-pty") as PtyModule;

@@ -1,3 +1,4 @@
+import type { ProcessTree } from "../terminate/process-tree.js";
 import type { ExitStatus } from "../core/types.js";
 
 /** Everything a backend needs to start a command; decided and validated by the host. */
@@ -29,10 +30,18 @@ export interface SpawnRequest {
   signal: AbortSignal;
 }
 
+/**
+ * What a command started, wherever it went (its own process group or not), as the launcher keeps
+ * it under the command's relay: for kill and release to sweep after the process group.
+ */
+export type { ProcessTree };
+
 /** A started command, whichever backend runs it. */
 export interface SpawnedProcess {
   readonly pid: number;
   readonly pty: boolean;
+  /** Started through the launcher: everything it started, even outside its process group. */
+  readonly tree?: ProcessTree;
   /** Resolves when the process itself has exited (output may still be draining). */
   readonly leaderExited: Promise<ExitStatus>;
   /** Resolves once the process has exited and its output is drained (or the drain grace ran out). */

@@ -16,9 +16,14 @@
  * Fallback: if signalling the group fails with ESRCH (no process is in the group any more, e.g.
  * the command changed its own group), the leader's pid alone is signalled, but only while the
  * leader has not been seen to exit: after that its pid may belong to another process.
+ *
+ * A command started through the launcher also has a `tree`: every process it started, those that
+ * left the group (setsid, a double fork) included. The tree gets the same signal and shares the
+ * same grace; what is left of it then gets SIGKILL until none is left (bounded by TREE_SWEEP_MS).
  */
 import { sleepOn, systemClock, type Clock } from "../core/clock.js";
 import { errnoCodeOf } from "../core/thrown.js";
+import type { ProcessTree } from "./process-tree.js";
 
 /** SIGTERM → SIGKILL grace when the host options do not say otherwise. */
 export const KILL_GRACE_MS = 1000;
@@ -77,6 +82,8 @@ export interface TerminateTarget {
   leaderExited: Promise<unknown>;
   /** True once `leaderExited` has resolved. */
   hasExited(): boolean;
+  /** What the command started outside its group too (started through the launcher). */
+  tree?: ProcessTree | undefined;
 }
 
 export interface TerminateOptions {
@@ -88,6 +95,8 @@ export interface TerminateOptions {
 
 /** How often the group is looked at during the grace after its leader exited. */
 const GROUP_POLL_MS = 20;
+/** How long SIGKILL is repeated on a tree that is not empty yet (a fork racing the kill). */
+const TREE_SWEEP_MS = 2000;
 
 /**
  * Sends `signal` to the group, waits up to `graceMs` for the whole group to exit (the leader,
@@ -102,7 +111,10 @@ export async function terminateProcessGroup(
   const clock = options.clock ?? systemClock;
   const deadline = clock.now() + options.graceMs;
   const leaderRunning = !target.hasExited();
-  if (signalProcessGroup(target.pid, options.signal, leaderRunning) === "gone") {
+  const { tree } = target;
+  const reached = signalProcessGroup(target.pid, options.signal, leaderRunning);
+  tree?.signalTree(options.signal);
+  if (reached === "gone" && tree?.treeAlive !== true) {
     await target.leaderExited;
     return;
   }
@@ -121,13 +133,26 @@ export async function terminateProcessGroup(
       }
       await target.leaderExited;
     }
-    // The leader is gone; the rest of the group gets what is left of the same grace.
-    while (clock.now() < deadline && processGroupAlive(target.pid)) {
-      await sleepOn(clock, Math.min(GROUP_POLL_MS, Math.max(1, deadline - clock.now())));
+    // The leader is gone; the rest of the group (and tree) gets what is left of the same grace.
+    while (clock.now() < deadline && (processGroupAlive(target.pid) || tree?.treeAlive === true)) {
+      const pause = sleepOn(clock, Math.min(GROUP_POLL_MS, Math.max(1, deadline - clock.now())));
+      await (tree ? Promise.race([pause, tree.emptied]) : pause);
     }
   } finally {
     timers.abort(); // clears a grace timer the leader's exit made needless
   }
   // Members left in the group after its leader exited: the group only, never the (reusable) pid.
   signalProcessGroup(target.pid, "SIGKILL", false);
+  if (tree) {
+    await sweepTree(tree, clock);
+  }
+}
+
+/** SIGKILLs what is left of `tree`, again each poll while a fork races it, until it is empty. */
+async function sweepTree(tree: ProcessTree, clock: Clock): Promise<void> {
+  const until = clock.now() + TREE_SWEEP_MS;
+  while (tree.treeAlive && clock.now() < until) {
+    tree.signalTree("SIGKILL");
+    await Promise.race([sleepOn(clock, GROUP_POLL_MS), tree.emptied]);
+  }
 }

@@ -1,5 +1,7 @@
+// One file over 300 lines because ProcessManager is acp-process's public API: each of its 28
+// methods keeps its documentation here and hands the work to a module beside it (admission,
+// run-views, input, stop-run, registry, recovery, wait-run).
 import type { KeyInput } from "acp-terminal/keys";
-import { SUPPORTED_SIGNALS } from "acp-terminal/protocol";
 import { repeatOnClock, systemClock, type Clock } from "../../clock.js";
 import { clamp, resolveLimits, YIELD_MS, type ResolvedLimits } from "../../config.js";
 import { ProcessError } from "../../errors.js";
@@ -8,33 +10,31 @@ import type { ProviderCapabilities, TerminalProvider } from "../../providers/typ
 import { MemoryRunStore } from "../../store/memory.js";
 import type { RunStore } from "../../store/types.js";
 import { snapshotOf } from "../run/describe.js";
+import { RunAdmission } from "./admission.js";
 import { RunEventHub } from "./event-hub.js";
 import {
   DEFAULT_TUNING,
   type KillOptions,
   type ListRunsQuery,
   type ProcessManagerOptions,
+  type LineQuery,
   type ReadQuery,
+  type SessionScope,
   type StartRunOptions,
+  type TailQuery,
+  type WriteOptions,
 } from "./options.js";
-import { Run, type RunContext, type RunTuning } from "../run/run.js";
 import { encodeKeyInput, resizeRun, writeInput } from "./input.js";
-import { Scheduler } from "./scheduler.js";
-import { isFinished, type RunRecord } from "../../model/run-record.js";
+import { isFinished } from "../../model/run-record.js";
 import { type RunEventSink, type RunSnapshot, type WatcherSpec } from "../../model/run-events.js";
-import { lineView, storeTail, type LineView } from "../views/views.js";
-import { runUsage } from "../views/usage.js";
-import { readOutputRange } from "../views/byte-range.js";
+import type { LineView } from "../views/views.js";
 import { archiveFor, type OutputArchive } from "../spill/output-archive.js";
 import { waitForRun, type WaitOptions } from "./wait-run.js";
-import { readPage, type ReadResult } from "../views/read-page.js";
+import type { ReadResult } from "../views/read-page.js";
 import { RunRegistry } from "./registry.js";
 import { recoverRuns, type RecoveryPolicy, type RecoveryReport } from "./recovery.js";
-import { newRecord, validateStart } from "./records.js";
-import { hasResourceLimits, validateResourceLimits } from "../run/resource-limits.js";
-
-/** The signal names a run can be sent, as strings to look a requested name up in. */
-const SIGNAL_NAMES: readonly string[] = SUPPORTED_SIGNALS;
+import { RunViews, type ByteQuery, type OutputBytes, type OutputText } from "./run-views.js";
+import { checkSignalName, stopRun } from "./stop-run.js";
 
 /**
  * The run registry. Starts commands through a TerminalProvider, tracks their status and output as
@@ -48,11 +48,10 @@ export class ProcessManager {
   /** Output past the store's window, on disk under a quota (undefined with `outputSpill: false`). */
   readonly archive: OutputArchive | undefined;
   private readonly clock: Clock;
-  private readonly tuning: RunTuning;
   private readonly registry: RunRegistry;
-  private readonly scheduler: Scheduler;
+  private readonly admission: RunAdmission;
+  private readonly views: RunViews;
   private readonly events = new RunEventHub();
-  private readonly defaultTimeoutMs: number;
   private readonly stopSweeper: () => void;
   private readonly attachments = new Map<symbol, unknown>();
   /** Set by the first `dispose()`; every later caller waits for the same disposal. */
@@ -70,18 +69,30 @@ export class ProcessManager {
     this.clock = options.clock ?? systemClock;
     this.store =
       options.store ?? new MemoryRunStore({ maxCharsPerRun: this.limits.maxOutputChars });
-    this.tuning = { ...DEFAULT_TUNING, ...options.tuning };
-    this.defaultTimeoutMs = options.defaultTimeoutMs ?? 30 * 60_000;
     this.archive = archiveFor(options.outputSpill, this.store, () => this.registry.all());
     this.registry = new RunRegistry(this.store, options.maxRuns ?? 500, (runId) =>
       this.archive?.delete(runId),
     );
-    this.scheduler = new Scheduler({
-      maxConcurrentRuns: 16,
-      maxConcurrentPerSession: 16,
-      maxQueuedRuns: 64,
-      ...options.limits,
+    this.admission = new RunAdmission({
+      runs: {
+        store: this.store,
+        clock: this.clock,
+        emit: (e) => this.events.emit(e),
+        tuning: { ...DEFAULT_TUNING, ...options.tuning },
+        archive: this.archive,
+      },
+      registry: this.registry,
+      providerFor: (sessionId) => this.providerFor(sessionId),
+      defaultTimeoutMs: options.defaultTimeoutMs ?? 30 * 60_000,
+      limits: options.limits,
     });
+    this.views = new RunViews(
+      this.registry,
+      this.store,
+      this.archive,
+      this.clock,
+      this.limits.maxOutputChars,
+    );
     if (options.onEvent) {
       this.events.add(options.onEvent);
     }
@@ -114,92 +125,7 @@ export class ProcessManager {
     if (this.disposal) {
       throw ProcessError.disposed();
     }
-    validateStart(request);
-    const provider = this.providerFor(request.sessionId);
-    if (request.pty && !provider.capabilities.pty) {
-      throw ProcessError.unsupported(
-        "A PTY",
-        provider.kind,
-        "run without pty, or use a client that advertises the acp-terminal extension",
-      );
-    }
-    if (hasResourceLimits(request.resourceLimits)) {
-      validateResourceLimits(request.resourceLimits);
-      if (provider.kind !== "local") {
-        throw ProcessError.unsupported(
-          "Resource limits (cpu_limit, memory_limit)",
-          provider.kind,
-          "the client runs the command in its own terminal and ACP has no way to ask it for limits; run without them, or use the local provider",
-        );
-      }
-    }
-    const record = newRecord(request, this.clock.now(), this.defaultTimeoutMs);
-    if (hasResourceLimits(request.resourceLimits)) {
-      record.resourceLimits = { ...request.resourceLimits };
-    }
-    record.stdin = Boolean(request.stdin) && provider.capabilities.write;
-    const run = new Run(record, this.runContext(provider), {
-      stdin: record.stdin,
-      ...(typeof request.pty === "object" ? { ptySize: request.pty } : {}),
-      ...(request.onStart ? { onStart: request.onStart } : {}),
-    });
-    for (const spec of request.watch ?? []) {
-      run.log.watchers.add(spec);
-    }
-    return this.admit(run, () => this.registry.delete(record.id));
-  }
-
-  private runContext(provider: TerminalProvider): RunContext {
-    return {
-      provider,
-      store: this.store,
-      clock: this.clock,
-      emit: (e) => this.events.emit(e),
-      tuning: this.tuning,
-      archive: this.archive,
-    };
-  }
-
-  /** Registers a queued run, stores it and starts (or queues) it; `refused` undoes the registration. */
-  private async admit(run: Run, refused: () => void): Promise<RunSnapshot> {
-    const record = run.record;
-    this.registry.add(run);
-    this.store.putRun(record, { urgent: true });
-    void run.settled.then(() => this.scheduler.done(record.id));
-    let started: Promise<void> = Promise.resolve();
-    try {
-      // run.start() settles the run itself on any failure; a queued start is awaited by nobody.
-      this.scheduler.admit(record.id, record.sessionId, () => {
-        started = run.start();
-      });
-    } catch (error) {
-      refused();
-      throw error;
-    }
-    await started;
-    return run.snapshot();
-  }
-
-  /**
-   * Starts a recovered `queued` record again under its own id (`recover()` with the `requeue`
-   * policy): its seq numbering and history continue. Watchers and `onStart` are not stored, so a
-   * claimed run has none. Refused (the stored run kept) when the manager cannot take it now.
-   */
-  private claim(record: RunRecord): Promise<RunSnapshot> {
-    if (this.disposal) {
-      throw ProcessError.disposed();
-    }
-    const provider = this.providerFor(record.sessionId);
-    if (record.pty && !provider.capabilities.pty) {
-      throw ProcessError.unsupported(
-        "A PTY",
-        provider.kind,
-        "recover with a provider that has PTYs",
-      );
-    }
-    record.stdin = record.stdin && provider.capabilities.write;
-    const run = new Run(record, this.runContext(provider), { stdin: record.stdin });
-    return this.admit(run, () => this.registry.forget(record.id));
+    return this.admission.start(request);
   }
 
   /**
@@ -229,7 +155,7 @@ export class ProcessManager {
       : this.get(runId, options);
   }
 
-  get(runId: string, options: { sessionId?: string } = {}): RunSnapshot {
+  get(runId: string, options: SessionScope = {}): RunSnapshot {
     return snapshotOf(this.registry.record(runId, options.sessionId), this.clock.now());
   }
 
@@ -238,96 +164,40 @@ export class ProcessManager {
   }
 
   /** Items from `sinceSeq` on; reads the client's output first so the answer is current. */
-  async read(runId: string, query: ReadQuery = {}): Promise<ReadResult> {
-    await this.refresh(runId, query.sessionId);
-    const record = this.registry.record(runId, query.sessionId);
-    return readPage(
-      this.store,
-      record,
-      { ...query, maxChars: Math.max(1, query.maxChars ?? this.limits.maxOutputChars) },
-      this.clock.now(),
-    );
+  read(runId: string, query: ReadQuery = {}): Promise<ReadResult> {
+    return this.views.read(runId, query);
   }
 
   /** Lines by absolute offset/limit; omitted offset = the last `limit` lines. */
-  async lines(
-    runId: string,
-    query: { sessionId?: string; offset?: number; limit?: number } = {},
-  ): Promise<LineView & { run: RunSnapshot }> {
-    await this.refresh(runId, query.sessionId);
-    const record = this.registry.record(runId, query.sessionId);
-    const view = lineView(record, this.store.allItems(runId), {
-      limit: Math.min(Math.max(1, query.limit ?? 200), 10_000),
-      ...(query.offset !== undefined ? { offset: query.offset } : {}),
-    });
-    return { ...view, run: snapshotOf(record, this.clock.now()) };
+  lines(runId: string, query: LineQuery = {}): Promise<LineView & { run: RunSnapshot }> {
+    return this.views.lines(runId, query);
   }
 
   /**
    * Output bytes `[offset, offset + limit)` by absolute offset, from the run's spill or its
    * retained items (see `readOutputRange`: a range that cannot be read is an error saying why).
    */
-  async bytes(
-    runId: string,
-    query: { sessionId?: string; offset: number; limit: number; wholeCharacters?: boolean },
-  ): Promise<{
-    bytes: Buffer;
-    text: string;
-    offset: number;
-    totalBytes: number;
-    run: RunSnapshot;
-  }> {
-    await this.refresh(runId, query.sessionId);
-    const record = this.registry.record(runId, query.sessionId);
-    const read = readOutputRange({ record, store: this.store, archive: this.archive }, query);
-    return {
-      ...read,
-      text: read.bytes.toString("utf8"),
-      run: snapshotOf(record, this.clock.now()),
-    };
+  bytes(runId: string, query: ByteQuery): Promise<OutputBytes> {
+    return this.views.bytes(runId, query);
   }
 
   /** As `bytes`, cut at UTF-8 character boundaries and decoded. */
-  async wholeCharacterBytes(
+  wholeCharacterBytes(
     runId: string,
-    query: { sessionId?: string; offset: number; limit: number },
-  ): Promise<{
-    text: string;
-    offset: number;
-    byteLength: number;
-    totalBytes: number;
-    run: RunSnapshot;
-  }> {
-    const read = await this.bytes(runId, { ...query, wholeCharacters: true });
-    return {
-      text: read.text,
-      offset: read.offset,
-      byteLength: read.bytes.length,
-      totalBytes: read.totalBytes,
-      run: read.run,
-    };
+    query: Omit<ByteQuery, "wholeCharacters">,
+  ): Promise<OutputText> {
+    return this.views.wholeCharacterBytes(runId, query);
   }
 
   /** The last `maxChars` characters of output (default 2000), for status lines and snippets. */
-  tail(
-    runId: string,
-    options: { sessionId?: string; maxChars?: number } = {},
-  ): { text: string; truncated: boolean } {
-    this.registry.record(runId, options.sessionId);
-    return storeTail(this.store, runId, Math.max(1, options.maxChars ?? 2000));
+  tail(runId: string, options: TailQuery = {}): { text: string; truncated: boolean } {
+    return this.views.tail(runId, options);
   }
 
   /** Writes to a running run's stdin (see `StartRunOptions.stdin`). */
-  async write(
-    runId: string,
-    data: string | Uint8Array,
-    options: { sessionId?: string; eof?: boolean } = {},
-  ): Promise<void> {
-    await writeInput(
-      this.registry.requireLive(runId, options.sessionId),
-      data,
-      options.eof ?? false,
-    );
+  async write(runId: string, data: string | Uint8Array, options: WriteOptions = {}): Promise<void> {
+    const run = this.registry.requireLive(runId, options.sessionId);
+    await writeInput(run, data, options.eof ?? false);
   }
 
   /**
@@ -338,7 +208,7 @@ export class ProcessManager {
   async sendKeys(
     runId: string,
     keys: readonly KeyInput[],
-    options: { sessionId?: string } = {},
+    options: SessionScope = {},
   ): Promise<void> {
     const run = this.registry.requireLive(runId, options.sessionId);
     await writeInput(run, encodeKeyInput(keys, { pty: run.record.pty }), false);
@@ -348,7 +218,7 @@ export class ProcessManager {
     runId: string,
     cols: number,
     rows: number,
-    options: { sessionId?: string } = {},
+    options: SessionScope = {},
   ): Promise<void> {
     const run = this.registry.requireLive(runId, options.sessionId);
     await resizeRun(run, cols, rows);
@@ -371,69 +241,41 @@ export class ProcessManager {
     runId: string,
     options: KillOptions = {},
   ): Promise<{ run: RunSnapshot; wasLive: boolean; signalsSent: string[] }> {
-    if (options.signal !== undefined && !SIGNAL_NAMES.includes(options.signal.toUpperCase())) {
-      throw ProcessError.invalidParams(
-        "signal",
-        `one of ${SUPPORTED_SIGNALS.join(", ")}`,
-        options.signal,
-      );
-    }
+    checkSignalName(options.signal);
     const run = this.registry.live(runId, options.sessionId);
     if (!run || run.isSettled) {
       return { run: this.get(runId, options), wasLive: false, signalsSent: [] };
     }
-    const report = await run.terminateWithReport("kill", {
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.forceAfterMs !== undefined ? { forceAfterMs: options.forceAfterMs } : {}),
-      ...(options.escalate !== undefined ? { escalate: options.escalate } : {}),
-    });
-    return {
-      run: report.settled ? await run.settled : run.snapshot(),
-      wasLive: true,
-      signalsSent: report.signalsSent,
-    };
+    const stopped = await stopRun(run, options);
+    return { run: stopped.run, wasLive: true, signalsSent: stopped.signalsSent };
   }
 
   /**
    * CPU time and memory of a running command's process group, where the provider can measure them
    * (the local provider on Linux); otherwise `usage: null` and a note saying why.
    */
-  async resourceUsage(
+  resourceUsage(
     runId: string,
-    options: { sessionId?: string } = {},
+    options: SessionScope = {},
   ): Promise<{ usage: ResourceUsage | null; note?: string }> {
-    const run = this.registry.live(runId, options.sessionId);
-    if (run) {
-      return runUsage(run);
-    }
-    const stored = this.registry.record(runId, options.sessionId).resourceUsage ?? null; // not found → throws
-    return stored
-      ? { usage: stored }
-      : { usage: null, note: "no sample was taken while the command ran" };
+    return this.views.resourceUsage(runId, options.sessionId);
   }
 
-  watch(runId: string, spec: WatcherSpec, options: { sessionId?: string } = {}): string {
+  watch(runId: string, spec: WatcherSpec, options: SessionScope = {}): string {
     return this.registry.requireLive(runId, options.sessionId).log.watchers.add(spec);
   }
 
-  unwatch(runId: string, watcherId: string, options: { sessionId?: string } = {}): boolean {
+  unwatch(runId: string, watcherId: string, options: SessionScope = {}): boolean {
     return this.registry.requireLive(runId, options.sessionId).log.watchers.remove(watcherId);
   }
 
   /** Forgets a finished run and its output. A running run must be killed first. */
-  remove(runId: string, options: { sessionId?: string } = {}): void {
-    const record = this.registry.record(runId, options.sessionId);
-    if (!isFinished(record.status)) {
-      throw new ProcessError(
-        "still_running",
-        `Run ${runId} is ${record.status}; kill it before removing it`,
-      );
-    }
-    this.registry.delete(runId);
+  remove(runId: string, options: SessionScope = {}): void {
+    this.registry.deleteFinishedRun(runId, options.sessionId);
   }
 
   /** Removes every finished run (of a session, when given). Returns how many. */
-  clear(options: { sessionId?: string } = {}): number {
+  clear(options: SessionScope = {}): number {
     return this.registry.deleteFinished(
       (r) => options.sessionId === undefined || r.sessionId === options.sessionId,
     );
@@ -453,7 +295,12 @@ export class ProcessManager {
     return recoverRuns(this.store, policy, {
       now: () => this.clock.now(),
       emit: (event) => this.events.emit(event),
-      claim: (record) => this.claim(record),
+      claim: (record) => {
+        if (this.disposal) {
+          throw ProcessError.disposed();
+        }
+        return this.admission.claim(record);
+      },
       isLive: (runId) => this.registry.live(runId, undefined) !== undefined,
     });
   }
@@ -478,11 +325,8 @@ export class ProcessManager {
   }
 
   /** Reads the client's output of a running run now, so views (tail, get) are current. */
-  async refresh(runId: string, sessionId?: string): Promise<void> {
-    const run = this.registry.live(runId, sessionId);
-    if (run && run.record.status === "running") {
-      await run.refresh();
-    }
+  refresh(runId: string, sessionId?: string): Promise<void> {
+    return this.views.refresh(runId, sessionId);
   }
 
   /** What the provider of a session can do (`kind`, `capabilities`), so a layer can refuse before starting anything. */

@@ -108,6 +108,28 @@ export interface ReadQuery {
   maxChars?: number;
 }
 
+/** Which session's runs a call may touch (omitted: any session's). */
+export interface SessionScope {
+  sessionId?: string;
+}
+
+export interface LineQuery extends SessionScope {
+  /** First line wanted (absolute); omitted: the last `limit` lines. */
+  offset?: number;
+  /** Default 200, max 10000. */
+  limit?: number;
+}
+
+export interface TailQuery extends SessionScope {
+  /** Default 2000. */
+  maxChars?: number;
+}
+
+export interface WriteOptions extends SessionScope {
+  /** Close stdin after the write. */
+  eof?: boolean;
+}
+
 export interface KillOptions {
   sessionId?: string;
   /** A signal name (`SIGINT`, `SIGTERM`, ...) where the provider supports signals. */

@@ -101,6 +101,18 @@ export class RunRegistry {
     this.onDelete(runId);
   }
 
+  /** Deletes a finished run and its output; a run not finished must be killed first. */
+  deleteFinishedRun(runId: string, sessionId: string | undefined): void {
+    const record = this.record(runId, sessionId);
+    if (!isFinished(record.status)) {
+      throw new ProcessError(
+        "still_running",
+        `Run ${runId} is ${record.status}; kill it before removing it`,
+      );
+    }
+    this.delete(runId);
+  }
+
   /** Deletes finished runs matching `predicate`; returns how many. */
   deleteFinished(predicate: (record: RunRecord) => boolean): number {
     let removed = 0;

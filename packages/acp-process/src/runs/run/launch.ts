@@ -1,4 +1,5 @@
-import type { ProviderCreateParams } from "../../providers/types.js";
+import type { ProviderCreateParams, TerminalProvider } from "../../providers/types.js";
+import { withinMs } from "./deadline.js";
 import { hasResourceLimits, wrapWithLimits } from "./resource-limits.js";
 import type { RunRecord } from "../../model/run-record.js";
 import type { RunSnapshot } from "../../model/run-events.js";
@@ -31,4 +32,24 @@ export function createParams(
     ...(launch.stdin ? { stdin: true } : {}),
     ...(Object.keys(record.labels).length > 0 ? { labels: record.labels } : {}),
   };
+}
+
+/**
+ * Asks the provider for the run's terminal and returns its id; throws when the provider fails or
+ * does not answer within `callWaitMs` (a terminal that appears after that is released: nobody
+ * owns it).
+ */
+export async function createTerminal(
+  provider: TerminalProvider,
+  record: RunRecord,
+  launch: RunLaunch,
+  tuning: { callWaitMs: number; outputByteLimit: number | undefined },
+): Promise<string> {
+  const creating = provider.create(createParams(record, launch, tuning.outputByteLimit));
+  const created = await withinMs(creating, tuning.callWaitMs);
+  if (!created.ok) {
+    creating.then((id) => provider.release(id)).catch(() => undefined /* it never existed */);
+    throw new Error(`the client did not create the terminal within ${tuning.callWaitMs} ms`);
+  }
+  return created.value;
 }

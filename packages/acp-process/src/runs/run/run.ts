@@ -1,10 +1,13 @@
+// One file over 300 lines because a Run is one state machine (queued → starting → running →
+// exited → settling → settled): start, the exit, terminate and settle each check and move the same
+// phase, record, reader and AbortController, and their guards hold only while one class owns them.
 import { messageOf, ProcessError } from "../../errors.js";
 import type { ProviderExitStatus, TerminalProvider } from "../../providers/types.js";
 import { SnapshotReader } from "./snapshot-reader.js";
-import { createParams, type RunLaunch } from "./launch.js";
+import { createTerminal, type RunLaunch } from "./launch.js";
 import { OutputLog } from "../output/output-log.js";
 import { armRunTimers } from "./run-timers.js";
-import { realNowMs, sleep, withinMs } from "./deadline.js";
+import { withinMs } from "./deadline.js";
 import { releaseTerminal } from "./release.js";
 import { killSequence, type KillReport } from "./terminate.js";
 import { classifyStartFailure } from "./start-failure.js";
@@ -16,6 +19,7 @@ import type { RunRecord, TerminationCause } from "../../model/run-record.js";
 import type { RunSnapshot } from "../../model/run-events.js";
 import { WatcherSet } from "../output/watchers.js";
 import { RunSpill } from "../spill/run-spill.js";
+import { RecordSaver } from "./record-saver.js";
 
 export type { RunContext, RunTuning } from "./context.js";
 
@@ -46,7 +50,7 @@ export class Run {
   private reader: SnapshotReader | null = null;
   private startHook: Promise<void> = Promise.resolve();
   private lastOutputAtMs = 0;
-  private storeFailure: string | null = null;
+  private readonly saver: RecordSaver;
   private readonly usage: UsageSampler;
   /** Notices the command waiting for input (`record.inputRequired`); input written clears it. */
   inputWatch: InputWatch | null = null;
@@ -57,6 +61,7 @@ export class Run {
     private readonly launch: RunLaunch,
   ) {
     this.settledPromise = new Promise((resolve) => (this.resolveSettled = resolve));
+    this.saver = new RecordSaver(record, ctx.store);
     this.log = new OutputLog(
       record,
       ctx.store,
@@ -64,7 +69,7 @@ export class Run {
       new WatcherSet(ctx.tuning.watcherLimits),
       () => ctx.clock.now(),
       new RunSpill(ctx.archive, ctx.store, record),
-      (error) => this.noteStoreFailure(error),
+      (error) => this.saver.noteFailure(error),
     );
     this.usage = new UsageSampler(record, ctx.provider, () => this.currentPhase === "running");
   }
@@ -103,16 +108,7 @@ export class Run {
     const { provider, tuning } = this.ctx;
     this.currentPhase = "starting";
     try {
-      const creating = provider.create(
-        createParams(this.record, this.launch, tuning.outputByteLimit),
-      );
-      const created = await withinMs(creating, tuning.callWaitMs);
-      if (!created.ok) {
-        // If the terminal appears after all, nobody owns it: release it.
-        creating.then((id) => provider.release(id)).catch(() => undefined /* it never existed */);
-        throw new Error(`the client did not create the terminal within ${tuning.callWaitMs} ms`);
-      }
-      this.record.terminalId = created.value;
+      this.record.terminalId = await createTerminal(provider, this.record, this.launch, tuning);
     } catch (error) {
       this.record.cause = "spawn_error";
       this.record.startFailure = classifyStartFailure(error);
@@ -151,7 +147,7 @@ export class Run {
       provider,
       this.ctx.clock,
       () => this.log.snippet,
-      () => (this.save(), this.ctx.emit({ type: "input", run: this.snapshot() })),
+      () => (this.saver.save(), this.ctx.emit({ type: "input", run: this.snapshot() })),
       this.controller.signal,
     );
     if (!this.reader.startStream()) {
@@ -284,17 +280,12 @@ export class Run {
 
   private async onExit(status: ProviderExitStatus): Promise<void> {
     this.noteExit(status);
+    const { exitDrainMs, callWaitMs, pollMinMs } = this.ctx.tuning;
     this.reader?.wake();
-    // The final output: read until the client says the output is drained, bounded in time (each
-    // read by callWaitMs too: a client that stops answering must not keep the run from settling).
-    const deadline = realNowMs() + this.ctx.tuning.exitDrainMs;
-    while (this.reader && !this.isSettled) {
-      const read = await withinMs(this.reader.read(), this.ctx.tuning.callWaitMs);
-      if ((read.ok && read.value) || realNowMs() >= deadline) {
-        break;
-      }
-      await sleep(this.ctx.tuning.pollMinMs);
-    }
+    await this.reader?.drain(
+      { drainMs: exitDrainMs, callWaitMs, pollMs: pollMinMs },
+      () => this.isSettled,
+    );
     await this.settle();
   }
 
@@ -321,17 +312,12 @@ export class Run {
       const end = describeEnd(this.record, this.exitStatus);
       this.record.exitCode = this.exitStatus?.exitCode ?? null;
       this.record.signal = this.exitStatus?.signal ?? null;
-      // A store failure noted earlier stays, after the reason the run ended.
-      if (end.error && this.storeFailure !== null && this.record.error === this.storeFailure) {
-        this.record.error = `${end.error}; ${this.storeFailure}`;
-      } else {
-        this.record.error ??= end.error;
-      }
+      this.saver.noteEnd(end.error);
       this.record.endedAtMs = this.ctx.clock.now();
       this.transition(end.status);
       if (!this.record.exitNotified) {
         this.record.exitNotified = true;
-        this.save();
+        this.saver.save();
         this.ctx.emit({ type: "exit", run: this.snapshot() });
       }
     } finally {
@@ -342,25 +328,6 @@ export class Run {
       this.currentPhase = "settled";
       this.resolveSettled(this.snapshot());
     }
-  }
-
-  /** Writes the record through to the store; a failure is noted, never thrown. */
-  private save(): void {
-    try {
-      this.ctx.store.putRun(this.record, { urgent: true });
-    } catch (error) {
-      this.noteStoreFailure(error);
-    }
-  }
-
-  private noteStoreFailure(error: unknown): void {
-    if (this.storeFailure !== null) {
-      return; // the first failure says it; the rest would repeat it
-    }
-    this.storeFailure = `the run store failed (${messageOf(error)}), so this run's stored record or output may be incomplete: check the disk and the database file`;
-    this.record.error = this.record.error
-      ? `${this.record.error}; ${this.storeFailure}`
-      : this.storeFailure;
   }
 
   /** The caller's onStart (e.g. embedding the terminal in a tool call); never rejects. */
@@ -387,7 +354,7 @@ export class Run {
       this.log.appendNotice(`[acp-process] releasing terminal ${terminalId} failed: ${failure}`);
     }
     this.record.terminalId = null;
-    this.save();
+    this.saver.save();
   }
 
   private transition(status: RunRecord["status"]): void {
@@ -396,7 +363,7 @@ export class Run {
       return;
     }
     this.record.status = status;
-    this.save();
+    this.saver.save();
     this.ctx.emit({ type: "status", run: this.snapshot(), previous });
   }
 

@@ -3,7 +3,7 @@ import { messageOf } from "../../errors.js";
 import type { OutputStream, TerminalProvider } from "../../providers/types.js";
 import { SnapshotDelta } from "../output/delta.js";
 import type { OutputLog } from "../output/output-log.js";
-import { realNowMs, sleep } from "./deadline.js";
+import { realNowMs, sleep, withinMs } from "./deadline.js";
 
 /**
  * Background polling reads at most ~8 MB/s of whole snapshots (a 1 MiB tail: every ~130 ms).
@@ -136,6 +136,25 @@ export class SnapshotReader {
 
   wake(): void {
     this.wakeController?.abort();
+  }
+
+  /**
+   * The final output, after the exit: reads until the client says the output is drained, for at
+   * most `drainMs`, each read bounded by `callWaitMs` too (a client that stops answering must not
+   * keep the run from settling), `pollMs` apart; `stopped` ends it early.
+   */
+  async drain(
+    timing: { drainMs: number; callWaitMs: number; pollMs: number },
+    stopped: () => boolean,
+  ): Promise<void> {
+    const deadline = realNowMs() + timing.drainMs;
+    while (!stopped()) {
+      const read = await withinMs(this.read(), timing.callWaitMs);
+      if ((read.ok && read.value) || realNowMs() >= deadline) {
+        return;
+      }
+      await sleep(timing.pollMs);
+    }
   }
 
   private async readOnce(): Promise<boolean> {

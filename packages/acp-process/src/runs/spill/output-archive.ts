@@ -1,7 +1,8 @@
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ProcessError } from "../../errors.js";
-import { existingSegments, SEGMENT_BYTES, SpillFile } from "./spill-file.js";
+import { existingSegments, SEGMENT_BYTES } from "./segment-files.js";
+import { SpillFile } from "./spill-file.js";
 import { spillTempDirectory } from "./spill-directory.js";
 
 /** Default disk quota of one manager's spilled output. */

@@ -1,18 +1,8 @@
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  openSync,
-  readSync,
-  rmSync,
-  write,
-  writeSync,
-} from "node:fs";
-import { join } from "node:path";
+import { write, writeSync } from "node:fs";
 import { messageOf } from "../../errors.js";
+import { SEGMENT_BYTES, segmentOf, SegmentFiles } from "./segment-files.js";
 
-/** A run's spilled output is cut into files of this many bytes, so the oldest part can be evicted alone. */
-export const SEGMENT_BYTES = 16 * 1024 * 1024;
+export { SEGMENT_BYTES };
 
 /**
  * Bytes waiting for the disk (queued and in flight) past which a write is done synchronously: the
@@ -39,8 +29,7 @@ export class SpillFile {
   private queue: Unwritten[] = [];
   private inFlight: Unwritten | null = null;
   private unwrittenBytes = 0;
-  /** Open segment files, by index; at most the one written and the one before it. */
-  private readonly fds = new Map<number, number>();
+  private readonly files: SegmentFiles;
   private failure: string | null = null;
   private closed = false;
 
@@ -48,7 +37,12 @@ export class SpillFile {
     readonly dir: string,
     /** Told how many bytes each write adds on disk (for the quota). */
     private readonly grew: (bytes: number) => void,
-  ) {}
+  ) {
+    this.files = new SegmentFiles(
+      dir,
+      (index) => this.inFlight !== null && segmentOf(this.inFlight.offset) === index,
+    );
+  }
 
   /** What made writing fail (disk full, directory removed), once it has; later writes are dropped. */
   get failed(): string | null {
@@ -72,7 +66,7 @@ export class SpillFile {
       return;
     }
     for (let at = 0; at < bytes.length;) {
-      const index = Math.floor((offset + at) / SEGMENT_BYTES);
+      const index = segmentOf(offset + at);
       const room = (index + 1) * SEGMENT_BYTES - (offset + at);
       const piece = bytes.subarray(at, at + room);
       const end = offset + at + piece.length - index * SEGMENT_BYTES;
@@ -100,7 +94,7 @@ export class SpillFile {
       if (this.failure === null) {
         this.attempt(() =>
           writeSync(
-            this.fdFor(piece.offset),
+            this.files.forWriting(piece.offset),
             piece.bytes,
             0,
             piece.bytes.length,
@@ -139,7 +133,7 @@ export class SpillFile {
 
   /** Bytes from `offset` to at most the end of its segment; undefined when the segment is gone. */
   private readSegment(offset: number, length: number): Buffer | undefined {
-    const index = Math.floor(offset / SEGMENT_BYTES);
+    const index = segmentOf(offset);
     const stored = this.segments.get(index);
     if (stored === undefined) {
       return undefined;
@@ -148,17 +142,7 @@ export class SpillFile {
     const wanted = Math.max(0, Math.min(length, stored - within));
     // Not zeroed: only what was read or overlaid is returned (`covered`).
     const bytes = Buffer.allocUnsafe(wanted);
-    let got = 0;
-    const fd = this.openRead(index);
-    if (fd !== undefined) {
-      try {
-        for (let n = -1; got < wanted && n !== 0; got += n) {
-          n = readSync(fd, bytes, got, wanted - got, within + got);
-        }
-      } finally {
-        closeSync(fd);
-      }
-    }
+    const got = this.files.read(index, within, bytes);
     // Bytes not yet on disk: the queue and the write in flight are newer than the file.
     // Only a contiguous run from the start counts: a gap would be stale memory (allocUnsafe).
     let covered = got;
@@ -181,7 +165,7 @@ export class SpillFile {
     const busy = new Set<number>();
     for (const piece of [this.inFlight, ...this.queue]) {
       if (piece) {
-        busy.add(Math.floor(piece.offset / SEGMENT_BYTES));
+        busy.add(segmentOf(piece.offset));
       }
     }
     if (!this.closed) {
@@ -195,8 +179,7 @@ export class SpillFile {
     }
     const size = this.segments.get(oldest)!;
     this.segments.delete(oldest);
-    this.closeFd(oldest);
-    rmSync(segmentPath(this.dir, oldest), { force: true });
+    this.files.remove(oldest);
     return size;
   }
 
@@ -208,7 +191,7 @@ export class SpillFile {
     this.flush();
     this.closed = true;
     if (!this.inFlight) {
-      this.closeFds();
+      this.files.closeAll();
     }
   }
 
@@ -224,7 +207,7 @@ export class SpillFile {
     while (
       this.queue.length > 0 &&
       this.queue[0]!.offset === end &&
-      Math.floor(end / SEGMENT_BYTES) === Math.floor(first.offset / SEGMENT_BYTES)
+      segmentOf(end) === segmentOf(first.offset)
     ) {
       const next = this.queue.shift()!;
       parts.push(next.bytes);
@@ -237,7 +220,7 @@ export class SpillFile {
     this.inFlight = piece;
     let fd: number;
     try {
-      fd = this.fdFor(piece.offset);
+      fd = this.files.forWriting(piece.offset);
     } catch (error) {
       this.fail(error);
       return;
@@ -249,59 +232,11 @@ export class SpillFile {
         this.fail(error);
       }
       if (this.closed) {
-        this.closeFds();
+        this.files.closeAll();
         return;
       }
       this.pump();
     });
-  }
-
-  private fdFor(offset: number): number {
-    const index = Math.floor(offset / SEGMENT_BYTES);
-    let fd = this.fds.get(index);
-    if (fd === undefined) {
-      // Not truncated: a run started again after a restart continues its last segment.
-      fd = openSync(segmentPath(this.dir, index), constants.O_RDWR | constants.O_CREAT, 0o600);
-      this.fds.set(index, fd);
-      // Segments before the previous one are complete: nothing writes there any more.
-      for (const open of this.fds.keys()) {
-        if (open < index - 1 && !this.writing(open)) {
-          this.closeFd(open);
-        }
-      }
-    }
-    return fd;
-  }
-
-  private writing(index: number): boolean {
-    return this.inFlight !== null && Math.floor(this.inFlight.offset / SEGMENT_BYTES) === index;
-  }
-
-  private openRead(index: number): number | undefined {
-    try {
-      // No access-time update: after a large spill the journal is busy writing it back, and the
-      // first read of each segment would wait for it (reads of 5-25 ms instead of 0.05).
-      return openSync(
-        segmentPath(this.dir, index),
-        constants.O_RDONLY | (constants.O_NOATIME ?? 0),
-      );
-    } catch {
-      return undefined; // queued, not written yet: the overlay has it
-    }
-  }
-
-  private closeFd(index: number): void {
-    const fd = this.fds.get(index);
-    if (fd !== undefined) {
-      this.fds.delete(index);
-      closeSync(fd);
-    }
-  }
-
-  private closeFds(): void {
-    for (const index of [...this.fds.keys()]) {
-      this.closeFd(index);
-    }
   }
 
   private attempt(operation: () => void): void {
@@ -317,32 +252,6 @@ export class SpillFile {
     this.queue = [];
     this.unwrittenBytes = 0;
   }
-}
-
-export function segmentPath(dir: string, index: number): string {
-  return join(dir, `${String(index).padStart(6, "0")}.out`);
-}
-
-/** Segment sizes of a spill directory written before (after a restart): index → bytes. */
-export function existingSegments(dir: string, names: readonly string[]): Map<number, number> {
-  const segments = new Map<number, number>();
-  for (const name of names) {
-    const match = /^(\d{6})\.out$/.exec(name);
-    if (!match) {
-      continue;
-    }
-    try {
-      const fd = openSync(join(dir, name), "r");
-      try {
-        segments.set(Number(match[1]), fstatSync(fd).size);
-      } finally {
-        closeSync(fd);
-      }
-    } catch {
-      // Removed meanwhile: not there.
-    }
-  }
-  return segments;
 }
 
 /**

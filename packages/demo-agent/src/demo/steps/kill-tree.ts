@@ -1,17 +1,15 @@
 import { bgCommand } from "../../commands/bg.js";
 import { killCommand } from "../../commands/kill.js";
 import type { Step } from "./step.js";
-import { isAlive, outputMatching, survivors } from "./wait.js";
+import { commandLineOf, isAlive, outputMatching, survivors } from "./wait.js";
 
 /**
- * A parent shell that starts a child and waits for it; each prints its pid as the machine sees it.
- * A client may run commands in a PID namespace of their own (acp-terminal run does), where `$$` and
- * `$!` are the namespace's small pids; /proc is the machine's, so each shell reads its own there
- * (`read` is a builtin: no fork). Without /proc, `$!` and `$$`.
+ * A parent shell that starts a child and waits for it; each pid as a shell script names it. The
+ * pids are the machine's (acp-terminal run keeps them by default; a client that runs commands in
+ * PID namespaces of their own would print pids that mean nothing here), checked below on the
+ * agent's machine.
  */
-const TREE_COMMAND =
-  'if [ -r /proc/self/stat ]; then (read -r c _ </proc/self/stat; echo "child pid $c"; exec sleep 30) & ' +
-  'read -r p _ </proc/self/stat; echo "parent pid $p"; else sleep 30 & echo "child pid $!"; echo "parent pid $$"; fi; wait';
+const TREE_COMMAND = 'sleep 30 & echo "child pid $!"; echo "parent pid $$"; wait';
 const CHILD_PID = /child pid (\d+)/;
 const PARENT_PID = /parent pid (\d+)/;
 /** How long the killed pids may take to disappear before the step reports survivors. */
@@ -30,8 +28,11 @@ export const killTree: Step = {
     const child = CHILD_PID.exec(output)![1]!;
     const parent = PARENT_PID.exec(output)![1]!;
     const pids = [Number(parent), Number(child)];
+    const aliveBefore = pids.map(isAlive);
+    // What runs under those pids here: the tree's shell and its sleep when pids mean the same on both sides.
+    const commands = pids.map(commandLineOf);
     await say(
-      `Parent ${parent} and child ${child} are running: alive ${pids.map(isAlive).join(", ")}.`,
+      `Parent ${parent} and child ${child} are running: alive ${aliveBefore.join(", ")}; here they are ${commands.map((c) => JSON.stringify(c)).join(" and ")}.`,
     );
     const killed = await killCommand(session, tree.id);
     await session.background.reported(tree.id);
@@ -46,6 +47,8 @@ export const killTree: Step = {
         status: killed.status,
         signal: killed.signal,
         pids,
+        aliveBefore,
+        commands,
         alive,
       },
     );

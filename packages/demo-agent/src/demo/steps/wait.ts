@@ -50,6 +50,15 @@ export function outputMatching(
   });
 }
 
+/** The command line of process `pid` on this machine (arguments space-separated), or null if there is none. */
+export function commandLineOf(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim();
+  } catch {
+    return null; // no such process (or no /proc): nothing to name
+  }
+}
+
 /** Resolves with the pids still alive once none is, or at the deadline (a kill may take a moment to reap). */
 export async function survivors(pids: number[], timeoutMs: number): Promise<number[]> {
   const deadline = Date.now() + timeoutMs;

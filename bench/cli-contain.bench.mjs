@@ -1,0 +1,268 @@
+#!/usr/bin/env node
+/**
+ * What containment costs through `acp-terminal run`, the CLI's defaults on (host pids, every
+ * descendant tracked), beside `--no-contain` (process groups only) and `--pid-namespace` (a PID
+ * namespace per terminal, the previous default), each figure beside a baseline measured in the
+ * same run:
+ *
+ * - cycle: create (`true`) → wait_for_exit → release as the agent (support/cli-agent.mjs) sees
+ *   it, beside the same cycle against a canned-answer client (the transport floor) and a bare
+ *   `spawn('true')` → 'exit', all three timed by the same agent in alternating batches;
+ * - exit seen: `bash -c 'echo $EPOCHREALTIME'`, create → wait_for_exit answered, beside a plain
+ *   spawn of it → 'exit' in the agent; also from the command's own end to its exit being known;
+ * - many: 200 and 1000 × `sleep 1` at once in one session, first create → last exit, beside as
+ *   many plain spawns at once from this process (piped and read, each in its own group);
+ * - flood: `head -c 200000000 /dev/zero` at outputByteLimit 1 MiB (text, and with the defaults
+ *   also --json and --pty), the CLI's peak RSS sampled every 10 ms during the run minus its RSS
+ *   just before the flood, beside the peak of a run whose one terminal is `true` (the same CLI,
+ *   agent, flags and tool call).
+ *
+ * BENCH_ITERATIONS (100) and BENCH_WARMUP (10) for the cycle and exit; BENCH_MODES
+ * ("default,no-contain,pid-namespace") picks the CLI modes; BENCH_PARTS
+ * ("cycle,exit,many,flood"); BENCH_MANY_ROUNDS (2, for the defaults; 1 for the other modes);
+ * BENCH_CLI another build of the CLI.
+ */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { MB, MiB } from "./support/memory.mjs";
+import { fmt, header, Report } from "./support/report.mjs";
+import { median, now, summarize } from "./support/stats.mjs";
+
+const CLI_CANDIDATES = [
+  "../packages/acp-terminal-cli/dist/main.js",
+  "../packages/acp-terminal/dist/cli/main.js",
+].map((path) => fileURLToPath(new URL(path, import.meta.url)));
+const CLI = process.env.BENCH_CLI ?? CLI_CANDIDATES.find(existsSync) ?? CLI_CANDIDATES[1];
+const AGENT = fileURLToPath(new URL("./support/cli-agent.mjs", import.meta.url));
+const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 100);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
+const MANY_ROUNDS = Number(process.env.BENCH_MANY_ROUNDS ?? 2);
+const PARTS = new Set((process.env.BENCH_PARTS ?? "cycle,exit,many,flood").split(","));
+const MODES = (process.env.BENCH_MODES ?? "default,no-contain,pid-namespace").split(",");
+const MODE_FLAGS = {
+  default: [],
+  "no-contain": ["--no-contain"],
+  "pid-namespace": ["--pid-namespace"],
+};
+const FLOOD_BYTES = 200_000_000;
+const SAMPLE_MS = 10;
+
+function rssOf(pid) {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined; // gone
+  }
+}
+
+/**
+ * Runs the CLI with `plan` as the agent's prompt; returns the agent's BENCH events, the CLI's
+ * peak sampled RSS (whole run) and its RSS when the agent said flood-start.
+ * @param {unknown} plan
+ * @param {string[]} flags
+ */
+async function runCli(plan, flags) {
+  const agent = [process.execPath, AGENT].map((word) => `'${word}'`).join(" ");
+  const child = spawn(
+    process.execPath,
+    [
+      CLI,
+      "run",
+      "--yes",
+      "--max-terminals",
+      "1000",
+      ...flags,
+      "--agent",
+      agent,
+      JSON.stringify(plan),
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  /** @type {any[]} */
+  const events = [];
+  let stderr = "";
+  let pending = "";
+  let peak = 0;
+  /** @type {number | undefined} */
+  let beforeFlood;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssOf(child.pid) ?? 0);
+  }, SAMPLE_MS);
+  child.stdout.resume();
+  child.stderr.setEncoding("utf8").on("data", (chunk) => {
+    stderr += chunk;
+    pending += chunk;
+    const lines = pending.split("\n");
+    pending = lines.pop() ?? "";
+    for (const line of lines) {
+      if (!line.startsWith("BENCH ")) continue;
+      const event = JSON.parse(line.slice(6));
+      if (event.event === "flood-start") beforeFlood = rssOf(child.pid);
+      events.push(event);
+    }
+  });
+  const [code] = await once(child, "close");
+  clearInterval(sampler);
+  if (code !== 0)
+    throw new Error(`acp-terminal exited with ${code}; stderr:\n${stderr.slice(-2000)}`);
+  return { events, peak, beforeFlood };
+}
+
+const eventOf = (run, name) => {
+  const event = run.events.find((e) => e.event === name);
+  if (event === undefined) throw new Error(`the agent reported no ${name}`);
+  return event;
+};
+
+/** `count` × `sleep 1` spawned at once here, piped and read, each in its own group: ms to the last close. */
+async function plainSpawns(count) {
+  const started = now();
+  await Promise.all(
+    Array.from({ length: count }, async () => {
+      const child = spawn("sleep", ["1"], { stdio: ["ignore", "pipe", "pipe"], detached: true });
+      child.stdout.resume();
+      child.stderr.resume();
+      const [code] = await once(child, "close");
+      if (code !== 0) throw new Error(`sleep 1 exited with ${code}`);
+    }),
+  );
+  return now() - started;
+}
+
+async function cycleRows(report) {
+  for (const mode of MODES) {
+    const run = await runCli(
+      { kind: "cycle", iterations: ITERATIONS, warmup: WARMUP },
+      MODE_FLAGS[mode],
+    );
+    const { cli, floor, spawn: bare } = eventOf(run, "cycle");
+    const [c, f, s] = [summarize(cli), summarize(floor), summarize(bare)];
+    report.row({
+      figure: `cycle create→wait→release p50, ${mode}`,
+      value: fmt.ms(c.p50),
+      baseline: `${fmt.ms(f.p50)} floor + ${fmt.ms(s.p50)} bare spawn`,
+      ratio: `${c.p50 - f.p50 - s.p50 >= 0 ? "+" : ""}${fmt.ms(c.p50 - f.p50 - s.p50)}`,
+      goal: mode === "default" ? "<= floor + spawn + 1 ms" : "",
+      ...(mode === "default" ? { met: c.p50 <= f.p50 + s.p50 + 1 } : {}),
+    });
+    report.row({
+      figure: `  p95`,
+      value: fmt.ms(c.p95),
+      baseline: `${fmt.ms(f.p95)} floor + ${fmt.ms(s.p95)} bare spawn`,
+    });
+  }
+}
+
+async function exitRows(report) {
+  for (const mode of MODES) {
+    const run = await runCli(
+      { kind: "exit", iterations: ITERATIONS, warmup: WARMUP },
+      MODE_FLAGS[mode],
+    );
+    const event = eventOf(run, "exit");
+    const [c, s] = [summarize(event.cli), summarize(event.spawn)];
+    const [ce, se] = [summarize(event.cliAfterEnd), summarize(event.spawnAfterEnd)];
+    report.row({
+      figure: `exit seen (create→wait_for_exit) p50, ${mode}`,
+      value: fmt.ms(c.p50),
+      baseline: `${fmt.ms(s.p50)} bare spawn→exit`,
+      ratio: `+${fmt.ms(c.p50 - s.p50)}`,
+      goal: mode === "default" ? "<= bare + 1 ms" : "",
+      ...(mode === "default" ? { met: c.p50 <= s.p50 + 1 } : {}),
+    });
+    report.row({
+      figure: `  from the command's end p50 / p95`,
+      value: `${fmt.ms(ce.p50)} / ${fmt.ms(ce.p95)}`,
+      baseline: `${fmt.ms(se.p50)} / ${fmt.ms(se.p95)} bare`,
+    });
+  }
+}
+
+async function manyRows(report) {
+  for (const count of [200, 1000]) {
+    for (const mode of MODES) {
+      const rounds = [];
+      for (let round = 0; round < (mode === "default" ? MANY_ROUNDS : 1); round++) {
+        const cliRun = async () => {
+          const run = await runCli(
+            { kind: "many", count, command: "sleep", args: ["1"] },
+            MODE_FLAGS[mode],
+          );
+          const many = eventOf(run, "many");
+          if (many.count !== count) throw new Error(`many: ${JSON.stringify(many)}`);
+          return many.ms;
+        };
+        // Alternate which side goes first.
+        const [cli, plain] =
+          round % 2 === 0
+            ? [await cliRun(), await plainSpawns(count)]
+            : (([p, c]) => [c, p])([await plainSpawns(count), await cliRun()]);
+        rounds.push({ cli, plain });
+      }
+      const cli = median(rounds.map((r) => r.cli));
+      const ratio = median(rounds.map((r) => r.cli / r.plain));
+      const isDefault = mode === "default";
+      const goal = count === 200 ? "<= 1.2 s" : "<= 1.1x";
+      report.row({
+        figure: `${count} × sleep 1 in one session, ${mode}`,
+        value: fmt.s(cli),
+        baseline: `${fmt.s(median(rounds.map((r) => r.plain)))} plain spawns`,
+        ratio: fmt.ratio(ratio),
+        goal: isDefault ? goal : "",
+        ...(isDefault ? { met: count === 200 ? cli <= 1200 : ratio <= 1.1 } : {}),
+      });
+    }
+  }
+}
+
+async function floodRows(report) {
+  const floodPlan = (command, args) => ({
+    kind: "flood",
+    command,
+    args,
+    outputByteLimit: MiB,
+    times: 1,
+  });
+  const cases = [
+    ...MODES.map((mode) => [mode, "text", MODE_FLAGS[mode]]),
+    ["default", "--json", ["--json"]],
+    ["default", "--pty", ["--pty"]],
+  ];
+  for (const [mode, view, flags] of cases) {
+    const flood = await runCli(floodPlan("head", ["-c", String(FLOOD_BYTES), "/dev/zero"]), flags);
+    const idle = await runCli(floodPlan("true", []), flags);
+    if (flood.beforeFlood === undefined) throw new Error("the agent reported no flood-start");
+    const raise = flood.peak - flood.beforeFlood;
+    const isDefault = mode === "default";
+    report.row({
+      figure: `${FLOOD_BYTES / MB} MB flood at 1 MiB, ${mode}, ${view}: CLI peak RSS − RSS before`,
+      value: fmt.mb(raise),
+      baseline: `peak ${fmt.mb(flood.peak)}; a run of \`true\` peaks at ${fmt.mb(idle.peak)}`,
+      ratio: `${flood.peak >= idle.peak ? "+" : ""}${fmt.mb(flood.peak - idle.peak)} over it`,
+      goal: isDefault ? "< 16 MB" : "",
+      ...(isDefault ? { met: raise < 16 * MB } : {}),
+    });
+  }
+}
+
+export async function main() {
+  header(
+    "cli-contain: what containment costs through acp-terminal run (defaults on), beside --no-contain and --pid-namespace",
+    `modes ${MODES.join(", ")}; cycle and exit: ${ITERATIONS} iterations after ${WARMUP} warm-up, timed by the agent in alternating batches; many: ${MANY_ROUNDS} rounds; flood: ${FLOOD_BYTES / MB} MB`,
+  );
+  const report = new Report();
+  if (PARTS.has("cycle")) await cycleRows(report);
+  if (PARTS.has("exit")) await exitRows(report);
+  if (PARTS.has("many")) await manyRows(report);
+  if (PARTS.has("flood")) await floodRows(report);
+  report.note(
+    "floor: the same cycle against a canned-answer client on the same SDK, timed by the same agent",
+  );
+  report.note("the CLI's RSS is read from /proc/<pid>/status every 10 ms for the whole run");
+  report.print();
+}
+
+await main();

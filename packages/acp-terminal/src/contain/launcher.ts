@@ -1,0 +1,323 @@
+/**
+ * The host's side of the launcher (launcher-script.ts): a small Perl process, one per host, that
+ * starts every command as the child of a subreaper relay, so the host can find and kill all it
+ * started by the relay it hangs under, with the machine's own pids.
+ *
+ * The launcher is forked from the host once; each command is forked from it, a ~5 MB process,
+ * which costs the same however large the host grows (fork copies the forking process's page
+ * tables: spawning from a 150 MB Node process takes twice as long as from a 50 MB one). Its pipes
+ * reach the host through /proc/<launcher>/fd/<n>, which opens the same pipe. A PTY's master is
+ * the host's own (node-pty); the command opens the slave by its path.
+ *
+ * When the host goes away, however it goes, the kernel closes the launcher's stdin; the launcher
+ * then SIGKILLs every process under it, its relays' trees included, until none is left.
+ *
+ * Over 300 lines: the requests, the reports and the per-command state they settle are one
+ * exchange with the launcher, kept in one place.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { constants as fsConstants, openSync } from "node:fs";
+import { constants as osConstants } from "node:os";
+import { Socket } from "node:net";
+import type { Readable } from "node:stream";
+import type { ExitStatus } from "../core/types.js";
+import { signalNameOf } from "../terminate/signals.js";
+import type { CommandLauncher, LaunchedCommand, LaunchRequest } from "../spawn/launch-port.js";
+import type { LauncherTools } from "./launcher-support.js";
+import { LAUNCHER_SCRIPT } from "./launcher-script.js";
+
+const ERRNO_NAMES = new Map(Object.entries(osConstants.errno).map(([name, n]) => [n, name]));
+/** The longest an `O` waits for a request to go with. */
+const ACK_DELAY_MS = 20;
+/** How long a start may take before the launcher is taken for stuck (1000 at once take ~1 s). */
+const START_TIMEOUT_MS = 30_000;
+
+interface Starting {
+  resolve: (command: LaunchedCommand) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+class Launched implements LaunchedCommand {
+  readonly exited: Promise<ExitStatus>;
+  readonly emptied: Promise<void>;
+  #exit!: (status: ExitStatus) => void;
+  #empty!: () => void;
+  #treeAlive = true;
+  #exitStatus: ExitStatus | undefined;
+
+  constructor(
+    readonly id: number,
+    readonly pid: number,
+    readonly outputFd: number | undefined,
+    readonly inputFd: number | undefined,
+    private readonly send: (line: string) => void,
+  ) {
+    this.exited = new Promise((resolve) => (this.#exit = resolve));
+    this.emptied = new Promise((resolve) => (this.#empty = resolve));
+  }
+
+  get treeAlive(): boolean {
+    return this.#treeAlive;
+  }
+
+  signalTree(signal: NodeJS.Signals): void {
+    const number = osConstants.signals[signal];
+    if (this.#treeAlive) {
+      this.send(`K ${this.id} ${number} ${this.pid}\n`);
+    }
+  }
+
+  exit(status: ExitStatus): void {
+    this.#exitStatus ??= status;
+    this.#exit(this.#exitStatus);
+  }
+
+  /** The tree is empty (or, lost: no longer watched). */
+  empty(): void {
+    this.#treeAlive = false;
+    this.#empty();
+  }
+
+  /**
+   * Its relay was killed from outside, or the launcher went away: nothing reports on it any
+   * more. Its group gets SIGKILL; it counts as killed by it unless its exit was already known.
+   */
+  lose(): void {
+    try {
+      process.kill(-this.pid, "SIGKILL");
+    } catch {
+      // ESRCH: the group is already empty; EPERM cannot happen for our own children's group.
+    }
+    this.exit({ exitCode: null, signal: "SIGKILL" });
+    this.empty();
+  }
+}
+
+export class Launcher implements CommandLauncher {
+  readonly #child: ChildProcess;
+  readonly #starting = new Map<number, Starting>();
+  readonly #running = new Map<number, Launched>();
+  #nextId = 1;
+  #pending = "";
+  /** `O` lines not sent yet (see #acknowledge). */
+  #acks = "";
+  #ackTimer: NodeJS.Timeout | undefined;
+  #gone = false;
+
+  private constructor(child: ChildProcess) {
+    this.#child = child;
+  }
+
+  /** Starts a launcher (it is ready for requests at once: they wait in its pipe). */
+  static start(tools: LauncherTools): Launcher {
+    const child = spawn(tools.perl, ["-e", LAUNCHER_SCRIPT, String(tools.prctl)], {
+      detached: true,
+      stdio: ["pipe", "pipe", "ignore"],
+    });
+    const launcher = new Launcher(child);
+    child.on("error", () => launcher.#goneAway()); // could not start: every request fails
+    child.stdin?.on("error", () => {}); // EPIPE once it is gone: 'close' below says so
+    const reports = child.stdout as Readable;
+    reports.setEncoding("latin1");
+    reports.on("data", (chunk: string) => launcher.#read(chunk));
+    reports.on("close", () => launcher.#goneAway());
+    // Neither the launcher nor its pipes keep the host alive; a command being started or running does.
+    child.unref();
+    if (child.stdin instanceof Socket) {
+      child.stdin.unref();
+    }
+    launcher.#holdLoop();
+    return launcher;
+  }
+
+  /** The launcher's pid while it runs. */
+  get pid(): number | undefined {
+    return this.#gone ? undefined : this.#child.pid;
+  }
+
+  /** False once it went away (or could not start): start another. */
+  get alive(): boolean {
+    return !this.#gone && this.#child.exitCode === null && this.#child.signalCode === null;
+  }
+
+  /** Starts a command; rejects with the errno (`code`) when it could not be started. */
+  launch(request: LaunchRequest): Promise<LaunchedCommand> {
+    const fields = [
+      request.stdin ? "1" : "0",
+      request.tty ?? "",
+      request.cwd,
+      request.file,
+      String(request.args.length),
+      ...request.args,
+      ...Object.entries(request.env).map(([name, value]) => `${name}=${value}`),
+    ];
+    if (fields.some((field) => field.includes("\0"))) {
+      return Promise.reject(launchError("EINVAL", "an argument or variable holds a NUL byte"));
+    }
+    if (!this.alive) {
+      return Promise.reject(launchError("ECHILD", "the launcher is not running"));
+    }
+    const id = this.#nextId++;
+    const payload = Buffer.from(fields.join("\0"));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#starting.delete(id);
+        this.#holdLoop();
+        reject(
+          launchError("ETIMEDOUT", `the launcher did not start it within ${START_TIMEOUT_MS} ms`),
+        );
+      }, START_TIMEOUT_MS);
+      this.#starting.set(id, { resolve, reject, timer });
+      this.#holdLoop();
+      this.#send(Buffer.concat([Buffer.from(`S ${id} ${payload.byteLength}\n`), payload]));
+    });
+  }
+
+  /** Ends the launcher: it kills whatever is still under it (nothing, once all was released). */
+  close(): void {
+    this.#child.stdin?.end();
+  }
+
+  #send(line: string | Buffer): void {
+    if (this.alive) {
+      const acks = this.#acks;
+      this.#acks = "";
+      clearTimeout(this.#ackTimer);
+      this.#child.stdin?.write(
+        acks === "" ? line : Buffer.concat([Buffer.from(acks), Buffer.from(line)]),
+      );
+    }
+  }
+
+  /**
+   * Tells the launcher the command's pipes are open here. Each message wakes the launcher up,
+   * which costs the host and its commands a context switch on a busy machine: unless the
+   * launcher's end keeps a stdin pipe open, it goes with the next request, or after ACK_DELAY_MS.
+   */
+  #acknowledge(id: number, stdin: boolean): void {
+    this.#acks += `O ${id}\n`;
+    if (stdin) {
+      this.#send("");
+    } else if (this.#acks.length === `O ${id}\n`.length) {
+      this.#ackTimer = setTimeout(() => this.#send(""), ACK_DELAY_MS);
+      this.#ackTimer.unref();
+    }
+  }
+
+  /** Keeps the event loop alive while a command is being started or runs. */
+  #holdLoop(): void {
+    const reports = this.#child.stdout;
+    if (reports instanceof Socket) {
+      if (this.#starting.size > 0 || this.#running.size > 0) {
+        reports.ref();
+      } else {
+        reports.unref();
+      }
+    }
+  }
+
+  #read(chunk: string): void {
+    const lines = (this.#pending + chunk).split("\n");
+    this.#pending = lines.pop() ?? "";
+    for (const line of lines) {
+      this.#report(line.split(" "));
+    }
+  }
+
+  #report([kind, idText, ...rest]: string[]): void {
+    const id = Number(idText);
+    switch (kind) {
+      case "P":
+        return this.#started(id, rest);
+      case "E":
+        return this.#settle(id, (starting) =>
+          starting.reject(launchError(ERRNO_NAMES.get(Number(rest[0])) ?? "EIO", "exec failed")),
+        );
+      case "X":
+        this.#running
+          .get(id)
+          ?.exit(
+            rest[0] === "s"
+              ? { exitCode: null, signal: signalNameOf(Number(rest[1])) }
+              : { exitCode: Number(rest[1]), signal: null },
+          );
+        return;
+      case "G":
+      case "L": {
+        const command = this.#running.get(id);
+        this.#running.delete(id);
+        if (kind === "L") {
+          command?.lose();
+        } else {
+          command?.empty();
+        }
+        this.#holdLoop();
+        return;
+      }
+      default:
+      // R (the launcher runs) and anything else: nothing to do
+    }
+  }
+
+  #started(id: number, [pidText, , outFd, inFd]: string[]): void {
+    this.#settle(id, (starting) => {
+      const pid = Number(pidText);
+      let fds: [number | undefined, number | undefined] = [undefined, undefined];
+      try {
+        fds = [
+          this.#openEnd(outFd, fsConstants.O_RDONLY),
+          this.#openEnd(inFd, fsConstants.O_WRONLY),
+        ];
+      } catch (error) {
+        this.#send(`K ${id} ${osConstants.signals.SIGKILL} ${pid}\n`);
+        starting.reject(error instanceof Error ? error : new Error(String(error)));
+        return;
+      } finally {
+        this.#acknowledge(id, fds[1] !== undefined);
+      }
+      const command = new Launched(id, pid, fds[0], fds[1], (line) => this.#send(line));
+      this.#running.set(id, command);
+      starting.resolve(command);
+    });
+  }
+
+  /** Opens the launcher's end of a command's pipe, by its fd number there ("-": none). */
+  #openEnd(fd: string | undefined, access: number): number | undefined {
+    if (fd === undefined || fd === "-") {
+      return undefined;
+    }
+    return openSync(`/proc/${this.#child.pid}/fd/${fd}`, access | fsConstants.O_NONBLOCK);
+  }
+
+  #settle(id: number, settle: (starting: Starting) => void): void {
+    const starting = this.#starting.get(id);
+    if (starting) {
+      this.#starting.delete(id);
+      clearTimeout(starting.timer);
+      settle(starting);
+      this.#holdLoop();
+    }
+  }
+
+  /** Its reports ended: nothing is being started or watched any more. */
+  #goneAway(): void {
+    if (this.#gone) {
+      return;
+    }
+    this.#gone = true;
+    for (const [id, starting] of this.#starting) {
+      this.#settle(id, () => starting.reject(launchError("ECHILD", "the launcher exited")));
+    }
+    for (const command of this.#running.values()) {
+      command.lose();
+    }
+    this.#running.clear();
+    this.#holdLoop();
+  }
+}
+
+/** An error with an errno `code`, as a failed spawn gives (spawnError turns it into a message). */
+function launchError(code: string, reason: string): Error {
+  return Object.assign(new Error(`${code}: ${reason}`), { code });
+}
