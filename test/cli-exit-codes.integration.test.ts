@@ -80,11 +80,18 @@ describe("acp-terminal run exit codes", () => {
     const auth = await runCli(["run", "--agent", fixture("auth"), "go"]);
     expect(auth.stderr.split("\n")[0]).toBe("session/new failed: Authentication required");
     expect(auth.code).toBe(4);
-    const v2 = await runCli(["run", "--agent", fixture("v2"), "go"]);
+    // Forced to v1, an answer with version 2 is another version; offered v2 (the default), an
+    // answer with version 2 that is not v2's shape says so and how to speak v1.
+    const v2 = await runCli(["run", "--protocol", "v1", "--agent", fixture("v2"), "go"]);
     expect(v2.stderr.split("\n")[0]).toBe(
       "Agent speaks ACP protocol version 2; acp-terminal speaks 1",
     );
     expect(v2.code).toBe(4);
+    const auto = await runCli(["run", "--agent", fixture("v2"), "go"]);
+    expect(auto.stderr.split("\n")[0]).toBe(
+      "initialize failed: the agent answered with protocol version 2, but not in ACP v2's shape (info: Invalid input: expected object, received undefined); run with --protocol v1-meta to speak v1",
+    );
+    expect(auto.code).toBe(4);
   });
 
   it("5 when --timeout elapses", async () => {

@@ -59,7 +59,19 @@ async function runDemo(
   mark = newMark();
   const child = spawn(
     process.execPath,
-    [CLI, "run", "--json", "--mcp-tools", ...flags, "--agent", nodeAgent(DEMO_AGENT), prompt],
+    // v1's MCP-over-ACP (the demo agent speaks v2 too, which the default would pick).
+    [
+      CLI,
+      "run",
+      "--json",
+      "--mcp-tools",
+      "--protocol",
+      "v1",
+      ...flags,
+      "--agent",
+      nodeAgent(DEMO_AGENT),
+      prompt,
+    ],
     {
       cwd: REPO,
       env: { ...process.env, [MARK_VARIABLE]: mark },

@@ -293,11 +293,14 @@ describe("--protocol v2 on a TTY", () => {
 });
 
 describe("protocol negotiation", () => {
-  it("--protocol v1 (the default) against a v2-only agent fails with a message naming --protocol v2", async () => {
-    for (const flags of [[], ["--protocol", "v1"]]) {
+  it("--protocol v1 or v1-meta against a v2-only agent fails with a message naming the default", async () => {
+    for (const flags of [
+      ["--protocol", "v1"],
+      ["--protocol", "v1-meta"],
+    ]) {
       const { code, stderr } = await runCli(["run", ...flags, "--agent", v2Agent("render"), "go"]);
       expect(stderr).toContain(
-        "Agent does not speak ACP version 1: it supports 2; run with --protocol v2 (or --protocol auto)",
+        "Agent does not speak ACP version 1: it supports 2; run without --protocol (auto, the default) or with --protocol v2",
       );
       expect(code).toBe(4);
     }
@@ -313,7 +316,7 @@ describe("protocol negotiation", () => {
       "hi",
     ]);
     expect(stderr).toContain(
-      "Agent answered the ACP v2 offer with protocol version 1; run with --protocol v1 (the default) or --protocol auto",
+      "Agent answered the ACP v2 offer with protocol version 1; run without --protocol (auto, the default) or with --protocol v1-meta",
     );
     expect(code).toBe(4);
   });
@@ -385,7 +388,7 @@ describe("protocol negotiation", () => {
   it("an unknown --protocol is a usage error naming the choices", async () => {
     const { code, stderr } = await runCli(["run", "--protocol", "v3", "--agent", "x", "go"]);
     expect(stderr).toBe(
-      'Invalid --protocol: expected one of v1, v2, auto, received "v3"\nRun "acp-terminal --help" for usage.\n',
+      'Invalid --protocol: expected one of auto, v2, v1-meta, v1, received "v3"\nRun "acp-terminal --help" for usage.\n',
     );
     expect(code).toBe(1);
   });

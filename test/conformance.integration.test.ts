@@ -109,6 +109,9 @@ describe("acp-terminal-conformance", () => {
     const { code, stdout, stderr } = await runCli(
       [
         "run",
+        // The v1 checks (the agent speaks v2 too: conformance-v2 covers that).
+        "--protocol",
+        "v1",
         "--yes",
         "--agent",
         nodeAgent(CONFORMANCE_AGENT, "--report", report),

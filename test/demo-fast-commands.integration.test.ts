@@ -35,6 +35,9 @@ afterEach(async () => {
 async function demo(prompt: string, json: boolean): Promise<string> {
   const args = [
     "run",
+    // Client terminals (the demo agent speaks v2 too, which the default would pick).
+    "--protocol",
+    "v1",
     "--yes",
     ...(json ? ["--json"] : []),
     "--agent",

@@ -45,7 +45,7 @@ function demoCommand(): string {
   ).scripts;
   const [build, command] = scripts["demo"]!.split(" && ");
   expect(build).toBe("tsc -b");
-  expect(command).toMatch(/ run --yes --agent /);
+  expect(command).toMatch(/ run --protocol v1 --yes --agent /);
   return command!.replace(" run ", " run --json ");
 }
 

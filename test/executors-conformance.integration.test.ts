@@ -1,6 +1,6 @@
 /**
  * The conformance agent's v1 battery through each executor, driven by `acp-terminal run --on`
- * against a real sshd and a real Docker engine (test/support/), and `acp-terminal mcp --on`
+ * (`--protocol v1`: offered v2, the agent would run its v2 battery) against a real sshd and a real Docker engine (test/support/), and `acp-terminal mcp --on`
  * running a tool call over ssh. One sshd and one engine for the whole file.
  */
 import { randomUUID } from "node:crypto";
@@ -57,6 +57,8 @@ async function battery(on: string): Promise<Report> {
     const { code, stderr } = await runCli(
       [
         "run",
+        "--protocol",
+        "v1",
         "--yes",
         "--on",
         on,

@@ -1,13 +1,25 @@
 import { AgentProcess } from "./agent/agent-process.js";
+import type { TerminalLogin } from "./agent/failure-messages.js";
+import { resolveAgent } from "./agent/known-agents.js";
+import { runTerminalLogin } from "./agent/terminal-login.js";
 import type { RunOptions } from "./command/args.js";
 import { checkBeforeLaunch } from "./command/preflight.js";
-import { Conversation } from "./conversation/conversation.js";
+import { Conversation, type ConversationInit } from "./conversation/conversation.js";
+import type { UserMcpServer } from "./conversation/driver.js";
 import { Stopped } from "./conversation/endings.js";
+import { readMcpConfig } from "./conversation/mcp-config.js";
+import {
+  onePrompt,
+  PipedPrompts,
+  typedPrompts,
+  type PromptSource,
+} from "./conversation/prompts.js";
 import { listenForStops } from "./conversation/stop-signals.js";
 import { pickDriver } from "./drivers/pick-driver.js";
 import { ExitCode } from "./exit-codes.js";
 import { JsonRenderer } from "./render/json-renderer.js";
-import { outputOf } from "./render/output.js";
+import { outputOf, type Output } from "./render/output.js";
+import { QuietRenderer } from "./render/quiet-renderer.js";
 import { TextRenderer } from "./render/text-renderer.js";
 
 export interface CliIo {
@@ -17,35 +29,122 @@ export interface CliIo {
   /** Where the agent process starts. */
   cwd: string;
   version: string;
+  /** The environment (short names' config, login variables); default: the process's. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Signals that stop the run before a conversation listens for them (during the version offer). */
 const OFFER_STOPS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
 
+/** A usage error before launch: JSON readers still get their result line; people get the one line. */
+function usageError(options: RunOptions, out: Output, err: Output, problem: string): number {
+  if (options.json) {
+    new JsonRenderer(out, err).finish({
+      exitCode: ExitCode.usage,
+      error: problem,
+      elapsedMs: 0,
+      terminals: [],
+    });
+  } else {
+    err.write(`${problem}\n`);
+  }
+  return ExitCode.usage;
+}
+
 /**
- * `acp-terminal run`: checks what can be checked before launch, starts the agent, picks the
- * driver of the protocol version (`--protocol`), and holds one conversation with the agent over
- * its stdio, stopped by the process's signals. Resolves with the process exit code; never throws.
+ * `acp-terminal run`: resolves a short agent name, checks what can be checked before launch, reads
+ * `--mcp-config`, finds where prompts come from (the argument; stdin piped, whose first prompt is
+ * awaited before launch; a TTY, interactively), starts the agent, picks the driver of the best
+ * dialect it offers (or `--protocol`'s), and holds one conversation with it over its stdio,
+ * stopped by the process's signals. A terminal login (`--auth` naming one) runs in the user's
+ * terminal between two launches. Resolves with the process exit code; never throws.
  */
-export async function run(options: RunOptions, io: CliIo): Promise<number> {
+export async function run(given: RunOptions, io: CliIo): Promise<number> {
   const err = outputOf(io.stderr);
   const out = outputOf(io.stdout);
+  const env = io.env ?? process.env;
+  const agent = resolveAgent(given.agent, env);
+  if ("error" in agent) {
+    return usageError(given, out, err, agent.error);
+  }
+  const options: RunOptions = { ...given, agent: agent.commandLine };
   const problem = checkBeforeLaunch(options, io.cwd);
   if (problem !== undefined) {
-    // Machines reading --json still get their result line; people get the one line of error.
-    if (options.json) {
-      new JsonRenderer(out, err).finish({
-        exitCode: ExitCode.usage,
-        error: problem,
+    return usageError(options, out, err, problem);
+  }
+  let userServers: UserMcpServer[] = [];
+  if (options.session?.mcpConfig !== undefined) {
+    const read = readMcpConfig(options.session.mcpConfig);
+    if ("error" in read) {
+      return usageError(options, out, err, read.error);
+    }
+    userServers = read;
+  }
+  const prompts = await promptsOf(options, io);
+  if (prompts === undefined) {
+    return usageError(
+      options,
+      out,
+      err,
+      "Missing prompt: give it as the last argument, or one a line on stdin (stdin ended without one)",
+    );
+  }
+  const renderer: ConversationInit["view"] = options.json
+    ? new JsonRenderer(out, err)
+    : options.session?.quiet === true
+      ? new QuietRenderer(out, err)
+      : new TextRenderer(out, err);
+  let login: TerminalLogin | undefined;
+  let runOptions = options;
+  for (;;) {
+    const result = await converse(runOptions, io, env, renderer, prompts, userServers);
+    if (typeof result === "number") {
+      return result;
+    }
+    if (login !== undefined) {
+      return ExitCode.agentFailed; // a second login asked for: never loop
+    }
+    login = result;
+    const failure = await runTerminalLogin(options.agent, login, {
+      cwd: io.cwd,
+      env,
+      tty: io.stdin.isTTY === true,
+    });
+    if (failure !== undefined) {
+      renderer.finish({
+        exitCode: ExitCode.agentFailed,
+        error: failure,
         elapsedMs: 0,
         terminals: [],
       });
-    } else {
-      err.write(`${problem}\n`);
+      return ExitCode.agentFailed;
     }
-    return ExitCode.usage;
+    // Logged in: start again, without --auth.
+    const { auth: _auth, ...rest } = options.session ?? {};
+    runOptions = { ...options, session: rest };
   }
-  const renderer = options.json ? new JsonRenderer(out, err) : new TextRenderer(out, err);
+}
+
+async function promptsOf(options: RunOptions, io: CliIo): Promise<PromptSource | undefined> {
+  if (options.prompt !== undefined) {
+    return onePrompt(options.prompt);
+  }
+  if (io.stdin.isTTY === true) {
+    return typedPrompts(io.stdin, io.stderr);
+  }
+  const piped = new PipedPrompts(io.stdin);
+  return (await piped.hasPrompt()) ? piped : undefined;
+}
+
+/** One launch of the agent and one conversation; a number is the exit code, a login is to run. */
+async function converse(
+  options: RunOptions,
+  io: CliIo,
+  env: NodeJS.ProcessEnv,
+  renderer: ConversationInit["view"],
+  prompts: PromptSource,
+  userServers: UserMcpServer[],
+): Promise<number | TerminalLogin> {
   const startedAt = performance.now();
   const agent = new AgentProcess({
     commandLine: options.agent,
@@ -63,13 +162,17 @@ export async function run(options: RunOptions, io: CliIo): Promise<number> {
   for (const signal of OFFER_STOPS) {
     process.on(signal, onSignal);
   }
-  const picked = await pickDriver(options, agent.stream, io.version, offerStopped.signal).finally(
-    () => {
-      for (const signal of OFFER_STOPS) {
-        process.off(signal, onSignal);
-      }
-    },
-  );
+  const terminalLogin = io.stdin.isTTY === true && io.stderr.isTTY === true;
+  const picked = await pickDriver(
+    options,
+    agent.stream,
+    { version: io.version, terminalLogin },
+    offerStopped.signal,
+  ).finally(() => {
+    for (const signal of OFFER_STOPS) {
+      process.off(signal, onSignal);
+    }
+  });
   if (signalled !== undefined) {
     await agent.kill(0).catch(() => undefined);
     renderer.finish({
@@ -91,6 +194,9 @@ export async function run(options: RunOptions, io: CliIo): Promise<number> {
     agent,
     offerTimedOut: picked.offerTimedOut,
     startedAt,
+    prompts,
+    userServers,
+    env,
   });
   const unlisten = listenForStops({
     stdout: io.stdout,
@@ -98,7 +204,8 @@ export async function run(options: RunOptions, io: CliIo): Promise<number> {
     stop: (ending) => stopped.abort(new Stopped(ending)),
   });
   try {
-    return await conversation.run();
+    const code = await conversation.run();
+    return conversation.login ?? code;
   } finally {
     unlisten();
   }

@@ -79,6 +79,49 @@ describe("acp-terminal arguments", () => {
     });
   });
 
+  it("reads prompts from stdin without a prompt or with -, and takes the session flags, each only when given", () => {
+    for (const argv of [
+      ["run", "--agent", "a"],
+      ["run", "--agent", "a", "-"],
+    ]) {
+      const parsed = parse(...argv);
+      expect(parsed).toMatchObject({ kind: "run", options: { prompt: undefined } });
+      expect(parsed).not.toHaveProperty("options.session");
+    }
+    expect(
+      parse(
+        "run",
+        "--agent",
+        "a",
+        "--session",
+        "s-1",
+        "--auth",
+        "api-key",
+        "--fs-allow",
+        "docs",
+        "--fs-allow",
+        "/tmp",
+        "--mcp-config",
+        "mcp.json",
+        "--quiet",
+        "x",
+      ),
+    ).toMatchObject({
+      options: {
+        prompt: "x",
+        session: {
+          resume: "s-1",
+          auth: "api-key",
+          fsAllow: ["/home/me/docs", "/tmp"],
+          mcpConfig: "/home/me/mcp.json",
+          quiet: true,
+        },
+      },
+    });
+    expect(USAGE).toMatch(/--session ID[\s\S]*--auth METHOD[\s\S]*--fs-allow DIR/);
+    expect(USAGE).toContain("claude, codex, gemini");
+  });
+
   it("--mcp-tools is off unless given, and the usage says what it offers", () => {
     expect(parse("run", "--agent", "a", "x")).not.toHaveProperty("options.mcpTools");
     expect(parse("run", "--mcp-tools", "--agent", "a", "x")).toMatchObject({
@@ -153,7 +196,7 @@ describe("acp-terminal arguments", () => {
 
   it.each([
     [["run", "hello"], /Missing --agent/],
-    [["run", "--agent", "a"], /Missing prompt/],
+    [["run", "--agent", "a", "  "], /Empty prompt: give it as the last argument, or - for stdin/],
     [
       ["run", "--agent", "a", "--timeout", "soon", "x"],
       /Invalid --timeout: expected a positive number of seconds, received "soon"/,

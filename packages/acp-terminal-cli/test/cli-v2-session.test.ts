@@ -33,19 +33,20 @@ function recorder(): { renderer: Renderer; events: string[] } {
 }
 
 describe("acp-terminal run --protocol", () => {
-  it("takes v2 and auto, leaves v1 (the default) out of the options, and refuses anything else naming the choices", () => {
+  it("forces v2, v1-meta or v1, leaves auto (the default) out of the options, and refuses anything else naming the choices", () => {
     const parse = (...argv: string[]) => parseCommand(argv, "/home/me", (_, p) => p);
-    expect(parse("run", "--agent", "a", "--protocol", "v2", "x")).toMatchObject({
-      options: { protocol: "v2" },
-    });
-    expect(parse("run", "--agent", "a", "--protocol", "auto", "x")).toMatchObject({
-      options: { protocol: "auto" },
-    });
-    const v1 = parse("run", "--agent", "a", "--protocol", "v1", "x");
-    expect(v1.kind === "run" && "protocol" in v1.options).toBe(false);
+    for (const protocol of ["v2", "v1-meta", "v1"]) {
+      expect(parse("run", "--agent", "a", "--protocol", protocol, "x")).toMatchObject({
+        options: { protocol },
+      });
+    }
+    for (const flags of [["--protocol", "auto"], []]) {
+      const auto = parse("run", "--agent", "a", ...flags, "x");
+      expect(auto.kind === "run" && "protocol" in auto.options).toBe(false);
+    }
     expect(parse("run", "--agent", "a", "--protocol", "V2", "x")).toEqual({
       kind: "error",
-      message: 'Invalid --protocol: expected one of v1, v2, auto, received "V2"',
+      message: 'Invalid --protocol: expected one of auto, v2, v1-meta, v1, received "V2"',
     });
   });
 });

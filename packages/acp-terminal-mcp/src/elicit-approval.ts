@@ -118,6 +118,9 @@ export function questionFor(request: AuthorizeRequest): string {
  */
 export function elicitationAsker(): ApprovalAsker {
   return (request, { why }) => {
+    if (request.action === "write_file") {
+      return "deny"; // an MCP server writes no client files
+    }
     const call = createScope.getStore()?.call;
     const command = shortAction(request);
     if (!call?.open) {

@@ -9,7 +9,9 @@ export { TerminalHost } from "./host/terminal-host.js";
 export { TerminalError } from "./core/errors.js";
 export type { TerminalErrorCode } from "./core/errors.js";
 export type {
+  ApprovalRequest,
   AuthorizeCommand,
+  AuthorizeFileWrite,
   AuthorizeGrant,
   AuthorizeRequest,
   AuthorizeVerdict,
@@ -63,6 +65,7 @@ export type {
 } from "./executors/types.js";
 
 // --- Approval (the `authorize` hook) ---
+export { approveFileWrite } from "./approval/approve-file-write.js";
 export { createApprovalPolicy } from "./approval/approval-policy.js";
 export type {
   ApprovalAnswer,

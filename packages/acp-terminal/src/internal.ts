@@ -17,6 +17,7 @@ export { boundedRequestError, cutText } from "./rpc/bounded-error.js";
 export { paramsParser } from "./rpc/errors.js";
 export { printable } from "./approval/describe-request.js";
 export { OutputBuffer } from "./output/output-buffer.js";
+export { readPipe } from "./spawn/pipe-reader.js";
 export { PtyScreen } from "./output/pty-screen.js";
 export { findOnPath, isExecutableFile } from "./spawn/command.js";
 export { bubblewrapSupport } from "./sandbox/bubblewrap-support.js";

@@ -10,7 +10,7 @@ import {
   MAX_QUESTION_CHARS,
   printable,
 } from "../src/approval/describe-request.js";
-import type { AuthorizeRequest } from "../src/host/types.js";
+import type { ApprovalRequest, AuthorizeFileWrite, AuthorizeRequest } from "../src/host/types.js";
 import { resolvePlan } from "../src/spawn/resolve-program.js";
 import { GIT_NEUTRAL_ENV } from "../src/approval/program-rules.js";
 
@@ -124,7 +124,7 @@ describe("createApprovalPolicy", () => {
   });
 
   it("asks one question at a time and remembers allow_always for the same session only", async () => {
-    const asked: AuthorizeRequest[] = [];
+    const asked: ApprovalRequest[] = [];
     const answers: ApprovalAnswer[] = ["allow_always", "deny", "allow_once"];
     let pending = 0;
     let most = 0;
@@ -143,7 +143,7 @@ describe("createApprovalPolicy", () => {
       policy(create("rm", ["x"])),
     ]);
     expect(results).toEqual([true, true, false]);
-    expect(asked.map((r) => r.command)).toEqual(["make", "rm"]);
+    expect(asked.map((r) => ("command" in r ? r.command : r.path))).toEqual(["make", "rm"]);
     expect(most).toBe(1);
     expect(
       await policy(create("make", [], { owner: { connectionId: "c", sessionId: "other" } })),
@@ -152,7 +152,7 @@ describe("createApprovalPolicy", () => {
   });
 
   it("allow_always covers the same program, arguments and cwd only: not another cwd, nor a program whose name holds the arguments", async () => {
-    const asked: AuthorizeRequest[] = [];
+    const asked: ApprovalRequest[] = [];
     const policy = createApprovalPolicy({
       ask: (request) => {
         asked.push(request);
@@ -168,12 +168,62 @@ describe("createApprovalPolicy", () => {
     expect(await policy(create("./run", ["x"], { cwd: "/p" }))).toBe(true);
     // A file named "./run x" (no arguments) is another program, although it reads the same.
     expect(await policy(create("./run x", [], { cwd: "/p", shell: false }))).toBe(true);
-    expect(asked.map((r) => [r.command, ...r.args, r.cwd])).toEqual([
+    expect(asked.map((r) => ("command" in r ? [r.command, ...r.args, r.cwd] : []))).toEqual([
       ["make", "/project"],
       ["make", "/tmp/elsewhere"],
       ["./run", "x", "/p"],
       ["./run x", "/p"],
     ]);
+  });
+});
+
+describe("a client's file write, asked like a command", () => {
+  const write = (file: string, cwd = "/work"): AuthorizeFileWrite => ({
+    action: "write_file",
+    owner,
+    path: file,
+    cwd,
+    byteLength: 12,
+    exists: false,
+  });
+
+  it("only write: patterns match it, relative to the cwd (never past it) or absolute; no command pattern does, nor a write: pattern a command", () => {
+    const src = parseAllowPattern("write:src/*");
+    expect(matchesAllowPattern(src, write("/work/src/a/b.ts"))).toBe(true);
+    expect(matchesAllowPattern(src, write("/work/docs/a.md"))).toBe(false);
+    expect(matchesAllowPattern(src, write("/elsewhere/src/a.ts"))).toBe(false);
+    expect(matchesAllowPattern(src, write("/work/src/a.ts", "/work/src"))).toBe(false);
+    expect(matchesAllowPattern(parseAllowPattern("write:/tmp/*.log"), write("/tmp/x.log"))).toBe(
+      true,
+    );
+    expect(matchesAllowPattern(parseAllowPattern("write *"), write("/work/x"))).toBe(false);
+    expect(matchesAllowPattern(src, create("src/x"))).toBe(false);
+    expect(() => parseAllowPattern("write:")).toThrow(/a file pattern is write: and one path/);
+    expect(() => parseAllowPattern("write:a b")).toThrow(/a file pattern is write: and one path/);
+  });
+
+  it("is described with its file and cwd, and allow_always covers the same file only", async () => {
+    expect(describeAuthorizeRequest(write("/work/notes.txt"))).toEqual([
+      "/work/notes.txt (12 bytes, a new file)",
+      "  file: /work/notes.txt",
+      "  cwd: /work",
+    ]);
+    const asked: ApprovalRequest[] = [];
+    const policy = createApprovalPolicy({
+      ask: (request) => {
+        asked.push(request);
+        return "allow_always";
+      },
+    });
+    expect(await policy(write("/work/a"))).toBe(true);
+    expect(await policy(write("/work/a"))).toBe(true);
+    expect(await policy(write("/work/b"))).toBe(true);
+    expect(asked).toHaveLength(2);
+    const refusing = createApprovalPolicy({ allow: ["write:*.txt"] });
+    expect(await refusing(write("/work/a.txt"))).toBe(true);
+    expect(await refusing(write("/work/a.md"))).toBe(
+      "not approved: no allow pattern matches and there is no one to ask",
+    );
   });
 });
 

@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { once } from "node:events";
-import { Writable, type Readable } from "node:stream";
-import { ndJsonStream, type Stream } from "@agentclientprotocol/sdk";
+import { Writable } from "node:stream";
 import { KILL_GRACE_MS } from "acp-terminal";
 import { terminateProcessGroup } from "acp-terminal/internal";
 import { FirstLineSniffer } from "./first-line-sniffer.js";
+import { ndJsonStdio, type LineTap, type TappableStream } from "./ndjson-stdio.js";
 
 /** Characters of the agent's stderr kept to explain a failure. */
 const STDERR_TAIL_CHARS = 2048;
@@ -27,56 +27,12 @@ export interface LaunchOptions {
 }
 
 /**
- * The agent's stdout as a web stream that the sniffer also sees. Unlike `Readable.toWeb`, a
- * cancel (the connection closed, say on EPIPE to an agent that already exited) does not destroy
- * stdout: it keeps draining, so the sniffer still learns what the agent printed.
- */
-function readableOf(stdout: Readable, sniffer: FirstLineSniffer): ReadableStream<Uint8Array> {
-  let cancelled = false;
-  return new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        stdout.on("data", (chunk: Buffer) => {
-          sniffer.push(chunk);
-          if (cancelled) {
-            return;
-          }
-          controller.enqueue(new Uint8Array(chunk));
-          if ((controller.desiredSize ?? 1) <= 0) {
-            stdout.pause();
-          }
-        });
-        stdout.once("end", () => {
-          sniffer.end();
-          if (!cancelled) {
-            controller.close();
-          }
-        });
-        stdout.once("error", (error) => {
-          if (!cancelled) {
-            controller.error(error);
-          }
-        });
-      },
-      pull() {
-        stdout.resume();
-      },
-      cancel() {
-        cancelled = true;
-        stdout.resume();
-      },
-    },
-    { highWaterMark: 16 },
-  );
-}
-
-/**
  * The agent as a child process: its command line runs through the shell in a process group of
  * its own (`detached: true`), so that `kill()` reaches the whole tree the agent may have started
  * (npx → node → …), exactly as the host kills a terminal's command.
  */
 export class AgentProcess {
-  readonly stream: Stream;
+  readonly stream: TappableStream;
   readonly exited: Promise<AgentExit>;
   /** Resolves with the start of the agent's first stdout line when that line is not JSON. */
   readonly notJson: Promise<string>;
@@ -122,10 +78,12 @@ export class AgentProcess {
     let notJson!: (snippet: string) => void;
     this.notJson = new Promise((resolve) => (notJson = resolve));
     const sniffer = new FirstLineSniffer(notJson);
-    this.stream = ndJsonStream(
-      Writable.toWeb(stdin) as WritableStream<Uint8Array>,
-      readableOf(stdout, sniffer),
-    );
+    this.stream = ndJsonStdio(Writable.toWeb(stdin) as WritableStream<Uint8Array>, stdout, sniffer);
+  }
+
+  /** Puts a tap in front of the parser of the agent's stdout (see LineTap). */
+  tapLines(tap: LineTap): void {
+    this.stream.tap(tap);
   }
 
   /** The last non-empty line the agent wrote on stderr, for error messages. */

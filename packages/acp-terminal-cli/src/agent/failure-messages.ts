@@ -6,6 +6,15 @@ export interface Ending {
   exitCode: ExitCodeValue;
   stopReason?: string;
   error?: string;
+  /** `--auth` named a terminal login: run it in the user's terminal, then start again. */
+  login?: TerminalLogin;
+}
+
+/** A terminal login: the agent's command line with these arguments and variables. */
+export interface TerminalLogin {
+  methodId: string;
+  args: string[];
+  env: Record<string, string>;
 }
 
 /** Where the agent's stderr went, for "see …" hints. */
@@ -64,15 +73,67 @@ export function agentExited(
   };
 }
 
-/** The agent answered a request with an error, or broke the protocol. */
+/** Characters of an error's `data` quoted on a failure line. */
+const MAX_DATA_CHARS = 600;
+
+/**
+ * An error's `data` as words for its failure line: `(details: Query closed before response
+ * received)`, `(envVars: ["CODEX_API_KEY","OPENAI_API_KEY"])`; empty without data. Cut to
+ * MAX_DATA_CHARS, whatever its size or depth.
+ */
+export function describeErrorData(error: unknown): string {
+  const data: unknown =
+    typeof error === "object" && error !== null && "data" in error ? error.data : undefined;
+  if (data === undefined || data === null) {
+    return "";
+  }
+  const parts =
+    typeof data === "object" && !Array.isArray(data)
+      ? Object.entries(data).map(
+          ([key, value]) => `${key}: ${typeof value === "string" ? value : safeJson(value)}`,
+        )
+      : [typeof data === "string" ? data : safeJson(data)];
+  if (parts.length === 0) {
+    return "";
+  }
+  const text = parts.join("; ");
+  return ` (${text.length > MAX_DATA_CHARS ? `${text.slice(0, MAX_DATA_CHARS - 1)}…` : text})`;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value); // a cycle: the SDK parsed JSON, so only a hand-made value has one
+  }
+}
+
+/** The message of a thrown error or an error answer. */
+function messageText(error: unknown): string {
+  return error instanceof Error
+    ? error.message
+    : typeof error === "object" && error !== null && "message" in error
+      ? String(error.message)
+      : String(error);
+}
+
+/** The agent answered a request with an error (its `data` shown), or broke the protocol. */
 export function protocolFailure(what: string, error: unknown): Ending {
-  const message =
-    error instanceof Error
-      ? error.message
-      : typeof error === "object" && error !== null && "message" in error
-        ? String(error.message)
-        : String(error);
-  return { exitCode: ExitCode.agentFailed, error: `${what} failed: ${message}` };
+  return {
+    exitCode: ExitCode.agentFailed,
+    error: `${what} failed: ${messageText(error)}${describeErrorData(error)}`,
+  };
+}
+
+/** An error answer from the agent (it runs on), as opposed to a connection that failed. */
+export function isErrorAnswer(error: unknown): boolean {
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    "code" in error &&
+    typeof error.code === "number" &&
+    "message" in error
+  );
 }
 
 /** JSON-RPC "Method not found". */
@@ -136,7 +197,9 @@ function otherVersions(error: unknown): Ending | undefined {
   const data = dataOf(error);
   if (codeOf(error) === UNSUPPORTED_PROTOCOL_VERSION && Array.isArray(data?.supported)) {
     const supported = data.supported.filter((v): v is number => typeof v === "number");
-    const flag = supported.includes(2) ? "; run with --protocol v2 (or --protocol auto)" : "";
+    const flag = supported.includes(2)
+      ? "; run without --protocol (auto, the default) or with --protocol v2"
+      : "";
     return {
       exitCode: ExitCode.agentFailed,
       error: `Agent does not speak ACP version ${JSON.stringify(data.requested)}: it supports ${supported.join(", ") || "none it named"}${flag}`,
@@ -144,7 +207,10 @@ function otherVersions(error: unknown): Ending | undefined {
   }
   if (data?.expectedProtocolVersion === 2 && data.receivedProtocolVersion !== undefined) {
     const received = data.receivedProtocolVersion;
-    const flag = received === 1 ? "; run with --protocol v1 (the default) or --protocol auto" : "";
+    const flag =
+      received === 1
+        ? "; run without --protocol (auto, the default) or with --protocol v1-meta"
+        : "";
     return {
       exitCode: ExitCode.agentFailed,
       error: `Agent answered the ACP v2 offer with protocol version ${JSON.stringify(received)}${flag}`,

@@ -1,6 +1,6 @@
 import { createApprovalPolicy, type ApprovalAnswer, type ApprovalPolicy } from "acp-terminal";
 import { describeAuthorizeRequest } from "acp-terminal";
-import type { AuthorizeRequest } from "acp-terminal";
+import type { ApprovalRequest } from "acp-terminal";
 import { choose, type ChoiceIo, type QuestionQueue } from "./choose.js";
 import type { Renderer } from "../view/renderer.js";
 
@@ -13,14 +13,16 @@ export const NO_TTY_REFUSAL =
 const ANSWERS: readonly ApprovalAnswer[] = ["allow_once", "allow_always", "deny"];
 const CHOICES = ["Allow once", "Allow for the rest of this session", "Deny"];
 
-function question(request: AuthorizeRequest): string {
+function question(request: ApprovalRequest): string {
   const [what, ...details] = describeAuthorizeRequest(request);
-  const verb = request.action === "create" ? "run" : "send";
+  const verb =
+    request.action === "create" ? "run" : request.action === "write_file" ? "write" : "send";
   return [`The agent wants to ${verb}: ${what}`, ...details].join("\n");
 }
 
 /**
- * The CLI's one approval policy for `terminal/create`, stdin writes and signals. On a TTY the
+ * The CLI's one approval policy for `terminal/create`, stdin writes, signals and the agent's file
+ * writes (`fs/write_text_file`). On a TTY the
  * question waits its turn in `questions` (shared with permission requests), with the live
  * region paused; Ctrl-C (`io.signal`) ends it as a denial.
  */
@@ -31,7 +33,7 @@ export function cliApprovalPolicy(
   questions: QuestionQueue,
   renderer: Renderer,
 ): ApprovalPolicy {
-  const ask = async (request: AuthorizeRequest): Promise<ApprovalAnswer> =>
+  const ask = async (request: ApprovalRequest): Promise<ApprovalAnswer> =>
     questions.one(async () => {
       renderer.pause();
       try {

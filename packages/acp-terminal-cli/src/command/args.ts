@@ -8,12 +8,14 @@ import {
 } from "acp-terminal";
 import { EXIT_CODES_HELP } from "../exit-codes.js";
 import { terminalLimits, type TerminalLimits } from "./terminal-limits.js";
+import { KNOWN_AGENT_NAMES } from "../agent/known-agents.js";
 import { SANDBOX_WITH_ON } from "acp-terminal";
 import { messageOf } from "acp-terminal/internal";
 
 export interface RunOptions extends TerminalLimits {
   agent: string;
-  prompt: string;
+  /** The one prompt of the run; undefined: prompts are read from stdin (a TTY's, interactively). */
+  prompt: string | undefined;
   /** Absolute path given to `session/new` and used as the terminals' default cwd. */
   cwd: string;
   pty: boolean;
@@ -41,13 +43,29 @@ export interface RunOptions extends TerminalLimits {
   /** Where the terminals' commands run (`--on`; present only when not this machine). */
   on?: string;
   /**
-   * The ACP version to speak: the v2 draft, or whichever the agent picks when offered v2 (`auto`);
-   * present only when not v1, the default.
+   * The dialect to speak, forced: v2 (the draft), v1 with `_meta` terminal output, or v1 client
+   * terminals only; present only when forced (the default, `auto`, offers v2, else v1 with `_meta`).
    */
-  protocol?: Exclude<Protocol, "v1">;
+  protocol?: Exclude<Protocol, "auto">;
+  /** The rest of the every-day client's flags (session, auth, files, MCP servers, quiet). */
+  session?: SessionFlags;
 }
 
-export const PROTOCOLS = ["v1", "v2", "auto"] as const;
+/** `--session`, `--auth`, `--fs-allow`, `--mcp-config`, `--quiet`: each present only when given. */
+export interface SessionFlags {
+  /** `--session ID`: load or resume this session instead of starting one. */
+  resume?: string;
+  /** `--auth METHOD`: authenticate with this method before the session. */
+  auth?: string;
+  /** `--fs-allow DIR`: directories besides the session's cwd the agent's file requests may reach. */
+  fsAllow?: string[];
+  /** `--mcp-config FILE`: the user's MCP servers (the format MCP hosts use), for the agent. */
+  mcpConfig?: string;
+  /** `--quiet`: print only the agent's final message. */
+  quiet?: boolean;
+}
+
+export const PROTOCOLS = ["auto", "v2", "v1-meta", "v1"] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
 
 export type ParsedCommand =
@@ -57,14 +75,19 @@ export type ParsedCommand =
   | { kind: "error"; message: string };
 
 export const USAGE = `Usage:
-  acp-terminal run --agent "<command line>" [options] "<prompt>"
+  acp-terminal run --agent "<command line>" [options] ["<prompt>" | -]
+  acp-terminal run --agent <name> [options] ["<prompt>" | -]   (a known agent: claude, codex …)
   acp-terminal mcp [options]   (an MCP server of command tools: acp-terminal mcp --help)
   acp-terminal --help | --version
 
-Runs an ACP agent, sends it one prompt, hosts the terminals it asks for, and prints what it does.
+Runs an ACP agent, sends it the prompt, shows the commands it runs live, and prints what it does.
+Without a prompt (or with -): one prompt a line from stdin when piped; on a terminal, a session
+you type into (Ctrl-C cancels the turn, twice quits; Ctrl-D ends the session).
 
 Options:
-  --agent CMD        the agent's command line (run through the shell), e.g. "npx my-agent --acp"
+  --agent CMD        the agent's command line (run through the shell), e.g. "npx my-agent --acp",
+                     or a known name (~/.config/acp-terminal/agents.json adds and overrides):
+                     ${KNOWN_AGENT_NAMES.join(", ")}
   --cwd DIR          the session's working directory (default: the current directory)
   --pty              run the agent's terminals in a pseudo-terminal
 ${approvalFlagsHelp(21)}
@@ -89,9 +112,15 @@ ${approvalFlagsHelp(21)}
   --mcp-tools        offer the terminals as MCP tools (exec, process) instead of v1 terminals:
                      over the ACP connection when the agent takes it (mcpCapabilities.acp), else
                      as the stdio server acp-terminal mcp with this cwd, --yes/--allow, --sandbox
-  --protocol V       the ACP version to speak: v1 (default), v2 (the draft: agent-owned terminals
-                     shown through a terminal emulator; Ctrl-C sends terminal/cancel first) or
-                     auto (offer v2, speak what the agent answers, v1 included)
+  --protocol V       the dialect: auto (default: v2 if the agent speaks it, else v1 with _meta
+                     terminal output, which serves client terminals too), or one forced: v2 (the
+                     draft: agent-owned terminals; Ctrl-C sends terminal/cancel first), v1-meta,
+                     v1 (client terminals; _meta output the agent sends anyway is still shown)
+  --session ID       load or resume that session (session/resume, else session/load)
+  --auth METHOD      log in with one of the agent's authMethods first (a terminal login runs here)
+  --fs-allow DIR     let the agent's file requests reach DIR too (default: the session's cwd only)
+  --mcp-config FILE  pass the MCP servers of FILE ({"mcpServers": {...}}, as MCP hosts write it)
+  --quiet            print only the agent's final message (errors still on stderr)
   --help, -h         this help
   --version          the version
 
@@ -152,7 +181,12 @@ export function parseCommand(
         "pid-namespace": { type: "boolean", default: false },
         "mcp-tools": { type: "boolean", default: false },
         on: { type: "string" },
-        protocol: { type: "string", default: "v1" },
+        protocol: { type: "string", default: "auto" },
+        session: { type: "string" },
+        auth: { type: "string" },
+        "fs-allow": { type: "string", multiple: true, default: [] },
+        "mcp-config": { type: "string" },
+        quiet: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
         version: { type: "boolean", default: false },
       },
@@ -180,8 +214,9 @@ export function parseCommand(
       message: 'Missing --agent: give the agent\'s command line, e.g. --agent "npx my-agent"',
     };
   }
-  if (rest.length === 0 || rest.join(" ").trim() === "") {
-    return { kind: "error", message: "Missing prompt: give it as the last argument" };
+  const promptWords = rest.join(" ");
+  if (rest.length > 0 && promptWords.trim() === "") {
+    return { kind: "error", message: "Empty prompt: give it as the last argument, or - for stdin" };
   }
   const timeoutMs = seconds("--timeout", values.timeout);
   if (typeof timeoutMs === "string") {
@@ -230,7 +265,7 @@ export function parseCommand(
     kind: "run",
     options: {
       agent: values.agent,
-      prompt: rest.join(" "),
+      prompt: rest.length === 0 || promptWords === "-" ? undefined : promptWords,
       cwd: sessionCwd,
       pty: values.pty,
       yes: values.yes,
@@ -242,7 +277,8 @@ export function parseCommand(
       cancelGraceMs,
       agentLog: values["agent-log"],
       ...limits,
-      ...(protocol === "v1" ? {} : { protocol }),
+      ...(protocol === "auto" ? {} : { protocol }),
+      ...sessionFlags(values, cwd, resolvePath),
       ...(values.verbose ? { verbose: true } : {}),
       ...(values["no-contain"] ? { noContain: true } : {}),
       ...(values["pid-namespace"] ? { pidNamespace: true } : {}),
@@ -250,6 +286,32 @@ export function parseCommand(
       ...(on !== undefined && on !== "local" ? { on } : {}),
     },
   };
+}
+
+/** The every-day client's flags, each present only when given. */
+function sessionFlags(
+  values: {
+    session?: string | undefined;
+    auth?: string | undefined;
+    "fs-allow": string[];
+    "mcp-config"?: string | undefined;
+    quiet: boolean;
+  },
+  cwd: string,
+  resolvePath: (base: string, p: string) => string,
+): { session?: SessionFlags } {
+  const flags: SessionFlags = {
+    ...(values.session === undefined ? {} : { resume: values.session }),
+    ...(values.auth === undefined ? {} : { auth: values.auth }),
+    ...(values["fs-allow"].length === 0
+      ? {}
+      : { fsAllow: values["fs-allow"].map((dir) => resolvePath(cwd, dir)) }),
+    ...(values["mcp-config"] === undefined
+      ? {}
+      : { mcpConfig: resolvePath(cwd, values["mcp-config"]) }),
+    ...(values.quiet ? { quiet: true } : {}),
+  };
+  return Object.keys(flags).length === 0 ? {} : { session: flags };
 }
 
 /**

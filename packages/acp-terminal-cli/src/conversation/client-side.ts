@@ -7,6 +7,7 @@ import { decidePermission, type PermissionMode } from "../ask/permission.js";
 import { containmentOption, type RunOptions } from "../command/args.js";
 import { hostSandbox } from "../command/sandbox-host.js";
 import type { Renderer } from "../view/renderer.js";
+import { ClientFiles } from "./client-files.js";
 import { McpToolsOffer } from "./mcp-tools-offer.js";
 
 /** Where questions are asked: a person's TTY when both are one. */
@@ -23,26 +24,39 @@ export interface ClientSide {
   host: TerminalHost | undefined;
   mcpTools: McpToolsOffer | undefined;
   askPermission(request: PermissionAsk): Promise<PermissionAnswer>;
+  /** The agent's file requests, confined to the session's cwd (and `--fs-allow`), writes approved. */
+  files: ClientFiles;
+  /** A person is at the TTY: a terminal login can run there. */
+  terminalLogin: boolean;
 }
 
 /**
  * The CLI's side, under one policy: `--yes`, else a TTY question (one at a time, the view paused;
- * `questionsEnd` aborts a pending one), else refusal, for the host's commands (`--allow` patterns
- * first) as for permission requests.
+ * the signal of `questionsEnd()` aborts a pending one), else refusal, for the host's commands and the agent's file
+ * writes (`--allow` patterns first) as for permission requests.
  */
 export function clientSide(
   options: RunOptions,
   io: ConversationIo,
   view: Renderer,
   hostsTerminals: boolean,
-  questionsEnd: AbortSignal,
+  questionsEnd: () => AbortSignal,
 ): ClientSide {
   const mode = permissionMode(options, io);
   const questions = new QuestionQueue();
-  const ttyIo: ChoiceIo = { input: io.stdin, output: io.stderr, signal: questionsEnd };
+  // The turn's signal: each turn's questions end with it (a Ctrl-C ends those of its turn only).
+  const ttyIo: ChoiceIo = {
+    input: io.stdin,
+    output: io.stderr,
+    get signal() {
+      return questionsEnd();
+    },
+  };
   if (mode === "ask") {
     answerLinesOf(io.stdin); // from now on: an answer typed before its question is ignored
   }
+  // One policy for commands and file writes: "allow for the rest of this session" covers both.
+  const policy = cliApprovalPolicy(mode, options.allow, ttyIo, questions, view);
   const host =
     hostsTerminals || options.mcpTools === true
       ? new TerminalHost({
@@ -50,7 +64,7 @@ export function clientSide(
           pty: options.pty,
           cwd: options.cwd,
           sandbox: hostSandbox(options.approval, options.cwd),
-          authorize: cliApprovalPolicy(mode, options.allow, ttyIo, questions, view),
+          authorize: policy,
           containment: containmentOption(options),
           maxTerminalsPerSession: options.maxTerminals,
           maxTerminals: options.maxTotalTerminals,
@@ -76,8 +90,9 @@ export function clientSide(
   const askPermission = (request: PermissionAsk): Promise<PermissionAnswer> =>
     questions.one(async () => {
       view.pause();
+      let answer: PermissionAnswer;
       try {
-        return await decidePermission(
+        answer = await decidePermission(
           request,
           mode,
           { ...ttyIo, notice: (message) => view.notice(message) },
@@ -86,8 +101,21 @@ export function clientSide(
       } finally {
         view.resume();
       }
+      view.permission?.({
+        toolCallId: request.toolCall.toolCallId,
+        title: request.toolCall.title ?? undefined,
+        options: request.options.map(({ optionId, name, kind }) => ({ optionId, name, kind })),
+        ...answer.outcome,
+      });
+      return answer;
     });
-  return { host, mcpTools, askPermission };
+  const files = new ClientFiles({
+    cwd: options.cwd,
+    allowed: options.session?.fsAllow ?? [],
+    policy,
+  });
+  const terminalLogin = io.stdin.isTTY === true && io.stderr.isTTY === true;
+  return { host, mcpTools, askPermission, files, terminalLogin };
 }
 
 /** `yes` (--yes), `ask` when stdin and stderr are a TTY to ask on, else `deny`. */

@@ -1,13 +1,26 @@
+// Over 300 lines: one class, the conversation's life from launch to teardown (phases, turns,
+// Ctrl-C, the agent's exit); its parts with a job of their own live beside it (endings, prompts,
+// session-setup, client-side).
 import { setImmediate as nextTurn, setTimeout as delay } from "node:timers/promises";
 import type { Stream } from "@agentclientprotocol/sdk";
 import type { AgentExit } from "../agent/agent-process.js";
-import { agentExited, initTimedOut, notAcp, type Ending } from "../agent/failure-messages.js";
+import {
+  agentExited,
+  initTimedOut,
+  isErrorAnswer,
+  notAcp,
+  type Ending,
+  type TerminalLogin,
+} from "../agent/failure-messages.js";
+import type { LineTap } from "../agent/ndjson-stdio.js";
 import type { RunOptions } from "../command/args.js";
 import { ExitCode } from "../exit-codes.js";
 import type { Renderer } from "../view/renderer.js";
 import { clientSide, type ConversationIo } from "./client-side.js";
-import type { ProtocolDriver } from "./driver.js";
+import type { ProtocolDriver, UserMcpServer } from "./driver.js";
 import { failureEnding, PHASES, stoppedEnding, turnEnding, type Phase } from "./endings.js";
+import { onePrompt, type PromptSource } from "./prompts.js";
+import { AUTH_REQUIRED, authenticate, loginHint, serversFor } from "./session-setup.js";
 
 /** After the agent's process exits, how long its last messages get to arrive. */
 export const EXIT_DRAIN_MS = 500;
@@ -21,6 +34,8 @@ export interface AgentHandle {
   readonly lastStderrLine: string | undefined;
   /** Stops it and everything it started (`graceMs` before SIGKILL). */
   kill(graceMs?: number): Promise<void>;
+  /** Puts a tap in front of the parser of its stdout, for a driver's fast lane. */
+  tapLines?(tap: LineTap): void;
 }
 
 export interface ConversationInit {
@@ -37,14 +52,23 @@ export interface ConversationInit {
   offerTimedOut?: boolean;
   /** When the agent was started (the run's elapsed time counts from it). */
   startedAt?: number;
+  /** The prompts, one a turn: by default the one of `options.prompt`. */
+  prompts?: PromptSource;
+  /** The user's MCP servers (`--mcp-config`), passed to the agent where it takes their kind. */
+  userServers?: readonly UserMcpServer[];
+  /** The environment the agent inherits (an `env_var` login method's variables are looked up there). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
  * One conversation with an agent, whatever version its driver speaks: the phases (initialize,
- * session, turn) and how each can end (the agent's errors and exit, `--timeout`,
- * `--init-timeout`, Ctrl-C, the signal), the questions asked of the user (command approval and
- * permission requests, one at a time), the CLI's own host and `--mcp-tools`, and the teardown,
- * in which every step runs even if the one before failed: the agent must stop whatever happens.
+ * `--auth`, the session, then a turn per prompt with idle phases between) and how each can end
+ * (the agent's errors and exit, `--timeout`, `--init-timeout`, Ctrl-C, the signal), the questions
+ * asked of the user (command approval and permission requests, one at a time), the CLI's own
+ * host, files and `--mcp-tools`, and the teardown, in which every step runs even if the one before
+ * failed: the agent must stop whatever happens. The line that ends a failed run is said before
+ * the teardown (an agent can take seconds to exit). Background terminals live across turns and
+ * end with the session.
  */
 export class Conversation {
   readonly #init: ConversationInit;
@@ -52,12 +76,22 @@ export class Conversation {
   #resolveDone!: (ending: Ending) => void;
   #ended = false;
   #phase: Phase = "initialize";
+  /** Ctrl-C during the turn under way (or, outside a turn, in all). */
   #interrupts = 0;
+  /** The turn under way was cancelled by Ctrl-C. */
+  #turnInterrupted = false;
+  /** After a Ctrl-C, the `--cancel-grace` deadline of the turn under way. */
+  #graceTimer: NodeJS.Timeout | undefined;
   /** Aborted when the turn is cancelled or the conversation ends: a pending question ends unanswered. */
-  readonly #questionsEnd = new AbortController();
+  #questionsEnd = new AbortController();
+  /** Aborted by Ctrl-C at an interactive prompt, or at the end: the wait for a prompt ends. */
+  readonly #promptsEnd = new AbortController();
+  readonly #prompts: PromptSource;
+  #login: TerminalLogin | undefined;
 
   constructor(init: ConversationInit) {
     this.#init = init;
+    this.#prompts = init.prompts ?? onePrompt(init.options.prompt ?? "");
     this.#done = new Promise((resolve) => (this.#resolveDone = resolve));
   }
 
@@ -69,19 +103,27 @@ export class Conversation {
   async run(): Promise<number> {
     const { options, io, view, driver, agent, signal } = this.#init;
     const started = this.#init.startedAt ?? performance.now();
-    const { host, mcpTools, askPermission } = clientSide(
+    const { host, mcpTools, askPermission, files, terminalLogin } = clientSide(
       options,
       io,
       view,
       driver.hostsTerminals,
-      this.#questionsEnd.signal,
+      () => this.#questionsEnd.signal,
     );
     void agent?.notJson.then((snippet) => {
       if (this.#phase === "initialize") {
         this.#end(notAcp(options.agent, snippet));
       }
     });
-    driver.connect(this.#init.stream, { view, host, mcpTools, askPermission });
+    driver.connect(this.#init.stream, {
+      view,
+      host,
+      mcpTools,
+      askPermission,
+      files,
+      terminalLogin,
+      ...(agent?.tapLines === undefined ? {} : { tapLines: (tap) => agent.tapLines?.(tap) }),
+    });
     void agent?.exited.then((exit) => this.#agentGone(exit, agent));
     const stop = () => this.#end(stoppedEnding(signal.reason));
     signal.addEventListener("abort", stop, { once: true });
@@ -101,9 +143,15 @@ export class Conversation {
     void this.#converse();
 
     const ending = await this.#done;
+    // Said now: the teardown below waits for the agent to exit, which can take seconds.
+    if (ending.error !== undefined) {
+      view.failed?.(ending.error);
+    }
     clearTimeout(timeout);
+    clearTimeout(this.#graceTimer);
     signal.removeEventListener("abort", stop);
     this.#questionsEnd.abort();
+    this.#promptsEnd.abort();
     driver.detach();
     await mcpTools
       ?.dispose()
@@ -118,6 +166,11 @@ export class Conversation {
     await agent
       ?.kill(this.#interrupts > 1 ? 0 : undefined)
       .catch((error: unknown) => view.notice(`Could not stop the agent: ${String(error)}`));
+    if (ending.login !== undefined) {
+      // Not the end of the run: the login runs, then the agent starts again.
+      this.#login = ending.login;
+      return ending.exitCode;
+    }
     view.finish({
       ...ending,
       elapsedMs: performance.now() - started,
@@ -126,26 +179,37 @@ export class Conversation {
     return ending.exitCode;
   }
 
+  /** `--auth` named a terminal login: the conversation ended for it to run (the view is not finished). */
+  get login(): TerminalLogin | undefined {
+    return this.#login;
+  }
+
   /**
    * Ctrl-C: during a turn, the first one cancels it (the driver stops its commands, then the turn
-   * is cancelled) and gives the agent `--cancel-grace` to end it; a second one, or one outside a
-   * turn, quits at once.
+   * is cancelled) and gives the agent `--cancel-grace` to end it; a second one quits at once. At
+   * an interactive prompt it ends the session (as Ctrl-D does); anywhere else it quits at once.
    */
   interrupt(): void {
     const { view, driver, options } = this.#init;
     this.#interrupts += 1;
+    if (this.#phase === "idle" && this.#prompts.interactive) {
+      this.#promptsEnd.abort();
+      return;
+    }
     if (this.#interrupts > 1 || this.#phase !== "turn") {
       this.#end({ exitCode: ExitCode.cancelled, error: "Interrupted" });
       return;
     }
+    this.#turnInterrupted = true;
     view.notice("Cancelling the turn… (press Ctrl-C again to quit at once)");
     driver.interrupt(() => this.#cancelTurn());
-    setTimeout(() => {
+    this.#graceTimer = setTimeout(() => {
       this.#end({
         exitCode: ExitCode.cancelled,
         error: `Cancelled; the agent did not end its turn within ${options.cancelGraceMs / 1000} s (--cancel-grace)`,
       });
-    }, options.cancelGraceMs).unref();
+    }, options.cancelGraceMs);
+    this.#graceTimer.unref();
   }
 
   #end(ending: Ending): void {
@@ -162,7 +226,7 @@ export class Conversation {
   }
 
   async #converse(): Promise<void> {
-    const { options, driver, agent } = this.#init;
+    const { options, driver, agent, view } = this.#init;
     if (this.#init.offerTimedOut === true) {
       return this.#end(initTimedOut(options.agent, options.initTimeoutMs));
     }
@@ -177,21 +241,67 @@ export class Conversation {
       if (answered !== undefined) {
         return this.#end(answered);
       }
+      const intro = driver.intro;
+      if (intro !== undefined) {
+        view.initialized?.({ protocol: driver.protocol, ...intro });
+      }
       this.#phase = "session";
-      await driver.startSession();
-      this.#phase = "turn";
-      // One turn per run for now; a session of several turns prompts again here.
-      const turn = await driver.prompt(options.prompt);
-      this.#end(turnEnding(turn, this.#interrupts > 0));
+      const method = options.session?.auth;
+      if (method !== undefined && intro !== undefined) {
+        const stop = await authenticate(driver, intro, method, this.#init.env ?? process.env);
+        if (stop !== undefined) {
+          return this.#end(stop);
+        }
+      }
+      const servers =
+        intro === undefined ? [] : serversFor(intro, this.#init.userServers ?? [], view);
+      const session = await driver.startSession(options.session?.resume, servers);
+      view.sessionStarted?.(session);
+      this.#end(await this.#turns());
     } catch (error) {
       ac.abort();
-      // A request that failed because the agent died is reported by #agentGone, with its exit code.
+      // A request that failed because the agent died is reported by #agentGone, with its exit
+      // code; an error answer (the agent runs on) is reported at once.
       const exited =
-        agent === undefined
+        agent === undefined || isErrorAnswer(error)
           ? undefined
           : await Promise.race([agent.exited, delay(EXIT_DRAIN_MS * 2, undefined)]);
       if (exited === undefined) {
-        this.#end(failureEnding(error, this.#phase, options.agent, options.agentLog));
+        const code: unknown = Reflect.get(Object(error), "code");
+        const hint = code === AUTH_REQUIRED ? loginHint(driver.intro?.authMethods ?? []) : "";
+        this.#end(failureEnding(error, this.#phase, options.agent, options.agentLog, hint));
+      }
+    }
+  }
+
+  /**
+   * A turn per prompt until the prompts end: the last turn's ending is the run's. A turn that
+   * ends otherwise than `end_turn` ends the run, except a Ctrl-C'd one in an interactive session
+   * (back to the prompt).
+   */
+  async #turns(): Promise<Ending> {
+    const { driver, view } = this.#init;
+    let last: Ending | undefined;
+    for (;;) {
+      this.#phase = "idle";
+      this.#interrupts = 0;
+      const text = await this.#prompts.next(this.#promptsEnd.signal);
+      if (text === undefined) {
+        return last ?? { exitCode: ExitCode.ok };
+      }
+      this.#phase = "turn";
+      this.#turnInterrupted = false;
+      this.#questionsEnd = new AbortController();
+      view.turnStarted?.(text);
+      const turn = await driver.prompt(text);
+      clearTimeout(this.#graceTimer);
+      last = turnEnding(turn, this.#turnInterrupted);
+      view.turnEnded?.({ ...turn, running: driver.runningTerminals() });
+      const goOn =
+        last.exitCode === ExitCode.ok ||
+        (this.#prompts.interactive && this.#turnInterrupted && turn.error === undefined);
+      if (!goOn) {
+        return last;
       }
     }
   }

@@ -24,6 +24,11 @@ export const PHASES = {
     agentExited: "before starting a session",
   },
   turn: { request: "session/prompt", timedOut: "during the turn", agentExited: "during the turn" },
+  idle: {
+    request: "session/prompt",
+    timedOut: "waiting for a prompt",
+    agentExited: "between turns",
+  },
 } as const;
 export type Phase = keyof typeof PHASES;
 
@@ -62,6 +67,7 @@ export function failureEnding(
   phase: Phase,
   agent: string,
   agentLog: string | undefined,
+  loginHint = "",
 ): Ending {
   if (error instanceof ConnectionClosed) {
     const reason = cutText(messageOf(error.reason ?? "closed"), MAX_REASON_CHARS);
@@ -71,5 +77,9 @@ export function failureEnding(
     };
   }
   const what = PHASES[phase].request;
-  return what === "initialize" ? initializeFailure(agent, error) : protocolFailure(what, error);
+  if (what === "initialize") {
+    return initializeFailure(agent, error);
+  }
+  const ending = protocolFailure(what, error);
+  return { ...ending, error: `${ending.error ?? ""}${loginHint}` };
 }

@@ -69,6 +69,12 @@ async function readAnswer(
       return { kind: "closed", stream: rejoin(reader, writer, undefined) };
     }
     const message = next.value;
+    if ("id" in message && message.id === OFFER_ID && "method" in message) {
+      // Our offer, sent back (a program that echoes its input): not an answer. v1 goes on, and
+      // learns from what comes back of its own initialize what the program is.
+      ac.abort();
+      return { kind: "refused", stream: rejoin(reader, writer, undefined) };
+    }
     if (
       !("id" in message) ||
       message.id !== OFFER_ID ||

@@ -1,11 +1,11 @@
 import type { Stream } from "@agentclientprotocol/sdk";
 import { PROTOCOL_VERSION as V2 } from "@agentclientprotocol/sdk/experimental/v2/unstable";
-import { containmentFor, terminalClientCapabilities } from "acp-terminal";
+import { containmentFor } from "acp-terminal";
 import { containmentOption, type RunOptions } from "../command/args.js";
 import type { ProtocolDriver } from "../conversation/driver.js";
 import { offerV2 } from "./negotiate.js";
-import { V1ClientTerminals } from "./v1-client-terminals.js";
-import { V2AgentTerminals } from "./v2-agent-terminals.js";
+import { v1ClientCapabilities, V1ClientTerminals } from "./v1-client-terminals.js";
+import { v2ClientCapabilities, V2AgentTerminals } from "./v2-agent-terminals.js";
 
 export interface PickedDriver {
   driver: ProtocolDriver;
@@ -15,38 +15,64 @@ export interface PickedDriver {
   offerTimedOut: boolean;
 }
 
+/** What the driver's capabilities depend on besides the flags. */
+export interface PickIo {
+  /** The CLI's version, for `clientInfo`/`info`. */
+  version: string;
+  /** A person is at the TTY: terminal logins can run (`auth.terminal`). */
+  terminalLogin: boolean;
+}
+
 /**
- * The driver for `--protocol`: v1 (the default) at once. `v2` and `auto` first offer v2 on the
- * stream (`offerV2`) and read the answer: v2 speaks the draft, or ends saying which version the
- * agent answered with; auto speaks v1 when the agent answers with another version or refuses the
- * offer (v1's own `initialize` is then answered with the agent's answer, not sent again).
+ * The driver of the best dialect the agent offers, or the one `--protocol` forces. The default
+ * (auto) offers v2 on the stream (`offerV2`, one `initialize` that carries v1's fields too) and
+ * reads the answer: v2 speaks the draft; an agent that answers with version 1, or refuses the
+ * offer, gets v1 with `_meta` terminal output declared (client terminals are declared too, so an
+ * agent that calls `terminal/create` is served as well; v1's own `initialize` is answered with the
+ * agent's answer, not sent again). `--session` speaks v1 (v2 resume is not supported here).
+ * Forced: `v2` offers v2 and ends, saying which version the agent answered, when not that one;
+ * `v1-meta` and `v1` speak v1 at once, declaring `_meta` terminal output or not.
  */
 export async function pickDriver(
   options: RunOptions,
   stream: Stream,
-  version: string,
+  io: PickIo,
   signal: AbortSignal,
 ): Promise<PickedDriver> {
-  const v1 = () => new V1ClientTerminals({ agent: options.agent, cwd: options.cwd, version });
-  if (options.protocol === undefined) {
-    return { driver: v1(), stream, offerTimedOut: false };
+  const { version, terminalLogin } = io;
+  const v1 = (declareMeta: boolean) =>
+    new V1ClientTerminals({
+      agent: options.agent,
+      cwd: options.cwd,
+      version,
+      declareMeta,
+      maxTerminals: options.maxTerminals,
+      maxTotalTerminals: options.maxTotalTerminals,
+    });
+  const forced = options.protocol;
+  if (forced === "v1" || forced === "v1-meta") {
+    return { driver: v1(forced === "v1-meta"), stream, offerTimedOut: false };
   }
-  const auto = options.protocol === "auto";
+  const auto = forced === undefined;
+  if (auto && options.session?.resume !== undefined) {
+    return { driver: v1(true), stream, offerTimedOut: false };
+  }
   const offer = await offerV2(
     stream,
     {
       protocolVersion: V2,
       info: { name: "acp-terminal", version },
-      capabilities: {},
+      capabilities: v2ClientCapabilities(terminalLogin),
       // For a v1 agent, which reads these and drops the v2 fields as unknown.
       ...(auto
         ? {
             clientInfo: { name: "acp-terminal", version },
-            clientCapabilities: options.mcpTools
-              ? { terminal: false }
-              : terminalClientCapabilities({
-                  containment: containmentFor(containmentOption(options)),
-                }),
+            clientCapabilities: v1ClientCapabilities({
+              mcpTools: options.mcpTools === true,
+              declareMeta: true,
+              terminalLogin,
+              host: { containment: containmentFor(containmentOption(options)) },
+            }),
           }
         : {}),
     },
@@ -56,7 +82,7 @@ export async function pickDriver(
   const offerTimedOut = offer.kind === "timeout";
   const v2 = offer.kind === "answered" && offer.version === V2;
   if (auto && !v2) {
-    return { driver: v1(), stream: offer.stream, offerTimedOut };
+    return { driver: v1(true), stream: offer.stream, offerTimedOut };
   }
   const driver = new V2AgentTerminals({
     cwd: options.cwd,

@@ -1,3 +1,5 @@
+// Over 300 lines: one class, the v2 driver (the offer's answer, the session, the turn's end,
+// Ctrl-C's terminal/cancel, MCP servers); what it reads of updates is in v2-session.ts.
 import { setTimeout as delay } from "node:timers/promises";
 import type { Stream } from "@agentclientprotocol/sdk";
 // The unstable v2 surface: the stable one plus MCP-over-ACP (`{type: "acp"}` servers, mcp/message).
@@ -17,14 +19,19 @@ import type { ApprovalFlags } from "acp-terminal";
 import { stdioMcpServer } from "../conversation/mcp-tools-offer.js";
 import {
   ConnectionClosed,
+  type AgentIntro,
   type DriverContext,
   type ProtocolDriver,
+  type SessionStarted,
   type TurnEnd,
+  type UserMcpServer,
 } from "../conversation/driver.js";
+import { authMethodsOf } from "../agent/auth-methods.js";
 import type { TerminalRecord } from "../view/renderer.js";
 import type { TerminalLimits } from "../command/terminal-limits.js";
 import { methodNotFound } from "./method-not-found.js";
 import { permissionAsk } from "./v2-permission.js";
+import { ChunkLane } from "./v2-chunk-lane.js";
 import { V2Session } from "./v2-session.js";
 
 /** After Ctrl-C, how long the `terminal/cancel` answers may take before the turn is cancelled anyway. */
@@ -67,11 +74,17 @@ export class V2AgentTerminals implements ProtocolDriver {
   #turnEnded: ((end: TurnEnd) => void) | undefined;
   /** A running (or requires_action) state was read during the turn under way. */
   #worked = false;
+  #intro: AgentIntro | undefined;
+  #lane: ChunkLane | undefined;
 
   constructor(private readonly options: V2Options) {}
 
   get closed(): Promise<void> {
     return this.#live().connection.closed;
+  }
+
+  get intro(): AgentIntro | undefined {
+    return this.#intro;
   }
 
   connect(stream: Stream, context: DriverContext): void {
@@ -88,38 +101,77 @@ export class V2AgentTerminals implements ProtocolDriver {
         return context.mcpTools.handleMessage(request);
       })
       .onRequest("*", methodNotFound);
-    this.#connection = app.connect(stream);
+    const updates = this.#updates;
+    this.#lane = new ChunkLane(
+      () => this.#session?.sessionId,
+      (terminalId, data) => updates.chunk(terminalId, data),
+    );
+    if (context.tapLines === undefined) {
+      this.#connection = app.connect(this.#lane.wrap(stream));
+    } else {
+      context.tapLines(this.#lane.lineTap);
+      this.#connection = app.connect(stream);
+    }
   }
 
   async initialize(): Promise<Ending | undefined> {
     const { answeredVersion } = this.options;
     if (answeredVersion !== undefined) {
       const hint =
-        answeredVersion === 1 ? "; run with --protocol v1 (the default) or --protocol auto" : "";
+        answeredVersion === 1
+          ? "; run without --protocol (auto, the default) or with --protocol v1-meta"
+          : "";
       return {
         exitCode: ExitCode.agentFailed,
         error: `Agent answered the ACP v2 offer with protocol version ${JSON.stringify(answeredVersion)}${hint}`,
       };
     }
-    const { connection } = this.#live();
-    this.#init = await this.#untilClosed(
+    const { connection, context } = this.#live();
+    const init = await this.#untilClosed(
       connection.agent.request("initialize", {
         protocolVersion: V2,
         info: { name: "acp-terminal", version: this.options.version },
-        capabilities: {},
+        capabilities: v2ClientCapabilities(context.terminalLogin),
       }),
-    );
+    ).catch((error: unknown) => {
+      throw notV2Shaped(error) ?? error;
+    });
+    this.#init = init;
+    const mcp = init.capabilities?.session?.mcp;
+    this.#intro = {
+      dialect: "v2",
+      protocolVersion: init.protocolVersion,
+      agentInfo: init.info ?? null,
+      capabilities: init.capabilities ?? null,
+      authMethods: authMethodsOf(init.authMethods),
+      canLoad: false,
+      canResume: false,
+      mcp: { http: mcp?.http != null, sse: false },
+    };
     return undefined;
   }
 
-  async startSession(): Promise<void> {
+  async authenticate(methodId: string): Promise<void> {
+    await this.#untilClosed(this.#live().connection.agent.request("auth/login", { methodId }));
+  }
+
+  async startSession(
+    resume: string | undefined,
+    userServers: readonly UserMcpServer[],
+  ): Promise<SessionStarted> {
     const { connection } = this.#live();
-    const mcpServers = await this.#mcpServers();
+    if (resume !== undefined) {
+      throw new Error(
+        "--session: acp-terminal resumes sessions over ACP v1 only; run with --protocol v1-meta",
+      );
+    }
+    const mcpServers = [...(await this.#mcpServers()), ...userServers.flatMap(v2Server)];
     const session = await this.#untilClosed(
       connection.agent.buildSession({ cwd: this.options.cwd, mcpServers }).start(),
     );
     this.#session = session;
     void this.#follow(session);
+    return { sessionId: session.sessionId, how: "new" };
   }
 
   async prompt(text: string): Promise<TurnEnd> {
@@ -150,6 +202,10 @@ export class V2AgentTerminals implements ProtocolDriver {
 
   terminalRecords(): TerminalRecord[] {
     return this.#updates?.terminalRecords() ?? [];
+  }
+
+  runningTerminals(): number {
+    return this.#updates?.runningTerminalIds().length ?? 0;
   }
 
   detach(): void {
@@ -194,6 +250,7 @@ export class V2AgentTerminals implements ProtocolDriver {
     try {
       for (;;) {
         const message = await session.nextUpdate(this.#following.signal);
+        this.#lane?.delivered();
         updates?.update(message.update);
         if (message.kind === "stop") {
           const stopReason =
@@ -285,4 +342,36 @@ function turnEnd(update: unknown, stopReason: string | undefined): TurnEnd {
     stopReason,
     error: `The agent stopped with an error${typeof detail === "string" ? `: ${cutText(detail, MAX_QUOTED_CHARS)}` : ""}`,
   };
+}
+
+/** v2's `capabilities`: terminal logins when a person is at the TTY. */
+export function v2ClientCapabilities(terminalLogin: boolean): Record<string, unknown> {
+  return terminalLogin ? { auth: { terminal: {} } } : {};
+}
+
+/** A user's MCP server in v2's shape (v2 has no sse transport: such a server is left out). */
+function v2Server(server: UserMcpServer): McpServer[] {
+  if (server.type === "stdio") {
+    return [server];
+  }
+  const { name, url, headers } = server;
+  return server.type === "http" ? [{ type: "http", name, url, headers }] : [];
+}
+
+/**
+ * The SDK refused an answer that said version 2 but is not v2's shape (a v1 agent that answers
+ * any version with 2): an error that says so, with the first problem; undefined for other errors.
+ */
+function notV2Shaped(error: unknown): Error | undefined {
+  const issues: unknown = Reflect.get(Object(error), "issues");
+  if (!Array.isArray(issues) || issues.length === 0) {
+    return undefined;
+  }
+  const first: unknown = issues[0];
+  const where: unknown = Reflect.get(Object(first), "path");
+  const what: unknown = Reflect.get(Object(first), "message");
+  const at = Array.isArray(where) && where.length > 0 ? `${where.join(".")}: ` : "";
+  return new Error(
+    `the agent answered with protocol version 2, but not in ACP v2's shape (${at}${cutText(String(what), MAX_QUOTED_CHARS)}); run with --protocol v1-meta to speak v1`,
+  );
 }

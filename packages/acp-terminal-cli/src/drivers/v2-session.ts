@@ -72,7 +72,7 @@ export class V2Session {
       return this.terminalUpdate(update);
     }
     if (isUpdate(update, "terminal_output_chunk")) {
-      return this.terminals.append(update.terminalId, decodeBase64(update.data));
+      return this.chunk(update.terminalId, update.data);
     }
     if (isUpdate(update, "state_update")) {
       this.state("background" in update ? update.background : undefined);
@@ -94,6 +94,11 @@ export class V2Session {
     } else if (isUpdate(update, "tool_call_content_chunk")) {
       this.toolCallChunk(update);
     }
+  }
+
+  /** A terminal's output chunk (base64, or decoded), appended: from an update, or the driver's chunk lane. */
+  chunk(terminalId: string, data: string | Uint8Array): void {
+    this.terminals.append(terminalId, typeof data === "string" ? decodeBase64(data) : data);
   }
 
   private terminalUpdate(update: TerminalUpdate): void {

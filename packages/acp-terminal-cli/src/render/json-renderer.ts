@@ -6,7 +6,15 @@ import { TextDecoder } from "node:util";
 import type { ExitStatus, TerminalInfo } from "acp-terminal";
 import type { OutputReader } from "acp-terminal";
 import type { AgentTerminal } from "../view/agent-terminal.js";
-import type { BackgroundItem, ProtocolName, Renderer, RunResult } from "../view/renderer.js";
+import type {
+  BackgroundItem,
+  InitializeShown,
+  PermissionShown,
+  ProtocolName,
+  Renderer,
+  RunResult,
+  TurnShown,
+} from "../view/renderer.js";
 import type { Output } from "./output.js";
 
 /** Bytes of terminal output one `output` event carries at most. */
@@ -39,9 +47,12 @@ interface FollowedTerminal {
 export class JsonRenderer implements Renderer {
   /** Every byte is shown while stdout keeps up: a look once a frame could miss what the buffer dropped. */
   readonly everyChunk = true;
+  readonly wantsRawUpdates = true;
   private readonly terminals = new Map<string, FollowedTerminal>();
   private readonly pending = new Set<string>();
   private waitingForDrain = false;
+  /** The line that ends a failed run was written to stderr already. */
+  private failedShown = false;
   /** Buffers output lines were built in, once the stream let go of them. */
   private readonly spare: Buffer[] = [];
   /** Bytes of line buffers written whose buffer the stream still holds. */
@@ -159,6 +170,47 @@ export class JsonRenderer implements Renderer {
     this.err.write(`${message}\n`);
   }
 
+  /** The agent's `initialize` answer: who it is, what it can do, how to log in. */
+  initialized(intro: InitializeShown): void {
+    this.emit({
+      type: "initialize",
+      protocol: intro.protocol,
+      dialect: intro.dialect,
+      protocolVersion: intro.protocolVersion,
+      agentInfo: intro.agentInfo,
+      agentCapabilities: intro.capabilities,
+      authMethods: intro.authMethods,
+    });
+  }
+
+  sessionStarted(session: { sessionId: string; how: string }): void {
+    this.emit({ type: "session", sessionId: session.sessionId, how: session.how });
+  }
+
+  turnStarted(prompt: string): void {
+    this.emit({ type: "turn", event: "start", prompt });
+  }
+
+  turnEnded(turn: TurnShown): void {
+    this.emit({
+      type: "turn",
+      event: "end",
+      stopReason: turn.stopReason ?? null,
+      ...(turn.error === undefined ? {} : { error: turn.error }),
+      runningTerminals: turn.running,
+    });
+  }
+
+  /** A permission request and the answer the user's policy gave. */
+  permission(asked: PermissionShown): void {
+    this.emit({ type: "permission", ...asked });
+  }
+
+  failed(error: string): void {
+    this.failedShown = true;
+    this.err.write(`${error}\n`);
+  }
+
   pause(): void {
     // Nothing is drawn in place in JSON mode.
   }
@@ -168,7 +220,7 @@ export class JsonRenderer implements Renderer {
   }
 
   finish(result: RunResult): void {
-    if (result.error !== undefined) {
+    if (result.error !== undefined && !this.failedShown) {
       this.err.write(`${result.error}\n`);
     }
     this.emit({

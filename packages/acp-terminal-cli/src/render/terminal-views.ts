@@ -52,6 +52,14 @@ export class TerminalViews {
     });
   }
 
+  /** What it runs (a command reported late replaces none), for lines about it. */
+  label(terminalId: string, label: string | undefined): void {
+    const view = this.#views.get(terminalId);
+    if (view !== undefined && label !== undefined && label !== "") {
+      view.label = label.length > 200 ? `${label.slice(0, 199)}…` : label;
+    }
+  }
+
   /** It exited: nothing more is written to it (a PTY's screen keeps its text). */
   exited(terminalId: string, exitStatus: ExitStatus): TerminalView | undefined {
     const view = this.#views.get(terminalId);

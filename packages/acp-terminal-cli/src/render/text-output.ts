@@ -3,6 +3,10 @@ import type { Output } from "./output.js";
 
 /** Message text held back while the live region is up, before it is written anyway. */
 const MAX_PENDING_TEXT = 4096;
+/** What each line of the agent's reasoning starts with. */
+export const THOUGHT_GUTTER = "┊ ";
+const DIM = "\x1b[2m";
+const UNDIM = "\x1b[22m";
 
 /**
  * Where the text renderer writes, in order: message text as it streams, lines and blocks printed
@@ -17,6 +21,10 @@ export class TextOutput {
   headerOnTop: string | undefined;
   #openLine = false;
   #pendingText = "";
+  /** What the text written last is: message or thought text (a change starts a new line). */
+  #kind: "message" | "thought" = "message";
+  /** The next thought text starts a line (and gets the thought gutter). */
+  #thoughtLineStart = true;
   /** Questions in progress (they may overlap). */
   #pauses = 0;
 
@@ -28,8 +36,47 @@ export class TextOutput {
     this.live = out.isTTY ? new LiveRegion(out, frame, () => this.breakLine()) : undefined;
   }
 
+  /**
+   * The agent's reasoning, continuing it: each of its lines behind THOUGHT_GUTTER, dimmed on a
+   * TTY, and on a line of its own apart from message text.
+   */
+  thought(text: string): void {
+    this.#switchTo("thought");
+    let shaped = "";
+    for (const part of text.split(/(?<=\n)/)) {
+      if (part === "") {
+        continue;
+      }
+      const ends = part.endsWith("\n");
+      const line =
+        (this.#thoughtLineStart ? THOUGHT_GUTTER : "") + (ends ? part.slice(0, -1) : part);
+      // Dimmed up to the line's end, so that the newline ends the line (nothing else does).
+      shaped += (this.out.isTTY ? `${DIM}${line}${UNDIM}` : line) + (ends ? "\n" : "");
+      this.#thoughtLineStart = ends;
+    }
+    this.#write(shaped);
+  }
+
   /** Message text, continuing the message. */
   text(text: string): void {
+    this.#switchTo("message");
+    this.#write(text);
+  }
+
+  #switchTo(kind: "message" | "thought"): void {
+    if (this.#kind === kind) {
+      return;
+    }
+    this.#kind = kind;
+    this.#thoughtLineStart = true;
+    if (this.live === undefined || !this.live.active) {
+      this.breakLine();
+    } else if (this.#pendingText !== "") {
+      this.#write("\n");
+    }
+  }
+
+  #write(text: string): void {
     if (this.live === undefined || !this.live.active) {
       this.flushText();
       this.write(text);

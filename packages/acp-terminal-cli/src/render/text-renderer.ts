@@ -1,7 +1,16 @@
+// Over 300 lines: one class, the text view of every view event; what it draws lives in the
+// modules it imports (tool-call-lines, terminal-views, text-output, piped-lines).
 import type { ExitStatus, TerminalInfo } from "acp-terminal";
 import type { OutputReader } from "acp-terminal";
 import type { AgentTerminal } from "../view/agent-terminal.js";
-import type { BackgroundItem, Renderer, RunResult, ToolCallShown } from "../view/renderer.js";
+import type {
+  BackgroundItem,
+  PlanItem,
+  Renderer,
+  RunResult,
+  ToolCallShown,
+  TurnShown,
+} from "../view/renderer.js";
 import { formatSummary } from "./format.js";
 import type { Output } from "./output.js";
 import { PipedLines } from "./piped-lines.js";
@@ -15,6 +24,7 @@ import {
   header,
   headerRepeats,
   PLAIN_STREAM_LINES,
+  planLines,
   tailLines,
   textLines,
   type ToolCallView,
@@ -30,8 +40,10 @@ const MAX_AWAITED_TERMINALS = 64;
  *
  * Terminal output is never decoded as it arrives: the tails are read from the terminals' buffers
  * when drawn (at most once a frame on a TTY), and piped, the first lines of each terminal are read
- * by a cursor at most once a frame too, and not while the reader lags. It shows the view events:
- * the wire (`rawUpdate`) is JSON's; thoughts and plans are not shown (yet).
+ * by a cursor at most once a frame too, and not while the reader lags. It shows the view events
+ * (the wire, `rawUpdate`, is JSON's): thoughts dimmed behind a gutter, the plan as a block each
+ * time it changes. When a turn ends every tool call is printed for good, its terminals that still
+ * run said to; a terminal that ends after that is printed then, with its last lines.
  */
 export class TextRenderer implements Renderer {
   private readonly toolCalls = new ToolCallBook();
@@ -41,6 +53,8 @@ export class TextRenderer implements Renderer {
   private readonly output: TextOutput;
   /** Piped: the first lines of each terminal, printed as they come. */
   private readonly piped: PipedLines;
+  /** The line that ends a failed run was printed already (`failed`). */
+  private failedShown = false;
 
   constructor(out: Output, err: Output) {
     this.output = new TextOutput(out, err, () => this.liveLines());
@@ -61,16 +75,32 @@ export class TextRenderer implements Renderer {
   }
 
   messageText(text: string): void {
-    this.piped.flush();
+    this.flushTerminals();
     this.output.text(text);
   }
 
-  thoughtText(): void {
-    // Not shown in text mode (yet).
+  thoughtText(text: string): void {
+    this.flushTerminals();
+    this.output.thought(text);
   }
 
-  plan(): void {
-    // Not shown in text mode (yet).
+  plan(items: PlanItem[]): void {
+    this.piped.flush();
+    this.output.printBlock(planLines(items));
+  }
+
+  /** Every tool call is printed for good; terminals that still run are said to. */
+  turnEnded(turn: TurnShown): void {
+    void turn;
+    this.piped.flush();
+    for (const [id] of this.toolCalls.entries()) {
+      this.commit(id);
+    }
+  }
+
+  failed(error: string): void {
+    this.failedShown = true;
+    this.output.notice(error);
   }
 
   toolCallStarted(call: ToolCallShown & { title: string }): void {
@@ -113,15 +143,18 @@ export class TextRenderer implements Renderer {
 
   terminalCreated(info: TerminalInfo, output: OutputReader, screen?: () => string): void {
     this.terminals.hosted(info.terminalId, output, screen);
+    this.terminals.label(info.terminalId, [info.command, ...info.args].join(" "));
     this.attachLate(info.terminalId);
   }
 
   agentTerminalCreated(terminal: AgentTerminal): void {
     this.terminals.agent(terminal);
+    this.terminals.label(terminal.terminalId, terminal.command);
     this.attachLate(terminal.terminalId);
   }
 
   agentTerminalChanged(terminal: AgentTerminal): void {
+    this.terminals.label(terminal.terminalId, terminal.command);
     this.terminalOutput(terminal.terminalId);
   }
 
@@ -153,9 +186,20 @@ export class TextRenderer implements Renderer {
 
   terminalExited(terminalId: string, exitStatus: ExitStatus): void {
     const term = this.terminals.exited(terminalId, exitStatus);
-    if (term?.toolCallId !== undefined) {
-      this.settle(term.toolCallId);
+    if (term?.toolCallId === undefined) {
+      return;
     }
+    if (this.toolCalls.get(term.toolCallId)?.committed === false) {
+      this.settle(term.toolCallId);
+      return;
+    }
+    // Its tool call was printed for good (a turn ended): background work that ended since.
+    this.piped.flush();
+    const label = term.label === undefined ? terminalId : `${terminalId} (${term.label})`;
+    this.output.printBlock([
+      `⋯ terminal ${label} ended`,
+      ...finalLines(term, this.output.live !== undefined),
+    ]);
   }
 
   terminalReleased(terminalId: string): void {
@@ -188,8 +232,24 @@ export class TextRenderer implements Renderer {
     for (const [id] of this.toolCalls.entries()) {
       this.commit(id);
     }
-    const error = result.error === undefined ? [] : [result.error];
+    const error = result.error === undefined || this.failedShown ? [] : [result.error];
     this.output.close([...error, formatSummary(result)]);
+  }
+
+  /**
+   * Piped: the lines every open tool call's terminals completed so far are printed before the
+   * agent's text, not on the next frame, so that text which follows a command's output (the
+   * agent read it) comes after it.
+   */
+  private flushTerminals(): void {
+    if (this.output.live === undefined) {
+      for (const [, view] of this.toolCalls.entries()) {
+        if (!view.committed) {
+          view.terminalIds.forEach((id) => this.piped.mark(id));
+        }
+      }
+    }
+    this.piped.flush();
   }
 
   private toolCallChanged(toolCallId: string, terminalIds: string[], printHeader: boolean): void {

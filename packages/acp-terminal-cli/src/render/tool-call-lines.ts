@@ -1,5 +1,6 @@
 import type { ExitStatus } from "acp-terminal";
-import type { BackgroundItem } from "../view/renderer.js";
+import { printable } from "acp-terminal/internal";
+import type { BackgroundItem, PlanItem } from "../view/renderer.js";
 import { formatExitStatus } from "./format.js";
 import { headWhole, MAX_LINE_CHARS } from "./display-line.js";
 import type { LineStream } from "./line-stream.js";
@@ -47,6 +48,8 @@ export interface TerminalView {
   toolCallId?: string;
   /** Piped: complete lines printed as they came (at most PLAIN_STREAM_LINES). */
   streamed: number;
+  /** What it runs, for a line about it printed apart from its tool call. */
+  label?: string;
 }
 
 export const DONE: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
@@ -153,4 +156,20 @@ export function finalLines(term: TerminalView, tty: boolean): string[] {
         ? "released"
         : "still running";
   return [...lines, `  └ ${ended}`];
+}
+
+/** Entries of a plan shown at most. */
+const MAX_PLAN_ENTRIES = 50;
+
+/** The agent's plan as a block: a mark per entry's status, its words on one visible line. */
+export function planLines(items: readonly PlanItem[]): string[] {
+  const marks: Record<string, string> = { completed: "✓", in_progress: "▸", pending: "○" };
+  const shown = items.slice(0, MAX_PLAN_ENTRIES).map((item) => {
+    const words = printable(item.content);
+    const line = words.length > MAX_LINE_CHARS ? `${headWhole(words, MAX_LINE_CHARS - 1)}…` : words;
+    return `  ${Object.hasOwn(marks, item.status) ? marks[item.status] : "·"} ${line}`;
+  });
+  const more =
+    items.length > MAX_PLAN_ENTRIES ? [`  … ${items.length - MAX_PLAN_ENTRIES} more`] : [];
+  return ["◆ plan", ...shown, ...more];
 }

@@ -107,6 +107,30 @@ export class AgentTerminal {
     this.#version++;
   }
 
+  /**
+   * The screen of a terminal never drawn, for its frozen text: rendered from its newest
+   * FREEZE_RENDER_BYTES only (from the first line that starts in them), since only the newest
+   * FROZEN_TEXT_BYTES of text are kept: an emulator fed a whole 1 MiB of lines holds ~16 MB of
+   * cells and history for text that is dropped at once.
+   */
+  #newestText(): string {
+    const buffer = this.#buffer;
+    if (buffer.totalBytes - buffer.droppedBytes <= FREEZE_RENDER_BYTES) {
+      return this.text();
+    }
+    const { bytes } = buffer.viewSince(buffer.totalBytes - FREEZE_RENDER_BYTES);
+    const lineStart = bytes.indexOf(0x0a) + 1;
+    const newest = new OutputBuffer(FREEZE_RENDER_BYTES);
+    newest.append(bytes.subarray(lineStart));
+    newest.end();
+    const screen = new PtyScreen(newest, this.#size, { convertEol: true });
+    try {
+      return screen.snapshot().output;
+    } finally {
+      screen.dispose();
+    }
+  }
+
   /** What the terminal's screen shows (scrollback included, cut to the byte limit from the front). */
   text(): string {
     if (this.#frozen !== undefined) {
@@ -123,7 +147,7 @@ export class AgentTerminal {
       return;
     }
     this.#buffer.end();
-    const text = this.text();
+    const text = this.#screen === undefined ? this.#newestText() : this.text();
     const bytes = Buffer.from(text);
     this.#frozen =
       bytes.byteLength <= FROZEN_TEXT_BYTES
@@ -135,6 +159,9 @@ export class AgentTerminal {
     this.#version++;
   }
 }
+
+/** Bytes of output a terminal never drawn is rendered from when it freezes (its newest). */
+export const FREEZE_RENDER_BYTES = FROZEN_TEXT_BYTES;
 
 /** A screen's text as rendered, and a version that changes whenever the text may have. */
 export interface ScreenSource {

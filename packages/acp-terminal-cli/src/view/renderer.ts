@@ -48,6 +48,33 @@ export interface TerminalRecord {
   exitStatus?: ExitStatus;
 }
 
+/** What the agent told of itself in `initialize`, as `--json` writes it. */
+export interface InitializeShown {
+  protocol: ProtocolName;
+  dialect: string;
+  protocolVersion: unknown;
+  agentInfo: unknown;
+  capabilities: unknown;
+  authMethods: unknown[];
+}
+
+/** A permission request and the answer it got. */
+export interface PermissionShown {
+  toolCallId: string;
+  title: string | undefined;
+  options: Array<{ optionId: string; name: string; kind: string }>;
+  /** `selected` (with the option), or `cancelled`. */
+  outcome: string;
+  optionId?: string;
+}
+
+/** How a turn ended, and the agent's terminals still running then (background work). */
+export interface TurnShown {
+  stopReason?: string | undefined;
+  error?: string | undefined;
+  running: number;
+}
+
 export interface RunResult {
   exitCode: number;
   stopReason?: string;
@@ -69,6 +96,8 @@ export interface Renderer {
    * events below tell the same update's meaning, which the others show.
    */
   rawUpdate(update: unknown, protocol: ProtocolName): void;
+  /** It shows `rawUpdate`s (a driver that skips the SDK for bulk output builds them only then). */
+  readonly wantsRawUpdates?: boolean;
   /** Text of the agent's message, continuing what came before. */
   messageText(text: string): void;
   /** Text of the agent's reasoning, continuing what came before. */
@@ -104,6 +133,19 @@ export interface Renderer {
   background(items: BackgroundItem[], protocol: ProtocolName): void;
   /** A line for the user about the run itself (hints, warnings, the error that ended it). */
   notice(message: string): void;
+  /**
+   * Session-level events: a renderer that does not write them leaves them out. `initialized`:
+   * the agent's `initialize` answer; `sessionStarted`: its id, and how (new, load, resume);
+   * `turnStarted`/`turnEnded` around each prompt; `permission`: a request and our answer;
+   * `failed`: the line that ends the run, said at once (before the teardown, which can take
+   * seconds); `finish` does not say it again.
+   */
+  initialized?(intro: InitializeShown): void;
+  sessionStarted?(session: { sessionId: string; how: string }): void;
+  turnStarted?(prompt: string): void;
+  turnEnded?(turn: TurnShown): void;
+  permission?(asked: PermissionShown): void;
+  failed?(error: string): void;
   /** Someone else (a question) writes to the TTY until `resume`: draw nothing live. */
   pause(): void;
   resume(): void;

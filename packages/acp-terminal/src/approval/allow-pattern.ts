@@ -1,4 +1,4 @@
-import type { AuthorizeRequest } from "../host/types.js";
+import type { ApprovalRequest } from "../host/types.js";
 
 /**
  * Pre-approval patterns (`--allow 'git *'`) and what they match. A pattern is words separated by
@@ -19,15 +19,23 @@ import type { AuthorizeRequest } from "../host/types.js";
  * - a request that sets environment variables matches no pattern (`PATH` or `LD_PRELOAD` can
  *   change what the words run);
  * - patterns approve starting a command only, never a write to its stdin or a signal.
+ *
+ * A pattern `write:PATH` approves a client file write (ACP `fs/write_text_file`) instead: PATH is
+ * one word, relative to the session's cwd (a file outside it never matches) or absolute, `*`
+ * standing for any characters, `/` included: `write:src/*` matches `src/a/b.ts`.
  */
 export interface AllowPattern {
   readonly source: string;
-  /** The first word: a program name, or an absolute path. */
+  /** The first word: a program name, or an absolute path (`write:` for a file pattern). */
   readonly program: string;
   readonly words: readonly RegExp[];
   /** The pattern ended with a lone `*`: any further words match. */
   readonly anyRest: boolean;
+  /** A `write:` pattern: the files it approves writing. */
+  readonly file?: { readonly path: RegExp; readonly absolute: boolean };
 }
+
+const FILE_PREFIX = "write:";
 
 /** Characters a shell interprets, besides spaces and tabs: a line holding one is not split into words. */
 const SHELL_SYNTAX = /[\n\r|&;<>()$`\\"'*?[\]#~=%{}]/;
@@ -76,6 +84,19 @@ export function parseAllowPattern(source: string): AllowPattern {
   if (command === undefined) {
     throw invalid("it is empty");
   }
+  if (command.startsWith(FILE_PREFIX)) {
+    const file = command.slice(FILE_PREFIX.length);
+    if (file === "" || words.length > 1) {
+      throw invalid("a file pattern is write: and one path, without spaces (write:src/*)");
+    }
+    return {
+      source,
+      program: FILE_PREFIX,
+      words: [],
+      anyRest: false,
+      file: { path: wordRegExp(file), absolute: file.startsWith("/") },
+    };
+  }
   if (command.includes("*")) {
     throw invalid("the command (first word) must be written out, without *");
   }
@@ -90,8 +111,8 @@ export function parseAllowPattern(source: string): AllowPattern {
 }
 
 /** The words a pattern is matched against, or undefined when the request cannot be matched. */
-export function wordsOf(request: AuthorizeRequest): readonly string[] | undefined {
-  if (request.env.length > 0) {
+export function wordsOf(request: ApprovalRequest): readonly string[] | undefined {
+  if (request.action === "write_file" || request.env.length > 0) {
     return undefined;
   }
   if (!request.shell) {
@@ -117,8 +138,11 @@ function sameProgram(pattern: AllowPattern, word: string, program: unknown): boo
 }
 
 /** Whether `pattern` approves starting the command of `request` (its words; see programRules for what else is checked). */
-export function matchesAllowPattern(pattern: AllowPattern, request: AuthorizeRequest): boolean {
-  if (request.action !== "create") {
+export function matchesAllowPattern(pattern: AllowPattern, request: ApprovalRequest): boolean {
+  if (request.action === "write_file") {
+    return pattern.file !== undefined && matchesFile(pattern.file, request.path, request.cwd);
+  }
+  if (request.action !== "create" || pattern.file !== undefined) {
     return false;
   }
   const words = wordsOf(request);
@@ -136,4 +160,17 @@ export function matchesAllowPattern(pattern: AllowPattern, request: AuthorizeReq
     return false;
   }
   return pattern.words.every((regexp, i) => regexp.test(rest[i]!));
+}
+
+/** A file pattern against a path: absolute as is, relative from `cwd` (never past it). */
+function matchesFile(
+  file: NonNullable<AllowPattern["file"]>,
+  target: string,
+  cwd: string,
+): boolean {
+  if (file.absolute) {
+    return file.path.test(target);
+  }
+  const prefix = cwd.endsWith("/") ? cwd : `${cwd}/`;
+  return target.startsWith(prefix) && file.path.test(target.slice(prefix.length));
 }

@@ -1,5 +1,4 @@
-import type { AuthorizeHook } from "../host/authorize.js";
-import type { AuthorizeRequest, AuthorizeVerdict } from "../host/types.js";
+import type { ApprovalRequest, AuthorizeVerdict } from "../host/types.js";
 import { matchesAllowPattern, parseAllowPattern, type AllowPattern } from "./allow-pattern.js";
 import { unshowable } from "./describe-request.js";
 import { programRules } from "./program-rules.js";
@@ -8,12 +7,12 @@ import { programRules } from "./program-rules.js";
 export type ApprovalAnswer = "allow_once" | "allow_always" | "deny";
 
 /**
- * Asks someone about a request (show it with `describeAuthorizeRequest`). Asks come one at a
+ * Asks someone about a request (show it with `describeApprovalRequest`). Asks come one at a
  * time: the next waits for this answer. A request too long to show whole is refused without
  * asking.
  */
 export type ApprovalAsker = (
-  request: AuthorizeRequest,
+  request: ApprovalRequest,
   context: ApprovalContext,
 ) => Promise<ApprovalAnswer> | ApprovalAnswer;
 
@@ -38,8 +37,13 @@ export interface ApprovalPolicyOptions {
   refusal?: string;
 }
 
-/** The host's `authorize` hook, built from a policy. */
-export type ApprovalPolicy = AuthorizeHook;
+/**
+ * The host's `authorize` hook, built from a policy; it also decides a client's file writes
+ * (`AuthorizeFileWrite`), which no host asks about.
+ */
+export type ApprovalPolicy = (
+  request: ApprovalRequest,
+) => Promise<AuthorizeVerdict> | AuthorizeVerdict;
 
 const DEFAULT_REFUSAL = "not approved: no allow pattern matches and there is no one to ask";
 
@@ -47,9 +51,9 @@ const DEFAULT_REFUSAL = "not approved: no allow pattern matches and there is no 
  * What "allow for the rest of this session" covers: the same program and arguments in the same
  * cwd with the same environment (the words alone are not the command: `make` elsewhere runs
  * another Makefile, and a program named `./run x` reads like `./run` with `x`), every write to the
- * same terminal, every signal to the same terminal.
+ * same terminal, every signal to the same terminal, every write to the same file.
  */
-function rememberedAs(request: AuthorizeRequest): string {
+function rememberedAs(request: ApprovalRequest): string {
   switch (request.action) {
     case "create":
       return JSON.stringify([
@@ -65,6 +69,8 @@ function rememberedAs(request: AuthorizeRequest): string {
     case "write":
     case "signal":
       return JSON.stringify([request.action, request.terminalId]);
+    case "write_file":
+      return JSON.stringify([request.action, request.path]);
   }
 }
 
@@ -83,12 +89,12 @@ export function createApprovalPolicy(options: ApprovalPolicyOptions = {}): Appro
   const always = new Map<string, Set<string>>();
   let turn: Promise<unknown> = Promise.resolve();
 
-  const sessionOf = (request: AuthorizeRequest) =>
+  const sessionOf = (request: ApprovalRequest) =>
     JSON.stringify([request.owner.connectionId, request.owner.sessionId]);
-  const remembered = (request: AuthorizeRequest) =>
+  const remembered = (request: ApprovalRequest) =>
     always.get(sessionOf(request))?.has(rememberedAs(request)) === true;
 
-  async function decide(request: AuthorizeRequest, why: string): Promise<boolean | string> {
+  async function decide(request: ApprovalRequest, why: string): Promise<boolean | string> {
     // Asked again after the question before it: its answer may have been "always".
     if (remembered(request)) {
       return true;
@@ -108,7 +114,7 @@ export function createApprovalPolicy(options: ApprovalPolicyOptions = {}): Appro
    * why not: "" when none matches, else why the program's rules refuse what one matched.
    */
   async function patternsVerdict(
-    request: AuthorizeRequest,
+    request: ApprovalRequest,
   ): Promise<{ approved: AuthorizeVerdict } | { why: string }> {
     const matched = patterns.filter((pattern) => matchesAllowPattern(pattern, request));
     if (matched.length === 0) {
@@ -122,7 +128,7 @@ export function createApprovalPolicy(options: ApprovalPolicyOptions = {}): Appro
     return { approved: rules.env.length === 0 ? true : { allow: true, env: rules.env } };
   }
 
-  async function otherwise(request: AuthorizeRequest, why: string): Promise<boolean | string> {
+  async function otherwise(request: ApprovalRequest, why: string): Promise<boolean | string> {
     if (remembered(request)) {
       return true;
     }

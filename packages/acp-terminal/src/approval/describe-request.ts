@@ -1,5 +1,5 @@
 import { describeAction } from "../host/authorize.js";
-import type { AuthorizeRequest } from "../host/types.js";
+import type { ApprovalRequest } from "../host/types.js";
 
 /**
  * The most characters a question may take to show a request whole (about 100 full lines of 80
@@ -58,8 +58,13 @@ const SANDBOX_WORDS = {
  * run (the words, then the absolute program or the shell that runs the line), where, the
  * environment the agent set (all of it), and the sandbox. Writes show all their data.
  */
-export function describeAuthorizeRequest(request: AuthorizeRequest): string[] {
+export function describeAuthorizeRequest(request: ApprovalRequest): string[] {
   const lines = [printable(describeAction(request))];
+  if (request.action === "write_file") {
+    lines.push(`  file: ${printable(request.path)}`);
+    lines.push(`  cwd: ${printable(request.cwd)}`);
+    return lines;
+  }
   if (request.action === "write") {
     lines.push(`  data: ${printableData(request.data)}`);
   }
@@ -82,7 +87,7 @@ export function describeAuthorizeRequest(request: AuthorizeRequest): string[] {
 }
 
 /** Why a request cannot be asked about (too long to show whole), or undefined. */
-export function unshowable(request: AuthorizeRequest): string | undefined {
+export function unshowable(request: ApprovalRequest): string | undefined {
   const chars = describeAuthorizeRequest(request).join("\n").length;
   return chars > MAX_QUESTION_CHARS
     ? `not asked: it takes ${chars} characters to show whole, more than the ${MAX_QUESTION_CHARS} a question shows (nothing is cut from a question); split it, or put a long script in a file`

@@ -1,6 +1,6 @@
 import { realpathSync } from "node:fs";
 import { basename } from "node:path";
-import type { AuthorizeRequest, EnvVariable } from "../host/types.js";
+import type { ApprovalRequest, EnvVariable } from "../host/types.js";
 import { wordsOf } from "./allow-pattern.js";
 import { gitArgumentsProblem } from "./git-arguments.js";
 import { gitConfigProblem } from "./git-config.js";
@@ -49,7 +49,7 @@ export const GIT_NEUTRAL_ENV: readonly EnvVariable[] = [
  * what its words say.
  */
 export async function programRules(
-  request: AuthorizeRequest,
+  request: ApprovalRequest,
 ): Promise<{ problem: string } | { env: readonly EnvVariable[] }> {
   const words = wordsOf(request);
   if (request.action !== "create" || typeof request.program !== "string" || words === undefined) {

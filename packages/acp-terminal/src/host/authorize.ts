@@ -1,5 +1,5 @@
 import { TerminalError } from "../core/errors.js";
-import type { AuthorizeRequest, AuthorizeVerdict, EnvVariable } from "./types.js";
+import type { ApprovalRequest, AuthorizeRequest, AuthorizeVerdict, EnvVariable } from "./types.js";
 import { messageOf } from "../core/thrown.js";
 
 export type AuthorizeHook = (
@@ -14,7 +14,11 @@ export function displayCommand(command: string, args: readonly string[]): string
 }
 
 /** What is being authorized, in words: `rm -rf x`, `a 5-byte write to the stdin of cat`. */
-export function describeAction(request: AuthorizeRequest): string {
+export function describeAction(request: ApprovalRequest): string {
+  if (request.action === "write_file") {
+    const what = request.exists ? "replacing the file" : "a new file";
+    return `${request.path} (${request.byteLength} bytes, ${what})`;
+  }
   const command = displayCommand(request.command, request.args);
   switch (request.action) {
     case "create":
@@ -38,7 +42,7 @@ function cut(what: string): string {
 /** A grant: allowed with variables added (only a create's; anything else in its shape denies). */
 function grantedEnv(
   verdict: unknown,
-  action: AuthorizeRequest["action"],
+  action: ApprovalRequest["action"],
 ): EnvVariable[] | undefined {
   if (typeof verdict !== "object" || verdict === null || action !== "create") {
     return undefined;
@@ -73,18 +77,20 @@ function grantedEnv(
  * (<reason>)"; a hook that throws denies too, saying so. No hook allows. Resolves with the
  * variables a grant adds to a create's environment (none for `true`).
  */
-export async function authorizeAction(
-  hook: AuthorizeHook | undefined,
-  request: AuthorizeRequest,
+export async function authorizeAction<Request extends ApprovalRequest>(
+  hook: ((request: Request) => Promise<AuthorizeVerdict> | AuthorizeVerdict) | undefined,
+  request: Request,
 ): Promise<readonly EnvVariable[]> {
   if (!hook) {
     return [];
   }
   const what = cut(describeAction(request));
   const data =
-    request.action === "create"
-      ? { command: request.command }
-      : { command: request.command, terminalId: request.terminalId };
+    request.action === "write_file"
+      ? { path: request.path }
+      : request.action === "create"
+        ? { command: request.command }
+        : { command: request.command, terminalId: request.terminalId };
   let verdict: unknown;
   try {
     verdict = await hook(request);

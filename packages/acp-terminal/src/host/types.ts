@@ -107,6 +107,27 @@ export type AuthorizeRequest =
   | (AuthorizeCommand & { action: "write"; terminalId: string; data: Uint8Array; eof: boolean })
   | (AuthorizeCommand & { action: "signal"; terminalId: string; signal: string });
 
+/** What an approval policy decides: the host's requests, and a client's file writes. */
+export type ApprovalRequest = AuthorizeRequest | AuthorizeFileWrite;
+
+/**
+ * A client's file written for the agent (ACP `fs/write_text_file`), asked like a command: the
+ * same policy, question and "allow for the rest of this session". Only an allow pattern that
+ * starts with `write:` matches one (see allow-pattern.ts).
+ */
+export interface AuthorizeFileWrite {
+  action: "write_file";
+  owner: TerminalOwner;
+  /** The file, absolute (its directory resolved through symlinks). */
+  path: string;
+  /** The session's cwd: a `write:` pattern's relative path is read from there. */
+  cwd: string;
+  /** Bytes the file will hold. */
+  byteLength: number;
+  /** The file exists: the write replaces it. */
+  exists: boolean;
+}
+
 /**
  * What the `authorize` hook answers: `true` allows; `false` or a reason string denies; a grant
  * allows a `create` with these variables set on top of its environment (how an allow pattern for

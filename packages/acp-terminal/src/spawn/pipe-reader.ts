@@ -77,12 +77,17 @@ export function readPtyMaster(fd: number, onChunk: (chunk: Uint8Array) => void):
  * destroying it (done here, so `child_process` does not resume it at exit) cannot close the pipe.
  * Where `_handle` is not there as expected, the stream is read as usual.
  *
- * The chunk passed to `onChunk` is valid only during the call: copy what you keep.
+ * The chunk passed to `onChunk` is valid only during the call: copy what you keep. `onChunk`
+ * returning false pauses the stream (`resume()` it to read on).
  */
-export function readPipe(stream: Readable, onChunk: (chunk: Uint8Array) => void): Readable {
+export function readPipe(stream: Readable, onChunk: (chunk: Uint8Array) => unknown): Readable {
   const handle = pipeHandleOf(stream);
   if (!handle) {
-    stream.on("data", onChunk);
+    stream.on("data", (chunk: Buffer) => {
+      if (onChunk(chunk) === false) {
+        stream.pause();
+      }
+    });
     return stream;
   }
   // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- Node's private _handle, which its types do not declare
@@ -94,10 +99,7 @@ export function readPipe(stream: Readable, onChunk: (chunk: Uint8Array) => void)
     readable: true,
     onread: {
       buffer: sharedBuffer,
-      callback: (bytes: number, buffer: Uint8Array) => {
-        onChunk(buffer.subarray(0, bytes));
-        return true;
-      },
+      callback: (bytes: number, buffer: Uint8Array) => onChunk(buffer.subarray(0, bytes)) !== false,
     },
   } as ConstructorParameters<typeof Socket>[0]);
 }
