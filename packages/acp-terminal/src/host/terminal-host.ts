@@ -2,8 +2,7 @@ import type { OutputReader } from "../output/output-buffer.js";
 import { planCommand, resolveShell } from "../spawn/command.js";
 import { ptyAvailable } from "../spawn/pty.js";
 import { Sandbox, type SandboxStatus } from "../sandbox/sandbox.js";
-import { parseSignalName } from "../terminate/signals.js";
-import { authorizeAction } from "./authorize.js";
+import { AuthorizedActions } from "./authorized-actions.js";
 import { authorizedLaunch } from "./authorized-launch.js";
 import { TerminalContainers } from "./containers.js";
 import { TerminalError } from "../core/errors.js";
@@ -12,9 +11,8 @@ import { launchCwd, launchTerminal } from "./launch.js";
 import { resolveHostOptions, type ResolvedHostOptions } from "./options.js";
 import type { Terminal } from "./terminal.js";
 import { TerminalRegistry } from "./terminal-registry.js";
-import { resizePty, signalTerminal, writeInput } from "./terminal-io.js";
+import { resizePty } from "./terminal-io.js";
 import type {
-  AuthorizeRequest,
   ContainmentMode,
   CreateTerminalParams,
   ExitStatus,
@@ -44,6 +42,7 @@ function disposedError(): TerminalError {
 export class TerminalHost {
   readonly #options: ResolvedHostOptions;
   readonly #terminals: TerminalRegistry;
+  readonly #actions: AuthorizedActions;
   readonly #events = new TypedEvents<TerminalHostEvents>();
   /** Creates and releases in flight, so dispose() can wait for them. */
   readonly #inFlight = new Set<Promise<unknown>>();
@@ -61,6 +60,7 @@ export class TerminalHost {
       this.#options.maxTerminalsPerSession,
       this.#options.maxTerminals,
     );
+    this.#actions = new AuthorizedActions(this.#options.authorize, this.#terminals);
     this.#containers = new TerminalContainers(this.#options.containment, () => !this.#disposing);
   }
 
@@ -193,15 +193,9 @@ export class TerminalHost {
    * once it has exited and drained. The terminal stays readable. Exited: its status, no signal.
    */
   kill(owner: TerminalOwner, terminalId: string, signal?: string): Promise<ExitStatus> {
-    return this.#async(async () => {
-      const terminal = this.#terminals.get(owner, terminalId);
-      const name = parseSignalName(signal ?? "SIGTERM");
-      // SIGTERM and SIGKILL only stop the command; another first signal may make it do something.
-      if (name !== "SIGTERM" && name !== "SIGKILL") {
-        await this.#authorize(terminal.id, { action: "signal", terminalId, signal: name });
-      }
-      return terminal.kill(name);
-    });
+    return this.#async(() =>
+      this.#actions.kill(this.#terminals.get(owner, terminalId), terminalId, signal),
+    );
   }
 
   /** Kills the command if it runs and forgets the terminal. Unknown or released ids: nothing to do. */
@@ -241,25 +235,9 @@ export class TerminalHost {
     data: string | Uint8Array,
     options?: WriteOptions,
   ): Promise<void> {
-    return this.#async(async () => {
-      const terminal = this.#terminals.get(owner, terminalId);
-      // Bad data is refused by writeInput, without asking anyone about it.
-      const bytes =
-        typeof data === "string"
-          ? Buffer.from(data, "utf8")
-          : data instanceof Uint8Array
-            ? data
-            : undefined;
-      if (bytes) {
-        await this.#authorize(terminal.id, {
-          action: "write",
-          terminalId,
-          data: bytes,
-          eof: options?.eof === true,
-        });
-      }
-      return writeInput(terminal, data, options);
-    });
+    return this.#async(() =>
+      this.#actions.write(this.#terminals.get(owner, terminalId), terminalId, data, options),
+    );
   }
 
   /** Resizes a PTY terminal. */
@@ -273,16 +251,7 @@ export class TerminalHost {
    * exited command throws); with one, once the hook allows it, and the promise says how it went.
    */
   signal(owner: TerminalOwner, terminalId: string, signal: string): Promise<void> {
-    const terminal = this.#terminals.get(owner, terminalId);
-    const name = parseSignalName(signal);
-    if (!this.#options.authorize) {
-      signalTerminal(terminal, name);
-      return Promise.resolve();
-    }
-    return this.#async(async () => {
-      await this.#authorize(terminal.id, { action: "signal", terminalId, signal: name });
-      signalTerminal(terminal, name);
-    });
+    return this.#actions.signal(this.#terminals.get(owner, terminalId), terminalId, signal);
   }
 
   /** A kill the user asked for in the UI: no owner check. */
@@ -343,20 +312,6 @@ export class TerminalHost {
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.dispose();
-  }
-
-  /** Asks the authorize hook about a write or signal to a live terminal. */
-  async #authorize(
-    terminalId: string,
-    action:
-      | { action: "write"; terminalId: string; data: Uint8Array; eof: boolean }
-      | { action: "signal"; terminalId: string; signal: string },
-  ): Promise<void> {
-    const command = this.#terminals.commandOf(terminalId);
-    if (!this.#options.authorize || !command) {
-      return;
-    }
-    await authorizeAction(this.#options.authorize, { ...command, ...action } as AuthorizeRequest);
   }
 
   /** Runs `body` so that a synchronous throw (a bad parameter) becomes a rejection. */
