@@ -1,13 +1,13 @@
 import type { OutputReader } from "../output/output-buffer.js";
-import { planCommand, resolveShell } from "../spawn/command.js";
+import { resolveShell } from "../spawn/command.js";
 import { ptyAvailable } from "../spawn/pty.js";
 import { Sandbox, type SandboxStatus } from "../sandbox/sandbox.js";
 import { AuthorizedActions } from "./authorized-actions.js";
-import { authorizedLaunch } from "./authorized-launch.js";
 import { TerminalContainers } from "./containers.js";
+import { createTerminal, disposedError, type CreateParts } from "./create-terminal.js";
 import { TerminalError } from "../core/errors.js";
 import { TypedEvents } from "./events.js";
-import { launchCwd, launchTerminal } from "./launch.js";
+import { InFlight } from "./in-flight.js";
 import { resolveHostOptions, type ResolvedHostOptions } from "./options.js";
 import type { Terminal } from "./terminal.js";
 import { TerminalRegistry } from "./terminal-registry.js";
@@ -24,14 +24,7 @@ import type {
   TerminalOwner,
   WriteOptions,
 } from "./types.js";
-import { validateCreateParams, validateOwner, validateTerminalId } from "./validate.js";
-
-function disposedError(): TerminalError {
-  return new TerminalError(
-    "disposed",
-    "The terminal host was disposed; its terminals were killed and released",
-  );
-}
+import { validateTerminalId } from "./validate.js";
 
 /**
  * The client side of ACP terminals, without a transport: starts commands for an owner (a
@@ -45,9 +38,11 @@ export class TerminalHost {
   readonly #actions: AuthorizedActions;
   readonly #events = new TypedEvents<TerminalHostEvents>();
   /** Creates and releases in flight, so dispose() can wait for them. */
-  readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #inFlight = new InFlight();
   readonly #sandbox: Sandbox;
   readonly #containers: TerminalContainers;
+  /** What a create goes through (see create-terminal.ts). */
+  readonly #parts: CreateParts;
   /** `bash` on the host's PATH (else /bin/sh), looked up once, on the first command that needs a shell. */
   #shellPath: string | undefined;
   readonly #shell = (): string => (this.#shellPath ??= resolveShell(process.env.PATH));
@@ -62,6 +57,15 @@ export class TerminalHost {
     );
     this.#actions = new AuthorizedActions(this.#options.authorize, this.#terminals);
     this.#containers = new TerminalContainers(this.#options.containment, () => !this.#disposing);
+    this.#parts = {
+      options: this.#options,
+      sandbox: this.#sandbox,
+      terminals: this.#terminals,
+      containers: this.#containers,
+      events: this.#events,
+      shell: this.#shell,
+      disposing: () => this.#disposing !== undefined,
+    };
   }
 
   /** Whether PTY terminals can be opened here (node-pty loads); `terminalClientCapabilities` advertises it. */
@@ -125,51 +129,9 @@ export class TerminalHost {
     params: CreateTerminalParams,
     context?: { sessionCwd?: string },
   ): Promise<string> {
-    const creating = this.#create(owner, params, context);
-    this.#track(creating);
+    const creating = createTerminal(this.#parts, owner, params, context);
+    this.#inFlight.track(creating);
     return creating;
-  }
-
-  async #create(
-    ownerInput: TerminalOwner,
-    paramsInput: CreateTerminalParams,
-    context: { sessionCwd?: string } | undefined,
-  ): Promise<string> {
-    if (this.#disposing) {
-      throw disposedError();
-    }
-    const owner = validateOwner(ownerInput);
-    const params = validateCreateParams(paramsInput);
-    const cwd = launchCwd(params, context, this.#options);
-    const plan = planCommand(params.command, params.args, this.#options.shell, this.#shell);
-    const freeSlot = this.#terminals.reserve(owner);
-    try {
-      const { launch, command } = await authorizedLaunch(
-        { owner, params, cwd, plan },
-        this.#options,
-        this.#sandbox,
-      );
-      if (this.#disposing) {
-        throw disposedError();
-      }
-      const terminal = await launchTerminal(
-        launch,
-        this.#options,
-        this.#events,
-        () => !this.#disposing,
-        this.#containers,
-      );
-      if (!terminal) {
-        throw disposedError();
-      }
-      this.#terminals.add(terminal, freeSlot, command);
-      this.#containers.watch(terminal.process);
-      this.#events.emit("create", { terminalId: terminal.id, info: terminal.info() });
-      return terminal.id;
-    } catch (error) {
-      freeSlot();
-      throw error;
-    }
   }
 
   /** The output so far, or with `sinceByte` only what follows that offset; never waits. */
@@ -299,9 +261,7 @@ export class TerminalHost {
     this.#disposing ??= (async () => {
       const all = this.#terminals.select({});
       await Promise.allSettled(all.map((terminal) => this.#release(terminal, disposedError())));
-      while (this.#inFlight.size > 0) {
-        await Promise.allSettled([...this.#inFlight]);
-      }
+      await this.#inFlight.settled();
       this.#containers.close();
       if (this.#options.ownsExecutor) {
         await this.#options.executor?.dispose();
@@ -323,21 +283,13 @@ export class TerminalHost {
     }
   }
 
-  #track(promise: Promise<unknown>): void {
-    const settled: Promise<boolean> = promise.then(
-      () => this.#inFlight.delete(settled),
-      () => this.#inFlight.delete(settled),
-    );
-    this.#inFlight.add(settled);
-  }
-
   #release(terminal: Terminal, reason: TerminalError): Promise<void> {
     this.#terminals.remove(terminal);
     const releasing = terminal.release(reason).then(() => {
       this.#containers.watchDone(terminal.process);
       this.#events.emit("release", { terminalId: terminal.id, owner: terminal.owner });
     });
-    this.#track(releasing);
+    this.#inFlight.track(releasing);
     return releasing;
   }
 }
