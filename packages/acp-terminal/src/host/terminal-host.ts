@@ -1,29 +1,18 @@
 import type { OutputReader } from "../output/output-buffer.js";
-import { containmentFor } from "../contain/describe.js";
-import { Launcher } from "../contain/launcher.js";
-import { launcherSupport, launcherSupportLater } from "../contain/launcher-support.js";
-import { NamespacePool } from "../contain/namespace-pool.js";
-import { namespaceSupport } from "../contain/namespace-support.js";
-import { Reaper } from "../contain/reaper.js";
-import { planCommand, resolveShell } from "../spawn/command.js";
-import { commandEnvironment, hostBaseEnvironment } from "../spawn/env.js";
-import { launchedPtyAvailable } from "../spawn/launched.js";
+import { resolveShell } from "../spawn/command.js";
 import { ptyAvailable } from "../spawn/pty.js";
-import { resolvePlan } from "../spawn/resolve-program.js";
 import { Sandbox, type SandboxStatus } from "../sandbox/sandbox.js";
-import { parseSignalName } from "../terminate/signals.js";
-import { authorizeAction } from "./authorize.js";
+import { AuthorizedActions } from "./authorized-actions.js";
+import { TerminalContainers } from "./containers.js";
+import { createTerminal, disposedError, type CreateParts } from "./create-terminal.js";
 import { TerminalError } from "../core/errors.js";
 import { TypedEvents } from "./events.js";
-import { ExitHook } from "./exit-hook.js";
-import { launchCwd, launchTerminal } from "./launch.js";
+import { InFlight } from "./in-flight.js";
 import { resolveHostOptions, type ResolvedHostOptions } from "./options.js";
-import { sameOwner, TerminalSlots } from "./slots.js";
 import type { Terminal } from "./terminal.js";
-import { resizePty, signalTerminal, writeInput } from "./terminal-io.js";
+import { TerminalRegistry } from "./terminal-registry.js";
+import { resizePty } from "./terminal-io.js";
 import type {
-  AuthorizeCommand,
-  AuthorizeRequest,
   ContainmentMode,
   CreateTerminalParams,
   ExitStatus,
@@ -35,14 +24,7 @@ import type {
   TerminalOwner,
   WriteOptions,
 } from "./types.js";
-import { validateCreateParams, validateOwner, validateTerminalId } from "./validate.js";
-
-function disposedError(): TerminalError {
-  return new TerminalError(
-    "disposed",
-    "The terminal host was disposed; its terminals were killed and released",
-  );
-}
+import { validateTerminalId } from "./validate.js";
 
 /**
  * The client side of ACP terminals, without a transport: starts commands for an owner (a
@@ -52,19 +34,15 @@ function disposedError(): TerminalError {
  */
 export class TerminalHost {
   readonly #options: ResolvedHostOptions;
-  readonly #terminals = new Map<string, Terminal>();
+  readonly #terminals: TerminalRegistry;
+  readonly #actions: AuthorizedActions;
   readonly #events = new TypedEvents<TerminalHostEvents>();
-  readonly #slots: TerminalSlots;
-  /** How to give back each live terminal's slot. */
-  readonly #freeSlot = new Map<string, () => void>();
   /** Creates and releases in flight, so dispose() can wait for them. */
-  readonly #inFlight = new Set<Promise<unknown>>();
-  /** SIGKILLs the groups of terminals not yet released if the process exits without dispose(). */
-  readonly #exitHook = new ExitHook();
-  /** What each live terminal runs, as the authorize hook is shown it for writes and signals. */
-  readonly #commands = new Map<string, AuthorizeCommand>();
-  /** SIGKILLs the same groups from outside when this process goes away in a way no hook sees (SIGKILL). */
-  readonly #reaper = new Reaper();
+  readonly #inFlight = new InFlight();
+  readonly #sandbox: Sandbox;
+  readonly #containers: TerminalContainers;
+  /** What a create goes through (see create-terminal.ts). */
+  readonly #parts: CreateParts;
   /** `bash` on the host's PATH (else /bin/sh), looked up once, on the first command that needs a shell. */
   #shellPath: string | undefined;
   readonly #shell = (): string => (this.#shellPath ??= resolveShell(process.env.PATH));
@@ -73,19 +51,21 @@ export class TerminalHost {
   constructor(options?: TerminalHostOptions) {
     this.#options = resolveHostOptions(options);
     this.#sandbox = new Sandbox(this.#options.sandbox);
-    this.#slots = new TerminalSlots(
+    this.#terminals = new TerminalRegistry(
       this.#options.maxTerminalsPerSession,
       this.#options.maxTerminals,
     );
-    // Perl and its POSIX module take 10-50 ms to start: the launcher starts ahead (its probe not
-    // blocking the event loop), so that the first create does not wait for it.
-    if (this.#options.containment === "auto") {
-      void launcherSupportLater().then((tools) => {
-        if (tools && !this.#disposing) {
-          this.#localLauncher(false);
-        }
-      });
-    }
+    this.#actions = new AuthorizedActions(this.#options.authorize, this.#terminals);
+    this.#containers = new TerminalContainers(this.#options.containment, () => !this.#disposing);
+    this.#parts = {
+      options: this.#options,
+      sandbox: this.#sandbox,
+      terminals: this.#terminals,
+      containers: this.#containers,
+      events: this.#events,
+      shell: this.#shell,
+      disposing: () => this.#disposing !== undefined,
+    };
   }
 
   /** Whether PTY terminals can be opened here (node-pty loads); `terminalClientCapabilities` advertises it. */
@@ -100,10 +80,8 @@ export class TerminalHost {
    * one, else `"process-group"`. `terminalClientCapabilities` advertises it.
    */
   get containment(): ContainmentMode {
-    return containmentFor(this.#options.containment);
+    return this.#containers.mode;
   }
-
-  readonly #sandbox: Sandbox;
 
   /**
    * The sandbox commands run in (`options.sandbox`): its mode, or `"unavailable"` with the reason
@@ -113,29 +91,6 @@ export class TerminalHost {
   get sandbox(): SandboxStatus {
     return this.#sandbox.status();
   }
-
-  readonly #namespaceTools = () =>
-    this.#options.containment === "pid-namespace" ? namespaceSupport() : undefined;
-  readonly #launcherTools = () =>
-    this.#options.containment === "off" ? undefined : launcherSupport();
-  /** Starts the commands of this host (see contain/launcher.ts); started with the first one. */
-  #launcher: Launcher | undefined;
-  readonly #localLauncher = (pty: boolean): Launcher | undefined => {
-    const tools = this.#launcherTools();
-    if (!tools || (pty && !launchedPtyAvailable())) {
-      return undefined;
-    }
-    if (!this.#launcher?.alive) {
-      this.#launcher = Launcher.start(tools);
-    }
-    return this.#launcher;
-  };
-  /** Namespaces for terminals, one kept started ahead; made with the first terminal that can have one. */
-  #namespaces: NamespacePool | undefined;
-  readonly #namespacePool = (): NamespacePool | undefined => {
-    const tools = this.#namespaceTools();
-    return tools && (this.#namespaces ??= new NamespacePool(tools));
-  };
 
   get limits(): { defaultOutputByteLimit: number; maxOutputByteLimit: number } {
     return {
@@ -174,78 +129,9 @@ export class TerminalHost {
     params: CreateTerminalParams,
     context?: { sessionCwd?: string },
   ): Promise<string> {
-    const creating = this.#create(owner, params, context);
-    this.#track(creating);
+    const creating = createTerminal(this.#parts, owner, params, context);
+    this.#inFlight.track(creating);
     return creating;
-  }
-
-  async #create(
-    ownerInput: TerminalOwner,
-    paramsInput: CreateTerminalParams,
-    context: { sessionCwd?: string } | undefined,
-  ): Promise<string> {
-    if (this.#disposing) {
-      throw disposedError();
-    }
-    const owner = validateOwner(ownerInput);
-    const params = validateCreateParams(paramsInput);
-    const cwd = launchCwd(params, context, this.#options);
-    const plan = planCommand(params.command, params.args, this.#options.shell, this.#shell);
-    const freeSlot = this.#slots.reserve(owner);
-    try {
-      // Elsewhere (options.on), the request's variables go on top of that machine's environment,
-      // and the program cannot be resolved here: no allow pattern matches it.
-      const remote = this.#options.executor !== undefined;
-      const base = remote ? {} : hostBaseEnvironment(this.#options.env);
-      const env = commandEnvironment(base, params.env);
-      const sandboxPrefix = this.#sandbox.prefixFor(cwd);
-      const command: AuthorizeCommand = {
-        owner,
-        command: params.command,
-        args: params.args ?? [],
-        cwd,
-        shell: plan.shell,
-        env: (params.env ?? []).map(({ name, value }) => ({ name, value })),
-        ...(remote
-          ? { program: null, argv: [plan.file, ...plan.args] }
-          : resolvePlan(plan, cwd, env.PATH)),
-        sandbox: this.#sandbox.mode,
-      };
-      const granted = await authorizeAction(this.#options.authorize, {
-        action: "create",
-        ...command,
-      });
-      for (const { name, value } of granted) {
-        env[name] = value;
-      }
-      if (this.#disposing) {
-        throw disposedError();
-      }
-      const launch = { owner, params, plan, cwd, env, sandboxPrefix };
-      const terminal = await launchTerminal(
-        launch,
-        this.#options,
-        this.#events,
-        () => !this.#disposing,
-        { namespaces: this.#namespacePool(), launcher: this.#localLauncher },
-      );
-      if (!terminal) {
-        throw disposedError();
-      }
-      this.#terminals.set(terminal.id, terminal);
-      this.#freeSlot.set(terminal.id, freeSlot);
-      this.#commands.set(terminal.id, command);
-      this.#exitHook.track(terminal.process.pid);
-      // The launcher is the watchdog of what it started; the reaper watches the rest.
-      if (!terminal.process.tree) {
-        this.#reaper.track(terminal.process.pid);
-      }
-      this.#events.emit("create", { terminalId: terminal.id, info: terminal.info() });
-      return terminal.id;
-    } catch (error) {
-      freeSlot();
-      throw error;
-    }
   }
 
   /** The output so far, or with `sinceByte` only what follows that offset; never waits. */
@@ -254,14 +140,14 @@ export class TerminalHost {
     terminalId: string,
     options?: OutputOptions,
   ): TerminalOutputSnapshot {
-    const terminal = this.#get(owner, terminalId);
+    const terminal = this.#terminals.get(owner, terminalId);
     const sinceByte = options?.sinceByte;
     return sinceByte === undefined ? terminal.snapshot() : terminal.snapshotSince(sinceByte);
   }
 
   /** Resolves once the command has exited and its output is drained. */
   waitForExit(owner: TerminalOwner, terminalId: string): Promise<ExitStatus> {
-    return this.#async(() => this.#get(owner, terminalId).waitForExit());
+    return this.#async(() => this.#terminals.get(owner, terminalId).waitForExit());
   }
 
   /**
@@ -269,23 +155,16 @@ export class TerminalHost {
    * once it has exited and drained. The terminal stays readable. Exited: its status, no signal.
    */
   kill(owner: TerminalOwner, terminalId: string, signal?: string): Promise<ExitStatus> {
-    return this.#async(async () => {
-      const terminal = this.#get(owner, terminalId);
-      const name = parseSignalName(signal ?? "SIGTERM");
-      // SIGTERM and SIGKILL only stop the command; another first signal may make it do something.
-      if (name !== "SIGTERM" && name !== "SIGKILL") {
-        await this.#authorize(terminal.id, { action: "signal", terminalId, signal: name });
-      }
-      return terminal.kill(name);
-    });
+    return this.#async(() =>
+      this.#actions.kill(this.#terminals.get(owner, terminalId), terminalId, signal),
+    );
   }
 
   /** Kills the command if it runs and forgets the terminal. Unknown or released ids: nothing to do. */
   release(owner: TerminalOwner, terminalId: string): Promise<void> {
     return this.#async(() => {
-      const validOwner = validateOwner(owner);
-      const terminal = this.#terminals.get(validateTerminalId(terminalId));
-      if (!terminal || !sameOwner(terminal.owner, validOwner)) {
+      const terminal = this.#terminals.find(owner, terminalId);
+      if (!terminal) {
         return Promise.resolve();
       }
       return this.#release(terminal, TerminalError.notFound(terminalId));
@@ -303,7 +182,7 @@ export class TerminalHost {
           filter?.connectionId,
         );
       }
-      const matching = this.#select(filter);
+      const matching = this.#terminals.select(filter);
       await Promise.all(
         matching.map((terminal) => this.#release(terminal, TerminalError.notFound(terminal.id))),
       );
@@ -318,30 +197,14 @@ export class TerminalHost {
     data: string | Uint8Array,
     options?: WriteOptions,
   ): Promise<void> {
-    return this.#async(async () => {
-      const terminal = this.#get(owner, terminalId);
-      // Bad data is refused by writeInput, without asking anyone about it.
-      const bytes =
-        typeof data === "string"
-          ? Buffer.from(data, "utf8")
-          : data instanceof Uint8Array
-            ? data
-            : undefined;
-      if (bytes) {
-        await this.#authorize(terminal.id, {
-          action: "write",
-          terminalId,
-          data: bytes,
-          eof: options?.eof === true,
-        });
-      }
-      return writeInput(terminal, data, options);
-    });
+    return this.#async(() =>
+      this.#actions.write(this.#terminals.get(owner, terminalId), terminalId, data, options),
+    );
   }
 
   /** Resizes a PTY terminal. */
   resize(owner: TerminalOwner, terminalId: string, cols: number, rows: number): void {
-    resizePty(this.#get(owner, terminalId), cols, rows);
+    resizePty(this.#terminals.get(owner, terminalId), cols, rows);
   }
 
   /**
@@ -350,22 +213,13 @@ export class TerminalHost {
    * exited command throws); with one, once the hook allows it, and the promise says how it went.
    */
   signal(owner: TerminalOwner, terminalId: string, signal: string): Promise<void> {
-    const terminal = this.#get(owner, terminalId);
-    const name = parseSignalName(signal);
-    if (!this.#options.authorize) {
-      signalTerminal(terminal, name);
-      return Promise.resolve();
-    }
-    return this.#async(async () => {
-      await this.#authorize(terminal.id, { action: "signal", terminalId, signal: name });
-      signalTerminal(terminal, name);
-    });
+    return this.#actions.signal(this.#terminals.get(owner, terminalId), terminalId, signal);
   }
 
   /** A kill the user asked for in the UI: no owner check. */
   userKill(terminalId: string): Promise<ExitStatus> {
     return this.#async(() => {
-      const terminal = this.#terminals.get(validateTerminalId(terminalId));
+      const terminal = this.#terminals.byId(validateTerminalId(terminalId));
       if (!terminal) {
         throw TerminalError.notFound(terminalId);
       }
@@ -374,7 +228,7 @@ export class TerminalHost {
   }
 
   info(terminalId: string): TerminalInfo | undefined {
-    return this.#terminals.get(terminalId)?.info();
+    return this.#terminals.byId(terminalId)?.info();
   }
 
   /**
@@ -382,7 +236,7 @@ export class TerminalHost {
    * and it stays readable after release (holding it keeps the buffer's memory).
    */
   outputReader(terminalId: string): OutputReader | undefined {
-    return this.#terminals.get(terminalId)?.buffer;
+    return this.#terminals.byId(terminalId)?.buffer;
   }
 
   /**
@@ -391,7 +245,7 @@ export class TerminalHost {
    * terminal is released (its emulator goes then): keep the text at the exit.
    */
   screenReader(terminalId: string): (() => string) | undefined {
-    const terminal = this.#terminals.get(terminalId);
+    const terminal = this.#terminals.byId(terminalId);
     if (terminal?.process.pty !== true) {
       return undefined;
     }
@@ -399,21 +253,16 @@ export class TerminalHost {
   }
 
   list(filter?: { connectionId?: string; sessionId?: string }): TerminalInfo[] {
-    return this.#select(filter ?? {}).map((terminal) => terminal.info());
+    return this.#terminals.select(filter ?? {}).map((terminal) => terminal.info());
   }
 
   /** Kills and releases every terminal; pending waits reject with "disposed". Idempotent. */
   dispose(): Promise<void> {
     this.#disposing ??= (async () => {
-      const all = [...this.#terminals.values()];
+      const all = this.#terminals.select({});
       await Promise.allSettled(all.map((terminal) => this.#release(terminal, disposedError())));
-      while (this.#inFlight.size > 0) {
-        await Promise.allSettled([...this.#inFlight]);
-      }
-      this.#exitHook.clear();
-      this.#reaper.close();
-      this.#launcher?.close();
-      this.#namespaces?.close();
+      await this.#inFlight.settled();
+      this.#containers.close();
       if (this.#options.ownsExecutor) {
         await this.#options.executor?.dispose();
       }
@@ -425,38 +274,6 @@ export class TerminalHost {
     return this.dispose();
   }
 
-  #get(owner: TerminalOwner, terminalId: string): Terminal {
-    const validOwner = validateOwner(owner);
-    const terminal = this.#terminals.get(validateTerminalId(terminalId));
-    if (!terminal || !sameOwner(terminal.owner, validOwner)) {
-      throw TerminalError.notFound(terminalId);
-    }
-    return terminal;
-  }
-
-  /** Asks the authorize hook about a write or signal to a live terminal. */
-  async #authorize(
-    terminalId: string,
-    action:
-      | { action: "write"; terminalId: string; data: Uint8Array; eof: boolean }
-      | { action: "signal"; terminalId: string; signal: string },
-  ): Promise<void> {
-    const command = this.#commands.get(terminalId);
-    if (!this.#options.authorize || !command) {
-      return;
-    }
-    await authorizeAction(this.#options.authorize, { ...command, ...action } as AuthorizeRequest);
-  }
-
-  #select(filter: { connectionId?: string; sessionId?: string }): Terminal[] {
-    return [...this.#terminals.values()].filter(
-      (terminal) =>
-        (filter.connectionId === undefined ||
-          terminal.owner.connectionId === filter.connectionId) &&
-        (filter.sessionId === undefined || terminal.owner.sessionId === filter.sessionId),
-    );
-  }
-
   /** Runs `body` so that a synchronous throw (a bad parameter) becomes a rejection. */
   #async<T>(body: () => Promise<T>): Promise<T> {
     try {
@@ -466,29 +283,13 @@ export class TerminalHost {
     }
   }
 
-  #track(promise: Promise<unknown>): void {
-    const settled: Promise<boolean> = promise.then(
-      () => this.#inFlight.delete(settled),
-      () => this.#inFlight.delete(settled),
-    );
-    this.#inFlight.add(settled);
-  }
-
   #release(terminal: Terminal, reason: TerminalError): Promise<void> {
-    if (this.#terminals.get(terminal.id) === terminal) {
-      this.#terminals.delete(terminal.id);
-      this.#freeSlot.get(terminal.id)?.();
-      this.#freeSlot.delete(terminal.id);
-      this.#commands.delete(terminal.id);
-    }
+    this.#terminals.remove(terminal);
     const releasing = terminal.release(reason).then(() => {
-      this.#exitHook.untrack(terminal.process.pid);
-      if (!terminal.process.tree) {
-        this.#reaper.untrack(terminal.process.pid);
-      }
+      this.#containers.watchDone(terminal.process);
       this.#events.emit("release", { terminalId: terminal.id, owner: terminal.owner });
     });
-    this.#track(releasing);
+    this.#inFlight.track(releasing);
     return releasing;
   }
 }
