@@ -185,6 +185,25 @@ describe.each(["2025", "2026"] as const)("MCP %s with ext-tasks and elicitation"
     expect(questions).toHaveLength(1);
     expect(questions[0]).toContain("command line: `sleep 1; echo approved`");
   });
+
+  test("approval is decided before the call can become a task, however short the yield (10 ms): the yield counts from the start", async () => {
+    const questions: string[] = [];
+    const client = await tasksClient(revision, "stdio", [], async (params) => {
+      questions.push(String(params["message"]));
+      return { action: "accept", content: { decision: "once" } };
+    });
+    const execution = await client.session.callTool(
+      "exec",
+      { command: "sleep 0.5; echo approved in time", yieldMs: 10 },
+      { requestTimeoutMs: 5000, ...prefer },
+    );
+    const { outcome } = (await execution.settle()) as { outcome: Outcome };
+    expect(outcome.result!.structuredContent).toMatchObject({
+      status: "completed",
+      output: "approved in time\n",
+    });
+    expect(questions).toHaveLength(1);
+  });
 });
 
 test("MCP 2026: a task whose command waits for stdin asks for it; the answer (tasks/update) is what it reads", async () => {

@@ -47,8 +47,8 @@ export interface InFlight {
 
 type Answer = CallToolResult | InputRequiredResult;
 
-/** How long a 2025-11-25 task-augmented call waits for its command to pass approval before it answers with the task. */
-const START_WINDOW_MS = 1000;
+/** How long a task-augmented call waits for its command to pass approval (the hook never waits for a person: this bounds a slow start) before it answers with the task. */
+const START_WINDOW_MS = 5000;
 
 /**
  * One `tools/call`: runs the tool, and answers with its result (bounded), an `isError` result
@@ -116,6 +116,8 @@ export async function callTool(
       ctx.mcpReq.signal.removeEventListener("abort", cancel);
     }
   };
+  // Subscribed before the tool runs, so no start is missed.
+  const start = taskMode ? started(manager, call) : undefined;
   // The approval hook finds the call through createScope: for writes and signals, from here; for
   // starts, the provider sets it again from the run's label (a queued start runs from elsewhere).
   const answer = createScope
@@ -139,10 +141,14 @@ export async function callTool(
   if (!taskMode) {
     return answer;
   }
+  // Approval is decided before the call can become a task (a 2026 question is an input_required
+  // answer, which a task cannot give); a 2026 call's yield window counts from its command's start.
+  const decided = await settledWithin(answer, START_WINDOW_MS, start);
   const early =
-    taskMode === "2025"
-      ? await settledWithin(answer, START_WINDOW_MS, started(manager, call))
-      : await settledWithin(answer, yieldOf(tool, input, env.taskAfterMs));
+    decided ??
+    (taskMode === "2026"
+      ? await settledWithin(answer, yieldOf(tool, input, env.taskAfterMs))
+      : undefined);
   if (early && (taskMode === "2026" || isInputRequiredResult(early))) {
     return early;
   }
