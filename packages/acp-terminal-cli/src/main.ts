@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import path from "node:path";
-import { parseCommand, USAGE } from "./command/args.js";
+import { parseCommand } from "./command/args.js";
+import { USAGE } from "./command/flags.js";
 import { ExitCode } from "./exit-codes.js";
 import { runMcpCommand } from "./command/mcp-command.js";
 import { run } from "./run-command.js";

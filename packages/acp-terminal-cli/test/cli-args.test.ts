@@ -1,6 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseCommand, USAGE } from "../src/command/args.js";
+import { parseCommand } from "../src/command/args.js";
+import { USAGE } from "../src/command/flags.js";
 import { exitCodeForStopReason } from "../src/exit-codes.js";
 import { stdioMcpServer } from "../src/conversation/mcp-tools-offer.js";
 

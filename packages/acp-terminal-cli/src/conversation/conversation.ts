@@ -1,8 +1,4 @@
-// Over 300 lines: one class, the conversation's life from launch to teardown (phases, turns,
-// Ctrl-C, the agent's exit); its parts with a job of their own live beside it (endings, prompts,
-// session-setup, client-side).
 import { setImmediate as nextTurn, setTimeout as delay } from "node:timers/promises";
-import type { Stream } from "@agentclientprotocol/sdk";
 import type { AgentExit } from "../agent/agent-process.js";
 import {
   agentExited,
@@ -12,53 +8,16 @@ import {
   type Ending,
   type TerminalLogin,
 } from "../agent/failure-messages.js";
-import type { LineTap } from "../agent/ndjson-stdio.js";
-import type { RunOptions } from "../command/args.js";
 import { ExitCode } from "../exit-codes.js";
-import type { Renderer } from "../view/renderer.js";
-import { clientSide, type ConversationIo } from "./client-side.js";
-import type { ProtocolDriver, UserMcpServer } from "./driver.js";
+import { clientSide } from "./client-side.js";
+import type { AgentHandle, ConversationInit } from "./conversation-init.js";
 import { failureEnding, PHASES, stoppedEnding, turnEnding, type Phase } from "./endings.js";
 import { onePrompt, type PromptSource } from "./prompts.js";
 import { AUTH_REQUIRED, authenticate, loginHint, serversFor } from "./session-setup.js";
+import { tearDown } from "./teardown.js";
 
 /** After the agent's process exits, how long its last messages get to arrive. */
 export const EXIT_DRAIN_MS = 500;
-
-/** The agent behind the stream, when it is a process of ours. */
-export interface AgentHandle {
-  /** Resolves when it exits; the conversation then ends, saying when. */
-  readonly exited: Promise<AgentExit>;
-  /** Resolves with its first line on stdout when that is not JSON. */
-  readonly notJson: Promise<string>;
-  readonly lastStderrLine: string | undefined;
-  /** Stops it and everything it started (`graceMs` before SIGKILL). */
-  kill(graceMs?: number): Promise<void>;
-  /** Puts a tap in front of the parser of its stdout, for a driver's fast lane. */
-  tapLines?(tap: LineTap): void;
-}
-
-export interface ConversationInit {
-  options: RunOptions;
-  io: ConversationIo;
-  view: Renderer;
-  driver: ProtocolDriver;
-  /** The agent's messages (the SDK's ndjson stream over its stdio, or an in-memory pair). */
-  stream: Stream;
-  /** Aborting ends the conversation at once; the reason (a `Stopped`, or anything) says why. */
-  signal: AbortSignal;
-  agent?: AgentHandle;
-  /** The v2 offer already waited `--init-timeout` for an answer in vain. */
-  offerTimedOut?: boolean;
-  /** When the agent was started (the run's elapsed time counts from it). */
-  startedAt?: number;
-  /** The prompts, one a turn: by default the one of `options.prompt`. */
-  prompts?: PromptSource;
-  /** The user's MCP servers (`--mcp-config`), passed to the agent where it takes their kind. */
-  userServers?: readonly UserMcpServer[];
-  /** The environment the agent inherits (an `env_var` login method's variables are looked up there). */
-  env?: NodeJS.ProcessEnv;
-}
 
 /**
  * One conversation with an agent, whatever version its driver speaks: the phases (initialize,
@@ -152,20 +111,8 @@ export class Conversation {
     signal.removeEventListener("abort", stop);
     this.#questionsEnd.abort();
     this.#promptsEnd.abort();
-    driver.detach();
-    await mcpTools
-      ?.dispose()
-      .catch((error: unknown) =>
-        view.notice(`Could not stop the MCP tools' commands: ${String(error)}`),
-      );
-    await host
-      ?.dispose()
-      .catch((error: unknown) => view.notice(`Could not stop every terminal: ${String(error)}`));
-    driver.close();
     // A second Ctrl-C means now: no grace for the agent.
-    await agent
-      ?.kill(this.#interrupts > 1 ? 0 : undefined)
-      .catch((error: unknown) => view.notice(`Could not stop the agent: ${String(error)}`));
+    await tearDown({ view, driver, host, mcpTools, agent }, this.#interrupts > 1);
     if (ending.login !== undefined) {
       // Not the end of the run: the login runs, then the agent starts again.
       this.#login = ending.login;
