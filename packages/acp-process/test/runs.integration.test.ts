@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { LocalTerminalProvider } from "../src/index.js";
 import { useLocalRigs, nodeScript, until } from "./support.js";
 
 const localRig = useLocalRigs();
@@ -328,6 +329,46 @@ describe("ProcessManager over the local TerminalHost", () => {
     const retained = rig.manager.store.allItems(run.id).reduce((n, i) => n + i.text.length, 0);
     expect(retained).toBeLessThanOrEqual(50_000);
     expect(rig.manager.tail(run.id, { maxChars: 5 }).text).toBe("DONE\n");
+  });
+
+  // Prints the first two bytes of 🚀 (F0 9F 9A 80), waits for a line on stdin, then the other two.
+  const HALF_A_ROCKET = "printf '\\360\\237'; read line; printf '\\232\\200 done\\n'";
+
+  it("reads a running command's output while half a character is in, adding nothing to it", async () => {
+    const rig = localRig();
+    let received = 0;
+    rig.host.on("output", ({ data }) => (received += data.byteLength));
+    const started = await rig.manager.start({
+      sessionId: "s",
+      command: HALF_A_ROCKET,
+      stdin: true,
+    });
+    await until(() => received === 2, "the first half of the character");
+    // A reader's read asks the host for what follows the bytes pushed so far.
+    await rig.manager.read(started.id);
+    await rig.manager.write(started.id, "go\n");
+    await rig.manager.wait(started.id);
+    const { items } = await rig.manager.read(started.id);
+    expect(items.filter((item) => item.kind !== "output")).toEqual([]);
+    expect(items.map((item) => item.text).join("")).toBe("🚀 done\n");
+  });
+
+  it("streams a terminal that holds half a character from its first byte, each byte once", async () => {
+    const rig = localRig();
+    const provider = new LocalTerminalProvider(rig.host);
+    let received = 0;
+    rig.host.on("output", ({ data }) => (received += data.byteLength));
+    const id = await provider.create({ command: HALF_A_ROCKET, stdin: true });
+    await until(() => received === 2, "the first half of the character");
+    const pushed: Uint8Array[] = [];
+    const stream = provider.stream(id, (bytes) => pushed.push(bytes));
+    expect(stream).toMatchObject({ fromByte: 0 });
+    expect([...stream!.backlog]).toEqual([0xf0, 0x9f]);
+    await provider.write(id, "go\n");
+    await provider.waitForExit(id);
+    stream!.stop();
+    expect(Buffer.concat([stream!.backlog, ...pushed]).toString("utf8")).toBe("🚀 done\n");
+    await provider.release(id);
   });
 
   it("a second concurrent dispose() resolves only after the runs the first one ends have ended", async () => {

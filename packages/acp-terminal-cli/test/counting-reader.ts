@@ -25,6 +25,11 @@ export function counting(buffer: OutputBuffer): OutputReader & { bytesRead: numb
       this.bytesRead += read.bytes.byteLength;
       return read;
     },
+    pendingTail() {
+      const tail = buffer.pendingTail();
+      this.bytesRead += tail.byteLength;
+      return tail;
+    },
     viewSince(sinceByte: number, maxBytes?: number) {
       const read = buffer.viewSince(sinceByte, maxBytes);
       this.bytesRead += read.bytes.byteLength;

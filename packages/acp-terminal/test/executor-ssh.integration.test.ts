@@ -38,16 +38,24 @@ function marker() {
   };
 }
 
+/** The parent of `pid`, or undefined once it is gone. */
+function parentOf(pid: number | string): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Processes whose command line contains `text` (ssh clients, remote wrappers), or only children of `parent`. */
 function localProcesses(text: string, parent?: number): number[] {
   return readdirSync("/proc")
     .filter((entry) => /^\d+$/.test(entry))
     .filter((entry) => {
       try {
-        const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-        const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
         return (
-          (parent === undefined || ppid === parent) &&
+          (parent === undefined || parentOf(entry) === parent) &&
           readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(text)
         );
       } catch {
@@ -244,9 +252,13 @@ describe("ssh executor", () => {
     const host = sshHost();
     const mark = marker();
     const command = await host.create(owner, { command: "sleep", args: ["300"], env: mark.env });
-    const [sleeper] = await until(() => (mark.left().length === 1 ? mark.left() : undefined));
+    const [sleeper] = await until(() => (mark.left().length === 1 ? mark.left() : undefined), {
+      message: "the sleep",
+    });
     process.kill(sleeper!, "SIGKILL");
-    expect(await host.waitForExit(owner, command)).toEqual({ exitCode: null, signal: "SIGKILL" });
+    expect(
+      await withDeadline(host.waitForExit(owner, command), 10_000, "the killed sleep's exit"),
+    ).toEqual({ exitCode: null, signal: "SIGKILL" });
 
     const wrapped = await host.create(owner, { command: "sleep 300; echo x", env: mark.env });
     const [shell] = await until(() => (mark.left().length === 2 ? mark.left() : undefined), {
@@ -256,12 +268,24 @@ describe("ssh executor", () => {
     const remoteMark = /ACP_TERMINAL_REMOTE=[0-9a-f]+\.([0-9a-f]+)/.exec(
       readFileSync(`/proc/${shell}/environ`, "latin1"),
     );
-    const [wrapper, ...others] = localProcesses(`h.pl\0wrap\0${remoteMark?.[1]}`).sort(
-      (a, b) => a - b,
+    // It forks its sentinel once the command runs. Which is which by parent, not by pid order:
+    // pids wrap around (at 32768 by default), and a wrapper of pid 32767 has a sentinel of pid 301.
+    const wrapper = await until(
+      () => {
+        const found = localProcesses(`h.pl\0wrap\0${remoteMark?.[1]}`);
+        const sentinel = found.find((pid) => found.includes(parentOf(pid) ?? -1));
+        return found.length === 2 && sentinel !== undefined ? parentOf(sentinel) : undefined;
+      },
+      { message: "the wrapper and its sentinel" },
     );
-    expect(others).toHaveLength(1); // its sentinel, a fork (started after it)
-    process.kill(wrapper!, "SIGKILL"); // the sentinel follows it, and the agent kills the group
-    expect(await host.waitForExit(owner, wrapped)).toEqual({ exitCode: null, signal: "SIGKILL" });
+    process.kill(wrapper, "SIGKILL"); // the sentinel follows it, and the agent kills the group
+    expect(
+      await withDeadline(
+        host.waitForExit(owner, wrapped),
+        10_000,
+        "the exit of the wrapper's kill",
+      ),
+    ).toEqual({ exitCode: null, signal: "SIGKILL" });
     expect(host.output(owner, wrapped).output).toMatch(
       /remote wrapper of this command .* was killed/,
     );

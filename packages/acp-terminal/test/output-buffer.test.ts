@@ -138,6 +138,16 @@ describe("OutputBuffer character boundaries", () => {
     expect(buffer.pendingBytes).toBe(0);
   });
 
+  it("gives the held-back bytes in pendingTail, so bytesSince(0) and they are every byte received", () => {
+    const rocket = utf8("🚀");
+    const buffer = bufferOf(100, "a", rocket.subarray(0, 3));
+    expect([...buffer.bytesSince(0).bytes]).toEqual([0x61]);
+    expect([...buffer.pendingTail()]).toEqual([...rocket.subarray(0, 3)]);
+    buffer.append(rocket.subarray(3));
+    expect(buffer.pendingTail()).toEqual(new Uint8Array(0));
+    expect(Buffer.from(buffer.bytesSince(0).bytes).toString()).toBe("a🚀");
+  });
+
   it.each([
     ["untruncated", 100],
     ["truncated inside a character", 4],

@@ -56,9 +56,14 @@ export interface TerminalHostLike {
     listener: (event: { terminalId: string; owner: TerminalOwner; data: Uint8Array }) => void,
   ): unknown;
   /** Read access to a terminal's retained bytes. */
-  outputReader?(
-    terminalId: string,
-  ): { bytesSince(sinceByte: number): { bytes: Uint8Array; fromByte: number } } | undefined;
+  outputReader?(terminalId: string):
+    | {
+        /** Whole characters from `sinceByte` on (an incomplete last one is held back). */
+        bytesSince(sinceByte: number): { bytes: Uint8Array; fromByte: number };
+        /** The incomplete last character's bytes that `bytesSince` holds back. */
+        pendingTail(): Uint8Array;
+      }
+    | undefined;
   /** Defined for PTY terminals (their output is read rendered, not as raw bytes). */
   screenReader?(terminalId: string): unknown;
 }
@@ -216,8 +221,11 @@ export class LocalTerminalProvider implements TerminalProvider {
       });
     }
     this.sinks.set(terminalId, onBytes);
+    // With the start of a character whose rest is still to come: its next event brings only the rest.
     const { bytes, fromByte } = reader.bytesSince(0);
-    return { backlog: bytes, fromByte, stop: () => this.sinks.delete(terminalId) };
+    const pending = reader.pendingTail();
+    const backlog = pending.length > 0 ? Buffer.concat([bytes, pending]) : bytes;
+    return { backlog, fromByte, stop: () => this.sinks.delete(terminalId) };
   }
 
   /** From /proc (Linux): a process of the command blocked reading its terminal or stdin (see `probeInputWait`). */

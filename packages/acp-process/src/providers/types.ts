@@ -85,8 +85,10 @@ export interface TerminalProvider {
   signal?(terminalId: string, signal: string): Promise<void>;
   /**
    * Pushes the terminal's raw output bytes from now on (each byte once, in order), with what it
-   * holds already; undefined where it cannot (a PTY, whose output is read rendered, or a host
-   * without events). Local provider only: ACP has no push.
+   * holds already (the start of a character whose rest is still to come included); undefined
+   * where it cannot (a PTY, whose output is read rendered, or a host without events). The run
+   * then never reads the output: `waitForExit` must resolve after the last push. Local provider
+   * only: ACP has no push.
    */
   stream?(terminalId: string, onBytes: (bytes: Uint8Array) => void): OutputStream | undefined;
   /**

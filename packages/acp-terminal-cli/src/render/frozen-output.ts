@@ -21,6 +21,11 @@ export class FrozenOutput implements OutputReader {
     this.version = source.version;
   }
 
+  /** Nothing held back: the kept bytes are all the output there is (`ended`). */
+  pendingTail(): Uint8Array {
+    return new Uint8Array(0);
+  }
+
   viewSince(sinceByte: number, maxBytes?: number): { bytes: Uint8Array; fromByte: number } {
     return this.bytesSince(sinceByte, maxBytes);
   }

@@ -155,6 +155,16 @@ export class OutputBuffer {
   }
 
   /**
+   * A copy of the bytes `pendingBytes` counts: the start of a character whose rest has not come
+   * yet, which `bytesSince` leaves out. A reader that takes the raw bytes as they arrive (the
+   * host's `output` events) starts from `bytesSince` and these, or it gets the rest of that
+   * character without its start.
+   */
+  pendingTail(): Uint8Array {
+    return this.#slice(this.#size - this.pendingBytes, this.#size).slice();
+  }
+
+  /**
    * Like `bytesSince`, but never copies: it also stops where the ring wraps around, so it may return
    * fewer bytes than there are (never none while there are some). For readers that loop over the
    * output (a cursor): valid until the next append, so decode or count it at once.
@@ -246,5 +256,12 @@ export class OutputBuffer {
 /** What a view may read of a terminal's buffer (a UI drawing its tail): never writes. */
 export type OutputReader = Pick<
   OutputBuffer,
-  "limit" | "totalBytes" | "droppedBytes" | "version" | "ended" | "bytesSince" | "viewSince"
+  | "limit"
+  | "totalBytes"
+  | "droppedBytes"
+  | "version"
+  | "ended"
+  | "bytesSince"
+  | "viewSince"
+  | "pendingTail"
 >;

@@ -1,3 +1,4 @@
+import { readSync } from "node:fs";
 import { type ConnectOpts, Socket, type SocketConstructorOpts } from "node:net";
 import type { Readable } from "node:stream";
 import { ReadStream } from "node:tty";
@@ -43,24 +44,49 @@ export function readPipeFd(fd: number, onChunk: (chunk: Uint8Array) => void): Re
   } as ConstructorParameters<typeof Socket>[0]);
 }
 
+/** Most bytes read after the early end (a PTY's buffers hold ~64 KiB): the read cannot loop forever. */
+const MAX_BYTES_AFTER_END = 1024 * 1024;
+
 /**
  * Reads the PTY master open on `fd` into the same shared buffer (a flood through a PTY allocated
  * a Buffer per read: +50 MB of RSS for 200 MB); the returned stream owns the fd. The master reads
  * EIO once nothing holds the terminal: that error ends the stream ('close' follows).
+ *
+ * libuv (1.46, Node 20's) takes a short read that comes with POLLHUP for the end of the stream,
+ * but a PTY master can still hold output then: the last slave closed while the kernel had not yet
+ * moved what it wrote to the master's side (libuv#4992; a command that prints and exits at once
+ * lost its last line once in ~100 runs on a loaded machine). So the stream does not close at that
+ * end (`allowHalfOpen`): the rest is read here, up to EIO, before it does.
  */
 export function readPtyMaster(fd: number, onChunk: (chunk: Uint8Array) => void): Readable {
-  sharedBuffer ??= Buffer.allocUnsafe(READ_BUFFER_BYTES);
+  const buffer = (sharedBuffer ??= Buffer.allocUnsafe(READ_BUFFER_BYTES));
+  const deliver = (bytes: number, chunk: Uint8Array): boolean => {
+    onChunk(chunk.subarray(0, bytes));
+    return true;
+  };
   // `onread` is a net.Socket option the tty stream passes on (its types list it only for connect).
   const options: SocketConstructorOpts & OnReadOption = {
-    onread: {
-      buffer: sharedBuffer,
-      callback: (bytes: number, buffer: Uint8Array) => {
-        onChunk(buffer.subarray(0, bytes));
-        return true;
-      },
-    },
+    allowHalfOpen: true,
+    onread: { buffer, callback: deliver },
   };
   const master = new ReadStream(fd, options);
+  master.once("end", () => {
+    // Non-blocking: each read moves what the kernel still holds for the master, then EIO.
+    for (let read = 0; read < MAX_BYTES_AFTER_END;) {
+      let bytes: number;
+      try {
+        bytes = readSync(fd, buffer, 0, buffer.length, null);
+      } catch {
+        break; // EIO: nothing holds the terminal and nothing is left (EAGAIN: nothing now)
+      }
+      if (bytes === 0) {
+        break;
+      }
+      deliver(bytes, buffer);
+      read += bytes;
+    }
+    master.destroy();
+  });
   master.resume(); // a tty stream starts paused
   return master;
 }

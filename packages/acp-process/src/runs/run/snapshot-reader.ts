@@ -88,8 +88,15 @@ export class SnapshotReader {
     }
   }
 
-  /** Reads now; resolves true when the snapshot says the command exited and its output drained. */
+  /**
+   * Reads now; resolves true when the snapshot says the command exited and its output drained.
+   * Pushed output needs no read (every byte came as the host read it), and must not make one: its
+   * offset may fall inside a character the host holds back, which the host refuses as `sinceByte`.
+   */
   read(): Promise<boolean> {
+    if (this.stream) {
+      return Promise.resolve(false);
+    }
     if (!this.inflight) {
       this.inflight = this.readOnce().finally(() => (this.inflight = null));
       return this.inflight;
@@ -147,6 +154,14 @@ export class SnapshotReader {
     timing: { drainMs: number; callWaitMs: number; pollMs: number },
     stopped: () => boolean,
   ): Promise<void> {
+    if (this.stream) {
+      // The provider's exit comes after its last push: a character cut at the very end (invalid
+      // output) is shown as U+FFFD, not held back.
+      if (this.log.appendOutput(this.stream.decoder.end()) > 0) {
+        this.onOutput();
+      }
+      return;
+    }
     const deadline = realNowMs() + timing.drainMs;
     while (!stopped()) {
       const read = await withinMs(this.read(), timing.callWaitMs);
@@ -182,10 +197,6 @@ export class SnapshotReader {
     const increment = sinceByte !== undefined && snapshot.fromByte !== undefined;
     this.lastSnapshotChars = increment ? 0 : snapshot.output.length;
     const exited = Boolean(snapshot.exitStatus);
-    if (exited && this.stream) {
-      // A character cut at the very end (invalid output) is shown as U+FFFD, not held back.
-      this.log.appendOutput(this.stream.decoder.end());
-    }
     if (this.log.appendDelta(this.delta.next(snapshot, sinceByte), exited) > 0) {
       this.onOutput();
     }
