@@ -6,7 +6,8 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import path from "node:path";
 import { tmpdir } from "node:os";
 import { afterAll, describe, expect, it } from "vitest";
 import { namespacesWork, treesWork } from "../../../test/support/containment.js";
@@ -14,6 +15,7 @@ import { escapeCases, newMarker } from "../../../test/support/escapes.js";
 import { killSurvivors, processesWith } from "../../../test/support/processes.js";
 import { until, withDeadline } from "../../../test/support/until.js";
 import { Reaper } from "../src/contain/reaper.js";
+import { sweepStaleReports } from "../src/contain/relay-report.js";
 import { TerminalHost } from "../src/host/terminal-host.js";
 import { fixture, makeHost, node, outputMatching, owner } from "./host-helpers.js";
 
@@ -200,9 +202,11 @@ describe("a host process that dies leaves no process behind", () => {
     containment: Option,
     commands: string[],
     marker: string,
+    tmp: string,
   ) {
     const child = spawn(node, [fixture("host-dies.mjs"), containment, JSON.stringify(commands)], {
       stdio: ["pipe", "pipe", "inherit"],
+      env: { ...process.env, TMPDIR: tmp },
     });
     let stdout = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
@@ -240,8 +244,27 @@ describe("a host process that dies leaves no process behind", () => {
       const marker = newMarker();
       markers.push(marker);
       const commands = escapesHeldBy(mode).map((c) => c.command.replaceAll("MARKER", marker));
-      await dieWith(how, option, commands, marker);
-      expect(await leftAfter(marker)).toEqual([]);
+      const tmp = mkdtempSync(path.join(tmpdir(), "host-dies-"));
+      try {
+        await dieWith(how, option, commands, marker, tmp);
+        expect(await leftAfter(marker)).toEqual([]);
+        // Its namespaces' relay report files, warm ones included: gone at its exit, else (killed
+        // by a signal, nothing of it runs) swept by the next host's first report.
+        const reports = () =>
+          readdirSync(tmp).filter((name) => name.startsWith("acp-terminal-relay-"));
+        if (how === "exit") {
+          expect(reports()).toEqual([]);
+        }
+        const swept = sweepStaleReports(tmp);
+        if (how === "exit" || mode !== "pid-namespace") {
+          expect(swept).toBe(0);
+        } else {
+          expect(swept).toBeGreaterThan(0);
+        }
+        expect(reports()).toEqual([]);
+      } finally {
+        rmSync(tmp, { recursive: true, force: true });
+      }
     },
   );
 });

@@ -11,9 +11,10 @@
  * could not fork, say) is handed back to be shown as output, so nothing is lost.
  */
 import { randomUUID } from "node:crypto";
-import { closeSync, openSync, readSync, unlinkSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { errnoCodeOf } from "../core/thrown.js";
 import type { ExitStatus } from "../core/types.js";
 
 /** The relay says at most one line; more is not read. */
@@ -28,14 +29,78 @@ const SIGKILL_RELAY_FAILURE = /sigprocmask/;
 const OUTER_SCRIPT = 'exec 3>&2 2>>"$0"; exec "$@"';
 const INNER_SCRIPT = 'exec 2>&3 3>&-; exec "$@"';
 
+const REPORT_PREFIX = "acp-terminal-relay-";
+let swept = false;
+
+/**
+ * Removes the report files in `dir` whose host process is gone (a host killed by a signal runs
+ * no `exit` listener): once per process, at its first report. Returns how many were removed.
+ */
+export function sweepStaleReports(dir: string): number {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const pid = Number(/^acp-terminal-relay-(\d+)-/.exec(name)?.[1] ?? Number.NaN);
+    if (Number.isSafeInteger(pid) && pid > 0 && !processExists(pid)) {
+      unlinkQuietly(join(dir, name));
+      removed++;
+    }
+  }
+  return removed;
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return errnoCodeOf(error) !== "ESRCH"; // EPERM: it exists, someone else's
+  }
+}
+
+/** Report files not removed yet: removed when this process exits, if nothing removed them before. */
+const live = new Set<string>();
+let exitHooked = false;
+
+function removeAtExit(path: string): void {
+  live.add(path);
+  if (!exitHooked) {
+    exitHooked = true;
+    // A host that exits without disposing (a process.exit on an error path) leaves none.
+    process.once("exit", () => {
+      for (const left of live) {
+        unlinkQuietly(left);
+      }
+    });
+  }
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Already gone (or tmp was cleaned): nothing to remove.
+  }
+}
+
 export class RelayReport {
   private constructor(readonly path: string) {}
 
   /** A new empty report file, or undefined when none can be made (the relay then writes to the terminal). */
   static create(): RelayReport | undefined {
-    const path = join(tmpdir(), `acp-terminal-relay-${randomUUID()}`);
+    if (!swept) {
+      swept = true;
+      sweepStaleReports(tmpdir());
+    }
+    const path = join(tmpdir(), `${REPORT_PREFIX}${process.pid}-${randomUUID()}`);
     try {
       closeSync(openSync(path, "wx", 0o600));
+      removeAtExit(path);
       return new RelayReport(path);
     } catch {
       return undefined;
@@ -74,11 +139,8 @@ export class RelayReport {
   }
 
   remove(): void {
-    try {
-      unlinkSync(this.path);
-    } catch {
-      // Already gone (or tmp was cleaned): nothing to remove.
-    }
+    live.delete(this.path);
+    unlinkQuietly(this.path);
   }
 
   #read(): string {
