@@ -69,6 +69,26 @@ describe("an agent-owned terminal", () => {
     expect(terminal.text()).toMatch(/\.line 999\n$/);
   });
 
+  it("frozen never drawn, it keeps its newest lines also when its byte ring wrapped within the newest 64 KiB (plain and coloured output)", () => {
+    for (const colour of ["", "\x1b[32m"]) {
+      const terminal = new AgentTerminal("t", 1024 * 1024);
+      let appended = 0;
+      let last = "";
+      // 30 KiB past 1 MiB: the ring's end falls 30 KiB before the newest byte.
+      for (let i = 0; appended < 1024 * 1024 + 30 * 1024; i++) {
+        last = `line ${String(i).padStart(6, "0")} ${"y".repeat(50)}`;
+        const bytes = Buffer.from(`${colour}${last}\n`);
+        terminal.append(bytes);
+        appended += bytes.byteLength;
+      }
+      terminal.freeze();
+      const lines = terminal.text().split("\n");
+      expect(lines.at(-2), JSON.stringify(colour)).toBe(last);
+      expect(lines.at(-1)).toBe("");
+      expect(lines.slice(1, -1).every((line) => /^line \d{6} y{50}$/.test(line))).toBe(true);
+    }
+  });
+
   it("a snapshot replaces everything shown before it; frozen, it keeps its text and takes no more bytes", () => {
     const terminal = new AgentTerminal("t");
     terminal.append(Buffer.from("old\n"));

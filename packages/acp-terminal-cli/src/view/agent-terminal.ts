@@ -118,7 +118,8 @@ export class AgentTerminal {
     if (buffer.totalBytes - buffer.droppedBytes <= FREEZE_RENDER_BYTES) {
       return this.text();
     }
-    const { bytes } = buffer.viewSince(buffer.totalBytes - FREEZE_RENDER_BYTES);
+    // A copy where the ring wraps (a view would stop there, before the newest bytes).
+    const { bytes } = buffer.bytesSince(buffer.totalBytes - FREEZE_RENDER_BYTES);
     const lineStart = bytes.indexOf(0x0a) + 1;
     const newest = new OutputBuffer(FREEZE_RENDER_BYTES);
     newest.append(bytes.subarray(lineStart));
