@@ -6,7 +6,8 @@
  * measured in the same run:
  *
  * - flood: 100 MiB of chunks (64 KiB each, base64 in JSON-RPC) to one terminal, text mode piped:
- *   wall time and the CLI's max RSS (`/usr/bin/time -f %M`), beside the same 100 MiB under v1
+ *   wall time, the time until the terminal's exit line is shown (before the teardown), and the
+ *   CLI's max RSS (`/usr/bin/time -f %M`), beside the same 100 MiB under v1
  *   (`head -c` in a terminal the CLI hosts itself: test/fixtures/cli-agent.mjs flood); the same
  *   bytes as v1 `_meta` terminal_output_delta text chunks (cli-agent.mjs meta-flood, codex-acp's
  *   dialect), beside the same baseline; and the max RSS of 500 MiB beside that of 100 MiB
@@ -41,14 +42,22 @@ const MANY = 10_000;
 
 const quote = (words) => words.map((w) => `'${w.replaceAll("'", "'\\''")}'`).join(" ");
 
-/** Runs the CLI under /usr/bin/time; wall ms, max RSS bytes, exit code and stderr's last line. */
+/**
+ * Runs the CLI under /usr/bin/time; wall ms, the ms until its stdout showed a terminal's exit line
+ * (`└ exit`: the flood read and shown, before the teardown), max RSS bytes, and stderr's summary.
+ */
 async function runCli(args) {
   const started = now();
   const child = spawn(TIME, ["-f", "maxrss_kb=%M", process.execPath, CLI, "run", ...args, "go"], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
-  child.stdout.resume();
+  let exitShownMs;
+  let tail = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk) => {
+    tail = (tail + chunk).slice(-4096);
+    if (exitShownMs === undefined && tail.includes("└ exit")) exitShownMs = now() - started;
+  });
   child.stderr.setEncoding("utf8").on("data", (chunk) => (stderr += chunk));
   const [code] = await once(child, "close");
   const wallMs = now() - started;
@@ -59,7 +68,7 @@ async function runCli(args) {
       .filter((line) => line.startsWith("──"))
       .at(-1) ?? "";
   if (code !== 0) throw new Error(`acp-terminal ${args.join(" ")} exited ${code}:\n${stderr}`);
-  return { wallMs, rss: kb * 1024, summary };
+  return { wallMs, exitShownMs, rss: kb * 1024, summary };
 }
 
 const v2Flood = (mib = FLOOD_MIB) =>
@@ -101,6 +110,9 @@ if (PARTS.has("flood") && existsSync(TIME)) {
   }
   const wall2 = median(v2.map((r) => r.wallMs));
   const wall1 = median(v1.map((r) => r.wallMs));
+  const shown2 = median(v2.map((r) => r.exitShownMs));
+  const shown1 = median(v1.map((r) => r.exitShownMs));
+  const shownMeta = median(meta.map((r) => r.exitShownMs));
   const rss2 = median(v2.map((r) => r.rss));
   const rss1 = median(v1.map((r) => r.rss));
   report.row({
@@ -110,6 +122,12 @@ if (PARTS.has("flood") && existsSync(TIME)) {
     ratio: fmt.ratio(wall2 / wall1),
     goal: "<= 1.1x",
     met: wall2 <= wall1 * 1.1,
+  });
+  report.row({
+    figure: `${FLOOD_MIB} MiB flood: start → exit line shown (v2 chunks)`,
+    value: fmt.s(shown2),
+    baseline: `${fmt.s(shown1)} (v1, hosted)`,
+    ratio: fmt.ratio(shown2 / shown1),
   });
   report.row({
     figure: `${FLOOD_MIB} MiB flood: CLI max RSS (v2 chunks)`,
@@ -130,6 +148,12 @@ if (PARTS.has("flood") && existsSync(TIME)) {
     met: wallMeta <= wall1 * 1.1,
   });
   report.row({
+    figure: `${FLOOD_MIB} MiB flood: start → exit line shown (v1 _meta deltas)`,
+    value: fmt.s(shownMeta),
+    baseline: `${fmt.s(shown1)} (v1, hosted)`,
+    ratio: fmt.ratio(shownMeta / shown1),
+  });
+  report.row({
     figure: `${FLOOD_MIB} MiB flood: CLI max RSS (v1 _meta deltas)`,
     value: fmt.mb(rssMeta),
     baseline: `${fmt.mb(rss1)} (v1, hosted)`,
@@ -147,6 +171,9 @@ if (PARTS.has("flood") && existsSync(TIME)) {
     goal: "< 1.5x (bounded)",
     met: big.rss < rss2 * 1.5,
   });
+  report.note(
+    "wall time includes the teardown after the turn (the agent's process group SIGTERMed, then waited for); the exit line is shown before it",
+  );
   report.note(`v2 summary: ${v2[0].summary}`);
   report.note(`v1 summary: ${v1[0].summary}`);
 }

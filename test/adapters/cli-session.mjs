@@ -6,6 +6,10 @@
 //   node test/adapters/cli-session.mjs --adapter claude [--protocol v1-meta] [-- more CLI flags]
 //   node test/adapters/cli-session.mjs --adapter codex --cancel      (on a TTY: Ctrl-C once the
 //                                                                      long loop printed tick 3)
+//   node test/adapters/cli-session.mjs --adapter codex --stamps       (each stdout line with the ms
+//                                                                      at which it was read)
+//   node test/adapters/cli-session.mjs --adapter codex --tap FILE     (every message both ways,
+//                                                                      as record.mjs keeps them)
 //   node test/adapters/cli-session.mjs --adapter claude --break      (session/new fails: prints
 //                                                                      the ms from the adapter's
 //                                                                      error to the CLI's line)
@@ -36,6 +40,10 @@ const { values, positionals } = parseArgs({
     tty: { type: "boolean", default: false },
     // The prompt piped on stdin, which stays open this many seconds (the session lives on).
     stay: { type: "string" },
+    // Every JSON-RPC message between the CLI and the adapter, appended to this file (tap.mjs).
+    tap: { type: "string" },
+    // Each line of the CLI's stdout prefixed with the ms since the start at which it was read.
+    stamps: { type: "boolean", default: false },
   },
 });
 const adapter = ADAPTERS[/** @type {"claude" | "codex"} */ (values.adapter)];
@@ -82,7 +90,23 @@ child.on("exit", (code, signal) => process.exit(code ?? 1));
 for (const s of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(s, () => child.kill(s));
 `,
 );
-const agent = [process.execPath, proxy, process.execPath, join(packageDir(adapter), adapter.entry)]
+const tap =
+  values.tap === undefined
+    ? []
+    : [
+        fileURLToPath(new URL("./tap.mjs", import.meta.url)),
+        "--out",
+        values.tap,
+        "--",
+        process.execPath,
+      ];
+const agent = [
+  process.execPath,
+  proxy,
+  process.execPath,
+  ...tap,
+  join(packageDir(adapter), adapter.entry),
+]
   .map((word) => `'${word}'`)
   .join(" ");
 const prompt = values.cancel ? CANCEL_PROMPT : DEMO_PROMPT;
@@ -143,7 +167,10 @@ if (values.tty || values.cancel) {
   }
   let stdout = "";
   let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk) => (stdout += chunk));
+  child.stdout.setEncoding("utf8").on("data", (chunk) => {
+    const at = `[${String(Date.now() - started).padStart(5)}] `;
+    stdout += values.stamps ? chunk.replace(/^(?=.)/gm, at) : chunk;
+  });
   child.stderr.setEncoding("utf8").on("data", (chunk) => {
     stderr += chunk;
     if (errorLineAt === undefined && /failed: /.test(stderr)) {
@@ -163,7 +190,18 @@ if (values.tty || values.cancel) {
   }
 }
 await standIn.close();
-for (const pid of markedProcesses(mark)) {
+// What the CLI left running (the adapter's commands, say), before this script kills it.
+const left = markedProcesses(mark);
+process.stdout.write(`[processes left after the CLI exited: ${left.length}]\n`);
+for (const pid of left) {
+  try {
+    const command = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim();
+    process.stdout.write(`  ${pid} ${command.slice(0, 120)}\n`);
+  } catch {
+    // gone meanwhile
+  }
+}
+for (const pid of left) {
   try {
     process.kill(pid, "SIGKILL");
   } catch {

@@ -18,6 +18,7 @@ import { readMcpConfig } from "../src/conversation/mcp-config.js";
 import { MAX_PROMPT_CHARS, PipedPrompts } from "../src/conversation/prompts.js";
 import { readChunkLine } from "../src/drivers/chunk-line.js";
 import { MetaLane } from "../src/drivers/v1-meta-lane.js";
+import { decodeBase64 } from "../src/drivers/wire-bytes.js";
 import { MetaTerminals, replacesOnTerminalOutput } from "../src/drivers/v1-meta-terminals.js";
 import type { AgentTerminal } from "../src/view/agent-terminal.js";
 import type { Renderer } from "../src/view/renderer.js";
@@ -342,6 +343,39 @@ describe("the fast lanes' line readers", () => {
         ),
       ),
     ).toBeUndefined();
+  });
+
+  it("the base64 decoder takes exactly strict base64 (any bytes, any padding, each position) and gives what Buffer.from gives; 20000 seeded cases", () => {
+    let seed = 20;
+    const random = (below: number) => {
+      seed = (seed * 48271) % 2147483647; // Park-Miller: exact in doubles
+      return seed % below;
+    };
+    const strict = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+    const noise = "AZaz09+/=-_ *\u00e9";
+    let taken = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const bytes = Buffer.from(Array.from({ length: random(40) }, () => random(256)));
+      let text = bytes.toString("base64");
+      if (i % 2 === 1 && text.length > 0) {
+        const at = random(text.length);
+        text = text.slice(0, at) + noise[random(noise.length)]! + text.slice(at + 1);
+      }
+      const line = Buffer.from(`{"d":"${text}"}`);
+      const read = decodeBase64(
+        line,
+        6,
+        line.length - 2,
+        i % 3 === 0 ? undefined : new Uint8Array(16),
+      );
+      if (strict.test(text)) {
+        taken++;
+        expect(Buffer.from(read ?? []).equals(Buffer.from(text, "base64")), text).toBe(true);
+      } else {
+        expect(read, text).toBeUndefined();
+      }
+    }
+    expect(taken).toBeGreaterThan(10_000);
   });
 
   it("a v1 _meta output text is unescaped into the bytes Buffer.from(JSON.parse(...)) gives, lone surrogates as U+FFFD; other shapes are left to the SDK", () => {

@@ -1,6 +1,8 @@
+import { OutputBuffer, PtyScreen } from "acp-terminal/internal";
 import { describe, expect, it } from "vitest";
 import { parseCommand } from "../src/command/args.js";
 import { AgentTerminal, clampSize } from "../src/view/agent-terminal.js";
+import { plainScreenText } from "../src/view/plain-screen-text.js";
 import type { Renderer } from "../src/view/renderer.js";
 import { V2Session } from "../src/drivers/v2-session.js";
 
@@ -67,6 +69,72 @@ describe("an agent-owned terminal", () => {
     expect(terminal.output.totalBytes).toBe(100_000);
     expect(terminal.output.totalBytes - terminal.output.droppedBytes).toBeLessThanOrEqual(4096);
     expect(terminal.text()).toMatch(/\.line 999\n$/);
+  });
+
+  it("frozen never drawn, it keeps its newest lines also when its byte ring wrapped within the newest 64 KiB (plain and coloured output)", () => {
+    for (const colour of ["", "\x1b[32m"]) {
+      const terminal = new AgentTerminal("t", 1024 * 1024);
+      let appended = 0;
+      let last = "";
+      // 30 KiB past 1 MiB: the ring's end falls 30 KiB before the newest byte.
+      for (let i = 0; appended < 1024 * 1024 + 30 * 1024; i++) {
+        last = `line ${String(i).padStart(6, "0")} ${"y".repeat(50)}`;
+        const bytes = Buffer.from(`${colour}${last}\n`);
+        terminal.append(bytes);
+        appended += bytes.byteLength;
+      }
+      terminal.freeze();
+      const lines = terminal.text().split("\n");
+      expect(lines.at(-2), JSON.stringify(colour)).toBe(last);
+      expect(lines.at(-1)).toBe("");
+      expect(lines.slice(1, -1).every((line) => /^line \d{6} y{50}$/.test(line))).toBe(true);
+    }
+  });
+
+  it("plain output (printable ASCII and line feeds, no line wider than the screen) is rendered without the emulator exactly as the emulator renders it; 600 seeded outputs up to 64 KiB", () => {
+    let seed = 7;
+    const random = (below: number) => {
+      seed = (seed * 48271) % 2147483647; // Park-Miller: exact in doubles
+      return seed % below;
+    };
+    const emulated = (bytes: Uint8Array, cols: number) => {
+      const buffer = new OutputBuffer(64 * 1024);
+      buffer.append(bytes);
+      buffer.end();
+      const screen = new PtyScreen(buffer, { cols, rows: 24 }, { convertEol: true });
+      try {
+        return screen.snapshot().output;
+      } finally {
+        screen.dispose();
+      }
+    };
+    let plain = 0;
+    for (let i = 0; i < 600; i++) {
+      const cols = [1, 10, 80, 200][random(4)]!;
+      const target = [0, 50, 4000, 64 * 1024][random(4)]!;
+      let text = "";
+      while (text.length < target) {
+        const width = random(5) === 0 ? 0 : random(cols + 1);
+        let line = "";
+        for (let k = 0; k < width; k++) {
+          line += random(6) === 0 ? " " : String.fromCharCode(0x21 + random(94));
+        }
+        text += `${line}\n`;
+      }
+      text = text.slice(0, target);
+      // Left to the emulator: an escape sequence, a multi-byte character, a line that wraps.
+      const notPlain = ["\x1b[31mred\x1b[0m", "é", `${"x".repeat(cols + 1)}\n`][i % 10];
+      text += notPlain ?? "";
+      const bytes = Buffer.from(text);
+      const fast = plainScreenText(bytes, cols);
+      if (i % 10 <= 2 && bytes.length > 0) {
+        expect(fast).toBeUndefined();
+        continue;
+      }
+      plain++;
+      expect(fast, JSON.stringify(text.slice(-200))).toBe(emulated(bytes, cols));
+    }
+    expect(plain).toBeGreaterThan(400);
   });
 
   it("a snapshot replaces everything shown before it; frozen, it keeps its text and takes no more bytes", () => {

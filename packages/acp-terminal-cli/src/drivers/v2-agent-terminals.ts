@@ -1,6 +1,3 @@
-// Over 300 lines: one class, the v2 driver (the offer's answer, the session, the turn's end,
-// Ctrl-C's terminal/cancel, MCP servers); what it reads of updates is in v2-session.ts.
-import { setTimeout as delay } from "node:timers/promises";
 import type { Stream } from "@agentclientprotocol/sdk";
 // The unstable v2 surface: the stable one plus MCP-over-ACP (`{type: "acp"}` servers, mcp/message).
 import {
@@ -12,7 +9,7 @@ import {
   type InitializeResponse,
   type McpServer,
 } from "@agentclientprotocol/sdk/experimental/v2/unstable";
-import { boundedRequestError, cutText, messageOf } from "acp-terminal/internal";
+import { boundedRequestError, cutText } from "acp-terminal/internal";
 import type { Ending } from "../agent/failure-messages.js";
 import { ExitCode } from "../exit-codes.js";
 import type { ApprovalFlags } from "acp-terminal";
@@ -33,10 +30,10 @@ import { methodNotFound } from "./method-not-found.js";
 import { permissionAsk } from "./v2-permission.js";
 import { ChunkLane } from "./v2-chunk-lane.js";
 import { V2Session } from "./v2-session.js";
+import { cancelTerminals } from "./v2-terminal-cancel.js";
+import { V2Turns } from "./v2-turns.js";
 
-/** After Ctrl-C, how long the `terminal/cancel` answers may take before the turn is cancelled anyway. */
-const TERMINAL_CANCEL_WAIT_MS = 1_000;
-/** Characters of an agent's error message quoted in a notice or an ending. */
+/** Characters of an agent's error message quoted in an ending. */
 const MAX_QUOTED_CHARS = 500;
 
 export interface V2Options extends TerminalLimits {
@@ -55,9 +52,9 @@ export interface V2Options extends TerminalLimits {
 /**
  * ACP v2 (the draft, SDK `experimental/v2`) with agent-owned terminals: the agent runs its commands
  * and reports them (`V2Session` turns its updates into view events). A prompt is answered as soon
- * as it is taken; the turn ends at the first idle state that follows a running (or
- * requires_action) one, or gives a stop reason. Ctrl-C first sends `terminal/cancel` to every
- * running terminal that offers it, then cancels the turn. Under `--mcp-tools` the CLI's host
+ * as it is taken; where the turn ends is read from the updates (`V2Turns`). Ctrl-C first sends
+ * `terminal/cancel` to every running terminal that offers it (v2-terminal-cancel.ts), then
+ * cancels the turn. Under `--mcp-tools` the CLI's host
  * serves the MCP tools over the connection (MCP-over-ACP) or as a stdio server, as the agent takes.
  */
 export class V2AgentTerminals implements ProtocolDriver {
@@ -70,10 +67,7 @@ export class V2AgentTerminals implements ProtocolDriver {
   #updates: V2Session | undefined;
   #init: InitializeResponse | undefined;
   #session: ActiveSession | undefined;
-  /** The turn under way: resolved when its end is read. */
-  #turnEnded: ((end: TurnEnd) => void) | undefined;
-  /** A running (or requires_action) state was read during the turn under way. */
-  #worked = false;
+  readonly #turns = new V2Turns();
   #intro: AgentIntro | undefined;
   #lane: ChunkLane | undefined;
 
@@ -170,7 +164,10 @@ export class V2AgentTerminals implements ProtocolDriver {
       connection.agent.buildSession({ cwd: this.options.cwd, mcpServers }).start(),
     );
     this.#session = session;
-    void this.#follow(session);
+    void this.#turns.follow(session, this.#following.signal, (update) => {
+      this.#lane?.delivered();
+      this.#updates?.update(update);
+    });
     return { sessionId: session.sessionId, how: "new" };
   }
 
@@ -179,8 +176,7 @@ export class V2AgentTerminals implements ProtocolDriver {
     if (session === undefined) {
       throw new Error("the v2 driver has no session: call startSession() first");
     }
-    this.#worked = false;
-    const ended = new Promise<TurnEnd>((resolve) => (this.#turnEnded = resolve));
+    const ended = this.#turns.started();
     await this.#untilClosed(session.prompt(text));
     return this.#untilClosed(ended);
   }
@@ -197,7 +193,14 @@ export class V2AgentTerminals implements ProtocolDriver {
 
   /** Ctrl-C: `terminal/cancel` to every running terminal that offers it, a short wait, then the turn. */
   interrupt(cancelTurn: () => void): void {
-    void this.#cancelTerminals().finally(cancelTurn);
+    const session = this.#session;
+    const view = this.#context?.view;
+    const running = this.#updates?.runningTerminalIds() ?? [];
+    const cancels =
+      session === undefined || view === undefined
+        ? Promise.resolve()
+        : cancelTerminals(session, running, (text) => view.notice(text));
+    void cancels.finally(cancelTurn);
   }
 
   terminalRecords(): TerminalRecord[] {
@@ -239,81 +242,6 @@ export class V2AgentTerminals implements ProtocolDriver {
     return [];
   }
 
-  /**
-   * Reads the session's updates until the end. A turn ends at the first idle state that either
-   * follows a running (or requires_action) state, or gives a stop reason. (A v2 prompt's answer
-   * only says that the message was taken; an idle snapshot from before the prompt has no stop
-   * reason.)
-   */
-  async #follow(session: ActiveSession): Promise<void> {
-    const updates = this.#updates;
-    try {
-      for (;;) {
-        const message = await session.nextUpdate(this.#following.signal);
-        this.#lane?.delivered();
-        updates?.update(message.update);
-        if (message.kind === "stop") {
-          const stopReason =
-            typeof message.stopReason === "string" ? message.stopReason : undefined;
-          if (this.#turnEnded !== undefined && (this.#worked || stopReason !== undefined)) {
-            const turnEnded = this.#turnEnded;
-            this.#turnEnded = undefined;
-            turnEnded(turnEnd(message.update, stopReason));
-          }
-          continue;
-        }
-        const { update } = message;
-        if (
-          update.sessionUpdate === "state_update" &&
-          "state" in update &&
-          (update.state === "running" || update.state === "requires_action")
-        ) {
-          this.#worked = true;
-        }
-      }
-    } catch {
-      // Aborted at the end of the run, or the session helper was disposed.
-    }
-  }
-
-  async #cancelTerminals(): Promise<void> {
-    const session = this.#session;
-    const view = this.#context?.view;
-    if (session === undefined || view === undefined) {
-      return;
-    }
-    let waited = false;
-    const unanswered = new Set<string>();
-    const cancels = (this.#updates?.runningTerminalIds() ?? [])
-      .filter((terminalId) => session.canCancelTerminal(terminalId))
-      .map((terminalId) => {
-        unanswered.add(terminalId);
-        return session.cancelTerminal(terminalId).then(
-          () => unanswered.delete(terminalId),
-          (error: unknown) => {
-            unanswered.delete(terminalId);
-            // An answer after the wait, or the connection closing on the request, says nothing new.
-            if (waited) {
-              return;
-            }
-            // Say, a terminal that exited as the request went out (-32602 "already exited").
-            const why = cutText(messageOf(error), MAX_QUOTED_CHARS);
-            view.notice(`acp-terminal: terminal/cancel for ${terminalId} refused: ${why}`);
-          },
-        );
-      });
-    if (cancels.length === 0) {
-      return;
-    }
-    await Promise.race([Promise.allSettled(cancels), delay(TERMINAL_CANCEL_WAIT_MS)]);
-    waited = true;
-    for (const terminalId of unanswered) {
-      view.notice(
-        `acp-terminal: terminal/cancel for ${terminalId}: no answer within ${TERMINAL_CANCEL_WAIT_MS / 1000} s; cancelling the turn`,
-      );
-    }
-  }
-
   /** `work`, or a `ConnectionClosed` when the connection closes first (nothing else would fail). */
   #untilClosed<T>(work: Promise<T>): Promise<T> {
     const { connection } = this.#live();
@@ -329,19 +257,6 @@ export class V2AgentTerminals implements ProtocolDriver {
     }
     return { connection: this.#connection, context: this.#context };
   }
-}
-
-/** How a turn ended: its stop reason; `error` says what the agent's error was. */
-function turnEnd(update: unknown, stopReason: string | undefined): TurnEnd {
-  if (stopReason !== "error") {
-    return { stopReason };
-  }
-  const error: unknown = Reflect.get(Object(update), "error");
-  const detail: unknown = Reflect.get(Object(error), "message");
-  return {
-    stopReason,
-    error: `The agent stopped with an error${typeof detail === "string" ? `: ${cutText(detail, MAX_QUOTED_CHARS)}` : ""}`,
-  };
 }
 
 /** v2's `capabilities`: terminal logins when a person is at the TTY. */

@@ -2,6 +2,7 @@ import { DEFAULT_PTY_SIZE, type ExitStatus } from "acp-terminal";
 import type { OutputReader } from "acp-terminal";
 import { OutputBuffer } from "acp-terminal/internal";
 import { PtyScreen } from "acp-terminal/internal";
+import { plainScreenText } from "./plain-screen-text.js";
 import type { ProtocolName } from "./protocol.js";
 
 /** Bytes of one agent's terminal's output held (its newest), as for a CLI terminal's default limit. */
@@ -111,15 +112,21 @@ export class AgentTerminal {
    * The screen of a terminal never drawn, for its frozen text: rendered from its newest
    * FREEZE_RENDER_BYTES only (from the first line that starts in them), since only the newest
    * FROZEN_TEXT_BYTES of text are kept: an emulator fed a whole 1 MiB of lines holds ~16 MB of
-   * cells and history for text that is dropped at once.
+   * cells and history for text that is dropped at once. Plain text needs no emulator.
    */
   #newestText(): string {
     const buffer = this.#buffer;
     if (buffer.totalBytes - buffer.droppedBytes <= FREEZE_RENDER_BYTES) {
-      return this.text();
+      const { bytes } = buffer.bytesSince(buffer.droppedBytes);
+      return plainScreenText(bytes, this.#size.cols) ?? this.text();
     }
-    const { bytes } = buffer.viewSince(buffer.totalBytes - FREEZE_RENDER_BYTES);
+    // A copy where the ring wraps (a view would stop there, before the newest bytes).
+    const { bytes } = buffer.bytesSince(buffer.totalBytes - FREEZE_RENDER_BYTES);
     const lineStart = bytes.indexOf(0x0a) + 1;
+    const plain = plainScreenText(bytes.subarray(lineStart), this.#size.cols);
+    if (plain !== undefined) {
+      return plain;
+    }
     const newest = new OutputBuffer(FREEZE_RENDER_BYTES);
     newest.append(bytes.subarray(lineStart));
     newest.end();
