@@ -21,6 +21,7 @@
  * left the group (setsid, a double fork) included. The tree gets the same signal and shares the
  * same grace; what is left of it then gets SIGKILL until none is left (bounded by TREE_SWEEP_MS).
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { sleepOn, systemClock, type Clock } from "../core/clock.js";
 import { errnoCodeOf } from "../core/thrown.js";
 import type { ProcessTree } from "./process-tree.js";
@@ -66,7 +67,7 @@ export function signalProcessGroup(
 /** True while any process is left in the group led by `pid` (signal 0 only checks). */
 export function processGroupAlive(pid: number): boolean {
   try {
-    return signalProcessGroup(pid, 0, false) !== "gone";
+    return signalProcessGroup(pid, 0, false) !== "gone" && groupRunning(pid);
   } catch (error) {
     // EPERM: a member exists that we may not signal; it is alive all the same.
     if (errnoCodeOf(error) === "EPERM") {
@@ -74,6 +75,38 @@ export function processGroupAlive(pid: number): boolean {
     }
     throw error;
   }
+}
+
+/**
+ * Whether a member of group `pgid` still runs, as /proc tells (true where it cannot be read). A
+ * zombie does not: it exited, and waits for its parent to reap it. An orphan's parent is init,
+ * which in a container may reap late or never; counted as alive, it held every kill for its
+ * whole grace.
+ */
+function groupRunning(pgid: number): boolean {
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return true;
+  }
+  for (const name of names) {
+    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) {
+      continue; // not a process
+    }
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, "latin1");
+    } catch {
+      continue; // gone meanwhile
+    }
+    // After "(comm) ": state, ppid, pgrp, … (comm may hold spaces and parentheses).
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 3);
+    if (Number(pgrp) === pgid && state !== "Z" && state !== "X") {
+      return true;
+    }
+  }
+  return false;
 }
 
 export interface TerminateTarget {

@@ -1,0 +1,63 @@
+/**
+ * A group whose members all exited but are not reaped yet (zombies of a parent that never waits:
+ * init in a container, say) is empty for a kill: terminate does not wait out its grace on them.
+ */
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { expect, it, onTestFinished } from "vitest";
+import { ManualClock } from "../src/core/clock.js";
+import { processGroupAlive, terminateProcessGroup } from "../src/terminate/kill.js";
+import { killSurvivors } from "../../../test/support/processes.js";
+import { until, withDeadline } from "../../../test/support/until.js";
+
+/** The state letter of `pid` in /proc (undefined once reaped). */
+function stateOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ", 1)[0];
+  } catch {
+    return undefined;
+  }
+}
+
+// The parent forks a group leader and a second member of its group, then never reaps either.
+const PARENT = `
+use POSIX ();
+my $leader = fork() // die;
+if ($leader == 0) { setpgrp(0, 0); exec 'sleep', '300'; }
+setpgrp($leader, $leader);
+my $member = fork() // die;
+if ($member == 0) { setpgrp(0, $leader); exec 'sleep', '300'; }
+$| = 1; print "$leader $member\\n";
+sleep 300;
+`;
+
+it("a group whose members are all zombies (exited, their parent never reaps) is not alive, and its kill ends without waiting out the grace", async () => {
+  const parent = spawn("perl", ["-e", PARENT], { stdio: ["ignore", "pipe", "inherit"] });
+  onTestFinished(() => void killSurvivors([parent.pid!]));
+  let said = "";
+  parent.stdout.setEncoding("utf8").on("data", (chunk: string) => (said += chunk));
+  const [leader, member] = (
+    await until(() => (said.includes("\n") ? said : undefined), { message: "the two pids" })
+  )
+    .trim()
+    .split(" ")
+    .map(Number) as [number, number];
+  onTestFinished(() => void killSurvivors([leader, member]));
+  await until(() => processGroupAlive(leader), { message: "the group to run" });
+
+  process.kill(-leader, "SIGKILL");
+  await until(() => stateOf(leader) === "Z" && stateOf(member) === "Z", {
+    message: "both members to be zombies",
+  });
+  expect(processGroupAlive(leader)).toBe(false);
+  // A clock that never moves: a kill that waited for the group would never end.
+  await withDeadline(
+    terminateProcessGroup(
+      { pid: leader, leaderExited: Promise.resolve(), hasExited: () => true },
+      { signal: "SIGTERM", graceMs: 60_000, clock: new ManualClock() },
+    ),
+    5_000,
+    "the kill of a group of zombies to end",
+  );
+});
