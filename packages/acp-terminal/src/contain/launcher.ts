@@ -12,21 +12,27 @@
  * When the host goes away, however it goes, the kernel closes the launcher's stdin; the launcher
  * then SIGKILLs every process under it, its relays' trees included, until none is left.
  *
- * Over 300 lines: the requests, the reports and the per-command state they settle are one
- * exchange with the launcher, kept in one place.
+ * The lines exchanged are encoded and parsed in launcher-protocol.ts; each command's state is a
+ * Launched (launched-command.ts).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants as fsConstants, openSync } from "node:fs";
-import { constants as osConstants } from "node:os";
 import { Socket } from "node:net";
 import type { Readable } from "node:stream";
-import type { ExitStatus } from "../core/types.js";
-import { signalNameOf } from "../terminate/signals.js";
 import type { CommandLauncher, LaunchedCommand, LaunchRequest } from "../spawn/launch-port.js";
+import { Launched } from "./launched-command.js";
+import {
+  killRequest,
+  launchError,
+  type LauncherReport,
+  openedRequest,
+  ReportReader,
+  startPayload,
+  startRequest,
+} from "./launcher-protocol.js";
 import type { LauncherTools } from "./launcher-support.js";
 import { LAUNCHER_SCRIPT } from "./launcher-script.js";
 
-const ERRNO_NAMES = new Map(Object.entries(osConstants.errno).map(([name, n]) => [n, name]));
 /** The longest an `O` waits for a request to go with. */
 const ACK_DELAY_MS = 20;
 /** How long a start may take before the launcher is taken for stuck (1000 at once take ~1 s). */
@@ -38,68 +44,12 @@ interface Starting {
   timer: NodeJS.Timeout;
 }
 
-class Launched implements LaunchedCommand {
-  readonly exited: Promise<ExitStatus>;
-  readonly emptied: Promise<void>;
-  #exit!: (status: ExitStatus) => void;
-  #empty!: () => void;
-  #treeAlive = true;
-  #exitStatus: ExitStatus | undefined;
-
-  constructor(
-    readonly id: number,
-    readonly pid: number,
-    readonly outputFd: number | undefined,
-    readonly inputFd: number | undefined,
-    private readonly send: (line: string) => void,
-  ) {
-    this.exited = new Promise((resolve) => (this.#exit = resolve));
-    this.emptied = new Promise((resolve) => (this.#empty = resolve));
-  }
-
-  get treeAlive(): boolean {
-    return this.#treeAlive;
-  }
-
-  signalTree(signal: NodeJS.Signals): void {
-    const number = osConstants.signals[signal];
-    if (this.#treeAlive) {
-      this.send(`K ${this.id} ${number} ${this.pid}\n`);
-    }
-  }
-
-  exit(status: ExitStatus): void {
-    this.#exitStatus ??= status;
-    this.#exit(this.#exitStatus);
-  }
-
-  /** The tree is empty (or, lost: no longer watched). */
-  empty(): void {
-    this.#treeAlive = false;
-    this.#empty();
-  }
-
-  /**
-   * Its relay was killed from outside, or the launcher went away: nothing reports on it any
-   * more. Its group gets SIGKILL; it counts as killed by it unless its exit was already known.
-   */
-  lose(): void {
-    try {
-      process.kill(-this.pid, "SIGKILL");
-    } catch {
-      // ESRCH: the group is already empty; EPERM cannot happen for our own children's group.
-    }
-    this.exit({ exitCode: null, signal: "SIGKILL" });
-    this.empty();
-  }
-}
-
 export class Launcher implements CommandLauncher {
   readonly #child: ChildProcess;
   readonly #starting = new Map<number, Starting>();
   readonly #running = new Map<number, Launched>();
+  readonly #reports = new ReportReader();
   #nextId = 1;
-  #pending = "";
   /** `O` lines not sent yet (see #acknowledge). */
   #acks = "";
   #ackTimer: NodeJS.Timeout | undefined;
@@ -120,7 +70,9 @@ export class Launcher implements CommandLauncher {
     child.stdin?.on("error", () => {}); // EPIPE once it is gone: 'close' below says so
     const reports = child.stdout as Readable;
     reports.setEncoding("latin1");
-    reports.on("data", (chunk: string) => launcher.#read(chunk));
+    reports.on("data", (chunk: string) =>
+      launcher.#reports.read(chunk, (report) => launcher.#report(report)),
+    );
     reports.on("close", () => launcher.#goneAway());
     // Neither the launcher nor its pipes keep the host alive; a command being started or running does.
     child.unref();
@@ -143,23 +95,14 @@ export class Launcher implements CommandLauncher {
 
   /** Starts a command; rejects with the errno (`code`) when it could not be started. */
   launch(request: LaunchRequest): Promise<LaunchedCommand> {
-    const fields = [
-      request.stdin ? "1" : "0",
-      request.tty ?? "",
-      request.cwd,
-      request.file,
-      String(request.args.length),
-      ...request.args,
-      ...Object.entries(request.env).map(([name, value]) => `${name}=${value}`),
-    ];
-    if (fields.some((field) => field.includes("\0"))) {
+    const payload = startPayload(request);
+    if (payload === undefined) {
       return Promise.reject(launchError("EINVAL", "an argument or variable holds a NUL byte"));
     }
     if (!this.alive) {
       return Promise.reject(launchError("ECHILD", "the launcher is not running"));
     }
     const id = this.#nextId++;
-    const payload = Buffer.from(fields.join("\0"));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#starting.delete(id);
@@ -170,7 +113,7 @@ export class Launcher implements CommandLauncher {
       }, START_TIMEOUT_MS);
       this.#starting.set(id, { resolve, reject, timer });
       this.#holdLoop();
-      this.#send(Buffer.concat([Buffer.from(`S ${id} ${payload.byteLength}\n`), payload]));
+      this.#send(startRequest(id, payload));
     });
   }
 
@@ -196,10 +139,11 @@ export class Launcher implements CommandLauncher {
    * launcher's end keeps a stdin pipe open, it goes with the next request, or after ACK_DELAY_MS.
    */
   #acknowledge(id: number, stdin: boolean): void {
-    this.#acks += `O ${id}\n`;
+    const line = openedRequest(id);
+    this.#acks += line;
     if (stdin) {
       this.#send("");
-    } else if (this.#acks.length === `O ${id}\n`.length) {
+    } else if (this.#acks.length === line.length) {
       this.#ackTimer = setTimeout(() => this.#send(""), ACK_DELAY_MS);
       this.#ackTimer.unref();
     }
@@ -217,37 +161,22 @@ export class Launcher implements CommandLauncher {
     }
   }
 
-  #read(chunk: string): void {
-    const lines = (this.#pending + chunk).split("\n");
-    this.#pending = lines.pop() ?? "";
-    for (const line of lines) {
-      this.#report(line.split(" "));
-    }
-  }
-
-  #report([kind, idText, ...rest]: string[]): void {
-    const id = Number(idText);
-    switch (kind) {
-      case "P":
-        return this.#started(id, rest);
-      case "E":
-        return this.#settle(id, (starting) =>
-          starting.reject(launchError(ERRNO_NAMES.get(Number(rest[0])) ?? "EIO", "exec failed")),
+  #report(report: LauncherReport): void {
+    switch (report.kind) {
+      case "started":
+        return this.#started(report);
+      case "failed":
+        return this.#settle(report.id, (starting) =>
+          starting.reject(launchError(report.code, "exec failed")),
         );
-      case "X":
-        this.#running
-          .get(id)
-          ?.exit(
-            rest[0] === "s"
-              ? { exitCode: null, signal: signalNameOf(Number(rest[1])) }
-              : { exitCode: Number(rest[1]), signal: null },
-          );
+      case "exited":
+        this.#running.get(report.id)?.exit(report.status);
         return;
-      case "G":
-      case "L": {
-        const command = this.#running.get(id);
-        this.#running.delete(id);
-        if (kind === "L") {
+      case "emptied":
+      case "lost": {
+        const command = this.#running.get(report.id);
+        this.#running.delete(report.id);
+        if (report.kind === "lost") {
           command?.lose();
         } else {
           command?.empty();
@@ -255,22 +184,19 @@ export class Launcher implements CommandLauncher {
         this.#holdLoop();
         return;
       }
-      default:
-      // R (the launcher runs) and anything else: nothing to do
     }
   }
 
-  #started(id: number, [pidText, , outFd, inFd]: string[]): void {
+  #started({ id, pid, outputFd, inputFd }: Extract<LauncherReport, { kind: "started" }>): void {
     this.#settle(id, (starting) => {
-      const pid = Number(pidText);
       let fds: [number | undefined, number | undefined] = [undefined, undefined];
       try {
         fds = [
-          this.#openEnd(outFd, fsConstants.O_RDONLY),
-          this.#openEnd(inFd, fsConstants.O_WRONLY),
+          this.#openEnd(outputFd, fsConstants.O_RDONLY),
+          this.#openEnd(inputFd, fsConstants.O_WRONLY),
         ];
       } catch (error) {
-        this.#send(`K ${id} ${osConstants.signals.SIGKILL} ${pid}\n`);
+        this.#send(killRequest(id, "SIGKILL", pid));
         starting.reject(error instanceof Error ? error : new Error(String(error)));
         return;
       } finally {
@@ -315,9 +241,4 @@ export class Launcher implements CommandLauncher {
     this.#running.clear();
     this.#holdLoop();
   }
-}
-
-/** An error with an errno `code`, as a failed spawn gives (spawnError turns it into a message). */
-function launchError(code: string, reason: string): Error {
-  return Object.assign(new Error(`${code}: ${reason}`), { code });
 }
