@@ -20,7 +20,8 @@
  * BENCH_ITERATIONS (100) and BENCH_WARMUP (10) for the cycle and exit; BENCH_MODES
  * ("default,no-contain,pid-namespace") picks the CLI modes; BENCH_PARTS
  * ("cycle,exit,many,flood"); BENCH_MANY_ROUNDS (2, for the defaults; 1 for the other modes);
- * BENCH_CLI another build of the CLI.
+ * BENCH_CLI another build of the CLI; BENCH_BEFORE another build run with the defaults as one more
+ * mode, "before" (a change's before/after in one run: its rows follow the defaults' rows).
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -40,12 +41,17 @@ const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 100);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
 const MANY_ROUNDS = Number(process.env.BENCH_MANY_ROUNDS ?? 2);
 const PARTS = new Set((process.env.BENCH_PARTS ?? "cycle,exit,many,flood").split(","));
+const BEFORE = process.env.BENCH_BEFORE;
 const MODES = (process.env.BENCH_MODES ?? "default,no-contain,pid-namespace").split(",");
+if (BEFORE) MODES.splice(MODES.indexOf("default") + 1, 0, "before");
 const MODE_FLAGS = {
   default: [],
+  before: [],
   "no-contain": ["--no-contain"],
   "pid-namespace": ["--pid-namespace"],
 };
+/** The CLI build a mode runs. */
+const cliOf = (mode) => (mode === "before" && BEFORE ? BEFORE : CLI);
 const FLOOD_BYTES = 200_000_000;
 const SAMPLE_MS = 10;
 
@@ -64,12 +70,12 @@ function rssOf(pid) {
  * @param {unknown} plan
  * @param {string[]} flags
  */
-async function runCli(plan, flags) {
+async function runCli(plan, flags, cli = CLI) {
   const agent = [process.execPath, AGENT].map((word) => `'${word}'`).join(" ");
   const child = spawn(
     process.execPath,
     [
-      CLI,
+      cli,
       "run",
       "--yes",
       "--max-terminals",
@@ -137,6 +143,7 @@ async function cycleRows(report) {
     const run = await runCli(
       { kind: "cycle", iterations: ITERATIONS, warmup: WARMUP },
       MODE_FLAGS[mode],
+      cliOf(mode),
     );
     const { cli, floor, spawn: bare } = eventOf(run, "cycle");
     const [c, f, s] = [summarize(cli), summarize(floor), summarize(bare)];
@@ -161,6 +168,7 @@ async function exitRows(report) {
     const run = await runCli(
       { kind: "exit", iterations: ITERATIONS, warmup: WARMUP },
       MODE_FLAGS[mode],
+      cliOf(mode),
     );
     const event = eventOf(run, "exit");
     const [c, s] = [summarize(event.cli), summarize(event.spawn)];
@@ -185,11 +193,16 @@ async function manyRows(report) {
   for (const count of [200, 1000]) {
     for (const mode of MODES) {
       const rounds = [];
-      for (let round = 0; round < (mode === "default" ? MANY_ROUNDS : 1); round++) {
+      for (
+        let round = 0;
+        round < (mode === "default" || mode === "before" ? MANY_ROUNDS : 1);
+        round++
+      ) {
         const cliRun = async () => {
           const run = await runCli(
             { kind: "many", count, command: "sleep", args: ["1"] },
             MODE_FLAGS[mode],
+            cliOf(mode),
           );
           const many = eventOf(run, "many");
           if (many.count !== count) throw new Error(`many: ${JSON.stringify(many)}`);
@@ -228,12 +241,18 @@ async function floodRows(report) {
   });
   const cases = [
     ...MODES.map((mode) => [mode, "text", MODE_FLAGS[mode]]),
-    ["default", "--json", ["--json"]],
-    ["default", "--pty", ["--pty"]],
+    ...MODES.filter((mode) => mode === "default" || mode === "before").flatMap((mode) => [
+      [mode, "--json", ["--json"]],
+      [mode, "--pty", ["--pty"]],
+    ]),
   ];
   for (const [mode, view, flags] of cases) {
-    const flood = await runCli(floodPlan("head", ["-c", String(FLOOD_BYTES), "/dev/zero"]), flags);
-    const idle = await runCli(floodPlan("true", []), flags);
+    const flood = await runCli(
+      floodPlan("head", ["-c", String(FLOOD_BYTES), "/dev/zero"]),
+      flags,
+      cliOf(mode),
+    );
+    const idle = await runCli(floodPlan("true", []), flags, cliOf(mode));
     if (flood.beforeFlood === undefined) throw new Error("the agent reported no flood-start");
     const raise = flood.peak - flood.beforeFlood;
     const isDefault = mode === "default";
