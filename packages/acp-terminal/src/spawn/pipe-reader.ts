@@ -11,6 +11,19 @@ let sharedBuffer: Buffer | undefined;
 type OnReadOption = Pick<ConnectOpts, "onread">;
 const READ_BUFFER_BYTES = 64 * 1024;
 
+/**
+ * The first `bytes` of the shared buffer. The view of the last size read is reused: reads of one
+ * size follow each other (a PTY gives at most 4 KiB a read, ~50,000 of them per 200 MB), and a
+ * new view per read is garbage enough to grow the young generation, and the RSS, by ~10 MB.
+ */
+let lastView: Buffer | undefined;
+function sharedView(buffer: Buffer, bytes: number): Buffer {
+  if (lastView?.byteLength !== bytes || lastView.buffer !== buffer.buffer) {
+    lastView = buffer.subarray(0, bytes);
+  }
+  return lastView;
+}
+
 /** The libuv pipe behind a child's output stream, or undefined where Node does not expose it. */
 function pipeHandleOf(stream: Readable): object | undefined {
   const handle: unknown = "_handle" in stream ? stream._handle : undefined;
@@ -35,8 +48,8 @@ export function readPipeFd(fd: number, onChunk: (chunk: Uint8Array) => void): Re
     writable: false,
     onread: {
       buffer: sharedBuffer,
-      callback: (bytes: number, buffer: Uint8Array) => {
-        onChunk(buffer.subarray(0, bytes));
+      callback: (bytes: number, buffer: Buffer) => {
+        onChunk(sharedView(buffer, bytes));
         return true;
       },
     },
@@ -54,8 +67,8 @@ export function readPtyMaster(fd: number, onChunk: (chunk: Uint8Array) => void):
   const options: SocketConstructorOpts & OnReadOption = {
     onread: {
       buffer: sharedBuffer,
-      callback: (bytes: number, buffer: Uint8Array) => {
-        onChunk(buffer.subarray(0, bytes));
+      callback: (bytes: number, buffer: Buffer) => {
+        onChunk(sharedView(buffer, bytes));
         return true;
       },
     },
@@ -99,7 +112,7 @@ export function readPipe(stream: Readable, onChunk: (chunk: Uint8Array) => unkno
     readable: true,
     onread: {
       buffer: sharedBuffer,
-      callback: (bytes: number, buffer: Uint8Array) => onChunk(buffer.subarray(0, bytes)) !== false,
+      callback: (bytes: number, buffer: Buffer) => onChunk(sharedView(buffer, bytes)) !== false,
     },
   } as ConstructorParameters<typeof Socket>[0]);
 }
