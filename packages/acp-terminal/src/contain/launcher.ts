@@ -178,6 +178,9 @@ export class Launcher implements CommandLauncher {
         this.#running.delete(report.id);
         if (report.kind === "lost") {
           command?.lose();
+          this.#settle(report.id, (starting) =>
+            starting.reject(launchError("ECHILD", "its relay was killed before it started")),
+          );
         } else {
           command?.empty();
         }
