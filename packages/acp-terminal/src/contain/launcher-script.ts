@@ -10,10 +10,11 @@
  * under it, so it is told apart from other terminals' trees even after `env -i setsid` and a
  * double fork. The relay reports the command's exit and ends once its tree is empty.
  *
- * The launcher keeps one standby ready: a relay and, under it, the next command's process (in a
+ * The launcher keeps two standbys ready: each a relay and, under it, a command's process (in a
  * session of its own, its pipes made), waiting for a request. A start then costs the launcher a
- * write, not two forks before the exec (~0.6 ms less from request to exit for `true`); the next
- * standby is forked once the requests at hand are handed out.
+ * write, not two forks before the exec. Standbys are forked when nothing else runs (a relay just
+ * ended, or no request came for a second), not after a request, whose command would wait for the
+ * forks; with none left (many starts at once) a request forks its own.
  *
  * Requests (the host writes them to stdin):
  *   S <id> <bytes> <env bytes>\n<fields>  start a command; fields separated by NUL: stdin ("1" a
@@ -35,7 +36,7 @@
  *   L <id>                    its relay was killed from outside (or its command before its
  *                             request came): what it held is no longer watched
  * At end-of-file on stdin (the host went away, however it went) the launcher SIGKILLs every
- * process under it, the standby included, until none is left, then exits.
+ * process under it, the standbys included, until none is left, then exits.
  */
 export const LAUNCHER_SCRIPT = String.raw`
 use strict; use warnings; use POSIX ();
@@ -47,7 +48,9 @@ $| = 1;
 sub subreaper { syscall($prctl, 36, 1, 0, 0, 0) == 0 ? 1 : 0 }
 print 'R ', subreaper(), "\n";
 my $childrenFiles = -e "/proc/$$/task/$$/children";
-my (%relay, %idOf, %held, $standby);
+my (%relay, %idOf, %held, @standbys);
+# Standbys kept ready: two, so that one is there while the other is replaced.
+my $STANDBYS = 2;
 # The variables %ENV holds, as the host sent them last (most commands of a host share them):
 # a standby forked with them set has nothing to rebuild (rebuilding %ENV costs ~0.2 ms).
 my $environment = '';
@@ -86,13 +89,17 @@ sub tree_of {
   }
   return @all;
 }
+# Reaps the relays that ended; returns how many.
 sub reap {
+  my $ended = 0;
   while ((my $pid = waitpid(-1, POSIX::WNOHANG())) > 0) {
-    undef $standby if $standby && $standby->{relay} == $pid;
+    $ended++;
+    @standbys = grep { $_->{relay} != $pid } @standbys;
     my $id = delete $idOf{$pid} // next;
     delete $relay{$id};
     print "L $id\n" if $? != 0;
   }
+  return $ended;
 }
 sub read_all {
   my ($from) = @_;
@@ -189,15 +196,22 @@ sub make_standby {
   my $pid = fork // return;
   if ($pid == 0) {
     $0 = 'acp-terminal relay';
+    $SIG{CHLD} = 'DEFAULT';
     subreaper();
     %held = ();
+    @standbys = ();
     open(STDIN, '<', '/dev/null');
     my ($outFd, $inFd) = (fileno($outRead), fileno($inWrite));
     close $_ for $request, $outRead, $inWrite;
     relay($requests, $out, $in, $outFd, $inFd);
   }
   close $_ for $requests, $out, $in;
-  $standby = { relay => $pid, request => $request, ends => [$outRead, $inWrite] };
+  push @standbys, { relay => $pid, request => $request, ends => [$outRead, $inWrite] };
+}
+# Forks standbys up to $STANDBYS: when nothing else runs (a relay just ended, or no request came for
+# a second), not right after a request, whose command would wait for the forks.
+sub fill {
+  while (@standbys < $STANDBYS) { make_standby() or last }
 }
 
 sub launch {
@@ -207,9 +221,8 @@ sub launch {
     %ENV = map { /\A([^=]*)=(.*)\z/s ? ($1, $2) : () } split(/\0/, $env);
     $environment = $env;
   }
-  make_standby() if !$standby;
-  my $started = $standby // return print "E $id ", 0 + $!, "\n";
-  undef $standby;
+  make_standby() if !@standbys;
+  my $started = shift(@standbys) // return print "E $id ", 0 + $!, "\n";
   my ($request, $at) = ("$id $envBytes\n$fields", 0);
   while ($at < length $request) {
     my $n = syswrite($started->{request}, $request, length($request) - $at, $at);
@@ -237,15 +250,14 @@ sub signal_tree {
   }
 }
 
-make_standby();
+$SIG{CHLD} = sub {}; # a relay that ends interrupts select
+fill();
 my $in = '';
 READ: for (;;) {
   my $ready = select(my $readable = "\1", undef, undef, 1);
-  reap();
-  if ($ready <= 0) {
-    make_standby() if !$standby;
-    next;
-  }
+  my $ended = reap();
+  fill() if $ready == 0 || $ended;
+  next if $ready <= 0;
   my $got = sysread(STDIN, $in, 65536, length $in);
   next if !defined $got && $!{EINTR};
   last if !$got;
@@ -270,10 +282,9 @@ READ: for (;;) {
     }
   }
   substr($in, 0, $at) = '';
-  make_standby() if !$standby;
 }
 %held = ();
-undef $standby;
+@standbys = ();
 for (;;) {
   kill 9, tree_of($$);
   1 while waitpid(-1, POSIX::WNOHANG()) > 0;
