@@ -21,7 +21,9 @@
  * ("default,no-contain,pid-namespace") picks the CLI modes; BENCH_PARTS
  * ("cycle,exit,many,flood"); BENCH_MANY_ROUNDS (2, for the defaults; 1 for the other modes);
  * BENCH_CLI another build of the CLI; BENCH_BEFORE another build run with the defaults as one more
- * mode, "before" (a change's before/after in one run: its rows follow the defaults' rows).
+ * mode, "before" (a change's before/after in one run: its rows follow the defaults' rows); the
+ * cycle and exit runs of the two then alternate BENCH_BEFORE_ROUNDS (3) times, and each figure is
+ * the median of its runs (one mode after the other, a load that comes and goes favours one side).
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -42,6 +44,7 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
 const MANY_ROUNDS = Number(process.env.BENCH_MANY_ROUNDS ?? 2);
 const PARTS = new Set((process.env.BENCH_PARTS ?? "cycle,exit,many,flood").split(","));
 const BEFORE = process.env.BENCH_BEFORE;
+const BEFORE_ROUNDS = Number(process.env.BENCH_BEFORE_ROUNDS ?? 3);
 const MODES = (process.env.BENCH_MODES ?? "default,no-contain,pid-namespace").split(",");
 if (BEFORE) MODES.splice(MODES.indexOf("default") + 1, 0, "before");
 const MODE_FLAGS = {
@@ -138,15 +141,42 @@ async function plainSpawns(count) {
   return now() - started;
 }
 
+/**
+ * The agent's `name` event of a run of `plan` per mode: one run each, but with BENCH_BEFORE the
+ * defaults and "before" alternate BEFORE_ROUNDS times first.
+ */
+async function eventsByMode(plan, name) {
+  const order = [];
+  for (let round = 0; round < (BEFORE ? BEFORE_ROUNDS : 0); round++) {
+    order.push(...(round % 2 === 0 ? ["default", "before"] : ["before", "default"]));
+  }
+  order.push(...MODES.filter((mode) => !BEFORE || (mode !== "default" && mode !== "before")));
+  const events = new Map(MODES.map((mode) => [mode, []]));
+  for (const mode of order) {
+    events.get(mode).push(eventOf(await runCli(plan, MODE_FLAGS[mode], cliOf(mode)), name));
+  }
+  return events;
+}
+
+/** The median over runs of a figure of each run's samples. */
+const acrossRuns = (runs, figure) => median(runs.map(figure));
+
 async function cycleRows(report) {
+  const events = await eventsByMode(
+    { kind: "cycle", iterations: ITERATIONS, warmup: WARMUP },
+    "cycle",
+  );
   for (const mode of MODES) {
-    const run = await runCli(
-      { kind: "cycle", iterations: ITERATIONS, warmup: WARMUP },
-      MODE_FLAGS[mode],
-      cliOf(mode),
-    );
-    const { cli, floor, spawn: bare } = eventOf(run, "cycle");
-    const [c, f, s] = [summarize(cli), summarize(floor), summarize(bare)];
+    const runs = events.get(mode).map((e) => ({
+      cli: summarize(e.cli),
+      floor: summarize(e.floor),
+      bare: summarize(e.spawn),
+    }));
+    const pick = (side, p) => acrossRuns(runs, (run) => run[side][p]);
+    const [c, f, s] = ["cli", "floor", "bare"].map((side) => ({
+      p50: pick(side, "p50"),
+      p95: pick(side, "p95"),
+    }));
     report.row({
       figure: `cycle create→wait→release p50, ${mode}`,
       value: fmt.ms(c.p50),
@@ -164,15 +194,17 @@ async function cycleRows(report) {
 }
 
 async function exitRows(report) {
+  const events = await eventsByMode(
+    { kind: "exit", iterations: ITERATIONS, warmup: WARMUP },
+    "exit",
+  );
   for (const mode of MODES) {
-    const run = await runCli(
-      { kind: "exit", iterations: ITERATIONS, warmup: WARMUP },
-      MODE_FLAGS[mode],
-      cliOf(mode),
-    );
-    const event = eventOf(run, "exit");
-    const [c, s] = [summarize(event.cli), summarize(event.spawn)];
-    const [ce, se] = [summarize(event.cliAfterEnd), summarize(event.spawnAfterEnd)];
+    const runs = events.get(mode);
+    const figure = (samples, p) => acrossRuns(runs, (e) => summarize(e[samples])[p]);
+    const [c, s, ce, se] = ["cli", "spawn", "cliAfterEnd", "spawnAfterEnd"].map((samples) => ({
+      p50: figure(samples, "p50"),
+      p95: figure(samples, "p95"),
+    }));
     report.row({
       figure: `exit seen (create→wait_for_exit) p50, ${mode}`,
       value: fmt.ms(c.p50),
@@ -280,6 +312,11 @@ export async function main() {
   report.note(
     "floor: the same cycle against a canned-answer client on the same SDK, timed by the same agent",
   );
+  if (BEFORE) {
+    report.note(
+      `before: ${BEFORE}; cycle and exit: the defaults and before alternated ${BEFORE_ROUNDS} times, medians of the runs`,
+    );
+  }
   report.note("the CLI's RSS is read from /proc/<pid>/status every 10 ms for the whole run");
   report.print();
 }
