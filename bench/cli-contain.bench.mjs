@@ -144,21 +144,32 @@ async function plainSpawns(count) {
 /**
  * The agent's `name` event of a run of `plan` per mode: one run each, but with BENCH_BEFORE the
  * defaults and "before" alternate BEFORE_ROUNDS times first.
+ * @param {unknown} plan
+ * @param {string} name
+ * @returns {Promise<Map<string, any[]>>}
  */
 async function eventsByMode(plan, name) {
+  /** @type {string[]} */
   const order = [];
   for (let round = 0; round < (BEFORE ? BEFORE_ROUNDS : 0); round++) {
     order.push(...(round % 2 === 0 ? ["default", "before"] : ["before", "default"]));
   }
   order.push(...MODES.filter((mode) => !BEFORE || (mode !== "default" && mode !== "before")));
+  /** @type {Map<string, any[]>} */
   const events = new Map(MODES.map((mode) => [mode, []]));
   for (const mode of order) {
-    events.get(mode).push(eventOf(await runCli(plan, MODE_FLAGS[mode], cliOf(mode)), name));
+    const run = await runCli(plan, MODE_FLAGS[mode], cliOf(mode));
+    events.get(mode)?.push(eventOf(run, name));
   }
   return events;
 }
 
-/** The median over runs of a figure of each run's samples. */
+/**
+ * The median over runs of a figure of each run's samples.
+ * @template T
+ * @param {T[]} runs
+ * @param {(run: T) => number} figure
+ */
 const acrossRuns = (runs, figure) => median(runs.map(figure));
 
 async function cycleRows(report) {
@@ -167,7 +178,7 @@ async function cycleRows(report) {
     "cycle",
   );
   for (const mode of MODES) {
-    const runs = events.get(mode).map((e) => ({
+    const runs = (events.get(mode) ?? []).map((e) => ({
       cli: summarize(e.cli),
       floor: summarize(e.floor),
       bare: summarize(e.spawn),
@@ -199,7 +210,7 @@ async function exitRows(report) {
     "exit",
   );
   for (const mode of MODES) {
-    const runs = events.get(mode);
+    const runs = events.get(mode) ?? [];
     const figure = (samples, p) => acrossRuns(runs, (e) => summarize(e[samples])[p]);
     const [c, s, ce, se] = ["cli", "spawn", "cliAfterEnd", "spawnAfterEnd"].map((samples) => ({
       p50: figure(samples, "p50"),
