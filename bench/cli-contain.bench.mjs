@@ -20,7 +20,10 @@
  * BENCH_ITERATIONS (100) and BENCH_WARMUP (10) for the cycle and exit; BENCH_MODES
  * ("default,no-contain,pid-namespace") picks the CLI modes; BENCH_PARTS
  * ("cycle,exit,many,flood"); BENCH_MANY_ROUNDS (2, for the defaults; 1 for the other modes);
- * BENCH_CLI another build of the CLI.
+ * BENCH_CLI another build of the CLI; BENCH_BEFORE another build run with the defaults as one more
+ * mode, "before" (a change's before/after in one run: its rows follow the defaults' rows); the
+ * cycle and exit runs of the two then alternate BENCH_BEFORE_ROUNDS (3) times, and each figure is
+ * the median of its runs (one mode after the other, a load that comes and goes favours one side).
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -40,12 +43,18 @@ const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 100);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
 const MANY_ROUNDS = Number(process.env.BENCH_MANY_ROUNDS ?? 2);
 const PARTS = new Set((process.env.BENCH_PARTS ?? "cycle,exit,many,flood").split(","));
+const BEFORE = process.env.BENCH_BEFORE;
+const BEFORE_ROUNDS = Number(process.env.BENCH_BEFORE_ROUNDS ?? 3);
 const MODES = (process.env.BENCH_MODES ?? "default,no-contain,pid-namespace").split(",");
+if (BEFORE) MODES.splice(MODES.indexOf("default") + 1, 0, "before");
 const MODE_FLAGS = {
   default: [],
+  before: [],
   "no-contain": ["--no-contain"],
   "pid-namespace": ["--pid-namespace"],
 };
+/** The CLI build a mode runs. */
+const cliOf = (mode) => (mode === "before" && BEFORE ? BEFORE : CLI);
 const FLOOD_BYTES = 200_000_000;
 const SAMPLE_MS = 10;
 
@@ -64,12 +73,12 @@ function rssOf(pid) {
  * @param {unknown} plan
  * @param {string[]} flags
  */
-async function runCli(plan, flags) {
+async function runCli(plan, flags, cli = CLI) {
   const agent = [process.execPath, AGENT].map((word) => `'${word}'`).join(" ");
   const child = spawn(
     process.execPath,
     [
-      CLI,
+      cli,
       "run",
       "--yes",
       "--max-terminals",
@@ -132,14 +141,53 @@ async function plainSpawns(count) {
   return now() - started;
 }
 
+/**
+ * The agent's `name` event of a run of `plan` per mode: one run each, but with BENCH_BEFORE the
+ * defaults and "before" alternate BEFORE_ROUNDS times first.
+ * @param {unknown} plan
+ * @param {string} name
+ * @returns {Promise<Map<string, any[]>>}
+ */
+async function eventsByMode(plan, name) {
+  /** @type {string[]} */
+  const order = [];
+  for (let round = 0; round < (BEFORE ? BEFORE_ROUNDS : 0); round++) {
+    order.push(...(round % 2 === 0 ? ["default", "before"] : ["before", "default"]));
+  }
+  order.push(...MODES.filter((mode) => !BEFORE || (mode !== "default" && mode !== "before")));
+  /** @type {Map<string, any[]>} */
+  const events = new Map(MODES.map((mode) => [mode, []]));
+  for (const mode of order) {
+    const run = await runCli(plan, MODE_FLAGS[mode], cliOf(mode));
+    events.get(mode)?.push(eventOf(run, name));
+  }
+  return events;
+}
+
+/**
+ * The median over runs of a figure of each run's samples.
+ * @template T
+ * @param {T[]} runs
+ * @param {(run: T) => number} figure
+ */
+const acrossRuns = (runs, figure) => median(runs.map(figure));
+
 async function cycleRows(report) {
+  const events = await eventsByMode(
+    { kind: "cycle", iterations: ITERATIONS, warmup: WARMUP },
+    "cycle",
+  );
   for (const mode of MODES) {
-    const run = await runCli(
-      { kind: "cycle", iterations: ITERATIONS, warmup: WARMUP },
-      MODE_FLAGS[mode],
-    );
-    const { cli, floor, spawn: bare } = eventOf(run, "cycle");
-    const [c, f, s] = [summarize(cli), summarize(floor), summarize(bare)];
+    const runs = (events.get(mode) ?? []).map((e) => ({
+      cli: summarize(e.cli),
+      floor: summarize(e.floor),
+      bare: summarize(e.spawn),
+    }));
+    const pick = (side, p) => acrossRuns(runs, (run) => run[side][p]);
+    const [c, f, s] = ["cli", "floor", "bare"].map((side) => ({
+      p50: pick(side, "p50"),
+      p95: pick(side, "p95"),
+    }));
     report.row({
       figure: `cycle create→wait→release p50, ${mode}`,
       value: fmt.ms(c.p50),
@@ -157,14 +205,17 @@ async function cycleRows(report) {
 }
 
 async function exitRows(report) {
+  const events = await eventsByMode(
+    { kind: "exit", iterations: ITERATIONS, warmup: WARMUP },
+    "exit",
+  );
   for (const mode of MODES) {
-    const run = await runCli(
-      { kind: "exit", iterations: ITERATIONS, warmup: WARMUP },
-      MODE_FLAGS[mode],
-    );
-    const event = eventOf(run, "exit");
-    const [c, s] = [summarize(event.cli), summarize(event.spawn)];
-    const [ce, se] = [summarize(event.cliAfterEnd), summarize(event.spawnAfterEnd)];
+    const runs = events.get(mode) ?? [];
+    const figure = (samples, p) => acrossRuns(runs, (e) => summarize(e[samples])[p]);
+    const [c, s, ce, se] = ["cli", "spawn", "cliAfterEnd", "spawnAfterEnd"].map((samples) => ({
+      p50: figure(samples, "p50"),
+      p95: figure(samples, "p95"),
+    }));
     report.row({
       figure: `exit seen (create→wait_for_exit) p50, ${mode}`,
       value: fmt.ms(c.p50),
@@ -185,11 +236,16 @@ async function manyRows(report) {
   for (const count of [200, 1000]) {
     for (const mode of MODES) {
       const rounds = [];
-      for (let round = 0; round < (mode === "default" ? MANY_ROUNDS : 1); round++) {
+      for (
+        let round = 0;
+        round < (mode === "default" || mode === "before" ? MANY_ROUNDS : 1);
+        round++
+      ) {
         const cliRun = async () => {
           const run = await runCli(
             { kind: "many", count, command: "sleep", args: ["1"] },
             MODE_FLAGS[mode],
+            cliOf(mode),
           );
           const many = eventOf(run, "many");
           if (many.count !== count) throw new Error(`many: ${JSON.stringify(many)}`);
@@ -228,12 +284,18 @@ async function floodRows(report) {
   });
   const cases = [
     ...MODES.map((mode) => [mode, "text", MODE_FLAGS[mode]]),
-    ["default", "--json", ["--json"]],
-    ["default", "--pty", ["--pty"]],
+    ...MODES.filter((mode) => mode === "default" || mode === "before").flatMap((mode) => [
+      [mode, "--json", ["--json"]],
+      [mode, "--pty", ["--pty"]],
+    ]),
   ];
   for (const [mode, view, flags] of cases) {
-    const flood = await runCli(floodPlan("head", ["-c", String(FLOOD_BYTES), "/dev/zero"]), flags);
-    const idle = await runCli(floodPlan("true", []), flags);
+    const flood = await runCli(
+      floodPlan("head", ["-c", String(FLOOD_BYTES), "/dev/zero"]),
+      flags,
+      cliOf(mode),
+    );
+    const idle = await runCli(floodPlan("true", []), flags, cliOf(mode));
     if (flood.beforeFlood === undefined) throw new Error("the agent reported no flood-start");
     const raise = flood.peak - flood.beforeFlood;
     const isDefault = mode === "default";
@@ -261,6 +323,11 @@ export async function main() {
   report.note(
     "floor: the same cycle against a canned-answer client on the same SDK, timed by the same agent",
   );
+  if (BEFORE) {
+    report.note(
+      `before: ${BEFORE}; cycle and exit: the defaults and before alternated ${BEFORE_ROUNDS} times, medians of the runs`,
+    );
+  }
   report.note("the CLI's RSS is read from /proc/<pid>/status every 10 ms for the whole run");
   report.print();
 }

@@ -46,6 +46,45 @@ function allStarted(marker: string, count: number): Promise<number[]> {
   });
 }
 
+/** Every process under `pid` (children first, from /proc), the launcher and its standby included. */
+function descendantsOf(pid: number): number[] {
+  const children = (of: number): number[] => {
+    try {
+      return readdirSync(`/proc/${of}/task`).flatMap((task) =>
+        readFileSync(`/proc/${of}/task/${task}/children`, "utf8")
+          .split(" ")
+          .filter(Boolean)
+          .map(Number),
+      );
+    } catch {
+      return []; // gone meanwhile
+    }
+  };
+  const found: number[] = [];
+  for (let todo = children(pid); todo.length > 0;) {
+    const next = todo.shift()!;
+    found.push(next);
+    todo.push(...children(next));
+  }
+  return found;
+}
+
+const processName = (pid: number): string => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim();
+  } catch {
+    return "(gone)";
+  }
+};
+
+const running = (pid: number): boolean => {
+  try {
+    return !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+};
+
 /** The marked processes still running once `timeoutMs` passed without them all going. */
 async function leftAfter(marker: string, timeoutMs = 5_000): Promise<number[]> {
   await until(() => processesWith(marker).length === 0, {
@@ -211,12 +250,14 @@ describe("a host process that dies leaves no process behind", () => {
     let stdout = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
     const exited = once(child, "exit");
+    let started: number[] = [];
     try {
       await until(() => stdout.includes("ready"), {
         timeoutMs: 15_000,
         message: "the host to start its terminals",
       });
       await allStarted(marker, 2 * commands.length);
+      started = descendantsOf(child.pid!);
       if (how === "exit") {
         child.stdin.write("exit\n");
       } else {
@@ -230,6 +271,7 @@ describe("a host process that dies leaves no process behind", () => {
     } finally {
       child.kill("SIGKILL");
     }
+    return started;
   }
 
   it.concurrent.each(
@@ -246,8 +288,14 @@ describe("a host process that dies leaves no process behind", () => {
       const commands = escapesHeldBy(mode).map((c) => c.command.replaceAll("MARKER", marker));
       const tmp = mkdtempSync(path.join(tmpdir(), "host-dies-"));
       try {
-        await dieWith(how, option, commands, marker, tmp);
+        const started = await dieWith(how, option, commands, marker, tmp);
         expect(await leftAfter(marker)).toEqual([]);
+        // Unmarked too: the launcher, its relays and its standby (a relay and a waiting process).
+        const left = await until(() => (started.some(running) ? undefined : []), {
+          timeoutMs: 5_000,
+          message: "every process the host started to end",
+        }).catch(() => started.filter(running).map((pid) => `${pid} ${processName(pid)}`));
+        expect(left).toEqual([]);
         // Its namespaces' relay report files, warm ones included: gone at its exit, else (killed
         // by a signal, nothing of it runs) swept by the next host's first report.
         const reports = () =>

@@ -34,8 +34,14 @@ export function launchError(code: string, reason: string): Error {
   return Object.assign(new Error(`${code}: ${reason}`), { code });
 }
 
-/** The fields of an `S` request, NUL-separated; undefined when one holds a NUL byte itself. */
-export function startPayload(request: LaunchRequest): Buffer | undefined {
+/** The fields of an `S` request, NUL-separated, the variables last (`envBytes` of them). */
+export interface StartPayload {
+  fields: Buffer;
+  envBytes: number;
+}
+
+/** The fields of an `S` request; undefined when one holds a NUL byte itself. */
+export function startPayload(request: LaunchRequest): StartPayload | undefined {
   const fields = [
     request.stdin ? "1" : "0",
     request.tty ?? "",
@@ -43,17 +49,19 @@ export function startPayload(request: LaunchRequest): Buffer | undefined {
     request.file,
     String(request.args.length),
     ...request.args,
-    ...Object.entries(request.env).map(([name, value]) => `${name}=${value}`),
   ];
-  if (fields.some((field) => field.includes("\0"))) {
+  const variables = Object.entries(request.env).map(([name, value]) => `${name}=${value}`);
+  if (fields.some((field) => field.includes("\0")) || variables.some((v) => v.includes("\0"))) {
     return undefined;
   }
-  return Buffer.from(fields.join("\0"));
+  const env = Buffer.from(variables.join("\0"));
+  const head = Buffer.from(`${fields.join("\0")}\0`);
+  return { fields: Buffer.concat([head, env]), envBytes: env.byteLength };
 }
 
 /** `S`: start command `id` with `payload` (startPayload). */
-export function startRequest(id: number, payload: Buffer): Buffer {
-  return Buffer.concat([Buffer.from(`S ${id} ${payload.byteLength}\n`), payload]);
+export function startRequest(id: number, { fields, envBytes }: StartPayload): Buffer {
+  return Buffer.concat([Buffer.from(`S ${id} ${fields.byteLength} ${envBytes}\n`), fields]);
 }
 
 /** `K`: send `signal` to command `id`'s tree outside its group `pgid` (SIGKILL: to all of it). */

@@ -5,16 +5,22 @@
  * instead of init, so nothing it started can leave its tree, whatever `setsid`, double forks or
  * `nohup` do. Pids are the machine's: no namespace is involved.
  *
- * One launcher per host, in its own session, ignoring INT, TERM, HUP, QUIT and PIPE. For each
- * command it forks a relay (a subreaper, ~450 KB of memory of its own) that forks the command: the
- * command's whole tree stays under its relay, so it is told apart from other terminals' trees
- * even after `env -i setsid` and a double fork. The relay reports the command's exit and ends
- * once its tree is empty.
+ * One launcher per host, in its own session, ignoring INT, TERM, HUP, QUIT and PIPE. Each command
+ * runs under a relay (a subreaper, ~450 KB of memory of its own): the command's whole tree stays
+ * under it, so it is told apart from other terminals' trees even after `env -i setsid` and a
+ * double fork. The relay reports the command's exit and ends once its tree is empty.
+ *
+ * The launcher keeps two standbys ready: each a relay and, under it, a command's process (in a
+ * session of its own, its pipes made), waiting for a request. A start then costs the launcher a
+ * write, not two forks before the exec. Standbys are forked when nothing else runs (a relay just
+ * ended, or no request came for a second), not after a request, whose command would wait for the
+ * forks; with none left (many starts at once) a request forks its own.
  *
  * Requests (the host writes them to stdin):
- *   S <id> <bytes>\n<fields>  start a command; fields separated by NUL: stdin ("1" a pipe, "0"
- *                             /dev/null), tty (a PTY slave's path, or empty: pipes), cwd, file,
- *                             argc, the args, then KEY=VALUE per variable
+ *   S <id> <bytes> <env bytes>\n<fields>  start a command; fields separated by NUL: stdin ("1" a
+ *                             pipe, "0" /dev/null), tty (a PTY slave's path, or empty: pipes), cwd,
+ *                             file, argc, the args, then KEY=VALUE per variable (the last
+ *                             <env bytes>: the launcher sets them for the standbys it forks next)
  *   O <id>\n                  the host has opened the command's pipes: the launcher closes its ends
  *                             (it holds them till then; sent with the next request, or at once
  *                             for a stdin pipe, whose end it holds keeps the command from EOF)
@@ -27,20 +33,27 @@
  *   E <id> <errno>            it could not be started
  *   X <id> c <code> | X <id> s <signo>        it exited or was killed by a signal
  *   G <id>                    its tree is empty; the relay is gone
- *   L <id>                    its relay was killed from outside: what it held is no longer watched
+ *   L <id>                    its relay was killed from outside (or its command before its
+ *                             request came): what it held is no longer watched
  * At end-of-file on stdin (the host went away, however it went) the launcher SIGKILLs every
- * process under it until none is left, then exits.
+ * process under it, the standbys included, until none is left, then exits.
  */
 export const LAUNCHER_SCRIPT = String.raw`
 use strict; use warnings; use POSIX ();
 my ($prctl) = @ARGV;
 $0 = 'acp-terminal launcher';
 $SIG{$_} = 'IGNORE' for qw(INT TERM HUP QUIT PIPE);
+%ENV = ();
 $| = 1;
 sub subreaper { syscall($prctl, 36, 1, 0, 0, 0) == 0 ? 1 : 0 }
 print 'R ', subreaper(), "\n";
 my $childrenFiles = -e "/proc/$$/task/$$/children";
-my (%relay, %idOf, %held);
+my (%relay, %idOf, %held, @standbys);
+# Standbys kept ready: two, so that one is there while the other is replaced.
+my $STANDBYS = 2;
+# The variables %ENV holds, as the host sent them last (most commands of a host share them):
+# a standby forked with them set has nothing to rebuild (rebuilding %ENV costs ~0.2 ms).
+my $environment = '';
 
 sub stat_of {
   open(my $f, '<', "/proc/$_[0]/stat") or return;
@@ -76,20 +89,49 @@ sub tree_of {
   }
   return @all;
 }
+# Reaps the relays that ended; returns how many.
 sub reap {
+  my $ended = 0;
   while ((my $pid = waitpid(-1, POSIX::WNOHANG())) > 0) {
+    $ended++;
+    @standbys = grep { $_->{relay} != $pid } @standbys;
     my $id = delete $idOf{$pid} // next;
     delete $relay{$id};
     print "L $id\n" if $? != 0;
   }
+  return $ended;
+}
+sub read_all {
+  my ($from) = @_;
+  my $got = '';
+  for (;;) {
+    my $n = sysread($from, $got, 65536, length $got);
+    return $got if defined $n && $n == 0;
+    return $got if !defined $n && !$!{EINTR};
+  }
 }
 
+# A standby's command process: in a session of its own, it waits for its request (written by the
+# launcher, "<id> <env bytes>\n" and the S fields), says its id to the relay and execs.
 sub command {
-  my ($tty, $cwd, $file, $args, $out, $in, $status) = @_;
-  my $fail = sub { syswrite($status, 0 + $!); POSIX::_exit(127) };
+  my ($requests, $out, $in, $outFd, $inFd, $status) = @_;
   $SIG{$_} = 'DEFAULT' for qw(INT TERM HUP QUIT PIPE CHLD);
   POSIX::sigprocmask(POSIX::SIG_SETMASK(), POSIX::SigSet->new);
   POSIX::setsid();
+  my $request = read_all($requests);
+  POSIX::_exit(0) if $request !~ /\A(\d+) (\d+)\n/;
+  my ($id, $envBytes, $start) = ($1, $2, $+[0]);
+  my $env = substr($request, length($request) - $envBytes);
+  my ($stdin, $tty, $cwd, $file, $argc, @rest) =
+    split(/\0/, substr($request, $start, length($request) - $start - $envBytes), -1);
+  my @args = splice(@rest, 0, $argc // 0);
+  $outFd = $inFd = '-' if $tty ne '';
+  $inFd = '-' if !$stdin;
+  syswrite($status, "$id $outFd $inFd\n");
+  my $fail = sub { syswrite($status, 0 + $!); POSIX::_exit(127) };
+  if ($env ne $environment) {
+    %ENV = map { /\A([^=]*)=(.*)\z/s ? ($1, $2) : () } split(/\0/, $env);
+  }
   if ($tty ne '') {
     open(my $t, '+<', $tty) or $fail->();
     defined POSIX::dup2(fileno($t), $_) or $fail->() for 0 .. 2;
@@ -101,35 +143,34 @@ sub command {
     }
   } else {
     my $null;
-    $in //= open($null, '<', '/dev/null') ? $null : $fail->();
+    $in = open($null, '<', '/dev/null') ? $null : $fail->() if !$stdin;
     defined POSIX::dup2(fileno($in), 0) or $fail->();
     defined POSIX::dup2(fileno($out), $_) or $fail->() for 1, 2;
   }
   chdir($cwd) or $fail->();
-  { no warnings 'exec'; exec { $file } $file, @$args; }
+  { no warnings 'exec'; exec { $file } $file, @args; }
   $fail->();
 }
 
+# A standby's relay: a subreaper holding the command's whole tree. It reports the command's exec
+# (or why it failed), its exit, and ends once its tree is empty.
 sub relay {
-  my ($id, $tty, $cwd, $file, $args, $out, $in, $hostEnds) = @_;
+  my ($requests, $out, $in, $outFd, $inFd) = @_;
+  pipe(my $statusRead, my $status) or POSIX::_exit(1);
+  my $command = fork // POSIX::_exit(1);
+  command($requests, $out, $in, $outFd, $inFd, $status) if $command == 0;
+  close $_ for $requests, $status, $out, $in;
+  my $said = read_all($statusRead);
+  # No request came (the launcher ended, or the command was killed while it waited).
+  if ($said !~ s/\A(\d+) (\S+ \S+)\n//) { waitpid($command, 0); POSIX::_exit(1) }
+  my ($id, $fds) = ($1, $2);
   $0 = "acp-terminal relay $id";
-  subreaper();
-  %held = ();
-  my ($outFd, $inFd) = map { $_ ? fileno($_) : '-' } @$hostEnds;
-  open(STDIN, '<', '/dev/null');
-  pipe(my $statusRead, my $status) or do { print "E $id ", 0 + $!, "\n"; POSIX::_exit(0) };
-  my $command = fork;
-  if (!defined $command) { print "E $id ", 0 + $!, "\n"; POSIX::_exit(0) }
-  command($tty, $cwd, $file, $args, $out, $in, $status) if $command == 0;
-  close $status; close $_ for grep { $_ } $out, $in, @$hostEnds;
-  my $errno;
-  1 while !defined sysread($statusRead, $errno, 16) && $!{EINTR};
-  if (defined $errno && $errno ne '') {
+  if ($said ne '') {
     waitpid($command, 0);
-    print "E $id $errno\n";
+    print "E $id $said\n";
     POSIX::_exit(0);
   }
-  print "P $id $command $$ $outFd $inFd\n";
+  print "P $id $command $$ $fds\n";
   for (;;) {
     my $pid = waitpid(-1, 0);
     if ($pid == $command) {
@@ -146,30 +187,58 @@ sub relay {
   POSIX::_exit(0);
 }
 
-# The environment of the last command: most commands of a host share one, set here once, not
-# in each child (rebuilding %ENV costs a child ~0.2 ms).
-my $environment = '';
-sub launch {
-  my ($id, $stdin, $tty, $cwd, $file, $argc, @rest) = @_;
-  my @args = splice(@rest, 0, $argc // 0);
-  my $wanted = join("\0", @rest);
-  if ($wanted ne $environment) {
-    %ENV = map { /\A([^=]*)=(.*)\z/s ? ($1, $2) : () } @rest;
-    $environment = $wanted;
-  }
-  my ($outRead, $out, $in, $inWrite);
-  if ($tty eq '') {
-    pipe($outRead, $out) or return print "E $id ", 0 + $!, "\n";
-    if ($stdin) { pipe($in, $inWrite) or return print "E $id ", 0 + $!, "\n" }
-  }
-  my $pid = fork;
-  return print "E $id ", 0 + $!, "\n" if !defined $pid;
+# Forks the next command's relay and, under it, its command process, with its pipes, ahead of its
+# request: a start then costs the launcher one write instead of two forks.
+sub make_standby {
+  pipe(my $requests, my $request) or return;
+  pipe(my $outRead, my $out) or return;
+  pipe(my $in, my $inWrite) or return;
+  my $pid = fork // return;
   if ($pid == 0) {
-    relay($id, $tty, $cwd, $file, \@args, $out, $in, [$outRead, $inWrite]);
+    $0 = 'acp-terminal relay';
+    $SIG{CHLD} = 'DEFAULT';
+    subreaper();
+    %held = ();
+    @standbys = ();
+    open(STDIN, '<', '/dev/null');
+    my ($outFd, $inFd) = (fileno($outRead), fileno($inWrite));
+    close $_ for $request, $outRead, $inWrite;
+    relay($requests, $out, $in, $outFd, $inFd);
   }
-  close $out if $out; close $in if $in;
+  close $_ for $requests, $out, $in;
+  push @standbys, { relay => $pid, request => $request, ends => [$outRead, $inWrite] };
+}
+# Forks standbys up to $STANDBYS: when nothing else runs (a relay just ended, or no request came for
+# a second), not right after a request, whose command would wait for the forks.
+sub fill {
+  while (@standbys < $STANDBYS) { make_standby() or last }
+}
+
+sub launch {
+  my ($id, $fields, $envBytes) = @_;
+  my $env = substr($fields, length($fields) - $envBytes);
+  if ($env ne $environment) {
+    %ENV = map { /\A([^=]*)=(.*)\z/s ? ($1, $2) : () } split(/\0/, $env);
+    $environment = $env;
+  }
+  make_standby() if !@standbys;
+  my $started = shift(@standbys) // return print "E $id ", 0 + $!, "\n";
+  my ($request, $at) = ("$id $envBytes\n$fields", 0);
+  while ($at < length $request) {
+    my $n = syswrite($started->{request}, $request, length($request) - $at, $at);
+    if (!defined $n) {
+      next if $!{EINTR};
+      # Its command is gone (killed while it waited): its relay reports L.
+      last;
+    }
+    $at += $n;
+  }
+  close $started->{request};
+  my ($pid, $ends) = @$started{qw(relay ends)};
+  my $stdin = substr($fields, 0, 1) eq '1';
+  my $tty = substr($fields, 2, 1) ne "\0";
   $relay{$id} = $pid; $idOf{$pid} = $id;
-  $held{$id} = [grep { defined } $outRead, $inWrite];
+  $held{$id} = $tty ? [] : $stdin ? $ends : [$ends->[0]];
 }
 
 sub signal_tree {
@@ -181,33 +250,41 @@ sub signal_tree {
   }
 }
 
+$SIG{CHLD} = sub {}; # a relay that ends interrupts select
+fill();
 my $in = '';
 READ: for (;;) {
   my $ready = select(my $readable = "\1", undef, undef, 1);
-  reap();
+  my $ended = reap();
+  fill() if $ready == 0 || $ended;
   next if $ready <= 0;
   my $got = sysread(STDIN, $in, 65536, length $in);
   next if !defined $got && $!{EINTR};
   last if !$got;
+  my $at = 0;
   for (;;) {
-    if ($in =~ /\AS (\d+) (\d+)\n/) {
-      my ($id, $start, $end) = ($1, $+[0], $+[0] + $2);
+    pos($in) = $at;
+    if ($in =~ /\GS (\d+) (\d+) (\d+)\n/gc) {
+      my ($id, $start, $end, $envBytes) = ($1, pos($in), pos($in) + $2, $3);
       last if length($in) < $end;
-      my $fields = substr($in, $start, $2);
-      substr($in, 0, $end) = '';
-      launch($id, split(/\0/, $fields, -1));
-    } elsif ($in =~ s/\AO (\d+)\n//) {
+      launch($id, substr($in, $start, $2), $envBytes);
+      $at = $end;
+    } elsif ($in =~ /\GO (\d+)\n/gc) {
       delete $held{$1};
-    } elsif ($in =~ s/\AK (\d+) (\d+) (\d+)\n//) {
+      $at = pos($in);
+    } elsif ($in =~ /\GK (\d+) (\d+) (\d+)\n/gc) {
       signal_tree($1, $2, $3);
-    } elsif ($in =~ s/\A[^\n]*\n//) {
-      # not a request: skipped
+      $at = pos($in);
+    } elsif ($in =~ /\G[^\n]*\n/gc) {
+      $at = pos($in); # not a request: skipped
     } else {
       last;
     }
   }
+  substr($in, 0, $at) = '';
 }
 %held = ();
+@standbys = ();
 for (;;) {
   kill 9, tree_of($$);
   1 while waitpid(-1, POSIX::WNOHANG()) > 0;

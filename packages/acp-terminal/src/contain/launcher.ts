@@ -37,11 +37,19 @@ import { LAUNCHER_SCRIPT } from "./launcher-script.js";
 const ACK_DELAY_MS = 20;
 /** How long a start may take before the launcher is taken for stuck (1000 at once take ~1 s). */
 const START_TIMEOUT_MS = 30_000;
+/**
+ * Starts sent to the launcher and not answered yet; more wait here. Its `O` lines then do not
+ * queue behind a backlog of starts: every relay the launcher forks closes each pipe end it still
+ * holds, which made 1000 starts at once cost it O(n²).
+ */
+const MAX_STARTS_SENT = 16;
 
 interface Starting {
   resolve: (command: LaunchedCommand) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
+  /** Its `S` line, until it is sent. */
+  request: Buffer | undefined;
 }
 
 export class Launcher implements CommandLauncher {
@@ -49,6 +57,9 @@ export class Launcher implements CommandLauncher {
   readonly #starting = new Map<number, Starting>();
   readonly #running = new Map<number, Launched>();
   readonly #reports = new ReportReader();
+  /** Starts waiting for a place among the MAX_STARTS_SENT, in order (settled ones are skipped). */
+  readonly #queue: number[] = [];
+  #sent = 0;
   #nextId = 1;
   /** `O` lines not sent yet (see #acknowledge). */
   #acks = "";
@@ -104,22 +115,40 @@ export class Launcher implements CommandLauncher {
     }
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#starting.delete(id);
-        this.#holdLoop();
-        reject(
-          launchError("ETIMEDOUT", `the launcher did not start it within ${START_TIMEOUT_MS} ms`),
-        );
-      }, START_TIMEOUT_MS);
-      this.#starting.set(id, { resolve, reject, timer });
+      const timer = setTimeout(
+        () =>
+          this.#settle(id, () =>
+            reject(
+              launchError(
+                "ETIMEDOUT",
+                `the launcher did not start it within ${START_TIMEOUT_MS} ms`,
+              ),
+            ),
+          ),
+        START_TIMEOUT_MS,
+      );
+      this.#starting.set(id, { resolve, reject, timer, request: startRequest(id, payload) });
+      this.#queue.push(id);
       this.#holdLoop();
-      this.#send(startRequest(id, payload));
+      this.#sendQueued();
     });
   }
 
   /** Ends the launcher: it kills whatever is still under it (nothing, once all was released). */
   close(): void {
     this.#child.stdin?.end();
+  }
+
+  /** Sends the queued starts there is room for. */
+  #sendQueued(): void {
+    while (this.alive && this.#sent < MAX_STARTS_SENT && this.#queue.length > 0) {
+      const starting = this.#starting.get(this.#queue.shift()!);
+      if (starting?.request) {
+        this.#sent++;
+        this.#send(starting.request);
+        starting.request = undefined;
+      }
+    }
   }
 
   #send(line: string | Buffer): void {
@@ -178,6 +207,9 @@ export class Launcher implements CommandLauncher {
         this.#running.delete(report.id);
         if (report.kind === "lost") {
           command?.lose();
+          this.#settle(report.id, (starting) =>
+            starting.reject(launchError("ECHILD", "its relay was killed before it started")),
+          );
         } else {
           command?.empty();
         }
@@ -221,8 +253,12 @@ export class Launcher implements CommandLauncher {
     if (starting) {
       this.#starting.delete(id);
       clearTimeout(starting.timer);
+      if (starting.request === undefined) {
+        this.#sent--;
+      }
       settle(starting);
       this.#holdLoop();
+      this.#sendQueued();
     }
   }
 

@@ -104,7 +104,9 @@ export class Terminal {
         this.#state = "exited";
       }
       this.buffer.end();
-      this.#groupOutlivedLeader = this.#group.alive();
+      // Started through the launcher, its tree holds its group (a group never leaves its session,
+      // whose processes all descend from the command): release asks the tree, not kill(-pgid, 0).
+      this.#groupOutlivedLeader = init.process.tree === undefined && this.#group.alive();
       this.#controller.abort();
       init.onExit(status);
       return status;

@@ -88,8 +88,10 @@ export class OutputBuffer {
     const capacity = this.#ring.length;
     const end = (this.#start + this.#size) % capacity;
     const firstPart = Math.min(length, capacity - end);
-    this.#ring.set(chunk.subarray(0, firstPart), end);
-    if (firstPart < length) {
+    if (firstPart === length) {
+      this.#ring.set(chunk, end); // no view to allocate: a PTY flood appends ~50,000 chunks per 200 MB
+    } else {
+      this.#ring.set(chunk.subarray(0, firstPart), end);
       this.#ring.set(chunk.subarray(firstPart), 0);
     }
     const overflow = this.#size + length - capacity;

@@ -12,6 +12,19 @@ let sharedBuffer: Buffer | undefined;
 type OnReadOption = Pick<ConnectOpts, "onread">;
 const READ_BUFFER_BYTES = 64 * 1024;
 
+/**
+ * The first `bytes` of the shared buffer. The view of the last size read is reused: reads of one
+ * size follow each other (a PTY gives at most 4 KiB a read, ~50,000 of them per 200 MB), and a
+ * new view per read is garbage enough to grow the young generation, and the RSS, by ~10 MB.
+ */
+let lastView: Buffer | undefined;
+function sharedView(buffer: Buffer, bytes: number): Buffer {
+  if (lastView?.byteLength !== bytes || lastView.buffer !== buffer.buffer) {
+    lastView = buffer.subarray(0, bytes);
+  }
+  return lastView;
+}
+
 /** The libuv pipe behind a child's output stream, or undefined where Node does not expose it. */
 function pipeHandleOf(stream: Readable): object | undefined {
   const handle: unknown = "_handle" in stream ? stream._handle : undefined;
@@ -36,8 +49,8 @@ export function readPipeFd(fd: number, onChunk: (chunk: Uint8Array) => void): Re
     writable: false,
     onread: {
       buffer: sharedBuffer,
-      callback: (bytes: number, buffer: Uint8Array) => {
-        onChunk(buffer.subarray(0, bytes));
+      callback: (bytes: number, buffer: Buffer) => {
+        onChunk(sharedView(buffer, bytes));
         return true;
       },
     },
@@ -60,8 +73,8 @@ const MAX_BYTES_AFTER_END = 1024 * 1024;
  */
 export function readPtyMaster(fd: number, onChunk: (chunk: Uint8Array) => void): Readable {
   const buffer = (sharedBuffer ??= Buffer.allocUnsafe(READ_BUFFER_BYTES));
-  const deliver = (bytes: number, chunk: Uint8Array): boolean => {
-    onChunk(chunk.subarray(0, bytes));
+  const deliver = (bytes: number, chunk: Buffer): boolean => {
+    onChunk(sharedView(chunk, bytes));
     return true;
   };
   // `onread` is a net.Socket option the tty stream passes on (its types list it only for connect).
@@ -125,7 +138,7 @@ export function readPipe(stream: Readable, onChunk: (chunk: Uint8Array) => unkno
     readable: true,
     onread: {
       buffer: sharedBuffer,
-      callback: (bytes: number, buffer: Uint8Array) => onChunk(buffer.subarray(0, bytes)) !== false,
+      callback: (bytes: number, buffer: Buffer) => onChunk(sharedView(buffer, bytes)) !== false,
     },
   } as ConstructorParameters<typeof Socket>[0]);
 }

@@ -17,17 +17,21 @@ const noStdin = (): TerminalError =>
 /** Most grace periods the drain after exit is extended while a background process keeps writing. */
 const MAX_DRAIN_ROUNDS = 8;
 
-function closed(stream: Readable): Promise<void> {
-  return stream.closed
+/** Its end was read ('end'; 'close' follows a tick later) or it closed without one (an error). */
+function ended(stream: Readable): Promise<void> {
+  return stream.readableEnded || stream.closed
     ? Promise.resolve()
-    : new Promise((resolve) => stream.once("close", () => resolve()));
+    : new Promise((resolve) => {
+        stream.once("end", resolve);
+        stream.once("close", resolve);
+      });
 }
 
 /** Resolves after the event loop's next poll phase, which reads whatever the pipes already hold. */
 const nextPoll = (): Promise<false> => new Promise((resolve) => setImmediate(() => resolve(false)));
 
 /**
- * Waits, after the process exited, for its output pipes to close; true when they did. A background
+ * Waits, after the process exited, for its output pipes to end; true when they did. A background
  * grandchild may hold them open: then the wait ends once a grace period passes with no output (and
  * after MAX_DRAIN_ROUNDS periods at the latest). Before judging a period quiet, the event loop gets
  * one poll phase to read what is already in the pipes, so a busy loop that makes the timer fire late
@@ -40,7 +44,10 @@ export async function drainAfterExit(
   bytesRead: () => number,
   hold: () => Promise<unknown> | undefined,
 ): Promise<boolean> {
-  const drained = Promise.all(outputs.map(closed)).then(() => true);
+  if (outputs.every((stream) => stream.readableEnded || stream.closed)) {
+    return true; // the usual case: the pipes' end was read before the exit was known
+  }
+  const drained = Promise.all(outputs.map(ended)).then(() => true);
   for (let round = 0; round < MAX_DRAIN_ROUNDS; round++) {
     // A kill under way: its group may still write while it cleans up; the kill bounds the wait.
     for (let held = hold(); held; held = hold()) {
