@@ -139,7 +139,7 @@ function reaperCosts() {
 
 export async function main() {
   header(
-    "host-containment: what the reaper and a PID namespace per terminal cost",
+    "host-containment: what the reaper and the default containment (the launcher's process tree) cost",
     `create('true') → waitForExit → release; ${ITERATIONS} iterations after ${WARMUP} warm-up, ${IDLE_MS} ms idle after each, alternating batches; p50/p95`,
   );
   const off = new TerminalHost({ containment: "off" });
