@@ -166,44 +166,32 @@ describe.each([
 });
 
 describe.each(["2025", "2026"] as const)("MCP %s with ext-tasks and elicitation", (revision) => {
-  test("a command is approved through the client before its task exists, then runs to the end as a task", async () => {
-    const questions: string[] = [];
-    const client = await tasksClient(revision, "stdio", [], async (params) => {
-      questions.push(String(params["message"]));
-      return { action: "accept", content: { decision: "once" } };
-    });
-    const execution = await client.session.callTool(
-      "exec",
-      { command: "sleep 1; echo approved", yieldMs: 200 },
-      { requestTimeoutMs: 5000, ...prefer },
-    );
-    const { outcome } = (await execution.settle()) as { outcome: Outcome };
-    expect(outcome.result!.structuredContent).toMatchObject({
-      status: "completed",
-      output: "approved\n",
-    });
-    expect(questions).toHaveLength(1);
-    expect(questions[0]).toContain("command line: `sleep 1; echo approved`");
-  });
-
-  test("approval is decided before the call can become a task, however short the yield (10 ms): the yield counts from the start", async () => {
-    const questions: string[] = [];
-    const client = await tasksClient(revision, "stdio", [], async (params) => {
-      questions.push(String(params["message"]));
-      return { action: "accept", content: { decision: "once" } };
-    });
-    const execution = await client.session.callTool(
-      "exec",
-      { command: "sleep 0.5; echo approved in time", yieldMs: 10 },
-      { requestTimeoutMs: 5000, ...prefer },
-    );
-    const { outcome } = (await execution.settle()) as { outcome: Outcome };
-    expect(outcome.result!.structuredContent).toMatchObject({
-      status: "completed",
-      output: "approved in time\n",
-    });
-    expect(questions).toHaveLength(1);
-  });
+  test.each([
+    [200, "sleep 1; echo approved"],
+    // However short the yield: approval is decided first, and the yield counts from the start.
+    [10, "sleep 0.5; echo approved"],
+  ])(
+    "a command is approved through the client before its task exists (yield %i ms), then runs to the end as a task",
+    async (yieldMs, command) => {
+      const questions: string[] = [];
+      const client = await tasksClient(revision, "stdio", [], async (params) => {
+        questions.push(String(params["message"]));
+        return { action: "accept", content: { decision: "once" } };
+      });
+      const execution = await client.session.callTool(
+        "exec",
+        { command, yieldMs },
+        { requestTimeoutMs: 5000, ...prefer },
+      );
+      const { outcome } = (await execution.settle()) as { outcome: Outcome };
+      expect(outcome.result!.structuredContent).toMatchObject({
+        status: "completed",
+        output: "approved\n",
+      });
+      expect(questions).toHaveLength(1);
+      expect(questions[0]).toContain(`command line: \`${command}\``);
+    },
+  );
 });
 
 test("MCP 2026: a task whose command waits for stdin asks for it; the answer (tasks/update) is what it reads", async () => {
