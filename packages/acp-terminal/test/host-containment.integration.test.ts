@@ -169,8 +169,13 @@ describe("containment mode", () => {
   );
 
   it("leaves no relay report file behind once its terminals are released", async () => {
+    // This process's (the name carries its pid): other test files make theirs meanwhile.
     const reports = () =>
-      new Set(readdirSync(tmpdir()).filter((name) => name.startsWith("acp-terminal-relay-")));
+      new Set(
+        readdirSync(tmpdir()).filter((name) =>
+          name.startsWith(`acp-terminal-relay-${process.pid}-`),
+        ),
+      );
     const before = reports();
     const host = new TerminalHost({ containment: "pid-namespace" });
     const ids = await Promise.all(
