@@ -10,11 +10,12 @@ import { processGroupAlive, terminateProcessGroup } from "../src/terminate/kill.
 import { killSurvivors } from "../../../test/support/processes.js";
 import { until, withDeadline } from "../../../test/support/until.js";
 
-/** The state letter of `pid` in /proc (undefined once reaped). */
-function stateOf(pid: number): string | undefined {
+/** The state letter and process group of `pid` in /proc (undefined once reaped). */
+function statOf(pid: number): { state: string; group: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ", 1)[0];
+    const [state = "", , group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 3);
+    return { state, group: Number(group) };
   } catch {
     return undefined;
   }
@@ -44,11 +45,16 @@ it("a group whose members are all zombies (exited, their parent never reaps) is 
     .split(" ")
     .map(Number) as [number, number];
   onTestFinished(() => void killSurvivors([leader, member]));
-  await until(() => processGroupAlive(leader), { message: "the group to run" });
+  await until(() => [leader, member].every((pid) => statOf(pid)?.group === leader), {
+    timeoutMs: 15_000,
+    message: `both ${leader} and ${member} in group ${leader}`,
+  });
+  expect(processGroupAlive(leader)).toBe(true);
 
   process.kill(-leader, "SIGKILL");
-  await until(() => stateOf(leader) === "Z" && stateOf(member) === "Z", {
-    message: "both members to be zombies",
+  await until(() => [leader, member].every((pid) => statOf(pid)?.state === "Z"), {
+    timeoutMs: 15_000,
+    message: `both members to be zombies: ${JSON.stringify([statOf(leader), statOf(member)])}`,
   });
   expect(processGroupAlive(leader)).toBe(false);
   // A clock that never moves: a kill that waited for the group would never end.
