@@ -53,9 +53,11 @@ test("300 starts in a directory swapped for a symlink out of the workspace: none
   let refused = 0;
   try {
     for (let batch = 0; batch < 30; batch++) {
+      // The process's own directory (getcwd): bash's builtin `pwd -P` resolves again the path it
+      // found at its start, so it names `outside` when `sub` became the symlink in between.
       const results = await Promise.all(
         Array.from({ length: 10 }, () =>
-          client!.callTool("exec", { command: "pwd -P", workdir: sub }),
+          client!.callTool("exec", { command: "/bin/pwd -P", workdir: sub }),
         ),
       );
       for (const result of results) {
@@ -73,4 +75,34 @@ test("300 starts in a directory swapped for a symlink out of the workspace: none
   expect(outside, `started outside the workspace: ${outside.length} of 300`).toEqual([]);
   expect(places.length + refused).toBe(300);
   expect(places.length).toBeGreaterThan(0);
+});
+
+test("a command under a PTY that goes back to its $PWD lands in its own directory, though refused starts open others meanwhile", async () => {
+  mark = newMark();
+  const workspace = path.join(root, "workspace");
+  client = await connectMcp("v2", ["--workspace", workspace, "--yes", "--tools", "unified"], mark);
+  // Under a PTY the command's $PWD is the server's /proc/<pid>/fd/N for the directory it opened:
+  // were N closed once the command started, the next open (here `outside`, to be refused) takes it.
+  const running = client.callTool("exec_command", {
+    cmd: 'for i in $(seq 60); do (cd "$PWD" && /bin/pwd -P); sleep 0.02; done',
+    workdir: workspace,
+    tty: true,
+    yield_time_ms: 30000,
+  });
+  let finished = false;
+  void running.finally(() => (finished = true));
+  let refused = 0;
+  while (!finished && refused < 5000) {
+    const result = await client.callTool("exec_command", {
+      cmd: "true",
+      workdir: path.join(root, "outside"),
+    });
+    expect(result.isError, "a start outside the workspace is refused").toBe(true);
+    refused++;
+  }
+  const result = await running;
+  const places = String(result.structuredContent?.["output"]).trim().split(/\r?\n/);
+  expect(places.length).toBe(60);
+  expect(places.filter((place) => place !== workspace)).toEqual([]);
+  expect(refused).toBeGreaterThan(0);
 });

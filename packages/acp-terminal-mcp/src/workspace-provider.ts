@@ -16,7 +16,8 @@ const FD_PATHS = process.platform === "linux";
  * for the open directory is checked, and the command starts in that open directory
  * (`/proc/<this pid>/fd/N`, which the child resolves to the same directory before it executes,
  * whichever process forked it: this one, or acp-terminal's launcher), so
- * swapping a path component for a symlink between the check and the start changes nothing.
+ * swapping a path component for a symlink between the check and the start changes nothing. The
+ * directory stays open until the command exits (see the end of `create`).
  *
  * The approval policy is the host's `authorize` hook; it learns which MCP call starts the command
  * (and the directory's real path) from `createScope`, set here around the host's create. Where the
@@ -66,19 +67,32 @@ export class WorkspaceProvider extends LocalTerminalProvider {
         `the working directory ${requested} does not exist, is not a directory or cannot be read (${errnoCodeOf(error) ?? String(error)})`,
       );
     }
+    let terminalId: string;
+    let keptOpen = false;
     try {
       // This process's descriptor by its pid: a command forked by the launcher has no fd N of its own.
       const spawn = `/proc/${process.pid}/fd/${directory.fd}`;
       const actual = FD_PATHS ? await readlink(spawn) : await realpath(requested);
       this.assertInside(requested, actual);
       const cwd = FD_PATHS && this.where === "local" ? { spawn, shown: actual } : undefined;
-      return await createScope.run({ call, ...(cwd ? { cwd } : {}) }, () =>
+      terminalId = await createScope.run({ call, ...(cwd ? { cwd } : {}) }, () =>
         super.create({ ...request, cwd: cwd?.spawn ?? actual }),
       );
+      keptOpen = cwd !== undefined;
     } finally {
-      // The child has its own copy of the descriptor (and its cwd) by the time create resolves.
-      await directory.close();
+      if (!keptOpen) {
+        await directory.close();
+      }
     }
+    // The command is given `PWD=/proc/<pid>/fd/N` (under a PTY, as node-pty does) and bash takes it
+    // as its directory, resolving it again for `pwd` or `cd "$PWD"`: closed now, N could soon name the
+    // next directory this process opens (one outside, being refused). It stays open until the exit.
+    if (keptOpen) {
+      void this.waitForExit(terminalId)
+        .catch(() => {})
+        .finally(() => directory.close());
+    }
+    return terminalId;
   }
 
   private assertInside(requested: string, actual: string): void {
