@@ -206,15 +206,17 @@ function otherVersions(error: unknown): Ending | undefined {
     };
   }
   if (data?.expectedProtocolVersion === 2 && data.receivedProtocolVersion !== undefined) {
-    const received = data.receivedProtocolVersion;
-    const flag =
-      received === 1
-        ? "; run without --protocol (auto, the default) or with --protocol v1-meta"
-        : "";
-    return {
-      exitCode: ExitCode.agentFailed,
-      error: `Agent answered the ACP v2 offer with protocol version ${JSON.stringify(received)}${flag}`,
-    };
+    return v2OfferAnsweredWith(data.receivedProtocolVersion);
   }
   return undefined;
+}
+
+/** `--protocol v2` forced, and the agent answered the offer with another version. */
+export function v2OfferAnsweredWith(received: unknown): Ending {
+  const flag =
+    received === 1 ? "; run without --protocol (auto, the default) or with --protocol v1-meta" : "";
+  return {
+    exitCode: ExitCode.agentFailed,
+    error: `Agent answered the ACP v2 offer with protocol version ${JSON.stringify(received)}${flag}`,
+  };
 }

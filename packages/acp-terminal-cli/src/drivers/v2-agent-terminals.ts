@@ -10,8 +10,7 @@ import {
   type McpServer,
 } from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { boundedRequestError, cutText } from "acp-terminal/internal";
-import type { Ending } from "../agent/failure-messages.js";
-import { ExitCode } from "../exit-codes.js";
+import { v2OfferAnsweredWith, type Ending } from "../agent/failure-messages.js";
 import type { ApprovalFlags } from "acp-terminal";
 import { stdioMcpServer } from "../conversation/mcp-tools-offer.js";
 import {
@@ -111,14 +110,7 @@ export class V2AgentTerminals implements ProtocolDriver {
   async initialize(): Promise<Ending | undefined> {
     const { answeredVersion } = this.options;
     if (answeredVersion !== undefined) {
-      const hint =
-        answeredVersion === 1
-          ? "; run without --protocol (auto, the default) or with --protocol v1-meta"
-          : "";
-      return {
-        exitCode: ExitCode.agentFailed,
-        error: `Agent answered the ACP v2 offer with protocol version ${JSON.stringify(answeredVersion)}${hint}`,
-      };
+      return v2OfferAnsweredWith(answeredVersion);
     }
     const { connection, context } = this.#live();
     const init = await this.#untilClosed(
