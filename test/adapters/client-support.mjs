@@ -49,9 +49,14 @@ export class Activity {
    * @param {number} maxMs
    */
   async quiet(quietMs, maxMs) {
-    const started = Date.now();
-    while (Date.now() - this.last < quietMs && Date.now() - started < maxMs) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    const deadline = Date.now() + maxMs;
+    // Quiet is a span of time: each wait runs to when it would end, re-armed by what came meanwhile.
+    for (;;) {
+      const wait = Math.min(this.last + quietMs, deadline) - Date.now();
+      if (wait <= 0) {
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait));
     }
   }
 }
