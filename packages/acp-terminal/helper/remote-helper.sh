@@ -23,7 +23,7 @@
 # someone read it: the launcher SIGSTOPs it before it execs the command; the wrapper's poller
 # reads the zombie's status, then SIGCONTs `hold`, which reaps the command and exits.
 
-set -f
+set -f # no globbing but where a function turns it on for /proc
 MARK=ACP_TERMINAL_REMOTE
 dir=${0%/*}
 role=$1
@@ -52,7 +52,10 @@ group_alive() {
   _g=$1
   kill -0 "-$_g" 2>/dev/null || return 1
   [ -d /proc/self ] || return 0
-  for _f in /proc/[0-9]*; do
+  set +f
+  set -- /proc/[0-9]*
+  set -f
+  for _f; do
     stat_of "${_f#/proc/}" || continue
     # shellcheck disable=SC2086 # split the fields on purpose
     set -- $_stat
@@ -66,7 +69,10 @@ sweep() {
   if [ "${2-}" = prefix ]; then _re="^$MARK=$1\\."; else _re="^$MARK=$1\$"; fi
   for _pass in 1 2 3; do
     _pids=
-    for _f in $(grep -lz "$_re" /proc/[0-9]*/environ 2>/dev/null); do
+    set +f
+    _found=$(grep -lz "$_re" /proc/[0-9]*/environ 2>/dev/null)
+    set -f
+    for _f in $_found; do
       _p=${_f#/proc/}
       _p=${_p%/environ}
       [ "$_p" != $$ ] && _pids="$_pids $_p"
@@ -124,6 +130,7 @@ agent_resize() { # TOKEN COLSxROWS: set the PTY's size (the kernel sends SIGWINC
 
 agent_cleanup() {
   trap '' TERM HUP INT
+  set +f
   for _f in "$dir"/*.p; do
     { read -r _pg _tty <"$_f"; } 2>/dev/null && kill -9 "-$_pg" 2>/dev/null
   done
@@ -344,7 +351,6 @@ launch() { # TOKEN
     _tty=$(tty 2>/dev/null) || _tty=-
   fi
   echo "$$ $_tty" >"$dir/$tok.p"
-  say "started $tok $$ $_tty"
   echo "$$ $PPID" 1<>"$dir/$tok.q"
   [ "$stdin" = 1 ] || [ "$pty" != 0 ] || exec </dev/null
   [ "$pty" != 0 ] || exec 2>&1
@@ -361,6 +367,7 @@ launch() { # TOKEN
     _i=$((_i + 1))
   done
   export "$MARK=$marker"
+  say "started $tok $$ $_tty"
   if [ "$nenv" -gt 0 ]; then
     # Names a shell cannot export come first: `env` sets them, the program in its word's place.
     _list=

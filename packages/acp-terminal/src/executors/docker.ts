@@ -134,7 +134,7 @@ export class DockerImageExecutor implements Executor {
             ...["run", "-i", "--rm", "--name", name],
             ...(workspace ? ["-v", `${workspace.source}:${mountTarget}`] : []),
             ...(network ? ["--network", network] : []),
-            ...["--entrypoint", argv[0] ?? "perl", this.image, ...argv.slice(1)],
+            ...["--entrypoint", argv[0] ?? "sh", this.image, ...argv.slice(1)],
           ],
           sessionCommand: (argv, pty) => execCommand(docker, name, argv, pty),
         };

@@ -8,7 +8,7 @@ import type { RemoteEvent } from "./remote-events.js";
 import { drainUntilQuiet } from "./remote-drain.js";
 import { startLocalClient, type LocalClient } from "./session-client.js";
 import { RemoteGroup } from "./remote-group.js";
-import { encodeSpec, startFailure } from "./remote-spec.js";
+import { encodeSpec, specLines, startFailure } from "./remote-spec.js";
 
 export interface RemoteSession {
   connection: RemoteConnection;
@@ -110,9 +110,12 @@ export async function spawnRemote(
   });
   let client: LocalClient | undefined;
   try {
-    connection.send(`spec ${token} ${spec.byteLength}`, spec);
+    connection.send(`spec ${token} ${specLines(spec)}`, spec);
     client = await startLocalClient({
-      argv: session.sessionCommand(connection.wrapperArgv(token), request.pty !== undefined),
+      argv: session.sessionCommand(
+        connection.wrapperArgv(token, request.pty !== undefined),
+        request.pty !== undefined,
+      ),
       stdin: request.stdin,
       pty: request.pty,
       term,

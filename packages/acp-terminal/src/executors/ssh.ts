@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ExecutedProcess, Executor, ExecutorSpawnRequest } from "./types.js";
 import { RemoteLink, type RemoteTimings } from "./remote-link.js";
+import { shellQuote } from "./remote-spec.js";
 
 export interface SshDestination {
   host: string;
@@ -84,10 +85,6 @@ export class SshExecutor implements Executor {
   }
 }
 
-/** `'...'` for a POSIX shell: the remote login shell parses ssh's command line once. */
-function shellQuote(word: string): string {
-  return `'${word.replaceAll("'", `'\\''`)}'`;
-}
 
 function sshCommandFromEnvironment(): string[] {
   const words = (process.env.ACP_TERMINAL_SSH_COMMAND ?? "").split(/\s+/).filter(Boolean);
