@@ -163,7 +163,7 @@ describe("docker executor", () => {
       host.create(owner, { command: "sleep 300; echo no", env: mark.env, pty: true }),
     ]);
     await until(() => mark.left().length >= 2, { message: "both sleeps" });
-    const agents = processesWithCommand("docker\0exec\0-i\0" + container + "\0perl\0-e");
+    const agents = processesWithCommand("docker\0exec\0-i\0" + container + "\0sh\0-c");
     expect(agents).toHaveLength(1);
     process.kill(agents[0]!, "SIGKILL");
     for (const id of ids) {
