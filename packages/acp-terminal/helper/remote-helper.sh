@@ -3,7 +3,7 @@
 # protocol is docs/remote-helper.md; the host's side is src/executors/remote-*.ts.
 #
 # Roles (the first argument):
-# - agent NONCE TIMEOUT: one per connection (ssh) or container (docker, podman), on the control
+# - agent NONCE TIMEOUT [keep-env]: one per connection (ssh) or container (docker, podman), on the control
 #   session's stdin and stdout, in the private directory this file was written to. It hands each
 #   terminal's spec to its launcher through a FIFO, signals groups, reports when a group is empty,
 #   answers pings. Every report (its own and the wrappers') goes through one FIFO that a `cat`
@@ -140,10 +140,13 @@ agent_cleanup() {
   exit 0
 }
 
-agent() {
+agent() { # NONCE TIMEOUT [keep-env]
   nonce=$1
   timeout=$2
   mkfifo -m 600 "$dir/e" "$dir/n" || exit 3
+  # A dev container's agent runs under `devcontainer exec` (remoteUser, remoteEnv, the probed
+  # environment); the terminals' sessions are plain `docker exec`s, whose launchers take it from here.
+  if [ "${3-}" = keep-env ]; then export -p >"$dir/env"; fi
   exec 3<>"$dir/e"
   cat "$dir/e" &
   forward=$!
@@ -323,6 +326,8 @@ launch() { # TOKEN
   exec 2>&4 4>&-
   [ -p "$dir/$tok.s" ] || mkfifo -m 600 "$dir/$tok.s" 2>/dev/null
   # The spec sets pty stdin shell cwd marker path nexport nenv, and the words (see remote-spec.ts).
+  # shellcheck disable=SC1090,SC1091
+  [ -f "$dir/env" ] && . "$dir/env"
   # shellcheck disable=SC1090
   . "$dir/$tok.s"
   rm -f "$dir/$tok.s"

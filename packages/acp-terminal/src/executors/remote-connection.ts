@@ -18,6 +18,11 @@ export interface ConnectionOptions {
   connectTimeoutMs: number;
   /** How often the host pings the agent; no pong for three periods means the connection is gone. */
   heartbeatMs: number;
+  /**
+   * One line naming the cause and the fix of a failed start, from what the control session said on
+   * stderr (or the error running its program); undefined when it knows none.
+   */
+  explain?: ((said: string, runError?: NodeJS.ErrnoException) => string | undefined) | undefined;
 }
 
 /** The longest line the agent may send (its lines are short: ids, numbers, an errno message). */
@@ -95,7 +100,10 @@ export class RemoteConnection {
     const spawned = once(child, "spawn").then(
       () => undefined,
       (error: unknown) => {
-        throw this.#failure(`cannot run ${file}: ${messageOf(error)}`);
+        throw this.#failure(
+          `cannot run ${file}: ${messageOf(error)}`,
+          error as NodeJS.ErrnoException,
+        );
       },
     );
     let timer: NodeJS.Timeout | undefined;
@@ -207,7 +215,9 @@ export class RemoteConnection {
   /** `ready DIR PID os=... sh=... bash=... setsid=... user=...` */
   #readReady(line: string): void {
     const [, directory = "", pid = "", ...pairs] = line.split(" ");
-    const said = new Map(pairs.map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]));
+    const said = new Map(
+      pairs.map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
+    );
     this.directory = directory;
     this.agentPid = pid;
     const bash = said.get("bash");
@@ -219,12 +229,13 @@ export class RemoteConnection {
     };
   }
 
-  #failure(problem: string): TerminalError {
+  #failure(problem: string, runError?: NodeJS.ErrnoException): TerminalError {
     const said = this.#stderr.text().trim();
+    const explained = this.#options.explain?.(said, runError);
     return new TerminalError(
       "spawn_failed",
-      `Cannot connect to ${this.#options.target}: ${problem}${said ? `: ${said}` : ""}`,
-      { target: this.#options.target },
+      `Cannot connect to ${this.#options.target}: ${explained ?? `${problem}${said ? `: ${said}` : ""}`}`,
+      { target: this.#options.target, ...(explained ? { said } : {}) },
     );
   }
 

@@ -23,7 +23,16 @@ export function shellQuote(word: string): string {
 /** A name `export NAME=...` takes in every shell (others go through `env`). */
 const EXPORTABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Names a shell keeps for itself (read-only in bash, or its own state): set through `env`. */
-const SHELL_OWN = new Set(["PPID", "UID", "EUID", "GROUPS", "SHELLOPTS", "BASHOPTS", "IFS", "OPTIND"]);
+const SHELL_OWN = new Set([
+  "PPID",
+  "UID",
+  "EUID",
+  "GROUPS",
+  "SHELLOPTS",
+  "BASHOPTS",
+  "IFS",
+  "OPTIND",
+]);
 
 /**
  * The launcher's spec (docs/remote-helper.md, `spec`): a few lines of sh that the launcher sources,

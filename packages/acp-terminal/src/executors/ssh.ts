@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ExecutedProcess, Executor, ExecutorSpawnRequest } from "./types.js";
+import { placeOf } from "./docker.js";
+import type { ExecutedProcess, Executor, ExecutorPlace, ExecutorSpawnRequest } from "./types.js";
 import { RemoteLink, type RemoteTimings } from "./remote-link.js";
 import { shellQuote } from "./remote-spec.js";
 
@@ -80,11 +81,18 @@ export class SshExecutor implements Executor {
     return this.#link.spawn(request);
   }
 
+  place(): ExecutorPlace {
+    return placeOf("ssh", this.target, this.#link.facts());
+  }
+
+  probe(): Promise<void> {
+    return this.#link.probe();
+  }
+
   dispose(): Promise<void> {
     return this.#link.close();
   }
 }
-
 
 function sshCommandFromEnvironment(): string[] {
   const words = (process.env.ACP_TERMINAL_SSH_COMMAND ?? "").split(/\s+/).filter(Boolean);

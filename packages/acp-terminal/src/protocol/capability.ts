@@ -37,6 +37,21 @@ export const terminalCapabilitySchema = z.object({
    * `"workspace-write"`, `"off"`, or `"unavailable"` (one was asked for and cannot be had: no
    * command runs); `network` says whether they reach the network. Missing or unknown: `"off"`.
    */
+  /**
+   * Where commands run: `kind` (`local`, `ssh`, `docker`, `podman`, `docker-image`,
+   * `podman-image`, `devcontainer`), the `target` as configured, and where known the `os`
+   * (`uname -s`: `Linux`, `Darwin`) and the `shell` a command line runs in, so an agent writes
+   * the right syntax. Missing: not said (treat as local).
+   */
+  executor: z
+    .object({
+      kind: z.string(),
+      target: z.string(),
+      os: z.string().optional(),
+      shell: z.string().optional(),
+    })
+    .optional()
+    .catch(undefined),
   sandbox: z
     .object({
       mode: z.enum(["read-only", "workspace-write", "off", "unavailable"]),
