@@ -15,9 +15,9 @@ export function explainEngineFailure(
   if (runError?.code === "ENOENT") {
     return `the ${engine} CLI is not installed here (install ${Engine}, or put ${engine} on PATH)`;
   }
-  const permission = /permission denied[^\n]*?(unix:\/\/\S+?|\/\S+\.sock)\b/i.exec(said);
-  if (permission) {
-    return `permission denied on the ${Engine} socket ${permission[1]} (add your user to the ${engine} group, or run ${engine} rootless and point ${engine === "docker" ? "DOCKER_HOST" : "CONTAINER_HOST"} at its socket)`;
+  const permission = /permission denied\b[^\n]*?\bat (unix:\/\/\S+?):?(?:\s|$)/i.exec(said);
+  if (permission || /permission denied while trying to connect/i.test(said)) {
+    return `permission denied on the ${Engine} socket${permission ? ` ${permission[1]}` : ""} (add your user to the ${engine} group, or run ${engine} rootless and point ${engine === "docker" ? "DOCKER_HOST" : "CONTAINER_HOST"} at its socket)`;
   }
   const unreachable =
     /Cannot connect to the Docker daemon at (\S+?)\.? Is/.exec(said) ??

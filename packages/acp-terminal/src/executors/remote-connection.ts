@@ -277,6 +277,7 @@ export class RemoteConnection {
   /** Dispatches the agent's lines; resolves with its `ready` line. */
   #readLines(child: ChildProcess): Promise<string> {
     let pending = "";
+    let ready = false;
     return new Promise((resolve) => {
       child.stdout?.setEncoding("utf8");
       child.stdout?.on("data", (text: string) => {
@@ -291,7 +292,12 @@ export class RemoteConnection {
           const line = pending.slice(0, newline);
           pending = pending.slice(newline + 1);
           if (line.startsWith("ready ")) {
+            ready = true;
             resolve(line);
+          } else if (!ready) {
+            // Before the agent runs, what comes is the session's own (docker exec reports a
+            // missing sh on stdout): kept with its stderr for the error message.
+            this.#stderr.append(Buffer.from(`${line}\n`));
           } else {
             this.#dispatch(line);
           }
