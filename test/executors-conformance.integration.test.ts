@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONFORMANCE_AGENT, killAllStarted, nodeAgent, runCli } from "./fixtures/cli-process.js";
 import { connectStdio, type ToolCallResult } from "./support/mcp-clients.js";
 import { CLI, markedEnv } from "./support/mcp-server.js";
-import { startDocker, TEST_IMAGE, type TestDocker } from "./support/dockerd.mjs";
+import { DEBIAN_IMAGE, startDocker, TEST_IMAGE, type TestDocker } from "./support/dockerd.mjs";
+import { startPodman, type TestPodman } from "./support/podman.mjs";
 import { processesWithEnv } from "./support/processes.js";
 import { startSshd, type TestSshd } from "./support/sshd.mjs";
 
@@ -22,9 +23,16 @@ interface Report {
 
 let sshd: TestSshd;
 let engine: TestDocker;
+let podman: TestPodman;
 const container = `acp-conformance-${randomUUID().slice(0, 8)}`;
+const debian = `acp-conformance-debian-${randomUUID().slice(0, 8)}`;
 beforeAll(async () => {
-  [sshd, engine] = await Promise.all([startSshd(), startDocker()]);
+  [sshd, engine, podman] = await Promise.all([startSshd(), startDocker(), startPodman()]);
+  for (const [name, value] of Object.entries(podman.env)) {
+    if (name.startsWith("CONTAINERS_")) {
+      process.env[name] = value;
+    }
+  }
   process.env.ACP_TERMINAL_SSH_COMMAND = sshd.sshCommand.join(" ");
   process.env.DOCKER_HOST = engine.dockerHost;
   // The agent's temporary directories (cwd-honoured) are this machine's /tmp: shared with the container.
@@ -41,10 +49,16 @@ beforeAll(async () => {
     "sleep",
     "100000",
   );
-}, 120_000);
+  const detached = ["run", "-d", "--network", "none", "-v", "/tmp:/tmp"];
+  await engine.docker(...detached, "--name", debian, DEBIAN_IMAGE, "sleep", "100000");
+  await podman.podman(...detached, "--name", container, TEST_IMAGE, "sleep", "100000");
+}, 180_000);
 afterAll(async () => {
   expect(killAllStarted()).toEqual([]);
-  await engine?.docker("rm", "-f", container).catch(() => undefined);
+  await engine?.docker("rm", "-f", container, debian).catch(() => undefined);
+  delete process.env.CONTAINERS_CONF;
+  delete process.env.CONTAINERS_STORAGE_CONF;
+  await podman?.stop();
   delete process.env.ACP_TERMINAL_SSH_COMMAND;
   delete process.env.DOCKER_HOST;
   await Promise.all([sshd?.stop(), engine?.stop()]);
@@ -101,6 +115,18 @@ describe("the conformance battery through each executor", () => {
 
   it("passes every check in a running container, the two that watch a pid skipped", async () => {
     const report = await battery(`docker://${container}`);
+    expect(notPassed(report)).toEqual(pidChecks);
+    expect(report.summary.failed).toBe(0);
+  }, 120_000);
+
+  it("passes every check in a Debian-slim-like container (dash, GNU coreutils), the two that watch a pid skipped", async () => {
+    const report = await battery(`docker://${debian}`);
+    expect(notPassed(report)).toEqual(pidChecks);
+    expect(report.summary.failed).toBe(0);
+  }, 120_000);
+
+  it("passes every check in a Podman container of the busybox image, the two that watch a pid skipped", async () => {
+    const report = await battery(`podman://${container}`);
     expect(notPassed(report)).toEqual(pidChecks);
     expect(report.summary.failed).toBe(0);
   }, 120_000);

@@ -35,8 +35,10 @@ shift
 nap_init() {
   nap() { sleep "$1"; }
   { exec 8<>"$dir/n"; } 2>/dev/null || return 0
-  (read -t 0.001 _ <&8) 2>/dev/null
-  [ $? -ne 2 ] && nap() { read -t "$1" _ <&8; }
+  # shellcheck disable=SC3045 # read -t where the shell has it: probed here
+  (read -r -t 0.001 _ <&8) 2>/dev/null
+  # shellcheck disable=SC3045
+  [ $? -ne 2 ] && nap() { read -r -t "$1" _ <&8; }
 }
 
 # Report one line to the host (one write: lines under PIPE_BUF do not interleave). Opened
@@ -167,7 +169,7 @@ agent() { # NONCE TIMEOUT [keep-env]
   watchdog=$!
   trap agent_cleanup TERM HUP INT
   _os=$(uname -s 2>/dev/null) || _os=unknown
-  _sh=$(readlink "/proc/$$/exe" 2>/dev/null) || _sh=sh
+  _sh=$(readlink "/proc/$$/exe" 2>/dev/null) || _sh=/bin/sh
   _bash=$(command -v bash 2>/dev/null) || _bash=-
   _setsid=$(command -v setsid 2>/dev/null) || _setsid=-
   say "ready $dir $$ os=$_os sh=$_sh bash=$_bash setsid=$_setsid user=$(id -un 2>/dev/null || id -u)"
@@ -321,6 +323,7 @@ launch_resolve() {
   launch_fail exec 2 "No such file or directory"
 }
 
+# shellcheck disable=SC2154 # pty stdin shell cwd marker nexport nenv come from the spec it sources
 launch() { # TOKEN
   tok=$1
   exec 2>&4 4>&-
@@ -367,6 +370,7 @@ launch() { # TOKEN
   done
   _i=0
   while [ "$_i" -lt "$nexport" ]; do
+    # shellcheck disable=SC2163 # the word is NAME=VALUE
     export "$1"
     shift
     _i=$((_i + 1))
