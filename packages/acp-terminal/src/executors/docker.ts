@@ -7,7 +7,7 @@ import type { ExecutedProcess, Executor, ExecutorPlace, ExecutorSpawnRequest } f
 import type { RemotePlaceFacts } from "./remote-connection.js";
 import { explainEngineFailure } from "./engine-errors.js";
 import { RemoteLink, type RemotePlace, type RemoteTimings } from "./remote-link.js";
-import type { ContainerEngine, WorkspaceMount } from "./target.js";
+import type { ContainerEngine, WorkspaceMount } from "./types.js";
 
 export interface DockerExecutorOptions extends RemoteTimings {
   /** `docker` (default) or `podman`: the same executor through the other CLI, named in targets. */

@@ -1,4 +1,4 @@
-import type { ContainerEngine } from "./target.js";
+import type { ContainerEngine } from "./types.js";
 
 /**
  * What a container engine's CLI said when the control session failed, as one line that names

@@ -5,24 +5,13 @@ import { DevContainerExecutor } from "./devcontainer.js";
 import { DockerExecutor, DockerImageExecutor } from "./docker.js";
 import { localExecutor } from "./local.js";
 import { SshExecutor } from "./ssh.js";
-import type { Executor } from "./types.js";
+import type { Executor, WorkspaceMount } from "./types.js";
+
+export type { ContainerEngine, WorkspaceMount } from "./types.js";
 
 /** What `on` may say, for option errors. */
 export const EXECUTOR_FORMS =
   '"local", "ssh://[user@]host[:port]", "docker://CONTAINER", "docker-image://IMAGE[?workspace=DIR[:MOUNT[:ro|rw][,z|Z]]][&network=NAME]", the same with podman:// and podman-image://, or "devcontainer:///WORKSPACE_FOLDER"';
-
-/** The container engines: the same executor, another CLI. */
-export type ContainerEngine = "docker" | "podman";
-
-/** A directory of this machine mounted in each container of an image executor. */
-export interface WorkspaceMount {
-  source: string;
-  target?: string | undefined;
-  /** Mounted read-only (`:ro`); read-write otherwise. */
-  readOnly?: boolean | undefined;
-  /** The SELinux relabel `z` (shared) or `Z` (private), passed to the engine as given. */
-  relabel?: "z" | "Z" | undefined;
-}
 
 /** Where an `on` string says commands run. */
 export type ExecutorTarget =

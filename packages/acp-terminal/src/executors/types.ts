@@ -65,3 +65,16 @@ export interface Executor {
   /** Ends connections and containers; terminals still running are killed there. Idempotent. */
   dispose(): Promise<void>;
 }
+
+/** The container engines: the same executor, another CLI. */
+export type ContainerEngine = "docker" | "podman";
+
+/** A directory of this machine mounted in each container of an image executor. */
+export interface WorkspaceMount {
+  source: string;
+  target?: string | undefined;
+  /** Mounted read-only (`:ro`); read-write otherwise. */
+  readOnly?: boolean | undefined;
+  /** The SELinux relabel `z` (shared) or `Z` (private), passed to the engine as given. */
+  relabel?: "z" | "Z" | undefined;
+}
