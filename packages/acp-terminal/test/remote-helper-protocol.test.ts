@@ -27,15 +27,21 @@ describe.each(SHELLS)("the helper under %s", (...shell) => {
     createInterface({ input: agent.stdout }).on("line", (line) => {
       lines.push(line);
       for (const [test, done] of waiting.splice(0)) {
-        if (test(line)) done(line);
-        else waiting.push([test, done]);
+        if (test(line)) {
+          done(line);
+        } else {
+          waiting.push([test, done]);
+        }
       }
     });
     const next = (test: (line: string) => boolean): Promise<string> =>
       new Promise((resolve) => {
         const found = lines.find(test);
-        if (found) resolve(found);
-        else waiting.push([test, resolve]);
+        if (found) {
+          resolve(found);
+        } else {
+          waiting.push([test, resolve]);
+        }
       });
     const [, dir, pid] = (await next((line) => line.startsWith("ready "))).split(" ");
     const run = async (token: string, file: string, args: string[], cwd = "/tmp") => {

@@ -113,6 +113,7 @@ export class DevContainerExecutor implements Executor {
         maxBuffer: 1 << 24,
       }));
     } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- execFile rejects with these fields
       const failed = error as NodeJS.ErrnoException & { stdout?: string; stderr?: string };
       const said = `${failed.stdout ?? ""}\n${failed.stderr ?? ""}`;
       const message =
@@ -127,6 +128,7 @@ export class DevContainerExecutor implements Executor {
     const last = stdout.trim().split("\n").at(-1) ?? "";
     let parsed: Partial<UpResult> & { outcome?: string; message?: string } = {};
     try {
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- checked field by field below
       parsed = JSON.parse(last) as typeof parsed;
     } catch {
       // Not JSON: reported below.

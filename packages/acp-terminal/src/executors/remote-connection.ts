@@ -102,7 +102,7 @@ export class RemoteConnection {
       (error: unknown) => {
         throw this.#failure(
           `cannot run ${file}: ${messageOf(error)}`,
-          error as NodeJS.ErrnoException,
+          error instanceof Error ? error : undefined,
         );
       },
     );

@@ -44,8 +44,9 @@ export function terminalClientCapabilities(host?: object): TerminalClientCapabil
 function executorOf(host: object | undefined): NonNullable<AcpTerminalCapability["executor"]> {
   const place: unknown = host && "executor" in host ? host.executor : undefined;
   if (typeof place === "object" && place !== null && "kind" in place && "target" in place) {
-    const { kind, target } = place as { kind: unknown; target: unknown };
-    const { os, shell } = place as { os?: unknown; shell?: unknown };
+    const { kind, target } = place;
+    const os = "os" in place ? place.os : undefined;
+    const shell = "shell" in place ? place.shell : undefined;
     if (typeof kind === "string" && typeof target === "string") {
       return {
         kind,
