@@ -102,6 +102,12 @@ export class DockerImageExecutor implements Executor {
     string,
     { link: RemoteLink; connectionId: string; sessionId: string }
   >();
+  /**
+   * The container `probe` started to learn the image's OS and shell, kept for the first session
+   * that spawns: a client probes before `initialize`, and its session's container is then the one
+   * that was probed rather than a second one.
+   */
+  #probed: RemoteLink | undefined;
   #disposed = false;
 
   constructor(
@@ -124,8 +130,9 @@ export class DockerImageExecutor implements Executor {
     }
     let session = this.#sessions.get(key);
     if (!session) {
-      session = { link: new RemoteLink(this.#place(), this.#options), connectionId, sessionId };
-      const link = session.link;
+      const link = this.#probed ?? new RemoteLink(this.#place(), this.#options);
+      this.#probed = undefined;
+      session = { link, connectionId, sessionId };
       void link.probe().then(() => (this.#facts ??= link.facts()));
       this.#sessions.set(key, session);
     }
@@ -136,15 +143,17 @@ export class DockerImageExecutor implements Executor {
     return placeOf(`${this.#engine}-image`, this.target, this.#facts);
   }
 
-  /** A container of its own, closed at once: an image's place is the same in every session's. */
+  /**
+   * Starts the next session's container now (an image's OS and shell are the same in every
+   * session's); it waits, open, for the first session that spawns.
+   */
   async probe(): Promise<void> {
     if (this.#facts !== undefined || this.#disposed) {
       return;
     }
-    const link = new RemoteLink(this.#place(), this.#options);
+    const link = (this.#probed ??= new RemoteLink(this.#place(), this.#options));
     await link.probe();
-    this.#facts = link.facts();
-    await link.close();
+    this.#facts ??= link.facts();
   }
 
   async endSessions(filter: { connectionId: string; sessionId?: string }): Promise<void> {
@@ -161,9 +170,13 @@ export class DockerImageExecutor implements Executor {
 
   async dispose(): Promise<void> {
     this.#disposed = true;
-    const all = [...this.#sessions.values()];
+    const all = [...this.#sessions.values()].map((s) => s.link);
     this.#sessions.clear();
-    await Promise.all(all.map((s) => s.link.close()));
+    if (this.#probed) {
+      all.push(this.#probed);
+      this.#probed = undefined;
+    }
+    await Promise.all(all.map((link) => link.close()));
   }
 
   /** A container per connection (one per session, anew if the session's was lost). */

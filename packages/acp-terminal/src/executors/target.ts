@@ -5,7 +5,7 @@ import { DevContainerExecutor } from "./devcontainer.js";
 import { DockerExecutor, DockerImageExecutor } from "./docker.js";
 import { localExecutor } from "./local.js";
 import { SshExecutor } from "./ssh.js";
-import type { Executor, WorkspaceMount } from "./types.js";
+import type { Executor, ExecutorPlace, WorkspaceMount } from "./types.js";
 
 export type { ContainerEngine, WorkspaceMount } from "./types.js";
 
@@ -169,4 +169,14 @@ export function executorFor(on: string, field = "options.on"): Executor {
     case "devcontainer":
       return new DevContainerExecutor(target.workspaceFolder);
   }
+}
+
+/**
+ * Where `on` says commands run, as far as it is known without connecting: here, this machine's OS
+ * and shell; elsewhere the kind and target (the OS and shell there are what a connection finds
+ * out: a host's `executor` once `probeExecutor` ran). An executor makes nothing until it spawns or
+ * probes, so the one made here to ask is simply dropped.
+ */
+export function placeBeforeConnecting(on: string): ExecutorPlace {
+  return executorFor(on, "on").place();
 }

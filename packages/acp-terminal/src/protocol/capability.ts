@@ -33,11 +33,6 @@ export const terminalCapabilitySchema = z.object({
    */
   containment: z.enum(["process-tree", "pid-namespace", "process-group"]).catch("process-group"),
   /**
-   * Where commands may write (see the README): `"read-only"` (nowhere but a private /tmp),
-   * `"workspace-write"`, `"off"`, or `"unavailable"` (one was asked for and cannot be had: no
-   * command runs); `network` says whether they reach the network. Missing or unknown: `"off"`.
-   */
-  /**
    * Where commands run: `kind` (`local`, `ssh`, `docker`, `podman`, `docker-image`,
    * `podman-image`, `devcontainer`), the `target` as configured, and where known the `os`
    * (`uname -s`: `Linux`, `Darwin`) and the `shell` a command line runs in, so an agent writes
@@ -52,6 +47,11 @@ export const terminalCapabilitySchema = z.object({
     })
     .optional()
     .catch(undefined),
+  /**
+   * Where commands may write (see the README): `"read-only"` (nowhere but a private /tmp),
+   * `"workspace-write"`, `"off"`, or `"unavailable"` (one was asked for and cannot be had: no
+   * command runs); `network` says whether they reach the network. Missing or unknown: `"off"`.
+   */
   sandbox: z
     .object({
       mode: z.enum(["read-only", "workspace-write", "off", "unavailable"]),
