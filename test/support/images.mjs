@@ -8,6 +8,8 @@
  */
 import { execFileSync } from "node:child_process";
 import {
+  chmodSync,
+  chownSync,
   cpSync,
   existsSync,
   lstatSync,
@@ -28,11 +30,25 @@ export const NO_SHELL_IMAGE = "acp-terminal-test:no-shell";
 
 const DEBIAN_PACKAGES = ["dash", "bash", "coreutils", "grep", "sed", "findutils", "util-linux"];
 
-/** @param {string} dir */
+/**
+ * The directories and files every image has, with the modes a distribution gives them (the root
+ * came from mkdtemp, 0700, and the umask takes /tmp's write bits): a user other than root writes
+ * in /tmp and owns its home. os-release is what the Dev Container CLI reads first.
+ * @param {string} dir
+ */
 function skeleton(dir) {
   for (const sub of ["bin", "tmp", "etc", "root", "proc", "dev", "sys", "usr/bin", "home/dev"]) {
-    mkdirSync(path.join(dir, sub), { recursive: true, mode: sub === "tmp" ? 0o1777 : 0o755 });
+    mkdirSync(path.join(dir, sub), { recursive: true });
   }
+  chmodSync(dir, 0o755);
+  chmodSync(path.join(dir, "tmp"), 0o1777);
+  if (process.getuid?.() === 0) {
+    chownSync(path.join(dir, "home/dev"), 1000, 1000);
+  }
+  writeFileSync(
+    path.join(dir, "etc/os-release"),
+    'ID=acp-terminal-test\nNAME="acp-terminal test image"\n',
+  );
   writeFileSync(
     path.join(dir, "etc/passwd"),
     "root:x:0:0:root:/root:/bin/sh\ndev:x:1000:1000:dev:/home/dev:/bin/sh\n",
