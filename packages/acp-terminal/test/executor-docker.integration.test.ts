@@ -155,6 +155,26 @@ describe("docker executor", () => {
     expect(await ourContainers()).toEqual([]);
   });
 
+  it("mounts a workspace read-only when the target says ro: a write there fails, a read does not", async () => {
+    const workspace = realpathSync(mkdtempSync(path.join(tmpdir(), "acp-workspace-")));
+    writeFileSync(path.join(workspace, "hello.txt"), "from the host\n");
+    const host = makeHost({
+      on: `docker-image://${TEST_IMAGE}?workspace=${workspace}:/work:ro&network=none`,
+      cwd: workspace,
+    });
+    try {
+      const id = await host.create(owner, { command: "cat hello.txt; touch made-here" });
+      expect(await host.waitForExit(owner, id)).toEqual({ exitCode: 1, signal: null });
+      expect(host.output(owner, id).output).toMatch(
+        /^from the host\ntouch: made-here: Read-only file system\n$/,
+      );
+      expect(readdirSync(workspace)).toEqual(["hello.txt"]);
+    } finally {
+      await host.dispose();
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+
   it("ends terminals with a note when the engine connection drops, and leaves nothing in the container", async () => {
     const host = makeHost({ on: `docker://${container}`, cwd: "/tmp" });
     const mark = marker();
