@@ -1,18 +1,25 @@
 #!/usr/bin/env node
 /**
- * Where commands run: the cost of a terminal on another machine, per executor, beside the bare
- * client doing the same from the same run.
+ * Where commands run: the cost of a terminal on another machine or in a container, per executor
+ * and image, beside the bare client doing the same in the same run.
  *
- * Servers: a real sshd on a loopback port and a Docker engine (the one DOCKER_HOST reaches, else a
- * private dockerd as root), both started here as the tests start them (test/support/*.mjs), and a
- * running container of the test image (busybox + perl) for docker://.
+ * Servers, started as the tests start them (test/support/*.mjs): a real sshd on a loopback port,
+ * a Docker engine (the one DOCKER_HOST reaches, else a private dockerd as root), Podman (its own
+ * store under /tmp), and the Dev Container CLI. Targets: ssh://; docker:// into a running busybox
+ * container (busybox ash) and a Debian-slim-like one (dash); podman:// into a busybox container;
+ * devcontainer:// of a folder whose container is the Debian-slim-like image, remoteUser dev.
  *
- *   - cycle: TerminalHost.create('true') → waitForExit → release, in this process, per executor
- *     (local; ssh://; docker://), in alternating batches with its baselines: a bare
- *     `ssh host true` (a connection each time), the same over the executor's kind of connection
- *     (`ssh -S master host true`), a bare `docker exec CONTAINER true`, and for local a detached
+ *   - cycle: TerminalHost.create('true') → waitForExit → release, in this process, per target, in
+ *     alternating batches with the bare client running `true` the way each terminal's session
+ *     runs: `ssh -S master host true` (and `ssh host true`, a connection each time), `docker exec
+ *     C true`, `podman exec C true`, `docker exec -u dev C true`; for local a detached
  *     spawn('true') → 'close'.
  *   - terminals/s: 8 cycles in flight at once, for BENCH_SECONDS each (default 3).
+ *   - exit seen: `sleep 2; exec touch FILE` per target, all at once, BENCH_EXIT_ROUNDS rounds
+ *     (default 8): from FILE appearing (this process watches its directory in /tmp, which every
+ *     target shares) to waitForExit resolving.
+ *     Beside local, and main's Perl helper over the same ssh when BENCH_MAIN_TREE names a built
+ *     checkout of main (`git worktree add /tmp/main main`, install, build).
  *   - output MB/s: one terminal printing BENCH_OUTPUT_MIB (default 32) MiB of zeros
  *     (`head -c N /dev/zero`), beside the same command read through the bare client.
  *   - docker-image: the first terminal of a session (a container started for it), beside
@@ -21,11 +28,17 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, watch } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { TerminalHost } from "acp-terminal";
-import { startDocker, TEST_IMAGE } from "../test/support/dockerd.mjs";
+import {
+  devcontainerBin,
+  makeDevContainerFolder,
+  REMOTE_USER,
+} from "../test/support/devcontainer.mjs";
+import { DEBIAN_IMAGE, startDocker, TEST_IMAGE } from "../test/support/dockerd.mjs";
+import { startPodman } from "../test/support/podman.mjs";
 import { startSshd } from "../test/support/sshd.mjs";
 import { fmt, header, Report } from "./support/report.mjs";
 import { alternate } from "./support/sampling.mjs";
@@ -35,13 +48,15 @@ const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 40);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const OUTPUT_MIB = Number(process.env.BENCH_OUTPUT_MIB ?? 32);
+const EXIT_ROUNDS = Number(process.env.BENCH_EXIT_ROUNDS ?? 8);
+const MAIN_TREE = process.env.BENCH_MAIN_TREE;
 const CONCURRENCY = 8;
 const OWNER = { connectionId: "bench", sessionId: "executors" };
 
 header(
-  "Executors: terminals on another machine (ssh, docker) beside the bare client",
+  "Executors: terminals on another machine or in a container, per image, beside the bare client",
   `cycle create('true') → waitForExit → release; ${ITERATIONS} iterations after ${WARMUP} warm-up; ` +
-    `${CONCURRENCY} in flight for ${SECONDS} s; ${OUTPUT_MIB} MiB of output`,
+    `${CONCURRENCY} in flight for ${SECONDS} s; exit seen after sleep 2, ${EXIT_ROUNDS} rounds; ${OUTPUT_MIB} MiB of output`,
 );
 
 /** Runs argv to completion with its stdout read (and counted); rejects on a non-zero exit. */
@@ -75,6 +90,40 @@ async function perSecond(host) {
     }),
   );
   return done / SECONDS;
+}
+
+/**
+ * Exit seen: a command sleeps 2 s, then its last act is to make a file in a directory this
+ * process watches (every target sees this machine's /tmp: ssh to here, the containers mount it);
+ * the figure is from the file's appearance to waitForExit resolving.
+ */
+const exitDir = mkdtempSync(join(tmpdir(), "acp-bench-exit-"));
+chmodSync(exitDir, 0o1777); // the dev container's remoteUser writes here too
+const appeared = new Map();
+const exitWatcher = watch(exitDir, (_event, file) => {
+  const seen = file ? appeared.get(file) : undefined;
+  if (seen && seen.at === undefined) {
+    seen.at = now();
+    seen.resolve();
+  }
+});
+let exits = 0;
+async function exitSeen(host) {
+  const file = `x${++exits}`;
+  const marked = { at: undefined, resolve: () => {} };
+  const made = new Promise((resolve) => (marked.resolve = resolve));
+  appeared.set(file, marked);
+  const id = await host.create(OWNER, {
+    command: "sh",
+    args: ["-c", `sleep 2; exec touch ${join(exitDir, file)}`],
+  });
+  const status = await host.waitForExit(OWNER, id);
+  const exited = now();
+  await made;
+  appeared.delete(file);
+  await host.release(OWNER, id);
+  if (status.exitCode !== 0) throw new Error(`sleep 2; touch exited ${JSON.stringify(status)}`);
+  return exited - marked.at;
 }
 
 async function outputMBps(host) {
@@ -113,13 +162,15 @@ const cycleRow = (figure, samples, baselineName, baseline) => {
   });
 };
 
-const sshd = await startSshd();
-const engine = await startDocker();
-const container = `acp-bench-${process.pid}`;
+process.env.PATH = `${devcontainerBin()}${delimiter}${process.env.PATH}`;
+const [sshd, engine, podman] = await Promise.all([startSshd(), startDocker(), startPodman()]);
+const busybox = `acp-bench-${process.pid}`;
+const debian = `acp-bench-debian-${process.pid}`;
 const controlDir = mkdtempSync(join(tmpdir(), "acp-bench-ssh-"));
 const master = join(controlDir, "m");
 const env = {
   ...process.env,
+  ...podman.env,
   ACP_TERMINAL_SSH_COMMAND: sshd.sshCommand.join(" "),
   DOCKER_HOST: engine.dockerHost,
 };
@@ -127,73 +178,130 @@ Object.assign(process.env, env);
 const ssh = sshd.sshCommand;
 let masterProcess;
 const hosts = [];
+const devcontainer = await makeDevContainerFolder(DEBIAN_IMAGE);
 try {
-  await engine.docker(
-    "run",
-    "-d",
-    "--network",
-    "none",
-    "--name",
-    container,
-    TEST_IMAGE,
-    "sleep",
-    "100000",
-  );
+  const detached = ["run", "-d", "--network", "none", "-v", "/tmp:/tmp"];
+  await engine.docker(...detached, "--name", busybox, TEST_IMAGE, "sleep", "100000");
+  await engine.docker(...detached, "--name", debian, DEBIAN_IMAGE, "sleep", "100000");
+  await podman.podman(...detached, "--name", busybox, TEST_IMAGE, "sleep", "100000");
   masterProcess = spawn(ssh[0], [...ssh.slice(1), "-M", "-S", master, "-N", "acp-test"], {
     stdio: "ignore",
   });
   await run([...ssh, "-o", "ConnectionAttempts=5", "acp-test", "true"]); // the server answers
-  const local = new TerminalHost({ cwd: "/tmp" });
-  const overSsh = new TerminalHost({ on: "ssh://acp-test", cwd: "/tmp" });
-  const inDocker = new TerminalHost({ on: `docker://${container}`, cwd: "/tmp" });
-  hosts.push(local, overSsh, inDocker);
+  const hostOn = (on) => {
+    const host = new TerminalHost({ ...(on ? { on } : {}), cwd: "/tmp" });
+    hosts.push(host);
+    return host;
+  };
+  const local = hostOn(undefined);
+  const devHost = new TerminalHost({
+    on: `devcontainer://${devcontainer.folder}`,
+    cwd: devcontainer.folder,
+  });
+  hosts.push(devHost);
+  await cycle(devHost); // `devcontainer up` starts its container
+  const devId = (
+    await engine.docker(
+      "ps",
+      "-q",
+      "--filter",
+      `label=devcontainer.local_folder=${devcontainer.folder}`,
+    )
+  ).trim();
 
-  const samples = await alternate(
+  /** Each target: its host, and the bare client that runs a command the way its sessions do. */
+  const targets = [
     {
-      local: () => cycle(local),
-      // `run` resolves with a byte count, which `alternate` would take for the duration: discard it.
-      spawn: async () => void (await run(["true"])),
-      ssh: () => cycle(overSsh),
-      sshBare: async () => void (await run([...ssh, "acp-test", "true"])),
-      sshMux: async () => void (await run([...ssh, "-S", master, "acp-test", "true"])),
-      docker: () => cycle(inDocker),
-      dockerExec: async () => void (await run(["docker", "exec", container, "true"], env)),
+      name: "ssh://",
+      host: hostOn("ssh://acp-test"),
+      bare: [...ssh, "-S", master, "acp-test"],
+      label: "ssh -S master",
     },
-    { warmup: WARMUP, iterations: ITERATIONS, batch: 5 },
-  );
-  cycleRow("local", samples.local, "spawn('true') →'close'", samples.spawn);
-  cycleRow("ssh://", samples.ssh, "ssh host true (new connection)", samples.sshBare);
-  cycleRow("ssh://", samples.ssh, "ssh -S master host true", samples.sshMux);
-  cycleRow("docker://", samples.docker, "docker exec C true", samples.dockerExec);
+    {
+      name: "docker:// busybox",
+      host: hostOn(`docker://${busybox}`),
+      bare: ["docker", "exec", busybox],
+      label: "docker exec",
+    },
+    {
+      name: "docker:// debian-slim-like",
+      host: hostOn(`docker://${debian}`),
+      bare: ["docker", "exec", debian],
+      label: "docker exec",
+    },
+    {
+      name: "podman:// busybox",
+      host: hostOn(`podman://${busybox}`),
+      bare: ["podman", "exec", busybox],
+      label: "podman exec",
+    },
+    {
+      name: "devcontainer:// debian-slim-like",
+      host: devHost,
+      bare: ["docker", "exec", "-u", REMOTE_USER, devId],
+      label: `docker exec -u ${REMOTE_USER}`,
+    },
+  ];
 
-  for (const [name, host] of [
-    ["local", local],
-    ["ssh://", overSsh],
-    ["docker://", inDocker],
-  ]) {
+  const variants = {
+    local: () => cycle(local),
+    // `run` resolves with a byte count, which `alternate` would take for the duration: discard it.
+    spawn: async () => void (await run(["true"])),
+    sshBare: async () => void (await run([...ssh, "acp-test", "true"])),
+  };
+  for (const { name, host, bare } of targets) {
+    variants[name] = () => cycle(host);
+    variants[`${name} bare`] = async () => void (await run([...bare, "true"], env));
+  }
+  const samples = await alternate(variants, { warmup: WARMUP, iterations: ITERATIONS, batch: 5 });
+  cycleRow("local", samples.local, "spawn('true') →'close'", samples.spawn);
+  cycleRow("ssh://", samples["ssh://"], "ssh host true (new connection)", samples.sshBare);
+  for (const { name, label } of targets) {
+    cycleRow(name, samples[name], `${label} … true`, samples[`${name} bare`]);
+  }
+
+  for (const [name, host] of [["local", local], ...targets.map((t) => [t.name, t.host])]) {
     report.row({
       figure: `${name} terminals/s (${CONCURRENCY} in flight)`,
       value: (await perSecond(host)).toFixed(0),
     });
   }
 
-  /** @type {{name: string, host: TerminalHost, bare: string[], label: string}[]} */
-  const outputs = [
+  // Exit seen: every target's `sleep 2` at once, so each round's noise is shared.
+  const watched = [{ name: "local", host: local }, ...targets];
+  let mainHost;
+  if (MAIN_TREE) {
+    const main = await import(join(MAIN_TREE, "packages/acp-terminal/dist/index.js"));
+    mainHost = new main.TerminalHost({ on: "ssh://acp-test", cwd: "/tmp" });
+    hosts.push(mainHost);
+    watched.push({ name: "ssh:// main's Perl helper", host: mainHost });
+  }
+  const seen = Object.fromEntries(watched.map(({ name }) => [name, []]));
+  await Promise.all(watched.map(({ host }) => exitSeen(host))); // warm-up
+  for (let round = 0; round < EXIT_ROUNDS; round++) {
+    const results = await Promise.all(watched.map(({ host }) => exitSeen(host)));
+    results.forEach((ms, i) => seen[watched[i].name].push(ms));
+  }
+  // The sh helper over ssh beside main's Perl helper over the same ssh; the rest beside local.
+  const perl = mainHost ? "ssh:// main's Perl helper" : undefined;
+  for (const { name } of watched.slice(1)) {
+    const baseName = name === "ssh://" && perl ? perl : "local";
+    const mine = summarize(seen[name]);
+    const base = summarize(seen[baseName]);
+    report.row({
+      figure: `${name} exit seen after sleep 2, p50 / max`,
+      value: `${fmt.ms(mine.p50)} / ${fmt.ms(mine.max)}`,
+      baseline: `${baseName} ${fmt.ms(base.p50)} / ${fmt.ms(base.max)}`,
+    });
+  }
+  if (!perl) {
+    report.note("main's Perl helper not measured: set BENCH_MAIN_TREE to a built checkout of main");
+  }
+
+  for (const { name, host, bare, label } of [
     { name: "local", host: local, bare: [], label: "spawn" },
-    {
-      name: "ssh://",
-      host: overSsh,
-      bare: [...ssh, "-S", master, "acp-test"],
-      label: "ssh -S master",
-    },
-    {
-      name: "docker://",
-      host: inDocker,
-      bare: ["docker", "exec", container],
-      label: "docker exec",
-    },
-  ];
-  for (const { name, host, bare, label } of outputs) {
+    ...targets,
+  ]) {
     const mine = await outputMBps(host);
     const base = await bareMBps(bare, env);
     report.row({
@@ -230,13 +338,25 @@ try {
     "ssh: sshd on 127.0.0.1, the login shell told not to source ~/.bashrc (SHLVL=1 in authorized_keys), see test/support/sshd.mjs",
   );
   report.note(
-    "a remote terminal is a session over the executor's connection plus a perl wrapper there; its exit comes through the agent",
+    "a remote terminal is a session over the executor's connection plus the sh wrapper there; its exit comes through the agent",
+  );
+  report.note(
+    "exit seen: from the command's last act (a file it makes in a watched directory of this machine's /tmp) to waitForExit resolving",
   );
   report.print();
 } finally {
   await Promise.allSettled(hosts.map((host) => host.dispose()));
   masterProcess?.kill();
-  await engine.docker("rm", "-f", container).catch(() => undefined);
+  await engine.docker("rm", "-f", busybox, debian).catch(() => undefined);
+  const ids = await engine
+    .docker("ps", "-aq", "--filter", `label=devcontainer.local_folder=${devcontainer.folder}`)
+    .catch(() => "");
+  if (ids.trim()) {
+    await engine.docker("rm", "-f", ...ids.trim().split("\n")).catch(() => undefined);
+  }
+  await devcontainer.remove();
   rmSync(controlDir, { recursive: true, force: true });
-  await Promise.allSettled([sshd.stop(), engine.stop()]);
+  exitWatcher.close();
+  rmSync(exitDir, { recursive: true, force: true });
+  await Promise.allSettled([sshd.stop(), engine.stop(), podman.stop()]);
 }
