@@ -15,20 +15,20 @@
  *     C true`, `podman exec C true`, `docker exec -u dev C true`; for local a detached
  *     spawn('true') → 'close'.
  *   - terminals/s: 8 cycles in flight at once, for BENCH_SECONDS each (default 3).
- *   - exit seen: `sleep 2; exec touch FILE` per target, all at once, BENCH_EXIT_ROUNDS rounds
- *     (default 8): from FILE appearing (this process watches its directory in /tmp, which every
- *     target shares) to waitForExit resolving.
- *     Beside local, and main's Perl helper over the same ssh when BENCH_MAIN_TREE names a built
- *     checkout of main (`git worktree add /tmp/main main`, install, build).
+ *   - exit seen: `sleep 2` then printing the time as its last act, per target, all at once,
+ *     BENCH_EXIT_ROUNDS rounds (default 8): from that time to waitForExit resolving, beside the
+ *     bare client running the same to its exit, and over ssh beside main's Perl helper when BENCH_MAIN_TREE names a built checkout
+ *     of main (`git worktree add /tmp/main main`, install, build).
  *   - output MB/s: one terminal printing BENCH_OUTPUT_MIB (default 32) MiB of zeros
  *     (`head -c N /dev/zero`), beside the same command read through the bare client.
  *   - docker-image: the first terminal of a session (a container started for it), beside
  *     `docker run --rm IMAGE true`.
- * BENCH_ITERATIONS (default 40) after BENCH_WARMUP (default 5); p50/p95.
+ * BENCH_ITERATIONS (default 40) after BENCH_WARMUP (default 5); p50/p95. BENCH_PARTS (a comma list
+ * of cycle, rate, exit, output, image; default all) runs only those.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { chmodSync, mkdtempSync, rmSync, watch } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { TerminalHost } from "acp-terminal";
@@ -42,7 +42,7 @@ import { startPodman } from "../test/support/podman.mjs";
 import { startSshd } from "../test/support/sshd.mjs";
 import { fmt, header, Report } from "./support/report.mjs";
 import { alternate } from "./support/sampling.mjs";
-import { now, summarize } from "./support/stats.mjs";
+import { now, summarize, wallMs } from "./support/stats.mjs";
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 40);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 5);
@@ -50,6 +50,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const OUTPUT_MIB = Number(process.env.BENCH_OUTPUT_MIB ?? 32);
 const EXIT_ROUNDS = Number(process.env.BENCH_EXIT_ROUNDS ?? 8);
 const MAIN_TREE = process.env.BENCH_MAIN_TREE;
+/** Which parts run (default all): cycle, rate, exit, output, image. */
+const PARTS = new Set((process.env.BENCH_PARTS ?? "cycle,rate,exit,output,image").split(","));
 const CONCURRENCY = 8;
 const OWNER = { connectionId: "bench", sessionId: "executors" };
 
@@ -93,37 +95,46 @@ async function perSecond(host) {
 }
 
 /**
- * Exit seen: a command sleeps 2 s, then its last act is to make a file in a directory this
- * process watches (every target sees this machine's /tmp: ssh to here, the containers mount it);
- * the figure is from the file's appearance to waitForExit resolving.
+ * Exit seen: a command sleeps 2 s, then its last act is to print the time (CLOCK_REALTIME, the
+ * same clock on this machine, in its containers and over ssh to here): GNU `date +%s%N`, or
+ * busybox `adjtimex` (its date has no %N). The figure runs from that time to waitForExit
+ * resolving (or the bare client's exit).
  */
-const exitDir = mkdtempSync(join(tmpdir(), "acp-bench-exit-"));
-chmodSync(exitDir, 0o1777); // the dev container's remoteUser writes here too
-const appeared = new Map();
-const exitWatcher = watch(exitDir, (_event, file) => {
-  const seen = file ? appeared.get(file) : undefined;
-  if (seen && seen.at === undefined) {
-    seen.at = now();
-    seen.resolve();
-  }
-});
-let exits = 0;
-async function exitSeen(host) {
-  const file = `x${++exits}`;
-  const marked = { at: undefined, resolve: () => {} };
-  const made = new Promise((resolve) => (marked.resolve = resolve));
-  appeared.set(file, marked);
-  const id = await host.create(OWNER, {
-    command: "sh",
-    args: ["-c", `sleep 2; exec touch ${join(exitDir, file)}`],
-  });
+const CLOCKS = {
+  gnu: { command: "date +%s%N", read: (text) => Number(BigInt(text.trim()) / 1000n) / 1000 },
+  busybox: {
+    command: "adjtimex",
+    read: (text) => {
+      const sec = /time\.tv_sec:\s*(\d+)/.exec(text)?.[1];
+      const usec = /time\.tv_usec:\s*(\d+)/.exec(text)?.[1];
+      if (!sec || !usec) throw new Error(`no time in ${JSON.stringify(text)}`);
+      return Number(sec) * 1000 + Number(usec) / 1000;
+    },
+  },
+};
+const lastAct = (clock) => `sleep 2; exec ${CLOCKS[clock].command}`;
+
+async function exitSeen(host, clock) {
+  const id = await host.create(OWNER, { command: "sh", args: ["-c", lastAct(clock)] });
   const status = await host.waitForExit(OWNER, id);
-  const exited = now();
-  await made;
-  appeared.delete(file);
+  const seen = wallMs();
+  const { output } = host.output(OWNER, id);
   await host.release(OWNER, id);
-  if (status.exitCode !== 0) throw new Error(`sleep 2; touch exited ${JSON.stringify(status)}`);
-  return exited - marked.at;
+  if (status.exitCode !== 0) throw new Error(`${lastAct(clock)} exited ${JSON.stringify(status)}`);
+  return seen - CLOCKS[clock].read(output);
+}
+
+/** `quoted`: ssh joins its arguments into one command line, so the command goes as one word. */
+async function bareExitSeen(argv, clock, quoted) {
+  const command = quoted ? [`sh -c '${lastAct(clock)}'`] : ["sh", "-c", lastAct(clock)];
+  const child = spawn(argv[0], [...argv.slice(1), ...command], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let output = "";
+  child.stdout.setEncoding("utf8").on("data", (text) => (output += text));
+  const exited = once(child, "exit").then(() => wallMs());
+  await once(child, "close"); // its output read to the end
+  return (await exited) - CLOCKS[clock].read(output);
 }
 
 async function outputMBps(host) {
@@ -141,16 +152,15 @@ async function outputMBps(host) {
   return bytes / 1e6 / ((now() - started) / 1000);
 }
 
-async function bareMBps(argv, env) {
+async function bareMBps(argv) {
   const started = now();
-  const bytes = await run(
-    [...argv, "head", "-c", String(OUTPUT_MIB * 1024 * 1024), "/dev/zero"],
-    env,
-  );
+  const bytes = await run([...argv, "head", "-c", String(OUTPUT_MIB * 1024 * 1024), "/dev/zero"]);
   return bytes / 1e6 / ((now() - started) / 1000);
 }
 
 const report = new Report();
+/** Every host made, disposed at the end. */
+const hosts = [];
 const cycleRow = (figure, samples, baselineName, baseline) => {
   const mine = summarize(samples);
   const base = summarize(baseline);
@@ -161,6 +171,121 @@ const cycleRow = (figure, samples, baselineName, baseline) => {
     ratio: fmt.ratio(mine.p50 / base.p50),
   });
 };
+
+/** The cycle per target beside its bare client's `true`, in alternating batches. */
+async function cycles(local, targets) {
+  const ssh = process.env.ACP_TERMINAL_SSH_COMMAND.split(" ");
+  const variants = {
+    local: () => cycle(local),
+    // `run` resolves with a byte count, which `alternate` would take for the duration: discard it.
+    spawn: async () => void (await run(["true"])),
+    sshBare: async () => void (await run([...ssh, "acp-test", "true"])),
+  };
+  for (const { name, host, bare } of targets) {
+    variants[name] = () => cycle(host);
+    variants[`${name} bare`] = async () => void (await run([...bare, "true"]));
+  }
+  const samples = await alternate(variants, { warmup: WARMUP, iterations: ITERATIONS, batch: 5 });
+  cycleRow("local", samples.local, "spawn('true') →'close'", samples.spawn);
+  cycleRow("ssh://", samples["ssh://"], "ssh host true (new connection)", samples.sshBare);
+  for (const { name, label } of targets) {
+    cycleRow(name, samples[name], `${label} … true`, samples[`${name} bare`]);
+  }
+}
+
+async function rates(local, targets) {
+  for (const [name, host] of [["local", local], ...targets.map((t) => [t.name, t.host])]) {
+    report.row({
+      figure: `${name} terminals/s (${CONCURRENCY} in flight)`,
+      value: (await perSecond(host)).toFixed(0),
+    });
+  }
+}
+
+/**
+ * Exit seen: every target's command at once (through the host, and through its bare client), so
+ * each round's noise is shared; over ssh, main's Perl helper too.
+ */
+async function exits(_local, targets) {
+  const watched = [];
+  for (const { name, host, bare, label, clock } of targets) {
+    const quoted = name === "ssh://";
+    watched.push({ name, seen: () => exitSeen(host, clock) });
+    watched.push({ name: `${name} ${label}`, seen: () => bareExitSeen(bare, clock, quoted) });
+  }
+  const perl = "ssh:// main's Perl helper";
+  if (MAIN_TREE) {
+    const main = await import(join(MAIN_TREE, "packages/acp-terminal/dist/index.js"));
+    const mainHost = new main.TerminalHost({ on: "ssh://acp-test", cwd: "/tmp" });
+    hosts.push(mainHost);
+    watched.push({ name: perl, seen: () => exitSeen(mainHost, "gnu") });
+  } else {
+    report.note("main's Perl helper not measured: set BENCH_MAIN_TREE to a built checkout of main");
+  }
+  const seen = Object.fromEntries(watched.map(({ name }) => [name, []]));
+  await Promise.all(watched.map((w) => w.seen())); // warm-up
+  for (let round = 0; round < EXIT_ROUNDS; round++) {
+    const results = await Promise.all(watched.map((w) => w.seen()));
+    results.forEach((ms, i) => seen[watched[i].name].push(ms));
+  }
+  const row = (name, baseName) => {
+    const mine = summarize(seen[name]);
+    const base = summarize(seen[baseName]);
+    report.row({
+      figure: `${name} exit seen, p50 / max`,
+      value: `${fmt.ms(mine.p50)} / ${fmt.ms(mine.max)}`,
+      baseline: `${baseName} ${fmt.ms(base.p50)} / ${fmt.ms(base.max)}`,
+    });
+  };
+  for (const { name, label } of targets) {
+    row(name, `${name} ${label}`);
+  }
+  if (MAIN_TREE) {
+    row("ssh://", perl);
+    row(perl, "ssh:// ssh -S master");
+  }
+}
+
+async function outputs(local, targets) {
+  for (const { name, host, bare, label } of [
+    { name: "local", host: local, bare: [], label: "spawn" },
+    ...targets,
+  ]) {
+    const mine = await outputMBps(host);
+    const base = await bareMBps(bare);
+    report.row({
+      figure: `${name} output ${OUTPUT_MIB} MiB`,
+      value: fmt.mbps(mine),
+      baseline: `${label} ${fmt.mbps(base)}`,
+      ratio: fmt.ratio(mine / base),
+    });
+  }
+}
+
+/** docker-image: a new session's first terminal starts its container. */
+async function perImage() {
+  const firstTerminal = [];
+  const dockerRun = [];
+  for (let i = 0; i < 3; i++) {
+    const perSession = new TerminalHost({
+      on: `docker-image://${TEST_IMAGE}?network=none`,
+      cwd: "/tmp",
+    });
+    const started = now();
+    await cycle(perSession);
+    firstTerminal.push(now() - started);
+    await perSession.dispose();
+    const began = now();
+    await run(["docker", "run", "--rm", "--network", "none", TEST_IMAGE, "true"]);
+    dockerRun.push(now() - began);
+  }
+  cycleRow(
+    "docker-image:// first terminal of a session",
+    firstTerminal,
+    "docker run --rm IMAGE true",
+    dockerRun,
+  );
+}
 
 process.env.PATH = `${devcontainerBin()}${delimiter}${process.env.PATH}`;
 const [sshd, engine, podman] = await Promise.all([startSshd(), startDocker(), startPodman()]);
@@ -177,7 +302,6 @@ const env = {
 Object.assign(process.env, env);
 const ssh = sshd.sshCommand;
 let masterProcess;
-const hosts = [];
 const devcontainer = await makeDevContainerFolder(DEBIAN_IMAGE);
 try {
   const detached = ["run", "-d", "--network", "none", "-v", "/tmp:/tmp"];
@@ -216,124 +340,44 @@ try {
       host: hostOn("ssh://acp-test"),
       bare: [...ssh, "-S", master, "acp-test"],
       label: "ssh -S master",
+      clock: "gnu",
     },
     {
       name: "docker:// busybox",
       host: hostOn(`docker://${busybox}`),
       bare: ["docker", "exec", busybox],
       label: "docker exec",
+      clock: "busybox",
     },
     {
       name: "docker:// debian-slim-like",
       host: hostOn(`docker://${debian}`),
       bare: ["docker", "exec", debian],
       label: "docker exec",
+      clock: "gnu",
     },
     {
       name: "podman:// busybox",
       host: hostOn(`podman://${busybox}`),
       bare: ["podman", "exec", busybox],
       label: "podman exec",
+      clock: "busybox",
     },
     {
       name: "devcontainer:// debian-slim-like",
       host: devHost,
       bare: ["docker", "exec", "-u", REMOTE_USER, devId],
       label: `docker exec -u ${REMOTE_USER}`,
+      clock: "gnu",
     },
   ];
 
-  const variants = {
-    local: () => cycle(local),
-    // `run` resolves with a byte count, which `alternate` would take for the duration: discard it.
-    spawn: async () => void (await run(["true"])),
-    sshBare: async () => void (await run([...ssh, "acp-test", "true"])),
-  };
-  for (const { name, host, bare } of targets) {
-    variants[name] = () => cycle(host);
-    variants[`${name} bare`] = async () => void (await run([...bare, "true"], env));
+  const parts = { cycle: cycles, rate: rates, exit: exits, output: outputs, image: perImage };
+  for (const [part, measure] of Object.entries(parts)) {
+    if (PARTS.has(part)) {
+      await measure(local, targets);
+    }
   }
-  const samples = await alternate(variants, { warmup: WARMUP, iterations: ITERATIONS, batch: 5 });
-  cycleRow("local", samples.local, "spawn('true') →'close'", samples.spawn);
-  cycleRow("ssh://", samples["ssh://"], "ssh host true (new connection)", samples.sshBare);
-  for (const { name, label } of targets) {
-    cycleRow(name, samples[name], `${label} … true`, samples[`${name} bare`]);
-  }
-
-  for (const [name, host] of [["local", local], ...targets.map((t) => [t.name, t.host])]) {
-    report.row({
-      figure: `${name} terminals/s (${CONCURRENCY} in flight)`,
-      value: (await perSecond(host)).toFixed(0),
-    });
-  }
-
-  // Exit seen: every target's `sleep 2` at once, so each round's noise is shared.
-  const watched = [{ name: "local", host: local }, ...targets];
-  let mainHost;
-  if (MAIN_TREE) {
-    const main = await import(join(MAIN_TREE, "packages/acp-terminal/dist/index.js"));
-    mainHost = new main.TerminalHost({ on: "ssh://acp-test", cwd: "/tmp" });
-    hosts.push(mainHost);
-    watched.push({ name: "ssh:// main's Perl helper", host: mainHost });
-  }
-  const seen = Object.fromEntries(watched.map(({ name }) => [name, []]));
-  await Promise.all(watched.map(({ host }) => exitSeen(host))); // warm-up
-  for (let round = 0; round < EXIT_ROUNDS; round++) {
-    const results = await Promise.all(watched.map(({ host }) => exitSeen(host)));
-    results.forEach((ms, i) => seen[watched[i].name].push(ms));
-  }
-  // The sh helper over ssh beside main's Perl helper over the same ssh; the rest beside local.
-  const perl = mainHost ? "ssh:// main's Perl helper" : undefined;
-  for (const { name } of watched.slice(1)) {
-    const baseName = name === "ssh://" && perl ? perl : "local";
-    const mine = summarize(seen[name]);
-    const base = summarize(seen[baseName]);
-    report.row({
-      figure: `${name} exit seen after sleep 2, p50 / max`,
-      value: `${fmt.ms(mine.p50)} / ${fmt.ms(mine.max)}`,
-      baseline: `${baseName} ${fmt.ms(base.p50)} / ${fmt.ms(base.max)}`,
-    });
-  }
-  if (!perl) {
-    report.note("main's Perl helper not measured: set BENCH_MAIN_TREE to a built checkout of main");
-  }
-
-  for (const { name, host, bare, label } of [
-    { name: "local", host: local, bare: [], label: "spawn" },
-    ...targets,
-  ]) {
-    const mine = await outputMBps(host);
-    const base = await bareMBps(bare, env);
-    report.row({
-      figure: `${name} output ${OUTPUT_MIB} MiB`,
-      value: fmt.mbps(mine),
-      baseline: `${label} ${fmt.mbps(base)}`,
-      ratio: fmt.ratio(mine / base),
-    });
-  }
-
-  // docker-image: a new session's first terminal starts its container.
-  const firstTerminal = [];
-  const dockerRun = [];
-  for (let i = 0; i < 3; i++) {
-    const perSession = new TerminalHost({
-      on: `docker-image://${TEST_IMAGE}?network=none`,
-      cwd: "/tmp",
-    });
-    const started = now();
-    await cycle(perSession);
-    firstTerminal.push(now() - started);
-    await perSession.dispose();
-    const began = now();
-    await run(["docker", "run", "--rm", "--network", "none", TEST_IMAGE, "true"], env);
-    dockerRun.push(now() - began);
-  }
-  cycleRow(
-    "docker-image:// first terminal of a session",
-    firstTerminal,
-    "docker run --rm IMAGE true",
-    dockerRun,
-  );
   report.note(
     "ssh: sshd on 127.0.0.1, the login shell told not to source ~/.bashrc (SHLVL=1 in authorized_keys), see test/support/sshd.mjs",
   );
@@ -341,7 +385,7 @@ try {
     "a remote terminal is a session over the executor's connection plus the sh wrapper there; its exit comes through the agent",
   );
   report.note(
-    "exit seen: from the command's last act (a file it makes in a watched directory of this machine's /tmp) to waitForExit resolving",
+    "exit seen: from the time the command printed as its last act to waitForExit resolving (the bare client: to its exit)",
   );
   report.print();
 } finally {
@@ -356,7 +400,5 @@ try {
   }
   await devcontainer.remove();
   rmSync(controlDir, { recursive: true, force: true });
-  exitWatcher.close();
-  rmSync(exitDir, { recursive: true, force: true });
   await Promise.allSettled([sshd.stop(), engine.stop(), podman.stop()]);
 }

@@ -268,15 +268,16 @@ describe("ssh executor", () => {
     const remoteMark = /ACP_TERMINAL_REMOTE=[0-9a-f]+\.([0-9a-f]+)/.exec(
       readFileSync(`/proc/${shell}/environ`, "latin1"),
     );
-    // It forks its poller before the command runs. Which is which by parent, not by pid order:
-    // pids wrap around (at 32768 by default), and a wrapper of pid 32767 has a sentinel of pid 301.
+    // It forks its poller before the command runs, and the poller its exit hinter. Which is which
+    // by parent, not by pid order: pids wrap around (at 32768 by default), and a wrapper of pid
+    // 32767 has a poller of pid 301. The wrapper is the one whose parent is none of them.
     const wrapper = await until(
       () => {
         const found = localProcesses(`h.sh\0wrap\0${remoteMark?.[1]}`);
-        const sentinel = found.find((pid) => found.includes(parentOf(pid) ?? -1));
-        return found.length === 2 && sentinel !== undefined ? parentOf(sentinel) : undefined;
+        const top = found.filter((pid) => !found.includes(parentOf(pid) ?? -1));
+        return found.length === 3 && top.length === 1 ? top[0] : undefined;
       },
-      { message: "the wrapper and its poller" },
+      { message: "the wrapper, its poller and the poller's hinter" },
     );
     process.kill(wrapper, "SIGKILL"); // its poller kills the group and says so
     expect(
@@ -290,6 +291,10 @@ describe("ssh executor", () => {
       /remote wrapper of this command .* was killed/,
     );
     await until(() => mark.left().length === 0, { message: "the agent to kill the group" });
+    // The command's parent, which the command stopped, goes too (a stopped process waits forever).
+    await until(() => localProcesses(`h.sh\0hold\0${remoteMark?.[1]}`).length === 0, {
+      message: "the stopped parent of the command to be killed",
+    });
   });
 
   it("leaves nothing on the other side when the host is SIGKILLed", async () => {
