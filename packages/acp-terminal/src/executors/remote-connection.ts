@@ -95,8 +95,12 @@ export class RemoteConnection {
     child.stderr.on("data", (chunk: Buffer) => this.#stderr.append(chunk));
     child.stdin.on("error", () => {}); // EPIPE once the session is gone: 'exit' reports that
     const ready = this.#readLines(child);
-    // 'close': exited and its stdio closed, so what it said on stderr is all there.
-    const exited = once(child, "close").then(() => undefined);
+    // 'close': exited and its stdio closed, so what it said on stderr is all there. An 'error'
+    // (it could not be run) ends the wait too: `spawned` reports it.
+    const exited = once(child, "close").then(
+      () => undefined,
+      () => undefined,
+    );
     const spawned = once(child, "spawn").then(
       () => undefined,
       (error: unknown) => {
