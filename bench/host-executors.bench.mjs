@@ -288,7 +288,11 @@ async function perImage() {
 }
 
 process.env.PATH = `${devcontainerBin()}${delimiter}${process.env.PATH}`;
-const [sshd, engine, podman] = await Promise.all([startSshd(), startDocker(), startPodman()]);
+const [sshd, engine, podman] = await Promise.all([
+  startSshd(),
+  startDocker({ images: [TEST_IMAGE, DEBIAN_IMAGE] }),
+  startPodman({ images: [TEST_IMAGE] }),
+]);
 const busybox = `acp-bench-${process.pid}`;
 const debian = `acp-bench-debian-${process.pid}`;
 const controlDir = mkdtempSync(join(tmpdir(), "acp-bench-ssh-"));

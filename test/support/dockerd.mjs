@@ -14,7 +14,7 @@ import { pollUntil } from "./poll.mjs";
 
 const run = promisify(execFile);
 
-export { DEBIAN_IMAGE, NO_SHELL_IMAGE, TEST_IMAGE } from "./images.mjs";
+export { ALL_IMAGES, DEBIAN_IMAGE, NO_SHELL_IMAGE, TEST_IMAGE } from "./images.mjs";
 
 /**
  * @typedef {object} TestDocker
@@ -44,8 +44,11 @@ async function reachable(env) {
   }
 }
 
-/** @returns {Promise<TestDocker>} */
-export async function startDocker() {
+/**
+ * @param {{ images?: string[] }} [options] the test images the suite uses (default: all)
+ * @returns {Promise<TestDocker>}
+ */
+export async function startDocker(options = {}) {
   if (!which("docker")) {
     throw new Error(
       "Docker executor tests need the docker CLI: apt-get install docker.io (.ci/run does it)",
@@ -99,7 +102,7 @@ export async function startDocker() {
   const env = { ...process.env, DOCKER_HOST: dockerHost };
   const docker = async (/** @type {string[]} */ ...args) =>
     (await run("docker", args, { env, maxBuffer: 1 << 24 })).stdout;
-  await importImages("docker", env);
+  await importImages("docker", env, options.images);
   return {
     dockerHost,
     docker,

@@ -5,8 +5,10 @@
  * - debian-slim-like: dash as /bin/sh and the programs of Debian's coreutils, bash, grep, sed,
  *   findutils and util-linux with the libraries ldd names (what debian:*-slim has).
  * - no-shell: the static busybox without its links, so there is no `sh` to run.
+ * Each root is made once per machine and kept as a tar (see CACHE), which every suite imports.
  */
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   chmodSync,
   chownSync,
@@ -15,12 +17,18 @@ import {
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  readFileSync,
+  renameSync,
   rmSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
 /** busybox alone: no perl, no bash (what Alpine and busybox images give). */
 export const TEST_IMAGE = "acp-terminal-test:busybox";
 /** dash as /bin/sh with Debian's coreutils, bash, grep, sed, util-linux: like debian:*-slim. */
@@ -121,38 +129,68 @@ function debianRootfs(dir) {
   symlinkSync("dash", path.join(dir, "bin/sh"));
 }
 
+/** How each image's root filesystem is made. */
+const BUILDERS = new Map([
+  [TEST_IMAGE, busyboxRootfs],
+  [DEBIAN_IMAGE, debianRootfs],
+  [NO_SHELL_IMAGE, noShellRootfs],
+]);
+export const ALL_IMAGES = [...BUILDERS.keys()];
+
 /**
- * Imports each test image the engine lacks. `cli` is `docker` or `podman` (with its first
- * arguments), `env` its environment.
- * @param {string} cli @param {NodeJS.ProcessEnv} env @param {string[]} [cliArgs]
+ * Where the images' tars are kept between suites and engines, named by this module's text (a
+ * change to an image's definition makes new ones; `rm -r` the directory after a change of this
+ * machine's packages).
  */
-export async function importImages(cli, env, cliArgs = []) {
-  const images = /** @type {const} */ ([
-    [TEST_IMAGE, busyboxRootfs],
-    [DEBIAN_IMAGE, debianRootfs],
-    [NO_SHELL_IMAGE, noShellRootfs],
-  ]);
-  for (const [image, build] of images) {
-    try {
-      execFileSync(cli, [...cliArgs, "image", "inspect", image], { env, stdio: "ignore" });
-      continue;
-    } catch {
-      // not there yet
-    }
-    const rootfs = mkdtempSync(path.join(tmpdir(), "acp-rootfs-"));
-    try {
-      build(rootfs);
-      execFileSync(
-        "sh",
-        [
-          "-c",
-          'root=$1 image=$2; shift 2; tar -C "$root" -c . | "$@" import - "$image"',
-          "sh",
-        ].concat([rootfs, image, cli, ...cliArgs]),
-        { env, stdio: ["ignore", "ignore", "inherit"] },
-      );
-    } finally {
-      rmSync(rootfs, { recursive: true, force: true });
-    }
+const CACHE = path.join(
+  tmpdir(),
+  `acp-terminal-test-images-${process.getuid?.() ?? "user"}-${createHash("sha256")
+    .update(readFileSync(fileURLToPath(import.meta.url)))
+    .digest("hex")
+    .slice(0, 12)}`,
+);
+
+/**
+ * The tar of `image`'s root filesystem: built once on this machine, then the same file for every
+ * suite and engine (a concurrent build of the same image is harmless: each renames its own file
+ * into place).
+ * @param {string} image @returns {string}
+ */
+function rootfsTar(image) {
+  const tar = path.join(CACHE, `${image.replace(/[^A-Za-z0-9.-]/g, "_")}.tar`);
+  if (existsSync(tar)) {
+    return tar;
   }
+  mkdirSync(CACHE, { recursive: true, mode: 0o700 });
+  const rootfs = mkdtempSync(path.join(tmpdir(), "acp-rootfs-"));
+  const partial = `${tar}.${process.pid}`;
+  try {
+    BUILDERS.get(image)?.(rootfs);
+    execFileSync("tar", ["-C", rootfs, "-cf", partial, "."]);
+    renameSync(partial, tar);
+  } finally {
+    rmSync(rootfs, { recursive: true, force: true });
+    rmSync(partial, { force: true });
+  }
+  return tar;
+}
+
+/**
+ * Imports each of `images` (default: all) that the engine lacks, at once. `cli` is `docker` or
+ * `podman`, `env` its environment.
+ * @param {string} cli @param {NodeJS.ProcessEnv} env @param {string[]} [images]
+ */
+export async function importImages(cli, env, images = ALL_IMAGES) {
+  const tars = images.map((image) => [image, rootfsTar(image)]);
+  await Promise.all(
+    tars.map(async ([image, tar]) => {
+      try {
+        await run(cli, ["image", "inspect", image], { env });
+        return;
+      } catch {
+        // not there yet
+      }
+      await run(cli, ["import", tar, image], { env });
+    }),
+  );
 }

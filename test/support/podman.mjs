@@ -22,8 +22,11 @@ const run = promisify(execFile);
  * @property {() => Promise<void>} stop
  */
 
-/** @returns {Promise<TestPodman>} */
-export async function startPodman() {
+/**
+ * @param {{ images?: string[] }} [options] the test images the suite uses (default: all)
+ * @returns {Promise<TestPodman>}
+ */
+export async function startPodman(options = {}) {
   if (!which("podman")) {
     throw new Error("Podman executor tests need podman: apt-get install podman (.ci/run does it)");
   }
@@ -38,7 +41,7 @@ export async function startPodman() {
     CONTAINERS_CONF: path.join(dir, "containers.conf"),
     CONTAINERS_STORAGE_CONF: path.join(dir, "storage.conf"),
   };
-  await importImages("podman", env);
+  await importImages("podman", env, options.images);
   const podman = async (/** @type {string[]} */ ...args) =>
     (await run("podman", args, { env, maxBuffer: 1 << 24 })).stdout;
   return {

@@ -35,7 +35,7 @@ import {
 let engine: TestDocker;
 const container = `acp-test-${randomUUID().slice(0, 8)}`;
 beforeAll(async () => {
-  engine = await startDocker();
+  engine = await startDocker({ images: [TEST_IMAGE] });
   process.env.DOCKER_HOST = engine.dockerHost;
   await engine.docker(
     "run",

@@ -18,7 +18,7 @@ let engine: TestDocker;
 const stopped = `acp-stopped-${randomUUID().slice(0, 8)}`;
 const shellless = `acp-no-shell-${randomUUID().slice(0, 8)}`;
 beforeAll(async () => {
-  engine = await startDocker();
+  engine = await startDocker({ images: [TEST_IMAGE, NO_SHELL_IMAGE] });
   await engine.docker("create", "--network", "none", "--name", stopped, TEST_IMAGE, "sleep", "1");
   await engine.docker(
     ...["run", "-d", "--network", "none", "--name", shellless],
