@@ -5,6 +5,7 @@ import type { ExitStatus } from "../core/types.js";
 import type { ExecutedProcess, ExecutorSpawnRequest } from "./types.js";
 import type { RemoteConnection } from "./remote-connection.js";
 import type { RemoteEvent } from "./remote-events.js";
+import { DrainHold } from "../spawn/pipes.js";
 import { drainUntilQuiet } from "./remote-drain.js";
 import { Outcome } from "../core/outcome.js";
 import { sessionEndedFirst, startTimeout } from "./remote-start.js";
@@ -78,7 +79,7 @@ class RemoteProcess implements ExecutedProcess {
   /** The local ssh or docker client carrying the session; set once it runs. */
   #client: LocalClient | undefined;
   /** A kill under way holds the drain open until it is done (`holdDrainUntil`). */
-  #drainHold: Promise<unknown> | undefined;
+  readonly #drainHold = new DrainHold();
   /** Input written after a resize waits until the remote PTY has the new size (see `resize`). */
   #inputGate: Promise<void> = Promise.resolve();
   #resized: (() => void) | undefined;
@@ -169,16 +170,7 @@ class RemoteProcess implements ExecutedProcess {
   }
 
   holdDrainUntil(done: Promise<unknown>): void {
-    const held = done.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#drainHold = held;
-    void held.then(() => {
-      if (this.#drainHold === held) {
-        this.#drainHold = undefined;
-      }
-    });
+    this.#drainHold.until(done);
   }
 
   // The local PTY's size reaches the remote one through ssh or docker too, but docker resizes
@@ -267,7 +259,7 @@ class RemoteProcess implements ExecutedProcess {
         this.#request.exitDrainGraceMs,
         this.#request.signal,
         () => client.bytesRead(),
-        () => this.#drainHold,
+        this.#drainHold.current,
       );
       if (!drained) {
         client.stop(); // a background process holds the session's output: stop reading it
