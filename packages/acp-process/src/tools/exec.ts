@@ -3,7 +3,15 @@ import { isFinished } from "../model/run-record.js";
 import { type RunSnapshot } from "../model/run-events.js";
 import { derivedName, inputFields, outputFor, processLogHint } from "./format.js";
 import { streamOffset } from "../model/run-record.js";
-import { budgetedTail, budgetInputsCamel, budgetOf, type Omission } from "./token-budget.js";
+import {
+  budgetedRange,
+  budgetedTail,
+  budgetInputsCamel,
+  budgetOf,
+  MARKER_RESERVE_BYTES,
+  tokensOf,
+  type Omission,
+} from "./token-budget.js";
 import { ProcessError } from "../errors.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
 import { strictInput } from "./strict-input.js";
@@ -12,7 +20,8 @@ import { defineTool, fromContext, type BackgroundExitNotice, type ToolContext } 
 
 /** 30 days, the longest timeout a run accepts. */
 const MAX_TIMEOUT_S = 30 * 24 * 3600;
-const TAIL_CHARS = 2000;
+/** Bytes of output a `running` answer shows (the exec design's "short tail"). */
+const TAIL_BYTES = 2000;
 
 export const execInputSchema = strictInput({
   command: z.string().min(1).describe("Shell command line to run"),
@@ -118,16 +127,11 @@ export const execTool = defineTool<ExecInput, ExecResult>({
       if (input.notifyOnExit ?? ctx.execPolicy?.notifyOnExit ?? true) {
         notifyOnExit(ctx, run.id);
       }
-      const tail = manager.tail(run.id, { maxChars: TAIL_CHARS });
-      const cut = budgetedTail(tail.text, streamOffset(run), {
-        ...budgetOf(input),
-        keep: "tail",
-        hint: processLogHint(run.id),
-      });
+      const tail = await runningTail(ctx, run.id, budgetOf(input).maxTokens);
       return {
         status: "running",
         sessionId: run.id,
-        tail: cut.text,
+        tail,
         ...inputFields(
           run,
           "camel",
@@ -138,6 +142,8 @@ export const execTool = defineTool<ExecInput, ExecResult>({
           : {}),
       };
     }
+    // A later poll of this run continues after what this answer shows: the whole output.
+    toolState(manager).setCursor(run.id, run.nextSeq);
     const { output, note, ...cut } = await outputFor(manager, run, budgetOf(input), sessionId);
     return {
       status: run.status,
@@ -152,6 +158,32 @@ export const execTool = defineTool<ExecInput, ExecResult>({
     };
   },
 });
+
+/**
+ * The short tail a `running` answer shows: the last TAIL_BYTES of output so far, from a line's
+ * start, after a marker saying what came before it and how to read it. `process poll` and `wait`
+ * continue from its end: the cursor is taken in the same tick as the output's size.
+ */
+async function runningTail(ctx: ToolContext, runId: string, maxTokens: number): Promise<string> {
+  const { manager, sessionId } = ctx;
+  const now = manager.get(runId, { sessionId });
+  toolState(manager).setCursor(runId, now.nextSeq);
+  const cut = await budgetedRange(manager, runId, {
+    sessionId,
+    from: 0,
+    to: streamOffset(now),
+    maxTokens: Math.min(maxTokens, tokensOf(TAIL_BYTES + MARKER_RESERVE_BYTES)),
+    keep: "tail",
+    hint: processLogHint(runId),
+  }).catch(() =>
+    budgetedTail(manager.tail(runId, { maxChars: TAIL_BYTES }).text, streamOffset(now), {
+      maxTokens,
+      keep: "tail",
+      hint: processLogHint(runId),
+    }),
+  );
+  return cut.text;
+}
 
 /** `elevated` and `host` are honoured only where the context's policy allows them (see `ExecPolicy`). */
 function refuseUnlessAllowed(ctx: ToolContext, input: ExecInput): void {

@@ -52,7 +52,10 @@ export async function poll(
     end ??= page.run.nextSeq;
     missedItems += page.missedItems;
     for (const item of page.items) {
-      collector.add(itemText(item), item.kind === "output" ? item.byteOffset : undefined);
+      // A watcher hit is said by the wait it woke (`woke: "match"`), not written into the output.
+      if (item.kind !== "event") {
+        collector.add(itemText(item), item.kind === "output" ? item.byteOffset : undefined);
+      }
     }
     cursor = page.nextSeq;
     if (page.items.length === 0 || cursor >= end) {
@@ -152,17 +155,5 @@ export function fitLines(
 }
 
 function itemText(item: RunItem): string {
-  if (item.kind === "output") {
-    return item.text;
-  }
-  if (item.kind === "notice") {
-    return `\n${item.text}\n`;
-  }
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- watcher hit items are written by output-log.ts as JSON.stringify({ event, match })
-    const { event, match } = JSON.parse(item.text) as { event: string; match: string };
-    return `\n[watch ${event}] ${match}\n`;
-  } catch {
-    return `\n${item.text}\n`;
-  }
+  return item.kind === "output" ? item.text : `\n${item.text}\n`;
 }
