@@ -62,6 +62,7 @@ async function asking(
       const { readingMs, ...given } = answer;
       if (readingMs !== undefined) {
         // A person reading the question before answering: the time is what the test is about.
+        // eslint-disable-next-line no-restricted-syntax -- not a wait for a condition: the delay itself is the input under test
         await new Promise((resolve) => setTimeout(resolve, readingMs));
       }
       return given;

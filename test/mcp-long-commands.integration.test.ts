@@ -56,13 +56,19 @@ const ticks = (n: number) => Array.from({ length: n }, (_, i) => `tick ${i + 1}\
 const SEQ_LINES = 200_000;
 const SEQ_OUTPUT = Array.from({ length: SEQ_LINES }, (_, i) => `${i + 1}\n`).join("");
 
-/** The text of a cut answer, split at its marker line: what precedes it, the marker, what follows. */
+/**
+ * The text of a cut answer, split at its marker line: what precedes it, the marker, what follows.
+ * The marker starts a line; the line break before it is the output's own unless the line above
+ * is partial (then the answer added it).
+ */
 function aroundMarker(text: string): { head: string; marker: string; tail: string } {
-  const match = /\n?(\[\.\.\. \d+ bytes \(\d+ tokens\) omitted[^\n]*\.\.\.\])\n/.exec(text);
+  const match = /(?<=^|\n)(\[\.\.\. \d+ bytes \(\d+ tokens\) omitted[^\n]*\.\.\.\])\n/.exec(text);
   expect(match, text.slice(0, 300)).not.toBeNull();
+  const marker = match![1]!;
+  const added = /lines? above (this mark is|and below this mark are) partial/.test(marker) ? 1 : 0;
   return {
-    head: text.slice(0, match!.index),
-    marker: match![1]!,
+    head: text.slice(0, match!.index - added),
+    marker,
     tail: text.slice(match!.index + match![0].length),
   };
 }
@@ -225,6 +231,38 @@ describe.each(["v2-modern", "v1"] as const)("the %s client", (kind) => {
     });
     expect(rest).toMatchObject({ woke: "exit", output: "done\n" });
   });
+});
+
+test("a wait reports progress naming the command it waits on, so a host that resets its timeout on progress keeps waiting; cancelling the wait leaves the command running", async () => {
+  mark = newMark();
+  const client = await connectServer(
+    "v2-modern",
+    ["--workspace", workspace, "--yes", "--progress-interval", "0.05"],
+    mark,
+  );
+  open.push(client);
+  const started = await call(client, "exec", { command: ticker(100, 0.2), background: true });
+  const messages: string[] = [];
+  const cancel = new AbortController();
+  const waiting = client.callTool(
+    "process",
+    { action: "wait", sessionId: started.sessionId, waitMs: 60_000 },
+    {
+      timeoutMs: 60_000,
+      signal: cancel.signal,
+      onprogress: (progress) => {
+        messages.push(progress.message ?? "");
+        if (messages.length === 3) {
+          cancel.abort();
+        }
+      },
+    },
+  );
+  await expect(waiting).rejects.toThrow();
+  expect(messages[0]).toMatch(new RegExp(`^${started.sessionId} running, \\d+ bytes of output`));
+  const after = await call(client, "process", { action: "poll", sessionId: started.sessionId });
+  expect(after.status).toBe("running");
+  await call(client, "process", { action: "kill", sessionId: started.sessionId });
 });
 
 describe("the other surfaces, through the v2-modern client", () => {

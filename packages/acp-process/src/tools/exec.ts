@@ -6,10 +6,12 @@ import { streamOffset } from "../model/run-record.js";
 import {
   budgetedRange,
   budgetedTail,
+  budgetFields,
   budgetInputsCamel,
   budgetOf,
   MARKER_RESERVE_BYTES,
   tokensOf,
+  type Budgeted,
   type Omission,
 } from "./token-budget.js";
 import { ProcessError } from "../errors.js";
@@ -67,7 +69,16 @@ export const execInputSchema = strictInput({
 export type ExecInput = z.infer<typeof execInputSchema>;
 
 export type ExecResult =
-  | { status: "running"; sessionId: string; tail: string; note?: string }
+  | {
+      status: "running";
+      sessionId: string;
+      /** The last TAIL_BYTES of output so far; when earlier output is left out, a marker first and `omitted` says what. */
+      tail: string;
+      note?: string;
+      originalBytes?: number;
+      originalTokenCount?: number;
+      omitted?: Omission;
+    }
   | {
       status: "completed" | "failed" | "killed" | "timed_out" | "lost";
       sessionId: string;
@@ -93,7 +104,8 @@ export const execTool = defineTool<ExecInput, ExecResult>({
   name: "exec",
   description:
     "Run a shell command. Returns its output when it finishes within yieldMs; otherwise returns status 'running' " +
-    "with a sessionId to use with the process tool (poll, log, write, kill). background: true returns at once.",
+    "with a sessionId and the output so far: then one process call with action 'wait' blocks until it exits (up to waitMs) " +
+    "and returns the rest of the output (poll, log, write, kill also take the sessionId). background: true returns at once.",
   schema: execInputSchema,
   async run(ctx, input) {
     const { manager, sessionId } = ctx;
@@ -131,7 +143,8 @@ export const execTool = defineTool<ExecInput, ExecResult>({
       return {
         status: "running",
         sessionId: run.id,
-        tail,
+        tail: tail.text,
+        ...budgetFields(tail, "camel"),
         ...inputFields(
           run,
           "camel",
@@ -164,7 +177,7 @@ export const execTool = defineTool<ExecInput, ExecResult>({
  * start, after a marker saying what came before it and how to read it. `process poll` and `wait`
  * continue from its end: the cursor is taken in the same tick as the output's size.
  */
-async function runningTail(ctx: ToolContext, runId: string, maxTokens: number): Promise<string> {
+async function runningTail(ctx: ToolContext, runId: string, maxTokens: number): Promise<Budgeted> {
   const { manager, sessionId } = ctx;
   const now = manager.get(runId, { sessionId });
   toolState(manager).setCursor(runId, now.nextSeq);
@@ -182,7 +195,7 @@ async function runningTail(ctx: ToolContext, runId: string, maxTokens: number): 
       hint: processLogHint(runId),
     }),
   );
-  return cut.text;
+  return cut;
 }
 
 /** `elevated` and `host` are honoured only where the context's policy allows them (see `ExecPolicy`). */

@@ -1,5 +1,5 @@
 import { headEnd, partialLines, tailStart } from "./line-cut.js";
-import { tokensOf, type Keep, type Omission } from "./token-budget.js";
+import { aroundMarker, tokensOf, type Keep, type Omission } from "./token-budget.js";
 
 interface Piece {
   text: string;
@@ -61,7 +61,7 @@ export class HeadTailCollector {
     }
   }
 
-  /** The kept text around `marker(omission)` (when something was left out), and the omission. */
+  /** The kept text around the line `marker(omission)` (when something was left out), and the omission. */
   result(marker: (omitted: Omission) => string): {
     text: string;
     omitted?: Omission;
@@ -88,7 +88,11 @@ export class HeadTailCollector {
       ...(partial ? { partial } : {}),
     };
     return {
-      text: head.text + marker(omitted) + tailBuffer.subarray(tail.start).toString("utf8"),
+      text: aroundMarker(
+        head.text,
+        marker(omitted),
+        tailBuffer.subarray(tail.start).toString("utf8"),
+      ),
       omitted,
       totalBytes: this.totalBytes,
     };

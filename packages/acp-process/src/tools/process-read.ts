@@ -151,7 +151,7 @@ const processWaitSchema = strictInput(
       .enum(["exit", "output"])
       .optional()
       .describe(
-        "exit (default): wait for the run to end, waking sooner only when it waits for input or new output matches pattern. output: wake on any new output too",
+        "What ends the wait (default exit). exit: the run's end, or sooner when it waits for input or new output matches pattern; output: any new output too",
       ),
     since_size: z
       .number()

@@ -50,7 +50,7 @@ export const processInputSchema = strictInput({
     .enum(["exit", "output"])
     .optional()
     .describe(
-      "wait: exit (default) waits for the command to end, waking sooner only when it waits for input or its output matches pattern; output also wakes on any new output",
+      "wait: what ends the wait (default exit). exit: the command's end, or sooner when it waits for input or its output matches pattern; output: any new output too",
     ),
   pattern: z
     .string()

@@ -119,7 +119,7 @@ export const shellInputSchema = strictInput(
       .enum(["exit", "output"])
       .optional()
       .describe(
-        "wait: exit (default) waits for the run to end, waking sooner when it waits for input or a watcher matches; output also wakes on any new item",
+        "wait: what ends the wait (default exit). exit: the run's end, or sooner when it waits for input or a watcher matches; output: any new item too",
       ),
     keys: z
       .array(z.union([z.string(), strictInput({ text: z.string() })]))

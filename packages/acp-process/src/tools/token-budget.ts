@@ -116,7 +116,7 @@ export async function budgetedRange(
   const omittedFrom = from + head.bytes;
   const omitted = omission(omittedFrom, tail.offset - omittedFrom, head.partial, tail.partial);
   return {
-    text: head.text + marker(omitted, query.hint) + tail.text,
+    text: aroundMarker(head.text, marker(omitted, query.hint), tail.text),
     truncated: true,
     originalBytes,
     originalTokens: tokensOf(originalBytes),
@@ -204,7 +204,11 @@ export function budgetedText(
     omitted.offset = options.offsetAt(headText.length);
   }
   return {
-    text: headText + marker(omitted, options.hint) + bytes.subarray(tail.start).toString("utf8"),
+    text: aroundMarker(
+      headText,
+      marker(omitted, options.hint),
+      bytes.subarray(tail.start).toString("utf8"),
+    ),
     truncated: true,
     originalBytes,
     originalTokens: tokensOf(originalBytes),
@@ -266,7 +270,19 @@ export function marker(omitted: Omission, hint: ReadHint | undefined): string {
   const where = at !== undefined ? ` (output bytes ${at}..${at + omitted.bytes})` : "";
   const partial = omitted.partial ? `; ${partialNote(omitted.partial)}` : "";
   const read = at !== undefined && hint ? `; read them with ${hint(at, omitted.bytes)}` : "";
-  return `\n[... ${omitted.bytes} bytes (${omitted.tokens} tokens) omitted${where}${partial}${read} ...]\n`;
+  return `[... ${omitted.bytes} bytes (${omitted.tokens} tokens) omitted${where}${partial}${read} ...]`;
+}
+
+/**
+ * `head`, then the marker `line` on a line of its own, then `tail`. A line break is added before
+ * the marker only where the head ends partway through a line, so no blank line appears that the
+ * output does not have. An empty `line` (no marker) joins head and tail.
+ */
+export function aroundMarker(head: string, line: string, tail: string): string {
+  if (line === "") {
+    return head + tail;
+  }
+  return `${head}${head === "" || head.endsWith("\n") ? "" : "\n"}${line}\n${tail}`;
 }
 
 /** The fields a cut adds to an answer, in the surface's naming style. */
