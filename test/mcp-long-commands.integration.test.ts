@@ -108,6 +108,18 @@ describe.each(["v2-modern", "v1"] as const)("the %s client", (kind) => {
     expect(log.output).toBe(ticks(8));
   });
 
+  test("a poll after exec answered with the whole output hands out nothing again; log reads it on request", async () => {
+    const client = await server(kind, "exec");
+    const done = await call(client, "exec", { command: "echo once" });
+    expect(done).toMatchObject({ status: "completed", output: "once\n" });
+    const polled = await call(client, "process", { action: "poll", sessionId: done.sessionId });
+    expect(polled).toMatchObject({ status: "completed", output: "" });
+    const waited = await call(client, "process", { action: "wait", sessionId: done.sessionId });
+    expect(waited).toMatchObject({ woke: "exit", output: "" });
+    const log = await call(client, "process", { action: "log", sessionId: done.sessionId });
+    expect(log.lines).toEqual(["once"]);
+  });
+
   test("process wait wakes early when the command waits for input or its output matches pattern, and on any output with until output; poll continues where the last answer ended", async () => {
     const client = await server(kind, "exec");
     const asking = await call(client, "exec", {

@@ -189,9 +189,9 @@ export function answersFrom(ctx: ServerContext): Map<string, HostAnswer> {
   return answers;
 }
 
-/** A host's answer as a refusal quotes it: its JSON, cut to QUOTED_ANSWER_CHARS. */
+/** A host's answer as a refusal quotes it: its JSON with every character visible, cut to QUOTED_ANSWER_CHARS. */
 function quoted(answer: unknown): string {
-  const json = JSON.stringify(answer) ?? "null";
+  const json = visible(JSON.stringify(answer) ?? "null");
   return json.length > QUOTED_ANSWER_CHARS
     ? `${json.slice(0, QUOTED_ANSWER_CHARS)}… (${json.length} characters)`
     : json;

@@ -155,8 +155,6 @@ export const execTool = defineTool<ExecInput, ExecResult>({
           : {}),
       };
     }
-    // A later poll of this run continues after what this answer shows: the whole output.
-    toolState(manager).setCursor(run.id, run.nextSeq);
     const { output, note, ...cut } = await outputFor(manager, run, budgetOf(input), sessionId);
     return {
       status: run.status,

@@ -2,7 +2,7 @@ import { signalNameSchema } from "acp-terminal/protocol";
 import { z } from "zod";
 import { ProcessError } from "../errors.js";
 import { derivedName, outputFor, runSummary } from "./format.js";
-import { fitLines, logBytes, MAX_LOG_BYTES, poll } from "./process-poll.js";
+import { fitLines, logBytes, MAX_LOG_BYTES, poll, pollCursor } from "./process-poll.js";
 import { budgetInputsCamel, budgetOf, fitEntries } from "./token-budget.js";
 import { strictInput } from "./strict-input.js";
 import { DEFAULT_WAIT_MS, MAX_WAIT_MS, waitFor } from "./wait-for.js";
@@ -131,7 +131,7 @@ export const processTool = defineTool<ProcessInput, Record<string, unknown>>({
         const id = requireId(input);
         const { woke, match } = await waitFor(manager, id, {
           sessionId: owner,
-          since: { seq: state.cursor(id) },
+          since: { seq: pollCursor(manager, owner, id) },
           until: input.until ?? "exit",
           timeoutMs: input.waitMs ?? DEFAULT_WAIT_MS,
           ...(input.pattern !== undefined ? { pattern: input.pattern } : {}),

@@ -45,6 +45,11 @@ export class ToolState {
     return this.pollCursors.get(runId) ?? 0;
   }
 
+  /** The cursor stored for this run, if any. */
+  storedCursor(runId: string): number | undefined {
+    return this.pollCursors.get(runId);
+  }
+
   setCursor(runId: string, seq: number): void {
     setNewest(this.pollCursors, runId, seq);
   }
