@@ -81,7 +81,7 @@ export async function launchTerminal(
       events.emit("output", { terminalId, owner, data: Buffer.from(chunk) });
     }
     if (events.has("written")) {
-      events.emit("written", { terminalId, owner, totalBytes: buffer.totalBytes });
+      events.emit("written", { terminalId, owner, totalBytes: buffer.totalBytes, data: chunk });
     }
   };
   const request = {
@@ -117,6 +117,10 @@ export async function launchTerminal(
     owner,
     command: params.command,
     args: params.args ?? [],
+    argsGiven: params.args !== undefined,
+    plan,
+    env: params.env,
+    outputByteLimit,
     cwd,
     buffer,
     controller,
