@@ -91,7 +91,7 @@ export async function run(given: RunOptions, io: CliIo): Promise<number> {
     );
   }
   const renderer: ConversationInit["view"] = options.json
-    ? new JsonRenderer(out, err)
+    ? new JsonRenderer(out, err, { verbose: options.verbose === true })
     : options.session?.quiet === true
       ? new QuietRenderer(out, err)
       : new TextRenderer(out, err);
