@@ -79,6 +79,9 @@ async function run(
     { version: "0.0.0-test", terminalLogin: false },
     new AbortController().signal,
   );
+  if ("restartWithV1" in picked) {
+    throw new Error(`the adapter answered v2 in v1's format: ${picked.restartWithV1}`);
+  }
   const conversation = new Conversation({
     options: runOptions,
     io: { stdin: new PassThrough(), stderr: new PassThrough(), version: "0.0.0-test" },
