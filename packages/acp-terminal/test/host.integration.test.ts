@@ -139,15 +139,51 @@ describe("output", () => {
     const host = makeHost({ maxOutputByteLimit: 4096 });
     const infos: TerminalInfo[] = [];
     host.on("create", ({ info }) => infos.push(info));
-    await run(host, { command: "echo $X", env: [{ name: "X", value: "1" }], outputByteLimit: 99999 });
+    await run(host, {
+      command: "echo $X",
+      env: [{ name: "X", value: "1" }],
+      outputByteLimit: 99999,
+    });
     await run(host, { command: "echo", args: [], outputByteLimit: 10 });
     await run(host, { command: "true" });
-    expect(infos.map(({ command, args, argsGiven, shell, argv, env, outputByteLimit }) => ({
-      command, args, argsGiven, shell, argv: argv.slice(1), env, outputByteLimit,
-    }))).toEqual([
-      { command: "echo $X", args: [], argsGiven: false, shell: true, argv: ["-c", "echo $X"], env: [{ name: "X", value: "1" }], outputByteLimit: 4096 },
-      { command: "echo", args: [], argsGiven: true, shell: false, argv: [], env: [], outputByteLimit: 10 },
-      { command: "true", args: [], argsGiven: false, shell: false, argv: [], env: [], outputByteLimit: 4096 },
+    expect(
+      infos.map(({ command, args, argsGiven, shell, argv, env, outputByteLimit }) => ({
+        command,
+        args,
+        argsGiven,
+        shell,
+        argv: argv.slice(1),
+        env,
+        outputByteLimit,
+      })),
+    ).toEqual([
+      {
+        command: "echo $X",
+        args: [],
+        argsGiven: false,
+        shell: true,
+        argv: ["-c", "echo $X"],
+        env: [{ name: "X", value: "1" }],
+        outputByteLimit: 4096,
+      },
+      {
+        command: "echo",
+        args: [],
+        argsGiven: true,
+        shell: false,
+        argv: [],
+        env: [],
+        outputByteLimit: 10,
+      },
+      {
+        command: "true",
+        args: [],
+        argsGiven: false,
+        shell: false,
+        argv: [],
+        env: [],
+        outputByteLimit: 4096,
+      },
     ]);
     expect(infos[0]!.argv[0]).toMatch(/\/(ba)?sh$/);
   });
