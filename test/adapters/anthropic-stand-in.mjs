@@ -141,7 +141,7 @@ const USAGE = {
  * @param {Array<Record<string, any>>} blocks
  * @param {string} stopReason
  */
-function message(id, blocks, stopReason) {
+export function message(id, blocks, stopReason) {
   return {
     id,
     type: "message",
@@ -161,7 +161,7 @@ function message(id, blocks, stopReason) {
  * @param {string} stopReason
  * @returns {Array<[string, unknown]>}
  */
-function messageEvents(id, blocks, stopReason) {
+export function messageEvents(id, blocks, stopReason) {
   /** @type {Array<[string, unknown]>} */
   const events = [
     [
