@@ -6,8 +6,12 @@ export const MAX_EVENT_BYTES = 64 * 1024;
 export const LAGGING_FINAL_BYTES = 4 * 1024;
 /** The command's first bytes, held while the reader lags until they are written: never skipped. */
 export const FIRST_BYTES = 64 * 1024;
-/** The newest bytes held while the reader lags (per terminal); older ones are skipped, and said so. */
-export const WAITING_BYTES = 1024 * 1024;
+/**
+ * The newest bytes held while the reader lags (per terminal), written once it caught up; older
+ * ones are skipped, and said so. A quarter of the agent's usual limit: what a reader that fell
+ * behind needs is where the output is now, and a flood's memory stays small.
+ */
+export const WAITING_BYTES = 256 * 1024;
 
 const NEWLINE = 0x0a;
 
