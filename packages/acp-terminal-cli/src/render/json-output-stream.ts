@@ -28,6 +28,26 @@ export interface OutputEventFields {
 /** Writes one `output` event: the bytes (the next of the output) and what it says beside them. */
 export type WriteEvent = (bytes: Uint8Array, fields: OutputEventFields) => void;
 
+/** Buffers of what waited, kept for the next terminal that falls behind (their rings grown). */
+const spareWaiting: OutputBuffer[] = [];
+const MAX_SPARE_WAITING = 4;
+
+/**
+ * A buffer for what waits: a spare one when there is one. A reader that keeps up falls behind
+ * for a moment after nearly every event of a flood (an event of control bytes is six times the
+ * pipe's 64 KiB): a new buffer each time, grown again, was garbage in proportion to the output.
+ */
+function waitingBuffer(): OutputBuffer {
+  return spareWaiting.pop() ?? new OutputBuffer(WAITING_BYTES);
+}
+
+function giveBack(buffer: OutputBuffer): void {
+  if (spareWaiting.length < MAX_SPARE_WAITING) {
+    buffer.reset();
+    spareWaiting.push(buffer);
+  }
+}
+
 function countNewlines(bytes: Uint8Array): number {
   const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let count = 0;
@@ -179,7 +199,7 @@ export class JsonOutputStream {
   /** `bytes`, from stream offset `start`, wait (after a carried character, which waits too). */
   #hold(bytes: Uint8Array, start: number): void {
     if (this.#waiting === undefined) {
-      this.#waiting = new OutputBuffer(WAITING_BYTES);
+      this.#waiting = waitingBuffer();
       this.#waitingFrom = this.#written;
       if (this.#written < FIRST_BYTES) {
         this.#first = new Uint8Array(FIRST_BYTES - this.#written);
@@ -305,6 +325,7 @@ export class JsonOutputStream {
     this.#carry.set(tail);
     this.#carryLength = tail.byteLength;
     this.#waiting = undefined;
+    giveBack(waiting);
     this.#first = undefined;
     this.#waitingNewlines = 0;
   }

@@ -108,6 +108,19 @@ export class OutputBuffer {
     }
   }
 
+  /**
+   * Forgets every byte, as a new buffer of the same limit would, but keeps the ring it grew (a
+   * reader that buffers only while its own reader lags reuses one instead of growing a new one).
+   */
+  reset(): void {
+    this.#start = 0;
+    this.#size = 0;
+    this.#totalBytes = 0;
+    this.#ended = false;
+    this.#version++;
+    this.#cachedText = undefined;
+  }
+
   /** No more bytes will come: an incomplete character at the end now decodes as U+FFFD. */
   end(): void {
     if (this.#ended) {
