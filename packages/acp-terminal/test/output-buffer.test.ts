@@ -86,6 +86,25 @@ describe("OutputBuffer limits", () => {
     }
   });
 
+  it("reset forgets every byte, as a new buffer would, and takes new ones", () => {
+    const buffer = new OutputBuffer(8);
+    buffer.append(utf8("0123456789"));
+    buffer.end();
+    const version = buffer.version;
+    buffer.reset();
+    expect(buffer.version).not.toBe(version);
+    expect([buffer.totalBytes, buffer.droppedBytes, buffer.truncated, buffer.ended]).toEqual([
+      0,
+      0,
+      false,
+      false,
+    ]);
+    expect(buffer.text()).toBe("");
+    buffer.append(utf8("abcdefghij"));
+    expect(buffer.text()).toBe("cdefghij");
+    expect(buffer.droppedBytes).toBe(2);
+  });
+
   it("a chunk larger than the limit keeps its tail", () => {
     const buffer = bufferOf(4, "ab", "0123456789");
     expect(buffer.text()).toBe("6789");
