@@ -31,7 +31,10 @@ function newlinesOf(chunk: Uint8Array): number {
   if (newlines.length < chunk.byteLength) {
     newlines = new Int32Array(Math.max(chunk.byteLength, 2 * newlines.length));
   }
-  const view = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  // The host's chunks are Buffers already (its read buffer's views): no view to make.
+  const view = Buffer.isBuffer(chunk)
+    ? chunk
+    : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
   let count = 0;
   for (let at = view.indexOf(NEWLINE); at !== -1; at = view.indexOf(NEWLINE, at + 1)) {
     newlines[count++] = at;

@@ -221,7 +221,8 @@ export interface TerminalOutputEvent {
 
 /**
  * Bytes were added to a terminal's buffer. Unlike `output`, no copy of them comes with it: `data`
- * is a view of the backend's read buffer, valid only while the listener runs (copy what you
+ * is a view of the backend's read buffer, and the event object itself is the terminal's one,
+ * filled again for its next chunk: both are valid only while the listener runs (copy what you
  * keep). For a view that sees every chunk without an allocation per chunk.
  */
 export interface TerminalWrittenEvent {
