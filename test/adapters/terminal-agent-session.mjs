@@ -89,7 +89,10 @@ if (values.view === "tty") {
   /** @type {{ spawn: (file: string, args: string[], options: object) => { pid: number, onData(f: (data: string) => void): void, onExit(f: (e: { exitCode: number }) => void): void } }} */
   const pty = requireModule("node-pty");
   const term = pty.spawn(process.execPath, args, { cols: 100, rows: 40, cwd: project, env });
-  const sampler = setInterval(() => (memory.peak = Math.max(memory.peak, rssOf(term.pid))), SAMPLE_MS);
+  const sampler = setInterval(
+    () => (memory.peak = Math.max(memory.peak, rssOf(term.pid))),
+    SAMPLE_MS,
+  );
   let screen = "";
   term.onData((data) => {
     if (memory.atCreate === 0 && /│/.test(data)) memory.atCreate = rssOf(term.pid);
@@ -98,18 +101,28 @@ if (values.view === "tty") {
   const code = await new Promise((resolve) => term.onExit(({ exitCode }) => resolve(exitCode)));
   clearInterval(sampler);
   // What stays on the screen: the lines printed for good (the live region is erased each redraw).
-  const lines = plain(screen.replace(/\x1b\[\d*F\x1b\[0J/g, "\u0000")).split("\u0000").at(-1);
+  const lines = plain(screen.replace(/\x1b\[\d*F\x1b\[0J/g, "\u0000"))
+    .split("\u0000")
+    .at(-1);
   process.stdout.write(`${lines}\n[exit ${code} after ${Date.now() - started} ms]\n`);
 } else {
-  const child = spawn(process.execPath, args, { cwd: project, env, stdio: ["ignore", "pipe", "pipe"] });
-  const sampler = setInterval(() => (memory.peak = Math.max(memory.peak, rssOf(child.pid))), SAMPLE_MS);
+  const child = spawn(process.execPath, args, {
+    cwd: project,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const sampler = setInterval(
+    () => (memory.peak = Math.max(memory.peak, rssOf(child.pid))),
+    SAMPLE_MS,
+  );
   let stdout = "";
   let stderr = "";
   /** @type {Array<Record<string, unknown>>} */
   const events = [];
   let pending = "";
   child.stdout.setEncoding("utf8").on("data", (chunk) => {
-    if (memory.atCreate === 0 && /│|"event":"create"/.test(chunk)) memory.atCreate = rssOf(child.pid);
+    if (memory.atCreate === 0 && /│|"event":"create"/.test(chunk))
+      memory.atCreate = rssOf(child.pid);
     if (values.view !== "json") {
       stdout += chunk;
       return;
@@ -120,7 +133,10 @@ if (values.view === "tty") {
       const event = JSON.parse(line);
       if (event.event === "output") {
         const text = String(event.output);
-        event.output = text.length > 60 ? `${JSON.stringify(text.slice(0, 24))}…${JSON.stringify(text.slice(-24))} (${text.length} chars)` : JSON.stringify(text);
+        event.output =
+          text.length > 60
+            ? `${JSON.stringify(text.slice(0, 24))}…${JSON.stringify(text.slice(-24))} (${text.length} chars)`
+            : JSON.stringify(text);
       }
       if (event.type === "terminal") events.push(event);
     }
@@ -132,7 +148,13 @@ if (values.view === "tty") {
     const outputs = events.filter((e) => e.event === "output");
     process.stdout.write(
       `${events
-        .filter((e) => e.event !== "output" || outputs.indexOf(e) < 3 || e.skippedBytes !== undefined || outputs.indexOf(e) === outputs.length - 1)
+        .filter(
+          (e) =>
+            e.event !== "output" ||
+            outputs.indexOf(e) < 3 ||
+            e.skippedBytes !== undefined ||
+            outputs.indexOf(e) === outputs.length - 1,
+        )
         .map((e) => JSON.stringify(e))
         .join("\n")}\n[${outputs.length} output events]\n`,
     );

@@ -1,6 +1,6 @@
 import { displayLine, MAX_LINE_BYTES } from "./display-line.js";
 import { LineBuilder } from "./line-builder.js";
-import type { LineCount, TailView } from "./tool-call-lines.js";
+import type { LineCount, TailView } from "./tail-view.js";
 
 /** Lines a tail keeps by default: what a reader glances at, not a log. */
 export const DEFAULT_TAIL_LINES = 10;

@@ -1,7 +1,7 @@
 import { MAX_LINE_CHARS, headWhole } from "./display-line.js";
 import type { ScreenSource } from "../view/agent-terminal.js";
 import { DEFAULT_TAIL_LINES } from "./output-lines.js";
-import type { LineCount, TailView } from "./tool-call-lines.js";
+import type { LineCount, TailView } from "./tail-view.js";
 
 /**
  * The newest lines of a terminal's screen (an agent's terminal's, or a PTY terminal's of the CLI

@@ -4,22 +4,9 @@ import type { BackgroundItem, PlanItem } from "../view/renderer.js";
 import { formatExitStatus } from "./format.js";
 import { headWhole, MAX_LINE_CHARS } from "./display-line.js";
 import type { OutputLines } from "./output-lines.js";
+import type { LineCount, TailView } from "./tail-view.js";
 
-/** Lines a display leaves out, and their bytes when known (a pipe terminal's, not a screen's). */
-export interface LineCount {
-  lines: number;
-  bytes?: number;
-}
-
-/** The newest lines of a terminal, as a tail shows them (a pipe's byte stream's or a screen's). */
-export interface TailView {
-  readonly partialLine: string | undefined;
-  tail(): string[];
-  /** Lines (the unfinished one included) that `tail()` does not show. */
-  hiddenLines(): LineCount;
-  /** Nothing more will be drawn live: keep only what the tail shows. */
-  freeze(): void;
-}
+export type { LineCount, TailView } from "./tail-view.js";
 
 /** Lines of one terminal printed as they arrive when piped; after that only the final tail. */
 export const PLAIN_STREAM_LINES = 200;
