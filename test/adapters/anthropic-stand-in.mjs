@@ -37,17 +37,30 @@ export function startAnthropicStandIn(options = {}) {
       return "404";
     }
     messageCount += 1;
-    const id = `msg_standin_${messageCount}`;
     const turn = mainTurn(body);
-    const blocks = turn ?? [{ type: "text", text: "Stand-in answer" }];
-    const stopReason = blocks.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn";
-    if (body?.stream === true) {
-      await reply.events(messageEvents(id, blocks, stopReason), 5);
-    } else {
-      reply.status(200, message(id, blocks, stopReason));
-    }
+    const { blocks, stopReason } = await answerMessages(reply, body, messageCount, turn);
     return `${turn ? "main" : "side"} ${stopReason} ${describe(blocks)}`;
   }, options);
+}
+
+/**
+ * Answers a Messages request with `turn`'s blocks (a short text when it is null), streamed when
+ * the request asks so, as the `count`th message.
+ * @param {import("./http-stand-in.mjs").Reply} reply
+ * @param {any} body
+ * @param {number} count
+ * @param {Array<Record<string, any>> | null} turn
+ */
+export async function answerMessages(reply, body, count, turn) {
+  const id = `msg_standin_${count}`;
+  const blocks = turn ?? [{ type: "text", text: "Stand-in answer" }];
+  const stopReason = blocks.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn";
+  if (body?.stream === true) {
+    await reply.events(messageEvents(id, blocks, stopReason), 5);
+  } else {
+    reply.status(200, message(id, blocks, stopReason));
+  }
+  return { blocks, stopReason };
 }
 
 /**
@@ -97,7 +110,7 @@ function mainTurn(body) {
 }
 
 /** @param {unknown} content */
-function textsOf(content) {
+export function textsOf(content) {
   if (typeof content === "string") {
     return [content];
   }
@@ -141,7 +154,7 @@ const USAGE = {
  * @param {Array<Record<string, any>>} blocks
  * @param {string} stopReason
  */
-export function message(id, blocks, stopReason) {
+function message(id, blocks, stopReason) {
   return {
     id,
     type: "message",
@@ -161,7 +174,7 @@ export function message(id, blocks, stopReason) {
  * @param {string} stopReason
  * @returns {Array<[string, unknown]>}
  */
-export function messageEvents(id, blocks, stopReason) {
+function messageEvents(id, blocks, stopReason) {
   /** @type {Array<[string, unknown]>} */
   const events = [
     [

@@ -13,20 +13,11 @@
 // marker between (`…[N characters cut by the recorder]…`); the replay needs their shape, not their
 // text. See test/fixtures/terminal-agents/README.md.
 import { spawn } from "node:child_process";
-import { randomUUID } from "node:crypto";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { MARK_VARIABLE, markedProcesses } from "./run-adapter.mjs";
+import { markedProcesses, prepareRun } from "./run-adapter.mjs";
 import { replacements, sanitizedRecord } from "./sanitize.mjs";
 import { RUN_PREFIX, startShellAgentStandIn } from "./shell-agent-stand-in.mjs";
 import {
@@ -143,26 +134,20 @@ async function recordOne(name, agent, scenario) {
   const fixture = join(args.out, `${name}-${scenario.name}.jsonl`);
   say(`${name} × ${scenario.name}: ${scenario.about}`);
   const started = Date.now();
-  const runsDir = join(TERMINAL_AGENTS_CACHE, "runs");
-  mkdirSync(runsDir, { recursive: true });
-  const runDir = mkdtempSync(join(runsDir, `${name}-`));
-  const home = join(runDir, "home");
-  const project = join(runDir, "project");
-  mkdirSync(home, { recursive: true });
-  mkdirSync(project, { recursive: true });
+  const {
+    runDir,
+    home,
+    project,
+    mark,
+    env: base,
+  } = prepareRun(join(TERMINAL_AGENTS_CACHE, "runs"), `${name}-`);
   const standIn = await startShellAgentStandIn();
-  const mark = randomUUID();
   const record = join(runDir, "record.jsonl");
   /** @type {Record<string, string>} */
   const env = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: home,
-    SHELL: "/bin/bash",
-    LANG: "C.UTF-8",
-    TMPDIR: "/tmp",
+    ...base,
     // The CLI remembers per agent command which protocol it speaks: a fresh place per run.
     XDG_CACHE_HOME: join(home, ".cache"),
-    [MARK_VARIABLE]: mark,
     ...agent.prepare(home, standIn.url),
   };
   const tapped = `node ${TAP} --out ${record} --stderr ${join(runDir, "agent.stderr")} --max-line ${MAX_TAPPED_LINE} -- ${agent.command()}`;

@@ -4,7 +4,7 @@
 // scripted model asks the shell tool to run COMMAND, then, once the tool's result came back, answers
 // with a short text. Any other request (a title, a summary, a side question) gets a plain text.
 // Other API paths (droid asks its own service for settings and telemetry) are answered `200 {}`.
-import { message, messageEvents } from "./anthropic-stand-in.mjs";
+import { answerMessages, textsOf } from "./anthropic-stand-in.mjs";
 import { startStandIn } from "./http-stand-in.mjs";
 
 /** The prompt's prefix that names the command the model runs. */
@@ -34,15 +34,8 @@ export function startShellAgentStandIn(options = {}) {
       return "200 {}";
     }
     messageCount += 1;
-    const id = `msg_standin_${messageCount}`;
     const turn = mainTurn(body);
-    const blocks = turn ?? [{ type: "text", text: "Stand-in answer" }];
-    const stopReason = blocks.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn";
-    if (body?.stream === true) {
-      await reply.events(messageEvents(id, blocks, stopReason), 5);
-    } else {
-      reply.status(200, message(id, blocks, stopReason));
-    }
+    const { stopReason } = await answerMessages(reply, body, messageCount, turn);
     const tools = Array.isArray(body?.tools) ? body.tools.map((tool) => tool?.name) : [];
     return `${turn ? "main" : "side"} ${stopReason} tools=${tools.join(",")}`;
   }, options);
@@ -101,15 +94,4 @@ function requiredDefaults(tool) {
     }
   }
   return values;
-}
-
-/** @param {unknown} content */
-function textsOf(content) {
-  if (typeof content === "string") {
-    return [content];
-  }
-  if (!Array.isArray(content)) {
-    return [];
-  }
-  return content.filter((b) => b?.type === "text").map((b) => String(b.text));
 }

@@ -12,13 +12,12 @@
 // 10 ms) and its peak during the run, and the processes left. Each run gets a directory under
 // ~/.cache/terminal-agents/runs/ (HOME, project), and every process a mark it is killed by.
 import { spawn } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { MARK_VARIABLE, markedProcesses } from "./run-adapter.mjs";
+import { markedProcesses, prepareRun } from "./run-adapter.mjs";
 import { RUN_PREFIX, startShellAgentStandIn } from "./shell-agent-stand-in.mjs";
 import { TERMINAL_AGENTS, TERMINAL_AGENTS_CACHE } from "./terminal-agents.mjs";
 
@@ -37,23 +36,19 @@ const agent = TERMINAL_AGENTS[/** @type {keyof typeof TERMINAL_AGENTS} */ (value
 if (agent === undefined) {
   throw new Error(`--agent: ${Object.keys(TERMINAL_AGENTS).join(", ")}; received ${values.agent}`);
 }
-const runDir = mkdtempSync(join(TERMINAL_AGENTS_CACHE, "runs", `session-${values.agent}-`));
-const home = join(runDir, "home");
-const project = join(runDir, "project");
-mkdirSync(home, { recursive: true });
-mkdirSync(project, { recursive: true });
+const {
+  runDir,
+  home,
+  project,
+  mark,
+  env: base,
+} = prepareRun(join(TERMINAL_AGENTS_CACHE, "runs"), `session-${values.agent}-`);
 const standIn = await startShellAgentStandIn();
-const mark = randomUUID();
 /** @type {Record<string, string>} */
 const env = {
-  PATH: process.env.PATH ?? "/usr/bin:/bin",
-  HOME: home,
-  SHELL: "/bin/bash",
-  LANG: "C.UTF-8",
+  ...base,
   TERM: "xterm-256color",
-  TMPDIR: "/tmp",
   XDG_CACHE_HOME: join(home, ".cache"),
-  [MARK_VARIABLE]: mark,
   ...agent.prepare(home, standIn.url),
 };
 const args = [

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { ADAPTERS } from "./adapters.mjs";
 
 export const TERMINAL_AGENTS_CACHE =
   process.env.ACP_TERMINAL_AGENTS_CACHE ?? join(homedir(), ".cache", "terminal-agents");
@@ -31,25 +32,8 @@ export const TERMINAL_AGENTS = {
     packages: [{ name: "@zed-industries/claude-code-acp", version: "0.16.2" }],
     command: () =>
       `node ${join(TERMINAL_AGENTS_CACHE, "node_modules/@zed-industries/claude-code-acp/dist/index.js")}`,
-    prepare(home, standInUrl) {
-      const config = join(home, ".claude");
-      mkdirSync(config, { recursive: true });
-      // "default" asks the client with session/request_permission (not a classifier model).
-      writeFileSync(
-        join(config, "settings.json"),
-        JSON.stringify({ permissions: { defaultMode: "default" } }),
-      );
-      return {
-        CLAUDE_CONFIG_DIR: config,
-        ANTHROPIC_BASE_URL: standInUrl,
-        ANTHROPIC_API_KEY: "sk-ant-stand-in",
-        DISABLE_TELEMETRY: "1",
-        DISABLE_AUTOUPDATER: "1",
-        DISABLE_ERROR_REPORTING: "1",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-        IS_SANDBOX: "1",
-      };
-    },
+    // As claude-agent-acp's: the same Claude Code, configured the same way.
+    prepare: (home, standInUrl) => ADAPTERS.claude.prepare(home, standInUrl),
   },
   // Runs on Bun (the npm package `bun`); `omp acp` speaks ACP on stdio.
   omp: {

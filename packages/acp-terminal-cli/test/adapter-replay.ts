@@ -20,7 +20,31 @@
  * command, not a running one.
  */
 import { readFileSync } from "node:fs";
+import { PassThrough } from "node:stream";
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
+import type { RunOptions } from "../src/command/args.js";
+import { Conversation } from "../src/conversation/conversation.js";
+import type { ConversationInit } from "../src/conversation/conversation-init.js";
+import type { PromptSource } from "../src/conversation/prompts.js";
+import type { PickedDriver } from "../src/drivers/pick-driver.js";
+
+/** The whole client over a replayed agent's stream, as `acp-terminal run` holds it. */
+export function conversationOver(
+  options: RunOptions,
+  picked: PickedDriver,
+  view: ConversationInit["view"],
+  prompts: PromptSource,
+): Conversation {
+  return new Conversation({
+    options,
+    io: { stdin: new PassThrough(), stderr: new PassThrough(), version: "0.0.0-test" },
+    view,
+    driver: picked.driver,
+    stream: picked.stream,
+    signal: new AbortController().signal,
+    prompts,
+  });
+}
 
 const DIR = new URL("../../../test/fixtures/adapters/", import.meta.url);
 /** The recordings of the agents that call `terminal/create`. */

@@ -9,10 +9,9 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseCommand, type RunOptions } from "../src/command/args.js";
-import { Conversation } from "../src/conversation/conversation.js";
+import type { ConversationInit } from "../src/conversation/conversation-init.js";
 import { onePrompt } from "../src/conversation/prompts.js";
 import { pickDriverOrRestart } from "../src/drivers/pick-driver.js";
 import { ProtocolMemory } from "../src/drivers/protocol-memory.js";
@@ -21,6 +20,7 @@ import { JsonRenderer } from "../src/render/json-renderer.js";
 import type { Output } from "../src/render/output.js";
 import { TextRenderer } from "../src/render/text-renderer.js";
 import {
+  conversationOver,
   processesOf,
   recording,
   replay,
@@ -99,7 +99,7 @@ function optionsFor(flags: string[]): RunOptions {
 async function replayed(
   name: string,
   flags: string[],
-  view: ConstructorParameters<typeof Conversation>[0]["view"],
+  view: ConversationInit["view"],
   options: { memory?: ProtocolMemory; interruptAt?: string } = {},
 ) {
   const processes = processesOf(recording(name, TERMINAL_AGENTS_DIR));
@@ -118,15 +118,7 @@ async function replayed(
     { version: "0.0.0-test", terminalLogin: false, memory: options.memory },
     new AbortController().signal,
   );
-  const conversation = new Conversation({
-    options: runOptions,
-    io: { stdin: new PassThrough(), stderr: new PassThrough(), version: "0.0.0-test" },
-    view,
-    driver: picked.driver,
-    stream: picked.stream,
-    signal: new AbortController().signal,
-    prompts: onePrompt("go"),
-  });
+  const conversation = conversationOver(runOptions, picked, view, onePrompt("go"));
   const done = conversation.run();
   if (options.interruptAt !== undefined) {
     await launches.at(-1)!.waitingFor(options.interruptAt);

@@ -8,30 +8,14 @@
  * into one reused buffer, an answer makes no garbage in proportion to its size.
  */
 
+import { ASCII_ESCAPES, HEX_DIGITS } from "../json-escapes.js";
+
 /** A string in `result` this long (UTF-16 units) or longer is written a slice at a time. */
 export const LONG_STRING_UNITS = 64 * 1024;
 /** UTF-16 units of the long string escaped into one piece (at most six bytes each). */
 const SLICE_UNITS = 16 * 1024;
 
 const encoder = new TextEncoder();
-const HEX_BYTES = new TextEncoder().encode("0123456789abcdef");
-/** What a unit below 0x80 becomes in a JSON string: 0 as it is, a letter after `\\`, or 0xff for `\\u00XX`. */
-const ESCAPES = new Uint8Array(0x80);
-for (let unit = 0; unit < 0x20; unit++) {
-  ESCAPES[unit] = 0xff;
-}
-for (const [unit, letter] of [
-  [0x08, "b"],
-  [0x09, "t"],
-  [0x0a, "n"],
-  [0x0c, "f"],
-  [0x0d, "r"],
-  [0x22, '"'],
-  [0x5c, "\\"],
-] as const) {
-  ESCAPES[unit] = letter.charCodeAt(0);
-}
-
 /** The buffer long strings are escaped into, reused from piece to piece. */
 let piece = new Uint8Array(6 * SLICE_UNITS + 16);
 
@@ -65,16 +49,16 @@ function escapeInto(text: string, start: number, end: number, into: Uint8Array):
   const hex = (unit: number) => {
     into[at] = 0x5c;
     into[at + 1] = 0x75;
-    into[at + 2] = HEX_BYTES[(unit >> 12) & 15]!;
-    into[at + 3] = HEX_BYTES[(unit >> 8) & 15]!;
-    into[at + 4] = HEX_BYTES[(unit >> 4) & 15]!;
-    into[at + 5] = HEX_BYTES[unit & 15]!;
+    into[at + 2] = HEX_DIGITS[(unit >> 12) & 15]!;
+    into[at + 3] = HEX_DIGITS[(unit >> 8) & 15]!;
+    into[at + 4] = HEX_DIGITS[(unit >> 4) & 15]!;
+    into[at + 5] = HEX_DIGITS[unit & 15]!;
     at += 6;
   };
   for (let i = start; i < end; i++) {
     const unit = text.charCodeAt(i);
     if (unit < 0x80) {
-      const escape = ESCAPES[unit]!;
+      const escape = ASCII_ESCAPES[unit]!;
       if (escape === 0) {
         into[at++] = unit;
       } else if (escape === 0xff) {
