@@ -93,6 +93,32 @@ describe("OutputLines: a display's own view of a terminal's output", () => {
     expect(lines.partialLine!.startsWith("abcé✓🚀")).toBe(true);
   });
 
+  it("frozen, shows and counts the same with its buffers let go, and takes no more output", () => {
+    const { lines, write } = viewOf(200, 3);
+    for (let i = 1; i <= 1000; i++) {
+      write(`line ${i}\n`);
+    }
+    write("the last, unended");
+    const before = {
+      head: lines.head(3),
+      tail: lines.tail(),
+      partial: lines.partialLine,
+      leftOut: lines.leftOut(200, 3),
+      hidden: lines.hiddenLines(),
+    };
+    lines.freeze();
+    write("more\n");
+    expect({
+      head: lines.head(3),
+      tail: lines.tail(),
+      partial: lines.partialLine,
+      leftOut: lines.leftOut(200, 3),
+      hidden: lines.hiddenLines(),
+    }).toEqual(before);
+    expect(before.tail).toEqual(["line 999", "line 1000", "the last, unended"]);
+    expect(lines.head()).toEqual(["line 1", "line 2", "line 3"]);
+  });
+
   it("holds a few kilobytes however long a line without a newline grows", () => {
     const { lines, write } = viewOf();
     const chunk = "y".repeat(64 * 1024);

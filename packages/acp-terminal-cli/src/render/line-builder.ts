@@ -25,6 +25,14 @@ export class LineBuilder {
   /** Bytes of the line so far. */
   bytes = 0;
 
+  /** Lets its buffers go, keeping what it counted (nothing more will be added or shown). */
+  release(): void {
+    this.#segment = new Uint8Array(0);
+    this.#before = new Uint8Array(0);
+    this.#segmentKept = 0;
+    this.#beforeKept = 0;
+  }
+
   /** Starts a new line at stream offset `start`. */
   reset(start: number): void {
     this.#segmentKept = 0;

@@ -6,6 +6,7 @@ import type { LineCount, TailView } from "./tail-view.js";
 export const DEFAULT_TAIL_LINES = 10;
 
 const NEWLINE = 0x0a;
+const NO_BYTES = new Uint8Array(0);
 /** Decodes whole lines (no state between calls): one for every view. */
 const decoder = new TextDecoder();
 
@@ -61,6 +62,8 @@ export class OutputLines implements TailView {
   #totalBytes = 0;
   #version = 0;
   #cachedTail: { version: number; lines: string[] } | undefined;
+  /** Once frozen: the tail and the line under way as shown, the buffers let go. */
+  #frozen: { tail: string[]; partial: string | undefined } | undefined;
 
   constructor(
     readonly headLines: number,
@@ -88,7 +91,7 @@ export class OutputLines implements TailView {
 
   append(chunk: Uint8Array): void {
     const length = chunk.byteLength;
-    if (length === 0) {
+    if (length === 0 || this.#frozen !== undefined) {
       return;
     }
     const newlineCount = newlinesOf(chunk);
@@ -113,9 +116,10 @@ export class OutputLines implements TailView {
     this.#version++;
   }
 
-  /** The first complete lines as shown, at most `headLines`. */
+  /** The first complete lines as shown, at most `headLines` (once frozen, at most `tailLines`). */
   head(count = this.headLines): string[] {
-    return this.#head.slice(0, count).map((line) => line.text);
+    const kept = this.#frozen === undefined ? count : Math.min(count, this.tailLines);
+    return this.#head.slice(0, kept).map((line) => line.text);
   }
 
   /**
@@ -132,6 +136,9 @@ export class OutputLines implements TailView {
 
   /** The line under way (or the last one, unended), as shown; undefined when there is none. */
   get partialLine(): string | undefined {
+    if (this.#frozen !== undefined) {
+      return this.#frozen.partial;
+    }
     if (this.#line.bytes === 0) {
       return undefined;
     }
@@ -144,8 +151,24 @@ export class OutputLines implements TailView {
     return this.leftOut(0, this.tailLines);
   }
 
-  /** Nothing to let go: the view is as small as what it shows. */
-  freeze(): void {}
+  /**
+   * No more output comes, and no more is drawn live (the terminal was released and its last
+   * lines shown): the lines are kept as text, the first only as many as a tail (their sizes all),
+   * and the buffers let go. What a terminal's view holds for the rest of the run is ~10 KB at most.
+   */
+  freeze(): void {
+    if (this.#frozen !== undefined) {
+      return;
+    }
+    this.#frozen = { tail: this.#tailLines(), partial: this.partialLine };
+    for (const slot of this.#tail) {
+      slot.buffer = NO_BYTES;
+    }
+    for (const line of this.#head.slice(this.tailLines)) {
+      line.text = "";
+    }
+    this.#line.release();
+  }
 
   /**
    * What a display that shows the first `head` lines and the last `tail` lines (the line under
@@ -202,6 +225,9 @@ export class OutputLines implements TailView {
   }
 
   #tailLines(): string[] {
+    if (this.#frozen !== undefined) {
+      return this.#frozen.tail;
+    }
     if (this.#cachedTail?.version === this.#version) {
       return this.#cachedTail.lines;
     }
