@@ -1,5 +1,7 @@
 // acp-terminal: what an embedder needs to run terminals for an ACP agent: the TerminalHost, its
 // ACP binding and capabilities, and an approval policy. Everything else is on its own subpath:
+// acp-terminal/approval (the whole approval module: policy, questions, flags, rules; what is
+// exported below under "Approval" is a part of it, kept here for embedders that import it so),
 // acp-terminal/protocol (the wire extension: names, zod schemas, capability reader),
 // acp-terminal/keys (key names → bytes for write), acp-terminal/conformance (the conformance agent).
 // The CLI (src/cli) is a program, not part of the library.
@@ -79,8 +81,8 @@ export type { AllowPattern } from "./approval/allow-pattern.js";
 export {
   describeAuthorizeRequest,
   MAX_QUESTION_CHARS,
-  printable,
 } from "./approval/describe-request.js";
+export { printable } from "./approval/visible-text.js";
 export {
   APPROVAL_FLAG_OPTIONS,
   approvalFlagsHelp,
