@@ -139,9 +139,11 @@ describe("patterns only: what the READMEs recommended no longer runs the agent's
     expect(existsSync(marker)).toBe(false);
   });
 
-  it("--allow 'git status' with a submodule whose own config sets core.fsmonitor: git does not look into it", async () => {
+  it("--allow 'git status' with a submodule whose own config sets core.fsmonitor: refused, naming the submodule and the key", async () => {
     submoduleWithFsmonitor();
-    expect(await run(["--allow", "git status"], [status()])).toMatch(/^ran 0: exit 0 /);
+    expect(await run(["--allow", "git status"], [status()])).toMatch(
+      /^refused 0: .*--allow 'git status' matches, but the submodule .*\/sub's git config sets core.fsmonitor/,
+    );
     expect(existsSync(marker)).toBe(false);
   });
 

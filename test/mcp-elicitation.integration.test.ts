@@ -84,10 +84,11 @@ describe.each(CLIENT_KINDS)("the %s client", (kind) => {
     });
     expect(output(run)).toBe(`${needle} hi\u001b[2K\u202e\u200b\n`);
     expect(questions).toHaveLength(1);
-    expect(questions[0]).toContain(`command line: \`echo ${needle} $GREETING\``);
-    expect(questions[0]).toContain(`directory: \`${workspace}/sub\``);
+    // acp-terminal/approval's question, as the CLI shows it on a TTY.
+    expect(questions[0]).toContain(`The agent wants to run: echo ${needle} $GREETING\n`);
+    expect(questions[0]).toContain(`\n  cwd: ${workspace}/sub\n`);
     // Control characters are shown, not sent to the host's display.
-    expect(questions[0]).toContain("`GREETING` = `hi\\x1b[2K\\u202e\\u200b`");
+    expect(questions[0]).toContain("\n  env: GREETING=hi\\x1b[2K\\u{202e}\\u{200b}\n");
     // Once is once: the same command is asked about again.
     expect(
       output(
@@ -139,7 +140,7 @@ describe.each(CLIENT_KINDS)("the %s client", (kind) => {
     expect(questions).toHaveLength(0);
     const hidden = await client.callTool("exec", { command: `ls${" ".repeat(600)}; touch M` });
     expect(hidden.isError).toBe(true);
-    expect(questions[0]).toContain("`ls⟨600 spaces⟩; touch M`");
+    expect(questions[0]).toContain("The agent wants to run: ls⟨600 spaces⟩; touch M\n");
   });
 });
 

@@ -78,10 +78,7 @@ export type {
 } from "./approval/approval-policy.js";
 export { matchesAllowPattern, parseAllowPattern } from "./approval/allow-pattern.js";
 export type { AllowPattern } from "./approval/allow-pattern.js";
-export {
-  describeAuthorizeRequest,
-  MAX_QUESTION_CHARS,
-} from "./approval/describe-request.js";
+export { describeAuthorizeRequest, MAX_QUESTION_CHARS } from "./approval/describe-request.js";
 export { printable } from "./approval/visible-text.js";
 export {
   APPROVAL_FLAG_OPTIONS,

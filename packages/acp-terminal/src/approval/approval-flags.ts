@@ -38,7 +38,10 @@ const FLAG_HELP: readonly (readonly [string, string])[] = [
       "without network (bubblewrap; without it patterns approve nothing), and only under the " +
       "session's directory",
   ],
-  ["--allow-anywhere", "patterns apply in any directory the agent names, not only under the session's"],
+  [
+    "--allow-anywhere",
+    "patterns apply in any directory the agent names, not only under the session's",
+  ],
   [
     "--sandbox MODE",
     "read-only (commands write nothing but a private /tmp), workspace-write (and the workspace, " +

@@ -91,8 +91,7 @@ function choicesFor(request: ApprovalRequest): ApprovalChoice[] {
   if (request.program === null || confinementProblem() !== undefined) {
     return [once, deny];
   }
-  const label =
-    "Allow for the rest of this session (it then runs without asking, in a read-only sandbox without network)";
+  const label = "Allow for the rest of this session, confined (read-only, no network)";
   return [once, { answer: "allow_always", label }, deny];
 }
 

@@ -102,7 +102,8 @@ export async function gitConfigProblem(
   cwd: string,
   depth = 0,
 ): Promise<string | undefined> {
-  const whose = depth === 0 ? "the repository's own git config" : `the submodule ${cwd}'s git config`;
+  const whose =
+    depth === 0 ? "the repository's own git config" : `the submodule ${cwd}'s git config`;
   let listed: string;
   try {
     listed = await readGit(git, ["config", "--list", "--show-scope", "-z"], cwd);

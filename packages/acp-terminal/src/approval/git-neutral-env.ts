@@ -32,4 +32,3 @@ export const GIT_NEUTRAL_ENV: readonly EnvVariable[] = [
   { name: "GIT_ALLOW_PROTOCOL", value: "" },
   { name: "GIT_NO_LAZY_FETCH", value: "1" },
 ];
-

@@ -47,9 +47,7 @@ export function printable(text: string, lines: "continued" | "one" = "continued"
       return `⟨${count} × ${escape(first)}⟩`;
     }
     const atEnd = offset + run.length === text.length;
-    return first === "\n" && !atEnd && lines === "continued"
-      ? `\\x0a${CONTINUED}`
-      : escape(first);
+    return first === "\n" && !atEnd && lines === "continued" ? `\\x0a${CONTINUED}` : escape(first);
   });
 }
 

@@ -54,7 +54,9 @@ export async function authorizedLaunch(
   for (const { name, value } of granted.env) {
     env[name] = value;
   }
-  const prefix = granted.confined ? confinedPrefix(sandbox, cwd, sessionCwd, remote) : sandboxPrefix;
+  const prefix = granted.confined
+    ? confinedPrefix(sandbox, cwd, sessionCwd, remote)
+    : sandboxPrefix;
   return { launch: { owner, params, plan, cwd, env, sandboxPrefix: prefix }, command };
 }
 
