@@ -54,7 +54,7 @@ const FOLDER_IMPORTERS = {
   "acp-terminal-cli": {
     "command/": ["conversation/", "drivers/", "main.ts", "run-command.ts"],
     "agent/": ["command/", "conversation/", "drivers/", "run-command.ts"],
-    "ask/": ["conversation/", "drivers/"],
+    "ask/": ["conversation/", "drivers/", "run-command.ts"],
     "view/": ["ask/", "conversation/", "drivers/", "render/"],
     "render/": ["run-command.ts"],
     "conversation/": ["drivers/", "run-command.ts"],
