@@ -144,6 +144,26 @@ describe.each(CLIENT_KINDS)("the %s client", (kind) => {
   });
 });
 
+describe("the question is acp-terminal/approval's: one escaping table, one limit", () => {
+  test("Q1: 7,000 braille blanks are counted, a forged ⟨N spaces⟩ marker is escaped, and a 5,000-character question is asked", async () => {
+    const decline: ElicitAnswer = { action: "decline" };
+    const { client, questions } = await asking("v2", [], [decline, decline, decline]);
+    await client.callTool("exec", { command: `ls -la${"\u2800".repeat(7000)}; touch M` });
+    expect(questions[0]).toContain("The agent wants to run: ls -la⟨7000 × \\u{2800}⟩; touch M\n");
+    await client.callTool("exec", { command: "ls⟨600 spaces⟩; touch M" });
+    expect(questions[1]).toContain("ls\\u{27e8}600 spaces\\u{27e9}; touch M");
+    // Over the 4000 the server once had, under the one limit (8000): asked, not refused.
+    await client.callTool("exec", { command: `echo ${"x".repeat(5000)}` });
+    expect(questions).toHaveLength(3);
+    const tooLong = await client.callTool("exec", { command: `echo ${"x".repeat(9000)}` });
+    expect(tooLong.content[0]!.text).toMatch(
+      /too long to show whole in an approval question \(9\d{3} characters\)/,
+    );
+    expect(questions).toHaveLength(3);
+    expect(existsSync(path.join(workspace, "M"))).toBe(false);
+  });
+});
+
 describe("over Streamable HTTP", () => {
   const TOKEN = "h".repeat(32);
 

@@ -1,5 +1,5 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -379,6 +379,32 @@ describe("git under an allow pattern: a repository whose own config runs a progr
       execFileSync("git", ["config", "--unset", "include.path"], { cwd: repo });
       execFileSync("git", ["config", "core.fsmonitor", "false"], { cwd: repo });
       expect(await policy(status)).toMatchObject(CONFINED); // turned off
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("git under an allow pattern: the environment it runs with, should a check be raced", () => {
+  it("no transport runs, not even one the repository allows by name (protocol.ext.allow), so a promisor's lazy fetch runs nothing", () => {
+    const repo = mkdtempSync(path.join(tmpdir(), "approval-git-"));
+    const marker = path.join(repo, "M");
+    try {
+      const git = (...args: string[]) => execFileSync("git", args, { cwd: repo });
+      git("init", "-q");
+      git("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "x");
+      git("config", "core.repositoryformatversion", "1");
+      git("config", "extensions.partialClone", "origin");
+      git("config", "remote.origin.url", `ext::sh -c touch% ${marker}`);
+      git("config", "remote.origin.promisor", "true");
+      git("config", "protocol.ext.allow", "always");
+      const env = { ...process.env };
+      for (const { name, value } of GIT_NEUTRAL_ENV) {
+        env[name] = value;
+      }
+      const show = spawnSync("git", ["show", "1".repeat(40)], { cwd: repo, env, encoding: "utf8" });
+      expect(show.status).toBe(128);
+      expect(existsSync(marker)).toBe(false);
     } finally {
       rmSync(repo, { recursive: true, force: true });
     }
