@@ -36,6 +36,8 @@ export {
   shortApprovalAction,
 } from "./approval/describe-request.js";
 export { printable, printableCut } from "./approval/visible-text.js";
+/** The name `describeApprovalRequest` had before this module (the same function). */
+export { describeAuthorizeRequest } from "./approval/describe-request.js";
 
 // --- The flags (`--yes`, `--allow`, `--allow-anywhere`, `--sandbox`, `--sandbox-network`) ---
 export {

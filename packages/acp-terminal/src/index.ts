@@ -66,29 +66,31 @@ export type {
   ProcessGroup,
 } from "./executors/types.js";
 
-// --- Approval (the `authorize` hook) ---
-export { approveFileWrite } from "./approval/approve-file-write.js";
-export { createApprovalPolicy } from "./approval/approval-policy.js";
-export type {
-  ApprovalAnswer,
-  ApprovalAsker,
-  ApprovalContext,
-  ApprovalPolicy,
-  ApprovalPolicyOptions,
-} from "./approval/approval-policy.js";
-export { matchesAllowPattern, parseAllowPattern } from "./approval/allow-pattern.js";
-export type { AllowPattern } from "./approval/allow-pattern.js";
-export { describeAuthorizeRequest, MAX_QUESTION_CHARS } from "./approval/describe-request.js";
-export { printable } from "./approval/visible-text.js";
+// --- Approval (the `authorize` hook): the names embedders had here; all of it is acp-terminal/approval ---
 export {
+  approveFileWrite,
+  createApprovalPolicy,
+  matchesAllowPattern,
+  parseAllowPattern,
+  describeAuthorizeRequest,
+  MAX_QUESTION_CHARS,
+  printable,
   APPROVAL_FLAG_OPTIONS,
   approvalFlagsHelp,
   approvalFlagArgs,
   approvalFlags,
   approvalPolicyOptions,
   describeApprovalFlags,
-} from "./approval/approval-flags.js";
-export type { ApprovalFlags } from "./approval/approval-flags.js";
+} from "./approval.js";
+export type {
+  ApprovalAnswer,
+  ApprovalAsker,
+  ApprovalContext,
+  ApprovalPolicy,
+  ApprovalPolicyOptions,
+  AllowPattern,
+  ApprovalFlags,
+} from "./approval.js";
 
 // --- Sandbox (TerminalHostOptions.sandbox) ---
 export { describeSandbox } from "./sandbox/sandbox.js";

@@ -5,11 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createApprovalPolicy, type ApprovalAnswer } from "../src/approval/approval-policy.js";
 import { matchesAllowPattern, parseAllowPattern } from "../src/approval/allow-pattern.js";
-import {
-  approvalQuestion,
-  describeAuthorizeRequest,
-  MAX_QUESTION_CHARS,
-} from "../src/approval/describe-request.js";
+import { describeAuthorizeRequest, MAX_QUESTION_CHARS } from "../src/approval/describe-request.js";
 import { printable } from "../src/approval/visible-text.js";
 import type { ApprovalRequest, AuthorizeFileWrite, AuthorizeRequest } from "../src/host/types.js";
 import { resolvePlan } from "../src/spawn/resolve-program.js";

@@ -43,7 +43,7 @@ export function cliApprovalPolicy(
   return createApprovalPolicy({
     allowAll: mode === "yes",
     allow: flags.allow,
-    allowAnywhere: flags.allowAnywhere,
+    allowAnywhere: flags.allowAnywhere === true,
     ask: mode === "ask" ? ask : undefined,
     refusal: NO_TTY_REFUSAL,
   });

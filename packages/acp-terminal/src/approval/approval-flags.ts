@@ -11,8 +11,11 @@ import type { ApprovalPolicyOptions } from "./approval-policy.js";
 export interface ApprovalFlags {
   yes: boolean;
   allow: readonly string[];
-  /** `--allow-anywhere`: rules apply wherever a command runs, not only under the session's cwd. */
-  allowAnywhere: boolean;
+  /**
+   * `--allow-anywhere`: rules apply wherever a command runs, not only under the session's cwd.
+   * Default false.
+   */
+  allowAnywhere?: boolean;
   sandbox: SandboxMode;
   /** `--sandbox-network`: sandboxed commands may use the network. */
   sandboxNetwork: boolean;
@@ -105,7 +108,7 @@ export function approvalFlags(values: {
 export function approvalFlagArgs(flags: ApprovalFlags): string[] {
   return [
     ...(flags.yes ? ["--yes"] : flags.allow.flatMap((pattern) => ["--allow", pattern])),
-    ...(!flags.yes && flags.allowAnywhere ? ["--allow-anywhere"] : []),
+    ...(!flags.yes && flags.allowAnywhere === true ? ["--allow-anywhere"] : []),
     ...(flags.sandbox === "off" ? [] : ["--sandbox", flags.sandbox]),
     ...(flags.sandboxNetwork ? ["--sandbox-network"] : []),
   ];
@@ -116,7 +119,12 @@ export function approvalPolicyOptions(
   flags: ApprovalFlags,
   rest: Pick<ApprovalPolicyOptions, "ask" | "refusal" | "notAsked">,
 ): ApprovalPolicyOptions {
-  return { allowAll: flags.yes, allow: flags.allow, allowAnywhere: flags.allowAnywhere, ...rest };
+  return {
+    allowAll: flags.yes,
+    allow: flags.allow,
+    allowAnywhere: flags.allowAnywhere === true,
+    ...rest,
+  };
 }
 
 /** What runs, in words: for instructions, listening lines and `--verbose`. */
@@ -124,7 +132,7 @@ export function describeApprovalFlags(flags: ApprovalFlags): string {
   const what = flags.yes
     ? "every command (--yes)"
     : flags.allow.length > 0
-      ? `the commands these --allow patterns approve${flags.allowAnywhere ? " anywhere" : " under the session's directory"}, confined (read-only sandbox, no network): ${flags.allow.join(", ")}`
+      ? `the commands these --allow patterns approve${flags.allowAnywhere === true ? " anywhere" : " under the session's directory"}, confined (read-only sandbox, no network): ${flags.allow.join(", ")}`
       : "no command (pass --yes or --allow)";
   const where =
     flags.sandbox === "off"

@@ -1,10 +1,7 @@
-import type { ApprovalRequest, AuthorizeGrant, AuthorizeVerdict } from "../host/types.js";
-import { matchesAllowPattern, parseAllowPattern, type AllowPattern } from "./allow-pattern.js";
+import type { ApprovalRequest, AuthorizeVerdict } from "../host/types.js";
 import { confinementProblem } from "./confinement.js";
 import { approvalQuestion, questionTooLong } from "./describe-request.js";
-import { programRules } from "./program-rules.js";
-import { ruleScopeProblem } from "./rule-scope.js";
-import { sameCommandKey } from "./same-command.js";
+import { AllowPatterns, SessionMemory } from "./rules.js";
 
 /** What a person answered: run it this once, allow the same for the rest of the session, or refuse. */
 export type ApprovalAnswer = "allow_once" | "allow_always" | "deny";
@@ -75,9 +72,6 @@ export type ApprovalPolicy = (
 
 const DEFAULT_REFUSAL = "not approved: no allow pattern matches and there is no one to ask";
 
-/** What runs a command approved by a rule: the read-only sandbox, no network (see confinement.ts). */
-const CONFINED: AuthorizeGrant = { allow: true, confined: true };
-
 /**
  * The choices for a request: once, for the rest of the session (a command then runs confined, and
  * only where it can be: see confinement.ts), deny.
@@ -106,55 +100,11 @@ function choicesFor(request: ApprovalRequest): ApprovalChoice[] {
  * `new TerminalHost({ authorize })`. Throws a RangeError naming a bad pattern.
  */
 export function createApprovalPolicy(options: ApprovalPolicyOptions = {}): ApprovalPolicy {
-  const patterns: AllowPattern[] = (options.allow ?? []).map(parseAllowPattern);
+  const patterns = new AllowPatterns(options.allow ?? [], options.allowAnywhere === true);
+  const memory = new SessionMemory();
   const { ask } = options;
-  const anywhere = options.allowAnywhere === true;
   const refusal = options.refusal ?? DEFAULT_REFUSAL;
-  /** Per session (connection and session id): what it was told to always allow. */
-  const always = new Map<string, Set<string>>();
   let turn: Promise<unknown> = Promise.resolve();
-
-  const sessionOf = (request: ApprovalRequest) =>
-    JSON.stringify([request.owner.connectionId, request.owner.sessionId]);
-
-  /** The session's memory: approved (a create confined, where it can be), or why not (""). */
-  function remembered(request: ApprovalRequest): { approved: AuthorizeVerdict } | { why: string } {
-    if (always.get(sessionOf(request))?.has(sameCommandKey(request)) !== true) {
-      return { why: "" };
-    }
-    if (request.action !== "create") {
-      return { approved: true };
-    }
-    const problem = request.program === null ? "it runs elsewhere" : confinementProblem();
-    return problem === undefined
-      ? { approved: CONFINED }
-      : { why: `this session allowed it always, but ${problem}` };
-  }
-
-  /** The patterns' verdict: approved (confined, with what the program's rules add), or why not. */
-  async function patternsVerdict(
-    request: ApprovalRequest,
-  ): Promise<{ approved: AuthorizeVerdict } | { why: string }> {
-    const matched = patterns.filter((pattern) => matchesAllowPattern(pattern, request));
-    if (matched.length === 0) {
-      return { why: "" };
-    }
-    const because = (problem: string) => ({
-      why: `--allow ${matched.map((pattern) => `'${pattern.source}'`).join(", ")} matches, but ${problem}`,
-    });
-    if (request.action === "write_file") {
-      return { approved: true }; // a file pattern: the file is the whole of what it approves
-    }
-    const problem = confinementProblem() ?? ruleScopeProblem(request, anywhere);
-    if (problem !== undefined) {
-      return because(problem);
-    }
-    const rules = await programRules(request);
-    if ("problem" in rules) {
-      return because(rules.problem);
-    }
-    return { approved: rules.env.length === 0 ? CONFINED : { ...CONFINED, env: rules.env } };
-  }
 
   async function decide(
     request: ApprovalRequest,
@@ -162,16 +112,13 @@ export function createApprovalPolicy(options: ApprovalPolicyOptions = {}): Appro
     question: string,
   ): Promise<AuthorizeVerdict> {
     // Asked again after the question before it: its answer may have been "always".
-    const again = remembered(request);
+    const again = memory.verdict(request);
     if ("approved" in again) {
       return again.approved;
     }
     const answer = await ask!(request, { why, question, choices: choicesFor(request) });
     if (answer === "allow_always") {
-      const session = sessionOf(request);
-      const set = always.get(session) ?? new Set<string>();
-      set.add(sameCommandKey(request));
-      always.set(session, set);
+      memory.remember(request);
     }
     return answer === "allow_once" || answer === "allow_always";
   }
@@ -196,11 +143,11 @@ export function createApprovalPolicy(options: ApprovalPolicyOptions = {}): Appro
     if (options.allowAll === true) {
       return true;
     }
-    const byPattern = await patternsVerdict(request);
+    const byPattern = await patterns.verdict(request);
     if ("approved" in byPattern) {
       return byPattern.approved;
     }
-    const byMemory = remembered(request);
+    const byMemory = memory.verdict(request);
     if ("approved" in byMemory) {
       return byMemory.approved;
     }
