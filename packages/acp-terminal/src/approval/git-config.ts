@@ -40,8 +40,8 @@ const MAX_CONFIG_BYTES = 1024 * 1024;
 const MAX_SUBMODULES = 32;
 const MAX_SUBMODULE_DEPTH = 3;
 
-/** A git that reads configuration only: every transport forbidden, no lazy fetch. */
-function readGit(git: string, args: readonly string[], cwd: string): Promise<string> {
+/** A git that reads configuration only: every transport forbidden, no lazy fetch; `input` on its stdin. */
+function readGit(git: string, args: readonly string[], cwd: string, input = ""): Promise<string> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PATH: absolutePathEntries(process.env.PATH) ?? "",
@@ -50,12 +50,14 @@ function readGit(git: string, args: readonly string[], cwd: string): Promise<str
     env[name] = value;
   }
   return new Promise<string>((resolve, reject) => {
-    execFile(
+    const child = execFile(
       git,
       args,
       { cwd, env, timeout: CHECK_TIMEOUT_MS, maxBuffer: MAX_CONFIG_BYTES, encoding: "utf8" },
       (error, stdout) => (error ? reject(error) : resolve(stdout)),
     );
+    child.stdin?.on("error", () => undefined); // git may exit before reading: its status says why
+    child.stdin?.end(input);
   });
 }
 
@@ -94,8 +96,8 @@ function keyProblem(key: string, value: string): string | undefined {
  * finds it from `cwd`), or one of its submodules, sets in its own config (or a file that
  * includes) a key that runs a program or fetches, which an agent could have written; or its
  * `.gitmodules` opens a submodule. What the user configured (system, global, the command line) is
- * theirs and not looked at. Read by `git config --list` and `git rev-parse`, which run no program,
- * with every transport forbidden.
+ * theirs and not looked at. Read by `git config --list`, `git rev-parse` and `git cat-file`, which
+ * run no program, with every transport forbidden; the three at once (a git start each).
  */
 export async function gitConfigProblem(
   git: string,
@@ -104,57 +106,58 @@ export async function gitConfigProblem(
 ): Promise<string | undefined> {
   const whose =
     depth === 0 ? "the repository's own git config" : `the submodule ${cwd}'s git config`;
-  let listed: string;
-  try {
-    listed = await readGit(git, ["config", "--list", "--show-scope", "-z"], cwd);
-  } catch (error) {
-    return `git's configuration in ${cwd} could not be checked (${messageOf(error).slice(0, 200)})`;
+  const [listed, top, blobs] = await Promise.allSettled([
+    readGit(git, ["config", "--list", "--show-scope", "-z"], cwd),
+    readGit(git, ["rev-parse", "--show-toplevel"], cwd),
+    readGit(git, ["cat-file", "--batch-check"], cwd, ":.gitmodules\nHEAD:.gitmodules\n"),
+  ]);
+  if (listed.status === "rejected") {
+    return `git's configuration in ${cwd} could not be checked (${messageOf(listed.reason).slice(0, 200)})`;
   }
-  for (const [scope, key, value] of entriesOf(listed, true)) {
+  for (const [scope, key, value] of entriesOf(listed.value, true)) {
     const problem =
       scope === "local" || scope === "worktree" ? keyProblem(key!, value!) : undefined;
     if (problem !== undefined) {
       return `${whose} ${problem}`;
     }
   }
-  return submodulesProblem(git, cwd, depth);
+  if (top.status === "rejected") {
+    return undefined; // no work tree (a bare repository, inside .git): no submodule to open
+  }
+  const blob =
+    blobs.status === "fulfilled" ? /^([0-9a-f]{40,64}) blob /m.exec(blobs.value)?.[1] : undefined;
+  return submodulesProblem(git, top.value.replace(/\n$/, ""), blob, depth);
 }
 
 /**
  * What `.gitmodules` says, read where git reads it (the work tree's file, else the index's, else
- * HEAD's), as [key, value] pairs; none outside a work tree or without one.
+ * HEAD's: `blob`, the first of those two that exists), as [key, value] pairs.
  */
-async function gitmodulesOf(git: string, top: string): Promise<string[][]> {
+async function gitmodulesOf(
+  git: string,
+  top: string,
+  blob: string | undefined,
+): Promise<string[][]> {
   const file = join(top, ".gitmodules");
   if (existsSync(file)) {
     return entriesOf(await readGit(git, ["config", "--file", file, "--list", "-z"], top), false);
   }
-  for (const blob of [":.gitmodules", "HEAD:.gitmodules"]) {
-    try {
-      const listed = await readGit(git, ["config", "--blob", blob, "--list", "-z"], top);
-      return entriesOf(listed, false);
-    } catch {
-      // no such blob: look at the next place git would
-    }
+  if (blob === undefined) {
+    return [];
   }
-  return [];
+  return entriesOf(await readGit(git, ["config", "--blob", blob, "--list", "-z"], top), false);
 }
 
-/** Why a submodule of the repository at `cwd` must not pass (see gitConfigProblem), or undefined. */
+/** Why a submodule of the repository at `top` must not pass (see gitConfigProblem), or undefined. */
 async function submodulesProblem(
   git: string,
-  cwd: string,
+  top: string,
+  blob: string | undefined,
   depth: number,
 ): Promise<string | undefined> {
-  let top: string;
-  try {
-    top = (await readGit(git, ["rev-parse", "--show-toplevel"], cwd)).replace(/\n$/, "");
-  } catch {
-    return undefined; // no work tree (a bare repository, inside .git): no submodule to open
-  }
   let entries: string[][];
   try {
-    entries = await gitmodulesOf(git, top);
+    entries = await gitmodulesOf(git, top, blob);
   } catch (error) {
     return `the repository's .gitmodules could not be checked (${messageOf(error).slice(0, 200)})`;
   }
