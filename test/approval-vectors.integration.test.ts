@@ -491,6 +491,31 @@ describe("what a rule approves has no network, and where bubblewrap is missing r
     expect(said).not.toMatch(/\\n\w+\\t/);
   });
 
+  it("a pattern-approved command writes neither the home directory nor .git, and has a /tmp of its own", async () => {
+    const home = path.join(outside, "home");
+    mkdirSync(home);
+    writeFileSync("/tmp/acp-terminal-host-tmp-probe", "");
+    try {
+      const said = await run(
+        ["--allow", "touch *", "--allow", "ls *"],
+        [
+          { command: "touch", args: [path.join(home, ".bashrc")] },
+          { command: "touch", args: [path.join(repo, ".git", "hooks", "pre-commit")] },
+          { command: "ls", args: ["/tmp"] },
+        ],
+        { ...process.env, HOME: home },
+      );
+      expect(said).toMatch(/^ran 0: exit 1 .*Read-only file system/);
+      expect(said).toMatch(/\nran 1: exit 1 .*Read-only file system/);
+      expect(said).toMatch(/\nran 2: exit 0 /);
+      expect(said).not.toContain("acp-terminal-host-tmp-probe"); // not the host's /tmp
+      expect(existsSync(path.join(home, ".bashrc"))).toBe(false);
+      expect(existsSync(path.join(repo, ".git", "hooks", "pre-commit"))).toBe(false);
+    } finally {
+      rmSync("/tmp/acp-terminal-host-tmp-probe", { force: true });
+    }
+  });
+
   it("without bwrap on PATH, --allow approves nothing and the refusal names what to install", async () => {
     const bin = path.join(workspace, "bin");
     mkdirSync(bin);
