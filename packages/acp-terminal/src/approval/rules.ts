@@ -76,7 +76,10 @@ export class SessionMemory {
     if (request.action !== "create") {
       return { approved: true };
     }
-    const problem = request.program === null ? "it runs elsewhere" : confinementProblem();
+    const problem =
+      request.program === null
+        ? "its program is not one found here (run elsewhere, or not found), so it cannot be confined"
+        : confinementProblem();
     return problem === undefined
       ? { approved: CONFINED }
       : { why: `this session allowed it always, but ${problem}` };
