@@ -1,7 +1,8 @@
 import { AgentProcess } from "./agent/agent-process.js";
 import type { TerminalLogin } from "./agent/failure-messages.js";
 import { resolveAgent } from "./agent/known-agents.js";
-import { runTerminalLogin } from "./agent/terminal-login.js";
+import { loginLine, runTerminalLogin } from "./agent/terminal-login.js";
+import { approveTerminalLogin } from "./ask/login-approval.js";
 import type { RunOptions } from "./command/args.js";
 import { checkBeforeLaunch } from "./command/preflight.js";
 import { Conversation } from "./conversation/conversation.js";
@@ -107,11 +108,16 @@ export async function run(given: RunOptions, io: CliIo): Promise<number> {
       return ExitCode.agentFailed; // a second login asked for: never loop
     }
     login = result;
-    const failure = await runTerminalLogin(options.agent, login, {
-      cwd: io.cwd,
-      env,
-      tty: io.stdin.isTTY === true,
-    });
+    const failure =
+      (await approveTerminalLogin(
+        { methodId: login.methodId, line: loginLine(options.agent, login), env: login.env },
+        { yes: options.yes, cwd: io.cwd, stdin: io.stdin, stderr: io.stderr },
+      )) ??
+      (await runTerminalLogin(options.agent, login, {
+        cwd: io.cwd,
+        env,
+        tty: io.stdin.isTTY === true,
+      }));
     if (failure !== undefined) {
       renderer.finish({
         exitCode: ExitCode.agentFailed,

@@ -26,9 +26,8 @@ export interface Launch {
   sandboxPrefix: readonly string[];
 }
 
-/** The request's cwd, else the session's (from the embedding client), else the host's, else ours. */
-export function launchCwd(
-  params: ValidCreateParams,
+/** The session's cwd (from the embedding client), else the host's, else ours. */
+export function sessionCwdOf(
   context: { sessionCwd?: string } | undefined,
   options: ResolvedHostOptions,
 ): string {
@@ -36,7 +35,7 @@ export function launchCwd(
     context?.sessionCwd === undefined || context.sessionCwd === null
       ? undefined
       : absolutePath("context.sessionCwd", context.sessionCwd);
-  return params.cwd ?? sessionCwd ?? options.cwd ?? process.cwd();
+  return sessionCwd ?? options.cwd ?? process.cwd();
 }
 
 /** How a terminal is contained: a PID namespace if one is given, else the launcher if one runs. */

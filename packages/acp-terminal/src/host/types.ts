@@ -106,6 +106,11 @@ export interface AuthorizeCommand {
   argv: string[];
   /** The sandbox it runs in (see TerminalHostOptions.sandbox). */
   sandbox: SandboxMode;
+  /**
+   * The session's cwd given by the embedding client, else the host's `cwd`, else the process's:
+   * where allow rules apply (a rule approves only what runs under it, unless told otherwise).
+   */
+  sessionCwd: string;
 }
 
 /**
@@ -141,14 +146,22 @@ export interface AuthorizeFileWrite {
 
 /**
  * What the `authorize` hook answers: `true` allows; `false` or a reason string denies; a grant
- * allows a `create` with these variables set on top of its environment (how an allow pattern for
- * git turns off what a repository's config could run: see approval/program-rules.ts).
+ * allows a `create` confined, or with variables set on top of its environment (how an allow
+ * pattern for git turns off what a repository's config could run: see approval/program-rules.ts).
  */
 export type AuthorizeVerdict = boolean | string | AuthorizeGrant;
 
 export interface AuthorizeGrant {
   allow: true;
-  env: readonly EnvVariable[];
+  /** Variables set on top of the command's environment. */
+  env?: readonly EnvVariable[];
+  /**
+   * Run it confined, whatever the host's sandbox: in bubblewrap's read-only sandbox (nothing
+   * writable but a private /tmp, so neither `.git` nor the home directory), without network. What
+   * an allow rule approves runs so (approval/confinement.ts). Where it cannot be had (no
+   * bubblewrap, a command run elsewhere) the create fails `spawn_failed` saying why.
+   */
+  confined?: boolean;
 }
 
 export interface TerminalHostOptions {
