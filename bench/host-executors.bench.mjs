@@ -174,7 +174,7 @@ const cycleRow = (figure, samples, baselineName, baseline) => {
 
 /** The cycle per target beside its bare client's `true`, in alternating batches. */
 async function cycles(local, targets) {
-  const ssh = process.env.ACP_TERMINAL_SSH_COMMAND.split(" ");
+  const ssh = (process.env.ACP_TERMINAL_SSH_COMMAND ?? "ssh").split(" ");
   const variants = {
     local: () => cycle(local),
     // `run` resolves with a byte count, which `alternate` would take for the duration: discard it.

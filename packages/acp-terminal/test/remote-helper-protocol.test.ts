@@ -3,7 +3,8 @@
  * the agent started as the host starts it, lines written as the host writes them, and each
  * terminal's wrapper run as its session would, under dash, busybox sh and bash.
  */
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn, spawnSync, type ChildProcessByStdio } from "node:child_process";
+import type { Readable, Writable } from "node:stream";
 import { readdirSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { describe, expect, it } from "vitest";
@@ -16,7 +17,7 @@ const SHELLS = [["dash"], ["busybox", "sh"], ["bash"]].filter(
 );
 
 interface Agent {
-  agent: ChildProcessWithoutNullStreams;
+  agent: ChildProcessByStdio<Writable, Readable, null>;
   dir: string;
   lines: string[];
   next(test: (line: string) => boolean): Promise<string>;
