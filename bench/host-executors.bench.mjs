@@ -17,10 +17,12 @@
  *   - terminals/s: 8 cycles in flight at once, for BENCH_SECONDS each (default 3).
  *   - exit seen: `sleep 2` then printing the time as its last act, per target, all at once,
  *     BENCH_EXIT_ROUNDS rounds (default 8): from that time to waitForExit resolving, beside the
- *     bare client running the same to its exit, and over ssh beside main's Perl helper when BENCH_MAIN_TREE names a built checkout
- *     of main (`git worktree add /tmp/main main`, install, build).
+ *     bare client running the same to its exit.
+ *   - main's Perl helper over the same ssh (cycle and exit seen) when BENCH_MAIN_TREE names a
+ *     built checkout of main (`git worktree add /tmp/main main`, install, build).
  *   - output MB/s: one terminal printing BENCH_OUTPUT_MIB (default 32) MiB of zeros
- *     (`head -c N /dev/zero`), beside the same command read through the bare client.
+ *     (`head -c N /dev/zero`), beside the same command read through the bare client, alternating,
+ *     BENCH_OUTPUT_ROUNDS rounds (default 3), medians.
  *   - docker-image: the first terminal of a session (a container started for it), beside
  *     `docker run --rm IMAGE true`.
  * BENCH_ITERATIONS (default 40) after BENCH_WARMUP (default 5); p50/p95. BENCH_PARTS (a comma list
@@ -42,13 +44,14 @@ import { startPodman } from "../test/support/podman.mjs";
 import { startSshd } from "../test/support/sshd.mjs";
 import { fmt, header, Report } from "./support/report.mjs";
 import { alternate } from "./support/sampling.mjs";
-import { now, summarize, wallMs } from "./support/stats.mjs";
+import { median, now, summarize, wallMs } from "./support/stats.mjs";
 
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 40);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const OUTPUT_MIB = Number(process.env.BENCH_OUTPUT_MIB ?? 32);
 const EXIT_ROUNDS = Number(process.env.BENCH_EXIT_ROUNDS ?? 8);
+const OUTPUT_ROUNDS = Number(process.env.BENCH_OUTPUT_ROUNDS ?? 3);
 const MAIN_TREE = process.env.BENCH_MAIN_TREE;
 /** Which parts run (default all): cycle, rate, exit, output, image. */
 const PARTS = new Set((process.env.BENCH_PARTS ?? "cycle,rate,exit,output,image").split(","));
@@ -172,6 +175,21 @@ const cycleRow = (figure, samples, baselineName, baseline) => {
   });
 };
 
+/** A host of main's build over the same ssh (main's Perl helper), when BENCH_MAIN_TREE says where. */
+let mainHostMade;
+function mainSshHost() {
+  mainHostMade ??= (async () => {
+    if (!MAIN_TREE) {
+      return undefined;
+    }
+    const main = await import(join(MAIN_TREE, "packages/acp-terminal/dist/index.js"));
+    const host = new main.TerminalHost({ on: "ssh://acp-test", cwd: "/tmp" });
+    hosts.push(host);
+    return host;
+  })();
+  return mainHostMade;
+}
+
 /** The cycle per target beside its bare client's `true`, in alternating batches. */
 async function cycles(local, targets) {
   const ssh = (process.env.ACP_TERMINAL_SSH_COMMAND ?? "ssh").split(" ");
@@ -185,9 +203,16 @@ async function cycles(local, targets) {
     variants[name] = () => cycle(host);
     variants[`${name} bare`] = async () => void (await run([...bare, "true"]));
   }
+  const mainHost = await mainSshHost();
+  if (mainHost) {
+    variants.perl = () => cycle(mainHost);
+  }
   const samples = await alternate(variants, { warmup: WARMUP, iterations: ITERATIONS, batch: 5 });
   cycleRow("local", samples.local, "spawn('true') →'close'", samples.spawn);
   cycleRow("ssh://", samples["ssh://"], "ssh host true (new connection)", samples.sshBare);
+  if (mainHost) {
+    cycleRow("ssh://", samples["ssh://"], "main's Perl helper over ssh", samples.perl);
+  }
   for (const { name, label } of targets) {
     cycleRow(name, samples[name], `${label} … true`, samples[`${name} bare`]);
   }
@@ -214,10 +239,8 @@ async function exits(_local, targets) {
     watched.push({ name: `${name} ${label}`, seen: () => bareExitSeen(bare, clock, quoted) });
   }
   const perl = "ssh:// main's Perl helper";
-  if (MAIN_TREE) {
-    const main = await import(join(MAIN_TREE, "packages/acp-terminal/dist/index.js"));
-    const mainHost = new main.TerminalHost({ on: "ssh://acp-test", cwd: "/tmp" });
-    hosts.push(mainHost);
+  const mainHost = await mainSshHost();
+  if (mainHost) {
     watched.push({ name: perl, seen: () => exitSeen(mainHost, "gnu") });
   } else {
     report.note("main's Perl helper not measured: set BENCH_MAIN_TREE to a built checkout of main");
@@ -246,18 +269,24 @@ async function exits(_local, targets) {
   }
 }
 
+/** MB/s through each host beside its bare client, alternating, BENCH_OUTPUT_ROUNDS rounds: medians. */
 async function outputs(local, targets) {
   for (const { name, host, bare, label } of [
     { name: "local", host: local, bare: [], label: "spawn" },
     ...targets,
   ]) {
-    const mine = await outputMBps(host);
-    const base = await bareMBps(bare);
+    const mine = [];
+    const base = [];
+    for (let round = 0; round < OUTPUT_ROUNDS; round++) {
+      mine.push(await outputMBps(host));
+      base.push(await bareMBps(bare));
+    }
+    const [m, b] = [median(mine), median(base)];
     report.row({
-      figure: `${name} output ${OUTPUT_MIB} MiB`,
-      value: fmt.mbps(mine),
-      baseline: `${label} ${fmt.mbps(base)}`,
-      ratio: fmt.ratio(mine / base),
+      figure: `${name} output ${OUTPUT_MIB} MiB, median of ${OUTPUT_ROUNDS}`,
+      value: fmt.mbps(m),
+      baseline: `${label} ${fmt.mbps(b)}`,
+      ratio: fmt.ratio(m / b),
     });
   }
 }

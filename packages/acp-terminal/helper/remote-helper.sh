@@ -30,19 +30,15 @@ role=$1
 shift
 
 # `nap SECONDS`: a fraction of a second without a new process where the shell's `read -t` takes
-# fractions (bash, busybox ash: a read of a FIFO nobody writes, the agent's `n`, or one only the
-# poller's hinter writes), `sleep` elsewhere (dash). Only in the processes that wait (fd 8 must
-# not reach a command).
-nap_init() { # FIFO: one nobody writes (the poller's: one only its hinter writes)
+# fractions (bash, busybox ash: a read of the agent's FIFO `n`, which nobody writes), `sleep`
+# elsewhere (dash). Only in the processes that wait (fd 8 must not reach a command).
+nap_init() {
   nap() { sleep "$1"; }
-  _readt=0
-  { exec 8<>"$1"; } 2>/dev/null || return 0
+  { exec 8<>"$dir/n"; } 2>/dev/null || return 0
   # shellcheck disable=SC3045 # read -t where the shell has it: probed here
   (read -r -t 0.001 _ <&8) 2>/dev/null
-  [ $? -ne 2 ] || return 0
-  _readt=1
   # shellcheck disable=SC3045
-  nap() { read -r -t "$1" _ <&8; }
+  [ $? -ne 2 ] && nap() { read -r -t "$1" _ <&8; }
 }
 
 # Report one line to the host (one write: lines under PIPE_BUF do not interleave). Opened
@@ -112,7 +108,7 @@ agent_signal() { # TOKEN SIGNAL
 
 agent_watch() { # TOKEN: report `empty TOKEN` once no process of its group is left (or released)
   { read -r _pg _tty <"$dir/$1.p"; } 2>/dev/null || { say "empty $1"; return; }
-  nap_init "$dir/n"
+  nap_init
   while [ -e "$dir/$1.p" ] && group_alive "$_pg"; do nap 0.02; done
   say "empty $1"
 }
@@ -122,7 +118,7 @@ agent_release() { # TOKEN: forget it, end a spec writer still waiting, kill what
     # A reader that comes and goes: the writer's open returns and its write fails.
     { exec 7<>"$dir/$1.s"; exec 7<&-; } 2>/dev/null
   fi
-  rm -f "$dir/$1.s" "$dir/$1.p" "$dir/$1.q" "$dir/$1.x" "$dir/$1.f" "$dir/$1.w" "$dir/$1.k"
+  rm -f "$dir/$1.s" "$dir/$1.p" "$dir/$1.q" "$dir/$1.x" "$dir/$1.f"
   (sweep "$nonce.$1") &
   say "released $1"
 }
@@ -210,59 +206,13 @@ gone() {
   return 1
 }
 
-# The exit hint, so that the poller need not poll fast to see an exit soon: the launcher opens the
-# FIFO TOKEN.w for writing and the command inherits it (fd 9), so end-of-file on its read end comes
-# the moment the command exits, unless a process it started still holds it or it closed fd 9
-# itself (then the poller finds the exit by polling alone). A subshell (the hinter) reads it to
-# its end, then wakes the poller: a line on TOKEN.k, which the poller's `read -t` between polls
-# reads (bash, busybox ash), or SIGUSR1, which ends its `wait` for the `sleep` between polls
-# (dash; POSIX: a trapped signal ends `wait` at once).
-hint_arm() { # after the launcher opened TOKEN.w (it did before it wrote its pid)
-  _self=
-  if [ "$_readt" = 0 ]; then
-    { read -r _self _ </proc/self/stat; } 2>/dev/null || _self=
-  fi
-  (
-    trap - USR1
-    while read -r _ <&9; do :; done
-    echo 1<>"$dir/$1.k"
-    [ -z "$_self" ] || kill -USR1 "$_self" 2>/dev/null
-  ) </dev/null &
-  _hinter=$!
-  exec 9<&-
-}
-
-# Waits up to $1 seconds; true when the hint woke it.
-hint_wait() {
-  if [ "$_woke" = 0 ]; then
-    if [ "$_readt" = 1 ]; then
-      nap "$1" && _woke=1
-    else
-      sleep "$1" &
-      _sleeper=$!
-      wait "$_sleeper"
-      kill "$_sleeper" 2>/dev/null
-    fi
-  fi
-  [ "$_woke" = 1 ] || return 1
-  _woke=0 _hint=spent
-  return 0
-}
-
 wrap_poll() { # TOKEN WRAPPER AGENT
   trap '' HUP INT TERM
-  _woke=0 _hint=armed _hinter=
-  trap '_woke=1' USR1
-  trap '[ -z "$_hinter" ] || kill -9 "$_hinter" 2>/dev/null' EXIT
-  nap_init "$dir/$1.k"
-  # Opened read-write first, so that opening the read end does not wait for the launcher.
-  # shellcheck disable=SC2094 # two opens of one FIFO, on purpose
-  exec 7<>"$dir/$1.w" 9<"$dir/$1.w" 7<&-
+  nap_init
   exec 5<>"$dir/$1.q"
   read -r _c _h <&5 || exit 0
   exec 5<&-
   [ "$_c" = - ] && exit 0
-  hint_arm "$1"
   _n=0
   while :; do
     if stat_of "$_c"; then
@@ -286,25 +236,14 @@ wrap_poll() { # TOKEN WRAPPER AGENT
     elif gone "$3"; then
       kill -9 "-$_c" 2>/dev/null # the agent was killed before it could
     fi
-    # Fast at first and just after the hint fired (the exit closes fd 9 a moment before the
-    # process is a zombie); slowly while the hint is armed; every 50 ms once it is spent.
     _n=$((_n + 1))
-    if [ "$_n" -le 10 ]; then
-      _t=0.002
-    elif [ "$_hint" = armed ]; then
-      if [ "$_n" -le 30 ]; then _t=0.05; else _t=0.25; fi
-    elif [ "$_n" -le 110 ]; then
-      _t=0.01
-    else
-      _t=0.05
-    fi
-    hint_wait "$_t" && _n=0
+    if [ "$_n" -le 20 ]; then nap 0.002; elif [ "$_n" -le 120 ]; then nap 0.01; else nap 0.05; fi
   done
 }
 
 wrap() { # TOKEN pty|pipe AGENT_PID
   tok=$1
-  mkfifo -m 600 "$dir/$tok.q" "$dir/$tok.w" "$dir/$tok.k" || exit 3
+  mkfifo -m 600 "$dir/$tok.q" || exit 3
   # Held open here so that what the launcher writes stays until the poller reads it.
   exec 6<>"$dir/$tok.q"
   (wrap_poll "$tok" $$ "$3") </dev/null >/dev/null 2>&1 &
@@ -316,7 +255,7 @@ wrap() { # TOKEN pty|pipe AGENT_PID
   # Ends a poller still waiting for a pid (the launcher failed, or died before it wrote one).
   echo - 1<>"$dir/$tok.q"
   if [ -e "$dir/$tok.f" ]; then
-    rm -f "$dir/$tok.q" "$dir/$tok.f" "$dir/$tok.w" "$dir/$tok.k"
+    rm -f "$dir/$tok.q" "$dir/$tok.f"
     exit 0
   fi
   if { read -r _st <"$dir/$tok.x"; } 2>/dev/null; then
@@ -334,7 +273,7 @@ wrap() { # TOKEN pty|pipe AGENT_PID
   else
     say "exit $tok $_code - $_alive"
   fi
-  rm -f "$dir/$tok.q" "$dir/$tok.x" "$dir/$tok.w" "$dir/$tok.k"
+  rm -f "$dir/$tok.q" "$dir/$tok.x"
 }
 
 # The launcher's parent, which it stops (the wrapper itself is never stopped: a session runner
@@ -420,9 +359,6 @@ launch() { # TOKEN
     _tty=$(tty 2>/dev/null) || _tty=-
   fi
   echo "$$ $_tty" >"$dir/$tok.p"
-  # The exit hint's write end, which the command inherits (see hint_arm); read-write, so that
-  # the open never waits.
-  exec 9<>"$dir/$tok.w"
   echo "$$ $PPID" 1<>"$dir/$tok.q"
   [ "$stdin" = 1 ] || [ "$pty" != 0 ] || exec </dev/null
   [ "$pty" != 0 ] || exec 2>&1
