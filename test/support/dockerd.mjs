@@ -14,7 +14,7 @@ import { pollUntil } from "./poll.mjs";
 
 const run = promisify(execFile);
 
-export { ALL_IMAGES, DEBIAN_IMAGE, NO_SHELL_IMAGE, TEST_IMAGE } from "./images.mjs";
+export { ALL_IMAGES, DEBIAN_IMAGE, NO_SHELL_IMAGE, SH_ONLY_IMAGE, TEST_IMAGE } from "./images.mjs";
 
 /**
  * @typedef {object} TestDocker

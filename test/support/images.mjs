@@ -35,6 +35,8 @@ export const TEST_IMAGE = "acp-terminal-test:busybox";
 export const DEBIAN_IMAGE = "acp-terminal-test:debian-slim-like";
 /** a static busybox without its links: no `sh` at all. */
 export const NO_SHELL_IMAGE = "acp-terminal-test:no-shell";
+/** dash and mktemp alone: a sh without the utilities the helper needs. */
+export const SH_ONLY_IMAGE = "acp-terminal-test:sh-only";
 
 const DEBIAN_PACKAGES = ["dash", "bash", "coreutils", "grep", "sed", "findutils", "util-linux"];
 
@@ -103,6 +105,21 @@ function debianRootfs(dir) {
       .split("\n")
       .filter((file) => /^\/(usr\/)?s?bin\/[^/]+$/.test(file)),
   ).filter((file) => existsSync(file) && !lstatSync(file).isDirectory());
+  copyWithLibraries(dir, programs);
+  rmSync(path.join(dir, "bin/sh"), { force: true });
+  symlinkSync("dash", path.join(dir, "bin/sh"));
+}
+
+/** dash as /bin/sh and mktemp, nothing else: the helper starts and finds what it lacks. */
+function shOnlyRootfs(dir) {
+  skeleton(dir);
+  copyWithLibraries(dir, ["/usr/bin/dash", "/usr/bin/mktemp"]);
+  symlinkSync("../usr/bin/dash", path.join(dir, "bin/sh"));
+}
+
+/** Copies each program to the same path under `dir`, with the shared libraries it links.
+ * @param {string} dir @param {string[]} programs */
+function copyWithLibraries(dir, programs) {
   const libraries = new Set();
   for (const program of programs) {
     cpSync(program, path.join(dir, program), { dereference: true });
@@ -125,8 +142,6 @@ function debianRootfs(dir) {
   for (const library of libraries) {
     cpSync(library, path.join(dir, library), { dereference: true });
   }
-  rmSync(path.join(dir, "bin/sh"), { force: true });
-  symlinkSync("dash", path.join(dir, "bin/sh"));
 }
 
 /** How each image's root filesystem is made. */
@@ -134,6 +149,7 @@ const BUILDERS = new Map([
   [TEST_IMAGE, busyboxRootfs],
   [DEBIAN_IMAGE, debianRootfs],
   [NO_SHELL_IMAGE, noShellRootfs],
+  [SH_ONLY_IMAGE, shOnlyRootfs],
 ]);
 export const ALL_IMAGES = [...BUILDERS.keys()];
 

@@ -142,9 +142,26 @@ agent_cleanup() {
   exit 0
 }
 
+# What this place lacks of what the helper needs besides sh (empty when nothing), as words.
+lacking() {
+  _lacks=
+  [ -r /proc/self/stat ] || _lacks=/proc
+  for _u in mkfifo cat sleep grep rm readlink; do
+    command -v "$_u" >/dev/null 2>&1 || _lacks="$_lacks${_lacks:+, }$_u"
+  done
+  echo "$_lacks"
+}
+
 agent() { # NONCE TIMEOUT [keep-env]
   nonce=$1
   timeout=$2
+  _lacks=$(lacking)
+  if [ -n "$_lacks" ]; then
+    # One line the host shows as it is (on stderr: stdout is the protocol).
+    echo "acp-terminal: this target has sh but lacks $_lacks, which acp-terminal's remote helper needs (busybox or coreutils, grep and a mounted /proc give them all)" >&2
+    rm -rf "$dir" 2>/dev/null # where rm is there
+    exit 3
+  fi
   mkfifo -m 600 "$dir/e" "$dir/n" || exit 3
   # A dev container's agent runs under `devcontainer exec` (remoteUser, remoteEnv, the probed
   # environment); the terminals' sessions are plain `docker exec`s, whose launchers take it from here.

@@ -1,13 +1,14 @@
 /**
  * What a user reads when a container target cannot run commands, against a real Docker engine
  * (test/support/dockerd.mjs): one line naming the cause and the fix, for a missing engine, a
- * stopped container, a wrong name, denied permission on the engine's socket and a missing shell.
+ * stopped container, a wrong name, denied permission on the engine's socket, a missing shell and missing utilities.
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DockerExecutor } from "../src/executors/docker.js";
 import {
   NO_SHELL_IMAGE,
+  SH_ONLY_IMAGE,
   startDocker,
   TEST_IMAGE,
   type TestDocker,
@@ -17,16 +18,22 @@ import { makeHost, owner, rejection } from "./host-helpers.js";
 let engine: TestDocker;
 const stopped = `acp-stopped-${randomUUID().slice(0, 8)}`;
 const shellless = `acp-no-shell-${randomUUID().slice(0, 8)}`;
+const bare = `acp-sh-only-${randomUUID().slice(0, 8)}`;
 beforeAll(async () => {
-  engine = await startDocker({ images: [TEST_IMAGE, NO_SHELL_IMAGE] });
+  engine = await startDocker({ images: [TEST_IMAGE, NO_SHELL_IMAGE, SH_ONLY_IMAGE] });
   await engine.docker("create", "--network", "none", "--name", stopped, TEST_IMAGE, "sleep", "1");
   await engine.docker(
     ...["run", "-d", "--network", "none", "--name", shellless],
     ...[NO_SHELL_IMAGE, "/bin/busybox", "sleep", "100000"],
   );
+  // No sleep there: sh waits on a stdin kept open (-i) that nobody writes.
+  await engine.docker(
+    ...["run", "-d", "-i", "--network", "none", "--name", bare],
+    ...[SH_ONLY_IMAGE, "/bin/sh", "-c", "read _"],
+  );
 }, 120_000);
 afterAll(async () => {
-  await engine?.docker("rm", "-f", stopped, shellless).catch(() => undefined);
+  await engine?.docker("rm", "-f", stopped, shellless, bare).catch(() => undefined);
   await engine?.stop();
 }, 60_000);
 
@@ -71,6 +78,12 @@ describe("container targets that cannot run commands say why and what to do, in 
   it("a container without sh", async () => {
     expect(await firstCreate(shellless, ["docker", "-H", engine.dockerHost])).toBe(
       `Cannot connect to docker://${shellless}: ${shellless} has no sh: acp-terminal's remote helper needs a POSIX sh (busybox, Alpine, Debian-slim and most images have /bin/sh; distroless and scratch images do not)`,
+    );
+  });
+
+  it("a container with sh but without the utilities the helper needs: what it lacks, by name", async () => {
+    expect(await firstCreate(bare, ["docker", "-H", engine.dockerHost])).toBe(
+      `Cannot connect to docker://${bare}: this target has sh but lacks mkfifo, cat, sleep, grep, rm, readlink, which acp-terminal's remote helper needs (busybox or coreutils, grep and a mounted /proc give them all)`,
     );
   });
 });

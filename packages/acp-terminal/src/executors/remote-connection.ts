@@ -235,7 +235,9 @@ export class RemoteConnection {
 
   #failure(problem: string, runError?: NodeJS.ErrnoException): TerminalError {
     const said = this.#stderr.text().trim();
-    const explained = this.#options.explain?.(said, runError);
+    // The helper's bootstrap and its agent say what the place lacks on a line of their own.
+    const explained =
+      this.#options.explain?.(said, runError) ?? /^acp-terminal: (.+)$/m.exec(said)?.[1];
     return new TerminalError(
       "spawn_failed",
       `Cannot connect to ${this.#options.target}: ${explained ?? `${problem}${said ? `: ${said}` : ""}`}`,
