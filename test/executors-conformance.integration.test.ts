@@ -6,6 +6,7 @@
  * sshd, one engine and one Podman store for the whole file.
  */
 import { randomUUID } from "node:crypto";
+import { realpathSync } from "node:fs";
 import { chmod, mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -28,6 +29,7 @@ import {
   REMOTE_WORKSPACE,
 } from "./support/devcontainer.mjs";
 import { DEBIAN_IMAGE, startDocker, TEST_IMAGE, type TestDocker } from "./support/dockerd.mjs";
+import { busyboxAppletDir, busyboxBinary } from "./support/images.mjs";
 import { startPodman, type TestPodman } from "./support/podman.mjs";
 import { processesWithEnv } from "./support/processes.js";
 import { startSshd, type TestSshd } from "./support/sshd.mjs";
@@ -44,12 +46,14 @@ let devcontainer: { folder: string; remove: () => Promise<void> };
 const container = `acp-conformance-${randomUUID().slice(0, 8)}`;
 const debian = `acp-conformance-debian-${randomUUID().slice(0, 8)}`;
 const savedPath = process.env.PATH;
+let busyboxPath: string;
 beforeAll(async () => {
   process.env.PATH = `${devcontainerBin()}${path.delimiter}${savedPath}`;
+  busyboxPath = busyboxAppletDir(await mkdtemp(path.join(tmpdir(), "acp-busybox-")));
   [sshd, engine, podman] = await Promise.all([
-    startSshd(),
+    startSshd({ busyboxPath }),
     startDocker({ images: [TEST_IMAGE, DEBIAN_IMAGE] }),
-    startPodman({ images: [TEST_IMAGE] }),
+    startPodman({ images: [TEST_IMAGE, DEBIAN_IMAGE] }),
   ]);
   for (const [name, value] of Object.entries(podman.env)) {
     if (name.startsWith("CONTAINERS_")) {
@@ -63,6 +67,7 @@ beforeAll(async () => {
   await engine.docker(...detached, "--name", container, TEST_IMAGE, "sleep", "100000");
   await engine.docker(...detached, "--name", debian, DEBIAN_IMAGE, "sleep", "100000");
   await podman.podman(...detached, "--name", container, TEST_IMAGE, "sleep", "100000");
+  await podman.podman(...detached, "--name", debian, DEBIAN_IMAGE, "sleep", "100000");
   devcontainer = await makeDevContainerFolder(DEBIAN_IMAGE);
 }, 180_000);
 afterAll(async () => {
@@ -84,6 +89,9 @@ afterAll(async () => {
   delete process.env.DOCKER_HOST;
   process.env.PATH = savedPath;
   await Promise.all([sshd?.stop(), engine?.stop()]);
+  if (busyboxPath) {
+    await rm(busyboxPath, { recursive: true, force: true });
+  }
 }, 60_000);
 
 /**
@@ -156,6 +164,19 @@ describe.concurrent("the conformance battery through each executor", () => {
     expect(report.summary.failed).toBe(0);
   }, 120_000);
 
+  it("passes every check over ssh where sh and every utility is busybox's (as on Alpine)", async () => {
+    // The helper (the command line's parent) and the utilities are busybox; a command line runs
+    // in /bin/sh, as the capability says (no bash on that PATH).
+    const { executor, steps } = await script("ssh://acp-busybox", [
+      "readlink /proc/$PPID/exe; command -v mkfifo",
+    ]);
+    expect(executor).toMatchObject({ kind: "ssh", shell: "/bin/sh" });
+    expect(steps[0]?.output).toBe(`${realpathSync(busyboxBinary())}\n${busyboxPath}/mkfifo\n`);
+    const report = await battery("ssh://acp-busybox");
+    expect(notPassed(report)).toEqual([]);
+    expect(report.summary.failed).toBe(0);
+  }, 120_000);
+
   // The agent runs on this machine: a container's pids are another namespace's, so the two checks
   // that watch a pid skip (the group kill in a container is checked in executor-docker's tests).
   const pidChecks = [
@@ -181,6 +202,12 @@ describe.concurrent("the conformance battery through each executor", () => {
 
   it("passes every check in a Podman container of the busybox image, the two that watch a pid skipped", async () => {
     const report = await battery(`podman://${container}`);
+    expect(notPassed(report)).toEqual(pidChecks);
+    expect(report.summary.failed).toBe(0);
+  }, 120_000);
+
+  it("passes every check in a Podman container of the Debian-slim-like image, the two that watch a pid skipped", async () => {
+    const report = await battery(`podman://${debian}`);
     expect(notPassed(report)).toEqual(pidChecks);
     expect(report.summary.failed).toBe(0);
   }, 120_000);

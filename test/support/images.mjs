@@ -66,7 +66,8 @@ function skeleton(dir) {
   writeFileSync(path.join(dir, "etc/group"), "root:x:0:\ndev:x:1000:\n");
 }
 
-function busyboxBinary() {
+/** This machine's static busybox (busybox-static); throws saying how to get it. */
+export function busyboxBinary() {
   const busybox = ["/bin/busybox", "/usr/bin/busybox"].find((file) => existsSync(file));
   if (!busybox) {
     throw new Error(
@@ -79,16 +80,29 @@ function busyboxBinary() {
 /** @param {string} dir */
 function busyboxRootfs(dir) {
   skeleton(dir);
-  const busybox = busyboxBinary();
-  cpSync(busybox, path.join(dir, "bin/busybox"));
-  const applets = execFileSync(busybox, ["--list"], { encoding: "utf8" })
+  cpSync(busyboxBinary(), path.join(dir, "bin/busybox"));
+  linkApplets(path.join(dir, "bin"), "busybox");
+}
+
+/** A link to `target` in `bin` for each of busybox's applets. @param {string} bin @param {string} target */
+function linkApplets(bin, target) {
+  const applets = execFileSync(busyboxBinary(), ["--list"], { encoding: "utf8" })
     .split("\n")
     .filter(Boolean);
   for (const applet of applets) {
     if (applet !== "busybox") {
-      symlinkSync("busybox", path.join(dir, "bin", applet));
+      symlinkSync(target, path.join(bin, applet));
     }
   }
+}
+
+/**
+ * This machine's busybox as a PATH of its own: `dir` gets a link to it for each applet, so that a
+ * PATH of `dir` alone is a busybox userland (`sh`, `mkfifo`, `grep`…). @param {string} dir
+ */
+export function busyboxAppletDir(dir) {
+  linkApplets(dir, busyboxBinary());
+  return dir;
 }
 
 /** @param {string} dir */
