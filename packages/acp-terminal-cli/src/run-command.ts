@@ -1,4 +1,6 @@
+import { defaultAgentLog } from "./agent/agent-log.js";
 import { AgentProcess } from "./agent/agent-process.js";
+import { agentKey } from "./agent/agent-key.js";
 import type { TerminalLogin } from "./agent/failure-messages.js";
 import { resolveAgent } from "./agent/known-agents.js";
 import { runTerminalLogin } from "./agent/terminal-login.js";
@@ -9,12 +11,8 @@ import type { ConversationInit } from "./conversation/conversation-init.js";
 import type { UserMcpServer } from "./conversation/driver.js";
 import { Stopped } from "./conversation/endings.js";
 import { readMcpConfig } from "./conversation/mcp-config.js";
-import {
-  onePrompt,
-  PipedPrompts,
-  typedPrompts,
-  type PromptSource,
-} from "./conversation/prompts.js";
+import { choosePrompts } from "./conversation/prompt-choice.js";
+import { typedPrompts, type PromptSource } from "./conversation/prompts.js";
 import { listenForStops } from "./conversation/stop-signals.js";
 import { pickDriver } from "./drivers/pick-driver.js";
 import { ExitCode } from "./exit-codes.js";
@@ -68,11 +66,12 @@ export async function run(given: RunOptions, io: CliIo): Promise<number> {
   if ("error" in agent) {
     return usageError(given, out, err, agent.error);
   }
-  const options: RunOptions = { ...given, agent: agent.commandLine };
-  const problem = checkBeforeLaunch(options, io.cwd);
+  const launched: RunOptions = { ...given, agent: agent.commandLine };
+  const problem = checkBeforeLaunch(launched, io.cwd);
   if (problem !== undefined) {
-    return usageError(options, out, err, problem);
+    return usageError(launched, out, err, problem);
   }
+  const options = withAgentLog(launched, env, agent.name, err);
   let userServers: UserMcpServer[] = [];
   if (options.session?.mcpConfig !== undefined) {
     const read = readMcpConfig(options.session.mcpConfig);
@@ -81,20 +80,19 @@ export async function run(given: RunOptions, io: CliIo): Promise<number> {
     }
     userServers = read;
   }
-  const prompts = await promptsOf(options, io);
-  if (prompts === undefined) {
-    return usageError(
-      options,
-      out,
-      err,
-      "Missing prompt: give it as the last argument, or one a line on stdin (stdin ended without one)",
-    );
+  const chosen = await choosePrompts(options, io);
+  if (chosen !== undefined && "error" in chosen) {
+    return usageError(options, out, err, chosen.error);
   }
+  const prompts = chosen ?? typedPrompts(io.stdin, io.stderr);
   const renderer: ConversationInit["view"] = options.json
     ? new JsonRenderer(out, err)
     : options.session?.quiet === true
       ? new QuietRenderer(out, err)
-      : new TextRenderer(out, err);
+      : new TextRenderer(out, err, {
+          agentLog: options.agentLog,
+          turnSeparators: prompts.interactive || options.lines === true,
+        });
   let login: TerminalLogin | undefined;
   let runOptions = options;
   for (;;) {
@@ -126,15 +124,25 @@ export async function run(given: RunOptions, io: CliIo): Promise<number> {
   }
 }
 
-async function promptsOf(options: RunOptions, io: CliIo): Promise<PromptSource | undefined> {
-  if (options.prompt !== undefined) {
-    return onePrompt(options.prompt);
+/**
+ * The agent's stderr goes to `--agent-log`, to ours with `--agent-stderr`, else to its log in the
+ * state directory (said at start by the text view); where that log cannot be had, to ours.
+ */
+function withAgentLog(
+  options: RunOptions,
+  env: NodeJS.ProcessEnv,
+  name: string | undefined,
+  err: Output,
+): RunOptions {
+  if (options.agentLog !== undefined || options.agentStderr === true) {
+    return options;
   }
-  if (io.stdin.isTTY === true) {
-    return typedPrompts(io.stdin, io.stderr);
+  const log = defaultAgentLog(env, agentKey(options.agent, name));
+  if ("error" in log) {
+    err.write(`acp-terminal: the agent's stderr is shown here: ${log.error}\n`);
+    return { ...options, agentStderr: true };
   }
-  const piped = new PipedPrompts(io.stdin);
-  return (await piped.hasPrompt()) ? piped : undefined;
+  return { ...options, agentLog: log.path };
 }
 
 /** One launch of the agent and one conversation; a number is the exit code, a login is to run. */

@@ -10,8 +10,12 @@ import { terminalLimits, type TerminalLimits } from "./terminal-limits.js";
 
 export interface RunOptions extends TerminalLimits {
   agent: string;
-  /** The one prompt of the run; undefined: prompts are read from stdin (a TTY's, interactively). */
+  /** The prompt argument; undefined: prompts are read from stdin (a TTY's, interactively). */
   prompt: string | undefined;
+  /** `-f FILE`: the prompt is the file's text (`-`: stdin's, whole), after the argument if given. */
+  promptFile?: string;
+  /** `--lines`: piped stdin holds one prompt a line, a turn each (present only when set). */
+  lines?: boolean;
   /** Absolute path given to `session/new` and used as the terminals' default cwd. */
   cwd: string;
   pty: boolean;
@@ -28,6 +32,8 @@ export interface RunOptions extends TerminalLimits {
   /** After Ctrl-C, how long the agent gets to end its turn with `cancelled`. */
   cancelGraceMs: number;
   agentLog?: string | undefined;
+  /** `--agent-stderr`: the agent's stderr is shown on ours, not logged (present only when set). */
+  agentStderr?: boolean;
   /** Say on stderr how terminals are contained (present only when set). */
   verbose?: boolean;
   /** Process-group kill only: no launcher keeping each command's tree (present only when set). */
@@ -127,6 +133,12 @@ export function parseCommand(
       message: `Invalid --protocol: expected one of ${PROTOCOLS.join(", ")}, received ${JSON.stringify(values.protocol)}`,
     };
   }
+  if (values["agent-stderr"] && values["agent-log"] !== undefined) {
+    return {
+      kind: "error",
+      message: "--agent-stderr and --agent-log exclude each other: give one",
+    };
+  }
   if (values["no-contain"] && values["pid-namespace"]) {
     return {
       kind: "error",
@@ -150,6 +162,10 @@ export function parseCommand(
     options: {
       agent: values.agent,
       prompt: rest.length === 0 || promptWords === "-" ? undefined : promptWords,
+      ...(values.file === undefined
+        ? {}
+        : { promptFile: values.file === "-" ? "-" : resolvePath(cwd, values.file) }),
+      ...(values.lines ? { lines: true } : {}),
       cwd: sessionCwd,
       pty: values.pty,
       yes: values.yes,
@@ -160,6 +176,7 @@ export function parseCommand(
       initTimeoutMs,
       cancelGraceMs,
       agentLog: values["agent-log"],
+      ...(values["agent-stderr"] ? { agentStderr: true } : {}),
       ...limits,
       ...(protocol === "auto" ? {} : { protocol }),
       ...sessionFlags(values, cwd, resolvePath),

@@ -12,8 +12,9 @@ export const USAGE = `Usage:
   acp-terminal --help | --version
 
 Runs an ACP agent, sends it the prompt, shows the commands it runs live, and prints what it does.
-Without a prompt (or with -): one prompt a line from stdin when piped; on a terminal, a session
-you type into (Ctrl-C cancels the turn, twice quits; Ctrl-D ends the session).
+Without a prompt (or with -): piped stdin, whole, is the prompt (--lines: one a line, a turn each);
+on a terminal, a session you type into (Ctrl-C cancels the turn, twice quits; Ctrl-D ends the
+session). A prompt argument and piped stdin make one prompt, the argument first.
 
 Options:
   --agent CMD        the agent's command line (run through the shell), e.g. "npx my-agent --acp",
@@ -22,11 +23,16 @@ Options:
   --cwd DIR          the session's working directory (default: the current directory)
   --pty              run the agent's terminals in a pseudo-terminal
 ${approvalFlagsHelp(21)}
+  -f, --file FILE    the prompt is FILE's text (-f -: stdin's, also on a terminal), after the
+                     prompt argument if one is given
+  --lines            piped stdin holds one prompt a line, a turn each in one session
   --json             one JSON object per line on stdout, for programs
   --timeout S        give up after S seconds for the whole run
   --init-timeout S   how long the agent may take to answer initialize (default 10)
   --cancel-grace S   after Ctrl-C, how long the agent may take to end its turn (default 2)
-  --agent-log FILE   write the agent's stderr to FILE instead of this stderr
+  --agent-log FILE   append the agent's stderr to FILE (default: a log per agent in
+                     ~/.local/state/acp-terminal/logs, named at start)
+  --agent-stderr     show the agent's stderr here instead of logging it
   --max-terminals N  live terminals the session may hold (default 64)
   --max-total-terminals N
                      live terminals in all (default 1024, or --max-terminals if higher)
@@ -65,10 +71,13 @@ export const FLAG_OPTIONS = {
   pty: { type: "boolean", default: false },
   ...APPROVAL_FLAG_OPTIONS,
   json: { type: "boolean", default: false },
+  file: { type: "string", short: "f" },
+  lines: { type: "boolean", default: false },
   timeout: { type: "string" },
   "init-timeout": { type: "string" },
   "cancel-grace": { type: "string" },
   "agent-log": { type: "string" },
+  "agent-stderr": { type: "boolean", default: false },
   "max-terminals": { type: "string" },
   "max-total-terminals": { type: "string" },
   verbose: { type: "boolean", default: false },

@@ -3,6 +3,7 @@ import type { OutputReader } from "acp-terminal";
 import type { AgentTerminal } from "../view/agent-terminal.js";
 import type {
   BackgroundItem,
+  InitializeShown,
   PlanItem,
   Renderer,
   RunResult,
@@ -12,10 +13,19 @@ import type {
 import { formatSummary } from "./format.js";
 import type { Output } from "./output.js";
 import { PipedLines } from "./piped-lines.js";
+import { introLine, sessionLine, turnSeparator } from "./session-lines.js";
 import { TerminalViews } from "./terminal-views.js";
 import { TextOutput } from "./text-output.js";
 import { backgroundLine, finalLines, PLAIN_STREAM_LINES, planLines } from "./tool-call-lines.js";
 import { ToolCallViews } from "./tool-call-views.js";
+
+/** What the text view says of the session besides the conversation. */
+export interface TextSessionOptions {
+  /** Where the agent's stderr goes (said at start). */
+  agentLog?: string | undefined;
+  /** A session of many turns: a line under each says how it ended. */
+  turnSeparators?: boolean;
+}
 
 /**
  * Renders a run for people: message text as it streams, tool calls with their status, and the
@@ -37,8 +47,14 @@ export class TextRenderer implements Renderer {
   private readonly toolCalls: ToolCallViews;
   /** The line that ends a failed run was printed already (`failed`). */
   private failedShown = false;
+  /** When the turn under way started. */
+  private turnStartedAt = 0;
 
-  constructor(out: Output, err: Output) {
+  constructor(
+    out: Output,
+    err: Output,
+    private readonly session: TextSessionOptions = {},
+  ) {
     this.output = new TextOutput(out, err, () => this.toolCalls.liveLines());
     this.piped = new PipedLines(
       out,
@@ -72,11 +88,31 @@ export class TextRenderer implements Renderer {
     this.output.printBlock(planLines(items));
   }
 
-  /** Every tool call is printed for good; terminals that still run are said to. */
+  /** Which agent runs, and where its stderr goes (stderr, at start). */
+  initialized(intro: InitializeShown): void {
+    this.output.notice(introLine(intro, this.session.agentLog));
+  }
+
+  /** The session's id, to resume it (stderr, at start). */
+  sessionStarted(session: { sessionId: string; how: string }): void {
+    this.output.notice(sessionLine(session));
+  }
+
+  turnStarted(): void {
+    this.turnStartedAt = performance.now();
+  }
+
+  /**
+   * Every tool call is printed for good; terminals that still run are said to. The turn's text
+   * ends its line, and in a session of many turns a line says how the turn ended.
+   */
   turnEnded(turn: TurnShown): void {
-    void turn;
     this.piped.flush();
     this.toolCalls.commitAll();
+    this.output.printBlock([]);
+    if (this.session.turnSeparators === true) {
+      this.output.notice(turnSeparator(turn, performance.now() - this.turnStartedAt));
+    }
   }
 
   failed(error: string): void {
