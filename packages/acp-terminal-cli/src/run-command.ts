@@ -8,7 +8,7 @@ import type { RunOptions } from "./command/args.js";
 import { checkBeforeLaunch } from "./command/preflight.js";
 import { Conversation } from "./conversation/conversation.js";
 import type { ConversationInit } from "./conversation/conversation-init.js";
-import type { UserMcpServer } from "./conversation/driver.js";
+import type { SessionStarted, UserMcpServer } from "./conversation/driver.js";
 import { Stopped } from "./conversation/endings.js";
 import { readMcpConfig } from "./conversation/mcp-config.js";
 import { choosePrompts } from "./conversation/prompt-choice.js";
@@ -17,6 +17,7 @@ import { listenForStops } from "./conversation/stop-signals.js";
 import { pickDriver } from "./drivers/pick-driver.js";
 import { ExitCode } from "./exit-codes.js";
 import { JsonRenderer } from "./render/json-renderer.js";
+import { SessionHold } from "./sessions/session-hold.js";
 import { outputOf, type Output } from "./render/output.js";
 import { QuietRenderer } from "./render/quiet-renderer.js";
 import { TextRenderer } from "./render/text-renderer.js";
@@ -62,29 +63,11 @@ export async function run(given: RunOptions, io: CliIo): Promise<number> {
   const err = outputOf(io.stderr);
   const out = outputOf(io.stdout);
   const env = io.env ?? process.env;
-  const agent = resolveAgent(given.agent, env);
-  if ("error" in agent) {
-    return usageError(given, out, err, agent.error);
+  const prepared = await prepare(given, io, env, err);
+  if ("error" in prepared) {
+    return usageError(prepared.options, out, err, prepared.error);
   }
-  const launched: RunOptions = { ...given, agent: agent.commandLine };
-  const problem = checkBeforeLaunch(launched, io.cwd);
-  if (problem !== undefined) {
-    return usageError(launched, out, err, problem);
-  }
-  const options = withAgentLog(launched, env, agent.name, err);
-  let userServers: UserMcpServer[] = [];
-  if (options.session?.mcpConfig !== undefined) {
-    const read = readMcpConfig(options.session.mcpConfig);
-    if ("error" in read) {
-      return usageError(options, out, err, read.error);
-    }
-    userServers = read;
-  }
-  const chosen = await choosePrompts(options, io);
-  if (chosen !== undefined && "error" in chosen) {
-    return usageError(options, out, err, chosen.error);
-  }
-  const prompts = chosen ?? typedPrompts(io.stdin, io.stderr);
+  const { options, userServers, prompts, hold } = prepared;
   const renderer: ConversationInit["view"] = options.json
     ? new JsonRenderer(out, err)
     : options.session?.quiet === true
@@ -93,35 +76,108 @@ export async function run(given: RunOptions, io: CliIo): Promise<number> {
           agentLog: options.agentLog,
           turnSeparators: prompts.interactive || options.lines === true,
         });
+  const onSessionStarted = (session: SessionStarted) =>
+    hold.started(session).forEach((problem) => renderer.notice(problem));
   let login: TerminalLogin | undefined;
   let runOptions = options;
-  for (;;) {
-    const result = await converse(runOptions, io, env, renderer, prompts, userServers);
-    if (typeof result === "number") {
-      return result;
-    }
-    if (login !== undefined) {
-      return ExitCode.agentFailed; // a second login asked for: never loop
-    }
-    login = result;
-    const failure = await runTerminalLogin(options.agent, login, {
-      cwd: io.cwd,
-      env,
-      tty: io.stdin.isTTY === true,
-    });
-    if (failure !== undefined) {
-      renderer.finish({
-        exitCode: ExitCode.agentFailed,
-        error: failure,
-        elapsedMs: 0,
-        terminals: [],
+  try {
+    for (;;) {
+      const result = await converse(
+        runOptions,
+        io,
+        env,
+        renderer,
+        prompts,
+        userServers,
+        onSessionStarted,
+      );
+      if (typeof result === "number") {
+        return result;
+      }
+      if (login !== undefined) {
+        return ExitCode.agentFailed; // a second login asked for: never loop
+      }
+      login = result;
+      const failure = await runTerminalLogin(options.agent, login, {
+        cwd: io.cwd,
+        env,
+        tty: io.stdin.isTTY === true,
       });
-      return ExitCode.agentFailed;
+      if (failure !== undefined) {
+        renderer.finish({
+          exitCode: ExitCode.agentFailed,
+          error: failure,
+          elapsedMs: 0,
+          terminals: [],
+        });
+        return ExitCode.agentFailed;
+      }
+      // Logged in: start again, without --auth.
+      const { auth: _auth, ...rest } = runOptions.session ?? {};
+      runOptions = { ...runOptions, session: rest };
     }
-    // Logged in: start again, without --auth.
-    const { auth: _auth, ...rest } = options.session ?? {};
-    runOptions = { ...options, session: rest };
+  } finally {
+    hold.release();
   }
+}
+
+interface Prepared {
+  options: RunOptions;
+  userServers: UserMcpServer[];
+  prompts: PromptSource;
+  hold: SessionHold;
+}
+
+/**
+ * Everything decided before the agent starts, in order: the short name, the checks before launch,
+ * where the agent's stderr goes, `--mcp-config`, the session (`--name` finds the one to resume,
+ * which is then held against other runs), and the prompts (read whole when piped). A failure is a
+ * usage error, said with the options known by then.
+ */
+async function prepare(
+  given: RunOptions,
+  io: CliIo,
+  env: NodeJS.ProcessEnv,
+  err: Output,
+): Promise<Prepared | { error: string; options: RunOptions }> {
+  const agent = resolveAgent(given.agent, env);
+  if ("error" in agent) {
+    return { error: agent.error, options: given };
+  }
+  const launched: RunOptions = { ...given, agent: agent.commandLine };
+  const problem = checkBeforeLaunch(launched, io.cwd);
+  if (problem !== undefined) {
+    return { error: problem, options: launched };
+  }
+  let options = withAgentLog(launched, env, agent.name, err);
+  let userServers: UserMcpServer[] = [];
+  if (options.session?.mcpConfig !== undefined) {
+    const read = readMcpConfig(options.session.mcpConfig);
+    if ("error" in read) {
+      return { error: read.error, options };
+    }
+    userServers = read;
+  }
+  const hold = new SessionHold(
+    env,
+    agentKey(options.agent, agent.name),
+    options.cwd,
+    options.session?.name,
+  );
+  const resume = hold.resumeId(options.session?.resume);
+  if (resume !== undefined) {
+    const held = hold.take(resume);
+    if (held !== undefined) {
+      return { error: held, options };
+    }
+    options = { ...options, session: { ...options.session, resume } };
+  }
+  const chosen = await choosePrompts(options, io);
+  if (chosen !== undefined && "error" in chosen) {
+    hold.release();
+    return { error: chosen.error, options };
+  }
+  return { options, userServers, prompts: chosen ?? typedPrompts(io.stdin, io.stderr), hold };
 }
 
 /**
@@ -153,6 +209,7 @@ async function converse(
   renderer: ConversationInit["view"],
   prompts: PromptSource,
   userServers: UserMcpServer[],
+  onSessionStarted: (session: SessionStarted) => void,
 ): Promise<number | TerminalLogin> {
   const startedAt = performance.now();
   const agent = new AgentProcess({
@@ -206,6 +263,7 @@ async function converse(
     prompts,
     userServers,
     env,
+    onSessionStarted,
   });
   const unlisten = listenForStops({
     stdout: io.stdout,

@@ -13,7 +13,8 @@ export function agentKey(commandLine: string, shortName: string | undefined): st
   if (shortName !== undefined) {
     return shortName;
   }
-  for (const word of commandLine.trim().split(/\s+/)) {
+  for (const quoted of commandLine.trim().split(/\s+/)) {
+    const word = quoted.replace(/^['"]|['"]$/g, "");
     if (word.startsWith("-") || /^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) {
       continue;
     }

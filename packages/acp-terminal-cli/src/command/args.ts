@@ -5,7 +5,7 @@ import { messageOf } from "acp-terminal/internal";
 import { executorTarget } from "./executor-target.js";
 import { FLAG_OPTIONS } from "./flags.js";
 import { parseSeconds } from "./seconds.js";
-import { sessionFlags, type SessionFlags } from "./session-flags.js";
+import { invalidName, sessionFlags, type SessionFlags } from "./session-flags.js";
 import { terminalLimits, type TerminalLimits } from "./terminal-limits.js";
 
 export interface RunOptions extends TerminalLimits {
@@ -96,7 +96,10 @@ export function parseCommand(
     return { kind: "help" };
   }
   if (subcommand !== "run") {
-    return { kind: "error", message: `Unknown command: ${subcommand} (expected "run")` };
+    return {
+      kind: "error",
+      message: `Unknown command: ${subcommand} (expected "run", "sessions" or "mcp")`,
+    };
   }
   if (values.agent === undefined || values.agent.trim() === "") {
     return {
@@ -132,6 +135,15 @@ export function parseCommand(
       kind: "error",
       message: `Invalid --protocol: expected one of ${PROTOCOLS.join(", ")}, received ${JSON.stringify(values.protocol)}`,
     };
+  }
+  if (values.name !== undefined) {
+    const problem =
+      values.session === undefined
+        ? invalidName(values.name)
+        : "--session and --name exclude each other: give one";
+    if (problem !== undefined) {
+      return { kind: "error", message: problem };
+    }
   }
   if (values["agent-stderr"] && values["agent-log"] !== undefined) {
     return {

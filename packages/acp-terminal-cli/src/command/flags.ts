@@ -8,6 +8,8 @@ import { EXIT_CODES_HELP } from "../exit-codes.js";
 export const USAGE = `Usage:
   acp-terminal run --agent "<command line>" [options] ["<prompt>" | -]
   acp-terminal run --agent <name> [options] ["<prompt>" | -]   (a known agent: claude, codex …)
+  acp-terminal sessions [list | show ID] --agent <name> [--cwd DIR | --all] [--json]
+                               (the agent's sessions: acp-terminal sessions --help)
   acp-terminal mcp [options]   (an MCP server of command tools: acp-terminal mcp --help)
   acp-terminal --help | --version
 
@@ -53,7 +55,10 @@ ${approvalFlagsHelp(21)}
                      terminal output, which serves client terminals too), or one forced: v2 (the
                      draft: agent-owned terminals; Ctrl-C sends terminal/cancel first), v1-meta,
                      v1 (client terminals; _meta output the agent sends anyway is still shown)
-  --session ID       load or resume that session (session/resume, else session/load)
+  --session ID       load or resume that session (session/resume, else session/load); one run
+                     at a time per session
+  --name NAME        resume the session named NAME (this agent, this --cwd), or start one and
+                     name it so (acp-terminal sessions list shows the names)
   --auth METHOD      log in with one of the agent's authMethods first (a terminal login runs here)
   --fs-allow DIR     let the agent's file requests reach DIR too (default: the session's cwd only)
   --mcp-config FILE  pass the MCP servers of FILE ({"mcpServers": {...}}, as MCP hosts write it)
@@ -87,6 +92,7 @@ export const FLAG_OPTIONS = {
   on: { type: "string" },
   protocol: { type: "string", default: "auto" },
   session: { type: "string" },
+  name: { type: "string" },
   auth: { type: "string" },
   "fs-allow": { type: "string", multiple: true, default: [] },
   "mcp-config": { type: "string" },

@@ -204,6 +204,7 @@ export class Conversation {
         intro === undefined ? [] : serversFor(intro, this.#init.userServers ?? [], view);
       const session = await driver.startSession(options.session?.resume, servers);
       view.sessionStarted?.(session);
+      this.#init.onSessionStarted?.(session);
       this.#end(await this.#turns());
     } catch (error) {
       ac.abort();

@@ -19,9 +19,9 @@ function plain(value: unknown): string | undefined {
  * (`acp-terminal: @agentclientprotocol/claude-agent-acp 0.101.0 · ACP v2 · its stderr: ~/…/claude.log`).
  */
 export function introLine(intro: InitializeShown, agentLog: string | undefined): string {
-  const info = Object(intro.agentInfo) as Record<string, unknown>;
-  const name = plain(info["name"]) ?? plain(info["title"]) ?? "the agent";
-  const version = plain(info["version"]);
+  const info: object = Object(intro.agentInfo);
+  const name = plain(Reflect.get(info, "name")) ?? plain(Reflect.get(info, "title")) ?? "the agent";
+  const version = plain(Reflect.get(info, "version"));
   const dialect = intro.dialect === "v2" ? "ACP v2" : `ACP v1 (${intro.dialect})`;
   const stderr = agentLog === undefined ? "" : ` · its stderr: ${agentLog}`;
   return `acp-terminal: ${name}${version === undefined ? "" : ` ${version}`} · ${dialect}${stderr}`;

@@ -1,0 +1,206 @@
+#!/usr/bin/env node
+// Records the acp-terminal CLI itself driving a real public adapter (from ~/.cache/acp-adapters,
+// see record.mjs) against the local stand-in model, through the stdio tap: every message both ways,
+// into test/fixtures/adapters/<adapter>-<fixture>.jsonl, sanitized as record.mjs does. A scenario is
+// a few CLI runs in one HOME and project (a session made, then listed; an edit; commands), each
+// prompt naming a stand-in script (scripted-turns.mjs). Replayed by the CLI's tests.
+//
+//   node test/adapters/record-cli.mjs --adapter claude|codex --scenario NAME [--keep] [--debug]
+//
+// Scenarios: sessions (a session, then `sessions list`), edit (a read, an edit, a new file),
+// commands (touch ran2.txt, then rm -rf build), each under the default dialect and v1 `_meta`.
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { ADAPTERS, CACHE_DIR, installAdapters, packageDir } from "./adapters.mjs";
+import { MARK_VARIABLE, markedProcesses } from "./run-adapter.mjs";
+import { replacements, sanitizedRecord } from "./sanitize.mjs";
+import { EDITED_BEFORE, EDITED_FILE } from "./scripted-turns.mjs";
+
+const CLI = fileURLToPath(new URL("../../packages/acp-terminal-cli/dist/main.js", import.meta.url));
+const TAP = fileURLToPath(new URL("./tap.mjs", import.meta.url));
+const STEP_TIMEOUT_MS = 180_000;
+
+/**
+ * @typedef {{ args: string[], fixture?: string, input?: string }} Step
+ * @typedef {{ files?: Record<string, string>, env?: Record<string, Record<string, string>>, steps: Step[] }} Scenario
+ */
+
+/** @type {Record<string, Scenario>} */
+const SCENARIOS = {
+  sessions: {
+    steps: [
+      { args: ["run", "--yes", "[script:hello] say hello"] },
+      { args: ["sessions", "list"], fixture: "sessions-list" },
+    ],
+  },
+  edit: {
+    files: { [EDITED_FILE]: EDITED_BEFORE },
+    // Codex asks before it applies a patch in its read-only mode (the user reviews, not a model).
+    env: { codex: { INITIAL_AGENT_MODE: "read-only" } },
+    steps: [
+      {
+        args: ["run", "--yes", "[script:edit] edit notes.txt, then create todo.txt"],
+        fixture: "edit-v2",
+      },
+      {
+        args: [
+          "run",
+          "--yes",
+          "--protocol",
+          "v1-meta",
+          "[script:edit] edit notes.txt, then create todo.txt",
+        ],
+        fixture: "edit-v1-meta",
+      },
+    ],
+  },
+  commands: {
+    // Codex asks the user (not its reviewer model) before an escalated command.
+    env: { codex: { INITIAL_AGENT_MODE: "workspace-write" } },
+    steps: [
+      {
+        args: ["run", "--yes", "[script:commands] touch ran2.txt, then rm -rf build"],
+        fixture: "commands-v2",
+      },
+      {
+        args: [
+          "run",
+          "--yes",
+          "--protocol",
+          "v1-meta",
+          "[script:commands] touch ran2.txt, then rm -rf build",
+        ],
+        fixture: "commands-v1-meta",
+      },
+    ],
+  },
+};
+
+const { values: args } = parseArgs({
+  options: {
+    adapter: { type: "string", default: "claude" },
+    scenario: { type: "string" },
+    keep: { type: "boolean", default: false },
+    debug: { type: "boolean", default: false },
+    out: {
+      type: "string",
+      default: fileURLToPath(new URL("../fixtures/adapters/", import.meta.url)),
+    },
+  },
+});
+const adapter = ADAPTERS[/** @type {"claude" | "codex"} */ (args.adapter)];
+const scenario = SCENARIOS[args.scenario ?? ""];
+if (adapter === undefined || scenario === undefined) {
+  throw new Error(
+    `usage: record-cli.mjs --adapter claude|codex --scenario ${Object.keys(SCENARIOS).join("|")}`,
+  );
+}
+/** @param {string} line */
+const say = (line) => process.stdout.write(`${line}\n`);
+await installAdapters([adapter], say);
+
+const runsDir = join(CACHE_DIR, "runs");
+mkdirSync(runsDir, { recursive: true });
+const runDir = mkdtempSync(join(runsDir, `cli-${args.adapter}-`));
+const home = join(runDir, "home");
+const project = join(runDir, "project");
+mkdirSync(home, { recursive: true });
+mkdirSync(project, { recursive: true });
+/** Each step starts from the scenario's files, and nothing else, in the project. */
+function resetProject() {
+  rmSync(project, { recursive: true, force: true });
+  mkdirSync(project, { recursive: true });
+  for (const [name, text] of Object.entries(scenario.files ?? {})) {
+    writeFileSync(join(project, name), text);
+  }
+}
+const standIn = await adapter.startStandIn({ keepBodies: args.debug });
+const mark = randomUUID();
+/** @type {Record<string, string>} */
+const env = {
+  PATH: process.env.PATH ?? "/usr/bin:/bin",
+  HOME: home,
+  SHELL: "/bin/bash",
+  LANG: "C.UTF-8",
+  TMPDIR: tmpdir(),
+  XDG_STATE_HOME: join(runDir, "state"),
+  [MARK_VARIABLE]: mark,
+  ...adapter.prepare(home, standIn.url),
+  ...scenario.env?.[args.adapter ?? ""],
+};
+let failures = 0;
+try {
+  for (const [index, step] of scenario.steps.entries()) {
+    resetProject();
+    const record = join(runDir, `step-${index}.jsonl`);
+    const agent = [process.execPath, TAP, "--out", record, "--", process.execPath]
+      .concat(join(packageDir(adapter), adapter.entry))
+      .map((word) => `'${word}'`)
+      .join(" ");
+    const [command, ...rest] = step.args;
+    const cliArgs = [command, "--agent-stderr", "--agent", agent, ...rest];
+    say(`${args.adapter} step ${index}: acp-terminal ${step.args.join(" ")}`);
+    const result = await runCli(cliArgs, step.input);
+    say(result.output.replace(/^/gm, "  | ").trimEnd());
+    say(`  exit ${result.code}`);
+    if (step.fixture !== undefined) {
+      const text = sanitizedRecord(
+        record,
+        replacements({ runDir, cacheDir: CACHE_DIR, standInUrl: standIn.url }),
+      );
+      const fixture = join(args.out, `${args.adapter}-${step.fixture}.jsonl`);
+      writeFileSync(fixture, text);
+      say(`  -> ${fixture}: ${text.split("\n").length - 1} lines`);
+    }
+  }
+} catch (error) {
+  failures += 1;
+  say(`FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+} finally {
+  await standIn.close();
+  if (args.debug) {
+    writeFileSync(join(runDir, "stand-in.json"), JSON.stringify(standIn.log, null, 1));
+  }
+  for (const pid of markedProcesses(mark)) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+      // gone meanwhile
+    }
+  }
+  if (args.keep || args.debug) {
+    say(`run directory kept: ${runDir}`);
+  } else {
+    rmSync(runDir, { recursive: true, force: true });
+  }
+}
+process.exitCode = failures === 0 ? 0 : 1;
+
+/**
+ * Runs the CLI in the project with `input` on stdin; its stdout and stderr together, and its code.
+ * @param {string[]} cliArgs
+ * @param {string | undefined} input
+ * @returns {Promise<{ code: number | null, output: string }>}
+ */
+function runCli(cliArgs, input) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...cliArgs], { cwd: project, env });
+    let output = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk) => (output += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk) => (output += chunk));
+    child.stdin.end(input ?? "");
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`the CLI did not exit within ${STEP_TIMEOUT_MS} ms:\n${output}`));
+    }, STEP_TIMEOUT_MS);
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
