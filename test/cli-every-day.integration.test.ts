@@ -269,6 +269,9 @@ describe("the session", () => {
   });
 });
 
+/** The TTY's text without its escape sequences (readline's cursor moves, bracketed paste). */
+const plain = (screen: string) => screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
+
 describe("an interactive session on a TTY", () => {
   it("prompts, answers, prompts again; Ctrl-C cancels the turn and returns to the prompt; Ctrl-D ends the session", async () => {
     const cli = startCliOnTty(["run", "--yes", "--agent", nodeAgent(AGENT)]);
@@ -284,7 +287,7 @@ describe("an interactive session on a TTY", () => {
     const answered = next("▸ answer\r\none\r\n");
     cli.pty.write("say one\r");
     await answered;
-    await until(() => /one\r\n── end_turn · [^\r]*\r\n› $/.test(cli.screen()), {
+    await until(() => /one\r\n── end_turn · [^\r]*\r\n› $/.test(plain(cli.screen())), {
       message: "the turn's line, then the prompt again",
     });
     const waiting = next('session/prompt {"text":"wait"}');

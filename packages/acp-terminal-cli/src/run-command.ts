@@ -12,7 +12,10 @@ import type { SessionStarted, UserMcpServer } from "./conversation/driver.js";
 import { Stopped } from "./conversation/endings.js";
 import { readMcpConfig } from "./conversation/mcp-config.js";
 import { choosePrompts } from "./conversation/prompt-choice.js";
-import { typedPrompts, type PromptSource } from "./conversation/prompts.js";
+import type { PromptSource } from "./conversation/prompts.js";
+import { TtyInput } from "./conversation/tty-input.js";
+import { TypedHistory } from "./state/typed-history.js";
+import type { Renderer } from "./view/renderer.js";
 import { listenForStops } from "./conversation/stop-signals.js";
 import { pickDriver } from "./drivers/pick-driver.js";
 import { ExitCode } from "./exit-codes.js";
@@ -67,30 +70,44 @@ export async function run(given: RunOptions, io: CliIo): Promise<number> {
   if ("error" in prepared) {
     return usageError(prepared.options, out, err, prepared.error);
   }
-  const { options, userServers, prompts, hold } = prepared;
+  const { options, userServers, chosen, hold, key } = prepared;
   const renderer: ConversationInit["view"] = options.json
     ? new JsonRenderer(out, err)
     : options.session?.quiet === true
       ? new QuietRenderer(out, err)
       : new TextRenderer(out, err, {
           agentLog: options.agentLog,
-          turnSeparators: prompts.interactive || options.lines === true,
+          turnSeparators: chosen === undefined || options.lines === true,
         });
-  const onSessionStarted = (session: SessionStarted) =>
-    hold.started(session).forEach((problem) => renderer.notice(problem));
+  // No prompt given and stdin a TTY: a session typed in, the keyboard held by one owner.
+  const tty =
+    chosen === undefined
+      ? new TtyInput({
+          stdin: io.stdin,
+          stderr: io.stderr,
+          history: new TypedHistory(env, key),
+          notice: (line) => renderer.notice(line),
+          typing: (text) => renderer.typed?.(text),
+        })
+      : undefined;
+  if (tty !== undefined) {
+    answeredThrough(renderer, tty);
+  }
+  const launch: Launch = {
+    options,
+    io,
+    env,
+    renderer,
+    prompts: chosen ?? tty!,
+    userServers,
+    onSessionStarted: (session) =>
+      hold.started(session).forEach((problem) => renderer.notice(problem)),
+    tty,
+  };
   let login: TerminalLogin | undefined;
-  let runOptions = options;
   try {
     for (;;) {
-      const result = await converse(
-        runOptions,
-        io,
-        env,
-        renderer,
-        prompts,
-        userServers,
-        onSessionStarted,
-      );
+      const result = await converse(launch);
       if (typeof result === "number") {
         return result;
       }
@@ -98,11 +115,13 @@ export async function run(given: RunOptions, io: CliIo): Promise<number> {
         return ExitCode.agentFailed; // a second login asked for: never loop
       }
       login = result;
+      tty?.suspend();
       const failure = await runTerminalLogin(options.agent, login, {
         cwd: io.cwd,
         env,
         tty: io.stdin.isTTY === true,
       });
+      tty?.resume();
       if (failure !== undefined) {
         renderer.finish({
           exitCode: ExitCode.agentFailed,
@@ -113,19 +132,49 @@ export async function run(given: RunOptions, io: CliIo): Promise<number> {
         return ExitCode.agentFailed;
       }
       // Logged in: start again, without --auth.
-      const { auth: _auth, ...rest } = runOptions.session ?? {};
-      runOptions = { ...runOptions, session: rest };
+      const { auth: _auth, ...rest } = launch.options.session ?? {};
+      launch.options = { ...launch.options, session: rest };
     }
   } finally {
+    tty?.close();
     hold.release();
   }
+}
+
+/** A question shown by the view (it pauses for one) is answered by the line typed next. */
+function answeredThrough(view: Renderer, tty: TtyInput): void {
+  const pause = view.pause.bind(view);
+  const resume = view.resume.bind(view);
+  view.pause = () => {
+    tty.questionOpened();
+    pause();
+  };
+  view.resume = () => {
+    resume();
+    tty.questionClosed();
+  };
 }
 
 interface Prepared {
   options: RunOptions;
   userServers: UserMcpServer[];
-  prompts: PromptSource;
+  /** The prompts given; undefined: a session typed on the TTY. */
+  chosen: PromptSource | undefined;
   hold: SessionHold;
+  /** What the agent is called in the state directory. */
+  key: string;
+}
+
+/** What each launch of the agent shares (a terminal login launches it again). */
+interface Launch {
+  options: RunOptions;
+  io: CliIo;
+  env: NodeJS.ProcessEnv;
+  renderer: ConversationInit["view"];
+  prompts: PromptSource;
+  userServers: UserMcpServer[];
+  onSessionStarted: (session: SessionStarted) => void;
+  tty: TtyInput | undefined;
 }
 
 /**
@@ -158,12 +207,8 @@ async function prepare(
     }
     userServers = read;
   }
-  const hold = new SessionHold(
-    env,
-    agentKey(options.agent, agent.name),
-    options.cwd,
-    options.session?.name,
-  );
+  const key = agentKey(options.agent, agent.name);
+  const hold = new SessionHold(env, key, options.cwd, options.session?.name);
   const resume = hold.resumeId(options.session?.resume);
   if (resume !== undefined) {
     const held = hold.take(resume);
@@ -177,7 +222,7 @@ async function prepare(
     hold.release();
     return { error: chosen.error, options };
   }
-  return { options, userServers, prompts: chosen ?? typedPrompts(io.stdin, io.stderr), hold };
+  return { options, userServers, chosen, hold, key };
 }
 
 /**
@@ -202,15 +247,8 @@ function withAgentLog(
 }
 
 /** One launch of the agent and one conversation; a number is the exit code, a login is to run. */
-async function converse(
-  options: RunOptions,
-  io: CliIo,
-  env: NodeJS.ProcessEnv,
-  renderer: ConversationInit["view"],
-  prompts: PromptSource,
-  userServers: UserMcpServer[],
-  onSessionStarted: (session: SessionStarted) => void,
-): Promise<number | TerminalLogin> {
+async function converse(launch: Launch): Promise<number | TerminalLogin> {
+  const { options, io, env, renderer, prompts, userServers, onSessionStarted, tty } = launch;
   const startedAt = performance.now();
   const agent = new AgentProcess({
     commandLine: options.agent,
@@ -227,6 +265,10 @@ async function converse(
   };
   for (const signal of OFFER_STOPS) {
     process.on(signal, onSignal);
+  }
+  // The TTY is in raw mode: its Ctrl-C is a key, not a signal.
+  if (tty !== undefined) {
+    tty.onInterrupt = () => onSignal("SIGINT");
   }
   const terminalLogin = io.stdin.isTTY === true && io.stderr.isTTY === true;
   const picked = await pickDriver(
@@ -252,7 +294,7 @@ async function converse(
   const stopped = new AbortController();
   const conversation = new Conversation({
     options,
-    io,
+    io: tty === undefined ? io : { ...io, stdin: tty.answers },
     view: renderer,
     driver: picked.driver,
     stream: picked.stream,
@@ -265,6 +307,9 @@ async function converse(
     env,
     onSessionStarted,
   });
+  if (tty !== undefined) {
+    tty.onInterrupt = () => conversation.interrupt();
+  }
   const unlisten = listenForStops({
     stdout: io.stdout,
     interrupt: () => conversation.interrupt(),

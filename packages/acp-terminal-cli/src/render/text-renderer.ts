@@ -19,6 +19,12 @@ import { TextOutput } from "./text-output.js";
 import { backgroundLine, finalLines, PLAIN_STREAM_LINES, planLines } from "./tool-call-lines.js";
 import { ToolCallViews } from "./tool-call-views.js";
 
+/** The line typed during a turn, as the live region shows it: its first line, and how many more. */
+function typedLine(text: string): string {
+  const [first = "", ...more] = text.split("\n");
+  return `› ${first}${more.length === 0 ? "" : ` (+${more.length} line${more.length === 1 ? "" : "s"})`}`;
+}
+
 /** What the text view says of the session besides the conversation. */
 export interface TextSessionOptions {
   /** Where the agent's stderr goes (said at start). */
@@ -49,13 +55,18 @@ export class TextRenderer implements Renderer {
   private failedShown = false;
   /** When the turn under way started. */
   private turnStartedAt = 0;
+  /** What the person types during the turn, shown at the bottom of the live region. */
+  private typedText = "";
 
   constructor(
     out: Output,
     err: Output,
     private readonly session: TextSessionOptions = {},
   ) {
-    this.output = new TextOutput(out, err, () => this.toolCalls.liveLines());
+    this.output = new TextOutput(out, err, () => [
+      ...this.toolCalls.liveLines(),
+      ...(this.typedText === "" ? [] : [typedLine(this.typedText)]),
+    ]);
     this.piped = new PipedLines(
       out,
       (id) => this.terminals.get(id),
@@ -204,6 +215,11 @@ export class TextRenderer implements Renderer {
 
   notice(message: string): void {
     this.output.notice(message);
+  }
+
+  typed(text: string): void {
+    this.typedText = text;
+    this.output.redraw();
   }
 
   pause(): void {

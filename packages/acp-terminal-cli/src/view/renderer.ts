@@ -146,6 +146,8 @@ export interface Renderer {
   turnEnded?(turn: TurnShown): void;
   permission?(asked: PermissionShown): void;
   failed?(error: string): void;
+  /** The line the person is typing during a turn (queued when entered); "" when none. */
+  typed?(text: string): void;
   /** Someone else (a question) writes to the TTY until `resume`: draw nothing live. */
   pause(): void;
   resume(): void;
