@@ -57,7 +57,7 @@ const FOLDER_IMPORTERS = {
     "command/": ["conversation/", "drivers/", "sessions/", "main.ts", "run-command.ts"],
     "agent/": ["command/", "conversation/", "drivers/", "sessions/", "run-command.ts"],
     "ask/": ["conversation/", "drivers/"],
-    "view/": ["ask/", "conversation/", "drivers/", "render/"],
+    "view/": ["ask/", "conversation/", "drivers/", "render/", "run-command.ts"],
     "render/": ["run-command.ts"],
     "conversation/": ["drivers/", "sessions/", "run-command.ts"],
     "drivers/": ["sessions/", "run-command.ts"],

@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ADAPTERS, CACHE_DIR, installAdapters, packageDir } from "./adapters.mjs";
+import { GEMINI } from "./gemini-adapter.mjs";
 import { MARK_VARIABLE, markedProcesses } from "./run-adapter.mjs";
 import { replacements, sanitizedRecord } from "./sanitize.mjs";
 import { EDITED_BEFORE, EDITED_FILE } from "./scripted-turns.mjs";
@@ -93,11 +94,13 @@ const { values: args } = parseArgs({
     },
   },
 });
-const adapter = ADAPTERS[/** @type {"claude" | "codex"} */ (args.adapter)];
+/** @type {Record<string, import("./adapters.mjs").Adapter & { args?: string[] }>} */
+const ALL = { ...ADAPTERS, gemini: GEMINI };
+const adapter = ALL[args.adapter ?? ""];
 const scenario = SCENARIOS[args.scenario ?? ""];
 if (adapter === undefined || scenario === undefined) {
   throw new Error(
-    `usage: record-cli.mjs --adapter claude|codex --scenario ${Object.keys(SCENARIOS).join("|")}`,
+    `usage: record-cli.mjs --adapter claude|codex|gemini --scenario ${Object.keys(SCENARIOS).join("|")}`,
   );
 }
 /** @param {string} line */
@@ -139,7 +142,7 @@ try {
     resetProject();
     const record = join(runDir, `step-${index}.jsonl`);
     const agent = [process.execPath, TAP, "--out", record, "--", process.execPath]
-      .concat(join(packageDir(adapter), adapter.entry))
+      .concat(join(packageDir(adapter), adapter.entry), adapter.args ?? [])
       .map((word) => `'${word}'`)
       .join(" ");
     const [command, ...rest] = step.args;

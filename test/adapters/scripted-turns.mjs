@@ -112,3 +112,36 @@ export function codexScript(script, outputs, count) {
   }
   return steps[outputs];
 }
+
+/**
+ * Gemini's next parts (functionCall / text) for `script`: Gemini CLI's tools read_file, replace,
+ * write_file and run_shell_command.
+ * @param {string} script
+ * @param {number} responses function responses so far
+ * @param {string} cwd the project's directory, as Gemini CLI's prompt gives it
+ * @returns {Array<Record<string, any>>}
+ */
+export function geminiScript(script, responses, cwd) {
+  const call = (/** @type {string} */ name, /** @type {Record<string, unknown>} */ args) => ({
+    functionCall: { name, args },
+  });
+  const file = (/** @type {string} */ name) => `${cwd}/${name}`;
+  const steps = {
+    hello: [],
+    commands: SCRIPT_COMMANDS.map((command) => call("run_shell_command", { command })),
+    edit: [
+      call("read_file", { absolute_path: file(EDITED_FILE), file_path: file(EDITED_FILE) }),
+      call("replace", {
+        file_path: file(EDITED_FILE),
+        old_string: "beta",
+        new_string: "BETA",
+        instruction: "Capitalise beta",
+      }),
+      call("write_file", { file_path: file(CREATED_FILE), content: CREATED_TEXT }),
+    ],
+  }[script];
+  if (steps === undefined || responses >= steps.length) {
+    return [{ text: script === "hello" ? "Hello." : `Done: ${script}.` }];
+  }
+  return [steps[responses]];
+}

@@ -2,7 +2,7 @@ import { defaultAgentLog } from "./agent/agent-log.js";
 import { AgentProcess } from "./agent/agent-process.js";
 import { agentKey } from "./agent/agent-key.js";
 import type { TerminalLogin } from "./agent/failure-messages.js";
-import { resolveAgent } from "./agent/known-agents.js";
+import { pinnedAgentLines, resolveAgent } from "./agent/known-agents.js";
 import { runTerminalLogin } from "./agent/terminal-login.js";
 import type { RunOptions } from "./command/args.js";
 import { checkBeforeLaunch } from "./command/preflight.js";
@@ -192,6 +192,13 @@ async function prepare(
   const agent = resolveAgent(given.agent, env);
   if ("error" in agent) {
     return { error: agent.error, options: given };
+  }
+  if (agent.pinned !== undefined && agent.name !== undefined && !given.json) {
+    err.write(
+      pinnedAgentLines(agent.name, agent.pinned)
+        .map((line) => `${line}\n`)
+        .join(""),
+    );
   }
   const launched: RunOptions = { ...given, agent: agent.commandLine };
   const problem = checkBeforeLaunch(launched, io.cwd);

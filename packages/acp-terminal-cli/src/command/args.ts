@@ -40,6 +40,8 @@ export interface RunOptions extends TerminalLimits {
   noContain?: boolean;
   /** Each terminal in its own PID namespace (present only when set). */
   pidNamespace?: boolean;
+  /** `--no-fs`: declare no file system; the agent reads and writes files itself (present only when set). */
+  noFs?: boolean;
   /** Offer the terminals as MCP tools instead of v1 terminals (present only when set). */
   mcpTools?: boolean;
   /** Where the terminals' commands run (`--on`; present only when not this machine). */
@@ -196,6 +198,7 @@ export function parseCommand(
       ...(values["no-contain"] ? { noContain: true } : {}),
       ...(values["pid-namespace"] ? { pidNamespace: true } : {}),
       ...(values["mcp-tools"] ? { mcpTools: true } : {}),
+      ...(values["no-fs"] ? { noFs: true } : {}),
       ...(on !== undefined && on !== "local" ? { on } : {}),
     },
   };

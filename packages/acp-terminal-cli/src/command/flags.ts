@@ -61,6 +61,8 @@ ${approvalFlagsHelp(21)}
                      name it so (acp-terminal sessions list shows the names)
   --auth METHOD      log in with one of the agent's authMethods first (a terminal login runs here)
   --fs-allow DIR     let the agent's file requests reach DIR too (default: the session's cwd only)
+  --no-fs            declare no file system: the agent reads and writes files itself (Gemini CLI
+                     creates new files only so)
   --mcp-config FILE  pass the MCP servers of FILE ({"mcpServers": {...}}, as MCP hosts write it)
   --quiet            print only the agent's final message (errors still on stderr)
   --help, -h         this help
@@ -95,6 +97,7 @@ export const FLAG_OPTIONS = {
   name: { type: "string" },
   auth: { type: "string" },
   "fs-allow": { type: "string", multiple: true, default: [] },
+  "no-fs": { type: "boolean", default: false },
   "mcp-config": { type: "string" },
   quiet: { type: "boolean", default: false },
   help: { type: "boolean", short: "h", default: false },

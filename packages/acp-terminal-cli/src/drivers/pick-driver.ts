@@ -46,6 +46,7 @@ export async function pickDriver(
       cwd: options.cwd,
       version,
       declareMeta,
+      ...(options.noFs === true ? { noFs: true } : {}),
       maxTerminals: options.maxTerminals,
       maxTotalTerminals: options.maxTotalTerminals,
     });
@@ -72,6 +73,7 @@ export async function pickDriver(
               declareMeta: true,
               terminalLogin,
               host: { containment: containmentFor(containmentOption(options)) },
+              ...(options.noFs === true ? { noFs: true } : {}),
             }),
           }
         : {}),

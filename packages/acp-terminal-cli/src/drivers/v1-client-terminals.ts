@@ -41,6 +41,8 @@ export interface V1Options extends TerminalLimits {
   version: string;
   /** Declare `_meta` terminal output (the v1-meta dialect); `_meta` reports are read either way. */
   declareMeta: boolean;
+  /** `--no-fs`: no file system declared, and the agent's `fs/*` requests are unknown methods. */
+  noFs?: boolean;
 }
 
 /**
@@ -54,13 +56,15 @@ export function v1ClientCapabilities(options: {
   terminalLogin: boolean;
   /** The host (or what it will be: its containment) whose terminals are offered. */
   host?: object | undefined;
+  /** `--no-fs`: the agent reads and writes files itself. */
+  noFs?: boolean;
 }): ClientCapabilities {
   const terminals = options.mcpTools
     ? { terminal: false, _meta: {} }
     : terminalClientCapabilities(options.host);
   return {
     terminal: terminals.terminal,
-    fs: { readTextFile: true, writeTextFile: true },
+    fs: { readTextFile: options.noFs !== true, writeTextFile: options.noFs !== true },
     ...(options.terminalLogin ? { auth: { terminal: true } } : {}),
     _meta: { ...terminals._meta, ...(options.declareMeta ? META_TERMINAL_CAPABILITIES : {}) },
   };
@@ -135,9 +139,12 @@ export class V1ClientTerminals implements ProtocolDriver {
       })
       .onRequest("session/request_permission", parsePermissionParams, ({ params }) =>
         context.askPermission(params),
-      )
-      .onRequest("fs/read_text_file", ({ params }) => files.read(params))
-      .onRequest("fs/write_text_file", ({ params }) => files.write(params));
+      );
+    if (this.options.noFs !== true) {
+      app
+        .onRequest("fs/read_text_file", ({ params }) => files.read(params))
+        .onRequest("fs/write_text_file", ({ params }) => files.write(params));
+    }
     mcpTools?.listen(app);
     app.onRequest("*", methodNotFound);
     bindTerminalHost(app, host, {
@@ -156,6 +163,7 @@ export class V1ClientTerminals implements ProtocolDriver {
         declareMeta: this.options.declareMeta,
         terminalLogin: context.terminalLogin,
         host: this.#host,
+        ...(this.options.noFs === true ? { noFs: true } : {}),
       }),
       clientInfo: { name: "acp-terminal", version: this.options.version },
     };

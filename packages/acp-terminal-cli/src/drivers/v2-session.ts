@@ -6,7 +6,7 @@ import type { TerminalUpdate } from "acp-terminal/protocol";
 import type { TerminalLimits } from "../command/terminal-limits.js";
 import type { BackgroundItem, PlanItem, Renderer, TerminalRecord } from "../view/renderer.js";
 import { AgentTerminals, label, MAX_ID_CHARS } from "./agent-terminals.js";
-import { shownContent, textOfBlock } from "./tool-call-content.js";
+import { inputDiff, shownContent, textOfBlock } from "./tool-call-content.js";
 import { boundedItem, decodeBase64, isWorkItem } from "./v2-wire.js";
 
 /** Content items of one tool call kept (each `tool_call_content_chunk` appends one). */
@@ -220,6 +220,7 @@ export class V2Session {
         title: call.title ?? update.toolCallId,
         status: update.status ?? undefined,
         content: shownContent(call.content),
+        ...inputDiff(update.rawInput),
       });
       return;
     }
@@ -234,6 +235,7 @@ export class V2Session {
       title: title === undefined ? undefined : label(title),
       status: update.status ?? undefined,
       content: content === undefined ? undefined : shownContent(content),
+      ...inputDiff(update.rawInput),
     });
   }
 
