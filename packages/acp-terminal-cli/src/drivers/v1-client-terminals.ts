@@ -30,6 +30,7 @@ import {
   replacesOnTerminalOutput,
 } from "./v1-meta-terminals.js";
 import { MetaLane } from "./v1-meta-lane.js";
+import { SeenToolCalls } from "./seen-tool-calls.js";
 import { showV1Update } from "./v1-updates.js";
 
 export interface V1Options extends TerminalLimits {
@@ -128,18 +129,21 @@ export class V1ClientTerminals implements ProtocolDriver {
       },
     );
     context.tapLines?.(lane.lineTap);
+    const seen = new SeenToolCalls();
     const app = client({ name: "acp-terminal" })
       .onNotification("session/update", ({ params }) => {
         lane.delivered();
         const { update } = params;
         if (update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update") {
           meta.read(update);
+          seen.seen(update.toolCallId);
         }
         showV1Update(update, view);
       })
-      .onRequest("session/request_permission", parsePermissionParams, ({ params }) =>
-        context.askPermission(params),
-      );
+      .onRequest("session/request_permission", parsePermissionParams, ({ params }) => {
+        seen.announce(params.toolCall, view);
+        return context.askPermission(params);
+      });
     if (this.options.noFs !== true) {
       app
         .onRequest("fs/read_text_file", ({ params }) => files.read(params))

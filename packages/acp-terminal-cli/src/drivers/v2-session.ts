@@ -96,6 +96,29 @@ export class V2Session {
     }
   }
 
+  /**
+   * A permission request's tool call (its subject): shown when no update announced it (Gemini
+   * CLI asks about an edit it reports nowhere else), as if an update had; known ones are left as
+   * they are.
+   */
+  announce(toolCall: unknown): void {
+    const toolCallId: unknown = Reflect.get(Object(toolCall), "toolCallId");
+    if (typeof toolCallId !== "string" || this.toolCalls.has(toolCallId)) {
+      return;
+    }
+    const field = (name: string): unknown => Reflect.get(Object(toolCall), name);
+    const title = field("title");
+    const content = field("content");
+    this.toolCallUpdate({
+      sessionUpdate: "tool_call_update",
+      toolCallId,
+      ...(typeof title === "string" ? { title } : {}),
+      status: "pending",
+      ...(Array.isArray(content) ? { content: content.filter(isContentItem) } : {}),
+      rawInput: field("rawInput"),
+    });
+  }
+
   /** A terminal's output chunk (base64, or decoded), appended: from an update, or the driver's chunk lane. */
   chunk(terminalId: string, data: string | Uint8Array): void {
     this.terminals.append(terminalId, typeof data === "string" ? decodeBase64(data) : data);
@@ -266,4 +289,9 @@ export class V2Session {
       }
     }
   }
+}
+
+/** A tool call content item as far as it is read here: an object with a `type`. */
+function isContentItem(item: unknown): item is ToolCallContent {
+  return typeof item === "object" && item !== null && typeof Reflect.get(item, "type") === "string";
 }
