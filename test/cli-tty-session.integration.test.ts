@@ -202,15 +202,24 @@ describe("the interactive session", () => {
     expect(plain(cli.screen())).toContain("Timed out after 1 s (--timeout), during the turn");
   });
 
-  it("a question asked during a turn is answered by the line typed after it", async () => {
+  it("during a turn, a line typed before a question is queued, and the line typed after the question answers it", async () => {
     const cli = session(["--agent-stderr"]);
+    const flag = path.join(dir, "flag");
+    const notes = path.join(dir, "notes.txt");
     await prompted(cli, 0);
-    cli.pty.write(`write ${path.join(dir, "notes.txt")} hello\r`);
-    await screenShows(cli, "Choose 1-3 (Enter denies): ");
+    cli.pty.write(`until ${flag} write ${notes} hello\r`);
+    await screenShows(cli, `session/prompt {"text":"until ${flag} write`);
+    const from = plain(cli.screen()).length;
+    cli.pty.write("say after the write\r");
+    await screenShows(cli, "⧗ queued: say after the write", from);
+    await writeFile(flag, "");
+    await screenShows(cli, "Choose 1-3 (Enter denies): ", from);
+    expect(plain(cli.screen()).slice(from)).not.toContain("typed before this question ignored");
     cli.pty.write("1\r");
-    await prompted(cli, 1);
+    await prompted(cli, 2);
     expect(plain(cli.screen())).toContain("write: ok");
-    expect(await readFile(path.join(dir, "notes.txt"), "utf8")).toBe("hello");
+    expect(await readFile(notes, "utf8")).toBe("hello");
+    expect(sent(cli).at(-1)).toBe("say after the write");
     cli.pty.write("\x04");
     expect(await withDeadline(cli.exited, 10_000, "the CLI to exit")).toBe(0);
   });

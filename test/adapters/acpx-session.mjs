@@ -53,11 +53,15 @@ const agent = [process.execPath, join(packageDir(adapter), adapter.entry), ...(a
   .map((w) => `'${w}'`)
   .join(" ");
 const prompt = values.prompt ?? `[script:${values.scenario}] please`;
-const child = spawn(node22, [acpx, "--agent", agent, "--cwd", project, ...positionals, "exec", prompt], {
-  cwd: project,
-  env,
-  stdio: ["inherit", "inherit", "inherit"],
-});
+const child = spawn(
+  node22,
+  [acpx, "--agent", agent, "--cwd", project, ...positionals, "exec", prompt],
+  {
+    cwd: project,
+    env,
+    stdio: ["inherit", "inherit", "inherit"],
+  },
+);
 const code = await new Promise((resolve) => child.once("close", resolve));
 process.stdout.write(`[acpx exit ${code}]\n`);
 await standIn.close();
