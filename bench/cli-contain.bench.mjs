@@ -29,6 +29,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { agentStderrFlags } from "./support/cli-flags.mjs";
 import { MB, MiB } from "./support/memory.mjs";
 import { fmt, header, Report } from "./support/report.mjs";
 import { median, now, summarize } from "./support/stats.mjs";
@@ -80,6 +81,7 @@ async function runCli(plan, flags, cli = CLI) {
     [
       cli,
       "run",
+      ...agentStderrFlags(cli),
       "--yes",
       "--max-terminals",
       "1000",
