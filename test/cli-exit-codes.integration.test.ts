@@ -78,7 +78,8 @@ describe("acp-terminal run exit codes", () => {
 
   it("4 when the agent answers with an error or another protocol version", async () => {
     const auth = await runCli(["run", "--agent", fixture("auth"), "go"]);
-    expect(auth.stderr.split("\n")[0]).toBe("session/new failed: Authentication required");
+    // After the line that says which agent runs.
+    expect(auth.stderr.split("\n")[1]).toBe("session/new failed: Authentication required");
     expect(auth.code).toBe(4);
     // Forced to v1, an answer with version 2 is another version; offered v2 (the default), an
     // answer with version 2 that is not v2's shape says so and how to speak v1.
