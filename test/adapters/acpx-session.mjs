@@ -8,12 +8,13 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ADAPTERS, CACHE_DIR, installAdapters, packageDir } from "./adapters.mjs";
 import { GEMINI } from "./gemini-adapter.mjs";
-import { MARK_VARIABLE, markedProcesses } from "./run-adapter.mjs";
+import { markedProcesses } from "./run-adapter.mjs";
+import { runEnv } from "./run-env.mjs";
 import { EDITED_BEFORE, EDITED_FILE } from "./scripted-turns.mjs";
 
 const { values, positionals } = parseArgs({
@@ -40,13 +41,7 @@ writeFileSync(join(project, EDITED_FILE), EDITED_BEFORE);
 const standIn = await adapter.startStandIn({});
 const mark = randomUUID();
 const env = {
-  PATH: process.env.PATH ?? "/usr/bin:/bin",
-  HOME: home,
-  SHELL: "/bin/bash",
-  LANG: "C.UTF-8",
-  TMPDIR: tmpdir(),
-  [MARK_VARIABLE]: mark,
-  ...adapter.prepare(home, standIn.url),
+  ...runEnv({ home, mark, adapterEnv: adapter.prepare(home, standIn.url) }),
   ...(values.adapter === "codex" ? { INITIAL_AGENT_MODE: "workspace-write" } : {}),
 };
 const agent = [process.execPath, join(packageDir(adapter), adapter.entry), ...(adapter.args ?? [])]

@@ -36,17 +36,12 @@ export function startOpenAiStandIn(options = {}) {
     responseCount += 1;
     const item = nextItem(body, responseCount);
     await reply.events(responseEvents(`resp_standin_${responseCount}`, item), 5);
-    return item.type === "function_call"
-      ? `${item.name}(${item.arguments})`
-      : item.type === "custom_tool_call"
-        ? `${item.name}(${item.input})`
-        : `"${item.text}"`;
+    return item.type === "function_call" ? `${item.name}(${item.arguments})` : `"${item.text}"`;
   }, options);
 }
 
 /**
  * @typedef {{ type: "function_call", name: string, arguments: string, callId: string }
- *   | { type: "custom_tool_call", name: string, input: string, callId: string }
  *   | { type: "message", text: string }} Item
  */
 
@@ -70,10 +65,7 @@ function nextItem(body, count) {
   const outputs = input.filter((item) => item?.type === "function_call_output");
   const script = scriptOf(userTexts);
   if (script !== undefined) {
-    const allOutputs = input.filter(
-      (item) => item?.type === "function_call_output" || item?.type === "custom_tool_call_output",
-    );
-    return codexScript(script, allOutputs.length, count);
+    return codexScript(script, outputs.length, count);
   }
   const call = (/** @type {string} */ name, /** @type {Record<string, unknown>} */ args) => ({
     type: /** @type {const} */ ("function_call"),
@@ -152,27 +144,6 @@ function responseEvents(id, item) {
       },
     ]);
     done = { ...base, arguments: item.arguments, status: "completed" };
-  } else if (item.type === "custom_tool_call") {
-    const itemId = `ctc_${item.callId}`;
-    const base = { type: "custom_tool_call", id: itemId, call_id: item.callId, name: item.name };
-    events.push([
-      "response.output_item.added",
-      {
-        type: "response.output_item.added",
-        output_index: 0,
-        item: { ...base, input: "", status: "in_progress" },
-      },
-    ]);
-    events.push([
-      "response.custom_tool_call_input.delta",
-      {
-        type: "response.custom_tool_call_input.delta",
-        item_id: itemId,
-        output_index: 0,
-        delta: item.input,
-      },
-    ]);
-    done = { ...base, input: item.input, status: "completed" };
   } else {
     const itemId = `msg_${id}`;
     const part = { type: "output_text", text: item.text, annotations: [] };

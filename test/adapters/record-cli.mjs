@@ -12,13 +12,13 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ADAPTERS, CACHE_DIR, installAdapters, packageDir } from "./adapters.mjs";
 import { GEMINI } from "./gemini-adapter.mjs";
-import { MARK_VARIABLE, markedProcesses } from "./run-adapter.mjs";
+import { markedProcesses } from "./run-adapter.mjs";
+import { runEnv } from "./run-env.mjs";
 import { replacements, sanitizedRecord } from "./sanitize.mjs";
 import { EDITED_BEFORE, EDITED_FILE } from "./scripted-turns.mjs";
 
@@ -126,14 +126,8 @@ const standIn = await adapter.startStandIn({ keepBodies: args.debug });
 const mark = randomUUID();
 /** @type {Record<string, string>} */
 const env = {
-  PATH: process.env.PATH ?? "/usr/bin:/bin",
-  HOME: home,
-  SHELL: "/bin/bash",
-  LANG: "C.UTF-8",
-  TMPDIR: tmpdir(),
+  ...runEnv({ home, mark, adapterEnv: adapter.prepare(home, standIn.url) }),
   XDG_STATE_HOME: join(runDir, "state"),
-  [MARK_VARIABLE]: mark,
-  ...adapter.prepare(home, standIn.url),
   ...scenario.env?.[args.adapter ?? ""],
 };
 let failures = 0;

@@ -10,7 +10,6 @@
 // adapter stderr and stand-in log), removed afterwards unless --keep; --debug keeps it too, with the
 // stand-in's request bodies and codex-acp's app-server log. See test/fixtures/adapters/README.md.
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
@@ -20,7 +19,8 @@ import { runV1Session } from "./client-v1.mjs";
 import { runV2Session } from "./client-v2.mjs";
 import { within } from "./client-support.mjs";
 import { DIALECTS } from "./dialects.mjs";
-import { MARK_VARIABLE, startTapped, stopTapped } from "./run-adapter.mjs";
+import { startTapped, stopTapped } from "./run-adapter.mjs";
+import { runEnv } from "./run-env.mjs";
 import { replacements, sanitizedRecord } from "./sanitize.mjs";
 
 const RUN_TIMEOUT_MS = 240_000;
@@ -95,15 +95,7 @@ async function recordOne(adapterName, dialect) {
   const standIn = await adapter.startStandIn({ keepBodies: args.debug });
   const mark = randomUUID();
   /** @type {Record<string, string>} */
-  const env = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: home,
-    SHELL: "/bin/bash",
-    LANG: "C.UTF-8",
-    TMPDIR: tmpdir(),
-    [MARK_VARIABLE]: mark,
-    ...adapter.prepare(home, standIn.url),
-  };
+  const env = runEnv({ home, mark, adapterEnv: adapter.prepare(home, standIn.url) });
   if (args.debug) {
     // codex-acp logs what it exchanges with codex app-server there.
     env.APP_SERVER_LOGS = join(runDir, "app-server-logs");

@@ -60,7 +60,6 @@ export function claudeScript(script, results, cwd) {
  * @param {number} outputs tool outputs so far
  * @param {number} count responses so far (for call ids)
  * @returns {{ type: "function_call", name: string, arguments: string, callId: string }
- *   | { type: "custom_tool_call", name: string, input: string, callId: string }
  *   | { type: "message", text: string }}
  */
 export function codexScript(script, outputs, count) {
