@@ -27,7 +27,7 @@ const TAP = fileURLToPath(new URL("./tap.mjs", import.meta.url));
 const STEP_TIMEOUT_MS = 180_000;
 
 /**
- * @typedef {{ args: string[], fixture?: string, input?: string }} Step
+ * @typedef {{ args: string[], fixture?: string, input?: string, adapters?: string[] }} Step
  * @typedef {{ files?: Record<string, string>, env?: Record<string, Record<string, string>>, steps: Step[] }} Scenario
  */
 
@@ -57,6 +57,12 @@ const SCENARIOS = {
           "[script:edit] edit notes.txt, then create todo.txt",
         ],
         fixture: "edit-v1-meta",
+      },
+      {
+        // Gemini CLI creates a new file through the client's fs only when told ENOENT its way.
+        args: ["run", "--yes", "--no-fs", "[script:edit] edit notes.txt, then create todo.txt"],
+        fixture: "edit-no-fs",
+        adapters: ["gemini"],
       },
     ],
   },
@@ -133,6 +139,9 @@ const env = {
 let failures = 0;
 try {
   for (const [index, step] of scenario.steps.entries()) {
+    if (step.adapters !== undefined && !step.adapters.includes(args.adapter ?? "")) {
+      continue;
+    }
     resetProject();
     const record = join(runDir, `step-${index}.jsonl`);
     const agent = [process.execPath, TAP, "--out", record, "--", process.execPath]
