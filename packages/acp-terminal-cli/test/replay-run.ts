@@ -3,7 +3,7 @@
  * the command line would be, the driver the negotiation picks, the Conversation, and a renderer
  * writing into buffers (`--json`'s, or text's, as a TTY's when asked).
  */
-import { PassThrough } from "node:stream";
+import { PassThrough, Writable } from "node:stream";
 import path from "node:path";
 import { parseCommand, type RunOptions } from "../src/command/args.js";
 import { Conversation } from "../src/conversation/conversation.js";
@@ -27,7 +27,7 @@ export function sink(isTTY = false): Output & { text: string } {
 
 export function optionsFor(...flags: string[]): RunOptions {
   const parsed = parseCommand(
-    ["run", "--agent", "replay", "--yes", ...flags, "go"],
+    ["run", "--agent", "replay", ...flags, "go"],
     "/tmp/acp-recording/project",
     (base, p) => path.resolve(base, p),
   );
@@ -58,9 +58,16 @@ export function heldPrompts(...prompts: string[]): { source: PromptSource; end: 
 export async function run(
   name: string,
   flags: string[] = [],
-  options: { stopAfter?: ReplayOptions["stopAfter"]; prompts?: PromptSource; tty?: boolean } = {},
+  options: {
+    stopAfter?: ReplayOptions["stopAfter"];
+    prompts?: PromptSource;
+    tty?: boolean;
+    /** A person at a TTY answers each question (its whole text) with the line this returns. */
+    answer?: (question: string) => string;
+  } = {},
 ) {
-  const runOptions = optionsFor(...flags);
+  // Everything allowed (--yes), unless a person answers.
+  const runOptions = optionsFor(...(options.answer === undefined ? ["--yes"] : []), ...flags);
   const played = replay(
     recording(name),
     options.stopAfter === undefined ? {} : { stopAfter: options.stopAfter },
@@ -74,14 +81,49 @@ export async function run(
     { version: "0.0.0-test", terminalLogin: false },
     new AbortController().signal,
   );
+  const asked = options.answer === undefined ? undefined : person(options.answer);
   const conversation = new Conversation({
     options: runOptions,
-    io: { stdin: new PassThrough(), stderr: new PassThrough(), version: "0.0.0-test" },
+    io: asked?.io ?? { stdin: new PassThrough(), stderr: new PassThrough(), version: "0.0.0-test" },
     view,
     driver: picked.driver,
     stream: picked.stream,
     signal: new AbortController().signal,
     prompts: options.prompts ?? onePrompt("go"),
   });
-  return { conversation, done: conversation.run(), out, err, played, driver: picked.driver };
+  return {
+    conversation,
+    done: conversation.run(),
+    out,
+    err,
+    played,
+    driver: picked.driver,
+    questions: asked?.questions ?? [],
+  };
+}
+
+/**
+ * A person at a TTY: the questions written on "stderr" (each up to its `Choose …:` line) are
+ * kept, and each is answered on "stdin" with the line `answer` gives, once it has been shown.
+ */
+function person(answer: (question: string) => string) {
+  const questions: string[] = [];
+  const stdin = Object.assign(new PassThrough(), { isTTY: true });
+  let shown = "";
+  const stderr = Object.assign(
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        shown += chunk.toString("utf8");
+        if (/Choose 1-\d+ \([^)]*\): $/.test(shown)) {
+          const question = shown;
+          shown = "";
+          questions.push(question);
+          setImmediate(() => stdin.write(`${answer(question)}\n`));
+        }
+        done();
+      },
+    }),
+    { isTTY: true },
+  );
+  return { questions, io: { stdin, stderr, version: "0.0.0-test" } };
 }

@@ -1,8 +1,9 @@
-import type { Renderer } from "../view/renderer.js";
+import type { DiffShown, Renderer } from "../view/renderer.js";
 import { inputDiff, shownContent } from "./tool-call-content.js";
 
-/** Tool call ids remembered at most (the oldest forgotten first). */
+/** Tool call ids remembered at most (the oldest forgotten first), and the diffs of how many. */
 const MAX_SEEN = 1024;
+const MAX_WITH_DIFFS = 64;
 
 /**
  * The tool calls a v1 session's updates announced, so that a permission request about one no
@@ -11,6 +12,28 @@ const MAX_SEEN = 1024;
  */
 export class SeenToolCalls {
   readonly #ids = new Set<string>();
+  /** The diffs the newest tool calls showed, for a permission request that leaves them out. */
+  readonly #diffs = new Map<string, DiffShown[]>();
+
+  /** An update showed these diffs (its content's, or what its raw input edits) for the tool call. */
+  showed(toolCallId: string, diffs: readonly DiffShown[]): void {
+    if (diffs.length === 0) {
+      return;
+    }
+    this.#diffs.delete(toolCallId);
+    this.#diffs.set(toolCallId, [...diffs]);
+    if (this.#diffs.size > MAX_WITH_DIFFS) {
+      const oldest = this.#diffs.keys().next().value;
+      if (oldest !== undefined) {
+        this.#diffs.delete(oldest);
+      }
+    }
+  }
+
+  /** The diffs an update showed for the tool call, if any. */
+  diffsOf(toolCallId: string): DiffShown[] {
+    return this.#diffs.get(toolCallId) ?? [];
+  }
 
   seen(toolCallId: string): void {
     this.#ids.delete(toolCallId);

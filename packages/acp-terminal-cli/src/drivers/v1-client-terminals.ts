@@ -30,6 +30,7 @@ import {
   replacesOnTerminalOutput,
 } from "./v1-meta-terminals.js";
 import { MetaLane } from "./v1-meta-lane.js";
+import { describeSubject, permissionSubject } from "./permission-subject.js";
 import { SeenToolCalls } from "./seen-tool-calls.js";
 import { showV1Update } from "./v1-updates.js";
 
@@ -137,12 +138,14 @@ export class V1ClientTerminals implements ProtocolDriver {
         if (update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update") {
           meta.read(update);
           seen.seen(update.toolCallId);
+          seen.showed(update.toolCallId, permissionSubject({ toolCall: update }).diffs);
         }
         showV1Update(update, view);
       })
       .onRequest("session/request_permission", parsePermissionParams, ({ params }) => {
         seen.announce(params.toolCall, view);
-        return context.askPermission(params);
+        const subject = permissionSubject(params, seen.diffsOf(params.toolCall.toolCallId));
+        return context.askPermission({ ...params, details: describeSubject(subject) });
       });
     if (this.options.noFs !== true) {
       app

@@ -86,7 +86,9 @@ export class V2AgentTerminals implements ProtocolDriver {
     const app = client({ name: "acp-terminal" })
       .onRequest("session/request_permission", ({ params }) => {
         this.#updates?.announce(Reflect.get(Object(params.subject), "toolCall"));
-        return context.askPermission(permissionAsk(params));
+        return context.askPermission(
+          permissionAsk(params, (id) => this.#updates?.diffsOf(id) ?? []),
+        );
       })
       .onRequest(methods.client.mcp.message, (request) => {
         if (context.mcpTools === undefined) {

@@ -4,7 +4,13 @@ import type {
 } from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import type { TerminalUpdate } from "acp-terminal/protocol";
 import type { TerminalLimits } from "../command/terminal-limits.js";
-import type { BackgroundItem, PlanItem, Renderer, TerminalRecord } from "../view/renderer.js";
+import type {
+  BackgroundItem,
+  DiffShown,
+  PlanItem,
+  Renderer,
+  TerminalRecord,
+} from "../view/renderer.js";
 import { AgentTerminals, label, MAX_ID_CHARS } from "./agent-terminals.js";
 import { inputDiff, shownContent, textOfBlock } from "./tool-call-content.js";
 import { boundedItem, decodeBase64, isWorkItem } from "./v2-wire.js";
@@ -94,6 +100,12 @@ export class V2Session {
     } else if (isUpdate(update, "tool_call_content_chunk")) {
       this.toolCallChunk(update);
     }
+  }
+
+  /** The diffs the tool call's content shows, for a permission request that leaves them out. */
+  diffsOf(toolCallId: string): DiffShown[] {
+    const known = this.toolCalls.get(toolCallId);
+    return known === undefined ? [] : (shownContent(known.content).diffs ?? []);
   }
 
   /**

@@ -21,9 +21,10 @@ const RESET = "\x1b[39m";
  */
 export function diffLines(
   diffs: readonly DiffShown[],
-  options: { color: boolean; maxLines?: number; indent?: string },
+  options: { color: boolean; maxLines?: number; maxLineChars?: number; indent?: string },
 ): string[] {
   const maxLines = options.maxLines ?? MAX_DIFF_LINES;
+  const width = options.maxLineChars ?? MAX_LINE_CHARS;
   const indent = options.indent ?? "  ";
   const out: string[] = [];
   let hidden = 0;
@@ -31,7 +32,7 @@ export function diffLines(
     const { lines, summary } = linesOfDiff(diff);
     const block = [
       `${indent}┄ ${visible(diff.path) || "(a file)"} ${summary}`,
-      ...lines.map((line) => `${indent}  ${shaped(line, options.color)}`),
+      ...lines.map((line) => `${indent}  ${shaped(line, options.color, width)}`),
     ];
     const room = Math.max(0, maxLines - out.length);
     out.push(...block.slice(0, room));
@@ -82,9 +83,9 @@ function visible(text: string): string {
     .replace(HIDING, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-function shaped(line: string, color: boolean): string {
+function shaped(line: string, color: boolean, width: number): string {
   const text = visible(line);
-  const cut = text.length > MAX_LINE_CHARS ? `${headWhole(text, MAX_LINE_CHARS - 1)}…` : text;
+  const cut = text.length > width ? `${headWhole(text, width - 1)}…` : text;
   if (!color) {
     return cut;
   }
