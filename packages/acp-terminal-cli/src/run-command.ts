@@ -3,7 +3,8 @@ import { AgentProcess } from "./agent/agent-process.js";
 import { agentKey } from "./agent/agent-key.js";
 import type { TerminalLogin } from "./agent/failure-messages.js";
 import { pinnedAgentLines, resolveAgent } from "./agent/known-agents.js";
-import { runTerminalLogin } from "./agent/terminal-login.js";
+import { loginLine, runTerminalLogin } from "./agent/terminal-login.js";
+import { approveTerminalLogin } from "./ask/login-approval.js";
 import type { RunOptions } from "./command/args.js";
 import { checkBeforeLaunch } from "./command/preflight.js";
 import { Conversation } from "./conversation/conversation.js";
@@ -17,7 +18,8 @@ import { TtyInput } from "./conversation/tty-input.js";
 import { TypedHistory } from "./state/typed-history.js";
 import type { Renderer } from "./view/renderer.js";
 import { listenForStops } from "./conversation/stop-signals.js";
-import { pickDriver } from "./drivers/pick-driver.js";
+import { pickDriverOrRestart } from "./drivers/pick-driver.js";
+import { ProtocolMemory } from "./drivers/protocol-memory.js";
 import { ExitCode } from "./exit-codes.js";
 import { JsonRenderer } from "./render/json-renderer.js";
 import { SessionHold } from "./sessions/session-hold.js";
@@ -72,7 +74,7 @@ export async function run(given: RunOptions, io: CliIo): Promise<number> {
   }
   const { options, userServers, chosen, hold, key } = prepared;
   const renderer: ConversationInit["view"] = options.json
-    ? new JsonRenderer(out, err)
+    ? new JsonRenderer(out, err, { verbose: options.verbose === true })
     : options.session?.quiet === true
       ? new QuietRenderer(out, err)
       : new TextRenderer(out, err, {
@@ -115,13 +117,7 @@ export async function run(given: RunOptions, io: CliIo): Promise<number> {
         return ExitCode.agentFailed; // a second login asked for: never loop
       }
       login = result;
-      tty?.suspend();
-      const failure = await runTerminalLogin(options.agent, login, {
-        cwd: io.cwd,
-        env,
-        tty: io.stdin.isTTY === true,
-      });
-      tty?.resume();
+      const failure = (await loginApproved(login, launch)) ?? (await runLogin(login, launch));
       if (failure !== undefined) {
         renderer.finish({
           exitCode: ExitCode.agentFailed,
@@ -138,6 +134,42 @@ export async function run(given: RunOptions, io: CliIo): Promise<number> {
   } finally {
     tty?.close();
     hold.release();
+  }
+}
+
+/** The terminal login shown (a question on the TTY): why it does not run, or undefined. */
+async function loginApproved(login: TerminalLogin, launch: Launch): Promise<string | undefined> {
+  const { options, io, tty } = launch;
+  const line = loginLine(options.agent, login);
+  const where = { yes: options.yes, cwd: io.cwd, stdin: io.stdin, stderr: io.stderr };
+  if (tty === undefined) {
+    return approveTerminalLogin({ methodId: login.methodId, line, env: login.env }, where);
+  }
+  // Asked as any question of the session: answered by the line typed after it.
+  tty.questionOpened();
+  try {
+    return await approveTerminalLogin(
+      { methodId: login.methodId, line, env: login.env },
+      { ...where, stdin: tty.answers },
+    );
+  } finally {
+    tty.answers.resume();
+    tty.questionClosed();
+  }
+}
+
+/** The terminal login runs in the user's terminal: the session lets go of it meanwhile. */
+async function runLogin(login: TerminalLogin, launch: Launch): Promise<string | undefined> {
+  const { options, io, env, tty } = launch;
+  tty?.suspend();
+  try {
+    return await runTerminalLogin(options.agent, login, {
+      cwd: io.cwd,
+      env,
+      tty: io.stdin.isTTY === true,
+    });
+  } finally {
+    tty?.resume();
   }
 }
 
@@ -257,12 +289,14 @@ function withAgentLog(
 async function converse(launch: Launch): Promise<number | TerminalLogin> {
   const { options, io, env, renderer, prompts, userServers, onSessionStarted, tty } = launch;
   const startedAt = performance.now();
-  const agent = new AgentProcess({
-    commandLine: options.agent,
-    cwd: io.cwd,
-    agentLogPath: options.agentLog,
-    stderr: io.stderr,
-  });
+  const start = () =>
+    new AgentProcess({
+      commandLine: options.agent,
+      cwd: io.cwd,
+      agentLogPath: options.agentLog,
+      stderr: io.stderr,
+    });
+  let agent = start();
   // Until the conversation listens (with its own handlers), a signal stops the offer, and the run.
   const offerStopped = new AbortController();
   let signalled: NodeJS.Signals | undefined;
@@ -278,10 +312,18 @@ async function converse(launch: Launch): Promise<number | TerminalLogin> {
     tty.onInterrupt = () => onSignal("SIGINT");
   }
   const terminalLogin = io.stdin.isTTY === true && io.stderr.isTTY === true;
-  const picked = await pickDriver(
+  const memory = ProtocolMemory.of(env);
+  const picked = await pickDriverOrRestart(
     options,
-    agent.stream,
-    { version: io.version, terminalLogin },
+    {
+      stream: agent.stream,
+      restart: async () => {
+        await agent.kill();
+        agent = start();
+        return agent.stream;
+      },
+    },
+    { version: io.version, terminalLogin, memory },
     offerStopped.signal,
   ).finally(() => {
     for (const signal of OFFER_STOPS) {
@@ -297,6 +339,13 @@ async function converse(launch: Launch): Promise<number | TerminalLogin> {
       terminals: [],
     });
     return ExitCode.cancelled;
+  }
+  if (picked.v1Because !== undefined && (options.verbose === true || !picked.remembered)) {
+    renderer.notice(
+      picked.remembered
+        ? `acp-terminal: protocol: ACP v1: the agent ${picked.v1Because}`
+        : `acp-terminal: the agent ${picked.v1Because}: started it again speaking ACP v1, which is remembered for this agent command once it answers (in ${memory.file}; delete the entry to offer v2 again)`,
+    );
   }
   const stopped = new AbortController();
   const conversation = new Conversation({

@@ -81,6 +81,9 @@ export async function run(
     { version: "0.0.0-test", terminalLogin: false },
     new AbortController().signal,
   );
+  if ("restartWithV1" in picked) {
+    throw new Error(`the adapter answered v2 in v1's format: ${picked.restartWithV1}`);
+  }
   const asked = options.answer === undefined ? undefined : person(options.answer);
   const conversation = new Conversation({
     options: runOptions,

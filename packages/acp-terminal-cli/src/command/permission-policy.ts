@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { parseAllowPattern } from "acp-terminal";
+import { parseAllowPattern } from "acp-terminal/approval";
 import { messageOf } from "acp-terminal/internal";
 
 /** Bytes of a policy file read at most, and entries of each of its lists. */

@@ -1,5 +1,5 @@
-import { printable } from "acp-terminal";
-import { diffLines } from "../render/diff-lines.js";
+import { printable } from "acp-terminal/approval";
+import { diffLines } from "../view/diff-lines.js";
 import type { DiffShown } from "../view/renderer.js";
 import { diffOfRawInput, shownContent } from "./tool-call-content.js";
 

@@ -45,6 +45,8 @@ export interface V1Options extends TerminalLimits {
   declareMeta: boolean;
   /** `--no-fs`: no file system declared, and the agent's `fs/*` requests are unknown methods. */
   noFs?: boolean;
+  /** Called once the agent answered `initialize` in v1 (a fallback remembers then that v1 works). */
+  initialized?: (() => void) | undefined;
 }
 
 /**
@@ -179,6 +181,7 @@ export class V1ClientTerminals implements ProtocolDriver {
       return unsupportedProtocol(this.options.agent, init.protocolVersion, PROTOCOL_VERSION);
     }
     this.#init = init;
+    this.options.initialized?.();
     const name: unknown = init.agentInfo?.name;
     if (this.#meta !== undefined) {
       this.#meta.replaceOnOutput = replacesOnTerminalOutput(name);

@@ -1,5 +1,5 @@
 import type { RequestPermissionRequest } from "@agentclientprotocol/sdk/experimental/v2/unstable";
-import { printable } from "acp-terminal";
+import { printable } from "acp-terminal/approval";
 import type { PermissionAsk } from "../ask/permission-ask.js";
 import type { DiffShown } from "../view/renderer.js";
 import { describeSubject, permissionSubject } from "./permission-subject.js";

@@ -1,7 +1,9 @@
 import type { DiffShown } from "../view/renderer.js";
-import { headWhole, MAX_LINE_CHARS } from "./display-line.js";
+import { printable } from "acp-terminal/approval";
 import { unifiedDiff } from "./unified-diff.js";
 
+/** Characters of a diff line shown at most (as for any line the text view shows). */
+const MAX_LINE_CHARS = 400;
 /** Lines of diff shown under one tool call (or one question) at most. */
 export const MAX_DIFF_LINES = 40;
 /** Characters of a patch read at most (a bigger one is shown by its first lines). */
@@ -69,23 +71,29 @@ function linesOfDiff(diff: DiffShown): { lines: string[]; summary: string } {
   return { lines, summary: isNew ? `(new file, +${added})` : `(+${added} −${removed})` };
 }
 
-/**
- * What can hide text or move the cursor, escaped: C0 and C1 controls (a tab becomes spaces),
- * bidirectional overrides and isolates, zero-width characters. Spaces stay as they are: they
- * are the indentation of code.
- */
-const HIDING =
-  /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g;
+/** Spaces of a line's indentation kept as they are (more are counted by printable's marker). */
+const MAX_INDENT = 32;
 
+/**
+ * A line of a diff as a person reads it: its indentation as it is (leading tabs as four spaces,
+ * up to MAX_INDENT), the rest through acp-terminal's one escaping table (`printable`: what
+ * renders blank or moves the cursor escaped, a run of spaces shown with its length).
+ */
 function visible(text: string): string {
-  return text
-    .replaceAll("\t", "    ")
-    .replace(HIDING, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  const leading = /^[ \t]*/.exec(text)?.[0] ?? "";
+  const indent = leading.replaceAll("\t", "    ");
+  return (
+    indent.slice(0, MAX_INDENT) +
+    printable(indent.slice(MAX_INDENT) + text.slice(leading.length), "one")
+  );
 }
 
 function shaped(line: string, color: boolean, width: number): string {
-  const text = visible(line);
-  const cut = text.length > width ? `${headWhole(text, width - 1)}…` : text;
+  // The indentation is the code's, after the line's mark (` `, `+`, `-`).
+  const mark = /^[ +-]/.test(line) ? line[0]! : "";
+  const text = mark + visible(line.slice(mark.length));
+  const cut =
+    text.length > width ? `${[...text.slice(0, width)].slice(0, width - 1).join("")}…` : text;
   if (!color) {
     return cut;
   }
