@@ -133,7 +133,9 @@ describe("acp-terminal run exit codes", () => {
       expect(second.code).toBe(0);
       expect(second.stdout).toContain("echo: go");
       expect([...second.stderr.matchAll(/initialize (\d+)/g)].map((m) => m[1])).toEqual(["1"]);
-      expect(second.stderr).not.toContain("acp-terminal: ");
+      // No line about the protocol (only the agent and the session are said at start).
+      expect(second.stderr).not.toMatch(/ACP v1, which is remembered|protocol: ACP v1/);
+      expect(second.stderr.match(/^acp-terminal: /gm)).toHaveLength(2);
       // --protocol v2 forced still offers v2 (and says how it was answered).
       const forced = await startCli(["run", "--protocol", "v2", "--agent", agent, "go"], {
         env,
