@@ -54,7 +54,7 @@ const FOLDER_IMPORTERS = {
   // per protocol version) <- sessions/ (`acp-terminal sessions`, names, locks) <- run-command.ts.
   "acp-terminal-cli": {
     "state/": ["agent/", "conversation/", "sessions/", "run-command.ts"],
-    "command/": ["conversation/", "drivers/", "sessions/", "main.ts", "run-command.ts"],
+    "command/": ["ask/", "conversation/", "drivers/", "sessions/", "main.ts", "run-command.ts"],
     "agent/": ["command/", "conversation/", "drivers/", "sessions/", "run-command.ts"],
     "ask/": ["conversation/", "drivers/", "run-command.ts"],
     "view/": ["ask/", "conversation/", "drivers/", "render/", "run-command.ts"],

@@ -6,6 +6,7 @@ import { pinnedAgentLines, resolveAgent } from "./agent/known-agents.js";
 import { loginLine, runTerminalLogin } from "./agent/terminal-login.js";
 import { approveTerminalLogin } from "./ask/login-approval.js";
 import type { RunOptions } from "./command/args.js";
+import { readPermissionPolicy } from "./command/permission-policy.js";
 import { checkBeforeLaunch } from "./command/preflight.js";
 import { Conversation } from "./conversation/conversation.js";
 import type { ConversationInit } from "./conversation/conversation-init.js";
@@ -245,6 +246,14 @@ async function prepare(
       return { error: read.error, options };
     }
     userServers = read;
+  }
+  const policySource = options.permissions?.policySource;
+  if (policySource !== undefined) {
+    const policy = readPermissionPolicy(policySource, io.cwd);
+    if (typeof policy === "string") {
+      return { error: policy, options };
+    }
+    options = { ...options, permissions: { ...options.permissions, policy } };
   }
   const key = agentKey(options.agent, agent.name);
   const hold = new SessionHold(env, key, options.cwd, options.session?.name);

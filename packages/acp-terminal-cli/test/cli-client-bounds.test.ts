@@ -41,6 +41,13 @@ const failure = (promise: Promise<unknown>) =>
   );
 
 describe("the agent's file requests", () => {
+  it("a missing file is a not-found error that names ENOENT (Gemini CLI creates a new file only when told so)", async () => {
+    const missing = path.join(dir, "new.txt");
+    const said = await failure(files().read({ sessionId: "s", path: missing }));
+    expect(said).toMatch(/^-32002 /);
+    expect(said).toContain("ENOENT");
+  });
+
   it("never read a FIFO (it would never end), a directory, or a file with NUL bytes", async () => {
     execFileSync("mkfifo", [path.join(dir, "fifo")]);
     await writeFile(path.join(dir, "bin"), Buffer.from([0x61, 0, 0x62]));

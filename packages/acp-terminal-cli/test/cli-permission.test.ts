@@ -31,6 +31,42 @@ describe("permission requests", () => {
     });
   });
 
+  it("--yes picks allow once even when allow always is offered first (Gemini CLI refuses always)", async () => {
+    const alwaysFirst = { ...request, options: [...request.options].reverse() };
+    expect(await decidePermission(alwaysFirst, "yes", io())).toEqual({
+      outcome: { outcome: "selected", optionId: "once" },
+    });
+  });
+
+  it("--approve-reads allows a read without a person, and still refuses a command", async () => {
+    const rules = {
+      allow: [],
+      allowAnywhere: false,
+      approveReads: true,
+      denyAll: false,
+      policy: undefined,
+      sessionCwd: "/",
+    };
+    const subject = {
+      kind: "read",
+      command: undefined,
+      cwd: undefined,
+      paths: ["/a"],
+      diffs: [],
+      rawInput: {},
+    };
+    const read = { ...request, toolCall: { toolCallId: "r", title: "Read /a" }, subject };
+    const ctx = io();
+    expect(await decidePermission(read, "deny", ctx, [], rules)).toEqual({
+      outcome: { outcome: "selected", optionId: "once" },
+    });
+    expect(ctx.notices).toEqual(['acp-terminal: allowed "Read /a" (--approve-reads (a read))']);
+    const command = { ...read, subject: { ...subject, kind: "read", command: { line: "cat /a" } } };
+    expect(await decidePermission(command, "deny", io(), [], rules)).toEqual({
+      outcome: { outcome: "selected", optionId: "no" },
+    });
+  });
+
   it("without a TTY rejects and says to pass --yes", async () => {
     const ctx = io();
     expect(await decidePermission(request, "deny", ctx)).toEqual({

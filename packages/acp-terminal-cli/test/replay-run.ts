@@ -6,6 +6,7 @@
 import { PassThrough, Writable } from "node:stream";
 import path from "node:path";
 import { parseCommand, type RunOptions } from "../src/command/args.js";
+import { readPermissionPolicy } from "../src/command/permission-policy.js";
 import { Conversation } from "../src/conversation/conversation.js";
 import { onePrompt, PipedPrompts, type PromptSource } from "../src/conversation/prompts.js";
 import { pickDriver } from "../src/drivers/pick-driver.js";
@@ -37,6 +38,19 @@ export function optionsFor(...flags: string[]): RunOptions {
   return parsed.options;
 }
 
+/** The policy given by --permission-policy read, as run-command reads it before the session. */
+function withPolicy(options: RunOptions): RunOptions {
+  const source = options.permissions?.policySource;
+  if (source === undefined) {
+    return options;
+  }
+  const policy = readPermissionPolicy(source, options.cwd);
+  if (typeof policy === "string") {
+    throw new Error(policy);
+  }
+  return { ...options, permissions: { ...options.permissions, policy } };
+}
+
 /** Stops the replay after the prompt's answer (v1) or the turn's idle end_turn state (v2). */
 export const afterTheTurn: ReplayOptions["stopAfter"] = (entry: Entry) => {
   const result = entry.msg?.result as { stopReason?: unknown } | undefined;
@@ -64,10 +78,13 @@ export async function run(
     tty?: boolean;
     /** A person at a TTY answers each question (its whole text) with the line this returns. */
     answer?: (question: string) => string;
+    /** `false`: no --yes and no person, as a piped run without --yes (the flags' rules decide). */
+    yes?: false;
   } = {},
 ) {
-  // Everything allowed (--yes), unless a person answers.
-  const runOptions = optionsFor(...(options.answer === undefined ? ["--yes"] : []), ...flags);
+  // Everything allowed (--yes), unless a person answers or `yes: false`.
+  const yes = options.answer === undefined && options.yes !== false;
+  const runOptions = withPolicy(optionsFor(...(yes ? ["--yes"] : []), ...flags));
   const played = replay(
     recording(name),
     options.stopAfter === undefined ? {} : { stopAfter: options.stopAfter },

@@ -5,6 +5,7 @@ import { messageOf } from "acp-terminal/internal";
 import { executorTarget } from "./executor-target.js";
 import { FLAG_OPTIONS } from "./flags.js";
 import { parseSeconds } from "./seconds.js";
+import type { PermissionPolicy } from "./permission-policy.js";
 import { invalidName, sessionFlags, type SessionFlags } from "./session-flags.js";
 import { terminalLimits, type TerminalLimits } from "./terminal-limits.js";
 
@@ -51,6 +52,16 @@ export interface RunOptions extends TerminalLimits {
    * terminals only; present only when forced (the default, `auto`, offers v2, else v1 with `_meta`).
    */
   protocol?: Exclude<Protocol, "auto">;
+  /**
+   * What decides the agent's permission requests before a person: `--approve-reads`, `--deny-all`
+   * and `--permission-policy` (its source as given; run-command reads it into `policy`).
+   */
+  permissions?: {
+    approveReads?: boolean;
+    denyAll?: boolean;
+    policySource?: string;
+    policy?: PermissionPolicy;
+  };
   /** The rest of the every-day client's flags (session, auth, files, MCP servers, quiet). */
   session?: SessionFlags;
 }
@@ -147,6 +158,13 @@ export function parseCommand(
       return { kind: "error", message: problem };
     }
   }
+  if (values["deny-all"] && (values.yes || values["approve-reads"])) {
+    return {
+      kind: "error",
+      message: `--deny-all and ${values.yes ? "--yes" : "--approve-reads"} exclude each other: give one`,
+    };
+  }
+  const policySource = values["permission-policy"] ?? values.policy;
   if (values["agent-stderr"] && values["agent-log"] !== undefined) {
     return {
       kind: "error",
@@ -199,6 +217,15 @@ export function parseCommand(
       ...(values["pid-namespace"] ? { pidNamespace: true } : {}),
       ...(values["mcp-tools"] ? { mcpTools: true } : {}),
       ...(values["no-fs"] ? { noFs: true } : {}),
+      ...(values["approve-reads"] || values["deny-all"] || policySource !== undefined
+        ? {
+            permissions: {
+              ...(values["approve-reads"] ? { approveReads: true } : {}),
+              ...(values["deny-all"] ? { denyAll: true } : {}),
+              ...(policySource === undefined ? {} : { policySource }),
+            },
+          }
+        : {}),
       ...(on !== undefined && on !== "local" ? { on } : {}),
     },
   };

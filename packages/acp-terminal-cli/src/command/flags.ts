@@ -25,6 +25,14 @@ Options:
   --cwd DIR          the session's working directory (default: the current directory)
   --pty              run the agent's terminals in a pseudo-terminal
 ${approvalFlagsHelp(21)}
+                     --allow patterns also approve the commands the agent runs itself and asks
+                     about (claude's Bash, codex's commands): those run unconfined
+  --approve-reads    allow the agent's permission requests that only read (kind read, search)
+  --deny-all         reject every permission request of the agent
+  --permission-policy FILE|JSON
+                     a policy for the agent's permission requests, as acpx reads one:
+                     {"autoApprove": ["read"], "autoDeny": ["execute"], "escalate": [],
+                     "defaultAction": "escalate", "allow": ["git status"]} (--policy too)
   -f, --file FILE    the prompt is FILE's text (-f -: stdin's, also on a terminal), after the
                      prompt argument if one is given
   --lines            piped stdin holds one prompt a line, a turn each in one session
@@ -77,6 +85,10 @@ export const FLAG_OPTIONS = {
   cwd: { type: "string" },
   pty: { type: "boolean", default: false },
   ...APPROVAL_FLAG_OPTIONS,
+  "approve-reads": { type: "boolean", default: false },
+  "deny-all": { type: "boolean", default: false },
+  "permission-policy": { type: "string" },
+  policy: { type: "string" },
   json: { type: "boolean", default: false },
   file: { type: "string", short: "f" },
   lines: { type: "boolean", default: false },

@@ -4,6 +4,7 @@ import { cliApprovalPolicy } from "../ask/approval.js";
 import { QuestionQueue, type ChoiceIo } from "../ask/choose.js";
 import type { PermissionAnswer, PermissionAsk } from "../ask/permission-ask.js";
 import { decidePermission, type PermissionMode } from "../ask/permission.js";
+import type { PermissionRules } from "../ask/permission-rules.js";
 import { containmentOption, type RunOptions } from "../command/args.js";
 import { hostSandbox } from "../command/sandbox-host.js";
 import type { Renderer } from "../view/renderer.js";
@@ -87,6 +88,7 @@ export function clientSide(
           version: io.version,
         })
       : undefined;
+  const rules = permissionRules(options);
   const askPermission = (request: PermissionAsk): Promise<PermissionAnswer> =>
     questions.one(async () => {
       view.pause();
@@ -97,6 +99,7 @@ export function clientSide(
           mode,
           { ...ttyIo, notice: (message) => view.notice(message) },
           request.details,
+          rules,
         );
       } finally {
         view.resume();
@@ -124,4 +127,17 @@ function permissionMode(options: RunOptions, io: ConversationIo): PermissionMode
     return "yes";
   }
   return io.stdin.isTTY === true && io.stderr.isTTY === true ? "ask" : "deny";
+}
+
+/** The rules the agent's permission requests meet before the mode decides (permission-rules.ts). */
+function permissionRules(options: RunOptions): PermissionRules {
+  const policy = options.permissions?.policy;
+  return {
+    allow: [...options.approval.allow, ...(policy?.allow ?? [])],
+    allowAnywhere: options.approval.allowAnywhere === true,
+    approveReads: options.permissions?.approveReads === true,
+    denyAll: options.permissions?.denyAll === true,
+    policy,
+    sessionCwd: options.cwd,
+  };
 }

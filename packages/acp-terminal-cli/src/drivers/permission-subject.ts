@@ -1,5 +1,6 @@
 import { printable } from "acp-terminal/approval";
 import { diffLines } from "../view/diff-lines.js";
+import type { PermissionSubject } from "../ask/permission-ask.js";
 import type { DiffShown } from "../view/renderer.js";
 import { diffOfRawInput, shownContent } from "./tool-call-content.js";
 
@@ -9,26 +10,6 @@ const QUESTION_LINE_CHARS = 160;
 /** Fields of a raw input a question lists at most, and characters of each value. */
 const MAX_INPUT_FIELDS = 8;
 const MAX_INPUT_VALUE_CHARS = 300;
-
-/**
- * What a permission request is about, whatever the version and the agent: a command the agent
- * runs itself (v2's `command` subject; the `command` or `cmd` of a tool call's raw input, as
- * claude's Bash and codex's approvals give it: a shell line, or argv), the files it reads or
- * edits, and the edit's diffs.
- */
-export interface PermissionSubject {
-  /** The tool call's kind as the agent says it (`read`, `edit`, `execute`, `search`, …). */
-  kind: string | undefined;
-  command: { line: string } | { argv: string[] } | undefined;
-  cwd: string | undefined;
-  /** The files it names (locations, diff paths). */
-  paths: string[];
-  diffs: DiffShown[];
-  /** The raw input, for a tool call that is neither a command nor an edit. */
-  rawInput: unknown;
-  /** The subject was of a type this client does not know (v2): shown whole. */
-  unknown?: unknown;
-}
 
 const field = (value: unknown, name: string): unknown =>
   typeof value === "object" && value !== null ? Reflect.get(value, name) : undefined;
@@ -67,6 +48,7 @@ export function permissionSubject(
 
 function ofToolCall(toolCall: unknown, known: readonly DiffShown[]): PermissionSubject {
   const kind = field(toolCall, "kind");
+  const name = field(toolCall, "name");
   const rawInput = field(toolCall, "rawInput");
   const content = field(toolCall, "content");
   const fromContent = shownContent(Array.isArray(content) ? content : []).diffs ?? [];
@@ -88,6 +70,7 @@ function ofToolCall(toolCall: unknown, known: readonly DiffShown[]): PermissionS
         : undefined;
   return {
     kind: typeof kind === "string" ? kind : undefined,
+    ...(typeof name === "string" ? { tool: name } : {}),
     command,
     cwd: typeof cwd === "string" ? cwd : undefined,
     paths,

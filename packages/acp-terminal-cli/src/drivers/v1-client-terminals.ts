@@ -147,7 +147,7 @@ export class V1ClientTerminals implements ProtocolDriver {
       .onRequest("session/request_permission", parsePermissionParams, ({ params }) => {
         seen.announce(params.toolCall, view);
         const subject = permissionSubject(params, seen.diffsOf(params.toolCall.toolCallId));
-        return context.askPermission({ ...params, details: describeSubject(subject) });
+        return context.askPermission({ ...params, details: describeSubject(subject), subject });
       });
     if (this.options.noFs !== true) {
       app

@@ -14,10 +14,17 @@ export function permissionAsk(
   request: RequestPermissionRequest,
   known: (toolCallId: string) => DiffShown[] = () => [],
 ): PermissionAsk {
-  const subject: unknown = request.subject;
-  const toolCall: unknown = Reflect.get(Object(subject), "toolCall");
+  const given: unknown = request.subject;
+  const toolCall: unknown = Reflect.get(Object(given), "toolCall");
   const toolCallId: unknown =
-    Reflect.get(Object(toolCall), "toolCallId") ?? Reflect.get(Object(subject), "toolCallId");
+    Reflect.get(Object(toolCall), "toolCallId") ?? Reflect.get(Object(given), "toolCallId");
+  const subject =
+    given === undefined || given === null
+      ? undefined
+      : permissionSubject(
+          { subject: given },
+          typeof toolCallId === "string" ? known(toolCallId) : [],
+        );
   return {
     toolCall: {
       toolCallId: typeof toolCallId === "string" ? toolCallId : "",
@@ -28,14 +35,10 @@ export function permissionAsk(
       ...(typeof request.description === "string" && request.description !== ""
         ? [`  description: ${printable(request.description)}`]
         : []),
-      ...(request.subject === undefined || request.subject === null
+      ...(subject === undefined
         ? ["  subject: none given (only the title above says what this is)"]
-        : describeSubject(
-            permissionSubject(
-              { subject: request.subject },
-              typeof toolCallId === "string" ? known(toolCallId) : [],
-            ),
-          )),
+        : describeSubject(subject)),
     ],
+    ...(subject === undefined ? {} : { subject }),
   };
 }
