@@ -233,7 +233,11 @@ async function prepare(
         .join(""),
     );
   }
-  const launched: RunOptions = { ...given, agent: agent.commandLine };
+  const launched: RunOptions = {
+    ...given,
+    agent: agent.commandLine,
+    ...(agent.pinned !== undefined && agent.name !== undefined ? { ownCommands: agent.name } : {}),
+  };
   const problem = checkBeforeLaunch(launched, io.cwd);
   if (problem !== undefined) {
     return { error: problem, options: launched };

@@ -80,11 +80,16 @@ export async function run(
     answer?: (question: string) => string;
     /** `false`: no --yes and no person, as a piped run without --yes (the flags' rules decide). */
     yes?: false;
+    /** Options run-command sets after parsing (the known agent's name: `ownCommands`). */
+    resolved?: Partial<RunOptions>;
   } = {},
 ) {
   // Everything allowed (--yes), unless a person answers or `yes: false`.
   const yes = options.answer === undefined && options.yes !== false;
-  const runOptions = withPolicy(optionsFor(...(yes ? ["--yes"] : []), ...flags));
+  const runOptions = {
+    ...withPolicy(optionsFor(...(yes ? ["--yes"] : []), ...flags)),
+    ...options.resolved,
+  };
   const played = replay(
     recording(name),
     options.stopAfter === undefined ? {} : { stopAfter: options.stopAfter },

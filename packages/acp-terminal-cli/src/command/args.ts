@@ -62,6 +62,11 @@ export interface RunOptions extends TerminalLimits {
     policySource?: string;
     policy?: PermissionPolicy;
   };
+  /**
+   * The short name of a known agent that runs its commands itself (claude, codex, gemini), set
+   * when the name is resolved: `--sandbox` cannot reach those commands, and the CLI says so.
+   */
+  ownCommands?: string;
   /** The rest of the every-day client's flags (session, auth, files, MCP servers, quiet). */
   session?: SessionFlags;
 }

@@ -10,6 +10,7 @@ import { hostSandbox } from "../command/sandbox-host.js";
 import type { Renderer } from "../view/renderer.js";
 import { ClientFiles } from "./client-files.js";
 import { McpToolsOffer } from "./mcp-tools-offer.js";
+import { SandboxReach, scopedSandboxLine } from "./sandbox-reach.js";
 
 /** Where questions are asked: a person's TTY when both are one. */
 export interface ConversationIo {
@@ -75,7 +76,15 @@ export function clientSide(
     if (hostsTerminals) {
       view.notice(`acp-terminal: ${describeContainment(host.containment)}`);
     }
-    view.notice(`acp-terminal: ${describeSandbox(host.sandbox)}`);
+    view.notice(
+      `acp-terminal: ${scopedSandboxLine(describeSandbox(host.sandbox), host.sandbox.mode)}`,
+    );
+  }
+  const reach = new SandboxReach(options.approval.sandbox, (message) => view.notice(message));
+  if (options.ownCommands !== undefined) {
+    reach.known(options.ownCommands);
+  } else if (!hostsTerminals) {
+    reach.known("a v2 agent"); // it owns its terminals: only --mcp-tools' run in acp-terminal's
   }
   const mcpTools =
     options.mcpTools === true && host !== undefined
@@ -91,6 +100,9 @@ export function clientSide(
   const rules = permissionRules(options);
   const askPermission = (request: PermissionAsk): Promise<PermissionAnswer> =>
     questions.one(async () => {
+      if (request.subject?.command !== undefined) {
+        reach.agentRunsCommand();
+      }
       view.pause();
       let answer: PermissionAnswer;
       try {
