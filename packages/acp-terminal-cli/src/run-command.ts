@@ -237,6 +237,7 @@ async function prepare(
     ...given,
     agent: agent.commandLine,
     ...(agent.pinned !== undefined && agent.name !== undefined ? { ownCommands: agent.name } : {}),
+    ...(agent.pinned?.noFs !== undefined ? { noFs: true } : {}),
   };
   const problem = checkBeforeLaunch(launched, io.cwd);
   if (problem !== undefined) {

@@ -41,13 +41,6 @@ const failure = (promise: Promise<unknown>) =>
   );
 
 describe("the agent's file requests", () => {
-  it("a missing file is a not-found error that names ENOENT (Gemini CLI creates a new file only when told so)", async () => {
-    const missing = path.join(dir, "new.txt");
-    const said = await failure(files().read({ sessionId: "s", path: missing }));
-    expect(said).toMatch(/^-32002 /);
-    expect(said).toContain("ENOENT");
-  });
-
   it("never read a FIFO (it would never end), a directory, or a file with NUL bytes", async () => {
     execFileSync("mkfifo", [path.join(dir, "fifo")]);
     await writeFile(path.join(dir, "bin"), Buffer.from([0x61, 0, 0x62]));
@@ -291,6 +284,18 @@ describe("what the user configures", () => {
     ]);
     expect(pinnedAgentLines("claude", claude, "22.1.0")).toHaveLength(1);
     expect(pinnedAgentLines("codex", pinnedOf("codex")!.pinned!, "20.20.2")).toHaveLength(1);
+  });
+
+  it("gemini runs with --no-fs, said at start with why (it cannot create a new file through the client's fs)", () => {
+    const env = { ACP_TERMINAL_AGENTS: path.join(dir, "none.json") };
+    const gemini = resolveAgent("gemini", env);
+    const pinned = "pinned" in gemini ? gemini.pinned : undefined;
+    expect(pinned?.noFs).toMatch(/cannot create a new file through the client's fs/);
+    expect(pinnedAgentLines("gemini", pinned!, "20.20.2")).toContainEqual(
+      expect.stringMatching(/^acp-terminal: gemini runs with --no-fs: it cannot create a new file/),
+    );
+    const claude = resolveAgent("claude", env);
+    expect("pinned" in claude && claude.pinned?.noFs).toBeFalsy();
   });
 
   it("auth methods are read from either version's spelling, bounded, with the variables they name", () => {

@@ -15,6 +15,33 @@ const EDIT = [" @@ -1,3 +1,3 @@", "   alpha", "  -beta", "  +BETA", "   gamma"].
 );
 
 describe("edits reviewed as diffs, replayed", () => {
+  it("gemini-edit-no-fs: Gemini CLI (as --agent gemini runs it, --no-fs) reads, edits and creates a file, each shown, the edits as diffs; no fs request reaches the client", async () => {
+    const { done, out, played } = await run("gemini-edit-no-fs", ["--no-fs"]);
+    expect(await done).toBe(ExitCode.ok);
+    const text = out.text;
+    expect(text).toMatch(/✓ notes\.txt \[completed\]\n/); // the read
+    expect(text).toMatch(
+      /✓ notes\.txt: beta => BETA \[completed\]\n {2}┄ \S*notes\.txt \(\+1 −1\)\n/,
+    );
+    expect(text).toContain(`${EDIT.join("\n")}\n`);
+    expect(text).toMatch(
+      /✓ Writing to todo\.txt \[completed\]\n {2}┄ \S*todo\.txt \(\+2 −0\)\n {4}@@ -0,0 \+1,2 @@\n {4}\+- ship it\n/,
+    );
+    expect(text).not.toContain("[failed]");
+    const initialize = played.received.find((m) => "method" in m && m.method === "initialize");
+    expect(JSON.stringify(initialize)).toContain(
+      '"fs":{"readTextFile":false,"writeTextFile":false}',
+    );
+  });
+
+  it("gemini-edit-v2: with the client's fs offered, Gemini CLI fails to create the new file (why --agent gemini runs with --no-fs)", async () => {
+    const { done, out } = await run("gemini-edit-v2", []);
+    expect(await done).toBe(ExitCode.ok);
+    expect(out.text).toMatch(
+      /✗ Writing to todo\.txt \[failed\]\n {2}Error checking existing file: fs\/read_text_file: no such file/,
+    );
+  });
+
   for (const [name, flags] of [
     ["claude-edit-v2", []],
     ["claude-edit-v1-meta", ["--protocol", "v1-meta"]],

@@ -9,6 +9,8 @@ export interface PinnedAgent {
   version: string;
   /** The lowest Node major its package declares (`engines.node`), when it declares one. */
   nodeMajor?: number;
+  /** Why this agent runs with `--no-fs` (the client's fs not offered), when it must. */
+  noFs?: string;
 }
 
 /**
@@ -21,7 +23,15 @@ export interface PinnedAgent {
 const KNOWN_AGENTS: Readonly<Record<string, { command: string; pinned?: PinnedAgent }>> = {
   claude: pinned("@agentclientprotocol/claude-agent-acp", "0.101.0", "", 22),
   codex: pinned("@agentclientprotocol/codex-acp", "2.6.0", ""),
-  gemini: pinned("@google/gemini-cli", "0.61.0", " --acp", 20),
+  gemini: pinned(
+    "@google/gemini-cli",
+    "0.61.0",
+    " --acp",
+    20,
+    // Its AcpFileSystemService reads a not-found error only from an Error's message, and the SDK
+    // rejects with the JSON-RPC error object: every new file fails ("Error checking existing file").
+    "it cannot create a new file through the client's fs (it takes the not-found answer for a failure)",
+  ),
   qwen: { command: "qwen --acp" },
   opencode: { command: "npx -y opencode-ai acp" },
   goose: { command: "goose acp" },
@@ -36,18 +46,25 @@ function pinned(
   version: string,
   args: string,
   nodeMajor?: number,
+  noFs?: string,
 ): { command: string; pinned: PinnedAgent } {
   return {
     command: `npx -y ${name}@${version}${args}`,
-    pinned: { package: name, version, ...(nodeMajor === undefined ? {} : { nodeMajor }) },
+    pinned: {
+      package: name,
+      version,
+      ...(nodeMajor === undefined ? {} : { nodeMajor }),
+      ...(noFs === undefined ? {} : { noFs }),
+    },
   };
 }
 
 export const KNOWN_AGENT_NAMES = Object.keys(KNOWN_AGENTS);
 
 /**
- * What to say before a pinned agent starts: which package and version runs, and, when its package
- * declares a newer Node than the one running, that it may fail here and what to do.
+ * What to say before a pinned agent starts: which package and version runs; when its package
+ * declares a newer Node than the one running, that it may fail here and what to do; and that it
+ * runs with `--no-fs`, and why, when it must.
  */
 export function pinnedAgentLines(
   name: string,
@@ -61,6 +78,11 @@ export function pinnedAgentLines(
   if (agent.nodeMajor !== undefined && running < agent.nodeMajor) {
     lines.push(
       `acp-terminal: ${agent.package} ${agent.version} declares Node >= ${agent.nodeMajor}; this is Node ${nodeVersion}: if it fails to start, run acp-terminal with Node ${agent.nodeMajor} or later, or name another command for "${name}" in agents.json`,
+    );
+  }
+  if (agent.noFs !== undefined) {
+    lines.push(
+      `acp-terminal: ${name} runs with --no-fs: ${agent.noFs}; it reads and writes files itself, after asking (name another command for "${name}" in agents.json to offer the client's fs)`,
     );
   }
   return lines;

@@ -172,7 +172,7 @@ export class ClientFiles {
 
 function notFound(method: string, given: string, error: unknown): Error {
   return errnoCodeOf(error) === "ENOENT"
-    ? fail(NOT_FOUND, `${method}: no such file (ENOENT): ${given}`, { path: given })
+    ? fail(NOT_FOUND, `${method}: no such file: ${given}`, { path: given })
     : fail(INTERNAL, `${method}: cannot reach ${given}: ${messageOf(error)}`, { path: given });
 }
 
