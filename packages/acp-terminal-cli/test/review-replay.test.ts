@@ -28,6 +28,12 @@ describe("edits reviewed as diffs, replayed", () => {
       /✓ Writing to todo\.txt \[completed\]\n {2}┄ \S*todo\.txt \(\+2 −0\)\n {4}@@ -0,0 \+1,2 @@\n {4}\+- ship it\n/,
     );
     expect(text).not.toContain("[failed]");
+    // --yes answers allow once, though Gemini CLI offers "Allow for this session" first.
+    const chosen = played.received.flatMap((m) => {
+      const outcome = (m as { result?: { outcome?: { optionId?: string } } }).result?.outcome;
+      return outcome?.optionId === undefined ? [] : [outcome.optionId];
+    });
+    expect(chosen).toEqual(["proceed_once", "proceed_once"]);
     const initialize = played.received.find((m) => "method" in m && m.method === "initialize");
     expect(JSON.stringify(initialize)).toContain(
       '"fs":{"readTextFile":false,"writeTextFile":false}',
