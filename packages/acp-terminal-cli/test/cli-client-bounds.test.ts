@@ -27,12 +27,21 @@ let dir = "";
 beforeEach(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "cli-bounds-"));
 });
+const opened: ClientFiles[] = [];
 afterEach(async () => {
+  await Promise.all(opened.splice(0).map((files) => files.close()));
   await rm(dir, { recursive: true, force: true });
 });
 
-const files = (allowAll = true) =>
-  new ClientFiles({ cwd: dir, allowed: [], policy: createApprovalPolicy({ allowAll }) });
+const files = (allowAll = true) => {
+  const made = new ClientFiles({
+    cwd: dir,
+    allowed: [],
+    policy: createApprovalPolicy({ allowAll }),
+  });
+  opened.push(made);
+  return made;
+};
 
 const failure = (promise: Promise<unknown>) =>
   promise.then(

@@ -126,6 +126,11 @@ export interface AuthorizeFileWrite {
   byteLength: number;
   /** The file exists: the write replaces it. */
   exists: boolean;
+  /**
+   * Why the file is protected (inside `.git`, a dotfile at the top of the cwd or home: see
+   * sandbox/protected-paths.ts): no allow pattern approves such a write, only a person.
+   */
+  protected?: string | undefined;
 }
 
 /**
