@@ -1,4 +1,4 @@
-import { constants } from "node:fs";
+import { closeSync, constants } from "node:fs";
 import { lstat, open, rename, unlink, type FileHandle } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { homedir } from "node:os";
@@ -22,6 +22,7 @@ import {
   openDirectory,
   PathWalk,
   WalkError,
+  type HeldDirectory,
   type WalkStart,
 } from "./path-walk.js";
 
@@ -90,7 +91,7 @@ interface Roots {
  * cwd or home) asked of a person, which no allow pattern answers.
  */
 export class ClientFiles {
-  #roots: Promise<Roots> | undefined;
+  #roots: Roots | undefined;
 
   constructor(private readonly options: ClientFilesOptions) {}
 
@@ -126,8 +127,8 @@ export class ClientFiles {
       );
     }
     const method = "fs/write_text_file";
-    const roots = await this.#rootsOnce();
-    const walk = await this.#walk(params.path, method, roots);
+    const roots = this.#rootsOnce();
+    const walk = this.#walk(params.path, method, roots);
     try {
       let existing;
       for (;;) {
@@ -141,7 +142,7 @@ export class ClientFiles {
         if (existing?.isSymbolicLink() !== true) {
           break;
         }
-        await this.#follow(walk, params.path, method, roots);
+        this.#follow(walk, params.path, method, roots);
       }
       const target = walk.path;
       if (existing !== undefined && !existing.isFile()) {
@@ -183,8 +184,8 @@ export class ClientFiles {
   /** Opens the file `given` names (a regular file, never through a symlink swapped in since). */
   async #openForRead(given: string): Promise<{ handle: FileHandle; file: string }> {
     const method = "fs/read_text_file";
-    const roots = await this.#rootsOnce();
-    const walk = await this.#walk(given, method, roots);
+    const roots = this.#rootsOnce();
+    const walk = this.#walk(given, method, roots);
     try {
       let handle: FileHandle;
       for (;;) {
@@ -199,7 +200,7 @@ export class ClientFiles {
           if (errnoCodeOf(error) !== "ELOOP") {
             throw notFound(method, walk.path, error);
           }
-          await this.#follow(walk, given, method, roots);
+          this.#follow(walk, given, method, roots);
         }
       }
       const stats = await handle.stat();
@@ -216,7 +217,7 @@ export class ClientFiles {
   }
 
   /** `given` checked, and walked to the directory of its last name; a JSON-RPC error if it cannot be. */
-  async #walk(given: unknown, method: string, roots: Roots): Promise<PathWalk> {
+  #walk(given: unknown, method: string, roots: Roots): PathWalk {
     if (typeof given !== "string" || !path.isAbsolute(given)) {
       throw fail(
         INVALID_PARAMS,
@@ -230,15 +231,15 @@ export class ClientFiles {
       throw fail(INVALID_PARAMS, `${method}: path is longer than ${MAX_PATH_BYTES} bytes`);
     }
     try {
-      return await PathWalk.walk(given, roots.starts);
+      return PathWalk.walk(given, roots.starts);
     } catch (error) {
       throw walkFailed(method, given, error);
     }
   }
 
-  async #follow(walk: PathWalk, given: string, method: string, roots: Roots): Promise<void> {
+  #follow(walk: PathWalk, given: string, method: string, roots: Roots): void {
     try {
-      await walk.followLast(roots.starts);
+      walk.followLast(roots.starts);
     } catch (error) {
       throw walkFailed(method, given, error);
     }
@@ -260,37 +261,40 @@ export class ClientFiles {
   }
 
   /** Closes the directories held open (once the session is over; a request after it opens them again). */
-  async close(): Promise<void> {
-    const roots = this.#roots;
+  close(): void {
+    const starts = this.#roots?.starts ?? [];
     this.#roots = undefined;
-    const { starts } = (await roots?.catch(() => undefined)) ?? { starts: [] };
-    await Promise.allSettled(starts.map((start) => start.directory.handle.close()));
+    for (const start of starts) {
+      closeSync(start.directory.fd);
+    }
   }
 
   /** The cwd and the allowed directories, opened once (those missing are left out), and home. */
-  #rootsOnce(): Promise<Roots> {
-    this.#roots ??= (async () => {
-      const given = [this.options.cwd, ...this.options.allowed];
-      const opened = await Promise.all(
-        given.map((dir) =>
-          openDirectory(dir).then(
-            (directory) => ({ directory, given: dir }),
-            () => undefined,
-          ),
-        ),
-      );
-      const starts = opened.filter((start): start is WalkStart => start !== undefined);
-      const home = this.options.home ?? homedir();
-      const realHome = await openDirectory(home).then(
-        (directory) => {
-          directory.handle.close().catch(() => undefined);
-          return directory.path;
-        },
-        () => undefined,
-      );
-      return { starts, paths: starts.map((start) => start.directory.path), home: realHome };
+  #rootsOnce(): Roots {
+    this.#roots ??= (() => {
+      const starts: WalkStart[] = [];
+      for (const dir of [this.options.cwd, ...this.options.allowed]) {
+        const directory = openIfThere(dir);
+        if (directory !== undefined) {
+          starts.push({ directory, given: dir });
+        }
+      }
+      const home = openIfThere(this.options.home ?? homedir());
+      if (home !== undefined) {
+        closeSync(home.fd);
+      }
+      return { starts, paths: starts.map((start) => start.directory.path), home: home?.path };
     })();
     return this.#roots;
+  }
+}
+
+/** `dir` held open (see openDirectory), or undefined when it cannot be (missing, say). */
+function openIfThere(dir: string): HeldDirectory | undefined {
+  try {
+    return openDirectory(dir);
+  } catch {
+    return undefined; // a root that is not there is left out: nothing can be reached in it
   }
 }
 

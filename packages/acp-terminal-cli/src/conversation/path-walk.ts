@@ -1,5 +1,4 @@
-import { constants } from "node:fs";
-import { lstat, open, readlink, type FileHandle } from "node:fs/promises";
+import { closeSync, constants, lstatSync, openSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { errnoCodeOf } from "acp-terminal/internal";
 
@@ -13,9 +12,9 @@ const FD_PATHS = process.platform === "linux";
 const DIRECTORY_FLAGS =
   constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
-/** An open directory and the path the walk reached it by (its real path: no symlink in it). */
+/** An open directory (its fd) and the path the walk reached it by: its real path, no symlink in it. */
 export interface HeldDirectory {
-  readonly handle: FileHandle;
+  readonly fd: number;
   readonly path: string;
 }
 
@@ -25,9 +24,7 @@ export interface HeldDirectory {
  * there is no /proc, its path: then a component swapped meanwhile is followed (not on Linux).
  */
 export function inDirectory(directory: HeldDirectory, name: string): string {
-  return FD_PATHS
-    ? `/proc/self/fd/${directory.handle.fd}/${name}`
-    : path.join(directory.path, name);
+  return FD_PATHS ? `/proc/self/fd/${directory.fd}/${name}` : path.join(directory.path, name);
 }
 
 /** A walk that could not go on: `code` is the errno that stopped it, `at` the path it was at. */
@@ -40,41 +37,47 @@ export class WalkError extends Error {
   }
 }
 
+/** A directory a walk may start at: held open, with the path it was given by. */
+export interface WalkStart {
+  readonly directory: HeldDirectory;
+  readonly given: string;
+}
+
 /**
- * A path walked one component at a time from an open directory, each opened with O_NOFOLLOW
- * relative to the one before (through `/proc/self/fd/N/<name>`), so the kernel never resolves more
- * than one name and never follows a symlink: the walk reads each symlink itself and goes on from
- * its target, and `..` goes to the parent of the directory held. The directory that holds the
- * last name stays open (`directory`), so what is then opened, created or renamed there is in the
+ * A path walked one name at a time from an open directory, each opened with O_NOFOLLOW relative
+ * to the one before (through `/proc/self/fd/N/<name>`), so the kernel never resolves more than
+ * one name and never follows a symlink: the walk reads each symlink itself and goes on from its
+ * target, and `..` goes to the parent of the directory held. The directory that holds the last
+ * name stays open (`directory`), so what is then opened, created or renamed there is in the
  * directory whose path the walk saw, however the path is changed meanwhile (a directory swapped
- * for a symlink to elsewhere, say). `path` is therefore the real path of what is reached. The
- * last name is not looked at: the caller opens it with O_NOFOLLOW and calls `followLast` when it
- * turns out to be a symlink.
+ * for a symlink to elsewhere, say): `path` is the real path of what is reached. The last name is
+ * not looked at: the caller opens it with O_NOFOLLOW and calls `followLast` when it turns out to
+ * be a symlink.
  *
  * A walk starts at the longest of `starts` (directories held open by the caller) that the path
  * begins with, by the start's real path or the path it was given by, else at `/`.
+ *
+ * Its system calls are synchronous: each looks up one name in a directory already open (a few
+ * microseconds), where a round trip through libuv's thread pool costs ten times that, per name.
  */
 export class PathWalk {
   #current: HeldDirectory;
   /** The current directory is one of the caller's starts: not closed here. */
   #borrowed: boolean;
-  #name: string;
+  #name = "";
   #symlinks = 0;
 
   private constructor(current: HeldDirectory, borrowed: boolean) {
     this.#current = current;
     this.#borrowed = borrowed;
-    this.#name = "";
   }
 
   /** Walks `given` (absolute) to the directory of its last name; throws a WalkError where it stops. */
-  static async walk(given: string, starts: readonly WalkStart[]): Promise<PathWalk> {
+  static walk(given: string, starts: readonly WalkStart[]): PathWalk {
     const start = startOf(given, starts);
-    const walk = start
-      ? new PathWalk(start.directory, true)
-      : new PathWalk(await openRoot(), false);
+    const walk = start ? new PathWalk(start.directory, true) : new PathWalk(openRoot(), false);
     try {
-      await walk.#go(namesOf(start ? start.rest : given), starts);
+      walk.#go(namesOf(start ? start.rest : given), starts);
     } catch (error) {
       walk.close();
       throw error;
@@ -101,23 +104,24 @@ export class PathWalk {
    * The last name was a symlink when the caller opened it: go on from its target (the walk then
    * holds the target's directory). False, and nothing changes, when it is no symlink (by now).
    */
-  async followLast(starts: readonly WalkStart[]): Promise<boolean> {
+  followLast(starts: readonly WalkStart[]): boolean {
     const pending: string[] = [];
-    if (!(await this.#follow(this.#name, pending, starts, true))) {
+    if (!this.#follow(this.#name, pending, starts, true)) {
       return false;
     }
-    await this.#go(pending, starts);
+    this.#go(pending, starts);
     return true;
   }
 
   close(): void {
     if (!this.#borrowed) {
-      this.#current.handle.close().catch(() => undefined); // a directory opened read-only: nothing to lose
+      closeSync(this.#current.fd);
+      this.#borrowed = true;
     }
   }
 
   /** Walks `pending` (names), entering every one but the last, which becomes `name`. */
-  async #go(pending: string[], starts: readonly WalkStart[]): Promise<void> {
+  #go(pending: string[], starts: readonly WalkStart[]): void {
     this.#name = "";
     for (;;) {
       const name = pending.shift();
@@ -128,33 +132,34 @@ export class PathWalk {
         if (base === "") {
           throw new WalkError("EISDIR", "/");
         }
-        await this.#enter("..");
+        this.#enter("..");
         this.#name = base;
         return;
       }
       if (name === "..") {
-        await this.#enter("..");
+        this.#enter("..");
       } else if (pending.length === 0) {
         this.#name = name;
         return;
       } else {
-        await this.#step(name, pending, starts);
+        this.#step(name, pending, starts);
       }
     }
   }
 
   /** Into directory `name` of the current one; a symlink is followed by the walk itself. */
-  async #step(name: string, pending: string[], starts: readonly WalkStart[]): Promise<void> {
+  #step(name: string, pending: string[], starts: readonly WalkStart[]): void {
     for (;;) {
       try {
-        return await this.#enter(name);
+        return this.#enter(name);
       } catch (error) {
+        // A symlink opened with O_DIRECTORY | O_NOFOLLOW fails with ENOTDIR (or ELOOP), as a file does.
         const code = errnoCodeOf(error);
         if (code !== "ELOOP" && code !== "ENOTDIR") {
           throw new WalkError(code ?? "EIO", path.posix.join(this.#current.path, name));
         }
       }
-      if (await this.#follow(name, pending, starts, false)) {
+      if (this.#follow(name, pending, starts, false)) {
         return;
       }
     }
@@ -162,22 +167,17 @@ export class PathWalk {
 
   /**
    * Reads symlink `name` of the current directory: its target's names go before `pending`. False
-   * when `name` is no symlink (any more: it was swapped back since the open that failed; try
-   * again, as many times as symlinks may be followed); a WalkError when it is something else.
+   * when `name` is no symlink (any more: swapped back since the open that failed; try again, as
+   * many times as symlinks may be followed); a WalkError when it is not a directory either.
    */
-  async #follow(
-    name: string,
-    pending: string[],
-    starts: readonly WalkStart[],
-    last: boolean,
-  ): Promise<boolean> {
+  #follow(name: string, pending: string[], starts: readonly WalkStart[], last: boolean): boolean {
     const at = path.posix.join(this.#current.path, name);
     if (++this.#symlinks > MAX_SYMLINKS) {
       throw new WalkError("ELOOP", at);
     }
     let target: string;
     try {
-      target = await readlink(inDirectory(this.#current, name));
+      target = readlinkSync(inDirectory(this.#current, name));
     } catch (error) {
       const code = errnoCodeOf(error);
       if (code !== "EINVAL") {
@@ -186,16 +186,16 @@ export class PathWalk {
       if (last) {
         return false;
       }
-      const kind = await lstat(inDirectory(this.#current, name)).catch(() => undefined);
-      if (kind?.isDirectory() === true || kind?.isSymbolicLink() === true) {
+      const stats = lstatSync(inDirectory(this.#current, name), { throwIfNoEntry: false });
+      if (stats?.isDirectory() === true || stats?.isSymbolicLink() === true) {
         return false;
       }
-      throw new WalkError(kind === undefined ? "ENOENT" : "ENOTDIR", at);
+      throw new WalkError(stats === undefined ? "ENOENT" : "ENOTDIR", at);
     }
     let rest = target;
     if (path.posix.isAbsolute(target)) {
       const start = startOf(target, starts);
-      this.#move(start ? start.directory : await openRoot(), start !== undefined);
+      this.#move(start ? start.directory : openRoot(), start !== undefined);
       rest = start ? start.rest : target;
     }
     pending.unshift(...namesOf(rest));
@@ -203,16 +203,11 @@ export class PathWalk {
   }
 
   /** Opens `name` (a directory, or `..`) relative to the current directory and makes it current. */
-  async #enter(name: string): Promise<void> {
-    const handle = await open(inDirectory(this.#current, name), DIRECTORY_FLAGS);
+  #enter(name: string): void {
+    const fd = openSync(inDirectory(this.#current, name), DIRECTORY_FLAGS);
     const current = this.#current.path;
-    this.#move(
-      {
-        handle,
-        path: name === ".." ? path.posix.dirname(current) : path.posix.join(current, name),
-      },
-      false,
-    );
+    const next = name === ".." ? path.posix.dirname(current) : path.posix.join(current, name);
+    this.#move({ fd, path: next }, false);
   }
 
   #move(next: HeldDirectory, borrowed: boolean): void {
@@ -220,12 +215,6 @@ export class PathWalk {
     this.#current = next;
     this.#borrowed = borrowed;
   }
-}
-
-/** A directory a walk may start at: held open, with its real path and the path it was given by. */
-export interface WalkStart {
-  readonly directory: HeldDirectory;
-  readonly given: string;
 }
 
 function startOf(
@@ -258,25 +247,26 @@ function namesOf(rest: string): string[] {
   return rest.split("/").filter((name) => name !== "" && name !== ".");
 }
 
-async function openRoot(): Promise<HeldDirectory> {
-  return { handle: await open("/", DIRECTORY_FLAGS), path: "/" };
+function openRoot(): HeldDirectory {
+  return { fd: openSync("/", DIRECTORY_FLAGS), path: "/" };
 }
 
 /**
  * Opens `dir` (absolute) by a walk from `/`, so the directory held is the one at its real path;
- * throws a WalkError where the walk stops.
+ * throws a WalkError where the walk stops. Close it with closeSync(fd).
  */
-export async function openDirectory(dir: string): Promise<HeldDirectory> {
-  const walk = await PathWalk.walk(dir, []);
+export function openDirectory(dir: string): HeldDirectory {
+  const walk = PathWalk.walk(dir, []);
   try {
     for (;;) {
       try {
-        const handle = await open(inDirectory(walk.directory, walk.name), DIRECTORY_FLAGS);
-        return { handle, path: walk.path };
+        return {
+          fd: openSync(inDirectory(walk.directory, walk.name), DIRECTORY_FLAGS),
+          path: walk.path,
+        };
       } catch (error) {
         const code = errnoCodeOf(error) ?? "EIO";
-        // A symlink opened with O_DIRECTORY | O_NOFOLLOW fails with ENOTDIR, as a file does.
-        if (code !== "ENOTDIR" || !(await walk.followLast([]))) {
+        if ((code !== "ENOTDIR" && code !== "ELOOP") || !walk.followLast([])) {
           throw new WalkError(code, walk.path);
         }
       }
