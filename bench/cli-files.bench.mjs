@@ -58,12 +58,14 @@ export async function main() {
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, "one line of notes\n".repeat(20));
   /** @type {Map<string, any[]>} */
-  const runs = new Map([["this build", []], ...(BEFORE ? [["before", []]] : [])]);
+  const runs = new Map();
+  runs.set("this build", []);
+  if (BEFORE) runs.set("before", []);
   try {
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? [...runs.keys()] : [...runs.keys()].reverse();
       for (const mode of order) {
-        runs.get(mode).push(await runCli(mode === "before" ? BEFORE : CLI, cwd, file));
+        runs.get(mode)?.push(await runCli(mode === "before" ? BEFORE : CLI, cwd, file));
       }
     }
   } finally {

@@ -2,6 +2,7 @@ import type { Readable } from "node:stream";
 import { readPipe } from "acp-terminal/internal";
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 import type { FirstLineSniffer } from "./first-line-sniffer.js";
+import { RequestsInFlight } from "./requests-in-flight.js";
 
 /** The longest message read, as the SDK's own transport bounds it (32 MiB). */
 export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
@@ -13,6 +14,8 @@ export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 const REUSED_LINE_BYTES = 1024 * 1024;
 /** Messages parsed ahead of the reader before the agent's stdout is paused. */
 const READ_AHEAD_MESSAGES = 16;
+/** Bytes written to the agent and not yet taken by its stdin, past which its stdout is not read. */
+export const MAX_UNREAD_ANSWER_BYTES = 4 * 1024 * 1024;
 
 const PARSE_ERROR = { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } };
 
@@ -50,12 +53,38 @@ export function ndJsonStdio(
   const writer = stdin.getWriter();
   let lineTap: LineTap | undefined;
   const encoder = new TextEncoder();
-  const send = (message: unknown) => writer.write(encoder.encode(`${JSON.stringify(message)}\n`));
+  const inFlight = new RequestsInFlight();
+  let unreadBytes = 0;
+  let writeFailure: unknown;
+  /** The agent's stdout is paused until it reads what was written to it. */
+  let waitingForReader = false;
+  let readDesired = () => true;
+  const send = (message: unknown): Promise<void> => {
+    const bytes = encoder.encode(`${JSON.stringify(message)}\n`);
+    unreadBytes += bytes.byteLength;
+    return writer.write(bytes).then(
+      () => {
+        unreadBytes -= bytes.byteLength;
+        if (waitingForReader && unreadBytes <= MAX_UNREAD_ANSWER_BYTES) {
+          waitingForReader = false;
+          if (readDesired()) {
+            source?.resume();
+          }
+        }
+      },
+      (error: unknown) => {
+        unreadBytes -= bytes.byteLength;
+        writeFailure ??= error;
+        throw error;
+      },
+    );
+  };
   let cancelled = false;
   let source: Readable | undefined;
   const readable = new ReadableStream<AnyMessage>(
     {
       start(controller) {
+        readDesired = () => (controller.desiredSize ?? 1) > 0;
         /** The line being read, put together from the chunks it spans (copied: chunks are reused). */
         let partial = Buffer.alloc(0);
         let partialBytes = 0;
@@ -95,6 +124,11 @@ export function ndJsonStdio(
             send(PARSE_ERROR).catch(() => undefined); // the agent is gone: its exit says so
             return;
           }
+          const refusal = inFlight.received(message);
+          if (refusal !== undefined) {
+            send(refusal).catch(() => undefined); // the agent is gone: its exit says so
+            return;
+          }
           // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- a parsed value goes on as the SDK's own transport passes it: its connection checks each message's shape
           controller.enqueue(message as AnyMessage);
           lineTap?.passed(message);
@@ -130,7 +164,11 @@ export function ndJsonStdio(
             tooLarge();
             return true;
           }
-          return (controller.desiredSize ?? 1) > 0;
+          if (unreadBytes > MAX_UNREAD_ANSWER_BYTES) {
+            waitingForReader = true;
+            return false;
+          }
+          return readDesired();
         };
         source = readPipe(stdout, onChunk);
         source.once("end", () => {
@@ -150,7 +188,9 @@ export function ndJsonStdio(
         });
       },
       pull() {
-        source?.resume();
+        if (!waitingForReader) {
+          source?.resume();
+        }
       },
       cancel() {
         cancelled = true;
@@ -159,8 +199,16 @@ export function ndJsonStdio(
     },
     { highWaterMark: READ_AHEAD_MESSAGES },
   );
+  // A message is handed on at once, not after the one before was taken: answers wait as bytes
+  // (unreadBytes, which stops the reading of requests), not as messages queued in the SDK.
   const writable = new WritableStream<AnyMessage>({
-    write: (message) => send(message),
+    write: (message) => {
+      if (writeFailure !== undefined) {
+        throw writeFailure;
+      }
+      inFlight.sent(message);
+      send(message).catch(() => undefined); // kept in writeFailure: the next write fails with it
+    },
     close: () => writer.close(),
     abort: (reason) => writer.abort(reason),
   });
