@@ -64,6 +64,7 @@ export async function main() {
     network: false,
     cwd: workspace,
     gitDirs: [],
+    gitGuards: [],
   });
   try {
     const samples = await alternate(
