@@ -27,7 +27,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { killAllStarted, nodeAgent, startCli } from "./fixtures/cli-process.js";
+import {
+  fixtureTurn,
+  killAllStarted,
+  nodeAgent,
+  saidResult,
+  startCli,
+} from "./fixtures/cli-process.js";
 import { until } from "./support/until.js";
 
 const AGENT = fileURLToPath(new URL("./fixtures/hostile-client-agent.mjs", import.meta.url));
@@ -64,21 +70,10 @@ interface Said {
 }
 
 /** Runs the agent's one turn under `flags`; resolves with what it said. */
-async function turn(flags: string[], mode: string, given: unknown, cwd = workspace): Promise<Said> {
-  const cli = startCli([
-    "run",
-    "--cwd",
-    cwd,
-    ...flags,
-    "--agent",
-    nodeAgent(AGENT, mode, JSON.stringify(given)),
-    "go",
-  ]);
-  const { code, stdout, stderr } = await cli.result(90_000);
-  const line = /result: (.*)/.exec(stdout);
-  expect(line, `${stdout}\n${stderr}`).not.toBeNull();
-  expect(code, stderr).toBe(0);
-  return JSON.parse(line![1]!) as Said;
+async function turn(flags: string[], mode: string, given: unknown): Promise<Said> {
+  return saidResult(
+    await fixtureTurn(AGENT, { cwd: workspace, flags, mode, given }, 90_000),
+  ) as Said;
 }
 
 /** A swapper run by another process of the user (the test): the race needs no agent terminal. */
@@ -110,49 +105,55 @@ const RACE_MODES = [
   { mode: "workspace-write", flags: ["--yes", "--sandbox", "workspace-write"], agentSwaps: true },
 ];
 
+/** The agent's `count` reads or writes through `file` while `sub` is swapped (by its terminal or not). */
+async function race(
+  flags: string[],
+  agentSwaps: boolean,
+  op: "read" | "write",
+  file: string,
+  count: number,
+): Promise<Said> {
+  if (!agentSwaps) {
+    await swapFromOutside();
+  }
+  const swap = agentSwaps ? { swap: { command: "perl", args: ["-e", SWAPPER] } } : {};
+  const said = await turn(flags, "race", { ...swap, op, path: file, count });
+  expect(said.failed).toBeUndefined();
+  await stopSwapper();
+  // What was refused says why: outside the session's directory (a symlink was there).
+  for (const message of Object.keys(said.refused ?? {})) {
+    expect(message).toMatch(/is outside the session's directory/);
+  }
+  return said;
+}
+
 describe("a directory swapped for a symlink to outside while the agent reads and writes through it", () => {
   for (const { mode, flags, agentSwaps } of RACE_MODES) {
     it(`${mode}: none of 1000 writes lands outside (F1)`, async () => {
-      const swap = agentSwaps ? { command: "perl", args: ["-e", SWAPPER] } : undefined;
-      if (!agentSwaps) {
-        await swapFromOutside();
-      }
-      const said = await turn(flags, "race", {
-        ...(swap ? { swap } : {}),
-        op: "write",
-        path: path.join(workspace, "sub", "pwn-{i}"),
-        count: 1000,
-      });
-      expect(said.failed).toBeUndefined();
-      await stopSwapper();
+      const said = await race(
+        flags,
+        agentSwaps,
+        "write",
+        path.join(workspace, "sub", "pwn-{i}"),
+        1000,
+      );
       const landed = readdirSync(outside).filter((name) => name !== "secret");
       expect(landed, `landed outside: ${landed.length} of 1000`).toEqual([]);
       const written = readdirSync(insideDirectory()).filter((name) => name.startsWith("pwn-"));
       expect(written.length).toBe(said.contents?.["written"] ?? 0);
       expect(written.length).toBeGreaterThan(0);
-      // What was refused says why: outside the session's directory (a symlink was there).
-      for (const message of Object.keys(said.refused ?? {})) {
-        expect(message).toMatch(/is outside the session's directory/);
-      }
     }, 120_000);
 
     it(`${mode}: none of 2000 reads returns the file outside (F2)`, async () => {
-      const swap = agentSwaps ? { command: "perl", args: ["-e", SWAPPER] } : undefined;
-      if (!agentSwaps) {
-        await swapFromOutside();
-      }
-      const said = await turn(flags, "race", {
-        ...(swap ? { swap } : {}),
-        op: "read",
-        path: path.join(workspace, "sub", "secret"),
-        count: 2000,
-      });
-      expect(said.failed).toBeUndefined();
+      const said = await race(
+        flags,
+        agentSwaps,
+        "read",
+        path.join(workspace, "sub", "secret"),
+        2000,
+      );
       expect(said.contents?.["OUTSIDE\n"], "reads that returned the outside file").toBeUndefined();
       expect(said.contents?.["inside\n"]).toBeGreaterThan(0);
-      for (const message of Object.keys(said.refused ?? {})) {
-        expect(message).toMatch(/is outside the session's directory/);
-      }
     }, 120_000);
   }
 });

@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { killAllStarted, nodeAgent, startCli } from "./fixtures/cli-process.js";
+import { fixtureTurn, killAllStarted } from "./fixtures/cli-process.js";
 
 const AGENT = fileURLToPath(new URL("./fixtures/approval-agent.mjs", import.meta.url));
 
@@ -32,23 +32,8 @@ afterEach(() => {
 });
 
 /** The agent runs each create in turn in `cwd`; resolves with its stdout (one line per create). */
-async function run(
-  cwd: string,
-  flags: string[],
-  steps: object[],
-): Promise<{ stdout: string; stderr: string }> {
-  const cli = startCli([
-    "run",
-    "--cwd",
-    cwd,
-    ...flags,
-    "--agent",
-    nodeAgent(AGENT, "creates", JSON.stringify(steps)),
-    "go",
-  ]);
-  const { code, stdout, stderr } = await cli.result(60_000);
-  expect(code, stderr).toBe(0);
-  return { stdout, stderr };
+function run(cwd: string, flags: string[], steps: object[]) {
+  return fixtureTurn(AGENT, { cwd, flags, mode: "creates", given: steps });
 }
 
 describe("S1: --sandbox workspace-write, a cwd that is not a repository root", () => {
