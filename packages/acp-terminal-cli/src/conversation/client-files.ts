@@ -1,5 +1,5 @@
-import { closeSync, constants } from "node:fs";
-import { lstat, open, rename, unlink, type FileHandle } from "node:fs/promises";
+import { closeSync, constants, lstatSync } from "node:fs";
+import { open, rename, unlink, type FileHandle } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { homedir } from "node:os";
 import path from "node:path";
@@ -133,12 +133,12 @@ export class ClientFiles {
       let existing;
       for (;;) {
         this.#confine(params.path, walk.path, method, roots);
-        existing = await lstat(inDirectory(walk.directory, walk.name)).catch((error: unknown) => {
-          if (errnoCodeOf(error) === "ENOENT") {
-            return undefined;
-          }
+        // One name in a directory held open: synchronous, as the walk's own steps (path-walk.ts).
+        try {
+          existing = lstatSync(inDirectory(walk.directory, walk.name), { throwIfNoEntry: false });
+        } catch (error) {
           throw fail(INTERNAL, `${method}: cannot look at ${walk.path}: ${messageOf(error)}`);
-        });
+        }
         if (existing?.isSymbolicLink() !== true) {
           break;
         }
