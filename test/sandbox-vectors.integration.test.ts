@@ -15,7 +15,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { fixtureTurn, killAllStarted } from "./fixtures/cli-process.js";
+import { CLI, fixtureTurn, killAllStarted } from "./fixtures/cli-process.js";
+import { newMark, untilNoneMarked } from "./fixtures/demo-processes.js";
+import { connectStdio } from "./support/mcp-clients.js";
+import { markedEnv } from "./support/mcp-server.js";
 
 const AGENT = fileURLToPath(new URL("./fixtures/approval-agent.mjs", import.meta.url));
 
@@ -76,6 +79,30 @@ describe("S1: --sandbox workspace-write, a cwd that is not a repository root", (
     90_000,
   );
 });
+
+it("S1 through acp-terminal mcp --sandbox workspace-write: git init fails, the user's git status runs nothing, no .git is left", async () => {
+  const workspace = path.join(root, "plain");
+  mkdirSync(workspace);
+  const marker = path.join(outside, "FSMONITOR-RAN");
+  const mark = newMark();
+  const client = await connectStdio("v2", {
+    command: process.execPath,
+    args: [CLI, "mcp", "--workspace", workspace, "--sandbox", "workspace-write", "--yes"],
+    env: markedEnv(mark),
+  });
+  try {
+    const result = await client.callTool("exec", {
+      command: `git init -q && git config core.fsmonitor "touch ${marker}"; echo "git: $?"`,
+    });
+    expect(String(result.structuredContent?.["output"])).toContain("Read-only file system");
+  } finally {
+    await client.close();
+    await untilNoneMarked(mark);
+  }
+  spawnSync("git", ["status", "--short"], { cwd: workspace, stdio: "ignore" });
+  expect(existsSync(marker)).toBe(false);
+  expect(existsSync(path.join(workspace, ".git"))).toBe(false);
+}, 60_000);
 
 describe("S2: the host's abstract unix sockets", () => {
   let server: Server;

@@ -118,7 +118,7 @@ export type ApprovalRequest = AuthorizeRequest | AuthorizeFileWrite;
 export interface AuthorizeFileWrite {
   action: "write_file";
   owner: TerminalOwner;
-  /** The file, absolute (its directory resolved through symlinks). */
+  /** The file, absolute: its real path (every symlink on the way resolved). */
   path: string;
   /** The session's cwd: a `write:` pattern's relative path is read from there. */
   cwd: string;
