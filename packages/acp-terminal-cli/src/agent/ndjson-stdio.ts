@@ -1,7 +1,8 @@
-import type { Readable } from "node:stream";
+import { Writable, type Readable } from "node:stream";
 import { readPipe } from "acp-terminal/internal";
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 import type { FirstLineSniffer } from "./first-line-sniffer.js";
+import { messageLine } from "./message-lines.js";
 import { RequestsInFlight } from "./requests-in-flight.js";
 
 /** The longest message read, as the SDK's own transport bounds it (32 MiB). */
@@ -14,8 +15,11 @@ export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 const REUSED_LINE_BYTES = 1024 * 1024;
 /** Messages parsed ahead of the reader before the agent's stdout is paused. */
 const READ_AHEAD_MESSAGES = 16;
-/** Bytes written to the agent and not yet taken by its stdin, past which its stdout is not read. */
-export const MAX_UNREAD_ANSWER_BYTES = 4 * 1024 * 1024;
+/**
+ * Messages to the agent waiting to be written (its stdin's pipe is full: it does not read), past
+ * which the agent is not read either: it gets no answers it does not take.
+ */
+const MAX_UNWRITTEN_MESSAGES = 64;
 
 const PARSE_ERROR = { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } };
 
@@ -41,31 +45,65 @@ export interface TappableStream extends Stream {
  * first, and must not keep it); stdout is paused while READ_AHEAD_MESSAGES wait
  * unread. Every value parsed goes on (the SDK's connection answers batches and non-objects); a
  * line that is not JSON is answered with a parse error; a line over MAX_MESSAGE_BYTES errors the
- * stream, as the SDK's does. A tap (`tap`) may take lines before they are parsed. Unlike `Readable.toWeb`, a cancel (the connection closed, say on
+ * stream, as the SDK's does. A tap (`tap`) may take lines before they are parsed. A message is
+ * written as its line's pieces (`messageLine`: a long string in an answer, escaped a slice at a
+ * time), one message after another. At most MAX_REQUESTS_IN_FLIGHT of the agent's requests are
+ * handled at once; past that a request is answered at once with an error saying why
+ * (requests-in-flight.ts). While more than MAX_UNWRITTEN_MESSAGES wait to be written (the agent
+ * does not read its stdin), the agent is not read either. Unlike `Readable.toWeb`, a cancel (the connection closed, say on
  * EPIPE to an agent that already exited) does not destroy stdout: it keeps draining, so the
  * sniffer still learns what the agent printed.
  */
 export function ndJsonStdio(
-  stdin: WritableStream<Uint8Array>,
+  stdin: Writable,
   stdout: Readable,
   sniffer: FirstLineSniffer,
 ): TappableStream {
-  const writer = stdin.getWriter();
+  const writer = (Writable.toWeb(stdin) as WritableStream<Uint8Array>).getWriter();
   let lineTap: LineTap | undefined;
-  const encoder = new TextEncoder();
+  /**
+   * One message's line. A long answer's pieces are escaped into one reused buffer: each is
+   * written to stdin itself and waited for until written (its callback), since stdin keeps a
+   * view of what it buffers; what went through the writer before is in stdin's queue already.
+   * Lines are written one after the other (`send` queues them): pieces must not interleave.
+   */
+  const writeLine = async (message: unknown) => {
+    const pieces = messageLine(message);
+    const first = pieces.next();
+    if (first.done === true) {
+      return;
+    }
+    if (!first.value.reused) {
+      await writer.write(first.value.bytes);
+      return;
+    }
+    const write = (bytes: Uint8Array) =>
+      new Promise<void>((resolve, reject) =>
+        stdin.write(bytes, (error) => (error ? reject(error) : resolve())),
+      );
+    await write(first.value.bytes);
+    for (const { bytes } of pieces) {
+      await write(bytes);
+    }
+  };
   const inFlight = new RequestsInFlight();
-  let unreadBytes = 0;
+  let writing: Promise<unknown> = Promise.resolve();
+  /** Messages handed on and not written yet. */
+  let queued = 0;
   let writeFailure: unknown;
-  /** The agent's stdout is paused until it reads what was written to it. */
+  /** The agent's stdout is paused until it reads what was written to it (see readMore). */
   let waitingForReader = false;
   let readDesired = () => true;
+  /** The agent takes what is written to it: go on reading it. */
+  const readMore = () => queued <= MAX_UNWRITTEN_MESSAGES;
   const send = (message: unknown): Promise<void> => {
-    const bytes = encoder.encode(`${JSON.stringify(message)}\n`);
-    unreadBytes += bytes.byteLength;
-    return writer.write(bytes).then(
+    queued++;
+    const written = writing.then(() => writeLine(message));
+    writing = written.catch(() => undefined);
+    return written.then(
       () => {
-        unreadBytes -= bytes.byteLength;
-        if (waitingForReader && unreadBytes <= MAX_UNREAD_ANSWER_BYTES) {
+        queued--;
+        if (waitingForReader && readMore()) {
           waitingForReader = false;
           if (readDesired()) {
             source?.resume();
@@ -73,7 +111,7 @@ export function ndJsonStdio(
         }
       },
       (error: unknown) => {
-        unreadBytes -= bytes.byteLength;
+        queued--;
         writeFailure ??= error;
         throw error;
       },
@@ -164,7 +202,7 @@ export function ndJsonStdio(
             tooLarge();
             return true;
           }
-          if (unreadBytes > MAX_UNREAD_ANSWER_BYTES) {
+          if (!readMore()) {
             waitingForReader = true;
             return false;
           }
@@ -199,8 +237,8 @@ export function ndJsonStdio(
     },
     { highWaterMark: READ_AHEAD_MESSAGES },
   );
-  // A message is handed on at once, not after the one before was taken: answers wait as bytes
-  // (unreadBytes, which stops the reading of requests), not as messages queued in the SDK.
+  // A message is handed on at once, not after the one before was written: answers wait here,
+  // counted (past MAX_UNWRITTEN_MESSAGES the agent is not read), not in the SDK's own queue.
   const writable = new WritableStream<AnyMessage>({
     write: (message) => {
       if (writeFailure !== undefined) {

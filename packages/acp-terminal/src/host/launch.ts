@@ -10,7 +10,9 @@ import type { ExecutedProcess } from "../executors/types.js";
 import type { TypedEvents } from "./events.js";
 import type { ResolvedHostOptions } from "./options.js";
 import { Terminal } from "./terminal.js";
-import type { TerminalHostEvents, TerminalOwner } from "./types.js";
+import type { TerminalHostEvents, TerminalOwner, TerminalWrittenEvent } from "./types.js";
+
+const NO_BYTES = new Uint8Array(0);
 import { absolutePath, DEFAULT_PTY_SIZE, type ValidCreateParams } from "./validate.js";
 
 /** A create that was validated and authorized: what to run, where, and for whom. */
@@ -77,6 +79,8 @@ export async function launchTerminal(
   // command forked here closes it first. Then the namespace (nsenter), the sandbox (bwrap), the command.
   const closer = launcher || options.executor ? [] : closeInheritedPrefix();
   const prefix = [...closer, ...(namespace?.prefix ?? []), ...launch.sandboxPrefix];
+  // One `written` event object for every chunk of this terminal (a flood is thousands of them).
+  const written: TerminalWrittenEvent = { terminalId, owner, totalBytes: 0, data: NO_BYTES };
   const appendOutput = (chunk: Uint8Array): void => {
     buffer.append(chunk);
     // The chunk is the backend's reused read buffer: listeners get a copy of their own.
@@ -84,7 +88,9 @@ export async function launchTerminal(
       events.emit("output", { terminalId, owner, data: Buffer.from(chunk) });
     }
     if (events.has("written")) {
-      events.emit("written", { terminalId, owner, totalBytes: buffer.totalBytes });
+      written.totalBytes = buffer.totalBytes;
+      written.data = chunk;
+      events.emit("written", written);
     }
   };
   const request = {
@@ -120,6 +126,10 @@ export async function launchTerminal(
     owner,
     command: params.command,
     args: params.args ?? [],
+    argsGiven: params.args !== undefined,
+    plan,
+    env: params.env,
+    outputByteLimit,
     cwd,
     buffer,
     controller,

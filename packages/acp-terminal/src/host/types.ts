@@ -62,7 +62,18 @@ export interface TerminalInfo {
   terminalId: string;
   owner: TerminalOwner;
   command: string;
+  /** The request's `args` (`[]` when it sent none: see `argsGiven`). */
   args: string[];
+  /** Whether the request sent `args` (then `command` runs with exactly them, no shell). */
+  argsGiven: boolean;
+  /** True when `command` is a command line run through `<shell> -c` (`argv` names the shell). */
+  shell: boolean;
+  /** What is executed: `[command, ...args]`, or `[shell, "-c", command]` for a command line. */
+  argv: string[];
+  /** The variables the request set on top of the host's environment (empty when it set none). */
+  env: EnvVariable[];
+  /** The bytes of output the host keeps for it: the request's limit, or the default, capped. */
+  outputByteLimit: number;
   cwd: string;
   pty: boolean;
   /** The command's pid, which is also its process-group id. */
@@ -214,14 +225,18 @@ export interface TerminalOutputEvent {
 }
 
 /**
- * Bytes were added to a terminal's buffer; no copy of them comes with it (unlike `output`). For a
- * view that reads the buffer itself (`TerminalHost.outputReader()`) and must not miss a chunk.
+ * Bytes were added to a terminal's buffer. Unlike `output`, no copy of them comes with it: `data`
+ * is a view of the backend's read buffer, and the event object itself is the terminal's one,
+ * filled again for its next chunk: both are valid only while the listener runs (copy what you
+ * keep). For a view that sees every chunk without an allocation per chunk.
  */
 export interface TerminalWrittenEvent {
   terminalId: string;
   owner: TerminalOwner;
   /** Bytes the command has written in all, this chunk included. */
   totalBytes: number;
+  /** The chunk, as a view valid only during the call. */
+  data: Uint8Array;
 }
 
 export interface TerminalExitEvent {
