@@ -39,12 +39,12 @@ const isReject = (option: PermissionOption) =>
   option.kind === "reject_once" || option.kind === "reject_always";
 
 /**
- * What the request is about in a line: the command the agent runs itself, when it names one
- * (codex's titles say only "Run command?"), else the title, else the tool call's id; whole for a
- * question, cut to 200 characters for a notice.
+ * What the request is about in a line: for a notice, the command the agent runs itself when it
+ * names one (codex's titles say only "Run command?"), cut to 200 characters; else, and for a
+ * question (whole, with the command on its own line below), the title, else the tool call's id.
  */
 function describe(request: RequestPermissionRequest, whole = false): string {
-  const command = request.subject?.command;
+  const command = whole ? undefined : request.subject?.command;
   const line =
     command === undefined ? undefined : "line" in command ? command.line : command.argv.join(" ");
   const text = line ?? (request.toolCall.title || request.toolCall.toolCallId);
