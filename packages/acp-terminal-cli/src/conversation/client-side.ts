@@ -72,20 +72,7 @@ export function clientSide(
           maxTerminals: options.maxTotalTerminals,
         })
       : undefined;
-  if (host !== undefined && options.verbose) {
-    if (hostsTerminals) {
-      view.notice(`acp-terminal: ${describeContainment(host.containment)}`);
-    }
-    view.notice(
-      `acp-terminal: ${scopedSandboxLine(describeSandbox(host.sandbox), host.sandbox.mode)}`,
-    );
-  }
-  const reach = new SandboxReach(options.approval.sandbox, (message) => view.notice(message));
-  if (options.ownCommands !== undefined) {
-    reach.known(options.ownCommands);
-  } else if (!hostsTerminals) {
-    reach.known("a v2 agent"); // it owns its terminals: only --mcp-tools' run in acp-terminal's
-  }
+  const reach = sayWhatConfines(options, host, hostsTerminals, view);
   const mcpTools =
     options.mcpTools === true && host !== undefined
       ? new McpToolsOffer({
@@ -104,18 +91,13 @@ export function clientSide(
         reach.agentRunsCommand();
       }
       view.pause();
-      let answer: PermissionAnswer;
-      try {
-        answer = await decidePermission(
-          request,
-          mode,
-          { ...ttyIo, notice: (message) => view.notice(message) },
-          request.details,
-          rules,
-        );
-      } finally {
-        view.resume();
-      }
+      const answer = await decidePermission(
+        request,
+        mode,
+        { ...ttyIo, notice: (message) => view.notice(message) },
+        request.details,
+        rules,
+      ).finally(() => view.resume());
       view.permission?.({
         toolCallId: request.toolCall.toolCallId,
         title: request.toolCall.title ?? undefined,
@@ -140,6 +122,35 @@ function permissionMode(options: RunOptions, io: ConversationIo): PermissionMode
     return "yes";
   }
   return io.stdin.isTTY === true && io.stderr.isTTY === true ? "ask" : "deny";
+}
+
+/**
+ * What confines the agent's commands, said at start: with --verbose, the containment and sandbox
+ * of acp-terminal's terminals (the sandbox line scoped to them); and, where the agent is known to
+ * run its commands itself, that --sandbox cannot reach those (else said at the first one: the
+ * SandboxReach returned).
+ */
+function sayWhatConfines(
+  options: RunOptions,
+  host: TerminalHost | undefined,
+  hostsTerminals: boolean,
+  view: Renderer,
+): SandboxReach {
+  if (host !== undefined && options.verbose) {
+    if (hostsTerminals) {
+      view.notice(`acp-terminal: ${describeContainment(host.containment)}`);
+    }
+    view.notice(
+      `acp-terminal: ${scopedSandboxLine(describeSandbox(host.sandbox), host.sandbox.mode)}`,
+    );
+  }
+  const reach = new SandboxReach(options.approval.sandbox, (message) => view.notice(message));
+  if (options.ownCommands !== undefined) {
+    reach.known(options.ownCommands);
+  } else if (!hostsTerminals) {
+    reach.known("a v2 agent"); // it owns its terminals: only --mcp-tools' run in acp-terminal's
+  }
+  return reach;
 }
 
 /** The rules the agent's permission requests meet before the mode decides (permission-rules.ts). */
