@@ -65,6 +65,12 @@ describe("permission requests", () => {
     expect(await decidePermission(command, "deny", io(), [], rules)).toEqual({
       outcome: { outcome: "selected", optionId: "no" },
     });
+    // A "read" that carries a diff is an edit, whatever the agent calls it.
+    const diff = { path: "/a", oldText: "x", newText: "y" };
+    const edit = { ...read, subject: { ...subject, diffs: [diff] } };
+    expect(await decidePermission(edit, "deny", io(), [], rules)).toEqual({
+      outcome: { outcome: "selected", optionId: "no" },
+    });
   });
 
   it("without a TTY rejects and says to pass --yes", async () => {

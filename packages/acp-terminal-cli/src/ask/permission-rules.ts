@@ -69,8 +69,14 @@ export async function permissionByRules(
       because: `--permission-policy autoApprove '${printable(said.rule)}'`,
     };
   }
-  if (rules.approveReads && subject?.command === undefined && READS.has(subject?.kind ?? "")) {
-    return { answer: "allow", because: `--approve-reads (a ${subject?.kind ?? "read"})` };
+  // The kind is the agent's word: one that names a command or carries a diff is not a read.
+  const reads =
+    subject !== undefined &&
+    subject.command === undefined &&
+    subject.diffs.length === 0 &&
+    READS.has(subject.kind ?? "");
+  if (rules.approveReads && reads) {
+    return { answer: "allow", because: `--approve-reads (a ${subject.kind ?? "read"})` };
   }
   if (said?.action === "deny") {
     return { answer: "reject", because: "--permission-policy defaultAction deny" };
