@@ -15,7 +15,7 @@ const WARNING =
   /acp-terminal: warning: --sandbox read-only does not confine the commands (.+) runs itself .*run the agent itself in a sandbox/;
 
 describe("--sandbox and the commands the agent runs itself, replayed", () => {
-  it("claude-commands-v1-meta: the warning comes with the first command the agent asks about, once, and --verbose scopes the sandbox line", async () => {
+  it("claude-commands-v1-meta: the warning comes with the first command the agent asks about, once, and --verbose scopes the containment and sandbox lines", async () => {
     const { done, err } = await run("claude-commands-v1-meta", [
       "--protocol",
       "v1-meta",
@@ -29,6 +29,10 @@ describe("--sandbox and the commands the agent runs itself, replayed", () => {
     expect(warnings).toHaveLength(1);
     expect(WARNING.exec(warnings[0]!)?.[1]).toBe("the agent");
     const sandboxLine = lines.find((line) => line.startsWith("acp-terminal: sandbox: read-only"));
+    const containmentLine = lines.find((line) => line.startsWith("acp-terminal: containment: "));
+    expect(containmentLine).toMatch(
+      /in force for acp-terminal's terminals only, not for commands the agent runs itself$/,
+    );
     expect(sandboxLine).toMatch(
       /in force for acp-terminal's terminals only, not for commands the agent runs itself$/,
     );

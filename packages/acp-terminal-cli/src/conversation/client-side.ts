@@ -10,7 +10,7 @@ import { hostSandbox } from "../command/sandbox-host.js";
 import type { Renderer } from "../view/renderer.js";
 import { ClientFiles } from "./client-files.js";
 import { McpToolsOffer } from "./mcp-tools-offer.js";
-import { SandboxReach, scopedSandboxLine } from "./sandbox-reach.js";
+import { SandboxReach, scopedLine } from "./sandbox-reach.js";
 
 /** Where questions are asked: a person's TTY when both are one. */
 export interface ConversationIo {
@@ -138,11 +138,9 @@ function sayWhatConfines(
 ): SandboxReach {
   if (host !== undefined && options.verbose) {
     if (hostsTerminals) {
-      view.notice(`acp-terminal: ${describeContainment(host.containment)}`);
+      view.notice(`acp-terminal: ${scopedLine(describeContainment(host.containment))}`);
     }
-    view.notice(
-      `acp-terminal: ${scopedSandboxLine(describeSandbox(host.sandbox), host.sandbox.mode)}`,
-    );
+    view.notice(`acp-terminal: ${scopedLine(describeSandbox(host.sandbox), host.sandbox.mode)}`);
   }
   const reach = new SandboxReach(options.approval.sandbox, (message) => view.notice(message));
   if (options.ownCommands !== undefined) {

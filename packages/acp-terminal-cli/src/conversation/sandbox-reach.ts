@@ -40,8 +40,11 @@ export function sandboxReachLine(sandbox: Exclude<SandboxMode, "off">, who: stri
   return `acp-terminal: warning: --sandbox ${sandbox} does not confine the commands ${who} runs itself (it starts them in its own process and only asks first); it confines only the commands run in acp-terminal's terminals. To confine the agent's own commands, run the agent itself in a sandbox (a container, or --agent "bwrap … <agent>"), or use the agent's own sandbox settings.`;
 }
 
-/** The `--verbose` sandbox line, scoped to what it is in force for. */
-export function scopedSandboxLine(described: string, mode: SandboxMode | "unavailable"): string {
+/**
+ * A `--verbose` line (the containment, the sandbox) scoped to what it is in force for: the
+ * commands run in acp-terminal's terminals. A sandbox that is off claims nothing.
+ */
+export function scopedLine(described: string, mode?: SandboxMode | "unavailable"): string {
   return mode === "off"
     ? described
     : `${described}; in force for acp-terminal's terminals only, not for commands the agent runs itself`;
