@@ -10,7 +10,7 @@
 // Scenarios: sessions (a session, then `sessions list`), edit (a read, an edit, a new file),
 // commands (touch ran2.txt, then rm -rf build), each under the default dialect and v1 `_meta`.
 import { spawn } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -82,6 +82,18 @@ const SCENARIOS = {
         ],
         fixture: "commands-v1-meta",
       },
+      {
+        // No --yes, no terminal: --allow decides; the sandbox cannot reach the agent's commands.
+        args: [
+          "run",
+          "--allow",
+          "touch *",
+          "--sandbox",
+          "read-only",
+          "[script:commands] touch ran2.txt, then rm -rf build",
+        ],
+        fixture: "commands-allow",
+      },
     ],
   },
 };
@@ -152,6 +164,7 @@ try {
     const result = await runCli(cliArgs, step.input);
     say(result.output.replace(/^/gm, "  | ").trimEnd());
     say(`  exit ${result.code}`);
+    say(`  project after: ${readdirSync(project).sort().join(" ") || "(empty)"}`);
     if (step.fixture !== undefined) {
       const text = sanitizedRecord(
         record,

@@ -71,6 +71,28 @@ describe("permission rules on the commands the agents run themselves, replayed",
     });
   }
 
+  // Recorded with the CLI itself: `run --allow 'touch *' --sandbox read-only` piped, no --yes.
+  for (const [name, exit] of [
+    ["claude-commands-allow", ExitCode.ok],
+    ["codex-commands-allow", ExitCode.cancelled], // codex ends the turn on its only reject option
+  ] as const) {
+    it(`${name}: the touch runs, the rm is refused and shown failed, and the sandbox says it cannot confine either`, async () => {
+      const { done, played, out, err } = await run(
+        name,
+        ["--allow", "touch *", "--sandbox", "read-only"],
+        { yes: false },
+      );
+      expect(await done).toBe(exit);
+      expect(chosenKinds(name, played.received)).toEqual(["allow_once", "reject_once"]);
+      expect(out.text).toMatch(/✗ rm -rf build \[failed\]\n/);
+      expect(err.text).toMatch(
+        /^acp-terminal: warning: --sandbox read-only does not confine the commands a v2 agent runs itself/m,
+      );
+      expect(err.text).toContain('acp-terminal: allowed the command "touch ran2.txt"');
+      expect(err.text).toContain('Permission denied for the command "rm -rf build"');
+    });
+  }
+
   it("claude-commands-v2: a pattern that matches only a prefix of the words approves nothing", async () => {
     const { done, played } = await run("claude-commands-v2", ["--allow", "touch"], { yes: false });
     expect(await done).toBe(ExitCode.ok);
