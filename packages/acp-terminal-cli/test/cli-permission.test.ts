@@ -25,7 +25,7 @@ function io(signal = new AbortController().signal): PermissionIo & {
 }
 
 describe("permission requests", () => {
-  it("--yes picks the first allow option", async () => {
+  it("--yes picks the allow-once option", async () => {
     expect(await decidePermission(request, "yes", io())).toEqual({
       outcome: { outcome: "selected", optionId: "once" },
     });
