@@ -109,6 +109,7 @@ export async function pickDriver(
       cwd: options.cwd,
       version,
       declareMeta,
+      ...(options.noFs === true ? { noFs: true } : {}),
       initialized: v1Initialized,
       maxTerminals: options.maxTerminals,
       maxTotalTerminals: options.maxTotalTerminals,
@@ -151,6 +152,7 @@ export async function pickDriver(
                 containment: containmentFor(containmentOption(options)),
                 executor: placeBeforeConnecting(options.on ?? "local"),
               },
+              ...(options.noFs === true ? { noFs: true } : {}),
             }),
           }
         : {}),
