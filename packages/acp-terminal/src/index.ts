@@ -27,6 +27,7 @@ export type {
   TerminalHostEvents,
   TerminalHostOptions,
   TerminalInfo,
+  TerminalNoticeEvent,
   TerminalOutputEvent,
   TerminalWrittenEvent,
   TerminalOutputSnapshot,

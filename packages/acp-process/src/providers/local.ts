@@ -55,6 +55,11 @@ export interface TerminalHostLike {
     event: "output",
     listener: (event: { terminalId: string; owner: TerminalOwner; data: Uint8Array }) => void,
   ): unknown;
+  /** The host's remarks about a command (acp-terminal's `notice` event), for pushed output. */
+  on?(
+    event: "notice",
+    listener: (event: { terminalId: string; owner: TerminalOwner; text: string }) => void,
+  ): unknown;
   /** Read access to a terminal's retained bytes. */
   outputReader?(terminalId: string):
     | {
@@ -90,7 +95,10 @@ export class LocalTerminalProvider implements TerminalProvider {
   private readonly loginEnvironment: LoginEnvironmentOptions | undefined;
   private loginEnvironmentFailed = false;
   /** Where each streamed terminal's bytes go (one host listener serves them all). */
-  private readonly sinks = new Map<string, (bytes: Uint8Array) => void>();
+  private readonly sinks = new Map<
+    string,
+    { onBytes: (bytes: Uint8Array) => void; onNotice?: ((text: string) => void) | undefined }
+  >();
   private listening = false;
 
   constructor(
@@ -148,6 +156,7 @@ export class LocalTerminalProvider implements TerminalProvider {
       ...(sinceByte !== undefined && typeof snapshot.fromByte === "number"
         ? { fromByte: snapshot.fromByte }
         : {}),
+      ...(snapshot.notices ? { notices: [...snapshot.notices] } : {}),
     };
   }
 
@@ -200,7 +209,11 @@ export class LocalTerminalProvider implements TerminalProvider {
    * retained backlog read in one synchronous step, so every byte arrives once. PTY terminals are
    * read rendered (polled), so they have no stream.
    */
-  stream(terminalId: string, onBytes: (bytes: Uint8Array) => void): OutputStream | undefined {
+  stream(
+    terminalId: string,
+    onBytes: (bytes: Uint8Array) => void,
+    onNotice?: (text: string) => void,
+  ): OutputStream | undefined {
     const { host } = this;
     if (!host.on || !host.outputReader || host.screenReader?.(terminalId) !== undefined) {
       return undefined;
@@ -216,11 +229,19 @@ export class LocalTerminalProvider implements TerminalProvider {
           owner.connectionId === this.owner.connectionId &&
           owner.sessionId === this.owner.sessionId
         ) {
-          this.sinks.get(id)?.(data);
+          this.sinks.get(id)?.onBytes(data);
+        }
+      });
+      host.on("notice", ({ terminalId: id, owner, text }) => {
+        if (
+          owner.connectionId === this.owner.connectionId &&
+          owner.sessionId === this.owner.sessionId
+        ) {
+          this.sinks.get(id)?.onNotice?.(text);
         }
       });
     }
-    this.sinks.set(terminalId, onBytes);
+    this.sinks.set(terminalId, { onBytes, onNotice });
     // With the start of a character whose rest is still to come: its next event brings only the rest.
     const { bytes, fromByte } = reader.bytesSince(0);
     const pending = reader.pendingTail();

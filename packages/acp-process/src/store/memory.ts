@@ -22,7 +22,13 @@ interface ItemLog {
  * old generation, where a flood's strings then piled up until a full collection: +60 MB of RSS
  * for 100 MB of output).
  */
-const DROPPED: RunItem = Object.freeze({ seq: -1, kind: "output", text: "", atMs: 0, byteOffset: 0 });
+const DROPPED: RunItem = Object.freeze({
+  seq: -1,
+  kind: "output",
+  text: "",
+  atMs: 0,
+  byteOffset: 0,
+});
 
 /** The default store: everything in memory, bounded per run by the retention limits. */
 export class MemoryRunStore implements RunStore {

@@ -1,4 +1,4 @@
-import { isFinished, type RunItem } from "../model/run-record.js";
+import { isFinished } from "../model/run-record.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
 import { inputFields, processLogHint } from "./format.js";
 import { HeadTailCollector } from "./head-tail.js";
@@ -42,6 +42,9 @@ export async function poll(
   // Pages up to the items that existed at the first read (bounded by the store's retention); the
   // collector keeps the head and tail only, and the next poll starts where this one stopped.
   let end: number | undefined;
+  // Only the command's bytes go in `output`: our notices and watcher hits have fields of their own.
+  const notices = new BoundedList<string>(MAX_POLL_NOTICES);
+  const watchHits = new BoundedList<{ event: string; match: string }>(MAX_POLL_NOTICES);
   for (;;) {
     const page = await manager.read(id, {
       sessionId: owner,
@@ -52,7 +55,13 @@ export async function poll(
     end ??= page.run.nextSeq;
     missedItems += page.missedItems;
     for (const item of page.items) {
-      collector.add(itemText(item), item.kind === "output" ? item.byteOffset : undefined);
+      if (item.kind === "output") {
+        collector.add(item.text, item.byteOffset);
+      } else if (item.kind === "notice") {
+        notices.add(item.text);
+      } else {
+        watchHits.add(watchHit(item.text));
+      }
     }
     cursor = page.nextSeq;
     if (page.items.length === 0 || cursor >= end) {
@@ -82,6 +91,8 @@ export async function poll(
         }
       : {}),
     ...(missedItems > 0 ? { missedItems } : {}),
+    ...notices.fields("notices"),
+    ...watchHits.fields("watchHits"),
     ...inputFields(run, "camel", `action write with data (and "\n")`),
     ...(isFinished(run.status)
       ? { exitCode: run.exitCode, signal: run.signal, error: run.error }
@@ -151,18 +162,39 @@ export function fitLines(
   };
 }
 
-function itemText(item: RunItem): string {
-  if (item.kind === "output") {
-    return item.text;
+/** Notices or watcher hits one poll returns: at most this many, the newest (the rest counted). */
+const MAX_POLL_NOTICES = 20;
+
+/** The newest `max` values added, and how many older ones were left out. */
+class BoundedList<T> {
+  private readonly values: T[] = [];
+  private leftOut = 0;
+
+  constructor(private readonly max: number) {}
+
+  add(value: T): void {
+    this.values.push(value);
+    if (this.values.length > this.max) {
+      this.values.shift();
+      this.leftOut++;
+    }
   }
-  if (item.kind === "notice") {
-    return `\n${item.text}\n`;
+
+  /** `{[name]: values}` (and `${name}LeftOut`), or nothing when none were added. */
+  fields(name: string): Record<string, unknown> {
+    return this.values.length === 0
+      ? {}
+      : { [name]: this.values, ...(this.leftOut > 0 ? { [`${name}LeftOut`]: this.leftOut } : {}) };
   }
+}
+
+/** A watcher hit item (written by output-log.ts as JSON of `{event, match}`). */
+function watchHit(text: string): { event: string; match: string } {
   try {
     // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- watcher hit items are written by output-log.ts as JSON.stringify({ event, match })
-    const { event, match } = JSON.parse(item.text) as { event: string; match: string };
-    return `\n[watch ${event}] ${match}\n`;
+    const { event, match } = JSON.parse(text) as { event: string; match: string };
+    return { event, match };
   } catch {
-    return `\n${item.text}\n`;
+    return { event: "?", match: text };
   }
 }

@@ -24,6 +24,9 @@ export interface Launch {
   sandboxPrefix: readonly string[];
 }
 
+/** Notices a terminal keeps (see `TerminalOutputSnapshot.notices`); later ones are only emitted. */
+const MAX_TERMINAL_NOTICES = 8;
+
 /** The request's cwd, else the session's (from the embedding client), else the host's, else ours. */
 export function launchCwd(
   params: ValidCreateParams,
@@ -84,6 +87,13 @@ export async function launchTerminal(
       events.emit("written", { terminalId, owner, totalBytes: buffer.totalBytes });
     }
   };
+  const notices: string[] = [];
+  const onNotice = (text: string): void => {
+    if (notices.length < MAX_TERMINAL_NOTICES) {
+      notices.push(text);
+    }
+    events.emit("notice", { terminalId, owner, text });
+  };
   const request = {
     file: plan.file,
     args: plan.args,
@@ -95,6 +105,7 @@ export async function launchTerminal(
     exitDrainGraceMs: options.exitDrainGraceMs,
     maxPendingStdinBytes: options.maxPendingStdinBytes,
     onData: appendOutput,
+    onNotice,
     signal: controller.signal,
     shell: plan.shell,
     requestEnv: env,
@@ -119,6 +130,8 @@ export async function launchTerminal(
     args: params.args ?? [],
     cwd,
     buffer,
+    notices,
+    onNotice,
     controller,
     process: spawned,
     namespace,

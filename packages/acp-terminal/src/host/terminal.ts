@@ -21,6 +21,10 @@ export interface TerminalInit {
   args: string[];
   cwd: string;
   buffer: OutputBuffer;
+  /** The host's remarks about the command, filled as they come (see `TerminalOutputSnapshot.notices`). */
+  notices: readonly string[];
+  /** Adds a remark (kept in `notices`, and emitted). */
+  onNotice: (text: string) => void;
   controller: AbortController;
   process: ExecutedProcess;
   /**
@@ -57,6 +61,7 @@ export class Terminal {
   readonly cwd: string;
   readonly startedAt = Date.now();
   readonly buffer: OutputBuffer;
+  readonly #notices: readonly string[];
   readonly process: ExecutedProcess;
   /** Where kill, signal and release go: the local group led by `pid`, or an executor's. */
   readonly #group: ProcessGroup;
@@ -84,6 +89,7 @@ export class Terminal {
     this.args = init.args;
     this.cwd = init.cwd;
     this.buffer = init.buffer;
+    this.#notices = init.notices;
     this.process = init.process;
     this.#group = processGroupOf(init.process);
     this.#controller = init.controller;
@@ -98,7 +104,7 @@ export class Terminal {
     this.#gone.catch(() => {}); // only waits observe it
     this.#exited = init.process.settled.then((relayed) => {
       const status =
-        init.namespace?.exitOf(relayed, (text) => init.appendOutput(Buffer.from(text))) ?? relayed;
+        init.namespace?.exitOf(relayed, (text) => init.onNotice(text.trimEnd())) ?? relayed;
       this.#exitStatus = status;
       if (this.#state === "running") {
         this.#state = "exited";
@@ -155,7 +161,12 @@ export class Terminal {
         ? rendered.totalBytes
         : this.buffer.totalBytes - this.buffer.pendingBytes,
       droppedBytes: this.buffer.droppedBytes,
+      ...this.#noticeField(),
     };
+  }
+
+  #noticeField(): { notices?: string[] } {
+    return this.#notices.length > 0 ? { notices: [...this.#notices] } : {};
   }
 
   /** The output from stream offset `sinceByte` on, with `fromByte` (see `readOutputSince`). */
@@ -163,6 +174,7 @@ export class Terminal {
     return {
       ...readOutputSince(this.buffer, this.#screen, sinceByte),
       ...(this.#exitStatus ? { exitStatus: { ...this.#exitStatus } } : {}),
+      ...this.#noticeField(),
     };
   }
 

@@ -54,6 +54,11 @@ export interface TerminalOutputSnapshot {
    * `max(sinceByte, droppedBytes)` moved to a character boundary; `fromByte - sinceByte` bytes were missed.
    */
   fromByte?: number;
+  /**
+   * The host's remarks about the command, oldest first (at most 8): where it ran was lost, say.
+   * Never part of `output`, which holds only the command's bytes. Absent when there are none.
+   */
+  notices?: string[];
 }
 
 export type TerminalState = "running" | "exited" | "released";
@@ -208,6 +213,13 @@ export interface TerminalOutputEvent {
   data: Uint8Array;
 }
 
+/** The host noted something about a terminal's command (see `TerminalOutputSnapshot.notices`). */
+export interface TerminalNoticeEvent {
+  terminalId: string;
+  owner: TerminalOwner;
+  text: string;
+}
+
 /**
  * Bytes were added to a terminal's buffer; no copy of them comes with it (unlike `output`). For a
  * view that reads the buffer itself (`TerminalHost.outputReader()`) and must not miss a chunk.
@@ -238,6 +250,7 @@ export interface TerminalCreateEvent {
 export interface TerminalHostEvents {
   create: [TerminalCreateEvent];
   output: [TerminalOutputEvent];
+  notice: [TerminalNoticeEvent];
   written: [TerminalWrittenEvent];
   exit: [TerminalExitEvent];
   release: [TerminalReleaseEvent];

@@ -254,7 +254,6 @@ export class SpillFile {
     });
   }
 
-
   private attempt(operation: () => void): void {
     try {
       operation();
