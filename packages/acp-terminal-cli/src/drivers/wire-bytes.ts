@@ -133,6 +133,37 @@ function utf8(code: number, out: Uint8Array, at: number): number {
   return 4;
 }
 
+/**
+ * Base64 characters decoded natively at once (a multiple of 4, so every slice ends on whole
+ * bytes): each slice is one short-lived string, not one as long as the chunk.
+ */
+const NATIVE_SLICE_CHARS = 16 * 1024;
+
+/**
+ * Node's native decoder into `out`, a bounded slice at a time (~4x less CPU than the loop in
+ * `decodeBase64`: 100 MiB of chunks cost the CLI ~130 ms decoded in JavaScript). It is lenient
+ * where `decodeBase64` is strict: it reads `-` and `_` as `+` and `/` (looked for first, with
+ * memchr), and skips anything else that is not base64 (then fewer bytes come out than the span
+ * holds). False leaves the decision to the strict loop.
+ */
+function decodeNatively(line: Buffer, start: number, end: number, out: Uint8Array): boolean {
+  const dash = line.indexOf(0x2d, start);
+  const underscore = line.indexOf(0x5f, start);
+  if ((dash !== -1 && dash < end) || (underscore !== -1 && underscore < end)) {
+    return false;
+  }
+  const target = Buffer.from(out.buffer, out.byteOffset, out.byteLength);
+  let o = 0;
+  for (let at = start; at < end; at += NATIVE_SLICE_CHARS) {
+    o += target.write(
+      line.toString("latin1", at, Math.min(end, at + NATIVE_SLICE_CHARS)),
+      o,
+      "base64",
+    );
+  }
+  return o === out.length;
+}
+
 /** Strict base64 (padding only at the end) decoded into bytes; undefined for anything else. */
 export function decodeBase64(
   line: Buffer,
@@ -153,6 +184,9 @@ export function decodeBase64(
     scratch !== undefined && scratch.byteLength >= size
       ? scratch.subarray(0, size)
       : new Uint8Array(size);
+  if (decodeNatively(line, start, end, out)) {
+    return out;
+  }
   let o = 0;
   let i = start;
   for (; i + 4 <= last; i += 4) {
