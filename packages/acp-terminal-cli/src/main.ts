@@ -1,17 +1,15 @@
 #!/usr/bin/env node
-import { leanHeap } from "acp-terminal-mcp/lean-heap";
 import { ExitCode } from "./exit-codes.js";
 import { runMcpCommand } from "./command/mcp-command.js";
 
 const PACKAGE_JSON = new URL("../package.json", import.meta.url);
 
 /**
- * The heap is sized first (`leanHeap`: both commands are long-lived and mostly wait), then each
- * command loads what it needs when it is chosen: `acp-terminal mcp` needs none of the ACP client
- * (the SDK, drivers, renderers) that `run` loads.
+ * Each command loads what it needs when it is chosen: `acp-terminal mcp` sizes its heap before
+ * its server loads (see `runMcpCommand`) and needs none of the ACP client (the SDK, drivers,
+ * renderers) that `run` loads.
  */
 async function main(argv: string[]): Promise<number> {
-  leanHeap();
   if (argv[0] === "mcp") {
     return runMcpCommand(argv.slice(1), {
       stdout: process.stdout,
