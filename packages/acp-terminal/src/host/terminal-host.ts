@@ -167,7 +167,7 @@ export class TerminalHost {
       if (!terminal) {
         return Promise.resolve();
       }
-      return this.#release(terminal, TerminalError.notFound(terminalId));
+      return this.#release(terminal, () => TerminalError.notFound(terminalId));
     });
   }
 
@@ -184,7 +184,9 @@ export class TerminalHost {
       }
       const matching = this.#terminals.select(filter);
       await Promise.all(
-        matching.map((terminal) => this.#release(terminal, TerminalError.notFound(terminal.id))),
+        matching.map((terminal) =>
+          this.#release(terminal, () => TerminalError.notFound(terminal.id)),
+        ),
       );
       await this.#options.executor?.endSessions?.(filter);
     });
@@ -260,7 +262,7 @@ export class TerminalHost {
   dispose(): Promise<void> {
     this.#disposing ??= (async () => {
       const all = this.#terminals.select({});
-      await Promise.allSettled(all.map((terminal) => this.#release(terminal, disposedError())));
+      await Promise.allSettled(all.map((terminal) => this.#release(terminal, disposedError)));
       await this.#inFlight.settled();
       this.#containers.close();
       if (this.#options.ownsExecutor) {
@@ -283,7 +285,7 @@ export class TerminalHost {
     }
   }
 
-  #release(terminal: Terminal, reason: TerminalError): Promise<void> {
+  #release(terminal: Terminal, reason: () => TerminalError): Promise<void> {
     this.#terminals.remove(terminal);
     const releasing = terminal.release(reason).then(() => {
       this.#containers.watchDone(terminal.process);

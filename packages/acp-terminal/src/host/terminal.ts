@@ -74,9 +74,14 @@ export class Terminal {
   #groupOutlivedLeader = false;
   /** Resolves with the exit status once exited and drained; never rejects. */
   readonly #exited: Promise<ExitStatus>;
-  /** Rejects when the terminal is released (or the host disposed), ending pending waits. */
-  readonly #gone: Promise<never>;
-  #rejectGone!: (error: TerminalError) => void;
+  /**
+   * Rejects when the terminal is released (or the host disposed), ending pending waits: made by
+   * the first wait, so a release that nobody waits on builds no error (its stack is most of a
+   * release's cost when a thousand terminals end at once).
+   */
+  #gone: { promise: Promise<never>; reject: (error: TerminalError) => void } | undefined;
+  /** Why the terminal was released (made when a wait needs it). */
+  #releasedBy: (() => TerminalError) | undefined;
   #killing: Promise<ExitStatus> | undefined;
   #releasing: Promise<void> | undefined;
   /** PTY terminals: the emulator that renders the raw bytes as text. */
@@ -98,10 +103,6 @@ export class Terminal {
     if (init.process.pty) {
       this.#screen = new PtyScreen(init.buffer, init.ptySize ?? DEFAULT_PTY_SIZE);
     }
-    this.#gone = new Promise<never>((_, reject) => {
-      this.#rejectGone = reject;
-    });
-    this.#gone.catch(() => {}); // only waits observe it
     this.#exited = init.process.settled.then((relayed) => {
       const status =
         init.namespace?.exitOf(relayed, (text) => init.onNotice(text.trimEnd())) ?? relayed;
@@ -188,7 +189,20 @@ export class Terminal {
     if (this.#exitStatus) {
       return Promise.resolve({ ...this.#exitStatus });
     }
-    return Promise.race([this.#exited.then((status) => ({ ...status })), this.#gone]);
+    return Promise.race([this.#exited.then((status) => ({ ...status })), this.#whenGone()]);
+  }
+
+  #whenGone(): Promise<never> {
+    if (!this.#gone) {
+      let reject!: (error: TerminalError) => void;
+      const promise = new Promise<never>((_, rejecter) => (reject = rejecter));
+      promise.catch(() => {}); // only waits observe it
+      this.#gone = { promise, reject };
+      if (this.#releasedBy) {
+        reject(this.#releasedBy());
+      }
+    }
+    return this.#gone.promise;
   }
 
   /**
@@ -237,12 +251,13 @@ export class Terminal {
    * SIGTERM, the grace, then SIGKILL, and its PID namespace (with whatever left the group) ends.
    * Idempotent.
    */
-  release(reason: TerminalError): Promise<void> {
+  release(reason: () => TerminalError): Promise<void> {
     if (this.#releasing) {
       return this.#releasing;
     }
     this.#state = "released";
-    this.#rejectGone(reason);
+    this.#releasedBy = reason;
+    this.#gone?.reject(reason());
     this.#releasing = (async () => {
       try {
         if (!this.#exitStatus) {
