@@ -2,7 +2,14 @@
 // loss, a fallback) are notices, in a field of their own beside the output on every tool surface.
 import { afterEach, describe, expect, it } from "vitest";
 import { LocalTerminalProvider, ProcessManager, type TerminalProvider } from "../src/index.js";
-import { execTool, processTool, runTool, shellTool, unifiedExecTools } from "../src/tools.js";
+import {
+  execTool,
+  processTool,
+  runTool,
+  shellTool,
+  unifiedExecTools,
+  type ToolDefinition,
+} from "../src/tools.js";
 import { until, useLocalRigs } from "./support.js";
 
 const localRig = useLocalRigs();
@@ -42,7 +49,7 @@ type Answer = Record<string, unknown> & { output?: string; status?: string; noti
 
 async function call(
   manager: ProcessManager,
-  tool: typeof execTool,
+  tool: ToolDefinition,
   input: unknown,
 ): Promise<Answer> {
   const outcome = await runTool(tool, { manager, sessionId: "s" }, input);
