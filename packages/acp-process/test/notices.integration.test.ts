@@ -59,6 +59,21 @@ async function call(
   return outcome.result as Answer;
 }
 
+/** `process wait` until the run completes: all the output and notices its answers gave. */
+async function waitToTheEnd(
+  manager: ProcessManager,
+  id: unknown,
+): Promise<{ output: string; notices: string[] }> {
+  let output = "";
+  const notices: string[] = [];
+  for (let answer: Answer | undefined; answer?.status !== "completed";) {
+    answer = await call(manager, processTool, { action: "wait", sessionId: id, waitMs: 10_000 });
+    output += answer.output ?? "";
+    notices.push(...(answer.notices ?? []));
+  }
+  return { output, notices };
+}
+
 describe("a slow client", () => {
   it("an output answer held past the drain's deadline while the run is polled: the output is exactly the command's bytes, and no notice is made", async () => {
     // Every answer comes on the client's next turn; the first read after the exit, 300 ms late
@@ -82,13 +97,7 @@ describe("a slow client", () => {
     const id = started["sessionId"];
     await call(manager, processTool, { action: "write", sessionId: id, data: "yes\n" });
     await until(() => holding, "the held read");
-    let output = "";
-    const notices: string[] = [];
-    for (let answer: Answer | undefined; answer?.status !== "completed";) {
-      answer = await call(manager, processTool, { action: "wait", sessionId: id, waitMs: 10_000 });
-      output += answer.output ?? "";
-      notices.push(...(answer.notices ?? []));
-    }
+    const { output, notices } = await waitToTheEnd(manager, id);
     expect(output).toBe("answer was yes\n");
     expect(notices).toEqual([]);
     expect(manager.get(id as string).notices).toBeUndefined();
@@ -116,13 +125,7 @@ describe("a read that fails once", () => {
     });
     const id = started["sessionId"];
     await call(manager, processTool, { action: "write", sessionId: id, data: "it\n" });
-    let output = "";
-    const notices: string[] = [];
-    for (let answer: Answer | undefined; answer?.status !== "completed";) {
-      answer = await call(manager, processTool, { action: "wait", sessionId: id, waitMs: 10_000 });
-      output += answer.output ?? "";
-      notices.push(...(answer.notices ?? []));
-    }
+    const { output, notices } = await waitToTheEnd(manager, id);
     expect(output).toBe("got it\n");
     expect(notices).toEqual([NOTICE]);
   });
