@@ -55,6 +55,16 @@ export interface TerminalHostLike {
     event: "output",
     listener: (event: { terminalId: string; owner: TerminalOwner; data: Uint8Array }) => void,
   ): unknown;
+  /**
+   * Each append to a terminal's buffer, with the chunk itself when `writtenChunks` (a view valid
+   * during the call only): pushed output without the copy `output` events make of every chunk.
+   */
+  on?(
+    event: "written",
+    listener: (event: { terminalId: string; owner: TerminalOwner; chunk?: Uint8Array }) => void,
+  ): unknown;
+  /** Whether `written` events carry their chunk (acp-terminal's TerminalHost does). */
+  readonly writtenChunks?: boolean;
   /** The host's remarks about a command (acp-terminal's `notice` event), for pushed output. */
   on?(
     event: "notice",
@@ -205,8 +215,9 @@ export class LocalTerminalProvider implements TerminalProvider {
   }
 
   /**
-   * The pipe terminal's bytes as the host reads them, from its output events: subscribed and the
-   * retained backlog read in one synchronous step, so every byte arrives once. PTY terminals are
+   * The pipe terminal's bytes as the host reads them, from its events (valid during the call
+   * only): subscribed and the retained backlog read in one synchronous step, so every byte
+   * arrives once. PTY terminals are
    * read rendered (polled), so they have no stream.
    */
   stream(
@@ -224,14 +235,22 @@ export class LocalTerminalProvider implements TerminalProvider {
     }
     if (!this.listening) {
       this.listening = true;
-      host.on("output", ({ terminalId: id, owner, data }) => {
+      const deliver = (id: string, owner: TerminalOwner, bytes: Uint8Array | undefined): void => {
         if (
+          bytes !== undefined &&
           owner.connectionId === this.owner.connectionId &&
           owner.sessionId === this.owner.sessionId
         ) {
-          this.sinks.get(id)?.onBytes(data);
+          this.sinks.get(id)?.onBytes(bytes);
         }
-      });
+      };
+      // The chunk as read, where the host passes it (the run copies only what it keeps), else
+      // the host's copy of it.
+      if (host.writtenChunks === true) {
+        host.on("written", ({ terminalId: id, owner, chunk }) => deliver(id, owner, chunk));
+      } else {
+        host.on("output", ({ terminalId: id, owner, data }) => deliver(id, owner, data));
+      }
       host.on("notice", ({ terminalId: id, owner, text }) => {
         if (
           owner.connectionId === this.owner.connectionId &&

@@ -97,6 +97,7 @@ export interface TerminalProvider {
    */
   stream?(
     terminalId: string,
+    /** Each chunk in order: valid only during the call (copy what you keep). */
     onBytes: (bytes: Uint8Array) => void,
     /** The client's remarks about the command as they come (see `ProviderOutput.notices`). */
     onNotice?: (text: string) => void,

@@ -84,7 +84,7 @@ export async function launchTerminal(
       events.emit("output", { terminalId, owner, data: Buffer.from(chunk) });
     }
     if (events.has("written")) {
-      events.emit("written", { terminalId, owner, totalBytes: buffer.totalBytes });
+      events.emit("written", { terminalId, owner, totalBytes: buffer.totalBytes, chunk });
     }
   };
   const notices: string[] = [];

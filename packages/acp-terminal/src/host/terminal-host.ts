@@ -68,6 +68,9 @@ export class TerminalHost {
     };
   }
 
+  /** `written` events carry their chunk (`TerminalWrittenEvent.chunk`). */
+  readonly writtenChunks = true;
+
   /** Whether PTY terminals can be opened here (node-pty loads); `terminalClientCapabilities` advertises it. */
   get ptyAvailable(): boolean {
     return ptyAvailable();

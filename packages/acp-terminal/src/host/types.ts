@@ -229,6 +229,12 @@ export interface TerminalWrittenEvent {
   owner: TerminalOwner;
   /** Bytes the command has written in all, this chunk included. */
   totalBytes: number;
+  /**
+   * The chunk itself, as the backend read it into its reused buffer: valid only during the call
+   * (copy what you keep). A listener that copies only some of it, or none, spares the host the
+   * copy it makes of every chunk for `output` listeners.
+   */
+  chunk: Uint8Array;
 }
 
 export interface TerminalExitEvent {

@@ -1,6 +1,7 @@
 import { writev, writeSync } from "node:fs";
 import { messageOf } from "../../errors.js";
 import { SEGMENT_BYTES, segmentOf, SegmentFiles } from "./segment-files.js";
+import { StagingRing } from "./staging-ring.js";
 
 export { SEGMENT_BYTES };
 
@@ -27,8 +28,9 @@ interface InFlight {
 /**
  * One run's spilled output: bytes at their absolute offset in the run's output, in segment files
  * `<dir>/<index>.out` of SEGMENT_BYTES (file position = offset within the segment, so a gap in the
- * output is a hole in the file). Writes are queued and written in order off the event loop, one at
- * a time; a read sees queued bytes too. A segment can be evicted (deleted) once nothing is being
+ * output is a hole in the file). Writes are copied (the caller's bytes may be a view valid only
+ * during the call: into a reused ring, see staging-ring.ts), queued and written in order off the
+ * event loop, one at a time; a read sees queued bytes too. A segment can be evicted (deleted) once nothing is being
  * written to it; reading it afterwards says so.
  */
 export class SpillFile {
@@ -40,6 +42,8 @@ export class SpillFile {
   private readonly files: SegmentFiles;
   private failure: string | null = null;
   private closed = false;
+  // Twice what may wait: a write in flight and a full queue both fit.
+  private readonly staging = new StagingRing(2 * MAX_UNWRITTEN_BYTES);
 
   constructor(
     readonly dir: string,
@@ -68,8 +72,8 @@ export class SpillFile {
     return indexes.length === 0 ? undefined : Math.min(...indexes) * SEGMENT_BYTES;
   }
 
-  /** Queues `bytes` at `offset`; written in order, off the event loop unless too much waits. */
-  write(offset: number, bytes: Buffer): void {
+  /** Queues a copy of `bytes` at `offset`; written in order, off the event loop unless too much waits. */
+  write(offset: number, bytes: Uint8Array): void {
     if (this.failure !== null || this.closed || bytes.length === 0) {
       return;
     }
@@ -83,7 +87,10 @@ export class SpillFile {
         this.segments.set(index, end);
         this.grew(end - before);
       }
-      this.queue.push({ offset: offset + at, bytes: piece });
+      this.queue.push({
+        offset: offset + at,
+        bytes: this.staging.copy(piece) ?? Buffer.from(piece),
+      });
       this.unwrittenBytes += piece.length;
       at += piece.length;
     }
@@ -111,6 +118,14 @@ export class SpillFile {
         );
       }
       this.unwrittenBytes -= piece.bytes.length;
+      this.written(piece.bytes);
+    }
+  }
+
+  /** A copy is on disk (or dropped): its span of the staging ring can be used again. */
+  private written(bytes: Buffer): void {
+    if (this.staging.holds(bytes)) {
+      this.staging.release(bytes);
     }
   }
 
@@ -197,6 +212,7 @@ export class SpillFile {
     this.closed = true;
     if (!this.inFlight) {
       this.files.closeAll();
+      this.staging.dispose();
     }
   }
 
@@ -238,16 +254,23 @@ export class SpillFile {
       fd = this.files.forWriting(piece.offset);
     } catch (error) {
       this.fail(error);
+      for (const part of parts) {
+        this.written(part);
+      }
       return;
     }
     writev(fd, parts, piece.offset % SEGMENT_BYTES, (error) => {
       this.inFlight = null;
       this.unwrittenBytes -= piece.length;
+      for (const part of parts) {
+        this.written(part);
+      }
       if (error) {
         this.fail(error);
       }
       if (this.closed) {
         this.files.closeAll();
+        this.staging.dispose();
         return;
       }
       this.pump();
@@ -264,6 +287,9 @@ export class SpillFile {
 
   private fail(error: unknown): void {
     this.failure ??= messageOf(error);
+    for (const piece of this.queue) {
+      this.written(piece.bytes);
+    }
     this.queue = [];
     this.unwrittenBytes = 0;
   }
