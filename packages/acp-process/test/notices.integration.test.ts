@@ -144,3 +144,21 @@ describe("a read that fails once", () => {
     }
   });
 });
+
+describe("a client's remarks about a command", () => {
+  it("come once each as the run's notices, cut to 1000 characters, never in its output", async () => {
+    const long = `the connection to where it ran was lost ${"x".repeat(5000)}`;
+    const { provider } = polledProvider(async (read) => {
+      // Every answer carries all the remarks so far, as acp-terminal's host sends them.
+      const answer = await read();
+      return { ...answer, notices: ["[acp-terminal] first", long] };
+    });
+    const manager = managerOf(provider, { pollMinMs: 1, pollMaxMs: 2 });
+    const answer = await call(manager, execTool, {
+      command: "printf 'a\\n'; sleep 0.1; printf 'b\\n'",
+      yieldMs: 10_000,
+    });
+    expect(answer.output).toBe("a\nb\n");
+    expect(answer.notices).toEqual(["[acp-terminal] first", `${long.slice(0, 999)}…`]);
+  });
+});

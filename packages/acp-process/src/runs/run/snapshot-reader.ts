@@ -3,6 +3,7 @@ import { messageOf } from "../../errors.js";
 import type { OutputStream, TerminalProvider } from "../../providers/types.js";
 import { SnapshotDelta } from "../output/delta.js";
 import type { OutputLog } from "../output/output-log.js";
+import { MAX_NOTICE_CHARS } from "../../model/run-record.js";
 import { realNowMs, sleep, withinMs } from "./deadline.js";
 
 /**
@@ -56,7 +57,7 @@ export class SnapshotReader {
     const source = this.provider.stream?.(
       this.terminalId,
       (bytes) => this.pushed(bytes),
-      (text) => this.log.appendNotice(text),
+      (text) => this.note(text),
     );
     if (!source) {
       return false;
@@ -152,6 +153,13 @@ export class SnapshotReader {
     }
   }
 
+  /** A remark of the client about the command, as a notice (cut: a client's words are not bounded). */
+  private note(text: string): void {
+    this.log.appendNotice(
+      text.length > MAX_NOTICE_CHARS ? `${text.slice(0, MAX_NOTICE_CHARS - 1)}…` : text,
+    );
+  }
+
   wake(): void {
     this.wakeController?.abort();
   }
@@ -215,7 +223,7 @@ export class SnapshotReader {
     }
     this.failures = 0;
     for (const text of snapshot.notices?.slice(this.noticesSeen) ?? []) {
-      this.log.appendNotice(text);
+      this.note(text);
     }
     this.noticesSeen = Math.max(this.noticesSeen, snapshot.notices?.length ?? 0);
     const increment = sinceByte !== undefined && snapshot.fromByte !== undefined;
