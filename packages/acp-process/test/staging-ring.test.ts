@@ -23,7 +23,9 @@ describe("the spill's staging ring", () => {
 
   it("reuses a span only once it and every copy before it were released, whatever the order", () => {
     const ring = new StagingRing(64);
-    const [a, b, c] = [1, 2, 3].map((fill) => ring.copy(bytes(16, fill))!);
+    const a = ring.copy(bytes(16, 1))!;
+    const b = ring.copy(bytes(16, 2))!;
+    const c = ring.copy(bytes(16, 3))!;
     // A later copy written first (a synchronous flush while `a` is still being written):
     ring.release(b);
     ring.release(c);
