@@ -70,6 +70,8 @@ export function clientSide(
           maxTerminals: options.maxTotalTerminals,
         })
       : undefined;
+  // The host's remarks about a command (where it ran was lost) are beside its output, not in it.
+  host?.on("notice", ({ terminalId, text }) => view.notice(`${terminalId}: ${text}`));
   if (host !== undefined && options.verbose) {
     if (hostsTerminals) {
       view.notice(`acp-terminal: ${describeContainment(host.containment)}`);
