@@ -3,7 +3,8 @@
  * through MCP elicitation (2026-07-28: an input_required result the client answers by retrying;
  * 2025: elicitation/create, sent by the SDK's shim), over real stdio with the SDK v2 client on
  * both revisions and the v1 client. The question shows the command, its directory and the
- * variables set; accept runs it, decline or dismiss refuse it (an error that says so), and "for
+ * variables set; accept runs it, decline or cancel refuse it (an error that quotes the host's answer and says
+ * whether a person can have seen the question), and "for
  * the rest of the session" is remembered as the CLI remembers it. Over stateless HTTP a 2026-07-28
  * client is asked as well; a 2025 one cannot be (no session to send the question on).
  */
@@ -47,7 +48,7 @@ afterEach(async () => {
 async function asking(
   kind: (typeof CLIENT_KINDS)[number],
   args: string[],
-  answers: ElicitAnswer[],
+  answers: (ElicitAnswer & { readingMs?: number })[],
 ): Promise<{ client: McpTestClient; questions: string[] }> {
   mark = newMark();
   const questions: string[] = [];
@@ -58,7 +59,13 @@ async function asking(
       if (!answer) {
         throw new Error(`an unexpected question: ${message}`);
       }
-      return answer;
+      const { readingMs, ...given } = answer;
+      if (readingMs !== undefined) {
+        // A person reading the question before answering: the time is what the test is about.
+        // eslint-disable-next-line no-restricted-syntax -- not a wait for a condition: the delay itself is the input under test
+        await new Promise((resolve) => setTimeout(resolve, readingMs));
+      }
+      return given;
     },
   });
   open.push(client);
@@ -67,6 +74,11 @@ async function asking(
 
 const once: ElicitAnswer = { action: "accept", content: { decision: "once" } };
 const session: ElicitAnswer = { action: "accept", content: { decision: "session" } };
+
+/** `text` as a regular expression that matches it literally. */
+function escaped(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
 
 function output(result: ToolCallResult): unknown {
   expect(result.isError ?? false, JSON.stringify(result)).toBe(false);
@@ -84,10 +96,11 @@ describe.each(CLIENT_KINDS)("the %s client", (kind) => {
     });
     expect(output(run)).toBe(`${needle} hi\u001b[2K\u202e\u200b\n`);
     expect(questions).toHaveLength(1);
-    expect(questions[0]).toContain(`command line: \`echo ${needle} $GREETING\``);
-    expect(questions[0]).toContain(`directory: \`${workspace}/sub\``);
+    // acp-terminal/approval's question, as the CLI shows it on a TTY.
+    expect(questions[0]).toContain(`The agent wants to run: echo ${needle} $GREETING\n`);
+    expect(questions[0]).toContain(`\n  cwd: ${workspace}/sub\n`);
     // Control characters are shown, not sent to the host's display.
-    expect(questions[0]).toContain("`GREETING` = `hi\\x1b[2K\\u202e\\u200b`");
+    expect(questions[0]).toContain("\n  env: GREETING=hi\\x1b[2K\\u{202e}\\u{200b}\n");
     // Once is once: the same command is asked about again.
     expect(
       output(
@@ -101,7 +114,7 @@ describe.each(CLIENT_KINDS)("the %s client", (kind) => {
     expect(questions).toHaveLength(2);
   });
 
-  test("declining or dismissing the question refuses the command with an error that says so, and nothing runs", async () => {
+  test("a decline or an instant cancel refuses the command, quoting the host's answer, saying whether anyone saw it and what to do next; nothing runs", async () => {
     const { client, questions } = await asking(
       kind,
       [],
@@ -110,13 +123,45 @@ describe.each(CLIENT_KINDS)("the %s client", (kind) => {
     const file = path.join(workspace, `declined-${randomUUID()}`);
     const declined = await client.callTool("exec", { command: `touch ${file}` });
     expect(declined.isError).toBe(true);
-    expect(declined.content[0]!.text).toBe(
-      `Not run: touch ${file}. The user was asked and declined it; do not retry it unchanged.`,
+    const next =
+      "ask the user to approve it (in a host that shows MCP elicitation questions, or through a hook that answers them, e.g. Claude Code's Elicitation hook), or to restart this server with --allow PATTERN matching it, or --yes";
+    expect(declined.content[0]!.text).toMatch(
+      new RegExp(
+        `^Not run: touch ${file}\\. The user declined it: the host answered the approval question with \\{"action":"decline"\\} \\d+ ms after it was sent\\. Do not run it another way; if the user wants it run after all, ${escaped(next)}\\.$`,
+      ),
     );
-    const dismissed = await client.callTool("exec", { command: `touch ${file}` });
-    expect(dismissed.isError).toBe(true);
-    expect(dismissed.content[0]!.text).toContain("closed the question without answering");
+    const cancelled = await client.callTool("exec", { command: `touch ${file}` });
+    expect(cancelled.isError).toBe(true);
+    expect(cancelled.content[0]!.text).toMatch(
+      new RegExp(
+        `^Not run: touch ${file}\\. Nobody was asked: the host answered the approval question with \\{"action":"cancel"\\} \\d+ ms after it was sent, too soon for anyone to have read it, so the host did not show the question \\(headless hosts such as claude -p cancel every question unless a hook answers it\\)\\. To have it run, ${escaped(next)}\\. Do not retry it unchanged before that\\.$`,
+      ),
+    );
     expect(questions).toHaveLength(2);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  test("a cancel that comes after the question could be read says it was closed without a decision; an accept without a decision is quoted and refused", async () => {
+    const { client } = await asking(
+      kind,
+      [],
+      [
+        { action: "cancel", readingMs: 1200 },
+        { action: "accept", content: { decision: "always-and-forever" } },
+      ],
+    );
+    const file = path.join(workspace, `cancelled-${randomUUID()}`);
+    const closed = await client.callTool("exec", { command: `touch ${file}` });
+    expect(closed.isError).toBe(true);
+    expect(closed.content[0]!.text).toMatch(
+      /^Not run: touch \S+\. No one approved it: the host answered the approval question with \{"action":"cancel"\} after \d+\.\d s, without a decision \(the question was closed or not shown\)\. To have it run, ask the user to approve it/,
+    );
+    const unclear = await client.callTool("exec", { command: `touch ${file}` });
+    expect(unclear.isError).toBe(true);
+    expect(unclear.content[0]!.text).toContain(
+      `The host answered the approval question with {"action":"accept","content":{"decision":"always-and-forever"}}`,
+    );
+    expect(unclear.content[0]!.text).toContain('it takes accept with decision "once" or "session"');
     expect(existsSync(file)).toBe(false);
   });
 
@@ -139,7 +184,27 @@ describe.each(CLIENT_KINDS)("the %s client", (kind) => {
     expect(questions).toHaveLength(0);
     const hidden = await client.callTool("exec", { command: `ls${" ".repeat(600)}; touch M` });
     expect(hidden.isError).toBe(true);
-    expect(questions[0]).toContain("`ls⟨600 spaces⟩; touch M`");
+    expect(questions[0]).toContain("The agent wants to run: ls⟨600 spaces⟩; touch M\n");
+  });
+});
+
+describe("the question is acp-terminal/approval's: one escaping table, one limit", () => {
+  test("Q1: 7,000 braille blanks are counted, a forged ⟨N spaces⟩ marker is escaped, and a 5,000-character question is asked", async () => {
+    const decline: ElicitAnswer = { action: "decline" };
+    const { client, questions } = await asking("v2", [], [decline, decline, decline]);
+    await client.callTool("exec", { command: `ls -la${"\u2800".repeat(7000)}; touch M` });
+    expect(questions[0]).toContain("The agent wants to run: ls -la⟨7000 × \\u{2800}⟩; touch M\n");
+    await client.callTool("exec", { command: "ls⟨600 spaces⟩; touch M" });
+    expect(questions[1]).toContain("ls\\u{27e8}600 spaces\\u{27e9}; touch M");
+    // Over the 4000 the server once had, under the one limit (8000): asked, not refused.
+    await client.callTool("exec", { command: `echo ${"x".repeat(5000)}` });
+    expect(questions).toHaveLength(3);
+    const tooLong = await client.callTool("exec", { command: `echo ${"x".repeat(9000)}` });
+    expect(tooLong.content[0]!.text).toMatch(
+      /too long to show whole in an approval question \(9\d{3} characters\)/,
+    );
+    expect(questions).toHaveLength(3);
+    expect(existsSync(path.join(workspace, "M"))).toBe(false);
   });
 });
 

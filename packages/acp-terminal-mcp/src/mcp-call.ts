@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { ApprovalAnswer } from "acp-terminal";
+import type { ApprovalAnswer } from "acp-terminal/approval";
 
 /** The label that ties a run to the MCP call that started it. */
 export const CALL_LABEL = "mcpCall";
@@ -8,13 +8,26 @@ export const CALL_LABEL = "mcpCall";
 export type RefusalReason =
   /** The server's flags do not allow it and no one can be asked (the client takes no elicitation; writes and signals are never asked). */
   | { kind: "policy"; start: boolean; why: string }
-  /** Asked through elicitation: the person declined, or closed the question without an answer. */
-  | { kind: "declined" }
-  | { kind: "dismissed" }
+  /** Asked through elicitation and refused by the host's answer (quoted in `answer`). */
+  | HostRefusal
   /** Too long to show whole in a question, so not asked. */
   | { kind: "too_long"; chars: number }
   /** Its start came after the call had answered (it waited for a slot): no one to ask any more. */
   | { kind: "call_ended" };
+
+/**
+ * A host's answer to an approval question that runs nothing: `decline` (the user said no),
+ * `cancel` (no decision: closed, or never shown) or an `accept` without a decision this server
+ * knows. `answer` is the host's answer as JSON (cut), `afterMs` how long after the question it came.
+ */
+export interface HostRefusal {
+  kind: "declined" | "cancelled" | "unclear";
+  answer: string;
+  afterMs?: number;
+}
+
+/** What a retried call's client answered to a question of this server. */
+export type HostAnswer = ApprovalAnswer | HostRefusal;
 
 /** A question to ask through elicitation, keyed by the command it is about. */
 export interface ApprovalQuestion {
@@ -22,6 +35,8 @@ export interface ApprovalQuestion {
   message: string;
   /** The command in one line, for a refusal message. */
   command: string;
+  /** The answers that allow, as the form offers them: the form's value and its words. */
+  allows: readonly { const: string; title: string }[];
 }
 
 /**
@@ -40,7 +55,7 @@ export class McpCall {
     /** The client takes elicitation requests on this call. */
     readonly canAsk: boolean,
     /** Answers by question key, from the client's input responses. */
-    readonly answers: ReadonlyMap<string, ApprovalAnswer | "declined" | "dismissed">,
+    readonly answers: ReadonlyMap<string, HostAnswer>,
   ) {}
 
   refuse(command: string, reason: RefusalReason): void {

@@ -56,14 +56,15 @@ export interface TerminalHostLike {
     listener: (event: { terminalId: string; owner: TerminalOwner; data: Uint8Array }) => void,
   ): unknown;
   /**
-   * Each append to a terminal's buffer, with the chunk itself when `writtenChunks` (a view valid
-   * during the call only): pushed output without the copy `output` events make of every chunk.
+   * Each append to a terminal's buffer, with the chunk itself in `data` when `writtenChunks` (a
+   * view valid during the call only): pushed output without the copy `output` events make of
+   * every chunk.
    */
   on?(
     event: "written",
-    listener: (event: { terminalId: string; owner: TerminalOwner; chunk?: Uint8Array }) => void,
+    listener: (event: { terminalId: string; owner: TerminalOwner; data?: Uint8Array }) => void,
   ): unknown;
-  /** Whether `written` events carry their chunk (acp-terminal's TerminalHost does). */
+  /** Whether `written` events carry their chunk in `data` (acp-terminal's TerminalHost does). */
   readonly writtenChunks?: boolean;
   /** The host's remarks about a command (acp-terminal's `notice` event), for pushed output. */
   on?(
@@ -247,7 +248,7 @@ export class LocalTerminalProvider implements TerminalProvider {
       // The chunk as read, where the host passes it (the run copies only what it keeps), else
       // the host's copy of it.
       if (host.writtenChunks === true) {
-        host.on("written", ({ terminalId: id, owner, chunk }) => deliver(id, owner, chunk));
+        host.on("written", ({ terminalId: id, owner, data }) => deliver(id, owner, data));
       } else {
         host.on("output", ({ terminalId: id, owner, data }) => deliver(id, owner, data));
       }

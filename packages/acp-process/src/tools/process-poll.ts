@@ -37,14 +37,13 @@ export async function poll(
     Math.max(0, budget.maxTokens * BYTES_PER_TOKEN - MARKER_RESERVE_BYTES),
   );
   const collector = new HeadTailCollector(cap, budget.keep);
-  let cursor = state.cursor(id);
+  let cursor = pollCursor(manager, owner, id);
   let missedItems = 0;
   // Pages up to the items that existed at the first read (bounded by the store's retention); the
   // collector keeps the head and tail only, and the next poll starts where this one stopped.
   let end: number | undefined;
-  // Only the command's bytes go in `output`: our notices and watcher hits have fields of their own.
+  // Only the command's bytes go in `output`: our notices have a field of their own.
   const notices = new BoundedList<string>(MAX_POLL_NOTICES);
-  const watchHits = new BoundedList<{ event: string; match: string }>(MAX_POLL_NOTICES);
   for (;;) {
     const page = await manager.read(id, {
       sessionId: owner,
@@ -55,12 +54,11 @@ export async function poll(
     end ??= page.run.nextSeq;
     missedItems += page.missedItems;
     for (const item of page.items) {
+      // A watcher hit is said by the wait it woke (`woke: "match"`); a notice in `notices`.
       if (item.kind === "output") {
         collector.add(item.text, item.byteOffset);
       } else if (item.kind === "notice") {
         notices.add(item.text);
-      } else {
-        watchHits.add(watchHit(item.text));
       }
     }
     cursor = page.nextSeq;
@@ -92,12 +90,29 @@ export async function poll(
       : {}),
     ...(missedItems > 0 ? { missedItems } : {}),
     ...notices.fields("notices"),
-    ...watchHits.fields("watchHits"),
     ...inputFields(run, "camel", `action write with data (and "\n")`),
     ...(isFinished(run.status)
       ? { exitCode: run.exitCode, signal: run.signal, error: run.error }
       : {}),
   };
+}
+
+/**
+ * Where this run's next `process poll` or `wait` starts: where the last answer of this surface
+ * ended. exec's `running` answer and every poll store it; a run exec answered in the foreground
+ * stores nothing (no memory per foreground run): its answer held the whole output, so it starts
+ * at the end.
+ */
+export function pollCursor(manager: ProcessManager, owner: string, id: string): number {
+  const state = toolState(manager);
+  const stored = state.storedCursor(id);
+  if (stored !== undefined) {
+    return stored;
+  }
+  const run = manager.get(id, { sessionId: owner });
+  return run.labels["tool"] === "exec" && !state.isBackground(id) && isFinished(run.status)
+    ? run.nextSeq
+    : 0;
 }
 
 /** `log` with `byteOffset`: output bytes by absolute offset, within the budget. */
@@ -162,7 +177,7 @@ export function fitLines(
   };
 }
 
-/** Notices or watcher hits one poll returns: at most this many, the newest (the rest counted). */
+/** Notices one poll returns: at most this many, the newest (the rest counted). */
 const MAX_POLL_NOTICES = 20;
 
 /** The newest `max` values added, and how many older ones were left out. */
@@ -185,16 +200,5 @@ class BoundedList<T> {
     return this.values.length === 0
       ? {}
       : { [name]: this.values, ...(this.leftOut > 0 ? { [`${name}LeftOut`]: this.leftOut } : {}) };
-  }
-}
-
-/** A watcher hit item (written by output-log.ts as JSON of `{event, match}`). */
-function watchHit(text: string): { event: string; match: string } {
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- watcher hit items are written by output-log.ts as JSON.stringify({ event, match })
-    const { event, match } = JSON.parse(text) as { event: string; match: string };
-    return { event, match };
-  } catch {
-    return { event: "?", match: text };
   }
 }

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { once } from "node:events";
-import { Writable } from "node:stream";
 import { KILL_GRACE_MS } from "acp-terminal";
 import { terminateProcessGroup } from "acp-terminal/internal";
 import { FirstLineSniffer } from "./first-line-sniffer.js";
@@ -78,7 +77,7 @@ export class AgentProcess {
     let notJson!: (snippet: string) => void;
     this.notJson = new Promise((resolve) => (notJson = resolve));
     const sniffer = new FirstLineSniffer(notJson);
-    this.stream = ndJsonStdio(Writable.toWeb(stdin) as WritableStream<Uint8Array>, stdout, sniffer);
+    this.stream = ndJsonStdio(stdin, stdout, sniffer);
   }
 
   /** Puts a tap in front of the parser of the agent's stdout (see LineTap). */
