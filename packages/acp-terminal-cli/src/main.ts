@@ -18,6 +18,19 @@ async function main(argv: string[]): Promise<number> {
       env: process.env,
     });
   }
+  if (argv[0] === "sessions") {
+    const [{ runSessionsCommand }, { packageVersion }] = await Promise.all([
+      import("./sessions/sessions-command.js"),
+      import("acp-terminal/internal"),
+    ]);
+    return runSessionsCommand(argv.slice(1), {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      cwd: process.cwd(),
+      env: process.env,
+      version: packageVersion(PACKAGE_JSON),
+    });
+  }
   const [{ default: path }, { parseCommand }, { USAGE }, { packageVersion }] = await Promise.all([
     import("node:path"),
     import("./command/args.js"),
