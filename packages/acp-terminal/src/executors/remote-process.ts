@@ -234,15 +234,14 @@ class RemoteProcess implements ExecutedProcess {
     }
   }
 
-  /** The exit status is known (once); a note says why, in the output, when it is not the wrapper's. */
+  /** The exit status is known (once); a notice says why, beside the output, when it is not the wrapper's. */
   #exited(status: ExitStatus, note?: string): void {
     const { phase } = this.#state;
     if (phase === "exited" || phase === "drained") {
       return;
     }
     if (note !== undefined) {
-      const newline = this.pty ? "\r\n" : "\n";
-      this.#request.onData(Buffer.from(`${newline}[acp-terminal] ${note}${newline}`));
+      this.#request.onNotice?.(`[acp-terminal] ${note}`);
     }
     if (phase !== "refused") {
       this.#state = { phase: "exited", status };

@@ -70,6 +70,9 @@ export class TerminalHost {
     };
   }
 
+  /** `written` events carry their chunk (`TerminalWrittenEvent.data`). */
+  readonly writtenChunks = true;
+
   /** Whether PTY terminals can be opened here (node-pty loads); `terminalClientCapabilities` advertises it. */
   get ptyAvailable(): boolean {
     return ptyAvailable();
@@ -186,7 +189,9 @@ export class TerminalHost {
       if (!terminal) {
         return Promise.resolve();
       }
-      return this.#release(terminal, TerminalError.notFound(terminalId), { waitsSeeExit: true });
+      return this.#release(terminal, () => TerminalError.notFound(terminalId), {
+        waitsSeeExit: true,
+      });
     });
   }
 
@@ -203,7 +208,9 @@ export class TerminalHost {
       }
       const matching = this.#terminals.select(filter);
       await Promise.all(
-        matching.map((terminal) => this.#release(terminal, TerminalError.notFound(terminal.id))),
+        matching.map((terminal) =>
+          this.#release(terminal, () => TerminalError.notFound(terminal.id)),
+        ),
       );
       await this.#options.executor?.endSessions?.(filter);
     });
@@ -279,7 +286,7 @@ export class TerminalHost {
   dispose(): Promise<void> {
     this.#disposing ??= (async () => {
       const all = this.#terminals.select({});
-      await Promise.allSettled(all.map((terminal) => this.#release(terminal, disposedError())));
+      await Promise.allSettled(all.map((terminal) => this.#release(terminal, disposedError)));
       await this.#inFlight.settled();
       this.#containers.close();
       this.#sandbox.removeGuards();
@@ -305,7 +312,7 @@ export class TerminalHost {
 
   #release(
     terminal: Terminal,
-    reason: TerminalError,
+    reason: () => TerminalError,
     options?: { waitsSeeExit?: boolean },
   ): Promise<void> {
     this.#terminals.remove(terminal);
