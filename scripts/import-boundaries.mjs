@@ -50,12 +50,14 @@ const FOLDER_IMPORTERS = {
   },
   // Bottom up: view/ (the view events) <- render/ (the renderers); agent/ (the agent process and
   // how its failures read) and command/ (the command line) <- conversation/ (one conversation,
-  // the driver contract) <- drivers/ (one per protocol version) <- run-command.ts.
+  // the driver contract) <- drivers/ (one per protocol version) <- run-command.ts; readers/ (an
+  // agent's reports as view events) serves the drivers.
   "acp-terminal-cli": {
-    "command/": ["conversation/", "drivers/", "main.ts", "run-command.ts"],
-    "agent/": ["command/", "conversation/", "drivers/", "run-command.ts"],
+    "command/": ["conversation/", "drivers/", "readers/", "main.ts", "run-command.ts"],
+    "agent/": ["command/", "conversation/", "drivers/", "readers/", "run-command.ts"],
     "ask/": ["conversation/", "drivers/"],
-    "view/": ["ask/", "conversation/", "drivers/", "render/"],
+    "view/": ["ask/", "conversation/", "drivers/", "readers/", "render/"],
+    "readers/": ["drivers/"],
     "render/": ["run-command.ts"],
     "conversation/": ["drivers/", "run-command.ts"],
     "drivers/": ["run-command.ts"],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { OutputWatcher } from "../src/drivers/output-watcher.js";
+import { OutputWatcher } from "../src/readers/output-watcher.js";
 import { OutputBuffer } from "acp-terminal/internal";
 import { until } from "../../../test/support/until.js";
 

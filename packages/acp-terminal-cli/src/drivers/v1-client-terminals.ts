@@ -23,14 +23,14 @@ import type {
 } from "../conversation/driver.js";
 import type { TerminalRecord } from "../view/renderer.js";
 import { methodNotFound } from "./method-not-found.js";
-import { followHost } from "./terminal-ledger.js";
+import { followHost } from "../readers/terminal-ledger.js";
 import {
   META_TERMINAL_CAPABILITIES,
   MetaTerminals,
   replacesOnTerminalOutput,
-} from "./v1-meta-terminals.js";
-import { MetaLane } from "./v1-meta-lane.js";
-import { showV1Update } from "./v1-updates.js";
+} from "../readers/v1-meta-terminals.js";
+import { MetaLane } from "../readers/v1-meta-lane.js";
+import { showV1Update } from "../readers/v1-updates.js";
 
 export interface V1Options extends TerminalLimits {
   /** The agent's command line, as failures name it. */
