@@ -51,13 +51,15 @@ const FOLDER_IMPORTERS = {
   // Bottom up: view/ (the view events) <- render/ (the renderers); agent/ (the agent process and
   // how its failures read) and command/ (the command line) <- conversation/ (one conversation,
   // the driver contract) <- drivers/ (one per protocol version) <- run-command.ts; readers/ (an
-  // agent's reports as view events) serves the drivers.
+  // agent's reports as view events) serves the drivers and proxy/ (the second app, `acp-terminal
+  // proxy`, which reuses agent/, command/, readers/ and view/ but not conversation/).
   "acp-terminal-cli": {
-    "command/": ["conversation/", "drivers/", "readers/", "main.ts", "run-command.ts"],
-    "agent/": ["command/", "conversation/", "drivers/", "readers/", "run-command.ts"],
+    "command/": ["conversation/", "drivers/", "readers/", "proxy/", "main.ts", "run-command.ts"],
+    "agent/": ["command/", "conversation/", "drivers/", "readers/", "proxy/", "run-command.ts"],
     "ask/": ["conversation/", "drivers/"],
-    "view/": ["ask/", "conversation/", "drivers/", "readers/", "render/"],
-    "readers/": ["drivers/"],
+    "view/": ["ask/", "conversation/", "drivers/", "readers/", "render/", "proxy/"],
+    "readers/": ["drivers/", "proxy/"],
+    "proxy/": ["main.ts"],
     "render/": ["run-command.ts"],
     "conversation/": ["drivers/", "run-command.ts"],
     "drivers/": ["run-command.ts"],

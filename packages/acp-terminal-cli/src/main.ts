@@ -5,6 +5,7 @@ import { USAGE } from "./command/flags.js";
 import { ExitCode } from "./exit-codes.js";
 import { runMcpCommand } from "./command/mcp-command.js";
 import { run } from "./run-command.js";
+import { runProxy } from "./proxy/proxy-command.js";
 import { messageOf, packageVersion } from "acp-terminal/internal";
 
 const PACKAGE_JSON = new URL("../package.json", import.meta.url);
@@ -12,6 +13,15 @@ const PACKAGE_JSON = new URL("../package.json", import.meta.url);
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === "mcp") {
     return runMcpCommand(argv.slice(1), {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      cwd: process.cwd(),
+      env: process.env,
+    });
+  }
+  if (argv[0] === "proxy") {
+    return runProxy(argv.slice(1), {
+      stdin: process.stdin,
       stdout: process.stdout,
       stderr: process.stderr,
       cwd: process.cwd(),

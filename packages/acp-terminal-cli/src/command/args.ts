@@ -90,7 +90,10 @@ export function parseCommand(
     return { kind: "help" };
   }
   if (subcommand !== "run") {
-    return { kind: "error", message: `Unknown command: ${subcommand} (expected "run")` };
+    return {
+      kind: "error",
+      message: `Unknown command: ${subcommand} (expected "run", "mcp" or "proxy")`,
+    };
   }
   if (values.agent === undefined || values.agent.trim() === "") {
     return {

@@ -9,6 +9,7 @@ export const USAGE = `Usage:
   acp-terminal run --agent "<command line>" [options] ["<prompt>" | -]
   acp-terminal run --agent <name> [options] ["<prompt>" | -]   (a known agent: claude, codex …)
   acp-terminal mcp [options]   (an MCP server of command tools: acp-terminal mcp --help)
+  acp-terminal proxy [options] -- <agent command>   (terminals for an editor: acp-terminal proxy --help)
   acp-terminal --help | --version
 
 Runs an ACP agent, sends it the prompt, shows the commands it runs live, and prints what it does.

@@ -110,7 +110,7 @@ export class V1ClientTerminals implements ProtocolDriver {
     const meta = new MetaTerminals(view, this.options, false);
     this.#meta = meta;
     const lane = new MetaLane(
-      () => this.#sessionId,
+      (sessionId) => sessionId === this.#sessionId,
       ({ toolCallId, key, terminalId, bytes }) => {
         meta.output(key, terminalId, bytes);
         if (view.wantsRawUpdates === true) {

@@ -1,0 +1,133 @@
+import type { Readable, Writable } from "node:stream";
+import { readPipe } from "acp-terminal/internal";
+import { LineSplitter } from "../agent/line-splitter.js";
+import { MAX_MESSAGE_BYTES } from "../agent/ndjson-stdio.js";
+
+/**
+ * One side's lines as they arrive: each complete line goes to `line` as a view valid during the
+ * call (the pipe is read into one reused buffer: see acp-terminal's `readPipe`); a line past
+ * MAX_MESSAGE_BYTES goes to `tooLong`, its bytes dropped. `pause()` stops reading after the chunk
+ * being read, so a peer that is slow to take what is written to it holds its sender back through
+ * the pipe, not through memory here.
+ */
+export class LineReader {
+  readonly #source: Readable;
+  #paused = false;
+  /** Resolves when the stream ends or fails (its last line read). */
+  readonly ended: Promise<void>;
+
+  constructor(stream: Readable, line: (bytes: Buffer) => void, tooLong: () => void) {
+    const lines = new LineSplitter(MAX_MESSAGE_BYTES, line, tooLong);
+    this.#source = readPipe(stream, (chunk) => {
+      lines.push(chunk);
+      return !this.#paused;
+    });
+    this.ended = new Promise((resolve) => {
+      const done = () => {
+        lines.end();
+        resolve();
+      };
+      this.#source.once("end", done);
+      this.#source.once("error", done);
+      this.#source.once("close", done);
+    });
+  }
+
+  pause(): void {
+    this.#paused = true;
+  }
+
+  resume(): void {
+    if (this.#paused) {
+      this.#paused = false;
+      this.#source.resume();
+    }
+  }
+
+  /** Stops reading for good. */
+  destroy(): void {
+    this.#source.destroy();
+  }
+}
+
+/**
+ * One side's lines as the proxy writes them: a line read from the other side (a view: copied here,
+ * since the stream keeps what it has not flushed yet) or a message the proxy makes, each followed
+ * by a newline, in the order written. `full` says the stream holds more than its high-water mark;
+ * the reader feeding it pauses until `drained`. A write error (EPIPE: the peer closed) calls
+ * `gone` once; later writes are dropped.
+ */
+export class LineWriter {
+  #gone = false;
+
+  constructor(
+    private readonly stream: Writable,
+    gone: (error: Error) => void,
+  ) {
+    stream.on("error", (error) => {
+      if (!this.#gone) {
+        this.#gone = true;
+        gone(error);
+      }
+    });
+  }
+
+  get isGone(): boolean {
+    return this.#gone || this.stream.destroyed || this.stream.writableEnded;
+  }
+
+  /** True while the stream holds more than its high-water mark (pause what feeds it). */
+  get full(): boolean {
+    return this.stream.writableNeedDrain;
+  }
+
+  /** Calls `then` once the stream has drained (at once when it is not full). */
+  drained(then: () => void): void {
+    if (!this.full || this.isGone) {
+      then();
+      return;
+    }
+    this.stream.once("drain", then);
+  }
+
+  /** Writes a line received (without its newline) as it came. */
+  line(bytes: Uint8Array): void {
+    if (this.isGone) {
+      return;
+    }
+    const copy = Buffer.allocUnsafe(bytes.byteLength + 1);
+    copy.set(bytes, 0);
+    copy[bytes.byteLength] = 0x0a;
+    this.stream.write(copy);
+  }
+
+  /** Writes a message the proxy made. */
+  message(value: unknown): void {
+    if (this.isGone) {
+      return;
+    }
+    this.stream.write(`${JSON.stringify(value)}\n`);
+  }
+
+  /**
+   * Resolves once what was written is flushed (at most `timeoutMs`); `end` closes the stream too
+   * (not for this process's stdout, which stays open until it exits).
+   */
+  async flush(options: { end?: boolean; timeoutMs?: number } = {}): Promise<void> {
+    if (this.isGone) {
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, options.timeoutMs ?? 2000);
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      if (options.end === true) {
+        this.stream.end(done);
+      } else {
+        this.stream.write("", done);
+      }
+    });
+  }
+}

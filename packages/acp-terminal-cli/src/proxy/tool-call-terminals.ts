@@ -1,0 +1,469 @@
+import { TextDecoder } from "node:util";
+import type { ExitStatus, OutputReader } from "acp-terminal";
+import type { TerminalLimits } from "../command/terminal-limits.js";
+import { MAX_ID_CHARS } from "../readers/agent-terminals.js";
+import { MetaTerminals, replacesOnTerminalOutput } from "../readers/v1-meta-terminals.js";
+import type { MetaOutput } from "../readers/v1-meta-lane.js";
+import { AgentTerminal } from "../view/agent-terminal.js";
+import type { SendToEditor } from "./editor-asker.js";
+import { TerminalEvents } from "./terminal-events.js";
+import { terminalText } from "./terminal-text.js";
+
+/** The most often a running command's tool call is sent again. */
+export const LIVE_INTERVAL_MS = 100;
+/** Tool calls followed for the terminals they show: the oldest are forgotten beyond this. */
+const MAX_CALLS = 1024;
+/** Released terminals no tool call showed, kept (their screen's text) for one that shows them later. */
+const MAX_RELEASED = 256;
+
+/**
+ * How the editor shows a terminal it does not run itself: as text (the proxy renders it), or in
+ * the `_meta` dialect it declared (`terminal_output_delta` appends, `terminal_output` too, as Zed
+ * reads it).
+ */
+export type EditorDialect = "text" | "terminal_output_delta" | "terminal_output";
+
+/** What to do with an agent's `session/update`. */
+export type Rewrite =
+  { kind: "pass" } | { kind: "drop" } | { kind: "replace"; update: Record<string, unknown> };
+
+const PASS: Rewrite = { kind: "pass" };
+const TERMINAL_META_KEYS = [
+  "terminal_info",
+  "terminal_output",
+  "terminal_output_delta",
+  "terminal_exit",
+];
+
+function field(value: unknown, name: string): unknown {
+  return typeof value === "object" && value !== null ? Reflect.get(value, name) : undefined;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** One of the proxy's own terminals, as its tool calls show it. */
+interface Hosted {
+  /** The host's buffer, let go once the terminal is drawn for good. */
+  reader: OutputReader | undefined;
+  cwd: string;
+  /** Its screen through the emulator, fed from `reader` when drawn (text dialect). */
+  screen: AgentTerminal | undefined;
+  /** Stream offset read into `screen`, or sent in the `_meta` dialect. */
+  cursor: number;
+  decoder: TextDecoder | undefined;
+  exitStatus: ExitStatus | undefined;
+}
+
+/** A session's terminals the agent runs itself and reports in `_meta`. */
+interface Reported {
+  meta: MetaTerminals;
+  terminals: Map<string, AgentTerminal>;
+}
+
+/** A tool call that shows terminals, as the agent last gave its content. */
+interface Call {
+  sessionId: string;
+  toolCallId: string;
+  content: unknown[];
+  /** Keys of the terminals it shows (`terminalKey`). */
+  terminals: string[];
+  lastSentAt: number;
+  timer: NodeJS.Timeout | undefined;
+}
+
+const hostedKey = (terminalId: string) => `h\n${terminalId}`;
+const reportedKey = (sessionId: string, terminalId: string) => `r\n${sessionId}\n${terminalId}`;
+const callKey = (sessionId: string, toolCallId: string) => `${sessionId}\n${toolCallId}`;
+
+/**
+ * The terminals in the agent's tool calls, made into content the editor can show. A tool call's
+ * `{type: "terminal"}` item naming one of the proxy's own terminals, or (when the editor does not
+ * read that dialect) one the agent reports in `_meta`, becomes a text item (`terminalText`): sent
+ * again while the command runs, at most every LIVE_INTERVAL_MS with its newest lines, and at once
+ * with the whole final screen when it ends. An editor that declared the `_meta` dialect gets the
+ * proxy's own terminals in it instead (`terminal_info`, the output as it comes, `terminal_exit`),
+ * and the agent's reports unchanged. Terminals the editor runs itself are never touched.
+ */
+export class ToolCallTerminals {
+  readonly #hosted = new Map<string, Hosted>();
+  /** Released hosted terminals no tool call showed yet, oldest first. */
+  readonly #released = new Set<string>();
+  readonly #reported = new Map<string, Reported>();
+  readonly #calls = new Map<string, Call>();
+  readonly #callsOf = new Map<string, Set<string>>();
+  #replaceOnOutput = false;
+
+  constructor(
+    private readonly options: {
+      dialect: EditorDialect;
+      liveLines: number;
+      limits: TerminalLimits;
+      send: SendToEditor;
+      now?: () => number;
+    },
+  ) {}
+
+  /** The events of the proxy's host (give it to `followHost` through `TerminalEvents`). */
+  readonly hostEvents = new TerminalEvents({
+    hostedCreated: (info, output) =>
+      this.#hosted.set(info.terminalId, {
+        reader: output,
+        cwd: info.cwd,
+        screen: undefined,
+        cursor: output.droppedBytes,
+        decoder: undefined,
+        exitStatus: undefined,
+      }),
+    changed: (terminalId) => this.#changed(hostedKey(terminalId)),
+    exited: (terminalId, exitStatus) => {
+      const hosted = this.#hosted.get(terminalId);
+      if (hosted !== undefined) {
+        hosted.exitStatus = exitStatus;
+        this.#ended(hostedKey(terminalId));
+        if (this.#callsOf.has(hostedKey(terminalId))) {
+          this.#drawnForGood(terminalId, hosted);
+        }
+      }
+    },
+    released: (terminalId) => {
+      const hosted = this.#hosted.get(terminalId);
+      if (hosted !== undefined) {
+        this.#drawnForGood(terminalId, hosted);
+        this.#keepReleased(terminalId);
+      }
+    },
+  });
+
+  /** Whether the agent's `_meta` reports are read here (the editor does not read them). */
+  get readsMeta(): boolean {
+    return this.options.dialect === "text";
+  }
+
+  /** The agent's name from its `initialize` answer: claude's `terminal_output` replaces. */
+  agentIs(name: unknown): void {
+    this.#replaceOnOutput = replacesOnTerminalOutput(name);
+    for (const reported of this.#reported.values()) {
+      reported.meta.replaceOnOutput = this.#replaceOnOutput;
+    }
+  }
+
+  /** A `_meta` output report read by the fast lane (its line is dropped). */
+  metaOutput(output: MetaOutput): void {
+    this.#reportedOf(output.sessionId).meta.output(output.key, output.terminalId, output.bytes);
+  }
+
+  /**
+   * What to do with a `tool_call` or `tool_call_update` of a session the editor opened: pass it,
+   * drop it (a `_meta` report the editor does not read, shown by the proxy instead), or send it
+   * with its terminals made into content the editor shows.
+   */
+  rewrite(sessionId: string, update: Record<string, unknown>): Rewrite {
+    const kind = update["sessionUpdate"];
+    const toolCallId = update["toolCallId"];
+    if (
+      (kind !== "tool_call" && kind !== "tool_call_update") ||
+      typeof toolCallId !== "string" ||
+      toolCallId.length > MAX_ID_CHARS
+    ) {
+      return PASS;
+    }
+    const meta = update["_meta"];
+    if (this.readsMeta && TERMINAL_META_KEYS.some((key) => field(meta, key) !== undefined)) {
+      this.#reportedOf(sessionId).meta.read({
+        toolCallId,
+        rawInput: update["rawInput"],
+        _meta: meta,
+      });
+      if (onlyTerminalReport(update)) {
+        return { kind: "drop" };
+      }
+    }
+    const content = update["content"];
+    if (!Array.isArray(content)) {
+      return PASS;
+    }
+    const key = callKey(sessionId, toolCallId);
+    const terminals = this.#shownTerminals(sessionId, content);
+    if (terminals.length === 0) {
+      this.#forget(key);
+      return PASS;
+    }
+    const call = this.#follow(key, { sessionId, toolCallId, content, terminals });
+    if (this.options.dialect === "text") {
+      call.lastSentAt = this.#now();
+      return { kind: "replace", update: { ...update, content: this.#content(call) } };
+    }
+    return this.#withTerminalInfo(update, terminals);
+  }
+
+  /** Stops every timer (the proxy is ending). */
+  dispose(): void {
+    for (const call of this.#calls.values()) {
+      clearTimeout(call.timer);
+    }
+    this.#calls.clear();
+    this.#callsOf.clear();
+  }
+
+  #now(): number {
+    return this.options.now?.() ?? performance.now();
+  }
+
+  #reportedOf(sessionId: string): Reported {
+    let reported = this.#reported.get(sessionId);
+    if (reported === undefined) {
+      const terminals = new Map<string, AgentTerminal>();
+      const events = new TerminalEvents({
+        reportedCreated: (terminal) => terminals.set(terminal.terminalId, terminal),
+        changed: (terminalId) => this.#changed(reportedKey(sessionId, terminalId)),
+        exited: (terminalId) => this.#ended(reportedKey(sessionId, terminalId)),
+      });
+      reported = {
+        meta: new MetaTerminals(events, this.options.limits, this.#replaceOnOutput),
+        terminals,
+      };
+      this.#reported.set(sessionId, reported);
+    }
+    return reported;
+  }
+
+  /** The keys of the terminals of `content` this proxy shows (its own; the agent's reported ones in text). */
+  #shownTerminals(sessionId: string, content: readonly unknown[]): string[] {
+    const keys: string[] = [];
+    for (const item of content) {
+      const terminalId = field(item, "terminalId");
+      if (field(item, "type") !== "terminal" || typeof terminalId !== "string") {
+        continue;
+      }
+      if (this.#hosted.has(terminalId)) {
+        keys.push(hostedKey(terminalId));
+      } else if (this.readsMeta && this.#reported.get(sessionId)?.terminals.has(terminalId)) {
+        keys.push(reportedKey(sessionId, terminalId));
+      }
+    }
+    return keys;
+  }
+
+  #follow(key: string, given: Omit<Call, "lastSentAt" | "timer">): Call {
+    const known = this.#calls.get(key);
+    this.#forget(key);
+    const call: Call = { ...given, lastSentAt: known?.lastSentAt ?? 0, timer: undefined };
+    this.#calls.set(key, call);
+    for (const terminal of call.terminals) {
+      const calls = this.#callsOf.get(terminal) ?? new Set<string>();
+      calls.add(key);
+      this.#callsOf.set(terminal, calls);
+    }
+    if (this.#calls.size > MAX_CALLS) {
+      const oldest = this.#calls.keys().next();
+      if (oldest.done !== true) {
+        this.#forget(oldest.value);
+      }
+    }
+    return call;
+  }
+
+  #forget(key: string): void {
+    const call = this.#calls.get(key);
+    if (call === undefined) {
+      return;
+    }
+    clearTimeout(call.timer);
+    this.#calls.delete(key);
+    for (const terminal of call.terminals) {
+      const calls = this.#callsOf.get(terminal);
+      calls?.delete(key);
+      if (calls?.size === 0) {
+        this.#callsOf.delete(terminal);
+      }
+    }
+  }
+
+  /** A terminal's output changed: its tool calls are sent again, at most every LIVE_INTERVAL_MS. */
+  #changed(terminal: string): void {
+    for (const key of this.#callsOf.get(terminal) ?? []) {
+      const call = this.#calls.get(key);
+      if (call === undefined || call.timer !== undefined) {
+        continue;
+      }
+      const wait = Math.max(0, call.lastSentAt + LIVE_INTERVAL_MS - this.#now());
+      call.timer = setTimeout(() => {
+        call.timer = undefined;
+        this.#send(call, undefined);
+      }, wait);
+    }
+  }
+
+  /** A terminal ended: its tool calls are sent at once, with the final screen (and exit). */
+  #ended(terminal: string): void {
+    for (const key of this.#callsOf.get(terminal) ?? []) {
+      const call = this.#calls.get(key);
+      if (call !== undefined) {
+        clearTimeout(call.timer);
+        call.timer = undefined;
+        this.#send(call, terminal);
+      }
+    }
+  }
+
+  #send(call: Call, ended: string | undefined): void {
+    call.lastSentAt = this.#now();
+    if (this.options.dialect !== "text") {
+      this.#sendMeta(call, ended);
+      return;
+    }
+    this.#update(call, { content: this.#content(call) });
+  }
+
+  #update(call: Call, fields: Record<string, unknown>): void {
+    this.options.send({
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: {
+        sessionId: call.sessionId,
+        update: { sessionUpdate: "tool_call_update", toolCallId: call.toolCallId, ...fields },
+      },
+    });
+  }
+
+  /** The agent's content with each terminal this proxy shows as a text item. */
+  #content(call: Call): unknown[] {
+    return call.content.map((item) => {
+      const terminalId = field(item, "terminalId");
+      const key =
+        typeof terminalId === "string"
+          ? call.terminals.find(
+              (k) => k === hostedKey(terminalId) || k === reportedKey(call.sessionId, terminalId),
+            )
+          : undefined;
+      if (field(item, "type") !== "terminal" || key === undefined) {
+        return item;
+      }
+      const { screen, exitStatus } = this.#screenOf(key, call.sessionId);
+      const text = terminalText(screen, exitStatus, this.options.liveLines);
+      return { type: "content", content: { type: "text", text } };
+    });
+  }
+
+  #screenOf(
+    key: string,
+    sessionId: string,
+  ): { screen: string; exitStatus: ExitStatus | undefined } {
+    const [kind, ...rest] = key.split("\n");
+    const terminalId = rest.at(-1) ?? "";
+    if (kind === "r") {
+      const terminal = this.#reported.get(sessionId)?.terminals.get(terminalId);
+      return { screen: terminal?.text() ?? "", exitStatus: terminal?.exitStatus };
+    }
+    const hosted = this.#hosted.get(terminalId);
+    if (hosted === undefined) {
+      return { screen: "", exitStatus: undefined };
+    }
+    return { screen: this.#hostedScreen(terminalId, hosted).text(), exitStatus: hosted.exitStatus };
+  }
+
+  /** A hosted terminal's screen, fed with what its buffer got since it was last drawn. */
+  #hostedScreen(terminalId: string, hosted: Hosted): AgentTerminal {
+    hosted.screen ??= new AgentTerminal(terminalId, undefined, "v1");
+    const reader = hosted.reader;
+    if (reader !== undefined && !hosted.screen.frozen) {
+      const { bytes, fromByte } = reader.bytesSince(hosted.cursor);
+      hosted.screen.append(bytes);
+      hosted.cursor = fromByte + bytes.byteLength;
+    }
+    return hosted.screen;
+  }
+
+  /**
+   * A hosted terminal ended (shown in a tool call) or was released: its screen keeps its text (a
+   * tool call may show it later: a client keeps showing a terminal after release), and the host's
+   * buffer is let go.
+   */
+  #drawnForGood(terminalId: string, hosted: Hosted): void {
+    if (hosted.reader === undefined) {
+      return;
+    }
+    if (this.options.dialect === "text") {
+      this.#hostedScreen(terminalId, hosted).freeze();
+    }
+    hosted.reader = undefined;
+  }
+
+  /** Released terminals no tool call shows are kept (as their frozen text) up to MAX_RELEASED. */
+  #keepReleased(terminalId: string): void {
+    if (this.#callsOf.has(hostedKey(terminalId))) {
+      return;
+    }
+    this.#released.delete(terminalId);
+    this.#released.add(terminalId);
+    if (this.#released.size > MAX_RELEASED) {
+      const oldest = this.#released.values().next();
+      if (oldest.done !== true) {
+        this.#released.delete(oldest.value);
+        if (!this.#callsOf.has(hostedKey(oldest.value))) {
+          this.#hosted.delete(oldest.value);
+        }
+      }
+    }
+  }
+
+  /** The `_meta` dialect: the proxy's terminal announced where a tool call first shows it. */
+  #withTerminalInfo(update: Record<string, unknown>, terminals: string[]): Rewrite {
+    const hostedId = terminals.find((key) => key.startsWith("h\n"))?.slice(2);
+    const hosted = hostedId === undefined ? undefined : this.#hosted.get(hostedId);
+    if (hostedId === undefined || hosted === undefined) {
+      return PASS;
+    }
+    const meta = isRecord(update["_meta"]) ? update["_meta"] : {};
+    const terminal_info = { terminal_id: hostedId, cwd: hosted.cwd };
+    return { kind: "replace", update: { ...update, _meta: { ...meta, terminal_info } } };
+  }
+
+  /** The `_meta` dialect: the output the editor has not had yet, then the exit once ended. */
+  #sendMeta(call: Call, ended: string | undefined): void {
+    for (const key of call.terminals) {
+      const terminalId = key.slice(2);
+      const hosted = key.startsWith("h\n") ? this.#hosted.get(terminalId) : undefined;
+      if (hosted === undefined) {
+        continue;
+      }
+      const reader = hosted.reader;
+      if (reader !== undefined) {
+        const { bytes, fromByte } = reader.bytesSince(hosted.cursor);
+        hosted.cursor = fromByte + bytes.byteLength;
+        hosted.decoder ??= new TextDecoder();
+        const data = hosted.decoder.decode(bytes, { stream: true });
+        if (data !== "") {
+          this.#update(call, {
+            _meta: { [this.options.dialect]: { terminal_id: terminalId, data } },
+          });
+        }
+      }
+      if (key === ended && hosted.exitStatus !== undefined) {
+        const { exitCode, signal } = hosted.exitStatus;
+        this.#update(call, {
+          _meta: {
+            terminal_exit: {
+              terminal_id: terminalId,
+              exit_code: exitCode ?? null,
+              signal: signal ?? null,
+            },
+          },
+        });
+      }
+    }
+  }
+}
+
+/** An update that says nothing but `_meta` terminal reports (which the proxy shows instead). */
+function onlyTerminalReport(update: Record<string, unknown>): boolean {
+  const meta = update["_meta"];
+  return (
+    Object.keys(update).every(
+      (key) => key === "sessionUpdate" || key === "toolCallId" || key === "_meta",
+    ) &&
+    isRecord(meta) &&
+    Object.keys(meta).every((key) => key !== "terminal_info" && TERMINAL_META_KEYS.includes(key))
+  );
+}
