@@ -381,7 +381,7 @@ describe("the fast lanes' line readers", () => {
   it("a v1 _meta output text is unescaped into the bytes Buffer.from(JSON.parse(...)) gives, lone surrogates as U+FFFD; other shapes are left to the SDK", () => {
     const outputs: Array<{ key: string; bytes: string }> = [];
     const lane = new MetaLane(
-      () => "s",
+      (sessionId) => sessionId === "s",
       (o) => outputs.push({ key: o.key, bytes: Buffer.from(o.bytes).toString("hex") }),
     );
     const meta = (m: unknown, update: Record<string, unknown> = {}) =>

@@ -124,6 +124,7 @@ function fromFields(fields: TopLevel): WireMessage {
   }
   return invalid(
     "neither a request (method), a notification, nor a response (id with result or error)",
+    knownId,
   );
 }
 

@@ -1,0 +1,294 @@
+/**
+ * `acp-terminal proxy` between a scripted editor on the SDK that advertises nothing
+ * (support/proxy-editor.ts) and a raw JSON-RPC agent (fixtures/proxy-agent.mjs) over real stdio:
+ * passthrough byte for byte, the initialize the agent sees, served terminals asked in the
+ * editor's UI and shown as text, the `_meta` dialect, cancellation, and the faults, with the
+ * processes left counted.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { RequestError } from "@agentclientprotocol/sdk";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { killSurvivors, processesWithEnv } from "./support/processes.js";
+import {
+  startProxyEditor,
+  type ProxyEditor,
+  type ProxyEditorOptions,
+} from "./support/proxy-editor.js";
+import { until } from "./support/until.js";
+
+const MARK = "PROXY_TEST_MARK";
+
+let dir: string;
+let mark: string;
+let editor: ProxyEditor | undefined;
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), "proxy-test-"));
+  mark = randomUUID();
+});
+
+afterEach(async () => {
+  if (editor !== undefined && editor.child.exitCode === null) {
+    await editor.close().catch(() => undefined);
+  }
+  editor = undefined;
+  const left = processesWithEnv(MARK, mark);
+  killSurvivors(left);
+  rmSync(dir, { recursive: true, force: true });
+  expect(left, "processes left by the proxy, its agent or its terminals").toEqual([]);
+});
+
+const agentLog = () => path.join(dir, "agent.log");
+const agentReceived = () => readFileSync(agentLog(), "utf8").trimEnd().split("\n");
+
+function start(options: ProxyEditorOptions = {}): Promise<ProxyEditor> {
+  return startProxyEditor({
+    ...options,
+    env: { ...process.env, PROXY_AGENT_LOG: agentLog(), [MARK]: mark, ...options.env },
+  });
+}
+
+/** The text items of the last content the editor got for a tool call. */
+function shownText(e: ProxyEditor, toolCallId: string): string[] {
+  const withContent = e
+    .updates()
+    .filter((u) => u["toolCallId"] === toolCallId && Array.isArray(u["content"]));
+  const content = (withContent.at(-1)?.["content"] ?? []) as Array<Record<string, unknown>>;
+  return content.map((item) =>
+    item["type"] === "content"
+      ? String((item["content"] as { text?: unknown }).text)
+      : `[${String(item["type"])}]`,
+  );
+}
+
+const messageText = (e: ProxyEditor) =>
+  e
+    .updates()
+    .filter((u) => u["sessionUpdate"] === "agent_message_chunk")
+    .map((u) => (u["content"] as { text: string }).text)
+    .join("");
+
+describe("acp-terminal proxy in front of an agent, for an editor that advertises nothing", () => {
+  it("passes unknown methods, _meta, ids and the editor's answers through byte for byte, both ways", async () => {
+    editor = await start();
+    const sessionId = await editor.newSession();
+    expect(await editor.prompt(sessionId, "probe")).toBe("end_turn");
+    const ping = `{"method":"_x/ping" ,"jsonrpc":"2.0","params":{"n":2.50,"s":"\\u00e9\\/","_meta":{"k":[1,{}]}}}`;
+    const ask = `{"jsonrpc":"2.0","id":"agent-probe","method":"_x/ask","params":{"q":1.0,"_meta":{"z":null}}}`;
+    expect(editor.received).toContain(ping);
+    expect(editor.received).toContain(ask);
+    expect(editor.received).toContain(
+      `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"session-1"}}`,
+    );
+    // Everything the editor wrote after initialize reached the agent as it was, in order.
+    const afterInitialize = editor.sent.slice(1);
+    expect(agentReceived().slice(1)).toEqual(afterInitialize);
+    const answer = afterInitialize.find((line) => line.includes(`"agent-probe"`));
+    expect(answer).toContain(`"editorSays":"answered _x/ask"`);
+    expect(messageText(editor)).toContain(`probe answer: ${answer}`);
+  });
+
+  it("gives the agent the editor's initialize plus terminals and _meta terminal output, and the editor the agent's answer unchanged", async () => {
+    editor = await start({
+      initialize: {
+        protocolVersion: 1,
+        clientCapabilities: { fs: { readTextFile: false }, _meta: { editor: "x" } },
+        clientInfo: { name: "scripted-editor", version: "9" },
+        _meta: { traceparent: "00-1" },
+      },
+    });
+    const seen = (editor.initialized["_meta"] as { echo: Record<string, unknown> }).echo;
+    const capabilities = seen["clientCapabilities"] as Record<string, unknown>;
+    expect(seen["clientInfo"]).toEqual({ name: "scripted-editor", version: "9" });
+    expect(seen["_meta"]).toEqual({ traceparent: "00-1" });
+    expect(capabilities["terminal"]).toBe(true);
+    expect(capabilities["fs"]).toEqual({ readTextFile: false });
+    const meta = capabilities["_meta"] as Record<string, unknown>;
+    expect(meta["editor"]).toBe("x");
+    expect(meta["terminal_output"]).toBe(true);
+    expect(meta["terminal_output_delta"]).toBe(true);
+    expect(meta["acp-terminal"]).toMatchObject({ cursors: true, stdin: true });
+    // The answer is the agent's line as it wrote it (its odd spacing kept).
+    expect(editor.received[0]).toContain(`"result":{"protocolVersion":1, "agentCapabilities"`);
+  });
+
+  it("asks the editor before a command runs, with the real command line, cwd and sandbox, and shows its screen then its exit in the tool call", async () => {
+    editor = await start({ proxyArgs: [] });
+    const sessionId = await editor.newSession(dir);
+    const line = "printf 'progress 10%%\\rprogress 100%%\\ndone\\n'";
+    expect(await editor.prompt(sessionId, `run ${line}`)).toBe("end_turn");
+    expect(editor.permissions).toHaveLength(1);
+    const asked = editor.permissions[0]!;
+    expect(asked.sessionId).toBe(sessionId);
+    expect(asked.toolCall.title).toBe(`Run: ${line}`);
+    const details = (asked.toolCall.content![0] as { content: { text: string } }).content.text;
+    expect(details).toContain(`cwd: ${dir}`);
+    expect(details).toContain("sandbox: off");
+    expect(asked.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once"]);
+    expect(shownText(editor, "call-1")).toEqual([
+      "before",
+      "```text\nprogress 100%\ndone\n```\nexit 0",
+    ]);
+    // The terminal item never reached the editor: it does not know the proxy's terminals.
+    expect(editor.received.some((l) => l.includes(`"type":"terminal"`))).toBe(false);
+    expect(messageText(editor)).toContain(
+      `ran: {"exitCode":0,"signal":null} "progress 10%\\rprogress 100%\\ndone\\n"`,
+    );
+  });
+
+  it("refuses the agent's command when the editor denies it, and asks once for a command allowed for the session", async () => {
+    let answer = "deny";
+    editor = await start({
+      proxyArgs: [],
+      permission: () => ({ outcome: { outcome: "selected", optionId: answer } }),
+    });
+    const sessionId = await editor.newSession(dir);
+    await editor.prompt(sessionId, "run echo one");
+    expect(messageText(editor)).toMatch(/refused: -32\d+ Denied by the user: echo one/);
+    answer = "allow_always";
+    await editor.prompt(sessionId, "run echo two");
+    await editor.prompt(sessionId, "run echo two");
+    expect(editor.permissions.map((p) => p.toolCall.title)).toEqual([
+      "Run: echo one",
+      "Run: echo two",
+    ]);
+    expect(messageText(editor)).toContain(`ran: {"exitCode":0,"signal":null} "two\\n"`);
+  });
+
+  it("tells the agent why its command was refused when the editor has no permission UI", async () => {
+    editor = await start({
+      proxyArgs: [],
+      permission: () => {
+        throw RequestError.methodNotFound("session/request_permission");
+      },
+    });
+    const sessionId = await editor.newSession(dir);
+    await editor.prompt(sessionId, "run echo hi");
+    expect(messageText(editor)).toMatch(
+      /refused: -32\d+ .*the editor has no permission UI \(it answered session\/request_permission with -32601.*pass --yes to acp-terminal proxy/,
+    );
+  });
+
+  it("shows a command the agent reports in _meta as text, its redraws rendered, without the reports the editor does not read", async () => {
+    editor = await start();
+    const sessionId = await editor.newSession();
+    await editor.prompt(sessionId, "meta");
+    expect(shownText(editor, "meta-1")).toEqual(["```text\none\nTWO\n```\nexit 0"]);
+    const forCall = editor.updates().filter((u) => u["toolCallId"] === "meta-1");
+    expect(forCall.some((u) => JSON.stringify(u).includes("terminal_output_delta"))).toBe(false);
+    expect(forCall.at(-1)?.["status"]).toBe("completed");
+  });
+
+  it("passes the _meta dialect through to an editor that declared it, and shows the proxy's own terminals in it", async () => {
+    editor = await start({
+      initialize: {
+        protocolVersion: 1,
+        clientCapabilities: { _meta: { terminal_output_delta: true } },
+      },
+    });
+    const sessionId = await editor.newSession(dir);
+    await editor.prompt(sessionId, "meta");
+    const deltas = editor.received.filter(
+      (l) => l.includes(`"session/update"`) && l.includes(`"terminal_output_delta"`),
+    );
+    expect(deltas).toHaveLength(3);
+    await editor.prompt(sessionId, "run printf 'a\\nb\\n'");
+    const call = editor.updates().filter((u) => u["toolCallId"] === "call-1");
+    const info = call.find((u) => u["sessionUpdate"] === "tool_call")?.["_meta"] as Record<
+      string,
+      { terminal_id: string; cwd: string }
+    >;
+    expect(info["terminal_info"]?.cwd).toBe(dir);
+    const terminalId = info["terminal_info"]!.terminal_id;
+    const output = call
+      .map(
+        (u) =>
+          (u["_meta"] as Record<string, { terminal_id: string; data?: string }> | undefined)?.[
+            "terminal_output_delta"
+          ],
+      )
+      .filter((o) => o?.terminal_id === terminalId)
+      .map((o) => o!.data)
+      .join("");
+    expect(output).toBe("a\nb\n");
+    const exit = call.find(
+      (u) => (u["_meta"] as Record<string, unknown> | undefined)?.["terminal_exit"],
+    );
+    expect((exit?.["_meta"] as Record<string, unknown>)["terminal_exit"]).toEqual({
+      terminal_id: terminalId,
+      exit_code: 0,
+      signal: null,
+    });
+  });
+
+  it("passes session/cancel to the agent as it was, and its cancelled answer back", async () => {
+    editor = await start();
+    const sessionId = await editor.newSession();
+    const turn = editor.prompt(sessionId, "wait-cancel");
+    await until(() => agentReceived().some((l) => l.includes(`"wait-cancel"`)), {
+      message: "the prompt to reach the agent",
+    });
+    await editor.connection.agent.notify("session/cancel", { sessionId });
+    expect(await turn).toBe("cancelled");
+    const cancel = editor.sent.find((l) => l.includes(`"session/cancel"`));
+    expect(agentReceived()).toContain(cancel);
+  });
+
+  it("answers a line that is not JSON-RPC with an error on its own side, and goes on", async () => {
+    editor = await start();
+    editor.writeLine("{not json");
+    editor.writeLine(`{"jsonrpc":"2.0","id":7}`);
+    await editor.waitFor(
+      (m) => m["id"] === null && (m["error"] as { code: number }).code === -32700,
+      "a parse error",
+    );
+    await editor.waitFor(
+      (m) => m["id"] === 7 && (m["error"] as { code: number }).code === -32600,
+      "an invalid request error",
+    );
+    const sessionId = await editor.newSession();
+    await editor.prompt(sessionId, "malformed");
+    expect(messageText(editor)).toContain("malformed: -32700 -32600");
+    expect(agentReceived().some((l) => l.includes("not json"))).toBe(false);
+  });
+
+  it("drops a line over 32 MiB with an error, and goes on", async () => {
+    editor = await start();
+    editor.writeLine(
+      `{"jsonrpc":"2.0","method":"_x/big","params":{"data":"${"x".repeat(33 * 1024 * 1024)}"}}`,
+    );
+    await editor.waitFor(
+      (m) =>
+        (m["error"] as { message?: string } | undefined)?.message?.includes(
+          "more than 33554432 bytes",
+        ) === true,
+      "the too-long error",
+    );
+    const sessionId = await editor.newSession();
+    expect(await editor.prompt(sessionId, "probe")).toBe("end_turn");
+  });
+
+  it("answers every pending request with an error when the agent exits, and exits with its status", async () => {
+    editor = await start();
+    const sessionId = await editor.newSession();
+    await expect(editor.prompt(sessionId, "exit 3")).rejects.toThrow(
+      /the agent exited with code 3 before answering session\/prompt/,
+    );
+    expect(await editor.exited).toEqual({ code: 3, signal: null });
+  });
+
+  it("ends the agent and every terminal when the editor closes stdin", async () => {
+    editor = await start();
+    const sessionId = await editor.newSession();
+    void editor.prompt(sessionId, "hang sleep 1000").catch(() => undefined);
+    await until(() => messageText(editor!).includes("pids agent="), {
+      message: "the terminal to start",
+    });
+    expect(processesWithEnv(MARK, mark).length).toBeGreaterThanOrEqual(3); // proxy, agent, sleep
+    expect(await editor.close()).toEqual({ code: 0, signal: null });
+    await until(() => processesWithEnv(MARK, mark).length === 0, { message: "nothing left" });
+  });
+});
