@@ -51,18 +51,23 @@ function start(options: ProxyEditorOptions = {}): Promise<ProxyEditor> {
   });
 }
 
-/** The text items of the last content the editor got for a tool call. */
-function shownText(e: ProxyEditor, toolCallId: string): string[] {
-  const withContent = e
-    .updates()
-    .filter((u) => u["toolCallId"] === toolCallId && Array.isArray(u["content"]));
-  const content = (withContent.at(-1)?.["content"] ?? []) as Array<Record<string, unknown>>;
+/** An update's content items as text (`[terminal]` for an item that is not text). */
+function textsOf(update: Record<string, unknown> | undefined): string[] {
+  const content = (update?.["content"] ?? []) as Array<Record<string, unknown>>;
   return content.map((item) =>
     item["type"] === "content"
       ? String((item["content"] as { text?: unknown }).text)
       : `[${String(item["type"])}]`,
   );
 }
+
+/** The updates of a tool call that gave its content. */
+const contentUpdates = (e: ProxyEditor, toolCallId: string) =>
+  e.updates().filter((u) => u["toolCallId"] === toolCallId && Array.isArray(u["content"]));
+
+/** The text items of the last content the editor got for a tool call. */
+const shownText = (e: ProxyEditor, toolCallId: string) =>
+  textsOf(contentUpdates(e, toolCallId).at(-1));
 
 const messageText = (e: ProxyEditor) =>
   e
@@ -137,6 +142,33 @@ describe("acp-terminal proxy in front of an agent, for an editor that advertises
     expect(messageText(editor)).toContain(
       `ran: {"exitCode":0,"signal":null} "progress 10%\\rprogress 100%\\ndone\\n"`,
     );
+  });
+
+  it("sends a running command's newest lines at most every 100 ms, and its whole final screen at the end", async () => {
+    editor = await start({ proxyArgs: ["--yes", "--lines", "5"] });
+    const sessionId = await editor.newSession(dir);
+    const startedAt = performance.now();
+    await editor.prompt(sessionId, "run for i in $(seq 1 40); do echo line $i; sleep 0.02; done");
+    const elapsedMs = performance.now() - startedAt;
+    const texts = contentUpdates(editor, "call-1").map((u) => textsOf(u)[1]!);
+    const final = texts.at(-1)!;
+    const live = texts
+      .slice(0, -1)
+      .filter((text) => text !== "running" && !text.endsWith("exit 0"));
+    expect(final).toBe(
+      `\`\`\`text\n${Array.from({ length: 40 }, (_, i) => `line ${i + 1}`).join("\n")}\n\`\`\`\nexit 0`,
+    );
+    expect(live.length).toBeGreaterThan(0);
+    for (const text of live) {
+      const shown = /```text\n([^]*)\n```/.exec(text)![1]!.split("\n");
+      expect(shown.length).toBeLessThanOrEqual(5);
+      const last = Number(shown.at(-1)!.replace("line ", ""));
+      if (last > 5) {
+        expect(text.startsWith(`… ${last - 5} earlier lines\n`)).toBe(true);
+      }
+    }
+    // The proxy's own updates of this call: the first content, the live ones, the final one.
+    expect(live.length).toBeLessThanOrEqual(Math.ceil(elapsedMs / 100) + 1);
   });
 
   it("refuses the agent's command when the editor denies it, and asks once for a command allowed for the session", async () => {

@@ -210,11 +210,13 @@ function scanTopLevel(line: Buffer, start: number, end: number): TopLevel {
         }
         key = undefined;
       }
+      if (depth === 1) {
+        valueStart = -1; // a nested value's start stays until its field is recorded
+      }
       if (byte !== 0x2c) {
         depth--;
       }
       expectKey = byte === 0x2c && depth === 1;
-      valueStart = -1;
     } else if (depth === 1 && valueStart === -1 && !isSpace(byte) && key !== undefined) {
       valueStart = i;
     }
