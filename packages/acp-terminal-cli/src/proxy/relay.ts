@@ -252,7 +252,50 @@ export class Relay {
       );
       return;
     }
-    this.editor.pass(line, message);
+    const asked =
+      message.method === "session/request_permission"
+        ? this.#permissionShown(line, message)
+        : undefined;
+    if (asked === undefined) {
+      this.editor.pass(line, message);
+    } else {
+      this.editor.send(asked);
+    }
+  }
+
+  /**
+   * The agent's permission request with the terminals of its tool call made into content the
+   * editor shows (as in a `tool_call_update`), or undefined to pass it as it came.
+   */
+  #permissionShown(
+    line: Buffer,
+    message: Extract<WireMessage, { kind: "request" }>,
+  ): Record<string, unknown> | undefined {
+    const terminals = this.#terminals;
+    if (terminals === undefined || line.indexOf(TERMINAL_MARKER) === -1) {
+      return undefined;
+    }
+    const value = message.value ?? parseLine(line);
+    const params = field(value, "params");
+    const sessionId = field(params, "sessionId");
+    const toolCall = field(params, "toolCall");
+    if (
+      typeof sessionId !== "string" ||
+      !this.#sessions.has(sessionId) ||
+      !isRecord(params) ||
+      !isRecord(toolCall)
+    ) {
+      return undefined;
+    }
+    const rewrite = terminals.rewrite(sessionId, {
+      ...toolCall,
+      sessionUpdate: "tool_call_update",
+    });
+    if (rewrite.kind !== "replace") {
+      return undefined;
+    }
+    const { sessionUpdate: _sessionUpdate, ...shown } = rewrite.update;
+    return { ...value, params: { ...params, toolCall: shown } };
   }
 
   #agentNotification(line: Buffer, message: Extract<WireMessage, { kind: "notification" }>): void {
