@@ -227,7 +227,8 @@ describe("acp-terminal proxy in front of an agent, for an editor that advertises
       (l) => l.includes(`"session/update"`) && l.includes(`"terminal_output_delta"`),
     );
     expect(deltas).toHaveLength(3);
-    await editor.prompt(sessionId, "run printf 'a\\nb\\n'");
+    // The terminal has exited before the tool call shows it: its output and exit follow the call.
+    await editor.prompt(sessionId, "run-late printf 'a\\nb\\n'");
     const call = editor.updates().filter((u) => u["toolCallId"] === "call-1");
     const info = call.find((u) => u["sessionUpdate"] === "tool_call")?.["_meta"] as Record<
       string,

@@ -1,17 +1,14 @@
 #!/usr/bin/env node
 import path from "node:path";
-import { parseCommand } from "./command/args.js";
-import { USAGE } from "./command/flags.js";
 import { ExitCode } from "./exit-codes.js";
-import { runMcpCommand } from "./command/mcp-command.js";
-import { run } from "./run-command.js";
-import { runProxy } from "./proxy/proxy-command.js";
 import { messageOf, packageVersion } from "acp-terminal/internal";
 
 const PACKAGE_JSON = new URL("../package.json", import.meta.url);
 
 async function main(argv: string[]): Promise<number> {
+  // Each command loads only its own modules: the proxy starts in front of an editor's every session.
   if (argv[0] === "mcp") {
+    const { runMcpCommand } = await import("./command/mcp-command.js");
     return runMcpCommand(argv.slice(1), {
       stdout: process.stdout,
       stderr: process.stderr,
@@ -20,6 +17,7 @@ async function main(argv: string[]): Promise<number> {
     });
   }
   if (argv[0] === "proxy") {
+    const { runProxy } = await import("./proxy/proxy-command.js");
     return runProxy(argv.slice(1), {
       stdin: process.stdin,
       stdout: process.stdout,
@@ -28,10 +26,11 @@ async function main(argv: string[]): Promise<number> {
       env: process.env,
     });
   }
+  const { parseCommand } = await import("./command/args.js");
   const command = parseCommand(argv, process.cwd(), (base, p) => path.resolve(base, p));
   switch (command.kind) {
     case "help":
-      process.stdout.write(USAGE);
+      process.stdout.write((await import("./command/flags.js")).USAGE);
       return ExitCode.ok;
     case "version":
       process.stdout.write(`${packageVersion(PACKAGE_JSON)}\n`);
@@ -39,7 +38,8 @@ async function main(argv: string[]): Promise<number> {
     case "error":
       process.stderr.write(`${command.message}\nRun "acp-terminal --help" for usage.\n`);
       return ExitCode.usage;
-    case "run":
+    case "run": {
+      const { run } = await import("./run-command.js");
       return run(command.options, {
         stdin: process.stdin,
         stdout: process.stdout,
@@ -47,6 +47,7 @@ async function main(argv: string[]): Promise<number> {
         cwd: process.cwd(),
         version: packageVersion(PACKAGE_JSON),
       });
+    }
   }
 }
 

@@ -50,15 +50,33 @@ export class LineReader {
   }
 }
 
+/** Bytes of one slab that lines passed on are copied into. */
+const SLAB_BYTES = 1024 * 1024;
+/** Slabs kept for reuse once their writes are done; more are let go. */
+const KEPT_SLABS = 4;
+
+/** A buffer lines are copied into, reused once every write from it has been flushed. */
+interface Slab {
+  bytes: Buffer;
+  used: number;
+  /** Writes from it not yet flushed. */
+  pending: number;
+}
+
 /**
  * One side's lines as the proxy writes them: a line read from the other side (a view: copied here,
  * since the stream keeps what it has not flushed yet) or a message the proxy makes, each followed
- * by a newline, in the order written. `full` says the stream holds more than its high-water mark;
+ * by a newline, in the order written. Lines are copied into slabs that are reused once their
+ * writes are flushed: a buffer of their own per line (a flood's 87 KB chunks) is native memory
+ * that V8 frees only when its external-memory pressure triggers a collection, tens of MB and
+ * hundreds of ms of GC over 100 MiB. `full` says the stream holds more than its high-water mark;
  * the reader feeding it pauses until `drained`. A write error (EPIPE: the peer closed) calls
  * `gone` once; later writes are dropped.
  */
 export class LineWriter {
   #gone = false;
+  #slab: Slab | undefined;
+  readonly #spare: Slab[] = [];
 
   constructor(
     private readonly stream: Writable,
@@ -95,10 +113,46 @@ export class LineWriter {
     if (this.isGone) {
       return;
     }
-    const copy = Buffer.allocUnsafe(bytes.byteLength + 1);
-    copy.set(bytes, 0);
-    copy[bytes.byteLength] = 0x0a;
-    this.stream.write(copy);
+    const size = bytes.byteLength + 1;
+    if (size > SLAB_BYTES) {
+      const copy = Buffer.allocUnsafe(size);
+      copy.set(bytes, 0);
+      copy[bytes.byteLength] = 0x0a;
+      this.stream.write(copy);
+      return;
+    }
+    const slab = this.#slabFor(size);
+    const view = slab.bytes.subarray(slab.used, slab.used + size);
+    view.set(bytes, 0);
+    view[bytes.byteLength] = 0x0a;
+    slab.used += size;
+    slab.pending++;
+    this.stream.write(view, () => this.#flushed(slab));
+  }
+
+  /** The slab with room for `size` bytes: the current one, a spare one flushed, or a new one. */
+  #slabFor(size: number): Slab {
+    const current = this.#slab;
+    if (current !== undefined && current.used + size <= SLAB_BYTES) {
+      return current;
+    }
+    if (current !== undefined && current.pending === 0) {
+      current.used = 0;
+      return current;
+    }
+    const spare = this.#spare.pop();
+    const next = spare ?? { bytes: Buffer.allocUnsafe(SLAB_BYTES), used: 0, pending: 0 };
+    next.used = 0;
+    this.#slab = next;
+    return next;
+  }
+
+  /** A write from `slab` was flushed: once none is left, a slab no longer current is spare. */
+  #flushed(slab: Slab): void {
+    slab.pending--;
+    if (slab.pending === 0 && slab !== this.#slab && this.#spare.length < KEPT_SLABS) {
+      this.#spare.push(slab);
+    }
   }
 
   /** Writes a message the proxy made. */

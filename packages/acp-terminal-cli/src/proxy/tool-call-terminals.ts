@@ -70,6 +70,8 @@ interface Call {
   terminals: string[];
   lastSentAt: number;
   timer: NodeJS.Timeout | undefined;
+  /** `_meta` dialect: the terminals whose exit it was sent. */
+  exitsSent: Set<string>;
 }
 
 const hostedKey = (terminalId: string) => `h\n${terminalId}`;
@@ -194,6 +196,10 @@ export class ToolCallTerminals {
       call.lastSentAt = this.#now();
       return { kind: "replace", update: { ...update, content: this.#content(call) } };
     }
+    // What the terminal printed (and its exit) before the agent showed it follows this update.
+    for (const terminal of terminals) {
+      this.#changed(terminal);
+    }
     return this.#withTerminalInfo(update, terminals);
   }
 
@@ -245,10 +251,15 @@ export class ToolCallTerminals {
     return keys;
   }
 
-  #follow(key: string, given: Omit<Call, "lastSentAt" | "timer">): Call {
+  #follow(key: string, given: Omit<Call, "lastSentAt" | "timer" | "exitsSent">): Call {
     const known = this.#calls.get(key);
     this.#forget(key);
-    const call: Call = { ...given, lastSentAt: known?.lastSentAt ?? 0, timer: undefined };
+    const call: Call = {
+      ...given,
+      lastSentAt: known?.lastSentAt ?? 0,
+      timer: undefined,
+      exitsSent: known?.exitsSent ?? new Set(),
+    };
     this.#calls.set(key, call);
     for (const terminal of call.terminals) {
       const calls = this.#callsOf.get(terminal) ?? new Set<string>();
@@ -290,7 +301,7 @@ export class ToolCallTerminals {
       const wait = Math.max(0, call.lastSentAt + LIVE_INTERVAL_MS - this.#now());
       call.timer = setTimeout(() => {
         call.timer = undefined;
-        this.#send(call, undefined);
+        this.#send(call);
       }, wait);
     }
   }
@@ -302,15 +313,15 @@ export class ToolCallTerminals {
       if (call !== undefined) {
         clearTimeout(call.timer);
         call.timer = undefined;
-        this.#send(call, terminal);
+        this.#send(call);
       }
     }
   }
 
-  #send(call: Call, ended: string | undefined): void {
+  #send(call: Call): void {
     call.lastSentAt = this.#now();
     if (this.options.dialect !== "text") {
-      this.#sendMeta(call, ended);
+      this.#sendMeta(call);
       return;
     }
     this.#update(call, { content: this.#content(call) });
@@ -421,7 +432,7 @@ export class ToolCallTerminals {
   }
 
   /** The `_meta` dialect: the output the editor has not had yet, then the exit once ended. */
-  #sendMeta(call: Call, ended: string | undefined): void {
+  #sendMeta(call: Call): void {
     for (const key of call.terminals) {
       const terminalId = key.slice(2);
       const hosted = key.startsWith("h\n") ? this.#hosted.get(terminalId) : undefined;
@@ -440,7 +451,8 @@ export class ToolCallTerminals {
           });
         }
       }
-      if (key === ended && hosted.exitStatus !== undefined) {
+      if (hosted.exitStatus !== undefined && !call.exitsSent.has(key)) {
+        call.exitsSent.add(key);
         const { exitCode, signal } = hosted.exitStatus;
         this.#update(call, {
           _meta: {
