@@ -38,10 +38,11 @@ const proxied = (agent) => [CLI, "proxy", "--", ...agent];
 
 /** A process spoken to in raw JSON-RPC lines: requests answered by id, other lines counted. */
 class RawPeer {
+  /** @type {Map<number, (message: unknown) => void>} */
   #waiting = new Map();
   #next = 0;
   #tail = "";
-  /** Called with every chunk read (the flood reader watches for the turn's end). */
+  /** @type {((chunk: Buffer) => void) | undefined} Called with every chunk read (the flood reader watches for the turn's end). */
   onChunk = undefined;
 
   constructor(args) {
@@ -118,15 +119,17 @@ async function rawFlood(viaProxy) {
   const rest = viaProxy ? memoryOf(peer.child.pid).rss : undefined;
   let bytes = 0;
   let seen = "";
-  const ended = new Promise((resolve) => {
-    peer.onChunk = (chunk) => {
-      bytes += chunk.length;
-      seen = (seen + chunk.toString("latin1", Math.max(0, chunk.length - 200))).slice(-400);
-      if (seen.includes('"stopReason":"end_turn"')) {
-        resolve();
-      }
-    };
-  });
+  const ended = /** @type {Promise<void>} */ (
+    new Promise((resolve) => {
+      peer.onChunk = (chunk) => {
+        bytes += chunk.length;
+        seen = (seen + chunk.toString("latin1", Math.max(0, chunk.length - 200))).slice(-400);
+        if (seen.includes('"stopReason":"end_turn"')) {
+          resolve();
+        }
+      };
+    })
+  );
   const started = now();
   void peer.request("session/prompt", { sessionId: "s1", prompt: [{ type: "text", text: "go" }] });
   await ended;
@@ -182,7 +185,9 @@ for (const [p, goal] of [
   });
 }
 
+/** @type {{direct: Array<{ms: number, bytes: number, rest: number | undefined, peak: number | undefined}>, proxied: Array<{ms: number, bytes: number, rest: number | undefined, peak: number | undefined}>}} */
 const raw = { direct: [], proxied: [] };
+/** @type {{direct: number[], proxied: number[]}} */
 const cli = { direct: [], proxied: [] };
 for (let round = 0; round < ROUNDS; round++) {
   const order = round % 2 === 0 ? [false, true] : [true, false];
@@ -211,11 +216,11 @@ report.row({
   baseline: `${fmt.s(rawDirect)} direct`,
   ratio: fmt.ratio(rawProxied / rawDirect),
 });
-const growth = median(raw.proxied.map((r) => r.peak - r.rest));
+const growth = median(raw.proxied.map((r) => (r.peak ?? 0) - (r.rest ?? 0)));
 report.row({
   figure: "proxy peak RSS under the flood, over the proxy at rest",
   value: `+${fmt.mb(growth)}`,
-  baseline: `${fmt.mb(median(raw.proxied.map((r) => r.rest)))} at rest`,
+  baseline: `${fmt.mb(median(raw.proxied.map((r) => r.rest ?? 0)))} at rest`,
   goal: "<= +24 MB",
   met: growth <= 24 * MB,
 });
