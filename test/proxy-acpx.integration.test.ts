@@ -6,7 +6,7 @@
  * fixtures/replay-agent.mjs), whose `_meta` terminal output acpx does not read.
  */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,6 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { proxyCommand, runAcpx, toolCallTexts, updatesOf, type AcpxRun } from "./support/acpx.js";
 import { killSurvivors, processesWithEnv } from "./support/processes.js";
 import { DEMO_AGENT } from "./fixtures/demo-processes.js";
+import { CONFORMANCE_AGENT } from "./fixtures/cli-process.js";
 
 const REPLAY = fileURLToPath(new URL("./fixtures/replay-agent.mjs", import.meta.url));
 const RECORDINGS = fileURLToPath(new URL("./fixtures/adapters/", import.meta.url));
@@ -101,6 +102,24 @@ describe("acp-terminal proxy in front of acpx --no-terminal", () => {
     expect(texts.get("call_standin_2")).toBe(
       "```text\ntick 2\ntick 3\ntick 4\ntick 5\n```\nexit 0",
     );
+    expectNoTerminalDialect(result);
+  });
+
+  it("lets the conformance agent pass every v1 check on the proxy's terminals, with acpx showing each as text", async () => {
+    const report = path.join(dir, "report.json");
+    const result = await run([process.execPath, CONFORMANCE_AGENT, "--report", report], "go", [
+      "--yes",
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const { checks, summary } = JSON.parse(readFileSync(report, "utf8")) as {
+      checks: Array<{ id: string; status: string }>;
+      summary: { failed: number; skipped: number; specFailures: number };
+    };
+    expect(checks.filter((check) => check.status !== "pass")).toEqual([]);
+    expect(summary).toMatchObject({ failed: 0, skipped: 0, specFailures: 0 });
+    expect(checks.length).toBeGreaterThanOrEqual(34);
+    const texts = [...toolCallTexts(result).values()];
+    expect(texts).toContainEqual(expect.stringMatching(/^```text\nready\n/));
     expectNoTerminalDialect(result);
   });
 });
