@@ -56,7 +56,7 @@ const FOLDER_IMPORTERS = {
   "acp-terminal-cli": {
     "command/": ["conversation/", "drivers/", "readers/", "proxy/", "main.ts", "run-command.ts"],
     "agent/": ["command/", "conversation/", "drivers/", "readers/", "proxy/", "run-command.ts"],
-    "ask/": ["conversation/", "drivers/"],
+    "ask/": ["conversation/", "drivers/", "readers/"],
     "view/": ["ask/", "conversation/", "drivers/", "readers/", "render/", "proxy/"],
     "readers/": ["drivers/", "proxy/"],
     "proxy/": ["main.ts"],

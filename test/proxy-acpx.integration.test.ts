@@ -122,4 +122,25 @@ describe("acp-terminal proxy in front of acpx --no-terminal", () => {
     expect(texts).toContainEqual(expect.stringMatching(/^```text\nready\n/));
     expectNoTerminalDialect(result);
   });
+
+  it.each([
+    ["claude-agent-acp", "claude-v2", "toolu_standin_steps", "step 1\nstep 2\nstep 3\né✓🚀"],
+    ["codex-acp", "codex-v2", "call_standin_1", "step 2\nstep 3\né✓🚀"],
+  ])(
+    "speaks v2 to %s (recorded as a v2 agent: %s) and v1 to acpx, its agent-owned terminals shown as text",
+    async (_agent, name, toolCallId, screen) => {
+      const recording = path.join(RECORDINGS, `${name}.jsonl`);
+      const result = await run([process.execPath, REPLAY, recording], "go");
+      expect(result.code, result.stderr).toBe(0);
+      const initialize = result.messages.find((m) => m["id"] === 0 && "result" in m);
+      expect(initialize?.["result"]).toMatchObject({ protocolVersion: 1 });
+      expect(toolCallTexts(result).get(toolCallId)).toBe(`\`\`\`text\n${screen}\n\`\`\`\nexit 0`);
+      const variants = new Set(updatesOf(result).map((u) => u["sessionUpdate"]));
+      expect(variants.has("terminal_update") || variants.has("state_update")).toBe(false);
+      const prompt = result.messages.find((m) => m["method"] === "session/prompt");
+      const answer = result.messages.find((m) => m["id"] === prompt?.["id"] && "result" in m);
+      expect(answer?.["result"]).toEqual({ stopReason: "end_turn" });
+      expectNoTerminalDialect(result);
+    },
+  );
 });

@@ -9,6 +9,7 @@ import type { Port } from "./ports.js";
 import type { TerminalsMode } from "./proxy-options.js";
 import { TerminalService } from "./terminal-service.js";
 import { ToolCallTerminals } from "./tool-call-terminals.js";
+import { answersOnlyV2, V2Bridge } from "./v2-bridge.js";
 import { parseLine, readWireMessage, type RpcId, type WireMessage } from "./wire-message.js";
 
 /** Sessions followed (their cwd and terminals): the oldest are forgotten beyond this. */
@@ -64,6 +65,10 @@ export class Relay {
   #terminals: ToolCallTerminals | undefined;
   #lane: MetaLane | undefined;
   #initialized = false;
+  /** The editor offered ACP v1 in its `initialize`. */
+  #editorV1 = false;
+  /** Set when the agent speaks only v2: from then on every message goes through it. */
+  #bridge: V2Bridge | undefined;
 
   constructor(
     private readonly editor: Port,
@@ -80,11 +85,15 @@ export class Relay {
 
   /** Whether an answer read on a shared line (a conductor's) is the agent's. */
   awaitsAgent(id: RpcId): boolean {
-    return this.#toAgent.has(id);
+    return this.#toAgent.has(id) || this.#bridge?.awaitsAgent(id) === true;
   }
 
   /** A line from the editor. */
   fromEditor(line: Buffer): void {
+    if (this.#bridge !== undefined) {
+      this.#bridge.fromEditor(line);
+      return;
+    }
     const message = readWireMessage(line);
     switch (message.kind) {
       case "empty":
@@ -111,6 +120,10 @@ export class Relay {
 
   /** A line from the agent. */
   fromAgent(line: Buffer): void {
+    if (this.#bridge !== undefined) {
+      this.#bridge.fromAgent(line);
+      return;
+    }
     if (this.#lane?.lineTap.take(line) === true) {
       return; // a `_meta` output report, shown by the proxy in its tool call
     }
@@ -123,8 +136,12 @@ export class Relay {
         return;
       case "response": {
         const request = this.#toAgent.take(message.id);
+        const answer = request === undefined ? undefined : (message.value ?? parseLine(line));
+        if (request !== undefined && this.#bridged(request, answer)) {
+          return;
+        }
         if (request !== undefined) {
-          this.#learn(request, message.value ?? parseLine(line));
+          this.#learn(request, answer);
         }
         this.editor.pass(line, message);
         return;
@@ -146,6 +163,7 @@ export class Relay {
     for (const request of this.#toAgent.drain()) {
       this.editor.send(errorAnswer(request.id, `${why} before answering ${request.method}`, data));
     }
+    this.#bridge?.agentGone(why, data);
     this.#asker.abandon(`not approved: ${why}`);
   }
 
@@ -165,6 +183,7 @@ export class Relay {
   /** Releases every terminal and stops every timer. */
   async close(): Promise<void> {
     this.#terminals?.dispose();
+    this.#bridge?.close();
     await this.#service?.close();
   }
 
@@ -205,6 +224,7 @@ export class Relay {
   #initialize(value: Record<string, unknown>): Record<string, unknown> | undefined {
     const params = field(value, "params");
     const offer = editorOffer(params);
+    this.#editorV1 = offer.v1;
     if (!offer.v1 || !isRecord(params)) {
       return undefined;
     }
@@ -334,6 +354,22 @@ export class Relay {
     } else if (rewrite.kind === "replace") {
       this.editor.send({ ...value, params: { ...params, update: rewrite.update } });
     }
+  }
+
+  /**
+   * Whether the agent answered the editor's v1 `initialize` as one that speaks only v2: from then
+   * on the bridge speaks v2 to it and v1 to the editor (and answers this `initialize`).
+   */
+  #bridged(request: PendingRequest, answer: unknown): boolean {
+    if (request.method !== "initialize" || !this.#editorV1 || !answersOnlyV2(answer)) {
+      return false;
+    }
+    this.#terminals?.dispose();
+    this.#terminals = undefined;
+    this.#lane = undefined;
+    this.#bridge = new V2Bridge(this.editor, this.agent, this.options);
+    this.#bridge.start(request.id, request.params, answer);
+    return true;
   }
 
   /** What the proxy learns from an answer of the agent's to a request of the editor's. */

@@ -1,6 +1,6 @@
 import type { ExitStatus, OutputReader, TerminalInfo } from "acp-terminal";
 import type { AgentTerminal } from "../view/agent-terminal.js";
-import type { Renderer } from "../view/renderer.js";
+import type { PlanItem, ProtocolName, Renderer, ToolCallShown } from "../view/renderer.js";
 
 /** What the proxy hears of terminals: the view events it uses, nothing else. */
 export interface TerminalListener {
@@ -51,13 +51,14 @@ export class TerminalEvents implements Renderer {
     this.listener.released?.(terminalId);
   }
 
-  // What a conversation shows besides terminals: the editor gets the agent's own messages for it.
-  rawUpdate(): void {}
-  messageText(): void {}
-  thoughtText(): void {}
-  plan(): void {}
-  toolCallStarted(): void {}
-  toolCallUpdated(): void {}
+  // What a conversation shows besides terminals: the editor gets the agent's own messages for it
+  // (a subclass that speaks for the agent shows them: see v2-bridge.ts).
+  rawUpdate(_update: unknown, _protocol: ProtocolName): void {}
+  messageText(_text: string): void {}
+  thoughtText(_text: string): void {}
+  plan(_items: PlanItem[]): void {}
+  toolCallStarted(_call: ToolCallShown & { title: string }): void {}
+  toolCallUpdated(_call: ToolCallShown): void {}
   agentTerminalChanged(): void {}
   background(): void {}
   notice(): void {}

@@ -6,7 +6,7 @@ import { MetaTerminals, replacesOnTerminalOutput } from "../readers/v1-meta-term
 import type { MetaOutput } from "../readers/v1-meta-lane.js";
 import { AgentTerminal } from "../view/agent-terminal.js";
 import type { SendToEditor } from "./editor-asker.js";
-import { TerminalEvents } from "./terminal-events.js";
+import { TerminalEvents, type TerminalListener } from "./terminal-events.js";
 import { terminalText } from "./terminal-text.js";
 
 /** The most often a running command's tool call is sent again. */
@@ -59,6 +59,7 @@ interface Hosted {
 interface Reported {
   meta: MetaTerminals;
   terminals: Map<string, AgentTerminal>;
+  listener: TerminalListener;
 }
 
 /** A tool call that shows terminals, as the agent last gave its content. */
@@ -99,6 +100,11 @@ export class ToolCallTerminals {
   constructor(
     private readonly options: {
       dialect: EditorDialect;
+      /**
+       * Every terminal a tool call shows is one the agent runs and reports (ACP v2: there are no
+       * others), even before its first report.
+       */
+      agentOwnsTerminals?: boolean;
       liveLines: number;
       limits: TerminalLimits;
       send: SendToEditor;
@@ -216,18 +222,36 @@ export class ToolCallTerminals {
     return this.options.now?.() ?? performance.now();
   }
 
+  /**
+   * What hears of the terminals a session's agent reports: a reader of the agent's dialect
+   * (`MetaTerminals` here; a v2 session's reader in v2-bridge.ts) tells it, and the tool calls that
+   * show them are sent again.
+   */
+  reportedListener(sessionId: string): TerminalListener {
+    return this.#reportedOf(sessionId).listener;
+  }
+
   #reportedOf(sessionId: string): Reported {
     let reported = this.#reported.get(sessionId);
     if (reported === undefined) {
       const terminals = new Map<string, AgentTerminal>();
-      const events = new TerminalEvents({
-        reportedCreated: (terminal) => terminals.set(terminal.terminalId, terminal),
+      const listener: TerminalListener = {
+        reportedCreated: (terminal) => {
+          terminals.set(terminal.terminalId, terminal);
+          // A tool call may have shown it before its first report.
+          this.#changed(reportedKey(sessionId, terminal.terminalId));
+        },
         changed: (terminalId) => this.#changed(reportedKey(sessionId, terminalId)),
         exited: (terminalId) => this.#ended(reportedKey(sessionId, terminalId)),
-      });
+      };
       reported = {
-        meta: new MetaTerminals(events, this.options.limits, this.#replaceOnOutput),
+        meta: new MetaTerminals(
+          new TerminalEvents(listener),
+          this.options.limits,
+          this.#replaceOnOutput,
+        ),
         terminals,
+        listener,
       };
       this.#reported.set(sessionId, reported);
     }
@@ -244,7 +268,10 @@ export class ToolCallTerminals {
       }
       if (this.#hosted.has(terminalId)) {
         keys.push(hostedKey(terminalId));
-      } else if (this.readsMeta && this.#reported.get(sessionId)?.terminals.has(terminalId)) {
+      } else if (
+        this.options.agentOwnsTerminals === true ||
+        (this.readsMeta && this.#reported.get(sessionId)?.terminals.has(terminalId) === true)
+      ) {
         keys.push(reportedKey(sessionId, terminalId));
       }
     }
