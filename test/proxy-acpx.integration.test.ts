@@ -12,7 +12,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { proxyCommand, runAcpx, toolCallTexts, updatesOf, type AcpxRun } from "./support/acpx.js";
-import { killSurvivors, processesWithEnv } from "./support/processes.js";
+import { processesWithEnv } from "./support/processes.js";
+import { leftAfterEnd } from "./support/proxy-editor.js";
 import { DEMO_AGENT } from "./fixtures/demo-processes.js";
 import { CONFORMANCE_AGENT } from "./fixtures/cli-process.js";
 
@@ -28,9 +29,8 @@ beforeEach(() => {
   mark = randomUUID();
 });
 
-afterEach(() => {
-  const left = processesWithEnv(MARK, mark);
-  killSurvivors(left);
+afterEach(async () => {
+  const left = await leftAfterEnd(() => processesWithEnv(MARK, mark));
   rmSync(dir, { recursive: true, force: true });
   expect(left, "processes left by acpx, the proxy, the agent or its terminals").toEqual([]);
 });

@@ -10,9 +10,9 @@ import { createInterface } from "node:readline";
 import { client, type ClientConnection, type SessionNotification } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { Conductor } from "./support/conductor.js";
-import { killSurvivors, processesWithEnv } from "./support/processes.js";
-import { CLI, PROXY_AGENT } from "./support/proxy-editor.js";
-import { withDeadline } from "./support/until.js";
+import { processesWithEnv } from "./support/processes.js";
+import { CLI, leftAfterEnd, PROXY_AGENT } from "./support/proxy-editor.js";
+import { until, withDeadline } from "./support/until.js";
 
 const MARK = "PROXY_CHAIN_MARK";
 let conductor: Conductor | undefined;
@@ -21,8 +21,7 @@ let mark = "";
 afterEach(async () => {
   await conductor?.close().catch(() => undefined);
   conductor = undefined;
-  const left = processesWithEnv(MARK, mark);
-  killSurvivors(left);
+  const left = await leftAfterEnd(() => processesWithEnv(MARK, mark));
   expect(left, "processes left by the chain").toEqual([]);
 });
 
@@ -85,7 +84,11 @@ describe("acp-terminal proxy under a conductor (Proxy Chains RFD)", () => {
     });
     expect(turn.stopReason).toBe("end_turn");
     expect(permissions).toEqual(["Run: printf 'chained\\n'"]);
-    expect(texts(updates).join("")).toContain(`ran: {"exitCode":0,"signal":null} "chained\\n"`);
+    // The SDK hands notifications over after the prompt's answer resolves: wait for them.
+    await until(
+      () => texts(updates).join("").includes(`ran: {"exitCode":0,"signal":null} "chained\\n"`),
+      { message: "the agent's report of its command" },
+    );
     const shown = updates.filter(
       (u) => u.sessionUpdate === "tool_call_update" && "content" in u && Array.isArray(u.content),
     );
@@ -102,7 +105,12 @@ describe("acp-terminal proxy under a conductor (Proxy Chains RFD)", () => {
       sessionId,
       prompt: [{ type: "text", text: "probe" }],
     });
-    expect(texts(updates).join("")).toContain(`"result":{"editorSays":"answered _x/ask"}`);
+    await until(
+      () => texts(updates).join("").includes(`"result":{"editorSays":"answered _x/ask"}`),
+      {
+        message: "the agent's report of the editor's answer",
+      },
+    );
     const fromProxy = conductor.fromComponent[0]!;
     const ping = fromProxy.find((m) => m.method === "_x/ping");
     expect(ping?.["params"]).toEqual({ n: 2.5, s: "é/", _meta: { k: [1, {}] } });

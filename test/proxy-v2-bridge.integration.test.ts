@@ -7,8 +7,8 @@
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { killSurvivors, processesWithEnv } from "./support/processes.js";
-import { startProxyEditor, type ProxyEditor } from "./support/proxy-editor.js";
+import { processesWithEnv } from "./support/processes.js";
+import { leftAfterEnd, startProxyEditor, type ProxyEditor } from "./support/proxy-editor.js";
 import { until } from "./support/until.js";
 
 const V2_AGENT = fileURLToPath(new URL("./fixtures/v2-agent.mjs", import.meta.url));
@@ -21,8 +21,7 @@ afterEach(async () => {
     await editor.close().catch(() => undefined);
   }
   editor = undefined;
-  const left = processesWithEnv(MARK, mark);
-  killSurvivors(left);
+  const left = await leftAfterEnd(() => processesWithEnv(MARK, mark));
   expect(left, "processes left").toEqual([]);
   mark = randomUUID();
 });

@@ -11,8 +11,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { RequestError } from "@agentclientprotocol/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { killSurvivors, processesWithEnv } from "./support/processes.js";
+import { processesWithEnv } from "./support/processes.js";
 import {
+  leftAfterEnd,
   startProxyEditor,
   type ProxyEditor,
   type ProxyEditorOptions,
@@ -35,8 +36,7 @@ afterEach(async () => {
     await editor.close().catch(() => undefined);
   }
   editor = undefined;
-  const left = processesWithEnv(MARK, mark);
-  killSurvivors(left);
+  const left = await leftAfterEnd(() => processesWithEnv(MARK, mark));
   rmSync(dir, { recursive: true, force: true });
   expect(left, "processes left by the proxy, its agent or its terminals").toEqual([]);
 });

@@ -14,6 +14,7 @@ import {
   type RequestPermissionRequest,
   type RequestPermissionResponse,
 } from "@agentclientprotocol/sdk";
+import { killSurvivors } from "./processes.js";
 import { until, withDeadline } from "./until.js";
 
 export const CLI = fileURLToPath(
@@ -170,4 +171,17 @@ export async function startProxyEditor(options: ProxyEditorOptions = {}): Promis
     },
   };
   return editor;
+}
+
+/**
+ * The processes `find` still sees after a grace for them to end (a terminal's containment ends a
+ * moment after the proxy); they are killed, and returned for the test to fail on.
+ */
+export async function leftAfterEnd(find: () => number[], graceMs = 5_000): Promise<number[]> {
+  await until(() => find().length === 0, { timeoutMs: graceMs, message: "nothing left" }).catch(
+    () => undefined,
+  );
+  const left = find();
+  killSurvivors(left);
+  return left;
 }
