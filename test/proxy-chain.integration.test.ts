@@ -90,7 +90,10 @@ describe("acp-terminal proxy under a conductor (Proxy Chains RFD)", () => {
       { message: "the agent's report of its command" },
     );
     const shown = updates.filter(
-      (u) => u.sessionUpdate === "tool_call_update" && "content" in u && Array.isArray(u.content),
+      (u) =>
+        (u.sessionUpdate === "tool_call_update" || u.sessionUpdate === "tool_call") &&
+        "content" in u &&
+        Array.isArray(u.content),
     );
     expect(JSON.stringify(shown.at(-1))).toContain("```text\\nchained\\n```\\nexit 0");
   });
