@@ -75,7 +75,8 @@ export const PROXY_USAGE = `Usage:
 An ACP proxy between an editor (its stdin and stdout) and an agent: every message passes through
 unchanged, but the agent gets terminals (terminal/* served here, asked through the editor's
 permission UI), and commands whose output the editor cannot show (its own terminals missing, the
-agent's _meta terminal output) come to the editor as text in their tool calls.
+agent's _meta terminal output, a v2 agent's terminals) come to the editor as text in their tool
+calls. An agent that speaks only ACP v2 is spoken to in v2, a v1 editor in v1.
 
 Options:
   --terminals MODE   who serves the agent's terminal/*: auto (default: this proxy when the editor
