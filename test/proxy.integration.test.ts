@@ -257,6 +257,25 @@ describe("acp-terminal proxy in front of an agent, for an editor that advertises
     });
   });
 
+  it("shows at most 16 of one tool call's terminals as text, however many it lists", async () => {
+    editor = await start();
+    const sessionId = await editor.newSession(dir);
+    await editor.prompt(sessionId, "items 1000 echo many");
+    const texts = shownText(editor, "call-items");
+    expect(texts).toHaveLength(1000);
+    expect(texts.filter((t) => t === "```text\nmany\n```\nexit 0")).toHaveLength(16);
+    expect(texts.filter((t) => t === "[terminal]")).toHaveLength(984);
+  });
+
+  it("answers the agent's terminal requests past 1024 waiting with an error, and the others once they can", async () => {
+    editor = await start();
+    const sessionId = await editor.newSession(dir);
+    expect(await editor.prompt(sessionId, "waits 1100")).toBe("end_turn");
+    expect(messageText(editor)).toContain(
+      "waits: 76 Too many terminal requests waiting (1024): terminal/wait_for_exit was not served",
+    );
+  });
+
   it("passes session/cancel to the agent as it was, and its cancelled answer back", async () => {
     editor = await start();
     const sessionId = await editor.newSession();

@@ -1,4 +1,4 @@
-import { LineReader, LineWriter } from "./line-io.js";
+import { editorOutput, LineReader, LineWriter } from "./line-io.js";
 import type { Port } from "./ports.js";
 import { stdioPort } from "./ports.js";
 import type { ProxyIo } from "./proxy-options.js";
@@ -114,7 +114,7 @@ function demux(relay: Relay, writer: LineWriter, line: Buffer): void {
 export async function runChainComponent(io: ProxyIo, relayOptions: RelayOptions): Promise<number> {
   let left!: () => void;
   const gone = new Promise<void>((resolve) => (left = resolve));
-  const writer = new LineWriter(io.stdout, () => left());
+  const writer = new LineWriter(editorOutput(io.stdout), () => left());
   const relay = new Relay(stdioPort(writer), successorPort(writer), relayOptions);
   const reader: LineReader = new LineReader(
     io.stdin,

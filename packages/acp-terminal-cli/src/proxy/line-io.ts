@@ -1,3 +1,5 @@
+import { fstatSync } from "node:fs";
+import { Socket } from "node:net";
 import type { Readable, Writable } from "node:stream";
 import { readPipe } from "acp-terminal/internal";
 import { LineSplitter } from "../agent/line-splitter.js";
@@ -54,6 +56,11 @@ export class LineReader {
 const SLAB_BYTES = 1024 * 1024;
 /** Slabs kept for reuse once their writes are done; more are let go. */
 const KEPT_SLABS = 4;
+/**
+ * Bytes a side may leave unread before the messages the proxy makes for it (answers, errors, tool
+ * call updates) are dropped: a peer that never reads must not grow the proxy's memory.
+ */
+export const MAX_UNREAD_BYTES = 64 * 1024 * 1024;
 
 /** A buffer lines are copied into, reused once every write from it has been flushed. */
 interface Slab {
@@ -75,12 +82,15 @@ interface Slab {
  */
 export class LineWriter {
   #gone = false;
+  #dropped = 0;
   #slab: Slab | undefined;
   readonly #spare: Slab[] = [];
 
   constructor(
     private readonly stream: Writable,
     gone: (error: Error) => void,
+    /** Told once when a message is first dropped (the side reads nothing). */
+    private readonly firstDrop: () => void = () => undefined,
   ) {
     stream.on("error", (error) => {
       if (!this.#gone) {
@@ -155,9 +165,20 @@ export class LineWriter {
     }
   }
 
-  /** Writes a message the proxy made. */
+  /** Messages the proxy made that were dropped because the side left MAX_UNREAD_BYTES unread. */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  /** Writes a message the proxy made (dropped while the side leaves MAX_UNREAD_BYTES unread). */
   message(value: unknown): void {
     if (this.isGone) {
+      return;
+    }
+    if (this.stream.writableLength > MAX_UNREAD_BYTES) {
+      if (this.#dropped++ === 0) {
+        this.firstDrop();
+      }
       return;
     }
     this.stream.write(`${JSON.stringify(value)}\n`);
@@ -184,4 +205,26 @@ export class LineWriter {
       }
     });
   }
+}
+
+/**
+ * Where the proxy writes to the editor: this process's stdout, as a stream whose writes do not
+ * block. Node makes a stdout pipe blocking (a write waits until the reader has taken the bytes),
+ * which serializes the relay: while the editor reads a chunk the proxy cannot read the agent's
+ * next. A socket of its own on fd 1 writes without blocking, queues what the pipe cannot take yet,
+ * and says when it is full, so the reader feeding it pauses instead. Anything but a pipe (a file,
+ * a TTY, a stream a test gives) is written as given.
+ */
+export function editorOutput(stdout: Writable): Writable {
+  if (stdout !== process.stdout) {
+    return stdout;
+  }
+  try {
+    if (!fstatSync(1).isFIFO()) {
+      return stdout;
+    }
+  } catch {
+    return stdout; // no fd 1 to look at: write as Node does
+  }
+  return new Socket({ fd: 1, readable: false, writable: true });
 }

@@ -13,7 +13,7 @@ import { checkBeforeLaunch } from "../command/preflight.js";
 import { hostSandbox } from "../command/sandbox-host.js";
 import { MAX_MESSAGE_BYTES } from "../agent/ndjson-stdio.js";
 import { editorApprovalPolicy } from "./editor-asker.js";
-import { LineReader, LineWriter } from "./line-io.js";
+import { editorOutput, LineReader, LineWriter, MAX_UNREAD_BYTES } from "./line-io.js";
 import { stdioPort, type Port } from "./ports.js";
 import {
   parseProxyCommand,
@@ -117,7 +117,13 @@ function relayOptions(options: ProxyOptions, io: ProxyIo): RelayOptions {
   };
 }
 
-/** Reads `reader`'s lines into `take`, pausing it while `port` is full. */
+/**
+ * Reads `stream`'s lines into `take`, pausing it while the other side's port is full (that side is
+ * slow to take what this one sends), so memory stays bounded by the pipes. Not while its own side
+ * is full: an agent on Node blocks in its stdout writes and reads its stdin only between them, so
+ * waiting for it to read would wait forever (what the proxy writes a side of its own is capped by
+ * LineWriter instead).
+ */
 function feed(
   stream: Readable,
   take: (line: Buffer) => void,
@@ -158,9 +164,17 @@ async function relayToAgent(
   });
   let editorLeft!: () => void;
   const editorGone = new Promise<"editor">((resolve) => (editorLeft = () => resolve("editor")));
-  const editorWriter = new LineWriter(io.stdout, () => editorLeft());
+  const unread = (side: string) => () =>
+    io.stderr.write(
+      `acp-terminal proxy: the ${side} left ${MAX_UNREAD_BYTES} bytes unread: the proxy's own messages to it are dropped until it reads\n`,
+    );
+  const editorWriter = new LineWriter(
+    editorOutput(io.stdout),
+    () => editorLeft(),
+    unread("editor"),
+  );
   const editor = stdioPort(editorWriter);
-  const agent = stdioPort(new LineWriter(child.stdin, () => undefined));
+  const agent = stdioPort(new LineWriter(child.stdin, () => undefined, unread("agent")));
   const relay = new Relay(editor, agent, relayOptions(options, io));
   const agentReader = feed(
     child.stdout,

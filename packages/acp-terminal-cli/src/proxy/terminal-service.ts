@@ -20,6 +20,10 @@ const SERVED_METHODS: ReadonlySet<string> = new Set([
 ]);
 
 const CANCEL_REQUEST = "$/cancel_request";
+/** The agent's requests answered here at once (a wait_for_exit waits as long as its command). */
+export const MAX_SERVED_IN_FLIGHT = 1024;
+/** Requests served whatever else waits: they end what waits (a kill, a release). */
+const ALWAYS_SERVED: ReadonlySet<string> = new Set(["terminal/kill", "terminal/release"]);
 
 /**
  * The agent's terminals served by the proxy: the library's `bindTerminalHost` on an SDK client
@@ -37,7 +41,7 @@ export class TerminalService {
 
   constructor(
     readonly host: TerminalHost,
-    send: (message: AnyMessage) => void,
+    private readonly send: (message: AnyMessage) => void,
     options: {
       sessionCwd: (sessionId: string) => string | undefined;
       onError: (error: unknown, where: string) => void;
@@ -77,9 +81,24 @@ export class TerminalService {
     );
   }
 
-  /** A request (or a cancel) of the agent's for this connection. */
+  /**
+   * A request (or a cancel) of the agent's for this connection. Past MAX_SERVED_IN_FLIGHT requests
+   * waiting, one more is answered with an error at once (not a kill or a release, which end what
+   * waits).
+   */
   receive(message: Record<string, unknown> & { id?: RpcId; method: string }): void {
     if (message.method !== CANCEL_REQUEST && message.id !== undefined) {
+      if (this.#answering.size >= MAX_SERVED_IN_FLIGHT && !ALWAYS_SERVED.has(message.method)) {
+        this.send({
+          jsonrpc: "2.0",
+          id: message.id,
+          error: {
+            code: -32603,
+            message: `Too many terminal requests waiting (${MAX_SERVED_IN_FLIGHT}): ${message.method} was not served; wait for their answers`,
+          },
+        } as AnyMessage);
+        return;
+      }
       this.#answering.add(idKey(message.id));
     }
     // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- a JSON-RPC request or notification read from the wire; the SDK's connection checks its params

@@ -15,6 +15,14 @@ export const LIVE_INTERVAL_MS = 100;
 const MAX_CALLS = 1024;
 /** Released terminals no tool call showed, kept (their screen's text) for one that shows them later. */
 const MAX_RELEASED = 256;
+/** Terminals of one tool call shown as text (the rest stay as the agent sent them). */
+const MAX_SHOWN_TERMINALS = 16;
+/**
+ * Characters of a tool call's own content (its text, diffs…) up to which it is sent again while
+ * its terminals run: each live update repeats it, and a bigger one would multiply into megabytes
+ * a second. Past it, the tool call gets its terminals' final screens only.
+ */
+const MAX_LIVE_CONTENT_CHARS = 64 * 1024;
 
 /**
  * How the editor shows a terminal it does not run itself: as text (the proxy renders it), or in
@@ -71,6 +79,8 @@ interface Call {
   terminals: string[];
   lastSentAt: number;
   timer: NodeJS.Timeout | undefined;
+  /** Sent again while its terminals run (its own content is small enough to repeat). */
+  live: boolean;
   /** `_meta` dialect: the terminals whose exit it was sent. */
   exitsSent: Set<string>;
 }
@@ -262,6 +272,9 @@ export class ToolCallTerminals {
   #shownTerminals(sessionId: string, content: readonly unknown[]): string[] {
     const keys: string[] = [];
     for (const item of content) {
+      if (keys.length === MAX_SHOWN_TERMINALS) {
+        break;
+      }
       const terminalId = field(item, "terminalId");
       if (field(item, "type") !== "terminal" || typeof terminalId !== "string") {
         continue;
@@ -278,13 +291,16 @@ export class ToolCallTerminals {
     return keys;
   }
 
-  #follow(key: string, given: Omit<Call, "lastSentAt" | "timer" | "exitsSent">): Call {
+  #follow(key: string, given: Omit<Call, "lastSentAt" | "timer" | "exitsSent" | "live">): Call {
     const known = this.#calls.get(key);
     this.#forget(key);
     const call: Call = {
       ...given,
       lastSentAt: known?.lastSentAt ?? 0,
       timer: undefined,
+      live:
+        this.options.dialect !== "text" ||
+        JSON.stringify(given.content).length <= MAX_LIVE_CONTENT_CHARS,
       exitsSent: known?.exitsSent ?? new Set(),
     };
     this.#calls.set(key, call);
@@ -322,7 +338,7 @@ export class ToolCallTerminals {
   #changed(terminal: string): void {
     for (const key of this.#callsOf.get(terminal) ?? []) {
       const call = this.#calls.get(key);
-      if (call === undefined || call.timer !== undefined) {
+      if (call === undefined || call.timer !== undefined || !call.live) {
         continue;
       }
       const wait = Math.max(0, call.lastSentAt + LIVE_INTERVAL_MS - this.#now());
@@ -365,8 +381,9 @@ export class ToolCallTerminals {
     });
   }
 
-  /** The agent's content with each terminal this proxy shows as a text item. */
+  /** The agent's content with each terminal this proxy shows as a text item (MAX_SHOWN_TERMINALS). */
   #content(call: Call): unknown[] {
+    let shown = 0;
     return call.content.map((item) => {
       const terminalId = field(item, "terminalId");
       const key =
@@ -375,9 +392,14 @@ export class ToolCallTerminals {
               (k) => k === hostedKey(terminalId) || k === reportedKey(call.sessionId, terminalId),
             )
           : undefined;
-      if (field(item, "type") !== "terminal" || key === undefined) {
+      if (
+        field(item, "type") !== "terminal" ||
+        key === undefined ||
+        shown === MAX_SHOWN_TERMINALS
+      ) {
         return item;
       }
+      shown++;
       const { screen, exitStatus } = this.#screenOf(key, call.sessionId);
       const text = terminalText(screen, exitStatus, this.options.liveLines);
       return { type: "content", content: { type: "text", text } };
