@@ -54,6 +54,8 @@ export class LineReader {
 
 /** Bytes of one slab that lines passed on are copied into. */
 const SLAB_BYTES = 1024 * 1024;
+/** How long the proxy waits, at its end, for a side to read what was written to it. */
+const FLUSH_MS = 30_000;
 /** Slabs kept for reuse once their writes are done; more are let go. */
 const KEPT_SLABS = 4;
 /**
@@ -185,15 +187,16 @@ export class LineWriter {
   }
 
   /**
-   * Resolves once what was written is flushed (at most `timeoutMs`); `end` closes the stream too
-   * (not for this process's stdout, which stays open until it exits).
+   * Resolves once what was written is flushed (at most `timeoutMs`, default FLUSH_MS: a reader
+   * that takes longer loses the rest); `end` closes the stream too (not this process's stdout,
+   * which stays open until it exits).
    */
   async flush(options: { end?: boolean; timeoutMs?: number } = {}): Promise<void> {
     if (this.isGone) {
       return;
     }
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, options.timeoutMs ?? 2000);
+      const timer = setTimeout(resolve, options.timeoutMs ?? FLUSH_MS);
       const done = () => {
         clearTimeout(timer);
         resolve();
