@@ -3,7 +3,8 @@
  * through MCP elicitation (2026-07-28: an input_required result the client answers by retrying;
  * 2025: elicitation/create, sent by the SDK's shim), over real stdio with the SDK v2 client on
  * both revisions and the v1 client. The question shows the command, its directory and the
- * variables set; accept runs it, decline or dismiss refuse it (an error that says so), and "for
+ * variables set; accept runs it, decline or cancel refuse it (an error that quotes the host's answer and says
+ * whether a person can have seen the question), and "for
  * the rest of the session" is remembered as the CLI remembers it. Over stateless HTTP a 2026-07-28
  * client is asked as well; a 2025 one cannot be (no session to send the question on).
  */
@@ -47,7 +48,7 @@ afterEach(async () => {
 async function asking(
   kind: (typeof CLIENT_KINDS)[number],
   args: string[],
-  answers: ElicitAnswer[],
+  answers: (ElicitAnswer & { readingMs?: number })[],
 ): Promise<{ client: McpTestClient; questions: string[] }> {
   mark = newMark();
   const questions: string[] = [];
@@ -58,7 +59,13 @@ async function asking(
       if (!answer) {
         throw new Error(`an unexpected question: ${message}`);
       }
-      return answer;
+      const { readingMs, ...given } = answer;
+      if (readingMs !== undefined) {
+        // A person reading the question before answering: the time is what the test is about.
+        // eslint-disable-next-line no-restricted-syntax -- not a wait for a condition: the delay itself is the input under test
+        await new Promise((resolve) => setTimeout(resolve, readingMs));
+      }
+      return given;
     },
   });
   open.push(client);
@@ -67,6 +74,11 @@ async function asking(
 
 const once: ElicitAnswer = { action: "accept", content: { decision: "once" } };
 const session: ElicitAnswer = { action: "accept", content: { decision: "session" } };
+
+/** `text` as a regular expression that matches it literally. */
+function escaped(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
 
 function output(result: ToolCallResult): unknown {
   expect(result.isError ?? false, JSON.stringify(result)).toBe(false);
@@ -101,7 +113,7 @@ describe.each(CLIENT_KINDS)("the %s client", (kind) => {
     expect(questions).toHaveLength(2);
   });
 
-  test("declining or dismissing the question refuses the command with an error that says so, and nothing runs", async () => {
+  test("a decline or an instant cancel refuses the command, quoting the host's answer, saying whether anyone saw it and what to do next; nothing runs", async () => {
     const { client, questions } = await asking(
       kind,
       [],
@@ -110,13 +122,45 @@ describe.each(CLIENT_KINDS)("the %s client", (kind) => {
     const file = path.join(workspace, `declined-${randomUUID()}`);
     const declined = await client.callTool("exec", { command: `touch ${file}` });
     expect(declined.isError).toBe(true);
-    expect(declined.content[0]!.text).toBe(
-      `Not run: touch ${file}. The user was asked and declined it; do not retry it unchanged.`,
+    const next =
+      "ask the user to approve it (in a host that shows MCP elicitation questions, or through a hook that answers them, e.g. Claude Code's Elicitation hook), or to restart this server with --allow PATTERN matching it, or --yes";
+    expect(declined.content[0]!.text).toMatch(
+      new RegExp(
+        `^Not run: touch ${file}\\. The user declined it: the host answered the approval question with \\{"action":"decline"\\} \\d+ ms after it was sent\\. Do not run it another way; if the user wants it run after all, ${escaped(next)}\\.$`,
+      ),
     );
-    const dismissed = await client.callTool("exec", { command: `touch ${file}` });
-    expect(dismissed.isError).toBe(true);
-    expect(dismissed.content[0]!.text).toContain("closed the question without answering");
+    const cancelled = await client.callTool("exec", { command: `touch ${file}` });
+    expect(cancelled.isError).toBe(true);
+    expect(cancelled.content[0]!.text).toMatch(
+      new RegExp(
+        `^Not run: touch ${file}\\. Nobody was asked: the host answered the approval question with \\{"action":"cancel"\\} \\d+ ms after it was sent, too soon for anyone to have read it, so the host did not show the question \\(headless hosts such as claude -p cancel every question unless a hook answers it\\)\\. To have it run, ${escaped(next)}\\. Do not retry it unchanged before that\\.$`,
+      ),
+    );
     expect(questions).toHaveLength(2);
+    expect(existsSync(file)).toBe(false);
+  });
+
+  test("a cancel that comes after the question could be read says it was closed without a decision; an accept without a decision is quoted and refused", async () => {
+    const { client } = await asking(
+      kind,
+      [],
+      [
+        { action: "cancel", readingMs: 1200 },
+        { action: "accept", content: { decision: "always-and-forever" } },
+      ],
+    );
+    const file = path.join(workspace, `cancelled-${randomUUID()}`);
+    const closed = await client.callTool("exec", { command: `touch ${file}` });
+    expect(closed.isError).toBe(true);
+    expect(closed.content[0]!.text).toMatch(
+      /^Not run: touch \S+\. No one approved it: the host answered the approval question with \{"action":"cancel"\} after \d+\.\d s, without a decision \(the question was closed or not shown\)\. To have it run, ask the user to approve it/,
+    );
+    const unclear = await client.callTool("exec", { command: `touch ${file}` });
+    expect(unclear.isError).toBe(true);
+    expect(unclear.content[0]!.text).toContain(
+      `The host answered the approval question with {"action":"accept","content":{"decision":"always-and-forever"}}`,
+    );
+    expect(unclear.content[0]!.text).toContain('it takes accept with decision "once" or "session"');
     expect(existsSync(file)).toBe(false);
   });
 

@@ -2,12 +2,14 @@
  * Runs every configuration snippet of packages/acp-terminal-mcp/README.md, read from the file: the
  * MCP host entries with the v2 and v1 SDK clients (launched as a host launches them: the entry's
  * absolute node and script, its args), the ACP session entry through a real ACP agent's
- * `session/new` and then launched, and the HTTP server command and host entry over 127.0.0.1.
- * Also checks that the tool table names every tool of every surface.
+ * `session/new` and then launched, and the HTTP server command and host entry over 127.0.0.1;
+ * Claude Code's: its `claude mcp add` line (the same entry), its settings, and its Elicitation hook
+ * answering the server's real questions. Also checks that the tool table names every tool of
+ * every surface.
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
@@ -277,4 +279,74 @@ test("the tool table names every tool of every surface, in the surface --tools p
     ...unifiedExecTools.map((tool) => `unified:${tool.functionName}`),
   ];
   expect(rows).toEqual(expected);
+});
+
+describe("the Claude Code section", () => {
+  test("claude mcp add declares the host-stdio entry: the same program and arguments", () => {
+    const entry = (JSON.parse(snippet("host-stdio")) as { mcpServers: Record<string, StdioEntry> })
+      .mcpServers["terminals"]!;
+    const words = snippet("claude-mcp-add").split(/\s+/);
+    expect(words.slice(0, 5)).toEqual(["claude", "mcp", "add", "--scope", "project"]);
+    expect(words[5]).toBe("terminals");
+    expect(words.slice(words.indexOf("--") + 1)).toEqual([entry.command, ...entry.args]);
+  });
+
+  test("the settings declare the hook for the terminals server and turn tool search off", () => {
+    const settings = JSON.parse(snippet("claude-code-settings")) as {
+      hooks: { Elicitation: { matcher: string; hooks: { type: string; command: string }[] }[] };
+      env: Record<string, string>;
+    };
+    expect(settings.hooks.Elicitation).toEqual([
+      {
+        matcher: "terminals",
+        hooks: [{ type: "command", command: "node /path/to/approve-listed.mjs" }],
+      },
+    ]);
+    expect(settings.env).toEqual({ ENABLE_TOOL_SEARCH: "false" });
+  });
+
+  test("the Elicitation hook approves once a listed command line of the server's real question, and leaves others unanswered", async () => {
+    const hook = path.join(workspace, "approve-listed.mjs");
+    writeFileSync(hook, snippet("claude-code-hook"));
+    const approved = path.join(workspace, "approved.txt");
+    writeFileSync(approved, "echo listed; echo 'fine'\n");
+    /** What Claude Code does with the hook: runs it on the question, answers with its output or, headless, cancel. */
+    const claudeCode =
+      (server: string) =>
+      async ({ message }: { message: string }) => {
+        const event = { hook_event_name: "Elicitation", mcp_server_name: server, message };
+        const printed = execFileSync(process.execPath, [hook], {
+          input: JSON.stringify(event),
+          env: { ...process.env, TERMINALS_APPROVED: approved },
+        }).toString();
+        if (printed.trim() === "") {
+          return { action: "cancel" as const };
+        }
+        const output = JSON.parse(printed) as {
+          hookSpecificOutput: {
+            hookEventName: string;
+            action: "accept";
+            content: { decision: string };
+          };
+        };
+        expect(output.hookSpecificOutput.hookEventName).toBe("Elicitation");
+        return {
+          action: output.hookSpecificOutput.action,
+          content: output.hookSpecificOutput.content,
+        };
+      };
+    const entry = (JSON.parse(snippet("host-stdio")) as { mcpServers: Record<string, StdioEntry> })
+      .mcpServers["terminals"]!;
+    const client = await launch("v2-modern", entry, { elicit: claudeCode("terminals") });
+    expect(
+      structured(await client.callTool("exec", { command: "echo listed; echo 'fine'" })).output,
+    ).toBe("listed\nfine\n");
+    const other = await client.callTool("exec", { command: "echo unlisted" });
+    expect(other.isError).toBe(true);
+    expect(other.content[0]!.text).toContain('{"action":"cancel"}');
+    const elsewhere = await launch("v2-modern", entry, { elicit: claudeCode("another-server") });
+    expect(
+      (await elsewhere.callTool("exec", { command: "echo listed; echo 'fine'" })).isError,
+    ).toBe(true);
+  });
 });

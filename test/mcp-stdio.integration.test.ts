@@ -183,7 +183,14 @@ describe.each(CLIENT_KINDS)("the %s client", (kind) => {
       structured(await client.callTool("process_list", { state: "running" })).processes,
     ).toEqual([expect.objectContaining({ process_id: id, state: "running" })]);
     expect(
-      structured(await client.callTool("process_wait", { id, since_size: 0, timeout: 10 })),
+      structured(
+        await client.callTool("process_wait", {
+          id,
+          since_size: 0,
+          until: "output",
+          timeout: 10,
+        }),
+      ),
     ).toMatchObject({ process_id: id, woke: "output", stdout: "started\n" });
     expect(structured(await client.callTool("process_logs", { id }))).toMatchObject({
       process_id: id,

@@ -19,6 +19,18 @@ const MODEL = "claude-sonnet-4-5";
  *   with 401, as an API that rejects the key would
  */
 export function startAnthropicStandIn(options = {}) {
+  return startMessagesStandIn(mainTurn, describe, options);
+}
+
+/**
+ * A Messages API whose model is `turnOf`: count_tokens gets a fixed count, anything but a POST to
+ * /v1/messages a 404, and each message request the blocks `turnOf(body)` gives (null: a side
+ * request, answered with a short text), streamed when asked; `describeBlocks` says them in the log.
+ * @param {(body: any) => Array<Record<string, any>> | null} turnOf
+ * @param {(blocks: Array<Record<string, any>>) => string} describeBlocks
+ * @param {{ keepBodies?: boolean, refuse?: boolean }} [options]
+ */
+export function startMessagesStandIn(turnOf, describeBlocks, options = {}) {
   let messageCount = 0;
   return startStandIn(async ({ method, path, body }, reply) => {
     if (options.refuse) {
@@ -38,7 +50,7 @@ export function startAnthropicStandIn(options = {}) {
     }
     messageCount += 1;
     const id = `msg_standin_${messageCount}`;
-    const turn = mainTurn(body);
+    const turn = turnOf(body);
     const blocks = turn ?? [{ type: "text", text: "Stand-in answer" }];
     const stopReason = blocks.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn";
     if (body?.stream === true) {
@@ -46,7 +58,7 @@ export function startAnthropicStandIn(options = {}) {
     } else {
       reply.status(200, message(id, blocks, stopReason));
     }
-    return `${turn ? "main" : "side"} ${stopReason} ${describe(blocks)}`;
+    return `${turn ? "main" : "side"} ${stopReason} ${describeBlocks(blocks)}`;
   }, options);
 }
 
@@ -96,8 +108,11 @@ function mainTurn(body) {
   return [{ type: "text", text: "Ran the steps; the ticks go on in the background." }];
 }
 
-/** @param {unknown} content */
-function textsOf(content) {
+/**
+ * The texts of a message's content (a string, or blocks of which the text ones count).
+ * @param {unknown} content
+ */
+export function textsOf(content) {
   if (typeof content === "string") {
     return [content];
   }

@@ -23,7 +23,7 @@ function parts(text: string): {
   call: Record<string, unknown>;
 } {
   const match =
-    /\n\[\.\.\. (\d+) bytes \((\d+) tokens\) omitted \(output bytes \d+\.\.\d+\); read them with \S+ (\{.*\}) \.\.\.\]\n/.exec(
+    /(?<=^|\n)\[\.\.\. (\d+) bytes \((\d+) tokens\) omitted \(output bytes \d+\.\.\d+\); read them with \S+ (\{.*\}) \.\.\.\]\n/.exec(
       text,
     );
   if (!match) {

@@ -274,7 +274,7 @@ describe.each(PROVIDERS)("exec + process contract over the %s provider", (_name,
         originalTokenCount: Math.ceil(expected.length / 4),
         skippedBytes: polled.omitted.bytes,
       });
-      const [head, tail] = polled.output.split(/\n\[\.\.\. .* \.\.\.\]\n/);
+      const [head, tail] = polled.output.split(/(?<=^|\n)\[\.\.\. .* \.\.\.\]\n/);
       expect(Buffer.byteLength(polled.output)).toBeLessThanOrEqual(4000);
       expect(expected.startsWith(head)).toBe(true);
       expect(expected.endsWith(tail)).toBe(true);

@@ -519,8 +519,11 @@ describe.each(PROVIDERS)("process.* over the %s provider, as specified", (name, 
     }
   });
 
-  it("wait blocks until new output, a pattern match or the exit, answers like monitor and says which woke it", async () => {
+  it("wait blocks until the exit, a pattern match or (until output) new output, answers like monitor and says which woke it", async () => {
     const id = await startReady(hang);
+    // The output written since process.run answered is handed out once, by the first wait.
+    const first = await call(processWait, { process_id: id, timeout: 0.2 });
+    expect(first).toMatchObject({ state: "running", woke: "timeout", stdout: "ready\n" });
     const quiet = await call(processWait, { process_id: id, timeout: 0.2 });
     expect(quiet).toMatchObject({ process_id: id, state: "running", woke: "timeout", stdout: "" });
     expect(quiet.started_at).toEqual(expect.any(String));
@@ -535,6 +538,7 @@ describe.each(PROVIDERS)("process.* over the %s provider, as specified", (name, 
     const output = await call(processWait, {
       process_id: tick.process_id,
       since_size: 0,
+      until: "output",
       timeout: 10,
     });
     expect(output).toMatchObject({ woke: "output", state: "running" });

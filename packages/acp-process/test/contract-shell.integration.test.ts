@@ -282,7 +282,7 @@ describe.each(PROVIDERS)("shell contract over the %s provider", (_name, setup) =
   });
 
   describe("wait", () => {
-    it("blocks until new output arrives, then answers as poll with what woke it", async () => {
+    it("with until output, blocks until new output arrives, then answers with the items and what woke it", async () => {
       const spawned = await call(shellTool, {
         action: "spawn",
         timeout_secs: 20,
@@ -292,6 +292,7 @@ describe.each(PROVIDERS)("shell contract over the %s provider", (_name, setup) =
         action: "wait",
         id: spawned.id,
         since_seq: 0,
+        until: "output",
         wait_secs: 15,
       });
       await call(shellTool, { action: "send_keys", id: spawned.id, keys: ["hi", "Enter"] });

@@ -117,7 +117,7 @@ describe.each(contractProviders())("unified exec, %s provider", (name, setup) =>
     });
     expect(Buffer.byteLength(done.output)).toBeLessThanOrEqual(2000);
     const match =
-      /\n\[\.\.\. \d+ bytes \(\d+ tokens\) omitted \(output bytes \d+\.\.\d+\); read them with read_output (\{.*\}) \.\.\.\]\n/.exec(
+      /(?<=^|\n)\[\.\.\. \d+ bytes \(\d+ tokens\) omitted \(output bytes \d+\.\.\d+\); read them with read_output (\{.*\}) \.\.\.\]\n/.exec(
         done.output,
       )!;
     const head = done.output.slice(0, match.index);

@@ -104,7 +104,10 @@ export async function callTool(
           token,
           intervalMs: env.progressIntervalMs,
           manager,
-          runs: () => runsOfCall(ACTIVE_STATUSES),
+          runs: () => {
+            const own = runsOfCall(ACTIVE_STATUSES);
+            return own.length > 0 ? own : namedRuns(manager, sessionId, input);
+          },
           notify: ctx.mcpReq.notify,
         });
   let detached = false;
@@ -186,6 +189,29 @@ export async function callTool(
   return taskMode === "2025"
     ? { content: [], task: task2025(task) }
     : { content: [], resultType: "task", ...task2026(task, false) };
+}
+
+/** The names a tool's input gives a run by: `process` (sessionId), shell (id, run_id), process.* (id, process_id). */
+const RUN_ID_FIELDS = ["sessionId", "id", "run_id", "process_id"] as const;
+
+/** The active run a call names (the one a wait waits on), for its progress; none when it names no known run. */
+function namedRuns(
+  manager: ProcessManager,
+  sessionId: string,
+  input: Record<string, unknown>,
+): RunSnapshot[] {
+  for (const field of RUN_ID_FIELDS) {
+    const id = input[field];
+    if (typeof id === "string") {
+      try {
+        const run = manager.get(id, { sessionId });
+        return ACTIVE_STATUSES.includes(run.status) ? [run] : [];
+      } catch {
+        return []; // not a run of this server: the tool's own answer says so
+      }
+    }
+  }
+  return [];
 }
 
 /** exec's own `yieldMs` (clamped as exec clamps it), else the server's. */

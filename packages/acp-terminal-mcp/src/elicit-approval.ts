@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { ApprovalAnswer, ApprovalAsker, AuthorizeRequest } from "acp-terminal";
+import type { ApprovalAsker, AuthorizeRequest } from "acp-terminal";
 import {
   inputRequired,
   inputResponse,
@@ -9,16 +9,20 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { clientCapabilities } from "./client-capabilities.js";
-import { createScope, type McpCall } from "./mcp-call.js";
+import { createScope, type HostAnswer, type McpCall } from "./mcp-call.js";
 
 /** Characters a question may have; a command that needs more is not asked about but refused. */
 export const MAX_QUESTION_CHARS = 4000;
 const KEY_PREFIX = "approve-";
 
-/** What a retried call carries in `requestState`: the questions the server asked (signed). */
+/** What a retried call carries in `requestState`: the questions the server asked, and when (signed). */
 export interface AskedState {
   asked: string[];
+  askedAtMs?: number;
 }
+
+/** Characters of a host's answer a refusal quotes. */
+const QUOTED_ANSWER_CHARS = 200;
 
 /** The form the person answers: run it once, or allow it for the rest of this server's session. */
 const DECISION_SCHEMA = {
@@ -129,8 +133,8 @@ export function elicitationAsker(): ApprovalAsker {
     }
     const key = approvalKey(request);
     const answer = call.answers.get(key);
-    if (answer === "declined" || answer === "dismissed") {
-      call.refuse(command, { kind: answer });
+    if (typeof answer === "object") {
+      call.refuse(command, answer);
       return "deny";
     }
     if (answer !== undefined) {
@@ -160,28 +164,37 @@ export function clientTakesElicitation(server: Server, ctx: ServerContext): bool
 }
 
 /** The answers a retried call carries for the questions the server asked (read from the signed state). */
-export function answersFrom(
-  ctx: ServerContext,
-): Map<string, ApprovalAnswer | "declined" | "dismissed"> {
-  const answers = new Map<string, ApprovalAnswer | "declined" | "dismissed">();
+export function answersFrom(ctx: ServerContext): Map<string, HostAnswer> {
+  const answers = new Map<string, HostAnswer>();
   const state = ctx.mcpReq.requestState<AskedState>();
   const asked = Array.isArray(state?.asked) ? state.asked.slice(0, 16) : [];
+  const askedAtMs = typeof state?.askedAtMs === "number" ? state.askedAtMs : undefined;
   for (const key of asked) {
     const view = inputResponse(ctx.mcpReq.inputResponses, `${KEY_PREFIX}${key}`);
     if (view.kind !== "elicit") {
       continue;
     }
-    if (view.action === "decline") {
-      answers.set(key, "declined");
-    } else if (view.action === "cancel") {
-      answers.set(key, "dismissed");
-    } else if (view.content?.["decision"] === "session") {
-      answers.set(key, "allow_always");
-    } else if (view.content?.["decision"] === "once") {
-      answers.set(key, "allow_once");
+    const decision = view.action === "accept" ? view.content?.["decision"] : undefined;
+    if (decision === "session" || decision === "once") {
+      answers.set(key, decision === "session" ? "allow_always" : "allow_once");
+      continue;
     }
+    answers.set(key, {
+      kind:
+        view.action === "decline" ? "declined" : view.action === "cancel" ? "cancelled" : "unclear",
+      answer: quoted({ action: view.action, ...(view.content ? { content: view.content } : {}) }),
+      ...(askedAtMs !== undefined ? { afterMs: Math.max(0, Date.now() - askedAtMs) } : {}),
+    });
   }
   return answers;
+}
+
+/** A host's answer as a refusal quotes it: its JSON with every character visible, cut to QUOTED_ANSWER_CHARS. */
+function quoted(answer: unknown): string {
+  const json = visible(JSON.stringify(answer) ?? "null");
+  return json.length > QUOTED_ANSWER_CHARS
+    ? `${json.slice(0, QUOTED_ANSWER_CHARS)}… (${json.length} characters)`
+    : json;
 }
 
 /** The `input_required` answer that asks the call's questions; the retry carries the answers back. */
@@ -197,6 +210,9 @@ export async function askingResult(
         inputRequired.elicit({ message: question.message, requestedSchema: DECISION_SCHEMA }),
       ]),
     ),
-    requestState: await codec.mint({ asked: questions.map((question) => question.key) }),
+    requestState: await codec.mint({
+      asked: questions.map((question) => question.key),
+      askedAtMs: Date.now(),
+    }),
   });
 }

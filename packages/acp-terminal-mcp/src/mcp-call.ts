@@ -8,13 +8,26 @@ export const CALL_LABEL = "mcpCall";
 export type RefusalReason =
   /** The server's flags do not allow it and no one can be asked (the client takes no elicitation; writes and signals are never asked). */
   | { kind: "policy"; start: boolean; why: string }
-  /** Asked through elicitation: the person declined, or closed the question without an answer. */
-  | { kind: "declined" }
-  | { kind: "dismissed" }
+  /** Asked through elicitation and refused by the host's answer (quoted in `answer`). */
+  | HostRefusal
   /** Too long to show whole in a question, so not asked. */
   | { kind: "too_long"; chars: number }
   /** Its start came after the call had answered (it waited for a slot): no one to ask any more. */
   | { kind: "call_ended" };
+
+/**
+ * A host's answer to an approval question that runs nothing: `decline` (the user said no),
+ * `cancel` (no decision: closed, or never shown) or an `accept` without a decision this server
+ * knows. `answer` is the host's answer as JSON (cut), `afterMs` how long after the question it came.
+ */
+export interface HostRefusal {
+  kind: "declined" | "cancelled" | "unclear";
+  answer: string;
+  afterMs?: number;
+}
+
+/** What a retried call's client answered to a question of this server. */
+export type HostAnswer = ApprovalAnswer | HostRefusal;
 
 /** A question to ask through elicitation, keyed by the command it is about. */
 export interface ApprovalQuestion {
@@ -40,7 +53,7 @@ export class McpCall {
     /** The client takes elicitation requests on this call. */
     readonly canAsk: boolean,
     /** Answers by question key, from the client's input responses. */
-    readonly answers: ReadonlyMap<string, ApprovalAnswer | "declined" | "dismissed">,
+    readonly answers: ReadonlyMap<string, HostAnswer>,
   ) {}
 
   refuse(command: string, reason: RefusalReason): void {

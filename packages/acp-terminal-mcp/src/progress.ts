@@ -5,7 +5,7 @@ export interface ProgressOptions {
   token: ProgressToken;
   intervalMs: number;
   manager: ProcessManager;
-  /** The runs of the call, still active. */
+  /** The runs the call started or waits on, still active. */
   runs: () => RunSnapshot[];
   notify: (notification: Notification) => Promise<void>;
 }
@@ -13,7 +13,8 @@ export interface ProgressOptions {
 const LAST_LINE_CHARS = 120;
 
 /**
- * Sends `notifications/progress` every `intervalMs` while a call runs: progress is the elapsed
+ * Sends `notifications/progress` every `intervalMs` while a call runs, also one that only waits
+ * (a host that resets its timeout on progress then keeps waiting): progress is the elapsed
  * milliseconds (it must increase, and output may not), the message the runs' status, output bytes
  * and last line. No total: a command's length is not known.
  */
@@ -22,12 +23,9 @@ export function progressReporter(options: ProgressOptions): { stop(): void } {
   let last = 0;
   const timer = setInterval(() => {
     const runs = options.runs();
-    if (runs.length === 0) {
-      return;
-    }
     const progress = Math.max(last + 1, Date.now() - startedAt);
     last = progress;
-    const message = runs.map((run) => describeRun(options.manager, run)).join("; ");
+    const message = runs.map((run) => describeRun(options.manager, run)).join("; ") || "working";
     options
       .notify({
         method: "notifications/progress",

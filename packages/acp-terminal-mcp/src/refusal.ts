@@ -1,5 +1,5 @@
 import type { RunSnapshot } from "acp-process";
-import type { RefusalReason } from "./mcp-call.js";
+import type { HostRefusal, RefusalReason } from "./mcp-call.js";
 import type { ApprovalFlags } from "./policy.js";
 
 /**
@@ -25,13 +25,42 @@ export function refusalMessage(
       return `Not run: ${command}. It needs approval: ${flags}, and this client cannot be asked (it does not take MCP elicitation). To allow it, restart the server with --allow PATTERN matching it, or --yes; a pattern never matches shell syntax or a command that sets environment variables.`;
     }
     case "declined":
-      return `Not run: ${command}. The user was asked and declined it; do not retry it unchanged.`;
-    case "dismissed":
-      return `Not run: ${command}. The user was asked and closed the question without answering; retry only if the user wants it run.`;
+    case "cancelled":
+    case "unclear":
+      return hostRefusalMessage(command, reason);
     case "too_long":
       return `Not run: the command is too long to show whole in an approval question (${reason.chars} characters). Write it to a script file in the workspace and run that, or have the server restarted with --allow or --yes.`;
     case "call_ended":
       return `Not run: ${command}. It waited for a free slot (too many commands running) and started after the call had answered, so no one could be asked. Run it again when fewer commands run.`;
+  }
+}
+
+/** An answer this soon after the question was sent came from no person: the host did not show it. */
+export const UNSHOWN_WITHIN_MS = 1000;
+
+/**
+ * What the host's answer to the approval question was, quoted, and what to do next: a decline is
+ * the user's no; a cancel is no decision at all (sent at once, the host did not show the question
+ * to anyone: headless hosts such as `claude -p` do that unless a hook answers).
+ */
+function hostRefusalMessage(command: string, reason: HostRefusal): string {
+  const answered = `the host answered the approval question with ${reason.answer}`;
+  const when =
+    reason.afterMs === undefined
+      ? ""
+      : reason.afterMs < UNSHOWN_WITHIN_MS
+        ? ` ${reason.afterMs} ms after it was sent`
+        : ` after ${(reason.afterMs / 1000).toFixed(1)} s`;
+  const approve = `ask the user to approve it (in a host that shows MCP elicitation questions, or through a hook that answers them, e.g. Claude Code's Elicitation hook), or to restart this server with --allow PATTERN matching it, or --yes`;
+  switch (reason.kind) {
+    case "declined":
+      return `Not run: ${command}. The user declined it: ${answered}${when}. Do not run it another way; if the user wants it run after all, ${approve}.`;
+    case "cancelled":
+      return reason.afterMs !== undefined && reason.afterMs < UNSHOWN_WITHIN_MS
+        ? `Not run: ${command}. Nobody was asked: ${answered}${when}, too soon for anyone to have read it, so the host did not show the question (headless hosts such as claude -p cancel every question unless a hook answers it). To have it run, ${approve}. Do not retry it unchanged before that.`
+        : `Not run: ${command}. No one approved it: ${answered}${when}, without a decision (the question was closed or not shown). To have it run, ${approve}. Do not retry it unchanged before that.`;
+    case "unclear":
+      return `Not run: ${command}. ${answered.charAt(0).toUpperCase()}${answered.slice(1)}${when}, which is no decision this server knows (it takes accept with decision "once" or "session"). To have it run, ${approve}.`;
   }
 }
 

@@ -91,13 +91,15 @@ export class McpToolsProvider implements TerminalProvider {
     if (!params.stdin) {
       await this.closeStdin(terminalId);
     }
-    this.terminals.set(terminalId, {
+    const terminal: RemoteTerminal = {
       tail: "",
       totalBytes: 0,
       truncated: false,
       exitStatus: null,
       limit: params.outputByteLimit ?? this.options.outputByteLimit ?? DEFAULT_OUTPUT_BYTE_LIMIT,
-    });
+    };
+    this.terminals.set(terminalId, terminal);
+    startingOutput(terminal, answer);
     return terminalId;
   }
 
@@ -230,6 +232,23 @@ export class McpToolsProvider implements TerminalProvider {
         signal: typeof page.signal === "string" ? page.signal : null,
       };
     }
+  }
+}
+
+/**
+ * What exec's `running` answer already showed: the server's polls continue after it. Earlier
+ * output it left out (`omitted`, with a marker line first) is counted as skipped.
+ */
+function startingOutput(terminal: RemoteTerminal, answer: Record<string, unknown>): void {
+  const shown = typeof answer["tail"] === "string" ? answer["tail"] : "";
+  const omitted = answer["omitted"];
+  const bytes =
+    typeof omitted === "object" && omitted !== null && "bytes" in omitted ? omitted.bytes : 0;
+  if (typeof bytes === "number" && bytes > 0) {
+    skip(terminal, bytes);
+    append(terminal, shown.slice(shown.indexOf("\n") + 1));
+  } else if (shown !== "") {
+    append(terminal, shown);
   }
 }
 

@@ -3,7 +3,17 @@ import { isFinished } from "../model/run-record.js";
 import { type RunSnapshot } from "../model/run-events.js";
 import { derivedName, inputFields, outputFor, processLogHint } from "./format.js";
 import { streamOffset } from "../model/run-record.js";
-import { budgetedTail, budgetInputsCamel, budgetOf, type Omission } from "./token-budget.js";
+import {
+  budgetedRange,
+  budgetedTail,
+  budgetFields,
+  budgetInputsCamel,
+  budgetOf,
+  MARKER_RESERVE_BYTES,
+  tokensOf,
+  type Budgeted,
+  type Omission,
+} from "./token-budget.js";
 import { ProcessError } from "../errors.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
 import { strictInput } from "./strict-input.js";
@@ -12,7 +22,8 @@ import { defineTool, fromContext, type BackgroundExitNotice, type ToolContext } 
 
 /** 30 days, the longest timeout a run accepts. */
 const MAX_TIMEOUT_S = 30 * 24 * 3600;
-const TAIL_CHARS = 2000;
+/** Bytes of output a `running` answer shows (the exec design's "short tail"). */
+const TAIL_BYTES = 2000;
 
 export const execInputSchema = strictInput({
   command: z.string().min(1).describe("Shell command line to run"),
@@ -58,7 +69,16 @@ export const execInputSchema = strictInput({
 export type ExecInput = z.infer<typeof execInputSchema>;
 
 export type ExecResult =
-  | { status: "running"; sessionId: string; tail: string; note?: string }
+  | {
+      status: "running";
+      sessionId: string;
+      /** The last TAIL_BYTES of output so far; when earlier output is left out, a marker first and `omitted` says what. */
+      tail: string;
+      note?: string;
+      originalBytes?: number;
+      originalTokenCount?: number;
+      omitted?: Omission;
+    }
   | {
       status: "completed" | "failed" | "killed" | "timed_out" | "lost";
       sessionId: string;
@@ -84,7 +104,8 @@ export const execTool = defineTool<ExecInput, ExecResult>({
   name: "exec",
   description:
     "Run a shell command. Returns its output when it finishes within yieldMs; otherwise returns status 'running' " +
-    "with a sessionId to use with the process tool (poll, log, write, kill). background: true returns at once.",
+    "with a sessionId and the output so far: then one process call with action 'wait' blocks until it exits (up to waitMs) " +
+    "and returns the rest of the output (poll, log, write, kill also take the sessionId). background: true returns at once.",
   schema: execInputSchema,
   async run(ctx, input) {
     const { manager, sessionId } = ctx;
@@ -118,16 +139,12 @@ export const execTool = defineTool<ExecInput, ExecResult>({
       if (input.notifyOnExit ?? ctx.execPolicy?.notifyOnExit ?? true) {
         notifyOnExit(ctx, run.id);
       }
-      const tail = manager.tail(run.id, { maxChars: TAIL_CHARS });
-      const cut = budgetedTail(tail.text, streamOffset(run), {
-        ...budgetOf(input),
-        keep: "tail",
-        hint: processLogHint(run.id),
-      });
+      const tail = await runningTail(ctx, run.id, budgetOf(input).maxTokens);
       return {
         status: "running",
         sessionId: run.id,
-        tail: cut.text,
+        tail: tail.text,
+        ...budgetFields(tail, "camel"),
         ...inputFields(
           run,
           "camel",
@@ -152,6 +169,32 @@ export const execTool = defineTool<ExecInput, ExecResult>({
     };
   },
 });
+
+/**
+ * The short tail a `running` answer shows: the last TAIL_BYTES of output so far, from a line's
+ * start, after a marker saying what came before it and how to read it. `process poll` and `wait`
+ * continue from its end: the cursor is taken in the same tick as the output's size.
+ */
+async function runningTail(ctx: ToolContext, runId: string, maxTokens: number): Promise<Budgeted> {
+  const { manager, sessionId } = ctx;
+  const now = manager.get(runId, { sessionId });
+  toolState(manager).setCursor(runId, now.nextSeq);
+  const cut = await budgetedRange(manager, runId, {
+    sessionId,
+    from: 0,
+    to: streamOffset(now),
+    maxTokens: Math.min(maxTokens, tokensOf(TAIL_BYTES + MARKER_RESERVE_BYTES)),
+    keep: "tail",
+    hint: processLogHint(runId),
+  }).catch(() =>
+    budgetedTail(manager.tail(runId, { maxChars: TAIL_BYTES }).text, streamOffset(now), {
+      maxTokens,
+      keep: "tail",
+      hint: processLogHint(runId),
+    }),
+  );
+  return cut;
+}
 
 /** `elevated` and `host` are honoured only where the context's policy allows them (see `ExecPolicy`). */
 function refuseUnlessAllowed(ctx: ToolContext, input: ExecInput): void {

@@ -1,4 +1,5 @@
-import { tokensOf, type Keep, type Omission } from "./token-budget.js";
+import { headEnd, partialLines, tailStart } from "./line-cut.js";
+import { aroundMarker, tokensOf, type Keep, type Omission } from "./token-budget.js";
 
 interface Piece {
   text: string;
@@ -10,19 +11,25 @@ interface Piece {
 /**
  * Keeps the head and the tail of text that arrives in pieces (a poll paging through stored items),
  * within `capBytes` of UTF-8, without holding what falls between them: memory stays bounded
- * however much is pending. Cuts fall on character boundaries; what was left out is counted, with
- * the absolute offset where it starts when that piece is the command's output.
+ * however much is pending. Cuts fall on line breaks where one is near (line-cut.ts), else on
+ * character boundaries; what was left out is counted, with the absolute offset where it starts
+ * when that piece is the command's output.
  */
 export class HeadTailCollector {
   private readonly headCap: number;
   private readonly tailCap: number;
   private head = "";
   private headBytes = 0;
+  /** Absolute offset just after the head's last byte, when that byte is output; and how many output bytes end there without a gap. */
+  private headEndOffset: number | undefined;
+  private headRunBytes = 0;
   private readonly tail: Piece[] = [];
   private tailBytes = 0;
   private totalBytes = 0;
   private omittedOffset: number | undefined;
   private omittedKnown = false;
+  /** Whether the last piece dropped from the tail ended a line (the tail then starts one). */
+  private droppedEndsLine = false;
 
   constructor(capBytes: number, keep: Keep) {
     this.headCap = keep === "tail" ? 0 : keep === "head" ? capBytes : Math.floor(capBytes / 2);
@@ -37,6 +44,7 @@ export class HeadTailCollector {
       const taken = firstBytes(text, this.headCap - this.headBytes);
       this.head += taken.text;
       this.headBytes += taken.bytes;
+      this.noteHeadEnd(offset, taken.bytes);
       if (taken.bytes === bytes) {
         return;
       }
@@ -53,36 +61,90 @@ export class HeadTailCollector {
     }
   }
 
-  /** The kept text around `marker(omission)` (when something was left out), and the omission. */
+  /** The kept text around the line `marker(omission)` (when something was left out), and the omission. */
   result(marker: (omitted: Omission) => string): {
     text: string;
     omitted?: Omission;
     totalBytes: number;
   } {
-    let tailText = this.tail.map((piece) => piece.text).join("");
-    let tailBytes = this.tailBytes;
-    if (tailBytes > this.tailCap) {
-      const cut = lastBytes(tailText, this.tailCap);
-      if (this.tail[0]) {
-        this.noteOmitted(this.tail[0].offset);
-      }
-      tailText = cut.text;
-      tailBytes = cut.bytes;
-    }
-    const omittedBytes = this.totalBytes - this.headBytes - tailBytes;
-    if (omittedBytes <= 0) {
+    const tailText = this.tail.map((piece) => piece.text).join("");
+    if (this.totalBytes - this.headBytes - this.tailBytes <= 0 && this.tailBytes <= this.tailCap) {
       return { text: this.head + tailText, totalBytes: this.totalBytes };
     }
+    const tailBuffer = Buffer.from(tailText, "utf8");
+    const edge = Math.max(0, tailBuffer.length - this.tailCap);
+    if (edge > 0 && this.tail[0]) {
+      this.noteOmitted(this.tail[0].offset);
+    }
+    const tail = tailStart(tailBuffer, edge, this.droppedEndsLine);
+    const head = this.lineHead();
+    const keptTail = tailBuffer.length - tail.start;
+    const omittedBytes = this.totalBytes - head.bytes - keptTail;
+    const partial = partialLines(head.partial, tail.partial);
     const omitted: Omission = {
       bytes: omittedBytes,
       tokens: tokensOf(omittedBytes),
-      ...(this.omittedOffset !== undefined ? { offset: this.omittedOffset } : {}),
+      ...(head.offset !== undefined ? { offset: head.offset } : {}),
+      ...(partial ? { partial } : {}),
     };
-    return { text: this.head + marker(omitted) + tailText, omitted, totalBytes: this.totalBytes };
+    return {
+      text: aroundMarker(
+        head.text,
+        marker(omitted),
+        tailBuffer.subarray(tail.start).toString("utf8"),
+      ),
+      omitted,
+      totalBytes: this.totalBytes,
+    };
+  }
+
+  /**
+   * The head cut after its last line break near its end. The bytes cut join the omission, whose
+   * offset moves back by as much; where that would not be exact (the head does not end in output
+   * contiguous with the omission) the head stays whole and its last line is partial.
+   */
+  private lineHead(): {
+    text: string;
+    bytes: number;
+    offset: number | undefined;
+    partial: boolean;
+  } {
+    const offset = this.omittedOffset;
+    if (this.headBytes === 0) {
+      return { text: "", bytes: 0, offset, partial: false };
+    }
+    const bytes = Buffer.from(this.head, "utf8");
+    const { end, partial } = headEnd(bytes);
+    const cut = bytes.length - end;
+    const exact =
+      offset === undefined || (this.headEndOffset === offset && cut <= this.headRunBytes);
+    if (cut === 0 || !exact) {
+      return { text: this.head, bytes: bytes.length, offset, partial: partial || cut > 0 };
+    }
+    return {
+      text: bytes.subarray(0, end).toString("utf8"),
+      bytes: end,
+      offset: offset === undefined ? undefined : offset - cut,
+      partial: false,
+    };
+  }
+
+  private noteHeadEnd(offset: number | undefined, bytes: number): void {
+    if (bytes === 0) {
+      return;
+    }
+    if (offset === undefined) {
+      this.headEndOffset = undefined;
+      this.headRunBytes = 0;
+      return;
+    }
+    this.headRunBytes = this.headEndOffset === offset ? this.headRunBytes + bytes : bytes;
+    this.headEndOffset = offset + bytes;
   }
 
   private drop(piece: Piece): void {
     this.tailBytes -= piece.bytes;
+    this.droppedEndsLine = piece.text.endsWith("\n");
     this.noteOmitted(piece.offset);
   }
 
@@ -106,14 +168,4 @@ function firstBytes(text: string, maxBytes: number): { text: string; bytes: numb
     end--;
   }
   return { text: bytes.subarray(0, end).toString("utf8"), bytes: end };
-}
-
-/** The last `maxBytes` of `text` in UTF-8, cut on a character boundary. */
-function lastBytes(text: string, maxBytes: number): { text: string; bytes: number } {
-  const bytes = Buffer.from(text, "utf8");
-  let from = Math.max(0, bytes.length - maxBytes);
-  while (from < bytes.length && (bytes[from]! & 0xc0) === 0x80) {
-    from++;
-  }
-  return { text: bytes.subarray(from).toString("utf8"), bytes: bytes.length - from };
 }

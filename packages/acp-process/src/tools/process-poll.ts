@@ -37,7 +37,7 @@ export async function poll(
     Math.max(0, budget.maxTokens * BYTES_PER_TOKEN - MARKER_RESERVE_BYTES),
   );
   const collector = new HeadTailCollector(cap, budget.keep);
-  let cursor = state.cursor(id);
+  let cursor = pollCursor(manager, owner, id);
   let missedItems = 0;
   // Pages up to the items that existed at the first read (bounded by the store's retention); the
   // collector keeps the head and tail only, and the next poll starts where this one stopped.
@@ -52,7 +52,10 @@ export async function poll(
     end ??= page.run.nextSeq;
     missedItems += page.missedItems;
     for (const item of page.items) {
-      collector.add(itemText(item), item.kind === "output" ? item.byteOffset : undefined);
+      // A watcher hit is said by the wait it woke (`woke: "match"`), not written into the output.
+      if (item.kind !== "event") {
+        collector.add(itemText(item), item.kind === "output" ? item.byteOffset : undefined);
+      }
     }
     cursor = page.nextSeq;
     if (page.items.length === 0 || cursor >= end) {
@@ -87,6 +90,24 @@ export async function poll(
       ? { exitCode: run.exitCode, signal: run.signal, error: run.error }
       : {}),
   };
+}
+
+/**
+ * Where this run's next `process poll` or `wait` starts: where the last answer of this surface
+ * ended. exec's `running` answer and every poll store it; a run exec answered in the foreground
+ * stores nothing (no memory per foreground run): its answer held the whole output, so it starts
+ * at the end.
+ */
+export function pollCursor(manager: ProcessManager, owner: string, id: string): number {
+  const state = toolState(manager);
+  const stored = state.storedCursor(id);
+  if (stored !== undefined) {
+    return stored;
+  }
+  const run = manager.get(id, { sessionId: owner });
+  return run.labels["tool"] === "exec" && !state.isBackground(id) && isFinished(run.status)
+    ? run.nextSeq
+    : 0;
 }
 
 /** `log` with `byteOffset`: output bytes by absolute offset, within the budget. */
@@ -152,17 +173,5 @@ export function fitLines(
 }
 
 function itemText(item: RunItem): string {
-  if (item.kind === "output") {
-    return item.text;
-  }
-  if (item.kind === "notice") {
-    return `\n${item.text}\n`;
-  }
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- watcher hit items are written by output-log.ts as JSON.stringify({ event, match })
-    const { event, match } = JSON.parse(item.text) as { event: string; match: string };
-    return `\n[watch ${event}] ${match}\n`;
-  } catch {
-    return `\n${item.text}\n`;
-  }
+  return item.kind === "output" ? item.text : `\n${item.text}\n`;
 }

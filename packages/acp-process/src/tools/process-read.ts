@@ -12,7 +12,6 @@ import {
   summaryOf,
   usageOf,
 } from "./process-view.js";
-import { waitForChange } from "./process-wait.js";
 import { strictInput } from "./strict-input.js";
 import {
   budgetedRange,
@@ -22,7 +21,9 @@ import {
   budgetOf,
   type Keep,
 } from "./token-budget.js";
+import { toolState } from "./tool-state.js";
 import { defineTool } from "./types.js";
+import { waitFor } from "./wait-for.js";
 
 const MONITOR_SUMMARY_LINES = 20;
 const MONITOR_SUMMARY_CHARS = 2000;
@@ -146,21 +147,25 @@ const processWaitSchema = strictInput(
       .max(MAX_WAIT_S)
       .optional()
       .describe(`Most seconds to wait (default ${DEFAULT_WAIT_S}, at most ${MAX_WAIT_S})`),
+    until: z
+      .enum(["exit", "output"])
+      .optional()
+      .describe(
+        "What ends the wait (default exit). exit: the run's end, or sooner when it waits for input or new output matches pattern; output: any new output too",
+      ),
     since_size: z
       .number()
       .int()
       .min(0)
       .optional()
       .describe(
-        "Output bytes already seen (a previous stdout_size / next_offset); default: the size now. Wakes on output past it",
+        "Output bytes already seen (a previous stdout_size / next_offset). Default: where the last process.run or process.wait answer for this run ended, so each byte is handed out once",
       ),
     pattern: z
       .string()
       .min(1)
       .optional()
-      .describe(
-        "Regular expression: wake only when new output matches it (or on exit), not on any output",
-      ),
+      .describe("Regular expression: wake when new output matches it (or on exit)"),
     ...budgetInputs,
   },
   { aliases: processIdAlias },
@@ -169,14 +174,17 @@ const processWaitSchema = strictInput(
 export const processWaitTool = defineTool({
   name: "process.wait",
   description:
-    "Block up to timeout seconds until the run exits, writes new output, or new output matches pattern; answers as process.monitor, with the new output and what woke it.",
+    "Block up to timeout seconds until the run exits (or waits for input, or new output matches pattern; with until 'output', on any new output); answers as process.monitor, with the output not handed out before and what woke it.",
   schema: processWaitSchema,
   async run({ manager, sessionId }, input) {
-    await manager.refresh(input.id, sessionId);
-    const sinceBytes = input.since_size ?? totalOutputBytes(manager.get(input.id, { sessionId }));
-    const { woke, match } = await waitForChange(manager, input.id, {
+    const sinceBytes =
+      input.since_size ??
+      toolState(manager).byteCursor(input.id) ??
+      totalOutputBytes(manager.get(input.id, { sessionId }));
+    const { woke, match } = await waitFor(manager, input.id, {
       sessionId,
-      sinceBytes,
+      since: { bytes: sinceBytes },
+      until: input.until ?? "exit",
       timeoutMs: Math.round((input.timeout ?? DEFAULT_WAIT_S) * 1000),
       ...(input.pattern !== undefined ? { pattern: input.pattern } : {}),
     });
@@ -194,6 +202,7 @@ export const processWaitTool = defineTool({
       ...budget,
       hint: logsHint(input.id),
     });
+    toolState(manager).setByteCursor(input.id, nextOffset);
     return {
       ...(await monitorAnswer(manager, fresh.run, sessionId, budget)),
       woke,

@@ -8,6 +8,7 @@ import { limitExceeded, limitsFor, shellCommandNotFound, startError } from "./pr
 import { logsHint, runFields, summaryOf, usageOf } from "./process-view.js";
 import { budgetedTail, budgetFields, budgetInputs, budgetOf } from "./token-budget.js";
 import { strictInput } from "./strict-input.js";
+import { toolState } from "./tool-state.js";
 import { defineTool, fromContext } from "./types.js";
 
 const DEFAULT_TIMEOUT_S = 300;
@@ -159,6 +160,8 @@ export const processRunTool = defineTool({
       input.stdout_lines ?? DEFAULT_SUMMARY_LINES,
       manager.limits.maxOutputChars,
     );
+    // process.wait hands out what follows this answer (read in the same tick as the summary).
+    toolState(manager).setByteCursor(run.id, streamOffset(manager.get(run.id, { sessionId })));
     const cut = budgetedTail(summary.text, streamOffset(run), {
       ...budgetOf(input),
       hint: logsHint(run.id),

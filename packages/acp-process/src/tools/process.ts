@@ -2,10 +2,10 @@ import { signalNameSchema } from "acp-terminal/protocol";
 import { z } from "zod";
 import { ProcessError } from "../errors.js";
 import { derivedName, outputFor, runSummary } from "./format.js";
-import { fitLines, logBytes, MAX_LOG_BYTES, poll } from "./process-poll.js";
+import { fitLines, logBytes, MAX_LOG_BYTES, poll, pollCursor } from "./process-poll.js";
 import { budgetInputsCamel, budgetOf, fitEntries } from "./token-budget.js";
 import { strictInput } from "./strict-input.js";
-import { DEFAULT_WAIT_MS, MAX_WAIT_MS, waitForActivity } from "./wait-for.js";
+import { DEFAULT_WAIT_MS, MAX_WAIT_MS, waitFor } from "./wait-for.js";
 import { toolState } from "./tool-state.js";
 import { defineTool, type ToolContext } from "./types.js";
 
@@ -44,8 +44,20 @@ export const processInputSchema = strictInput({
     .max(MAX_WAIT_MS)
     .optional()
     .describe(
-      `wait: block up to this many ms for new output or the exit, then answer as poll (default ${DEFAULT_WAIT_MS})`,
+      `wait: block up to this many ms (default ${DEFAULT_WAIT_MS}, at most ${MAX_WAIT_MS}) for what until says, then answer as poll with woke (exit, input, match, output or timeout)`,
     ),
+  until: z
+    .enum(["exit", "output"])
+    .optional()
+    .describe(
+      "wait: what ends the wait (default exit). exit: the command's end, or sooner when it waits for input or its output matches pattern; output: any new output too",
+    ),
+  pattern: z
+    .string()
+    .min(1)
+    .max(512)
+    .optional()
+    .describe("wait: a regular expression; wake when new output matches it"),
   byteOffset: z
     .number()
     .int()
@@ -66,15 +78,17 @@ export const processInputSchema = strictInput({
 export type ProcessInput = z.infer<typeof processInputSchema>;
 
 /**
- * `process`: manage runs started by `exec`. `poll` returns only what is new since the previous
- * poll of that run; `log` reads lines by offset/limit; `clear` forgets finished runs; `remove`
- * kills a running run and forgets it.
+ * `process`: manage runs started by `exec`. `poll` and `wait` return only what no answer of this
+ * surface handed out yet (they continue where `exec`'s answer or the previous poll ended); `wait`
+ * first blocks for the exit (or what `until`/`pattern` ask); `log` reads lines by offset/limit, or
+ * bytes by offset; `clear` forgets finished runs; `remove` kills a running run and forgets it.
  */
 export const processTool = defineTool<ProcessInput, Record<string, unknown>>({
   name: "process",
   description:
-    "Manage background commands started by exec: list, poll (new output since the last poll), wait (block up to waitMs for new output or the exit, then poll), " +
-    "log (lines by offset/limit), write (stdin), kill, clear (forget finished runs), remove (kill and forget).",
+    "Manage background commands started by exec: list, poll (output not yet returned: continues where exec's answer or the last poll/wait ended), " +
+    "wait (block until the command exits, up to waitMs; it wakes sooner when the command waits for input or its output matches pattern, and on any new output only with until 'output'; then answers as poll, saying what woke it), " +
+    "log (older output: lines by offset/limit, or bytes by byteOffset), write (stdin), kill, clear (forget finished runs), remove (kill and forget).",
   schema: processInputSchema,
   async run(ctx, input) {
     const { manager, sessionId: owner } = ctx;
@@ -115,12 +129,18 @@ export const processTool = defineTool<ProcessInput, Record<string, unknown>>({
         return poll(manager, owner, requireId(input), budgetOf(input));
       case "wait": {
         const id = requireId(input);
-        const woke = await waitForActivity(manager, id, {
+        const { woke, match } = await waitFor(manager, id, {
           sessionId: owner,
-          sinceSeq: state.cursor(id),
+          since: { seq: pollCursor(manager, owner, id) },
+          until: input.until ?? "exit",
           timeoutMs: input.waitMs ?? DEFAULT_WAIT_MS,
+          ...(input.pattern !== undefined ? { pattern: input.pattern } : {}),
         });
-        return { woke, ...(await poll(manager, owner, id, budgetOf(input))) };
+        return {
+          woke,
+          ...(match !== undefined ? { match } : {}),
+          ...(await poll(manager, owner, id, budgetOf(input))),
+        };
       }
       case "log": {
         const id = requireId(input);

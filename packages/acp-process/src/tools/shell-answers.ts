@@ -88,6 +88,7 @@ export async function spawn(ctx: ToolContext, input: ShellInput): Promise<Record
     return { ...status(started), next_seq: 0 };
   }
   const run = await manager.wait(started.id);
+  toolState(manager).setCursor(run.id, run.nextSeq);
   const cut = await budgetedRange(manager, run.id, {
     sessionId,
     from: 0,
@@ -109,18 +110,24 @@ export async function spawn(ctx: ToolContext, input: ShellInput): Promise<Record
     output: cut.text,
     truncated: cut.truncated || status(run).truncated === true,
     ...budgetFields(cut, "snake"),
-    ...(input.action === "spawn" ? { next_seq: 0 } : {}),
+    // What this answer showed is the whole output: a poll continues after it.
+    ...(input.action === "spawn" ? { next_seq: run.nextSeq } : {}),
   };
 }
 
-/** The poll/log/wait answer: items strictly after `since` (shell numbering), within the byte budget. */
+/**
+ * The poll/log/wait answer: items strictly after `since` (shell numbering), within the byte budget.
+ * poll and wait move the run's cursor to the answer's end (where the next one continues by
+ * default) and list the watcher hits since `since`; poll adds the spec's snippet (a bounded view of
+ * the latest output, which repeats the newest items by design); wait leaves it out.
+ */
 export async function page(
   manager: ProcessManager,
   id: string,
   sessionId: string,
   input: ShellInput,
   since: number,
-  withSnippet: boolean,
+  action: "poll" | "log" | "wait",
 ): Promise<Record<string, unknown>> {
   const budget = Math.min(
     input.max_output_bytes ?? DEFAULT_MAX_OUTPUT_BYTES,
@@ -141,6 +148,10 @@ export async function page(
     });
   // maxChars counts UTF-16 units of whole items; the byte budget is exact.
   const fitted = fitItems(read.items, budget, read.nextSeq);
+  const state = toolState(manager);
+  if (action !== "log") {
+    state.setCursor(id, fitted.nextSeq);
+  }
   return {
     ...status(read.run),
     items: fitted.items.map(shown),
@@ -156,14 +167,10 @@ export async function page(
       : {}),
     ...(read.missedItems > 0 ? { missed_items: read.missedItems } : {}),
     done: read.done && fitted.nextSeq >= read.nextSeq,
-    ...(withSnippet
-      ? {
-          watch_hits: toolState(manager)
-            .hitsSince(id, since)
-            .map((hit) => ({ ...hit, seq: hit.seq + 1 })),
-          snippet: manager.tail(id, { maxChars: SNIPPET_CHARS }).text,
-        }
+    ...(action !== "log"
+      ? { watch_hits: state.hitsSince(id, since).map((hit) => ({ ...hit, seq: hit.seq + 1 })) }
       : {}),
+    ...(action === "poll" ? { snippet: manager.tail(id, { maxChars: SNIPPET_CHARS }).text } : {}),
   };
 }
 

@@ -14,7 +14,8 @@ export const STREAM_NOTE =
   "stdout and stderr arrive merged through ACP terminals; the stream filter cannot separate them";
 const CURSOR =
   "Cursor: items are numbered from 1; the answer's next_seq is the seq of the last item it returned (or since_seq when none), " +
-  "and since_seq returns items strictly after it. Passing back next_seq or the last seq you saw is the same thing. Omitted or 0: from the start.";
+  "and since_seq returns items strictly after it. Passing back next_seq or the last seq you saw is the same thing. 0: from the start. " +
+  "Omitted: poll and wait continue after the last poll or wait of this run (each item is handed out once), log starts from the start.";
 
 const watchSchema = strictInput({
   regex: z.string().min(1).max(512),
@@ -112,7 +113,13 @@ export const shellInputSchema = strictInput(
       .max(MAX_WAIT_MS / 1000)
       .optional()
       .describe(
-        `wait: block up to this many seconds for new items (output, watcher events) or the exit (default ${DEFAULT_WAIT_MS / 1000})`,
+        `wait: block up to this many seconds (default ${DEFAULT_WAIT_MS / 1000}) for what until says`,
+      ),
+    until: z
+      .enum(["exit", "output"])
+      .optional()
+      .describe(
+        "wait: what ends the wait (default exit). exit: the run's end, or sooner when it waits for input or a watcher matches; output: any new item too",
       ),
     keys: z
       .array(z.union([z.string(), strictInput({ text: z.string() })]))

@@ -5,7 +5,7 @@ import { budgetOf } from "./token-budget.js";
 import { shellInputSchema, SNIPPET_CHARS, STREAM_NOTE, type ShellInput } from "./shell-schema.js";
 import { toolState } from "./tool-state.js";
 import { defineTool } from "./types.js";
-import { DEFAULT_WAIT_MS, waitForActivity } from "./wait-for.js";
+import { DEFAULT_WAIT_MS, waitFor } from "./wait-for.js";
 
 export { shellInputSchema, type ShellInput } from "./shell-schema.js";
 
@@ -17,8 +17,8 @@ export const shellTool = defineTool<ShellInput, Record<string, unknown>>({
   name: "shell",
   description:
     "Run shell commands. No action: run once and return output. spawn: start in the background (optionally with regex watchers); " +
-    "poll: new items after since_seq (returns next_seq) and a snippet; log: items after since_seq (or lines with offset); " +
-    "wait: block up to wait_secs for new items or the exit, then answer as poll; kill; send_keys: type keys into the command.",
+    "poll: items after since_seq (default: after the last poll or wait of this run; returns next_seq) and a snippet; log: items after since_seq (default: from the start), or lines with offset, or bytes with byte_offset; " +
+    "wait: block up to wait_secs until the run exits (sooner when it waits for input or a watcher matches; on any new item only with until 'output'), then answer with the items as poll does and what woke it; kill; send_keys: type keys into the command.",
   schema: shellInputSchema,
   async run(ctx, input) {
     const { manager, sessionId } = ctx;
@@ -40,7 +40,9 @@ export const shellTool = defineTool<ShellInput, Record<string, unknown>>({
       case "log":
       case "wait": {
         const id = requireId(input);
-        const since = input.since_seq ?? 0;
+        // poll and wait continue where this run's last answer ended; log reads from the start.
+        const since =
+          input.since_seq ?? (input.action === "log" ? 0 : toolState(manager).cursor(id));
         if (input.action === "log" && input.byte_offset !== undefined) {
           return { ...(await logBytes(manager, id, sessionId, input)), ...note };
         }
@@ -62,17 +64,15 @@ export const shellTool = defineTool<ShellInput, Record<string, unknown>>({
           };
         }
         if (input.action === "wait") {
-          const woke = await waitForActivity(manager, id, {
+          const { woke } = await waitFor(manager, id, {
             sessionId,
-            sinceSeq: since,
+            since: { seq: since },
+            until: input.until ?? "exit",
             timeoutMs: Math.round((input.wait_secs ?? DEFAULT_WAIT_MS / 1000) * 1000),
           });
-          return { woke, ...(await page(manager, id, sessionId, input, since, true)), ...note };
+          return { woke, ...(await page(manager, id, sessionId, input, since, "wait")), ...note };
         }
-        return {
-          ...(await page(manager, id, sessionId, input, since, input.action === "poll")),
-          ...note,
-        };
+        return { ...(await page(manager, id, sessionId, input, since, input.action)), ...note };
       }
       case "kill": {
         const id = requireId(input);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ProcessManager } from "../runs/manager/manager.js";
+import { headEnd, partialLines, partialNote, tailStart, type PartialLines } from "./line-cut.js";
 
 /**
  * Output a model sees is held to a token budget. Tokens are counted as Codex counts them: one per
@@ -49,6 +50,8 @@ export interface Omission {
   tokens: number;
   /** Absolute offset of the first byte left out (absent when the cut text is not the run's output alone). */
   offset?: number;
+  /** The lines around the marker that are cut partway (absent: the cut fell on line breaks). */
+  partial?: PartialLines;
 }
 
 export interface Budgeted {
@@ -68,8 +71,8 @@ export const MARKER_RESERVE_BYTES = 400;
 
 /**
  * Output bytes `[from, to)` of a run within `maxTokens`: read whole when they fit, else the head
- * and the tail (each read by offset, cut on character boundaries) around a marker that names the
- * bytes left out and how to read them.
+ * and the tail (each read by offset, cut on line breaks where one is near: see line-cut.ts) around
+ * a marker that names the bytes left out and how to read them.
  */
 export async function budgetedRange(
   manager: ProcessManager,
@@ -104,21 +107,16 @@ export async function budgetedRange(
   const room = Math.max(0, budget - MARKER_RESERVE_BYTES);
   const headRoom = keep === "head" ? room : keep === "tail" ? 0 : Math.floor(room / 2);
   const tailRoom = room - headRoom;
-  const head = headRoom > 0 ? await read(from, headRoom) : { text: "", byteLength: 0 };
+  const head = headRoom > 0 ? await headOf(read, from, headRoom) : NO_HEAD;
   // A tail inside a range that cannot be read (lost, evicted) is left out: the head stands alone.
   const tail =
     tailRoom > 0
-      ? await read(to - tailRoom, tailRoom).catch(() => ({ text: "", byteLength: 0, offset: to }))
-      : { text: "", byteLength: 0, offset: to };
-  const omittedFrom = from + head.byteLength;
-  const omittedTo = tailRoom > 0 ? tail.offset : to;
-  const omitted = {
-    offset: omittedFrom,
-    bytes: omittedTo - omittedFrom,
-    tokens: tokensOf(omittedTo - omittedFrom),
-  };
+      ? await tailOf(read, to, tailRoom, from).catch(() => ({ ...NO_HEAD, offset: to }))
+      : { ...NO_HEAD, offset: to };
+  const omittedFrom = from + head.bytes;
+  const omitted = omission(omittedFrom, tail.offset - omittedFrom, head.partial, tail.partial);
   return {
-    text: head.text + marker(omitted, query.hint) + tail.text,
+    text: aroundMarker(head.text, marker(omitted, query.hint), tail.text),
     truncated: true,
     originalBytes,
     originalTokens: tokensOf(originalBytes),
@@ -126,10 +124,54 @@ export async function budgetedRange(
   };
 }
 
+type ReadText = (offset: number, limit: number) => Promise<{ text: string; offset: number }>;
+
+const NO_HEAD = { text: "", bytes: 0, partial: false };
+
+/** The first `room` bytes from `from`, ending on a line break where one is near the end. */
+async function headOf(
+  read: ReadText,
+  from: number,
+  room: number,
+): Promise<{ text: string; bytes: number; partial: boolean }> {
+  const got = await read(from, room);
+  const bytes = Buffer.from(got.text, "utf8");
+  const { end, partial } = headEnd(bytes);
+  return {
+    text: end === bytes.length ? got.text : bytes.subarray(0, end).toString("utf8"),
+    bytes: end,
+    partial,
+  };
+}
+
 /**
- * `text` within `maxTokens`, cut on character boundaries, for output assembled from stored items
- * (notices and watcher hits included). `offsetAt(i)`, when given, maps a position in `text` to an
- * absolute output offset so the marker can say where the omitted bytes are.
+ * The last `room` bytes before `to`, starting a line where one starts near the budget's edge. The
+ * byte before the edge is read too (when it is inside the range, from `floor`), to see whether a
+ * line starts at the edge itself.
+ */
+async function tailOf(
+  read: ReadText,
+  to: number,
+  room: number,
+  floor: number,
+): Promise<{ text: string; offset: number; partial: boolean }> {
+  const edge = to - room;
+  const got = await read(Math.max(floor, edge - 1), to - Math.max(floor, edge - 1));
+  const bytes = Buffer.from(got.text, "utf8");
+  const { start, partial } = tailStart(bytes, Math.max(0, edge - got.offset), got.offset === floor);
+  return { text: bytes.subarray(start).toString("utf8"), offset: got.offset + start, partial };
+}
+
+function omission(offset: number, bytes: number, head: boolean, tail: boolean): Omission {
+  const partial = partialLines(head, tail);
+  return { offset, bytes, tokens: tokensOf(bytes), ...(partial ? { partial } : {}) };
+}
+
+/**
+ * `text` within `maxTokens`, cut on line breaks where one is near the budget's edge (else on
+ * character boundaries), for output assembled from stored items (notices and watcher hits
+ * included). `offsetAt(i)`, when given, maps a position in `text` to an absolute output offset so
+ * the marker can say where the omitted bytes are.
  */
 export function budgetedText(
   text: string,
@@ -144,23 +186,29 @@ export function budgetedText(
   const room = Math.max(0, budget - MARKER_RESERVE_BYTES);
   const headRoom =
     options.keep === "head" ? room : options.keep === "tail" ? 0 : Math.floor(room / 2);
-  let headEnd = headRoom;
-  while (headEnd > 0 && (bytes[headEnd]! & 0xc0) === 0x80) {
-    headEnd--;
+  let headCut = headRoom;
+  while (headCut > 0 && (bytes[headCut]! & 0xc0) === 0x80) {
+    headCut--;
   }
-  let tailStart = bytes.length - (room - headRoom);
-  while (tailStart < bytes.length && (bytes[tailStart]! & 0xc0) === 0x80) {
-    tailStart++;
-  }
-  const head = bytes.subarray(0, headEnd).toString("utf8");
-  const tail = bytes.subarray(tailStart).toString("utf8");
-  const omittedBytes = tailStart - headEnd;
-  const omitted: Omission = { bytes: omittedBytes, tokens: tokensOf(omittedBytes) };
+  const head = headCut > 0 ? headEnd(bytes.subarray(0, headCut)) : { end: 0, partial: false };
+  const tail = tailStart(bytes, bytes.length - (room - headRoom), false);
+  const headText = bytes.subarray(0, head.end).toString("utf8");
+  const omittedBytes = tail.start - head.end;
+  const partial = partialLines(head.partial, tail.partial);
+  const omitted: Omission = {
+    bytes: omittedBytes,
+    tokens: tokensOf(omittedBytes),
+    ...(partial ? { partial } : {}),
+  };
   if (options.offsetAt) {
-    omitted.offset = options.offsetAt(head.length);
+    omitted.offset = options.offsetAt(headText.length);
   }
   return {
-    text: head + marker(omitted, options.hint) + tail,
+    text: aroundMarker(
+      headText,
+      marker(omitted, options.hint),
+      bytes.subarray(tail.start).toString("utf8"),
+    ),
     truncated: true,
     originalBytes,
     originalTokens: tokensOf(originalBytes),
@@ -216,13 +264,25 @@ export function fitEntries<T>(
 /** Bytes a hint offers to read at once (a page, not the whole omission). */
 export const HINT_LIMIT_BYTES = 65_536;
 
-/** The line standing in for what was cut. */
+/** The line standing in for what was cut: how much, where (exact byte offsets), which lines it cut partway, how to read it. */
 export function marker(omitted: Omission, hint: ReadHint | undefined): string {
-  const where =
-    omitted.offset !== undefined && hint
-      ? ` (output bytes ${omitted.offset}..${omitted.offset + omitted.bytes}); read them with ${hint(omitted.offset, omitted.bytes)}`
-      : "";
-  return `\n[... ${omitted.bytes} bytes (${omitted.tokens} tokens) omitted${where} ...]\n`;
+  const at = omitted.offset !== undefined && hint ? omitted.offset : undefined;
+  const where = at !== undefined ? ` (output bytes ${at}..${at + omitted.bytes})` : "";
+  const partial = omitted.partial ? `; ${partialNote(omitted.partial)}` : "";
+  const read = at !== undefined && hint ? `; read them with ${hint(at, omitted.bytes)}` : "";
+  return `[... ${omitted.bytes} bytes (${omitted.tokens} tokens) omitted${where}${partial}${read} ...]`;
+}
+
+/**
+ * `head`, then the marker `line` on a line of its own, then `tail`. A line break is added before
+ * the marker only where the head ends partway through a line, so no blank line appears that the
+ * output does not have. An empty `line` (no marker) joins head and tail.
+ */
+export function aroundMarker(head: string, line: string, tail: string): string {
+  if (line === "") {
+    return head + tail;
+  }
+  return `${head}${head === "" || head.endsWith("\n") ? "" : "\n"}${line}\n${tail}`;
 }
 
 /** The fields a cut adds to an answer, in the surface's naming style. */

@@ -10,11 +10,14 @@ export interface WatchHitRecord {
 }
 
 /**
- * What tool surfaces remember between calls, per manager: the `process poll` cursor of each run
- * and recent watcher hits. Bounded in runs and hits; forgotten when the run is gone.
+ * What tool surfaces remember between calls, per manager: where each run's output was last handed
+ * out (the item cursor of `process poll`/`wait` and the shell's `poll`/`wait`, the byte cursor of
+ * `process.wait`), so that a surface hands out each byte once by default, and recent watcher hits.
+ * Bounded in runs and hits; forgotten when the run is gone.
  */
 export class ToolState {
   private readonly pollCursors = new Map<string, number>();
+  private readonly byteCursors = new Map<string, number>();
   private readonly hits = new Map<string, WatchHitRecord[]>();
   /** Runs `exec` sent to the background (explicitly or by yieldMs): what `process list` shows. */
   private readonly background = new Set<string>();
@@ -42,12 +45,22 @@ export class ToolState {
     return this.pollCursors.get(runId) ?? 0;
   }
 
+  /** The cursor stored for this run, if any. */
+  storedCursor(runId: string): number | undefined {
+    return this.pollCursors.get(runId);
+  }
+
   setCursor(runId: string, seq: number): void {
-    this.pollCursors.delete(runId);
-    if (this.pollCursors.size >= MAX_TRACKED_RUNS) {
-      this.pollCursors.delete(this.pollCursors.keys().next().value!);
-    }
-    this.pollCursors.set(runId, seq);
+    setNewest(this.pollCursors, runId, seq);
+  }
+
+  /** The output offset up to which the process.* surface handed out this run's output, if it did. */
+  byteCursor(runId: string): number | undefined {
+    return this.byteCursors.get(runId);
+  }
+
+  setByteCursor(runId: string, offset: number): void {
+    setNewest(this.byteCursors, runId, offset);
   }
 
   /** Hits with `seq >= sinceSeq`. */
@@ -68,9 +81,19 @@ export class ToolState {
 
   forget(runId: string): void {
     this.pollCursors.delete(runId);
+    this.byteCursors.delete(runId);
     this.hits.delete(runId);
     this.background.delete(runId);
   }
+}
+
+/** Sets `key` as the newest entry of `map`, forgetting the oldest past MAX_TRACKED_RUNS. */
+function setNewest(map: Map<string, number>, key: string, value: number): void {
+  map.delete(key);
+  if (map.size >= MAX_TRACKED_RUNS) {
+    map.delete(map.keys().next().value!);
+  }
+  map.set(key, value);
 }
 
 const TOOL_STATE = Symbol("acp-process tool state");
