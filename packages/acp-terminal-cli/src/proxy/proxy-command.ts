@@ -110,6 +110,9 @@ function relayOptions(options: ProxyOptions, io: ProxyIo): RelayOptions {
       });
       if (options.verbose) {
         notice(`serving the agent's terminals; ${describeContainment(host.containment)}`);
+        if (options.on !== undefined) {
+          notice(`commands run on ${options.on}`);
+        }
         notice(describeSandbox(host.sandbox));
       }
       return host;
