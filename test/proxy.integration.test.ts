@@ -6,8 +6,8 @@
  * processes left counted.
  */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { RequestError } from "@agentclientprotocol/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -142,6 +142,24 @@ describe("acp-terminal proxy in front of an agent, for an editor that advertises
     expect(messageText(editor)).toContain(
       `ran: {"exitCode":0,"signal":null} "progress 10%\\rprogress 100%\\ndone\\n"`,
     );
+  });
+
+  it("runs the agent's commands in the sandbox it was given, and says so in the question", async () => {
+    // The sandbox gives commands a private /tmp: the workspace is elsewhere.
+    mkdirSync(path.join(homedir(), ".cache"), { recursive: true });
+    const workspace = mkdtempSync(path.join(homedir(), ".cache", "proxy-sandbox-"));
+    try {
+      editor = await start({ proxyArgs: ["--sandbox", "read-only", "--cwd", workspace] });
+      const sessionId = await editor.newSession(workspace);
+      await editor.prompt(sessionId, "run touch written 2>/dev/null && echo wrote || echo refused");
+      expect(messageText(editor)).toContain(`"refused\\n"`);
+      expect(existsSync(path.join(workspace, "written"))).toBe(false);
+      const details = (editor.permissions[0]!.toolCall.content![0] as { content: { text: string } })
+        .content.text;
+      expect(details).toContain("sandbox: read-only");
+    } finally {
+      rmSync(workspace, { recursive: true, force: true });
+    }
   });
 
   it("sends a running command's newest lines at most every 100 ms, and its whole final screen at the end", async () => {
