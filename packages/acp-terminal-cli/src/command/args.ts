@@ -1,12 +1,11 @@
 import { parseArgs } from "node:util";
-import { approvalFlags, type ApprovalFlags } from "acp-terminal";
-import { SANDBOX_WITH_ON } from "acp-terminal";
+import type { ApprovalFlags } from "acp-terminal";
 import { messageOf } from "acp-terminal/internal";
-import { executorTarget } from "./executor-target.js";
 import { FLAG_OPTIONS } from "./flags.js";
+import { hostFlags } from "./host-flags.js";
 import { parseSeconds } from "./seconds.js";
 import { sessionFlags, type SessionFlags } from "./session-flags.js";
-import { terminalLimits, type TerminalLimits } from "./terminal-limits.js";
+import type { TerminalLimits } from "./terminal-limits.js";
 
 export interface RunOptions extends TerminalLimits {
   agent: string;
@@ -119,10 +118,6 @@ export function parseCommand(
   if (typeof cancelGraceMs === "string") {
     return { kind: "error", message: cancelGraceMs };
   }
-  const approval = approvalFlags(values);
-  if (typeof approval === "string") {
-    return { kind: "error", message: approval };
-  }
   const protocol = PROTOCOLS.find((name) => name === values.protocol);
   if (protocol === undefined) {
     return {
@@ -130,24 +125,12 @@ export function parseCommand(
       message: `Invalid --protocol: expected one of ${PROTOCOLS.join(", ")}, received ${JSON.stringify(values.protocol)}`,
     };
   }
-  if (values["no-contain"] && values["pid-namespace"]) {
-    return {
-      kind: "error",
-      message: "--no-contain and --pid-namespace exclude each other: give one",
-    };
-  }
-  const limits = terminalLimits(values["max-terminals"], values["max-total-terminals"]);
-  if (typeof limits === "string") {
-    return { kind: "error", message: limits };
-  }
   const sessionCwd = resolvePath(cwd, values.cwd ?? ".");
-  const on = values.on === undefined ? undefined : executorTarget(values.on, sessionCwd);
-  if (on?.startsWith("Invalid")) {
-    return { kind: "error", message: on };
+  const host = hostFlags(values, sessionCwd);
+  if (typeof host === "string") {
+    return { kind: "error", message: host };
   }
-  if (on !== undefined && on !== "local" && approval.sandbox !== "off") {
-    return { kind: "error", message: SANDBOX_WITH_ON };
-  }
+  const { approval, on, maxTerminals, maxTotalTerminals } = host;
   return {
     kind: "run",
     options: {
@@ -163,14 +146,15 @@ export function parseCommand(
       initTimeoutMs,
       cancelGraceMs,
       agentLog: values["agent-log"],
-      ...limits,
+      maxTerminals,
+      maxTotalTerminals,
       ...(protocol === "auto" ? {} : { protocol }),
       ...sessionFlags(values, cwd, resolvePath),
       ...(values.verbose ? { verbose: true } : {}),
-      ...(values["no-contain"] ? { noContain: true } : {}),
-      ...(values["pid-namespace"] ? { pidNamespace: true } : {}),
+      ...(host.noContain ? { noContain: true } : {}),
+      ...(host.pidNamespace ? { pidNamespace: true } : {}),
       ...(values["mcp-tools"] ? { mcpTools: true } : {}),
-      ...(on !== undefined && on !== "local" ? { on } : {}),
+      ...(on !== undefined ? { on } : {}),
     },
   };
 }

@@ -4,15 +4,12 @@ import { stdioPort } from "./ports.js";
 import type { ProxyIo } from "./proxy-options.js";
 import { Relay, type RelayOptions } from "./relay.js";
 import { parseLine, readWireMessage, type WireMessage } from "./wire-message.js";
+import { field } from "./json-rpc.js";
 
 /** The Proxy Chains RFD's methods (SDK 2.4.0 `v1/unstable` PROXY_METHODS). */
 const PROXY_INITIALIZE = "proxy/initialize";
 const PROXY_SUCCESSOR = "proxy/successor";
 const CANCEL_REQUEST = "$/cancel_request";
-
-function field(value: unknown, name: string): unknown {
-  return typeof value === "object" && value !== null ? Reflect.get(value, name) : undefined;
-}
 
 const lineOf = (value: unknown) => Buffer.from(JSON.stringify(value));
 

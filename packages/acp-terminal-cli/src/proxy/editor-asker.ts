@@ -13,6 +13,7 @@ import {
 import { cutText, messageOf } from "acp-terminal/internal";
 import { idKey } from "./pending-requests.js";
 import type { RpcId } from "./wire-message.js";
+import { field } from "./json-rpc.js";
 
 /** The options the editor shows, and the answer each stands for. */
 const OPTIONS = [
@@ -33,10 +34,6 @@ const METHOD_NOT_FOUND = -32601;
 
 /** What the proxy writes to the editor: a message of its own (not a line passed on). */
 export type SendToEditor = (message: Record<string, unknown>) => void;
-
-function field(value: unknown, name: string): unknown {
-  return typeof value === "object" && value !== null ? Reflect.get(value, name) : undefined;
-}
 
 /** The question as the editor shows it: a tool call of its own, with the real command, cwd and sandbox. */
 export function permissionParams(

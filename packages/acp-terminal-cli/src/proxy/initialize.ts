@@ -2,6 +2,7 @@ import { terminalClientCapabilities } from "acp-terminal";
 import { META_TERMINAL_CAPABILITIES } from "../readers/v1-meta-terminals.js";
 import type { EditorDialect } from "./tool-call-terminals.js";
 import type { TerminalsMode } from "./proxy-options.js";
+import { field, isRecord } from "./json-rpc.js";
 
 /** What an editor's `initialize` says about terminals. */
 export interface EditorOffer {
@@ -12,13 +13,6 @@ export interface EditorOffer {
   /** How it shows a terminal it does not run: the `_meta` dialect it declared, else as text. */
   dialect: EditorDialect;
 }
-
-function field(value: unknown, name: string): unknown {
-  return typeof value === "object" && value !== null ? Reflect.get(value, name) : undefined;
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The editor's offer, read from its `initialize` params. */
 export function editorOffer(params: unknown): EditorOffer {

@@ -1,17 +1,11 @@
 import type { Readable, Writable } from "node:stream";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import {
-  APPROVAL_FLAG_OPTIONS,
-  approvalFlags,
-  approvalFlagsHelp,
-  SANDBOX_WITH_ON,
-  type ApprovalFlags,
-} from "acp-terminal";
+import { APPROVAL_FLAG_OPTIONS, approvalFlagsHelp, type ApprovalFlags } from "acp-terminal";
 import { messageOf } from "acp-terminal/internal";
 import { KNOWN_AGENT_NAMES } from "../agent/known-agents.js";
 import { containmentOption } from "../command/args.js";
-import { executorTarget } from "../command/executor-target.js";
-import { terminalLimits, type TerminalLimits } from "../command/terminal-limits.js";
+import { hostFlags } from "../command/host-flags.js";
+import type { TerminalLimits } from "../command/terminal-limits.js";
 
 /** Who serves the agent's `terminal/*`: the proxy, the editor, or the proxy when the editor has none. */
 export const TERMINAL_MODES = ["auto", "serve", "forward"] as const;
@@ -145,27 +139,10 @@ export function parseProxyCommand(
       message: `Invalid --lines: expected a whole number of lines from 1 to ${MAX_LIVE_LINES}, received ${JSON.stringify(values.lines?.slice(0, 100))}`,
     };
   }
-  const approval = approvalFlags(values);
-  if (typeof approval === "string") {
-    return { kind: "error", message: approval };
-  }
-  if (values["no-contain"] && values["pid-namespace"]) {
-    return {
-      kind: "error",
-      message: "--no-contain and --pid-namespace exclude each other: give one",
-    };
-  }
-  const limits = terminalLimits(values["max-terminals"], values["max-total-terminals"]);
-  if (typeof limits === "string") {
-    return { kind: "error", message: limits };
-  }
   const workspace = resolvePath(cwd, values.cwd ?? ".");
-  const on = values.on === undefined ? undefined : executorTarget(values.on, workspace);
-  if (on?.startsWith("Invalid")) {
-    return { kind: "error", message: on };
-  }
-  if (on !== undefined && on !== "local" && approval.sandbox !== "off") {
-    return { kind: "error", message: SANDBOX_WITH_ON };
+  const host = hostFlags(values, workspace);
+  if (typeof host === "string") {
+    return { kind: "error", message: host };
   }
   const agent =
     positionals.length === 0
@@ -184,13 +161,11 @@ export function parseProxyCommand(
       liveLines,
       cwd: workspace,
       pty: values.pty,
-      approval,
-      containment: containmentOption({
-        noContain: values["no-contain"],
-        pidNamespace: values["pid-namespace"],
-      }),
-      ...limits,
-      ...(on !== undefined && on !== "local" ? { on } : {}),
+      approval: host.approval,
+      containment: containmentOption(host),
+      maxTerminals: host.maxTerminals,
+      maxTotalTerminals: host.maxTotalTerminals,
+      ...(host.on === undefined ? {} : { on: host.on }),
       ...(values["agent-log"] === undefined ? {} : { agentLog: values["agent-log"] }),
       verbose: values.verbose,
     },

@@ -1,6 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import { ExitCode } from "../exit-codes.js";
 import { LineReader, LineWriter } from "./line-io.js";
+import { errorAnswer } from "./json-rpc.js";
 import { readWireMessage } from "./wire-message.js";
 
 /** How long a proxy that cannot start waits for the editor's first request, to answer it. */
@@ -28,11 +29,7 @@ export async function refuseEditor(
       (line) => {
         const message = readWireMessage(line);
         if (message.kind === "request") {
-          writer.message({
-            jsonrpc: "2.0",
-            id: message.id,
-            error: { code: -32603, message: problem },
-          });
+          writer.message(errorAnswer(message.id, problem));
           done();
         }
       },

@@ -11,12 +11,12 @@ import { TerminalService } from "./terminal-service.js";
 import { ToolCallTerminals } from "./tool-call-terminals.js";
 import { answersOnlyV2, V2Bridge } from "./v2-bridge.js";
 import { parseLine, readWireMessage, type RpcId, type WireMessage } from "./wire-message.js";
+import { errorAnswer, field, isRecord } from "./json-rpc.js";
 
 /** Sessions followed (their cwd and terminals): the oldest are forgotten beyond this. */
 const MAX_SESSIONS = 10_000;
 /** A line that may hold a terminal in a tool call, or a `_meta` terminal report. */
 const TERMINAL_MARKER = Buffer.from('"terminal');
-const INTERNAL_ERROR = -32603;
 
 /** Requests whose answer names a session the editor now has; those naming one it opens again. */
 const CREATING = new Set(["session/new", "session/fork"]);
@@ -31,19 +31,6 @@ export interface RelayOptions extends TerminalLimits {
   /** Says something about the proxy itself (on stderr). */
   notice(message: string): void;
 }
-
-function field(value: unknown, name: string): unknown {
-  return typeof value === "object" && value !== null ? Reflect.get(value, name) : undefined;
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
-const errorAnswer = (id: RpcId, message: string, data?: Record<string, unknown>) => ({
-  jsonrpc: "2.0",
-  id,
-  error: { code: INTERNAL_ERROR, message, ...(data === undefined ? {} : { data }) },
-});
 
 /**
  * The proxy's message logic, between the editor's port and the agent's. Every message passes
@@ -284,6 +271,39 @@ export class Relay {
   }
 
   /**
+   * The tool call a message of the agent's may show terminals in (`params[key]`: a session
+   * update's `update`, a permission request's `toolCall`), when its session is the editor's and
+   * its line names a terminal; else undefined (the message passes as it came).
+   */
+  #toolCallIn(
+    line: Buffer,
+    message: { value?: Record<string, unknown> },
+    key: "update" | "toolCall",
+  ):
+    | {
+        value: Record<string, unknown>;
+        params: Record<string, unknown>;
+        sessionId: string;
+        item: Record<string, unknown>;
+      }
+    | undefined {
+    if (this.#terminals === undefined || line.indexOf(TERMINAL_MARKER) === -1) {
+      return undefined;
+    }
+    const value = message.value ?? parseLine(line);
+    const params = field(value, "params");
+    const sessionId = field(params, "sessionId");
+    const item = field(params, key);
+    return value !== undefined &&
+      typeof sessionId === "string" &&
+      this.#sessions.has(sessionId) &&
+      isRecord(params) &&
+      isRecord(item)
+      ? { value, params, sessionId, item }
+      : undefined;
+  }
+
+  /**
    * The agent's permission request with the terminals of its tool call made into content the
    * editor shows (as in a `tool_call_update`), or undefined to pass it as it came.
    */
@@ -291,31 +311,19 @@ export class Relay {
     line: Buffer,
     message: Extract<WireMessage, { kind: "request" }>,
   ): Record<string, unknown> | undefined {
-    const terminals = this.#terminals;
-    if (terminals === undefined || line.indexOf(TERMINAL_MARKER) === -1) {
-      return undefined;
-    }
-    const value = message.value ?? parseLine(line);
-    const params = field(value, "params");
-    const sessionId = field(params, "sessionId");
-    const toolCall = field(params, "toolCall");
-    if (
-      typeof sessionId !== "string" ||
-      !this.#sessions.has(sessionId) ||
-      !isRecord(params) ||
-      !isRecord(toolCall)
-    ) {
-      return undefined;
-    }
-    const rewrite = terminals.rewrite(sessionId, {
-      ...toolCall,
-      sessionUpdate: "tool_call_update",
-    });
-    if (rewrite.kind !== "replace") {
+    const found = this.#toolCallIn(line, message, "toolCall");
+    const rewrite =
+      found === undefined
+        ? undefined
+        : this.#terminals?.rewrite(found.sessionId, {
+            ...found.item,
+            sessionUpdate: "tool_call_update",
+          });
+    if (found === undefined || rewrite?.kind !== "replace") {
       return undefined;
     }
     const { sessionUpdate: _sessionUpdate, ...shown } = rewrite.update;
-    return { ...value, params: { ...params, toolCall: shown } };
+    return { ...found.value, params: { ...found.params, toolCall: shown } };
   }
 
   #agentNotification(line: Buffer, message: Extract<WireMessage, { kind: "notification" }>): void {
@@ -326,33 +334,13 @@ export class Relay {
         return;
       }
     }
-    const terminals = this.#terminals;
-    if (
-      terminals === undefined ||
-      message.method !== "session/update" ||
-      line.indexOf(TERMINAL_MARKER) === -1
-    ) {
-      this.editor.pass(line, message);
-      return;
-    }
-    const value = message.value ?? parseLine(line);
-    const params = field(value, "params");
-    const sessionId = field(params, "sessionId");
-    const update = field(params, "update");
-    if (
-      typeof sessionId !== "string" ||
-      !this.#sessions.has(sessionId) ||
-      !isRecord(params) ||
-      !isRecord(update)
-    ) {
-      this.editor.pass(line, message);
-      return;
-    }
-    const rewrite = terminals.rewrite(sessionId, update);
-    if (rewrite.kind === "pass") {
+    const found =
+      message.method === "session/update" ? this.#toolCallIn(line, message, "update") : undefined;
+    const rewrite = found && this.#terminals?.rewrite(found.sessionId, found.item);
+    if (found === undefined || rewrite === undefined || rewrite.kind === "pass") {
       this.editor.pass(line, message);
     } else if (rewrite.kind === "replace") {
-      this.editor.send({ ...value, params: { ...params, update: rewrite.update } });
+      this.editor.send({ ...found.value, params: { ...found.params, update: rewrite.update } });
     }
   }
 

@@ -6,6 +6,7 @@ import {
 } from "@agentclientprotocol/sdk";
 import { bindTerminalHost, type TerminalBinding, type TerminalHost } from "acp-terminal";
 import { EXTENSION_METHODS } from "acp-terminal/protocol";
+import { errorAnswer } from "./json-rpc.js";
 import { idKey } from "./pending-requests.js";
 import type { RpcId } from "./wire-message.js";
 
@@ -89,14 +90,12 @@ export class TerminalService {
   receive(message: Record<string, unknown> & { id?: RpcId; method: string }): void {
     if (message.method !== CANCEL_REQUEST && message.id !== undefined) {
       if (this.#answering.size >= MAX_SERVED_IN_FLIGHT && !ALWAYS_SERVED.has(message.method)) {
-        this.send({
-          jsonrpc: "2.0",
-          id: message.id,
-          error: {
-            code: -32603,
-            message: `Too many terminal requests waiting (${MAX_SERVED_IN_FLIGHT}): ${message.method} was not served; wait for their answers`,
-          },
-        } as AnyMessage);
+        const refused = errorAnswer(
+          message.id,
+          `Too many terminal requests waiting (${MAX_SERVED_IN_FLIGHT}): ${message.method} was not served; wait for their answers`,
+        );
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- a JSON-RPC error answer built just above
+        this.send(refused as AnyMessage);
         return;
       }
       this.#answering.add(idKey(message.id));

@@ -8,6 +8,7 @@ import { AgentTerminal } from "../view/agent-terminal.js";
 import type { SendToEditor } from "./editor-asker.js";
 import { TerminalEvents, type TerminalListener } from "./terminal-events.js";
 import { terminalText } from "./terminal-text.js";
+import { field, isRecord } from "./json-rpc.js";
 
 /** The most often a running command's tool call is sent again. */
 export const LIVE_INTERVAL_MS = 100;
@@ -42,13 +43,6 @@ const TERMINAL_META_KEYS = [
   "terminal_output_delta",
   "terminal_exit",
 ];
-
-function field(value: unknown, name: string): unknown {
-  return typeof value === "object" && value !== null ? Reflect.get(value, name) : undefined;
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** One of the proxy's own terminals, as its tool calls show it. */
 interface Hosted {

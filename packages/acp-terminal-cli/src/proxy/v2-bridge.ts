@@ -13,19 +13,13 @@ import type { Port } from "./ports.js";
 import { ToolCallTerminals } from "./tool-call-terminals.js";
 import { V1Emitter } from "./v1-emitter.js";
 import { parseLine, readWireMessage, type RpcId } from "./wire-message.js";
+import { errorAnswer, field, isRecord } from "./json-rpc.js";
 
 /** The SDK's answer to an `initialize` asking a version the agent does not speak. */
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 /** Bytes of the buffer a chunk's data is decoded into (a 64 KiB chunk; a larger one gets its own). */
 const SCRATCH_BYTES = 96 * 1024;
 const CHUNK_MARKER = Buffer.from('"terminal_output_chunk"');
-
-function field(value: unknown, name: string): unknown {
-  return typeof value === "object" && value !== null ? Reflect.get(value, name) : undefined;
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * Whether an agent's answer to the editor's v1 `initialize` says it speaks only ACP v2: it
@@ -159,14 +153,12 @@ export class V2Bridge {
         params: isRecord(params) ? params : undefined,
       })
     ) {
-      this.editor.send({
-        jsonrpc: "2.0",
-        id: message.id,
-        error: {
-          code: -32603,
-          message: `Too many requests waiting for the agent: ${message.method} was not sent`,
-        },
-      });
+      this.editor.send(
+        errorAnswer(
+          message.id,
+          `Too many requests waiting for the agent: ${message.method} was not sent`,
+        ),
+      );
       return;
     }
     if (message.method === "session/load" || message.method === "session/resume") {
@@ -227,11 +219,7 @@ export class V2Bridge {
   /** The agent is gone: every request and prompt the editor waits on gets an error saying `why`. */
   agentGone(why: string, data: Record<string, unknown>): void {
     const fail = (id: RpcId, method: string) =>
-      this.editor.send({
-        jsonrpc: "2.0",
-        id,
-        error: { code: -32603, message: `${why} before answering ${method}`, data },
-      });
+      this.editor.send(errorAnswer(id, `${why} before answering ${method}`, data));
     for (const request of this.#toAgent.drain()) {
       fail(request.id, request.method);
     }
@@ -347,14 +335,10 @@ export class V2Bridge {
     session.prompt = undefined;
     this.editor.send(
       stopReason === "error"
-        ? {
-            jsonrpc: "2.0",
+        ? errorAnswer(
             id,
-            error: {
-              code: -32603,
-              message: `The agent stopped with an error: ${String(field(field(update, "error"), "message") ?? "")}`,
-            },
-          }
+            `The agent stopped with an error: ${String(field(field(update, "error"), "message") ?? "")}`,
+          )
         : {
             jsonrpc: "2.0",
             id,

@@ -6,7 +6,10 @@
  * it whole (`parseLine`).
  */
 
-export type RpcId = string | number | null;
+import { stringEnd } from "../readers/line-scan.js";
+import { isRecord, type RpcId } from "./json-rpc.js";
+
+export type { RpcId } from "./json-rpc.js";
 
 /** Bytes of a line parsed whole when read. */
 export const PARSE_BYTES = 64 * 1024;
@@ -22,16 +25,12 @@ export type WireMessage =
   | { kind: "empty" };
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 
 const invalid = (message: string, id: RpcId = null): WireMessage => ({
   kind: "invalid",
   id,
   error: { code: -32600, message: `Invalid Request: ${message}` },
 });
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** What `line` is (a view, valid during the call: nothing returned refers to it). */
 export function readWireMessage(line: Buffer): WireMessage {
@@ -132,22 +131,6 @@ function isSpace(byte: number): boolean {
   return byte === 0x20 || byte === 0x09 || byte === 0x0d || byte === 0x0a;
 }
 
-/** The index of the quote that ends the string whose contents start at `from`, or -1. */
-function stringEnd(line: Buffer, from: number, end: number): number {
-  let at = line.indexOf(QUOTE, from);
-  while (at !== -1 && at < end) {
-    let backslashes = 0;
-    for (let j = at - 1; j >= from && line[j] === BACKSLASH; j--) {
-      backslashes++;
-    }
-    if (backslashes % 2 === 0) {
-      return at;
-    }
-    at = line.indexOf(QUOTE, at + 1);
-  }
-  return -1;
-}
-
 /** A small JSON value's text (an id, a method), parsed; `broken` when it is not JSON. */
 function smallValue(line: Buffer, start: number, end: number): { value: unknown } | undefined {
   if (end - start > MAX_NAME_CHARS + 2) {
@@ -183,8 +166,8 @@ function scanTopLevel(line: Buffer, start: number, end: number): TopLevel {
   for (let i = start; i < end; i++) {
     const byte = line[i]!;
     if (byte === QUOTE) {
-      const close = stringEnd(line, i + 1, end);
-      if (close === -1) {
+      const close = stringEnd(line, i + 1);
+      if (close === -1 || close >= end) {
         return { ...fields, broken: "Parse error: a string does not end" };
       }
       if (depth === 1 && expectKey) {
