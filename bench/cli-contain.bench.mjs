@@ -15,11 +15,16 @@
  * - flood: `head -c 200000000 /dev/zero` at outputByteLimit 1 MiB (text, and with the defaults
  *   also --json and --pty), the CLI's peak RSS sampled every 10 ms during the run minus its RSS
  *   just before the flood, beside the peak of a run whose one terminal is `true` (the same CLI,
- *   agent, flags and tool call).
+ *   agent, flags and tool call);
+ * - flood-read (issue 28's workload): the same flood three times, each create → wait_for_exit →
+ *   terminal/output (the newest 1 MiB) → release; text with stdout to a file, and --json with
+ *   stdout not read until the last flood has ended. The CLI's peak RSS (sampled every 10 ms
+ *   during the run) minus its RSS at rest (just before the first flood), beside three runs of
+ *   `true` the same way.
  *
  * BENCH_ITERATIONS (100) and BENCH_WARMUP (10) for the cycle and exit; BENCH_MODES
  * ("default,no-contain,pid-namespace") picks the CLI modes; BENCH_PARTS
- * ("cycle,exit,many,flood"); BENCH_MANY_ROUNDS (2, for the defaults; 1 for the other modes);
+ * ("cycle,exit,many,flood,flood-read"); BENCH_MANY_ROUNDS (2, for the defaults; 1 for the other modes);
  * BENCH_CLI another build of the CLI; BENCH_BEFORE another build run with the defaults as one more
  * mode, "before" (a change's before/after in one run: its rows follow the defaults' rows); the
  * cycle and exit runs of the two then alternate BENCH_BEFORE_ROUNDS (3) times, and each figure is
@@ -27,7 +32,9 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MB, MiB } from "./support/memory.mjs";
 import { fmt, header, Report } from "./support/report.mjs";
@@ -42,7 +49,7 @@ const AGENT = fileURLToPath(new URL("./support/cli-agent.mjs", import.meta.url))
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 100);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
 const MANY_ROUNDS = Number(process.env.BENCH_MANY_ROUNDS ?? 2);
-const PARTS = new Set((process.env.BENCH_PARTS ?? "cycle,exit,many,flood").split(","));
+const PARTS = new Set((process.env.BENCH_PARTS ?? "cycle,exit,many,flood,flood-read").split(","));
 const BEFORE = process.env.BENCH_BEFORE;
 const BEFORE_ROUNDS = Number(process.env.BENCH_BEFORE_ROUNDS ?? 3);
 const MODES = (process.env.BENCH_MODES ?? "default,no-contain,pid-namespace").split(",");
@@ -73,8 +80,10 @@ function rssOf(pid) {
  * @param {unknown} plan
  * @param {string[]} flags
  */
-async function runCli(plan, flags, cli = CLI) {
+async function runCli(plan, flags, cli = CLI, stdout = "read") {
   const agent = [process.execPath, AGENT].map((word) => `'${word}'`).join(" ");
+  const screen = join(tmpdir(), `cli-contain-${process.pid}.out`);
+  const file = stdout === "file" ? openSync(screen, "w") : undefined;
   const child = spawn(
     process.execPath,
     [
@@ -88,8 +97,9 @@ async function runCli(plan, flags, cli = CLI) {
       agent,
       JSON.stringify(plan),
     ],
-    { stdio: ["ignore", "pipe", "pipe"] },
+    { stdio: ["ignore", file ?? "pipe", "pipe"] },
   );
+  if (file !== undefined) closeSync(file);
   /** @type {any[]} */
   const events = [];
   let stderr = "";
@@ -100,8 +110,9 @@ async function runCli(plan, flags, cli = CLI) {
   const sampler = setInterval(() => {
     peak = Math.max(peak, rssOf(child.pid) ?? 0);
   }, SAMPLE_MS);
-  child.stdout.resume();
-  child.stderr.setEncoding("utf8").on("data", (chunk) => {
+  // "stall": stdout is read only once the agent said the last flood ended.
+  if (stdout === "read") child.stdout?.resume();
+  child.stderr?.setEncoding("utf8").on("data", (chunk) => {
     stderr += chunk;
     pending += chunk;
     const lines = pending.split("\n");
@@ -110,11 +121,13 @@ async function runCli(plan, flags, cli = CLI) {
       if (!line.startsWith("BENCH ")) continue;
       const event = JSON.parse(line.slice(6));
       if (event.event === "flood-start") beforeFlood = rssOf(child.pid);
+      if (event.event === "flood-end" && stdout === "stall") child.stdout?.resume();
       events.push(event);
     }
   });
   const [code] = await once(child, "close");
   clearInterval(sampler);
+  if (file !== undefined) rmSync(screen, { force: true });
   if (code !== 0)
     throw new Error(`acp-terminal exited with ${code}; stderr:\n${stderr.slice(-2000)}`);
   return { events, peak, beforeFlood };
@@ -274,6 +287,43 @@ async function manyRows(report) {
   }
 }
 
+/** Issue 28's workload: three floods, each read once with terminal/output after its exit. */
+async function floodReadRows(report) {
+  const plan = (command, args) => ({
+    kind: "flood",
+    command,
+    args,
+    outputByteLimit: MiB,
+    times: 3,
+    readOutput: true,
+  });
+  const modes = MODES.filter((mode) => mode === "default" || mode === "before");
+  /** @type {Array<[string, string, string[], "file" | "stall"]>} */
+  const cases = modes.flatMap((mode) => [
+    [mode, "text, stdout to a file", [], "file"],
+    [mode, "--json, stdout not read during the floods", ["--json"], "stall"],
+  ]);
+  for (const [mode, view, flags, stdout] of cases) {
+    const flood = await runCli(
+      plan("head", ["-c", String(FLOOD_BYTES), "/dev/zero"]),
+      flags,
+      cliOf(mode),
+      stdout,
+    );
+    const idle = await runCli(plan("true", []), flags, cliOf(mode), stdout);
+    if (flood.beforeFlood === undefined) throw new Error("the agent reported no flood-start");
+    const raise = flood.peak - flood.beforeFlood;
+    report.row({
+      figure: `3 × ${FLOOD_BYTES / MB} MB flood at 1 MiB, each read with terminal/output, ${mode}, ${view}: CLI peak RSS − RSS at rest`,
+      value: fmt.mb(raise),
+      baseline: `at rest ${fmt.mb(flood.beforeFlood)}, peak ${fmt.mb(flood.peak)}; 3 × \`true\` the same way peaks at ${fmt.mb(idle.peak)}`,
+      ratio: `${flood.peak >= idle.peak ? "+" : ""}${fmt.mb(flood.peak - idle.peak)} over it`,
+      goal: mode === "default" ? "< 16 MB" : "",
+      ...(mode === "default" ? { met: raise < 16 * MB } : {}),
+    });
+  }
+}
+
 async function floodRows(report) {
   const floodPlan = (command, args) => ({
     kind: "flood",
@@ -320,6 +370,7 @@ export async function main() {
   if (PARTS.has("exit")) await exitRows(report);
   if (PARTS.has("many")) await manyRows(report);
   if (PARTS.has("flood")) await floodRows(report);
+  if (PARTS.has("flood-read")) await floodReadRows(report);
   report.note(
     "floor: the same cycle against a canned-answer client on the same SDK, timed by the same agent",
   );

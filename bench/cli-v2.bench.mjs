@@ -18,7 +18,7 @@
  *   notice), beside a v2 run with none: the figure says so;
  * - render per chunk, in this process: one 64 KiB chunk of progress-bar redraws appended to an
  *   AgentTerminal and its screen read (`text()`, through @xterm/headless at 80x24), beside the v1
- *   text path's read of the same bytes (OutputBuffer + TerminalTail, strip-ansi and `\r`).
+ *   text path's view of the same bytes (OutputLines, every chunk: strip-ansi and `\r`).
  *
  * BENCH_ROUNDS (default 2) rounds of the flood, alternating which side goes first; figures are
  * medians. BENCH_PARTS (default "flood,many,render") picks parts.
@@ -209,23 +209,20 @@ if (PARTS.has("many") && existsSync(TIME)) {
 if (PARTS.has("render")) {
   const { AgentTerminal } =
     await import("../packages/acp-terminal-cli/dist/view/agent-terminal.js");
-  const { OutputBuffer } = await import("../packages/acp-terminal/dist/output/output-buffer.js");
-  const { TerminalTail } =
-    await import("../packages/acp-terminal-cli/dist/render/terminal-tail.js");
+  const { OutputLines } = await import("../packages/acp-terminal-cli/dist/render/output-lines.js");
   let bar = "";
   for (let i = 0; bar.length < 64 * 1024 - 80; i++)
     bar += `\r\x1b[2K[${"#".repeat(i % 50).padEnd(50)}] ${i % 100}%`;
   const chunk = Buffer.from(bar);
   const CHUNKS = 200;
   const emulator = new AgentTerminal("bench");
-  const buffer = new OutputBuffer(MiB);
-  const tail = new TerminalTail(buffer);
+  const lines = new OutputLines(200);
   // Warm both paths up before timing.
   for (let i = 0; i < 10; i++) {
     emulator.append(chunk);
     emulator.text();
-    buffer.append(chunk);
-    tail.tail();
+    lines.append(chunk);
+    lines.tail();
   }
   let started = now();
   for (let i = 0; i < CHUNKS; i++) {
@@ -235,14 +232,14 @@ if (PARTS.has("render")) {
   const emulatorMs = (now() - started) / CHUNKS;
   started = now();
   for (let i = 0; i < CHUNKS; i++) {
-    buffer.append(chunk);
-    tail.tail();
+    lines.append(chunk);
+    lines.tail();
   }
   const plainMs = (now() - started) / CHUNKS;
   report.row({
     figure: "64 KiB progress-bar chunk: append + screen read (emulator)",
     value: fmt.ms(emulatorMs),
-    baseline: `${fmt.ms(plainMs)} (v1 tail: strip-ansi + \\r)`,
+    baseline: `${fmt.ms(plainMs)} (v1 text path: OutputLines, strip-ansi + \\r)`,
     ratio: fmt.ratio(emulatorMs / plainMs),
   });
   report.note(

@@ -4,17 +4,21 @@
  * release in this process, with `sandbox: "off"`, `"read-only"` and `"workspace-write"` (each a
  * bubblewrap around the command: a user, mount, IPC and network namespace, the filesystem bound
  * read-only), pipes and PTY; and a bare `bwrap … true` beside a bare `spawn('true')`, to tell
- * bubblewrap's own start from the host's. Baseline: a plain detached spawn('true') with pipes,
- * waited to 'close'. Alternating batches, BENCH_ITERATIONS (default 100) after BENCH_WARMUP
+ * bubblewrap's own start from the host's. Also what an allow rule costs now that what it approves
+ * runs confined (acp-terminal/approval): `true` approved by `--allow true` (read-only sandbox, no
+ * network) beside `--yes` (allowAll, unconfined), and `git status` in a small repository approved
+ * by `--allow 'git status'` (confined, with git's checks: its config and submodules read by git)
+ * beside `--yes`. Baseline: a plain detached spawn('true') with pipes, waited to 'close'. Alternating batches, BENCH_ITERATIONS (default 100) after BENCH_WARMUP
  * (default 10); p50/p95.
  */
-import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { execFileSync, spawn as spawnChild } from "node:child_process";
 import { TerminalHost } from "acp-terminal";
+import { createApprovalPolicy } from "acp-terminal/approval";
 import { bubblewrapArgv } from "../packages/acp-terminal/dist/sandbox/bubblewrap.js";
 import { bubblewrapSupport } from "../packages/acp-terminal/dist/sandbox/bubblewrap-support.js";
 import { fmt, header, Report } from "./support/report.mjs";
@@ -26,14 +30,14 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 10);
 const OWNER = { connectionId: "bench", sessionId: "sandbox" };
 
 async function run(file, args) {
-  const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const child = spawnChild(file, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
   child.stdout.resume();
   child.stderr.resume();
   await once(child, "close");
 }
 
-async function cycle(host, pty) {
-  const terminalId = await host.create(OWNER, { command: "true", args: [], pty });
+async function cycle(host, pty, command = "true", args = []) {
+  const terminalId = await host.create(OWNER, { command, args, pty });
   const status = await host.waitForExit(OWNER, terminalId);
   if (status.exitCode !== 0) {
     throw new Error(
@@ -57,7 +61,15 @@ export async function main() {
     off: new TerminalHost({ cwd: workspace, sandbox: "off" }),
     "read-only": new TerminalHost({ cwd: workspace, sandbox: "read-only" }),
     "workspace-write": new TerminalHost({ cwd: workspace, sandbox: "workspace-write" }),
+    yes: new TerminalHost({ cwd: workspace, authorize: createApprovalPolicy({ allowAll: true }) }),
+    rule: new TerminalHost({
+      cwd: workspace,
+      authorize: createApprovalPolicy({ allow: ["true", "git status"] }),
+    }),
   };
+  const git = (...args) => execFileSync("git", args, { cwd: workspace });
+  git("init", "-q");
+  git("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "x");
   const bwrap = bubblewrapArgv(support.bwrap, support.features, {
     mode: "read-only",
     workspace,
@@ -75,6 +87,10 @@ export async function main() {
         workspaceWrite: () => cycle(hosts["workspace-write"], false),
         offPty: () => cycle(hosts.off, true),
         readOnlyPty: () => cycle(hosts["read-only"], true),
+        yes: () => cycle(hosts.yes, false),
+        rule: () => cycle(hosts.rule, false),
+        yesGit: () => cycle(hosts.yes, false, "git", ["status"]),
+        ruleGit: () => cycle(hosts.rule, false, "git", ["status"]),
       },
       { warmup: WARMUP, iterations: ITERATIONS, batch: 10 },
     );
@@ -108,6 +124,18 @@ export async function main() {
           met: s[name][p] - s.off[p] <= 10,
         });
       }
+      report.row({
+        figure: `--allow true (confined) ${p}`,
+        value: fmt.ms(s.rule[p]),
+        baseline: `${fmt.ms(s.yes[p])} --yes (unconfined)`,
+        ratio: `+${fmt.ms(s.rule[p] - s.yes[p])}`,
+      });
+      report.row({
+        figure: `--allow 'git status' (checks, confined) ${p}`,
+        value: fmt.ms(s.ruleGit[p]),
+        baseline: `${fmt.ms(s.yesGit[p])} --yes git status`,
+        ratio: `+${fmt.ms(s.ruleGit[p] - s.yesGit[p])}`,
+      });
       report.row({
         figure: `host PTY, sandbox read-only ${p}`,
         value: fmt.ms(s.readOnlyPty[p]),

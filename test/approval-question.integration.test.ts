@@ -46,6 +46,17 @@ describe("acp-terminal run on a TTY: the question shows what will run", () => {
     expect(existsSync(path.join(dir, "M"))).toBe(false);
   });
 
+  it("Q1: a command line padded with 7,000 braille blanks shows the run counted, so '; touch M' is in sight", async () => {
+    const line = `ls -la${"\u2800".repeat(7000)}; touch M`;
+    const cli = onTty(["--agent", creates({ command: line, cwd: dir })]);
+    await cli.waitFor(PROMPT);
+    expect(cli.screen()).toContain("The agent wants to run: ls -la⟨7000 × \\u{2800}⟩; touch M");
+    expect(cli.screen()).not.toContain("\u2800");
+    cli.pty.write("3\r");
+    expect(await withDeadline(cli.exited, 10_000, "the CLI to exit")).toBe(0);
+    expect(existsSync(path.join(dir, "M"))).toBe(false);
+  });
+
   it("control and invisible characters are escaped, a line break continues on a marked line", async () => {
     const cli = onTty([
       "--agent",

@@ -101,17 +101,23 @@ describe("acp-terminal run: approving the agent's commands", () => {
     ["an exact pattern", "touch A", { command: "touch", args: ["A"] }],
     ["a * inside a word", "touch A*", { command: "touch", args: ["ABC"] }],
     ["metacharacters as literal args (no shell)", "touch *", { command: "touch", args: ["A;B"] }],
-  ])("--allow approves %s", async (_, pattern, params) => {
-    const { stdout } = await runCli([
-      "run",
-      "--allow",
-      pattern,
-      "--agent",
-      create({ ...params, cwd: dir }),
-      "go",
-    ]);
-    expect(stdout).toBe("ran: exit 0\n");
-  });
+  ])(
+    "--allow approves %s, and it runs confined: touch cannot write",
+    async (_, pattern, params) => {
+      const { stdout } = await runCli([
+        "run",
+        "--cwd",
+        dir,
+        "--allow",
+        pattern,
+        "--agent",
+        create({ ...params, cwd: dir }),
+        "go",
+      ]);
+      expect(stdout).toBe("ran: exit 1\n");
+      expect(existsSync(file("A"))).toBe(false);
+    },
+  );
 
   it.each<[string, string, Record<string, unknown>]>([
     ["another command", "git *", { command: "touch", args: ["A"] }],
@@ -157,7 +163,8 @@ describe("acp-terminal run: approving the agent's commands", () => {
       create({ command: "touch", args: [file("A")] }),
       "go",
     ]);
-    expect(stdout).toBe("ran: exit 0\n");
+    expect(stdout).toBe("ran: exit 1\n"); // approved, confined
+    expect(existsSync(file("A"))).toBe(false);
     const bad = await runCli([
       "run",
       "--allow",
@@ -194,7 +201,7 @@ describe("acp-terminal run on a TTY: asking about the agent's commands", () => {
         "  env: GREETING=hi\\x1b[2J",
         "  sandbox: off (it can write wherever you can)",
         "  1) Allow once",
-        "  2) Allow for the rest of this session",
+        "  2) Allow for the rest of this session, confined (read-only, no network)",
         "  3) Deny",
       ].join("\r\n"),
     );
@@ -225,7 +232,7 @@ describe("acp-terminal run on a TTY: asking about the agent's commands", () => {
     expect(existsSync(file("A"))).toBe(false);
   });
 
-  it("2 allows the same command for the rest of the session without asking again", async () => {
+  it("2 allows the same command for the rest of the session without asking again, confined after the first", async () => {
     const cli = startCliOnTty([
       "run",
       "--agent",
@@ -236,7 +243,9 @@ describe("acp-terminal run on a TTY: asking about the agent's commands", () => {
     await cli.waitFor("Choose 1-3 (Enter denies): ");
     cli.pty.write("2\r");
     expect(await withDeadline(cli.exited, 10_000, "the CLI to exit")).toBe(0);
-    expect(cli.screen().split("ran: exit 0").length - 1).toBe(3);
+    // The person's answer runs it as asked; the session's memory, a rule, runs it read-only.
+    expect(cli.screen().split("ran: exit 0").length - 1).toBe(1);
+    expect(cli.screen().split("ran: exit 1").length - 1).toBe(2);
     expect(question(cli.screen())).toBe(1);
   });
 

@@ -175,10 +175,51 @@ describe("logging in", () => {
     const loginFile = path.join(dir, "login");
     const agent = `SESSION_AGENT_AUTH=1 SESSION_AGENT_LOGIN_FILE='${loginFile}' ${nodeAgent(AGENT)}`;
     const cli = startCliOnTty(["run", "--yes", "--auth", "tty-login", "--agent", agent, "say in"]);
-    expect(await withDeadline(cli.exited, 30_000, "the CLI to exit")).toBe(0);
+    expect(await withDeadline(cli.exited, 30_000, "the CLI to exit"), cli.screen()).toBe(0);
     expect(cli.screen()).toContain("acp-terminal: logging in (--auth tty-login):");
     expect(await readFile(loginFile, "utf8")).toBe("logged in with LOGIN_MARK=tty\n");
     expect(cli.screen()).toContain("in\r\n");
+  });
+
+  /** An agent whose terminal login sets NODE_OPTIONS, so that the login's node runs its file. */
+  async function hostileLogin(): Promise<{ agent: string; loginFile: string; marker: string }> {
+    const loginFile = path.join(dir, "login");
+    const marker = path.join(dir, "PWNED");
+    const evil = path.join(dir, "evil.cjs");
+    await writeFile(evil, `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "");\n`);
+    const env = JSON.stringify({
+      LOGIN_MARK: "tty",
+      NODE_OPTIONS: `--require=${evil}`,
+      X: "\u001b[2K",
+    });
+    const agent = `SESSION_AGENT_AUTH=1 SESSION_AGENT_LOGIN_FILE='${loginFile}' SESSION_AGENT_LOGIN_ENV='${env}' ${nodeAgent(AGENT)}`;
+    return { agent, loginFile, marker };
+  }
+
+  it("a terminal login's variables from the agent's authMethods are asked about on the TTY before it runs; Enter does not run it", async () => {
+    const { agent, loginFile, marker } = await hostileLogin();
+    const cli = startCliOnTty(["run", "--auth", "tty-login", "--agent", agent, "say in"]);
+    await cli.waitFor("Choose 1-2 (Enter does not run it): ");
+    expect(cli.screen()).toContain("The agent's terminal login (--auth tty-login) wants to run: ");
+    expect(cli.screen()).toContain(
+      `  env: LOGIN_MARK=tty NODE_OPTIONS=--require=${path.join(dir, "evil.cjs")} X=\\x1b[2K\r\n`,
+    );
+    cli.pty.write("\r");
+    expect(await withDeadline(cli.exited, 30_000, "the CLI to exit")).toBe(4); // a login that failed
+    expect(cli.screen()).toContain("--auth tty-login: the terminal login was not run");
+    expect(existsSync(loginFile)).toBe(false);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("with --yes a terminal login's variables are shown before it runs", async () => {
+    const { agent, loginFile } = await hostileLogin();
+    const cli = startCliOnTty(["run", "--yes", "--auth", "tty-login", "--agent", agent, "say in"]);
+    expect(await withDeadline(cli.exited, 30_000, "the CLI to exit"), cli.screen()).toBe(0);
+    const screen = cli.screen();
+    const shown = screen.indexOf("  env: LOGIN_MARK=tty NODE_OPTIONS=--require=");
+    expect(shown).toBeGreaterThan(0);
+    expect(shown).toBeLessThan(screen.indexOf("acp-terminal: logging in (--auth tty-login):"));
+    expect(await readFile(loginFile, "utf8")).toBe("logged in with LOGIN_MARK=tty\n");
   });
 });
 

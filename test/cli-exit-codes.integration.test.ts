@@ -1,7 +1,12 @@
 /**
  * The exit codes of `acp-terminal run`, each provoked the way a user would meet it.
  */
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { isAlive } from "./support/processes.js";
 import {
   CONFORMANCE_AGENT,
   FIXTURE_AGENT,
@@ -87,11 +92,55 @@ describe("acp-terminal run exit codes", () => {
       "Agent speaks ACP protocol version 2; acp-terminal speaks 1",
     );
     expect(v2.code).toBe(4);
-    const auto = await runCli(["run", "--agent", fixture("v2"), "go"]);
-    expect(auto.stderr.split("\n")[0]).toBe(
-      "initialize failed: the agent answered with protocol version 2, but not in ACP v2's shape (info: Invalid input: expected object, received undefined); run with --protocol v1-meta to speak v1",
-    );
-    expect(auto.code).toBe(4);
+    // Offered v2 (the default), it answers 2 in v1's format: started again with v1, it answers 2
+    // again; nothing is remembered of an agent that speaks neither.
+    const cache = await mkdtemp(path.join(tmpdir(), "acp-terminal-cache-"));
+    try {
+      const auto = await startCli(["run", "--agent", fixture("v2"), "go"], {
+        env: { ...process.env, XDG_CACHE_HOME: cache },
+      }).result();
+      expect(auto.stderr.split("\n").slice(0, 2)).toEqual([
+        expect.stringMatching(
+          /^acp-terminal: the agent answered the ACP v2 offer with version 2 in v1's format: started it again speaking ACP v1/,
+        ),
+        "Agent speaks ACP protocol version 2; acp-terminal speaks 1",
+      ]);
+      expect(auto.code).toBe(4);
+      expect(existsSync(path.join(cache, "acp-terminal", "protocols.json"))).toBe(false);
+    } finally {
+      await rm(cache, { recursive: true, force: true });
+    }
+  });
+
+  it("0 for an agent that answers the v2 offer in v1's format (droid): started again with v1, remembered, and spoken v1 at once the next time", async () => {
+    const cache = await mkdtemp(path.join(tmpdir(), "acp-terminal-cache-"));
+    const env = { ...process.env, XDG_CACHE_HOME: cache };
+    const agent = fixture("v2-echo");
+    try {
+      const first = await startCli(["run", "--agent", agent, "go"], { env }).result();
+      expect(first.code).toBe(0);
+      expect(first.stdout).toContain("echo: go");
+      const launches = [...first.stderr.matchAll(/initialize (\d+) pid=(\d+)/g)];
+      expect(launches.map((m) => m[1])).toEqual(["2", "1"]);
+      expect(isAlive(Number(launches[0]![2]))).toBe(false);
+      const file = path.join(cache, "acp-terminal", "protocols.json");
+      expect(first.stderr).toContain(`(in ${file}; delete the entry to offer v2 again)`);
+      expect(JSON.parse(await readFile(file, "utf8"))).toMatchObject({
+        agents: { [agent]: { protocol: "v1" } },
+      });
+      const second = await startCli(["run", "--agent", agent, "go"], { env }).result();
+      expect(second.code).toBe(0);
+      expect(second.stdout).toContain("echo: go");
+      expect([...second.stderr.matchAll(/initialize (\d+)/g)].map((m) => m[1])).toEqual(["1"]);
+      expect(second.stderr).not.toContain("acp-terminal: ");
+      // --protocol v2 forced still offers v2 (and says how it was answered).
+      const forced = await startCli(["run", "--protocol", "v2", "--agent", agent, "go"], {
+        env,
+      }).result();
+      expect(forced.code).toBe(4);
+    } finally {
+      await rm(cache, { recursive: true, force: true });
+    }
   });
 
   it("5 when --timeout elapses", async () => {

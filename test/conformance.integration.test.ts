@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { TerminalHost, bindTerminalHost } from "acp-terminal";
+import { TerminalError, TerminalHost, bindTerminalHost } from "acp-terminal";
 import { client, ndJsonStream } from "@agentclientprotocol/sdk";
 import { withDeadline } from "./support/until.js";
 import {
@@ -201,6 +201,48 @@ describe("acp-terminal-conformance", () => {
       await real.dispose();
     }
   }, 60_000);
+
+  it("fails release-answers-pending-wait for a client whose release fails the wait_for_exit pending on it (-32002, as before)", async () => {
+    const real = new TerminalHost({ killGraceMs: 300 });
+    const pending = new Map<string, Array<(error: Error) => void>>();
+    const failingWaits = new Proxy(real, {
+      get(target, key) {
+        if (key === "waitForExit") {
+          return (owner: never, id: string) =>
+            new Promise((resolve, reject) => {
+              pending.set(id, [...(pending.get(id) ?? []), reject]);
+              target.waitForExit(owner, id).then(resolve, reject);
+            });
+        }
+        if (key === "release") {
+          return (owner: never, id: string) => {
+            for (const reject of pending.get(id) ?? []) {
+              reject(TerminalError.notFound(id));
+            }
+            return target.release(owner, id);
+          };
+        }
+        const value = Reflect.get(target, key) as unknown;
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const report = await reportPath();
+    try {
+      const { stopReason } = await promptConformanceAgent({ terminal: true }, failingWaits, report);
+      expect(stopReason).toBe("end_turn");
+      const { checks } = JSON.parse(await readFile(report, "utf8")) as Report;
+      const check = checks.find((c) => c.id === "release-answers-pending-wait")!;
+      expect(check).toMatchObject({ kind: "should", status: "fail" });
+      expect(check.detail).toMatch(
+        /^the pending wait_for_exit failed \(Terminal not found: .*code -32002\)/,
+      );
+      expect(checks.filter((c) => c.status === "fail").map((c) => c.id)).toEqual([
+        "release-answers-pending-wait",
+      ]);
+    } finally {
+      await real.dispose();
+    }
+  });
 
   it("names the failures of a client that lies about truncation, and skips unadvertised extensions", async () => {
     const real = new TerminalHost({ killGraceMs: 300 });

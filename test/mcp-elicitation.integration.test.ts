@@ -96,10 +96,11 @@ describe.each(CLIENT_KINDS)("the %s client", (kind) => {
     });
     expect(output(run)).toBe(`${needle} hi\u001b[2K\u202e\u200b\n`);
     expect(questions).toHaveLength(1);
-    expect(questions[0]).toContain(`command line: \`echo ${needle} $GREETING\``);
-    expect(questions[0]).toContain(`directory: \`${workspace}/sub\``);
+    // acp-terminal/approval's question, as the CLI shows it on a TTY.
+    expect(questions[0]).toContain(`The agent wants to run: echo ${needle} $GREETING\n`);
+    expect(questions[0]).toContain(`\n  cwd: ${workspace}/sub\n`);
     // Control characters are shown, not sent to the host's display.
-    expect(questions[0]).toContain("`GREETING` = `hi\\x1b[2K\\u202e\\u200b`");
+    expect(questions[0]).toContain("\n  env: GREETING=hi\\x1b[2K\\u{202e}\\u{200b}\n");
     // Once is once: the same command is asked about again.
     expect(
       output(
@@ -183,7 +184,27 @@ describe.each(CLIENT_KINDS)("the %s client", (kind) => {
     expect(questions).toHaveLength(0);
     const hidden = await client.callTool("exec", { command: `ls${" ".repeat(600)}; touch M` });
     expect(hidden.isError).toBe(true);
-    expect(questions[0]).toContain("`ls⟨600 spaces⟩; touch M`");
+    expect(questions[0]).toContain("The agent wants to run: ls⟨600 spaces⟩; touch M\n");
+  });
+});
+
+describe("the question is acp-terminal/approval's: one escaping table, one limit", () => {
+  test("Q1: 7,000 braille blanks are counted, a forged ⟨N spaces⟩ marker is escaped, and a 5,000-character question is asked", async () => {
+    const decline: ElicitAnswer = { action: "decline" };
+    const { client, questions } = await asking("v2", [], [decline, decline, decline]);
+    await client.callTool("exec", { command: `ls -la${"\u2800".repeat(7000)}; touch M` });
+    expect(questions[0]).toContain("The agent wants to run: ls -la⟨7000 × \\u{2800}⟩; touch M\n");
+    await client.callTool("exec", { command: "ls⟨600 spaces⟩; touch M" });
+    expect(questions[1]).toContain("ls\\u{27e8}600 spaces\\u{27e9}; touch M");
+    // Over the 4000 the server once had, under the one limit (8000): asked, not refused.
+    await client.callTool("exec", { command: `echo ${"x".repeat(5000)}` });
+    expect(questions).toHaveLength(3);
+    const tooLong = await client.callTool("exec", { command: `echo ${"x".repeat(9000)}` });
+    expect(tooLong.content[0]!.text).toMatch(
+      /too long to show whole in an approval question \(9\d{3} characters\)/,
+    );
+    expect(questions).toHaveLength(3);
+    expect(existsSync(path.join(workspace, "M"))).toBe(false);
   });
 });
 

@@ -133,7 +133,7 @@ describe.each(["v2", "v1"] as const)("with the %s client", (kind) => {
     expect(structured(await client.callTool("exec", { command: "pwd" })).output).toBe(
       `${workspace}\n`,
     );
-    expect(questions).toEqual([expect.stringContaining("command line: `pwd`")]);
+    expect(questions).toEqual([expect.stringContaining("The agent wants to run: pwd\n")]);
     const unasked = await launch(kind, entry);
     const refused = await unasked.callTool("exec", { command: "pwd" });
     expect(refused.isError).toBe(true);

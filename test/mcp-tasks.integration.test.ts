@@ -189,7 +189,7 @@ describe.each(["2025", "2026"] as const)("MCP %s with ext-tasks and elicitation"
         output: "approved\n",
       });
       expect(questions).toHaveLength(1);
-      expect(questions[0]).toContain(`command line: \`${command}\``);
+      expect(questions[0]).toContain(`The agent wants to run: ${command}\n`);
     },
   );
 });

@@ -4,9 +4,9 @@
  * prompt is a JSON plan; it reports what it measured on stderr, one `BENCH <json>` line each,
  * which the CLI passes through to its own stderr.
  *
- *   {"kind":"flood","command":"head","args":[...],"outputByteLimit":N,"times":K}
+ *   {"kind":"flood","command":"head","args":[...],"outputByteLimit":N,"times":K,"readOutput":B}
  *       K times one after the other: terminal/create embedded in a tool call, wait_for_exit,
- *       release, the tool call completed. `BENCH {"event":"flood-start"}` before the first create,
+ *       (with readOutput, one terminal/output: the newest N bytes), release, the tool call completed. `BENCH {"event":"flood-start"}` before the first create,
  *       then `BENCH {"event":"flood","ms":…}` per run (create → exit), and `{"event":"flood-end"}`.
  *   {"kind":"many","count":N,"command":"sleep","args":["1"]}
  *       N terminals created at once, every exit awaited, all released:
@@ -54,6 +54,9 @@ async function flood(client, sessionId, plan) {
     });
     const status = await client.request("terminal/wait_for_exit", { sessionId, terminalId });
     const ms = performance.now() - started;
+    if (plan.readOutput === true) {
+      await client.request("terminal/output", { sessionId, terminalId });
+    }
     await client.request("terminal/release", { sessionId, terminalId });
     await update({
       sessionUpdate: "tool_call_update",

@@ -49,17 +49,30 @@ export function startMessagesStandIn(turnOf, describeBlocks, options = {}) {
       return "404";
     }
     messageCount += 1;
-    const id = `msg_standin_${messageCount}`;
     const turn = turnOf(body);
-    const blocks = turn ?? [{ type: "text", text: "Stand-in answer" }];
-    const stopReason = blocks.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn";
-    if (body?.stream === true) {
-      await reply.events(messageEvents(id, blocks, stopReason), 5);
-    } else {
-      reply.status(200, message(id, blocks, stopReason));
-    }
+    const { blocks, stopReason } = await answerMessages(reply, body, messageCount, turn);
     return `${turn ? "main" : "side"} ${stopReason} ${describeBlocks(blocks)}`;
   }, options);
+}
+
+/**
+ * Answers a Messages request with `turn`'s blocks (a short text when it is null), streamed when
+ * the request asks so, as the `count`th message.
+ * @param {import("./http-stand-in.mjs").Reply} reply
+ * @param {any} body
+ * @param {number} count
+ * @param {Array<Record<string, any>> | null} turn
+ */
+export async function answerMessages(reply, body, count, turn) {
+  const id = `msg_standin_${count}`;
+  const blocks = turn ?? [{ type: "text", text: "Stand-in answer" }];
+  const stopReason = blocks.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn";
+  if (body?.stream === true) {
+    await reply.events(messageEvents(id, blocks, stopReason), 5);
+  } else {
+    reply.status(200, message(id, blocks, stopReason));
+  }
+  return { blocks, stopReason };
 }
 
 /**

@@ -17,17 +17,15 @@
 // Each run gets a directory under ~/.cache/acp-adapters/runs/ (HOME, project), as record.mjs does;
 // every process it starts carries a mark and is killed by it at the end.
 import { spawn } from "node:child_process";
-import { randomUUID } from "node:crypto";
 import { createRequire } from "node:module";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ADAPTERS, CACHE_DIR, packageDir } from "./adapters.mjs";
 import { DEMO_PROMPT } from "./dialects.mjs";
 import { CANCEL_PROMPT } from "./http-stand-in.mjs";
-import { MARK_VARIABLE, markedProcesses } from "./run-adapter.mjs";
+import { markedProcesses, prepareRun } from "./run-adapter.mjs";
 
 const CLI = fileURLToPath(new URL("../../packages/acp-terminal-cli/dist/main.js", import.meta.url));
 const { values, positionals } = parseArgs({
@@ -50,27 +48,17 @@ const adapter = ADAPTERS[/** @type {"claude" | "codex"} */ (values.adapter)];
 if (adapter === undefined) {
   throw new Error(`--adapter: claude or codex, received ${values.adapter}`);
 }
-const runsDir = join(CACHE_DIR, "runs");
-mkdirSync(runsDir, { recursive: true });
-const runDir = mkdtempSync(join(runsDir, `cli-${values.adapter}-`));
-const home = join(runDir, "home");
-const project = join(runDir, "project");
-mkdirSync(home, { recursive: true });
-mkdirSync(project, { recursive: true });
+const {
+  runDir,
+  home,
+  project,
+  mark,
+  env: base,
+} = prepareRun(join(CACHE_DIR, "runs"), `cli-${values.adapter}-`);
 const standIn = await adapter.startStandIn({});
-const mark = randomUUID();
 const clock = join(runDir, "error-clock");
 /** @type {Record<string, string>} */
-const env = {
-  PATH: process.env.PATH ?? "/usr/bin:/bin",
-  HOME: home,
-  SHELL: "/bin/bash",
-  LANG: "C.UTF-8",
-  TERM: "xterm-256color",
-  TMPDIR: tmpdir(),
-  [MARK_VARIABLE]: mark,
-  ...adapter.prepare(home, standIn.url),
-};
+const env = { ...base, TERM: "xterm-256color", ...adapter.prepare(home, standIn.url) };
 if (values.break) {
   adapter.breakNewSession.apply(env, home);
 }

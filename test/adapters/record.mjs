@@ -9,10 +9,8 @@
 // Each run gets a directory under ~/.cache/acp-adapters/runs/ (its HOME, project, raw record,
 // adapter stderr and stand-in log), removed afterwards unless --keep; --debug keeps it too, with the
 // stand-in's request bodies and codex-acp's app-server log. See test/fixtures/adapters/README.md.
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ADAPTERS, CACHE_DIR, installAdapters, packageDir } from "./adapters.mjs";
@@ -20,7 +18,7 @@ import { runV1Session } from "./client-v1.mjs";
 import { runV2Session } from "./client-v2.mjs";
 import { within } from "./client-support.mjs";
 import { DIALECTS } from "./dialects.mjs";
-import { MARK_VARIABLE, startTapped, stopTapped } from "./run-adapter.mjs";
+import { prepareRun, startTapped, stopTapped } from "./run-adapter.mjs";
 import { replacements, sanitizedRecord } from "./sanitize.mjs";
 
 const RUN_TIMEOUT_MS = 240_000;
@@ -86,24 +84,10 @@ async function recordOne(adapterName, dialect) {
   const started = Date.now();
   // Not under /tmp: codex's sandbox (bwrap) mounts a fresh /tmp, which would hide CODEX_HOME
   // and the helper links codex puts there.
-  mkdirSync(RUNS_DIR, { recursive: true });
-  const runDir = mkdtempSync(join(RUNS_DIR, `${adapterName}-`));
-  const home = join(runDir, "home");
-  const project = join(runDir, "project");
-  mkdirSync(home, { recursive: true });
-  mkdirSync(project, { recursive: true });
+  const { runDir, home, project, mark, env: base } = prepareRun(RUNS_DIR, `${adapterName}-`);
   const standIn = await adapter.startStandIn({ keepBodies: args.debug });
-  const mark = randomUUID();
   /** @type {Record<string, string>} */
-  const env = {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: home,
-    SHELL: "/bin/bash",
-    LANG: "C.UTF-8",
-    TMPDIR: tmpdir(),
-    [MARK_VARIABLE]: mark,
-    ...adapter.prepare(home, standIn.url),
-  };
+  const env = { ...base, ...adapter.prepare(home, standIn.url) };
   if (args.debug) {
     // codex-acp logs what it exchanges with codex app-server there.
     env.APP_SERVER_LOGS = join(runDir, "app-server-logs");

@@ -2,11 +2,40 @@
 // in a process group of their own, and every process of the run carries a mark in its environment,
 // so that the stop kills exactly what this run started, also what left the group.
 import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { once } from "node:events";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const MARK_VARIABLE = "ACP_RECORDING_MARK";
+
+/**
+ * A run's directory under `runsDir` (named after `prefix`) with a fresh HOME and project in it,
+ * the mark of its processes, and the environment every process of the run starts from.
+ * @param {string} runsDir
+ * @param {string} prefix
+ */
+export function prepareRun(runsDir, prefix) {
+  mkdirSync(runsDir, { recursive: true });
+  const runDir = mkdtempSync(join(runsDir, prefix));
+  const home = join(runDir, "home");
+  const project = join(runDir, "project");
+  mkdirSync(home, { recursive: true });
+  mkdirSync(project, { recursive: true });
+  const mark = randomUUID();
+  /** @type {Record<string, string>} */
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    SHELL: "/bin/bash",
+    LANG: "C.UTF-8",
+    TMPDIR: tmpdir(),
+    [MARK_VARIABLE]: mark,
+  };
+  return { runDir, home, project, mark, env };
+}
 const TAP = fileURLToPath(new URL("./tap.mjs", import.meta.url));
 
 /**

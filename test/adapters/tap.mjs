@@ -6,24 +6,26 @@
 //   {"t":40,"from":"agent","msg":{...}}    a message the agent sent
 //   {"t":900,"from":"client","eof":true}   the client closed the agent's stdin
 //   {"t":950,"exit":{"code":0,"signal":null}}  the agent exited
-// A line that is not JSON is kept as {"raw": "..."}; lines over 1 MiB are cut (with "cut": bytes).
+// A line that is not JSON is kept as {"raw": "..."}; lines over 1 MiB are cut (with "cut": bytes),
+// or over `--max-line BYTES` when given (a client that answers with megabytes of output).
 // The tap exits as the command does; SIGTERM/SIGINT/SIGHUP to the tap are passed on to it.
 import { spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { StringDecoder } from "node:string_decoder";
 
-const MAX_RECORDED_LINE = 1024 * 1024;
-
 const separator = process.argv.indexOf("--");
 const options = process.argv.slice(2, separator < 0 ? undefined : separator);
 const command = separator < 0 ? [] : process.argv.slice(separator + 1);
 const out = valueOf("--out");
 if (out === undefined || command.length === 0) {
-  process.stderr.write("usage: node tap.mjs --out FILE [--stderr FILE] -- COMMAND [ARGS...]\n");
+  process.stderr.write(
+    "usage: node tap.mjs --out FILE [--stderr FILE] [--max-line BYTES] -- COMMAND [ARGS...]\n",
+  );
   process.exit(2);
 }
 const stderrFile = valueOf("--stderr");
+const MAX_RECORDED_LINE = Number(valueOf("--max-line") ?? 1024 * 1024);
 
 const started = performance.now();
 const record = createWriteStream(out, { flags: "a" });

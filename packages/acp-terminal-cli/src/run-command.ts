@@ -1,7 +1,8 @@
 import { AgentProcess } from "./agent/agent-process.js";
 import type { TerminalLogin } from "./agent/failure-messages.js";
 import { resolveAgent } from "./agent/known-agents.js";
-import { runTerminalLogin } from "./agent/terminal-login.js";
+import { loginLine, runTerminalLogin } from "./agent/terminal-login.js";
+import { approveTerminalLogin } from "./ask/login-approval.js";
 import type { RunOptions } from "./command/args.js";
 import { checkBeforeLaunch } from "./command/preflight.js";
 import { Conversation } from "./conversation/conversation.js";
@@ -16,7 +17,8 @@ import {
   type PromptSource,
 } from "./conversation/prompts.js";
 import { listenForStops } from "./conversation/stop-signals.js";
-import { pickDriver } from "./drivers/pick-driver.js";
+import { pickDriverOrRestart } from "./drivers/pick-driver.js";
+import { ProtocolMemory } from "./drivers/protocol-memory.js";
 import { ExitCode } from "./exit-codes.js";
 import { JsonRenderer } from "./render/json-renderer.js";
 import { outputOf, type Output } from "./render/output.js";
@@ -91,7 +93,7 @@ export async function run(given: RunOptions, io: CliIo): Promise<number> {
     );
   }
   const renderer: ConversationInit["view"] = options.json
-    ? new JsonRenderer(out, err)
+    ? new JsonRenderer(out, err, { verbose: options.verbose === true })
     : options.session?.quiet === true
       ? new QuietRenderer(out, err)
       : new TextRenderer(out, err);
@@ -106,11 +108,16 @@ export async function run(given: RunOptions, io: CliIo): Promise<number> {
       return ExitCode.agentFailed; // a second login asked for: never loop
     }
     login = result;
-    const failure = await runTerminalLogin(options.agent, login, {
-      cwd: io.cwd,
-      env,
-      tty: io.stdin.isTTY === true,
-    });
+    const failure =
+      (await approveTerminalLogin(
+        { methodId: login.methodId, line: loginLine(options.agent, login), env: login.env },
+        { yes: options.yes, cwd: io.cwd, stdin: io.stdin, stderr: io.stderr },
+      )) ??
+      (await runTerminalLogin(options.agent, login, {
+        cwd: io.cwd,
+        env,
+        tty: io.stdin.isTTY === true,
+      }));
     if (failure !== undefined) {
       renderer.finish({
         exitCode: ExitCode.agentFailed,
@@ -147,12 +154,14 @@ async function converse(
   userServers: UserMcpServer[],
 ): Promise<number | TerminalLogin> {
   const startedAt = performance.now();
-  const agent = new AgentProcess({
-    commandLine: options.agent,
-    cwd: io.cwd,
-    agentLogPath: options.agentLog,
-    stderr: io.stderr,
-  });
+  const launch = () =>
+    new AgentProcess({
+      commandLine: options.agent,
+      cwd: io.cwd,
+      agentLogPath: options.agentLog,
+      stderr: io.stderr,
+    });
+  let agent = launch();
   // Until the conversation listens (with its own handlers), a signal stops the offer, and the run.
   const offerStopped = new AbortController();
   let signalled: NodeJS.Signals | undefined;
@@ -164,10 +173,18 @@ async function converse(
     process.on(signal, onSignal);
   }
   const terminalLogin = io.stdin.isTTY === true && io.stderr.isTTY === true;
-  const picked = await pickDriver(
+  const memory = ProtocolMemory.of(env);
+  const picked = await pickDriverOrRestart(
     options,
-    agent.stream,
-    { version: io.version, terminalLogin },
+    {
+      stream: agent.stream,
+      restart: async () => {
+        await agent.kill();
+        agent = launch();
+        return agent.stream;
+      },
+    },
+    { version: io.version, terminalLogin, memory },
     offerStopped.signal,
   ).finally(() => {
     for (const signal of OFFER_STOPS) {
@@ -183,6 +200,13 @@ async function converse(
       terminals: [],
     });
     return ExitCode.cancelled;
+  }
+  if (picked.v1Because !== undefined && (options.verbose === true || !picked.remembered)) {
+    renderer.notice(
+      picked.remembered
+        ? `acp-terminal: protocol: ACP v1: the agent ${picked.v1Because}`
+        : `acp-terminal: the agent ${picked.v1Because}: started it again speaking ACP v1, which is remembered for this agent command once it answers (in ${memory.file}; delete the entry to offer v2 again)`,
+    );
   }
   const stopped = new AbortController();
   const conversation = new Conversation({

@@ -10,11 +10,48 @@
  * terminal that offers no cancel), with the answer to it dropped; a request the recording does
  * not hold is answered with an error naming it (and listed in `unexpected`). Timing is not
  * replayed: between gates, messages go out back to back.
+ *
+ * An agent that calls `terminal/create` (test/fixtures/terminal-agents) gets the client under
+ * test's terminal ids in place of the recorded ones, in every message after the create's answer.
+ * Where the recorded client's answer (to `terminal/output` or `wait_for_exit`) told the agent that
+ * the command had exited and the answer under test does not, the replay waits for that command's
+ * exit before it goes on (with a `terminal/wait_for_exit` of its own, whose answer is not
+ * counted): what the agent did next (droid kills commands that have exited) must reach the same
+ * command, not a running one.
  */
 import { readFileSync } from "node:fs";
+import { PassThrough } from "node:stream";
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
+import type { RunOptions } from "../src/command/args.js";
+import { Conversation } from "../src/conversation/conversation.js";
+import type { ConversationInit } from "../src/conversation/conversation-init.js";
+import type { PromptSource } from "../src/conversation/prompts.js";
+import type { PickedDriver } from "../src/drivers/pick-driver.js";
+
+/** The whole client over a replayed agent's stream, as `acp-terminal run` holds it. */
+export function conversationOver(
+  options: RunOptions,
+  picked: PickedDriver,
+  view: ConversationInit["view"],
+  prompts: PromptSource,
+): Conversation {
+  return new Conversation({
+    options,
+    io: { stdin: new PassThrough(), stderr: new PassThrough(), version: "0.0.0-test" },
+    view,
+    driver: picked.driver,
+    stream: picked.stream,
+    signal: new AbortController().signal,
+    prompts,
+  });
+}
 
 const DIR = new URL("../../../test/fixtures/adapters/", import.meta.url);
+/** The recordings of the agents that call `terminal/create`. */
+export const TERMINAL_AGENTS_DIR = new URL(
+  "../../../test/fixtures/terminal-agents/",
+  import.meta.url,
+);
 
 export interface Entry {
   t: number;
@@ -30,8 +67,8 @@ export interface Entry {
   exit?: unknown;
 }
 
-export function recording(name: string): Entry[] {
-  return readFileSync(new URL(`${name}.jsonl`, DIR), "utf8")
+export function recording(name: string, dir: URL = DIR): Entry[] {
+  return readFileSync(new URL(`${name}.jsonl`, dir), "utf8")
     .trimEnd()
     .split("\n")
     .map((line) => JSON.parse(line) as Entry);
@@ -55,7 +92,46 @@ export interface ReplayOptions {
   stopAfter?: (entry: Entry) => boolean;
 }
 
+/** A recording of several agent processes (a restart) split at each process's exit. */
+export function processesOf(entries: readonly Entry[]): Entry[][] {
+  const processes: Entry[][] = [[]];
+  for (const entry of entries) {
+    processes.at(-1)!.push(entry);
+    if (entry.exit !== undefined) {
+      processes.push([]);
+    }
+  }
+  return processes.filter((entries) => entries.length > 0);
+}
+
 type Message = NonNullable<Entry["msg"]>;
+
+const SYNC_ID = "replay-exit-sync-";
+
+/** A string field of an object, if it is one. */
+function fieldOf(value: unknown, key: string): unknown {
+  return typeof value === "object" && value !== null ? Reflect.get(value, key) : undefined;
+}
+
+/** Whether an answer to `terminal/output` or `wait_for_exit` says the command has exited. */
+function saysExited(method: string | undefined, result: unknown): boolean {
+  if (method === "terminal/wait_for_exit") {
+    return typeof result === "object" && result !== null;
+  }
+  return method === "terminal/output" && fieldOf(result, "exitStatus") != null;
+}
+
+/** `message` with every recorded terminal id replaced by the client under test's. */
+function withTerminalIds(message: Message, ids: ReadonlyMap<string, string>): Message {
+  if (ids.size === 0) {
+    return message;
+  }
+  let text = JSON.stringify(message);
+  for (const [recorded, actual] of ids) {
+    text = text.split(recorded).join(actual);
+  }
+  return JSON.parse(text) as Message;
+}
 
 const isRequest = (m: Message) => m.method !== undefined && m.id !== undefined && m.id !== null;
 const isAnswer = (m: Message) => m.method === undefined;
@@ -78,6 +154,19 @@ export function replay(entries: readonly Entry[], options: ReplayOptions = {}): 
   let gate = "";
   const gateWaiters: Array<{ what: string; resolve: () => void }> = [];
 
+  /** Recorded terminal ids, and the ids the client under test gave those terminals. */
+  const terminalIds = new Map<string, string>();
+  /** The replay's own waits for an exit, by request id. */
+  const syncs = new Map<string, () => void>();
+  /** The recorded agent's requests by id, for what their answers mean. */
+  const agentRequests = new Map(
+    entries.flatMap((entry) =>
+      entry.from === "agent" && entry.msg !== undefined && isRequest(entry.msg)
+        ? [[String(entry.msg.id), entry.msg] as const]
+        : [],
+    ),
+  );
+
   const clientGates = entries.flatMap((entry, index) =>
     entry.from === "client" && entry.msg !== undefined ? [{ index, gate: gateOf(entry.msg) }] : [],
   );
@@ -89,9 +178,18 @@ export function replay(entries: readonly Entry[], options: ReplayOptions = {}): 
       if (next.done) {
         clientClosed = true;
         wake?.();
+        for (const sync of syncs.values()) {
+          sync(); // nothing will answer: the replay goes on, to its end
+        }
         return;
       }
       const message = next.value as Message;
+      const sync = typeof message.id === "string" ? syncs.get(message.id) : undefined;
+      if (sync !== undefined && message.method === undefined) {
+        syncs.delete(message.id as string);
+        sync();
+        continue;
+      }
       received.push(message);
       inbox.push(message);
       wake?.();
@@ -168,8 +266,37 @@ export function replay(entries: readonly Entry[], options: ReplayOptions = {}): 
       if (isRequest(recorded) && isRequest(message)) {
         ids.set(String(recorded.id), message.id!);
       }
+      if (isAnswer(recorded) && isAnswer(message)) {
+        await followTerminals(recorded, message);
+      }
       return matched.index;
     }
+  };
+
+  /** Learns the client under test's terminal ids, and waits for an exit the recorded agent knew of. */
+  const followTerminals = async (recorded: Message, answer: Message) => {
+    const recordedId = fieldOf(recorded.result, "terminalId");
+    const actualId = fieldOf(answer.result, "terminalId");
+    if (typeof recordedId === "string" && typeof actualId === "string") {
+      terminalIds.set(recordedId, actualId);
+    }
+    const request = agentRequests.get(String(recorded.id));
+    if (
+      request === undefined ||
+      !saysExited(request.method, recorded.result) ||
+      saysExited(request.method, answer.result)
+    ) {
+      return;
+    }
+    const id = `${SYNC_ID}${syncs.size}-${String(recorded.id)}`;
+    const exited = new Promise<void>((resolve) => syncs.set(id, resolve));
+    await send({
+      jsonrpc: "2.0",
+      id,
+      method: "terminal/wait_for_exit",
+      params: withTerminalIds(request, terminalIds).params,
+    } as AnyMessage);
+    await exited;
   };
 
   const done = (async () => {
@@ -213,7 +340,7 @@ export function replay(entries: readonly Entry[], options: ReplayOptions = {}): 
         }
         await send({ ...message, id: ids.get(key) ?? message.id } as AnyMessage);
       } else {
-        await send(message as AnyMessage);
+        await send(withTerminalIds(message, terminalIds) as AnyMessage);
       }
       if (options.stopAfter?.(entry) === true) {
         gate = "stopped";

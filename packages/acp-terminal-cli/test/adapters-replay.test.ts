@@ -9,7 +9,6 @@ import { PassThrough } from "node:stream";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseCommand, type RunOptions } from "../src/command/args.js";
-import { Conversation } from "../src/conversation/conversation.js";
 import { onePrompt, PipedPrompts, type PromptSource } from "../src/conversation/prompts.js";
 import { pickDriver } from "../src/drivers/pick-driver.js";
 import { JsonRenderer } from "../src/render/json-renderer.js";
@@ -17,7 +16,13 @@ import type { Output } from "../src/render/output.js";
 import { TextRenderer } from "../src/render/text-renderer.js";
 import { ExitCode } from "../src/exit-codes.js";
 import { until } from "../../../test/support/until.js";
-import { recording, replay, type Entry, type ReplayOptions } from "./adapter-replay.js";
+import {
+  conversationOver,
+  recording,
+  replay,
+  type Entry,
+  type ReplayOptions,
+} from "./adapter-replay.js";
 
 function sink(): Output & { text: string } {
   return {
@@ -79,15 +84,15 @@ async function run(
     { version: "0.0.0-test", terminalLogin: false },
     new AbortController().signal,
   );
-  const conversation = new Conversation({
-    options: runOptions,
-    io: { stdin: new PassThrough(), stderr: new PassThrough(), version: "0.0.0-test" },
+  if ("restartWithV1" in picked) {
+    throw new Error(`the adapter answered v2 in v1's format: ${picked.restartWithV1}`);
+  }
+  const conversation = conversationOver(
+    runOptions,
+    picked,
     view,
-    driver: picked.driver,
-    stream: picked.stream,
-    signal: new AbortController().signal,
-    prompts: options.prompts ?? onePrompt("go"),
-  });
+    options.prompts ?? onePrompt("go"),
+  );
   return { conversation, done: conversation.run(), out, err, played, driver: picked.driver };
 }
 

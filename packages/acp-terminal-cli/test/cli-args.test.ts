@@ -44,6 +44,7 @@ describe("acp-terminal arguments", () => {
         approval: {
           yes: true,
           allow: ["git *", "npm test"],
+          allowAnywhere: false,
           sandbox: "off",
           sandboxNetwork: false,
         },

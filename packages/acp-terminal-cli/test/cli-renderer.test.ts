@@ -4,6 +4,7 @@ import type { ExitStatus, TerminalInfo } from "acp-terminal";
 import { OutputBuffer } from "acp-terminal/internal";
 import { jsonLine } from "../src/render/json-line.js";
 import { JsonRenderer } from "../src/render/json-renderer.js";
+import { FIRST_BYTES, WAITING_BYTES } from "../src/render/json-output-stream.js";
 import type { Output } from "../src/render/output.js";
 import type { Renderer } from "../src/view/renderer.js";
 import { TextRenderer } from "../src/render/text-renderer.js";
@@ -65,12 +66,17 @@ const info = (terminalId: string): TerminalInfo => ({
   owner: { connectionId: "c", sessionId: "s" },
   command: "make",
   args: [],
+  argsGiven: false,
+  shell: false,
+  argv: ["make"],
+  env: [],
+  outputByteLimit: 1024 * 1024,
   cwd: "/",
   pty: false,
   state: "running",
   startedAt: 0,
 });
-/** A terminal as the host gives it to a renderer: output goes into its buffer, then a notification. */
+/** A terminal as the host gives it to a renderer: output goes into its buffer, and every chunk to the renderer. */
 function terminal(r: Renderer, id = "t1", limit = 1024 * 1024) {
   const buffer = new OutputBuffer(limit);
   r.terminalCreated(info(id), buffer);
@@ -78,7 +84,7 @@ function terminal(r: Renderer, id = "t1", limit = 1024 * 1024) {
     buffer,
     output(data: Uint8Array) {
       buffer.append(data);
-      r.terminalOutput(id);
+      r.terminalBytes(id, data);
     },
     exited(status: ExitStatus) {
       buffer.end();
@@ -157,7 +163,8 @@ describe("TextRenderer, piped", () => {
     const printed = out.text.split("\n");
     expect(printed).toContain(`  │ line ${PLAIN_STREAM_LINES}`);
     expect(printed).not.toContain(`  │ line ${PLAIN_STREAM_LINES + 1}`);
-    expect(printed).toContain("  │ … 50 lines not shown");
+    // Lines 201 to 240 ("line 201\n" is 9 bytes): between the 200 streamed and the last 10.
+    expect(printed).toContain("  │ … 40 lines (360 bytes) not shown");
     expect(printed.slice(-3)).toEqual([
       `  │ line ${PLAIN_STREAM_LINES + 50}`,
       "  └ killed by SIGTERM",
@@ -343,6 +350,30 @@ describe("TextRenderer, on a TTY", () => {
     r.finish(result);
   });
 
+  it("prints a finished terminal with its first lines, how many lines and bytes lie between, its last lines and its exit", async () => {
+    const out = sink(true);
+    const r = fedByV1(new TextRenderer(out, sink(true)));
+    const t1 = terminal(r, "t1", 100); // the agent's limit: 100 bytes; the display's view is its own
+    r.sessionUpdate(toolCall("in_progress", "t1"));
+    t1.output(bytes(Array.from({ length: 1000 }, (_, i) => `${i + 1}\n`).join("")));
+    t1.exited({ exitCode: 0, signal: null });
+    r.sessionUpdate(done);
+    const first = Array.from({ length: 10 }, (_, i) => `  │ ${i + 1}`);
+    const last = Array.from({ length: 10 }, (_, i) => `  │ ${991 + i}`);
+    // Lines 11 to 990: 89 of 3 bytes ("11\n"), 891 of 4.
+    expect(out.text.slice(out.text.lastIndexOf("✓"))).toBe(
+      [
+        "✓ make test [completed]",
+        ...first,
+        "  │ … 980 lines (3831 bytes) not shown",
+        ...last,
+        "  └ exit 0",
+        "",
+      ].join("\n"),
+    );
+    r.finish(result);
+  });
+
   it("draws nothing in place while paused for a question, and redraws on resume", async () => {
     const out = sink(true);
     const r = fedByV1(new TextRenderer(out, sink(true)));
@@ -404,8 +435,46 @@ describe("JsonRenderer", () => {
       ["terminal", "release"],
       ["result", undefined],
     ]);
+    expect(lines[1]).toEqual({
+      type: "terminal",
+      event: "create",
+      terminalId: "t1",
+      command: "make",
+      args: null,
+      shell: null,
+      argv: ["make"],
+      cwd: "/",
+      env: [],
+      outputByteLimit: 1024 * 1024,
+      pty: false,
+    });
     expect(lines[2]).toEqual({ type: "terminal", event: "output", terminalId: "t1", output: "€!" });
     expect(lines[5]).toMatchObject({ type: "result", stopReason: "end_turn", exitCode: 0 });
+  });
+
+  it("says in create what runs: the line through a shell, the args sent or null, the names of the variables set (their values with --verbose) and the limit", () => {
+    const created = (verbose: boolean) => {
+      const out = sink();
+      const r = new JsonRenderer(out, sink(), { verbose });
+      r.terminalCreated({
+        ...info("t1"),
+        command: "seq 1 3 | tac",
+        shell: true,
+        argv: ["/usr/bin/bash", "-c", "seq 1 3 | tac"],
+        env: [{ name: "CLAUDECODE", value: "1" }],
+        outputByteLimit: 32000,
+      });
+      return parse(out.text)[0];
+    };
+    expect(created(false)).toMatchObject({
+      command: "seq 1 3 | tac",
+      args: null,
+      shell: "/usr/bin/bash",
+      argv: ["/usr/bin/bash", "-c", "seq 1 3 | tac"],
+      env: [{ name: "CLAUDECODE" }],
+      outputByteLimit: 32000,
+    });
+    expect(created(true)).toMatchObject({ env: [{ name: "CLAUDECODE", value: "1" }] });
   });
 
   it("cuts output events at a character boundary: the text arrives whole and nothing is counted as skipped", async () => {
@@ -422,9 +491,10 @@ describe("JsonRenderer", () => {
     expect(outputs.some((l) => "skippedBytes" in l)).toBe(false);
   });
 
-  it("while the reader lags writes no output, then the newest bytes with skippedBytes; exit, release and result always", async () => {
+  it("while the reader lags writes no output, then the first bytes, a skip said exactly, and the newest bytes; exit, release and result always", async () => {
     const out = laggingSink();
     const r = fedByV1(new JsonRenderer(out, sink()));
+    // The agent's limit (the host's buffer) is 64 KiB; what --json holds is its own.
     const t1 = terminal(r, "t1", 64 * 1024);
     out.lagging = true;
     const mib = new Uint8Array(1024 * 1024).fill(0x61);
@@ -435,13 +505,24 @@ describe("JsonRenderer", () => {
     await nextTurn();
     expect(out.text).not.toContain('"output"');
     out.drain();
-    await until(() => out.text.includes('"output"'), {
+    await until(() => out.text.includes('"skippedBytes"'), {
       message: "output once the reader caught up",
     });
-    const [caughtUp] = parse(out.text).filter((l) => l.event === "output");
-    expect(caughtUp).toMatchObject({ skippedBytes: 10 * 1024 * 1024 - 64 * 1024 });
-    expect((caughtUp!.output as string).length).toBe(64 * 1024);
+    const [first, resumed] = parse(out.text).filter((l) => l.event === "output");
+    expect((first!.output as string).length).toBe(FIRST_BYTES);
+    expect(first).not.toHaveProperty("skippedBytes");
+    // No newline in what was held: it resumes inside the line, and says so.
+    expect(resumed).toMatchObject({
+      skippedBytes: 10 * 1024 * 1024 - FIRST_BYTES - WAITING_BYTES,
+      skippedLines: 0,
+      partial: true,
+    });
+    const caughtUp = parse(out.text)
+      .filter((l) => l.event === "output")
+      .reduce((sum, l) => sum + (l.output as string).length + ((l.skippedBytes as number) ?? 0), 0);
+    expect(caughtUp).toBe(10 * 1024 * 1024);
     // It exits while the reader lags again: the exit is written, with only the newest output before it.
+    const before = out.text.length;
     out.lagging = true;
     for (let i = 0; i < 3; i++) {
       t1.output(mib);
@@ -456,9 +537,9 @@ describe("JsonRenderer", () => {
       "release",
       "result",
     ]);
-    expect(lines.at(-4)).toMatchObject({ skippedBytes: 3 * 1024 * 1024 - 4096 });
+    expect(lines.at(-4)).toMatchObject({ skippedBytes: 3 * 1024 * 1024 - 4096, partial: true });
     expect((lines.at(-4)!.output as string).length).toBe(4096);
-    expect(out.text.length).toBeLessThan(80 * 1024);
+    expect(out.text.length - before).toBeLessThan(8 * 1024);
   });
 });
 
@@ -474,7 +555,7 @@ describe("TextRenderer, reading output when it draws", () => {
       },
       output(data: Uint8Array) {
         buffer.append(data);
-        r.terminalOutput("t1");
+        r.terminalBytes("t1", data);
       },
       exited(status: ExitStatus) {
         buffer.end();
@@ -484,7 +565,7 @@ describe("TextRenderer, reading output when it draws", () => {
   }
 
   for (const tty of [false, true]) {
-    it(`${tty ? "on a TTY" : "piped"}, reads a fraction of a flood, not every byte`, async () => {
+    it(`${tty ? "on a TTY" : "piped"}, shows a 100 MiB line cut, with its size, and the line after it, reading nothing of the host's buffer`, async () => {
       const out = sink(tty);
       const r = fedByV1(new TextRenderer(out, sink(tty)));
       const t1 = countedTerminal(r, 1024 * 1024);
@@ -500,8 +581,13 @@ describe("TextRenderer, reading output when it draws", () => {
       t1.exited({ exitCode: 0, signal: null });
       r.sessionUpdate(done);
       r.finish(result);
-      expect(out.text).toContain("  │ the end\n  └ exit 0\n");
-      expect(t1.bytesRead).toBeLessThan(4 * 1024 * 1024);
+      const line = `${"z".repeat(399)}… (${100 * 1024 * 1024 + 1} bytes)`;
+      expect(out.text).toContain(
+        tty
+          ? `  │ ${line}\n  │ the end\n  └ exit 0\n`
+          : `  │ ${line}\n  │ the end\n✓ make test [completed]\n  └ exit 0\n`,
+      );
+      expect(t1.bytesRead).toBe(0);
     });
   }
 
@@ -550,7 +636,8 @@ describe("TextRenderer, reading output when it draws", () => {
     }
     await until(() => out.text.includes("line 1000"), { message: "the redraw" });
     expect(out.text.split("\x1b[0J").length - 1).toBe(1);
-    expect(out.text).toContain("  │ … 990 earlier lines\n");
+    // "line 1\n" … "line 990\n": 9 × 7 + 90 × 8 + 891 × 9 bytes.
+    expect(out.text).toContain("  │ … 990 earlier lines (8802 bytes)\n");
     r.finish(result);
   });
 });

@@ -3,139 +3,133 @@ import { describe, expect, it } from "vitest";
 import { FirstLineSniffer } from "../src/agent/first-line-sniffer.js";
 import { leadingProgram, programExists } from "../src/agent/command-lookup.js";
 import { MAX_LINE_CHARS } from "../src/render/display-line.js";
-import { LineStream } from "../src/render/line-stream.js";
-import { TerminalTail } from "../src/render/terminal-tail.js";
-import { OutputBuffer } from "acp-terminal/internal";
+import { OutputLines } from "../src/render/output-lines.js";
 import { columnsWide, fitColumns } from "../src/render/display-width.js";
-import { counting } from "./counting-reader.js";
 
 const bytes = (text: string) => new Uint8Array(Buffer.from(text, "utf8"));
 
-/** A terminal's buffer as the host keeps it, and a tail and a line stream reading it. */
-function terminalOf(limit = 1024 * 1024, maxLines?: number) {
-  const buffer = new OutputBuffer(limit);
-  const tail = new TerminalTail(buffer, maxLines);
-  const stream = new LineStream(() => tail.source);
+/** A display's view of a terminal, fed as the host feeds it: every chunk. */
+function viewOf(headLines = 200, tailLines?: number) {
+  const lines = new OutputLines(headLines, tailLines);
   return {
-    buffer,
-    tail,
-    stream,
+    lines,
     write: (text: string | Uint8Array) =>
-      buffer.append(typeof text === "string" ? bytes(text) : text),
+      lines.append(typeof text === "string" ? bytes(text) : text),
   };
 }
 
-describe("TerminalTail and LineStream, over the host's buffer", () => {
-  it("keeps the newest lines and counts the rest", () => {
-    const { tail, stream, write } = terminalOf(1024, 3);
-    write("1\n2\n3\n4\n5\npartial");
-    expect(stream.take(100)).toEqual(["1", "2", "3", "4", "5"]);
-    expect(stream.take(100)).toEqual([]);
-    expect(tail.tail()).toEqual(["4", "5", "partial"]);
-    expect(tail.completeTail()).toEqual(["3", "4", "5"]);
-    expect(tail.hiddenLines()).toEqual({ lines: 3, exact: true });
-    expect(tail.partialLine).toBe("partial");
+/** `text` fed to a fresh view in pieces of `size` bytes. */
+function fedInPieces(text: string, size: number, headLines = 200, tailLines?: number) {
+  const { lines, write } = viewOf(headLines, tailLines);
+  const all = bytes(text);
+  for (let at = 0; at < all.byteLength; at += size) {
+    write(all.subarray(at, at + size));
+  }
+  return lines;
+}
+
+describe("OutputLines: a display's own view of a terminal's output", () => {
+  it("keeps the first lines, the newest and the line under way, and counts exactly the lines and bytes between", () => {
+    const { lines, write } = viewOf(2, 3);
+    write("1\n2\n3\n4\n5\n6\npartial");
+    expect(lines.head()).toEqual(["1", "2"]);
+    expect(lines.tail()).toEqual(["5", "6", "partial"]);
+    expect(lines.partialLine).toBe("partial");
+    // Shown: 1, 2 and 5, 6, partial; between: "3\n4\n".
+    expect(lines.leftOut(2, 3)).toEqual({ lines: 2, bytes: 4 });
+    expect(lines.hiddenLines()).toEqual({ lines: 4, bytes: 8 });
+    expect(lines.tail(3, 5)).toEqual(["6", "partial"]);
   });
 
-  it("keeps a character split across chunks whole", () => {
-    const { stream, write } = terminalOf();
-    const euro = Buffer.from("€\n", "utf8");
-    write(euro.subarray(0, 1));
-    expect(stream.take(10)).toEqual([]);
-    write(euro.subarray(1, 2));
-    expect(stream.take(10)).toEqual([]);
-    write(euro.subarray(2));
-    expect(stream.take(10)).toEqual(["€"]);
+  it("shows the same lines and counts whatever the chunks (one byte at a time, mid-line, mid-character)", () => {
+    const text = Array.from({ length: 1000 }, (_, i) => `line ${i + 1} é✓🚀\r\n`).join("");
+    const whole = fedInPieces(text, text.length, 5, 4);
+    for (const size of [1, 3, 7, 64, 4096]) {
+      const pieces = fedInPieces(text, size, 5, 4);
+      expect(pieces.head()).toEqual(whole.head());
+      expect(pieces.tail()).toEqual(whole.tail());
+      expect(pieces.leftOut(5, 4)).toEqual(whole.leftOut(5, 4));
+    }
+    expect(whole.head(2)).toEqual(["line 1 é✓🚀", "line 2 é✓🚀"]);
+    expect(whole.tail()).toEqual([
+      "line 997 é✓🚀",
+      "line 998 é✓🚀",
+      "line 999 é✓🚀",
+      "line 1000 é✓🚀",
+    ]);
+    const lineBytes = (n: number) => Buffer.byteLength(`line ${n} é✓🚀\r\n`);
+    const between = Array.from({ length: 991 }, (_, i) => lineBytes(i + 6)).reduce((a, b) => a + b);
+    expect(whole.leftOut(5, 4)).toEqual({ lines: 991, bytes: between });
   });
 
   it("shows what a terminal shows: no escape sequences, \\r overwrites, CRLF ends a line", () => {
-    const { tail, stream, write } = terminalOf();
+    const { lines, write } = viewOf();
     write("\x1b[31mred\x1b[0m\r\nprogress 10%\rprogress 100%\n");
-    expect(stream.take(10)).toEqual(["red", "progress 100%"]);
-    expect(tail.tail()).toEqual(["red", "progress 100%"]);
+    write("a\rb\r\r\n");
+    expect(lines.head()).toEqual(["red", "progress 100%", ""]);
+    write("half\r");
+    expect(lines.partialLine).toBe("half");
+    write("over");
+    expect(lines.partialLine).toBe("over");
   });
 
-  it("caps long lines", () => {
-    const { tail, stream, write } = terminalOf();
+  it("caps long lines and says how long the line was", () => {
+    const { lines, write } = viewOf();
     write(`${"x".repeat(MAX_LINE_CHARS * 3)}\n`);
-    const [line] = stream.take(10);
-    expect(line).toHaveLength(MAX_LINE_CHARS);
-    expect(line!.endsWith("…")).toBe(true);
-    expect(tail.tail()[0]).toBe(line);
+    const [line] = lines.head();
+    expect(line).toBe(`${"x".repeat(MAX_LINE_CHARS - 1)}… (${MAX_LINE_CHARS * 3 + 1} bytes)`);
+    expect(lines.tail()[0]).toBe(line);
   });
 
   it("never cuts a long line or an endless one inside a surrogate pair (emoji stay whole)", () => {
-    const { tail, stream, write } = terminalOf();
+    const { lines, write } = viewOf();
     // "é✓🚀" is 4 UTF-16 units; MAX_LINE_CHARS - 1 = 399 ends inside the 100th rocket.
     const line = "é✓🚀".repeat(MAX_LINE_CHARS);
     write(`${line}\n`);
-    expect(stream.take(10)).toEqual([`${"é✓🚀".repeat(99)}é✓…`]);
-    // The newest 1600 units of this endless line would start on the second half of a rocket.
+    expect(lines.head()).toEqual([
+      `${"é✓🚀".repeat(99)}é✓… (${Buffer.byteLength(line) + 1} bytes)`,
+    ]);
     write(`abc${line}`);
-    expect(tail.partialLine!.startsWith("é✓🚀")).toBe(true);
+    expect(lines.partialLine!.startsWith("abcé✓🚀")).toBe(true);
   });
 
-  it("bounds an endless line without a newline", () => {
-    const { tail, write } = terminalOf();
-    for (let i = 0; i < 1000; i++) {
-      write("y".repeat(1000));
-    }
-    expect(tail.partialLine!.length).toBeLessThanOrEqual(MAX_LINE_CHARS);
-  });
-
-  it("reads only the newest bytes it shows, however much was written, and caches them until new output", () => {
-    const buffer = new OutputBuffer(1024 * 1024);
-    const reader = counting(buffer);
-    const tail = new TerminalTail(reader);
-    const chunk = bytes(`${"z".repeat(1023)}\n`.repeat(64)); // 64 KiB of 1 KiB lines
-    for (let i = 0; i < 1024; i++) {
-      buffer.append(chunk); // 64 MiB through a 1 MiB buffer, nothing read
-    }
-    expect(reader.bytesRead).toBe(0);
-    expect(tail.tail()).toHaveLength(10);
-    const oneDraw = reader.bytesRead;
-    expect(oneDraw).toBeLessThanOrEqual(11 * (4 * MAX_LINE_CHARS + 1));
-    tail.tail();
-    expect(reader.bytesRead).toBe(oneDraw);
-  });
-
-  it("counts lines exactly while the buffer held them, and says so when it dropped some unread", () => {
-    const { tail, write } = terminalOf(100);
-    write("a\nb\n");
-    expect(tail.completedLines()).toEqual({ lines: 2, exact: true });
-    for (let i = 0; i < 100; i++) {
-      write("line\n");
-    }
-    const count = tail.completedLines();
-    expect(count.exact).toBe(false);
-    expect(count.lines).toBeLessThan(102);
-    expect(tail.hiddenLines().exact).toBe(false);
-  });
-
-  it("a line stream skips what the buffer dropped before it was read, and says how much", () => {
-    const { stream, write } = terminalOf(16);
-    write("first\n");
-    expect(stream.take(10)).toEqual(["first"]);
-    write("x".repeat(100));
-    write("\nlast\n");
-    // 112 bytes written, the newest 16 kept: "xxxxxxxxxx\nlast\n"; read from byte 6, so 90 went by.
-    expect(stream.take(10)).toEqual(["xxxxxxxxxx", "last"]);
-    expect(stream.skippedBytes).toBe(90);
-  });
-
-  it("a frozen tail shows the same lines without the host's buffer", () => {
-    const { tail, write } = terminalOf(1024 * 1024, 3);
+  it("frozen, shows and counts the same with its buffers let go, and takes no more output", () => {
+    const { lines, write } = viewOf(200, 3);
     for (let i = 1; i <= 1000; i++) {
       write(`line ${i}\n`);
     }
-    const before = { tail: tail.tail(), hidden: tail.hiddenLines() };
-    tail.freeze();
-    expect(tail.source.totalBytes - tail.source.droppedBytes).toBeLessThan(64 * 1024);
-    expect({ tail: tail.tail(), hidden: tail.hiddenLines() }).toEqual(before);
-    expect(before).toEqual({
-      tail: ["line 998", "line 999", "line 1000"],
-      hidden: { lines: 997, exact: true },
-    });
+    write("the last, unended");
+    const before = {
+      head: lines.head(3),
+      tail: lines.tail(),
+      partial: lines.partialLine,
+      leftOut: lines.leftOut(200, 3),
+      hidden: lines.hiddenLines(),
+    };
+    lines.freeze();
+    write("more\n");
+    expect({
+      head: lines.head(3),
+      tail: lines.tail(),
+      partial: lines.partialLine,
+      leftOut: lines.leftOut(200, 3),
+      hidden: lines.hiddenLines(),
+    }).toEqual(before);
+    expect(before.tail).toEqual(["line 999", "line 1000", "the last, unended"]);
+    expect(lines.head()).toEqual(["line 1", "line 2", "line 3"]);
+  });
+
+  it("holds a few kilobytes however long a line without a newline grows", () => {
+    const { lines, write } = viewOf();
+    const chunk = "y".repeat(64 * 1024);
+    for (let i = 0; i < 1600; i++) {
+      write(chunk); // 100 MiB
+    }
+    expect(lines.partialLine).toBe(
+      `${"y".repeat(MAX_LINE_CHARS - 1)}… (${100 * 1024 * 1024} bytes)`,
+    );
+    expect(lines.totalBytes).toBe(100 * 1024 * 1024);
+    expect(lines.completeLines).toBe(0);
   });
 });
 

@@ -19,6 +19,7 @@ function recorder(): { renderer: Renderer; events: string[] } {
     toolCallStarted: (call) => events.push(`tool call ${call.toolCallId}`),
     toolCallUpdated: (call) => events.push(`tool call update ${call.toolCallId}`),
     terminalCreated: () => events.push("v1 create"),
+    terminalBytes: (id) => events.push(`bytes ${id}`),
     terminalOutput: (id) => events.push(`output ${id}`),
     terminalExited: (id, status) => events.push(`exit ${id} ${JSON.stringify(status)}`),
     terminalReleased: (id) => events.push(`release ${id}`),

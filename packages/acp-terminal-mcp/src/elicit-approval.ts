@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
-import type { ApprovalAsker, AuthorizeRequest } from "acp-terminal";
+import {
+  printableCut,
+  sameCommandKey,
+  shortApprovalAction,
+  type ApprovalAnswer,
+  type ApprovalAsker,
+  type ApprovalChoice,
+  type ApprovalRequest,
+  type AuthorizeRequest,
+} from "acp-terminal/approval";
 import {
   inputRequired,
   inputResponse,
@@ -11,8 +20,6 @@ import {
 import { clientCapabilities } from "./client-capabilities.js";
 import { createScope, type HostAnswer, type McpCall } from "./mcp-call.js";
 
-/** Characters a question may have; a command that needs more is not asked about but refused. */
-export const MAX_QUESTION_CHARS = 4000;
 const KEY_PREFIX = "approve-";
 
 /** What a retried call carries in `requestState`: the questions the server asked, and when (signed). */
@@ -24,93 +31,39 @@ export interface AskedState {
 /** Characters of a host's answer a refusal quotes. */
 const QUOTED_ANSWER_CHARS = 200;
 
-/** The form the person answers: run it once, or allow it for the rest of this server's session. */
-const DECISION_SCHEMA = {
-  type: "object" as const,
-  properties: {
-    decision: {
-      type: "string" as const,
-      title: "Allow this command?",
-      oneOf: [
-        { const: "once", title: "Run it this once" },
-        { const: "session", title: "Allow it for the rest of this server's session" },
-      ],
-    },
-  },
-  required: ["decision"],
+/** The form's value for each answer that allows (declining the form is the denial). */
+const DECISIONS: Partial<Record<ApprovalAnswer, string>> = {
+  allow_once: "once",
+  allow_always: "session",
 };
 
-/**
- * What "the same command" is for an answer: the program, its arguments, whether a shell runs it,
- * the directory and the variables set (as `createApprovalPolicy` remembers "allow always").
- */
-export function approvalKey(request: AuthorizeRequest): string {
-  const identity = JSON.stringify([
-    request.action,
-    request.command,
-    request.args,
-    request.shell,
-    request.cwd,
-    request.env,
-  ]);
-  return createHash("sha256").update(identity).digest("hex").slice(0, 32);
+/** The policy's choices that allow, as the form offers them (declining the form is the denial). */
+function allowsOf(choices: readonly ApprovalChoice[]): { const: string; title: string }[] {
+  return choices.flatMap(({ answer, label }) => {
+    const value = DECISIONS[answer];
+    return value === undefined ? [] : [{ const: value, title: label }];
+  });
 }
 
-/**
- * Agent-chosen text with every character visible: control, bidi, zero-width and separator characters as
- * `\xNN`/`\uNNNN`, runs of blanks counted (`⟨600 spaces⟩`), so nothing in a question can hide
- * what follows it. Never cut: a text too long to show is not asked about.
- */
-export function visible(text: string): string {
-  return text
-    .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g, (c) => {
-      const code = c.charCodeAt(0);
-      return code <= 0xff
-        ? `\\x${code.toString(16).padStart(2, "0")}`
-        : `\\u${code.toString(16).padStart(4, "0")}`;
-    })
-    .replace(/ {2,}/g, (run) => `⟨${run.length} spaces⟩`);
+/** The form the person answers: one of the allowing choices. */
+function decisionSchema(allows: readonly { const: string; title: string }[]) {
+  return {
+    type: "object" as const,
+    properties: {
+      decision: { type: "string" as const, title: "Allow this command?", oneOf: [...allows] },
+    },
+    required: ["decision"],
+  };
+}
+
+/** An answer carried back is for the request asked about: acp-terminal's "same command", hashed. */
+export function approvalKey(request: AuthorizeRequest): string {
+  return createHash("sha256").update(sameCommandKey(request)).digest("hex").slice(0, 32);
 }
 
 /** A command in one line for messages: every character visible, cut to 200 with its length. */
 export function shortCommandLine(command: string, args: readonly string[] | null): string {
-  const line = visible([command, ...(args ?? [])].join(" "));
-  return line.length > 200 ? `${line.slice(0, 200)}… (${line.length} characters)` : line;
-}
-
-/** What a request would do, in one line for refusal messages (cut: a question shows it whole). */
-export function shortAction(request: AuthorizeRequest): string {
-  const command = shortCommandLine(request.command, request.args);
-  switch (request.action) {
-    case "create":
-      return command;
-    case "write":
-      return `a ${request.data.byteLength}-byte write to the stdin of ${command}`;
-    case "signal":
-      return `${request.signal} to ${command}`;
-  }
-}
-
-/** The question for a command: what runs, how, where, and with which variables set. */
-export function questionFor(request: AuthorizeRequest): string {
-  const lines = ["An agent asks to run a command on this machine.", ""];
-  if (request.shell || request.args.length === 0) {
-    lines.push(`command line: \`${visible(request.command)}\``);
-    lines.push("  (run by the shell: bash -c, else sh -c)");
-  } else {
-    lines.push(`program: \`${visible(request.command)}\``);
-    request.args.forEach((arg, i) => lines.push(`  argument ${i + 1}: \`${visible(arg)}\``));
-  }
-  lines.push(`directory: \`${visible(request.cwd)}\``);
-  if (request.env.length === 0) {
-    lines.push("environment: the server's, unchanged");
-  } else {
-    lines.push("environment: the server's, with these set:");
-    for (const { name, value } of request.env) {
-      lines.push(`  \`${visible(name)}\` = \`${visible(value)}\``);
-    }
-  }
-  return lines.join("\n");
+  return printableCut([command, ...(args ?? [])].join(" "), 200);
 }
 
 /**
@@ -121,12 +74,12 @@ export function questionFor(request: AuthorizeRequest): string {
  * with the reason kept on the call for its answer.
  */
 export function elicitationAsker(): ApprovalAsker {
-  return (request, { why }) => {
+  return (request, { why, question, choices }) => {
     if (request.action === "write_file") {
       return "deny"; // an MCP server writes no client files
     }
     const call = createScope.getStore()?.call;
-    const command = shortAction(request);
+    const command = shortApprovalAction(request);
     if (!call?.open) {
       call?.refuse(command, { kind: "call_ended" });
       return "deny";
@@ -144,14 +97,21 @@ export function elicitationAsker(): ApprovalAsker {
       call.refuse(command, { kind: "policy", start: request.action === "create", why });
       return "deny";
     }
-    const message = questionFor(request);
-    if (message.length > MAX_QUESTION_CHARS) {
-      call.refuse(command, { kind: "too_long", chars: message.length });
-      return "deny";
-    }
-    call.questions.set(key, { key, message, command });
+    call.questions.set(key, { key, message: question, command, allows: allowsOf(choices) });
     return "deny";
   };
+}
+
+/**
+ * The policy's `notAsked` for an MCP server: a command too long to show whole in a question is
+ * refused through the call that starts it, saying so (not as a person's denial).
+ */
+export function refuseTooLong(request: ApprovalRequest, questionChars: number): void {
+  if (request.action !== "write_file") {
+    createScope
+      .getStore()
+      ?.call?.refuse(shortApprovalAction(request), { kind: "too_long", chars: questionChars });
+  }
 }
 
 /** Whether the client of this request takes form elicitation (2026-07-28: per request; 2025: from `initialize`). */
@@ -175,8 +135,8 @@ export function answersFrom(ctx: ServerContext): Map<string, HostAnswer> {
       continue;
     }
     const decision = view.action === "accept" ? view.content?.["decision"] : undefined;
-    if (decision === "session" || decision === "once") {
-      answers.set(key, decision === "session" ? "allow_always" : "allow_once");
+    if (decision === DECISIONS.allow_always || decision === DECISIONS.allow_once) {
+      answers.set(key, decision === DECISIONS.allow_always ? "allow_always" : "allow_once");
       continue;
     }
     answers.set(key, {
@@ -191,10 +151,7 @@ export function answersFrom(ctx: ServerContext): Map<string, HostAnswer> {
 
 /** A host's answer as a refusal quotes it: its JSON with every character visible, cut to QUOTED_ANSWER_CHARS. */
 function quoted(answer: unknown): string {
-  const json = visible(JSON.stringify(answer) ?? "null");
-  return json.length > QUOTED_ANSWER_CHARS
-    ? `${json.slice(0, QUOTED_ANSWER_CHARS)}… (${json.length} characters)`
-    : json;
+  return printableCut(JSON.stringify(answer) ?? "null", QUOTED_ANSWER_CHARS);
 }
 
 /** The `input_required` answer that asks the call's questions; the retry carries the answers back. */
@@ -207,7 +164,10 @@ export async function askingResult(
     inputRequests: Object.fromEntries(
       questions.map((question) => [
         `${KEY_PREFIX}${question.key}`,
-        inputRequired.elicit({ message: question.message, requestedSchema: DECISION_SCHEMA }),
+        inputRequired.elicit({
+          message: question.message,
+          requestedSchema: decisionSchema(question.allows),
+        }),
       ]),
     ),
     requestState: await codec.mint({

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { ApprovalAnswer } from "acp-terminal";
+import type { ApprovalAnswer } from "acp-terminal/approval";
 
 /** The label that ties a run to the MCP call that started it. */
 export const CALL_LABEL = "mcpCall";
@@ -35,6 +35,8 @@ export interface ApprovalQuestion {
   message: string;
   /** The command in one line, for a refusal message. */
   command: string;
+  /** The answers that allow, as the form offers them: the form's value and its words. */
+  allows: readonly { const: string; title: string }[];
 }
 
 /**

@@ -5,7 +5,8 @@ import {
   type ApprovalAsker,
   type ApprovalFlags,
   type ApprovalPolicy,
-} from "acp-terminal";
+  type ApprovalPolicyOptions,
+} from "acp-terminal/approval";
 
 /**
  * Which commands the server runs without asking, in acp-terminal's vocabulary (`ApprovalFlags`:
@@ -23,14 +24,22 @@ export type { ApprovalFlags };
  * goes to `ask` (the MCP server's is `elicitationAsker`: the person behind the client, when it
  * takes elicitation), else is refused with a reason that names the flags.
  */
-export function authorizeHook(flags: ApprovalFlags, ask?: ApprovalAsker): ApprovalPolicy {
+export function authorizeHook(
+  flags: ApprovalFlags,
+  ask?: ApprovalAsker,
+  notAsked?: ApprovalPolicyOptions["notAsked"],
+): ApprovalPolicy {
   const refusal = flags.yes
     ? undefined
     : flags.allow.length > 0
       ? `no --allow pattern of this server matches it (${flags.allow.join(", ")}), and there is no one to ask; restart the server with a matching --allow, or --yes`
       : "this server runs nothing without approval and there is no one to ask; restart it with --allow PATTERN or --yes";
   return createApprovalPolicy(
-    approvalPolicyOptions(flags, { ask, ...(refusal === undefined ? {} : { refusal }) }),
+    approvalPolicyOptions(flags, {
+      ask,
+      ...(notAsked === undefined ? {} : { notAsked }),
+      ...(refusal === undefined ? {} : { refusal }),
+    }),
   );
 }
 

@@ -7,7 +7,7 @@ import {
   type SchedulerLimits,
 } from "acp-process";
 import { TerminalHost, type AuthorizeRequest, type TerminalHostOptions } from "acp-terminal";
-import { elicitationAsker } from "./elicit-approval.js";
+import { elicitationAsker, refuseTooLong } from "./elicit-approval.js";
 import { CallDirectory, createScope } from "./mcp-call.js";
 import { authorizeHook, type ApprovalFlags } from "./policy.js";
 import { waitsOnStdin } from "./tasks/stdin-wait.js";
@@ -78,7 +78,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
       : options.on;
   const env = withLogin(options.env, login);
   const calls = new CallDirectory();
-  const approve = authorizeHook(options.policy, elicitationAsker());
+  const approve = authorizeHook(options.policy, elicitationAsker(), refuseTooLong);
   const host = new TerminalHost({
     ...(on !== undefined ? { on } : {}),
     cwd: workspace,

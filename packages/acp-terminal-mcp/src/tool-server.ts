@@ -67,7 +67,13 @@ export function toolServerFactory(options: ToolServerOptions): ToolServerFactory
   const env: CallEnvironment = {
     manager: options.manager,
     sessionId: options.sessionId,
-    policy: options.policy ?? { yes: false, allow: [], sandbox: "off", sandboxNetwork: false },
+    policy: options.policy ?? {
+      yes: false,
+      allow: [],
+      allowAnywhere: false,
+      sandbox: "off",
+      sandboxNetwork: false,
+    },
     calls: options.calls ?? new CallDirectory(),
     tasks,
     codec,

@@ -37,7 +37,13 @@ describe("acp-terminal mcp arguments", () => {
       options: {
         workspace: "/home/me",
         tools: "exec",
-        policy: { yes: false, allow: [], sandbox: "off", sandboxNetwork: false },
+        policy: {
+          yes: false,
+          allow: [],
+          allowAnywhere: false,
+          sandbox: "off",
+          sandboxNetwork: false,
+        },
         progressIntervalMs: 1000,
       },
     });
@@ -141,13 +147,15 @@ describe("acp-terminal mcp arguments", () => {
       program: onPath(command.split(" ")[0]!),
       argv: ["/bin/bash", "-c", command],
       sandbox: "off",
+      sessionCwd: "/",
     });
 
     it("the first word literally, each later word or * glob a word, a last * any further words", async () => {
       for (const command of ["git", "git status", "git log -p"]) {
-        expect(await hook()(line(command))).toMatchObject({ allow: true }); // with git's env
+        // Confined (read-only sandbox, no network), with git's env.
+        expect(await hook()(line(command))).toMatchObject({ allow: true, confined: true });
       }
-      expect(await hook()(line("ls"))).toBe(true);
+      expect(await hook()(line("ls"))).toEqual({ allow: true, confined: true });
       for (const command of ["ls -l", "gitk", "rm -rf /"]) {
         expect(await hook()(line(command))).toContain(
           "no --allow pattern of this server matches it (git *, ls)",

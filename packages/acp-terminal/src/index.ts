@@ -1,5 +1,7 @@
 // acp-terminal: what an embedder needs to run terminals for an ACP agent: the TerminalHost, its
 // ACP binding and capabilities, and an approval policy. Everything else is on its own subpath:
+// acp-terminal/approval (the whole approval module: policy, questions, flags, rules; what is
+// exported below under "Approval" is a part of it, kept here for embedders that import it so),
 // acp-terminal/protocol (the wire extension: names, zod schemas, capability reader),
 // acp-terminal/keys (key names → bytes for write), acp-terminal/conformance (the conformance agent).
 // The CLI (src/cli) is a program, not part of the library.
@@ -64,32 +66,31 @@ export type {
   ProcessGroup,
 } from "./executors/types.js";
 
-// --- Approval (the `authorize` hook) ---
-export { approveFileWrite } from "./approval/approve-file-write.js";
-export { createApprovalPolicy } from "./approval/approval-policy.js";
-export type {
-  ApprovalAnswer,
-  ApprovalAsker,
-  ApprovalContext,
-  ApprovalPolicy,
-  ApprovalPolicyOptions,
-} from "./approval/approval-policy.js";
-export { matchesAllowPattern, parseAllowPattern } from "./approval/allow-pattern.js";
-export type { AllowPattern } from "./approval/allow-pattern.js";
+// --- Approval (the `authorize` hook): the names embedders had here; all of it is acp-terminal/approval ---
 export {
+  approveFileWrite,
+  createApprovalPolicy,
+  matchesAllowPattern,
+  parseAllowPattern,
   describeAuthorizeRequest,
   MAX_QUESTION_CHARS,
   printable,
-} from "./approval/describe-request.js";
-export {
   APPROVAL_FLAG_OPTIONS,
   approvalFlagsHelp,
   approvalFlagArgs,
   approvalFlags,
   approvalPolicyOptions,
   describeApprovalFlags,
-} from "./approval/approval-flags.js";
-export type { ApprovalFlags } from "./approval/approval-flags.js";
+} from "./approval.js";
+export type {
+  ApprovalAnswer,
+  ApprovalAsker,
+  ApprovalContext,
+  ApprovalPolicy,
+  ApprovalPolicyOptions,
+  AllowPattern,
+  ApprovalFlags,
+} from "./approval.js";
 
 // --- Sandbox (TerminalHostOptions.sandbox) ---
 export { describeSandbox } from "./sandbox/sandbox.js";

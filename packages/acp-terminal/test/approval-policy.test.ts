@@ -1,15 +1,12 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { createApprovalPolicy, type ApprovalAnswer } from "../src/approval/approval-policy.js";
 import { matchesAllowPattern, parseAllowPattern } from "../src/approval/allow-pattern.js";
-import {
-  describeAuthorizeRequest,
-  MAX_QUESTION_CHARS,
-  printable,
-} from "../src/approval/describe-request.js";
+import { describeAuthorizeRequest, MAX_QUESTION_CHARS } from "../src/approval/describe-request.js";
+import { printable } from "../src/approval/visible-text.js";
 import type { ApprovalRequest, AuthorizeFileWrite, AuthorizeRequest } from "../src/host/types.js";
 import { resolvePlan } from "../src/spawn/resolve-program.js";
 import { GIT_NEUTRAL_ENV } from "../src/approval/program-rules.js";
@@ -36,9 +33,12 @@ const create = (
     env: [],
     ...resolvePlan(plan, cwd, process.env.PATH),
     sandbox: "off",
+    sessionCwd: "/",
     ...extra,
   } as AuthorizeRequest;
 };
+/** What a rule approves: run confined (the read-only sandbox, no network). */
+const CONFINED = { allow: true, confined: true };
 const write: AuthorizeRequest = {
   action: "write",
   owner,
@@ -50,6 +50,7 @@ const write: AuthorizeRequest = {
   program: "/usr/bin/cat",
   argv: ["cat"],
   sandbox: "off",
+  sessionCwd: "/",
   terminalId: "t1",
   data: new Uint8Array(3),
   eof: false,
@@ -117,7 +118,7 @@ describe("allow patterns", () => {
 describe("createApprovalPolicy", () => {
   it("refuses what no pattern allows when there is no one to ask, with the reason given", async () => {
     const policy = createApprovalPolicy({ allow: ["ls"], refusal: "pass --yes" });
-    expect(await policy(create("ls"))).toBe(true);
+    expect(await policy(create("ls"))).toEqual(CONFINED);
     expect(await policy(create("rm", ["x"]))).toBe("pass --yes");
     expect(await policy(write)).toBe("pass --yes");
     expect(await createApprovalPolicy({ allowAll: true })(write)).toBe(true);
@@ -142,7 +143,8 @@ describe("createApprovalPolicy", () => {
       policy(create("make")),
       policy(create("rm", ["x"])),
     ]);
-    expect(results).toEqual([true, true, false]);
+    // The second make waited for the first question, answered "always": a rule now, so confined.
+    expect(results).toEqual([true, CONFINED, false]);
     expect(asked.map((r) => ("command" in r ? r.command : r.path))).toEqual(["make", "rm"]);
     expect(most).toBe(1);
     expect(
@@ -160,7 +162,7 @@ describe("createApprovalPolicy", () => {
       },
     });
     expect(await policy(create("make", [], { cwd: "/project" }))).toBe(true);
-    expect(await policy(create("make", [], { cwd: "/project" }))).toBe(true);
+    expect(await policy(create("make", [], { cwd: "/project" }))).toEqual(CONFINED);
     expect(asked).toHaveLength(1);
     // The same words elsewhere run another Makefile: asked again.
     expect(await policy(create("make", [], { cwd: "/tmp/elsewhere" }))).toBe(true);
@@ -268,7 +270,7 @@ describe("git under an allow pattern: only reading subcommands with options that
   ])(
     "approves git %s, with the repository's program-running config turned off",
     async (...args) => {
-      expect(await policy(create("git", args))).toEqual({ allow: true, env: GIT_NEUTRAL_ENV });
+      expect(await policy(create("git", args))).toEqual({ ...CONFINED, env: GIT_NEUTRAL_ENV });
     },
   );
 
@@ -301,6 +303,41 @@ describe("a question shows every character and cuts nothing", () => {
     expect(printable("x".repeat(10_000))).toHaveLength(10_000);
   });
 
+  it("shows every blank-rendering character as an escape, decided by Unicode properties: braille blank, Hangul fillers, tags, any space but U+0020", () => {
+    // Q1: 7,000 braille blanks between `ls -la` and `; touch M` read as blank rows.
+    expect(printable(`ls -la${"\u2800".repeat(7000)}; touch M`)).toBe(
+      "ls -la⟨7000 × \\u{2800}⟩; touch M",
+    );
+    expect(printable("a\u3164b\uffa0c\u115fd\u1160e")).toBe(
+      "a\\u{3164}b\\u{ffa0}c\\u{115f}d\\u{1160}e",
+    );
+    expect(printable("x\u{e0041}\u{e007f}\u2063\u180e\u3000\u205f\ufeff")).toBe(
+      "x\\u{e0041}\\u{e007f}\\u{2063}\\u{180e}\\u{3000}\\u{205f}\\u{feff}",
+    );
+    // A combining mark on ASCII changes what it reads as: `=` + U+0338 is `≠`.
+    expect(printable("a=\u0338b")).toBe("a=\\u{0338}b");
+    expect(printable("é, ü, ñ, ক্ষি")).toBe("é, ü, ñ, ক্ষি"); // precomposed, and an Indic cluster
+    // Markers cannot be forged, nor a run of escapes.
+    expect(printable("⟨7000 × \\u{2800}⟩")).toBe("\\u{27e8}7000 × \\u{2800}\\u{27e9}");
+  });
+
+  it("leaves no code point that a font draws blank or not at all unescaped, in the whole of Unicode", () => {
+    const blank =
+      /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Zs}\p{Zl}\p{Zp}\p{White_Space}\p{Default_Ignorable_Code_Point}\u2800]/u;
+    const missed: string[] = [];
+    for (let code = 0; code <= 0x10ffff; code++) {
+      // U+0020 is shown as itself (runs counted); a line feed as \x0a and a marked line.
+      if (code === 0x20 || code === 0x0a || (code >= 0xd800 && code <= 0xdfff)) {
+        continue;
+      }
+      const c = String.fromCodePoint(code);
+      if (blank.test(c) && new RegExp(blank.source, "u").test(printable(`a${c}b`))) {
+        missed.push(code.toString(16));
+      }
+    }
+    expect(missed).toEqual([]);
+  });
+
   it("describes the program, cwd, every env variable and the sandbox; a request too long to show is refused unasked", async () => {
     const request = create("git", ["status"], {
       cwd: "/w",
@@ -328,8 +365,8 @@ describe("git under an allow pattern: a repository whose own config runs a progr
     try {
       execFileSync("git", ["init", "-q"], { cwd: repo });
       const policy = createApprovalPolicy({ allow: ["git status"], refusal: "no" });
-      const status = create("git", ["status"], { cwd: repo });
-      expect(await policy(status)).toMatchObject({ allow: true });
+      const status = create("git", ["status"], { cwd: repo, sessionCwd: repo });
+      expect(await policy(status)).toMatchObject(CONFINED);
       writeFileSync(path.join(repo, "extra.cfg"), '[diff "x"]\n\ttextconv = sh -c id\n');
       execFileSync("git", ["config", "include.path", "../extra.cfg"], { cwd: repo });
       expect(await policy(status)).toContain(
@@ -337,7 +374,33 @@ describe("git under an allow pattern: a repository whose own config runs a progr
       );
       execFileSync("git", ["config", "--unset", "include.path"], { cwd: repo });
       execFileSync("git", ["config", "core.fsmonitor", "false"], { cwd: repo });
-      expect(await policy(status)).toMatchObject({ allow: true }); // turned off
+      expect(await policy(status)).toMatchObject(CONFINED); // turned off
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("git under an allow pattern: the environment it runs with, should a check be raced", () => {
+  it("no transport runs, not even one the repository allows by name (protocol.ext.allow), so a promisor's lazy fetch runs nothing", () => {
+    const repo = mkdtempSync(path.join(tmpdir(), "approval-git-"));
+    const marker = path.join(repo, "M");
+    try {
+      const git = (...args: string[]) => execFileSync("git", args, { cwd: repo });
+      git("init", "-q");
+      git("-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "x");
+      git("config", "core.repositoryformatversion", "1");
+      git("config", "extensions.partialClone", "origin");
+      git("config", "remote.origin.url", `ext::sh -c touch% ${marker}`);
+      git("config", "remote.origin.promisor", "true");
+      git("config", "protocol.ext.allow", "always");
+      const env = { ...process.env };
+      for (const { name, value } of GIT_NEUTRAL_ENV) {
+        env[name] = value;
+      }
+      const show = spawnSync("git", ["show", "1".repeat(40)], { cwd: repo, env, encoding: "utf8" });
+      expect(show.status).toBe(128);
+      expect(existsSync(marker)).toBe(false);
     } finally {
       rmSync(repo, { recursive: true, force: true });
     }

@@ -54,6 +54,16 @@ describe("entry points", () => {
     });
     expect((await import("acp-terminal/keys")).encodeKeys(["C-c"])).toBe("\u0003");
     expect(typeof (await import("acp-terminal/internal")).messageOf).toBe("function");
+    const approval = await import("acp-terminal/approval");
+    for (const name of [
+      "createApprovalPolicy",
+      "sameCommandKey",
+      "approvalQuestion",
+      "printable",
+    ]) {
+      expect(typeof approval[name as keyof typeof approval], name).toBe("function");
+    }
+    expect(approval.MAX_QUESTION_CHARS).toBe(8000);
     expect("messageOf" in root).toBe(false);
   });
 });

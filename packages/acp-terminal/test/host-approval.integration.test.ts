@@ -2,6 +2,9 @@
  * The host asks its `authorize` hook before every spawn, stdin write and signal, and does nothing
  * it was refused: real commands, a recording hook that allows only creates.
  */
+import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { AuthorizeRequest } from "../src/host/types.js";
 import { isAlive, makeHost, owner, rejection } from "./host-helpers.js";
@@ -45,5 +48,33 @@ describe("authorize for writes and signals", () => {
     expect(await host.kill(owner, id)).toEqual({ exitCode: null, signal: "SIGTERM" });
     expect(asked).toHaveLength(4);
     await host.dispose();
+  });
+});
+
+describe("a grant that says confined", () => {
+  it("runs the command in the read-only sandbox without network whatever the host's sandbox; the hook sees the session's cwd", async () => {
+    const dir = realpathSync(mkdtempSync(path.join(tmpdir(), "host-confined-")));
+    const asked: AuthorizeRequest[] = [];
+    const host = makeHost({
+      sandbox: "off",
+      authorize: (request) => {
+        asked.push(request);
+        return { allow: true, confined: true };
+      },
+    });
+    try {
+      const touch = await host.create(
+        owner,
+        { command: "sh", args: ["-c", `touch ${dir}/x; cat /proc/net/route | wc -l`], cwd: dir },
+        { sessionCwd: dir },
+      );
+      expect(await host.waitForExit(owner, touch)).toEqual({ exitCode: 0, signal: null });
+      expect(host.output(owner, touch).output).toMatch(/Read-only file system\n1\n$/);
+      expect(existsSync(path.join(dir, "x"))).toBe(false);
+      expect(asked[0]).toMatchObject({ cwd: dir, sessionCwd: dir, sandbox: "off" });
+    } finally {
+      await host.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -136,19 +136,30 @@ describe("signal", () => {
 });
 
 describe("release", () => {
-  it("kills a running command with its group; waits pending on it reject not_found", async () => {
+  it("kills a running command with its group; waits pending on it resolve with how the kill ended it, one asked after is not_found", async () => {
     const host = makeHost();
     const id = await host.create(owner, { command: node, args: [fixture("grandchild.mjs")] });
     const [, pid] = await outputMatching(host, id, /grandchild (\d+)/);
-    const waiting = rejection(host.waitForExit(owner, id));
+    const waiting = [host.waitForExit(owner, id), host.waitForExit(owner, id)];
     const exits: unknown[] = [];
     host.on("exit", ({ exitStatus }) => exits.push(exitStatus));
     await host.release(owner, id);
-    expect((await waiting).code).toBe("not_found");
+    for (const wait of waiting) {
+      expect(await wait).toEqual({ exitCode: null, signal: "SIGTERM" });
+    }
+    expect((await rejection(host.waitForExit(owner, id))).code).toBe("not_found");
     await processGone(Number(pid));
     expect(exits).toEqual([{ exitCode: null, signal: "SIGTERM" }]);
     expect(() => host.output(owner, id)).toThrow(expect.objectContaining({ code: "not_found" }));
     expect(host.list()).toEqual([]);
+  });
+
+  it("a connection closing (releaseAll) rejects the waits pending on its terminals at once: nobody is left to answer", async () => {
+    const host = makeHost();
+    const id = await host.create(owner, { command: "sleep", args: ["30"] });
+    const waiting = rejection(host.waitForExit(owner, id));
+    await host.releaseAll({ connectionId: owner.connectionId });
+    expect((await waiting).code).toBe("not_found");
   });
 
   it("gives what an exited command left in its group SIGTERM and the grace before SIGKILL", async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { TerminalError } from "../src/core/errors.js";
-import type { AuthorizeRequest, TerminalOwner } from "../src/host/types.js";
+import type { AuthorizeRequest, TerminalInfo, TerminalOwner } from "../src/host/types.js";
 import {
   fixture,
   isAlive,
@@ -133,6 +133,73 @@ describe("output", () => {
       outputByteLimit: 1000,
     });
     expect(snapshot.output).toBe("6789abcdef");
+  });
+
+  it("tells in its info what runs: whether a shell runs the line, the request's args, env and limit", async () => {
+    const host = makeHost({ maxOutputByteLimit: 4096 });
+    const infos: TerminalInfo[] = [];
+    host.on("create", ({ info }) => infos.push(info));
+    await run(host, {
+      command: "echo $X",
+      env: [{ name: "X", value: "1" }],
+      outputByteLimit: 99999,
+    });
+    await run(host, { command: "echo", args: [], outputByteLimit: 10 });
+    await run(host, { command: "true" });
+    expect(
+      infos.map(({ command, args, argsGiven, shell, argv, env, outputByteLimit }) => ({
+        command,
+        args,
+        argsGiven,
+        shell,
+        argv: argv.slice(1),
+        env,
+        outputByteLimit,
+      })),
+    ).toEqual([
+      {
+        command: "echo $X",
+        args: [],
+        argsGiven: false,
+        shell: true,
+        argv: ["-c", "echo $X"],
+        env: [{ name: "X", value: "1" }],
+        outputByteLimit: 4096,
+      },
+      {
+        command: "echo",
+        args: [],
+        argsGiven: true,
+        shell: false,
+        argv: [],
+        env: [],
+        outputByteLimit: 10,
+      },
+      {
+        command: "true",
+        args: [],
+        argsGiven: false,
+        shell: false,
+        argv: [],
+        env: [],
+        outputByteLimit: 4096,
+      },
+    ]);
+    expect(infos[0]!.argv[0]).toMatch(/\/(ba)?sh$/);
+  });
+
+  it("hands every chunk to `written` listeners as a view, in order, the whole output", async () => {
+    const host = makeHost();
+    const seen: Buffer[] = [];
+    let total = 0;
+    host.on("written", ({ data, totalBytes }) => {
+      seen.push(Buffer.from(data)); // a copy: the view is valid during the call only
+      total = totalBytes;
+    });
+    await run(host, { command: "seq 1 100000" });
+    const expected = Array.from({ length: 100000 }, (_, i) => `${i + 1}\n`).join("");
+    expect(Buffer.concat(seen).toString()).toBe(expected);
+    expect(total).toBe(expected.length);
   });
 
   it("emits create, output (raw bytes), exit and release events once each", async () => {

@@ -64,6 +64,47 @@ describe("OutputBuffer limits", () => {
     expect(buffer.droppedBytes).toBe(all.length - 10);
   });
 
+  it("reading the whole text of a wrapped ring turns it in place: the bytes, offsets and later appends stay as they were", () => {
+    for (const limit of [7, 64, 1000]) {
+      const buffer = new OutputBuffer(limit);
+      let all = "";
+      for (let i = 0; i < 300; i++) {
+        const piece = `${i},`.repeat((i % 5) + 1);
+        buffer.append(utf8(piece));
+        all += piece;
+        if (i % 7 === 0) {
+          expect(buffer.text()).toBe(all.slice(-limit));
+        }
+        const since = buffer.totalBytes - Math.min(5, buffer.totalBytes - buffer.droppedBytes);
+        expect(new TextDecoder().decode(buffer.bytesSince(since).bytes)).toBe(all.slice(since));
+      }
+      expect(buffer.text()).toBe(all.slice(-limit));
+      expect(buffer.textSince(all.length - 3)).toEqual({
+        text: all.slice(-3),
+        fromByte: all.length - 3,
+      });
+    }
+  });
+
+  it("reset forgets every byte, as a new buffer would, and takes new ones", () => {
+    const buffer = new OutputBuffer(8);
+    buffer.append(utf8("0123456789"));
+    buffer.end();
+    const version = buffer.version;
+    buffer.reset();
+    expect(buffer.version).not.toBe(version);
+    expect([buffer.totalBytes, buffer.droppedBytes, buffer.truncated, buffer.ended]).toEqual([
+      0,
+      0,
+      false,
+      false,
+    ]);
+    expect(buffer.text()).toBe("");
+    buffer.append(utf8("abcdefghij"));
+    expect(buffer.text()).toBe("cdefghij");
+    expect(buffer.droppedBytes).toBe(2);
+  });
+
   it("a chunk larger than the limit keeps its tail", () => {
     const buffer = bufferOf(4, "ab", "0123456789");
     expect(buffer.text()).toBe("6789");

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { once } from "node:events";
-import { Writable, type Readable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import { KILL_GRACE_MS } from "acp-terminal";
 import { terminateProcessGroup } from "acp-terminal/internal";
 import { FirstLineSniffer } from "./first-line-sniffer.js";
@@ -132,11 +132,7 @@ export class AgentProcess extends AgentChild {
     let notJson!: (snippet: string) => void;
     this.notJson = new Promise((resolve) => (notJson = resolve));
     const sniffer = new FirstLineSniffer(notJson);
-    this.stream = ndJsonStdio(
-      Writable.toWeb(this.child.stdin!) as WritableStream<Uint8Array>,
-      this.child.stdout!,
-      sniffer,
-    );
+    this.stream = ndJsonStdio(this.child.stdin!, this.child.stdout!, sniffer);
   }
 
   /** Puts a tap in front of the parser of the agent's stdout (see LineTap). */

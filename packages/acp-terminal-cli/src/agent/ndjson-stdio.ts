@@ -1,8 +1,9 @@
-import type { Readable } from "node:stream";
+import { Writable, type Readable } from "node:stream";
 import { readPipe } from "acp-terminal/internal";
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 import type { FirstLineSniffer } from "./first-line-sniffer.js";
 import { LineSplitter } from "./line-splitter.js";
+import { messageLine } from "./message-lines.js";
 
 /** The longest message read, as the SDK's own transport bounds it (32 MiB). */
 export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
@@ -32,19 +33,43 @@ export interface TappableStream extends Stream {
  * first, and must not keep it); stdout is paused while READ_AHEAD_MESSAGES wait
  * unread. Every value parsed goes on (the SDK's connection answers batches and non-objects); a
  * line that is not JSON is answered with a parse error; a line over MAX_MESSAGE_BYTES errors the
- * stream, as the SDK's does. A tap (`tap`) may take lines before they are parsed. Unlike `Readable.toWeb`, a cancel (the connection closed, say on
+ * stream, as the SDK's does. A tap (`tap`) may take lines before they are parsed. A message is
+ * written as its line's pieces (`messageLine`: a long string in an answer, escaped a slice at a
+ * time). Unlike `Readable.toWeb`, a cancel (the connection closed, say on
  * EPIPE to an agent that already exited) does not destroy stdout: it keeps draining, so the
  * sniffer still learns what the agent printed.
  */
 export function ndJsonStdio(
-  stdin: WritableStream<Uint8Array>,
+  stdin: Writable,
   stdout: Readable,
   sniffer: FirstLineSniffer,
 ): TappableStream {
-  const writer = stdin.getWriter();
+  const writer = (Writable.toWeb(stdin) as WritableStream<Uint8Array>).getWriter();
   let lineTap: LineTap | undefined;
-  const encoder = new TextEncoder();
-  const send = (message: unknown) => writer.write(encoder.encode(`${JSON.stringify(message)}\n`));
+  /**
+   * One message's line. A long answer's pieces are escaped into one reused buffer: each is
+   * written to stdin itself and waited for until written (its callback), since stdin keeps a
+   * view of what it buffers; what went through the writer before is in stdin's queue already.
+   */
+  const send = async (message: unknown) => {
+    const pieces = messageLine(message);
+    const first = pieces.next();
+    if (first.done === true) {
+      return;
+    }
+    if (!first.value.reused) {
+      await writer.write(first.value.bytes);
+      return;
+    }
+    const write = (bytes: Uint8Array) =>
+      new Promise<void>((resolve, reject) =>
+        stdin.write(bytes, (error) => (error ? reject(error) : resolve())),
+      );
+    await write(first.value.bytes);
+    for (const { bytes } of pieces) {
+      await write(bytes);
+    }
+  };
   let cancelled = false;
   let source: Readable | undefined;
   const readable = new ReadableStream<AnyMessage>(

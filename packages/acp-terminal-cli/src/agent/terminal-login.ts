@@ -4,6 +4,11 @@ import type { TerminalLogin } from "./failure-messages.js";
 /** A word quoted for the shell the agent's command line runs in. */
 const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
 
+/** The line a terminal login runs: the agent's command line, then the method's arguments quoted. */
+export function loginLine(commandLine: string, login: TerminalLogin): string {
+  return [commandLine, ...login.args.map(quote)].join(" ");
+}
+
 /**
  * Runs an agent's terminal login (an auth method of `type: "terminal"`): the agent's own command
  * line with the method's arguments and variables, in the user's terminal (stdio inherited), as
@@ -15,7 +20,7 @@ export async function runTerminalLogin(
   login: TerminalLogin,
   where: { cwd: string; env: NodeJS.ProcessEnv; tty: boolean },
 ): Promise<string | undefined> {
-  const line = [commandLine, ...login.args.map(quote)].join(" ");
+  const line = loginLine(commandLine, login);
   if (!where.tty) {
     return `--auth ${login.methodId} is a login that runs in a terminal: run acp-terminal on one (it would run: ${line})`;
   }

@@ -96,12 +96,17 @@ export class AnswerLines {
 
 const readers = new WeakMap<NodeJS.ReadableStream, AnswerLines>();
 
-/** The one reader of `input`'s answers, started on first use (start it before the first question). */
+/**
+ * The one reader of `input`'s answers, started on first use (start it before the first question),
+ * reading again if it was paused (while a terminal login read the TTY itself).
+ */
 export function answerLinesOf(input: NodeJS.ReadableStream): AnswerLines {
   let reader = readers.get(input);
   if (reader === undefined) {
     reader = new AnswerLines(input);
     readers.set(input, reader);
+  } else if (input.isPaused()) {
+    input.resume();
   }
   return reader;
 }

@@ -1,6 +1,9 @@
-import { createApprovalPolicy, type ApprovalAnswer, type ApprovalPolicy } from "acp-terminal";
-import { describeAuthorizeRequest } from "acp-terminal";
-import type { ApprovalRequest } from "acp-terminal";
+import {
+  createApprovalPolicy,
+  type ApprovalAsker,
+  type ApprovalFlags,
+  type ApprovalPolicy,
+} from "acp-terminal/approval";
 import { choose, type ChoiceIo, type QuestionQueue } from "./choose.js";
 import type { Renderer } from "../view/renderer.js";
 
@@ -10,16 +13,6 @@ export type ApprovalMode = "yes" | "ask" | "deny";
 export const NO_TTY_REFUSAL =
   "no terminal to ask on: pass --yes to allow every command, or --allow PATTERN to allow the ones that match";
 
-const ANSWERS: readonly ApprovalAnswer[] = ["allow_once", "allow_always", "deny"];
-const CHOICES = ["Allow once", "Allow for the rest of this session", "Deny"];
-
-function question(request: ApprovalRequest): string {
-  const [what, ...details] = describeAuthorizeRequest(request);
-  const verb =
-    request.action === "create" ? "run" : request.action === "write_file" ? "write" : "send";
-  return [`The agent wants to ${verb}: ${what}`, ...details].join("\n");
-}
-
 /**
  * The CLI's one approval policy for `terminal/create`, stdin writes, signals and the agent's file
  * writes (`fs/write_text_file`). On a TTY the
@@ -28,24 +21,29 @@ function question(request: ApprovalRequest): string {
  */
 export function cliApprovalPolicy(
   mode: ApprovalMode,
-  allow: readonly string[],
+  flags: Pick<ApprovalFlags, "allow" | "allowAnywhere">,
   io: ChoiceIo,
   questions: QuestionQueue,
   renderer: Renderer,
 ): ApprovalPolicy {
-  const ask = async (request: ApprovalRequest): Promise<ApprovalAnswer> =>
+  const ask: ApprovalAsker = async (_request, { question, choices }) =>
     questions.one(async () => {
       renderer.pause();
       try {
-        const picked = await choose(io, question(request), CHOICES, { index: 2, verb: "denies" });
-        return picked === undefined ? "deny" : ANSWERS[picked]!;
+        const labels = choices.map((choice) => choice.label);
+        const picked = await choose(io, question, labels, {
+          index: choices.length - 1,
+          verb: "denies",
+        });
+        return picked === undefined ? "deny" : choices[picked]!.answer;
       } finally {
         renderer.resume();
       }
     });
   return createApprovalPolicy({
     allowAll: mode === "yes",
-    allow,
+    allow: flags.allow,
+    allowAnywhere: flags.allowAnywhere === true,
     ask: mode === "ask" ? ask : undefined,
     refusal: NO_TTY_REFUSAL,
   });

@@ -3,8 +3,7 @@ import type {
   PermissionAsk as RequestPermissionRequest,
   PermissionChoice as PermissionOption,
 } from "./permission-ask.js";
-import { MAX_QUESTION_CHARS } from "acp-terminal";
-import { printable } from "acp-terminal/internal";
+import { MAX_QUESTION_CHARS, printable } from "acp-terminal/approval";
 import { choose, type ChoiceIo } from "./choose.js";
 import { MAX_PERMISSION_OPTIONS } from "./permission-params.js";
 

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import type { ApprovalFlags } from "acp-terminal";
+import type { ApprovalFlags } from "acp-terminal/approval";
 import { messageOf } from "acp-terminal/internal";
 import { FLAG_OPTIONS } from "./flags.js";
 import { hostFlags } from "./host-flags.js";

@@ -1,4 +1,5 @@
-import { approvalFlags, SANDBOX_WITH_ON, type ApprovalFlags } from "acp-terminal";
+import { SANDBOX_WITH_ON } from "acp-terminal";
+import { approvalFlags, type ApprovalFlags } from "acp-terminal/approval";
 import { executorTarget } from "./executor-target.js";
 import { terminalLimits, type TerminalLimits } from "./terminal-limits.js";
 

@@ -56,7 +56,7 @@ export function clientSide(
     answerLinesOf(io.stdin); // from now on: an answer typed before its question is ignored
   }
   // One policy for commands and file writes: "allow for the rest of this session" covers both.
-  const policy = cliApprovalPolicy(mode, options.allow, ttyIo, questions, view);
+  const policy = cliApprovalPolicy(mode, options.approval, ttyIo, questions, view);
   const host =
     hostsTerminals || options.mcpTools === true
       ? new TerminalHost({

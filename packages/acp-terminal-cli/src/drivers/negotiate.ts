@@ -6,7 +6,7 @@ const OFFER_ID = "acp-terminal-offer";
 
 export type Offer =
   /** The agent answered: `version` is its protocolVersion; `stream` answers the SDK's own initialize with it. */
-  | { kind: "answered"; version: unknown; stream: Stream }
+  | { kind: "answered"; version: unknown; answer: object; stream: Stream }
   /**
    * The agent refused the offer with an error, or ended, or was silent (or `signal` aborted the
    * wait: "timeout"): `stream` is the agent's, untouched since.
@@ -92,7 +92,7 @@ async function readAnswer(
       return { kind: "refused", stream: rejoin(reader, writer, undefined) };
     }
     const version = "protocolVersion" in result ? result.protocolVersion : undefined;
-    return { kind: "answered", version, stream: rejoin(reader, writer, result) };
+    return { kind: "answered", version, answer: result, stream: rejoin(reader, writer, result) };
   }
 }
 

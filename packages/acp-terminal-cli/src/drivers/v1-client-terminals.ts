@@ -41,6 +41,8 @@ export interface V1Options extends TerminalLimits {
   version: string;
   /** Declare `_meta` terminal output (the v1-meta dialect); `_meta` reports are read either way. */
   declareMeta: boolean;
+  /** Called once the agent answered `initialize` in v1 (a fallback remembers then that v1 works). */
+  initialized?: (() => void) | undefined;
 }
 
 /**
@@ -164,6 +166,7 @@ export class V1ClientTerminals implements ProtocolDriver {
       return unsupportedProtocol(this.options.agent, init.protocolVersion, PROTOCOL_VERSION);
     }
     this.#init = init;
+    this.options.initialized?.();
     const name: unknown = init.agentInfo?.name;
     if (this.#meta !== undefined) {
       this.#meta.replaceOnOutput = replacesOnTerminalOutput(name);

@@ -3,29 +3,25 @@ import type { RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import {
   approvalPolicyOptions,
   createApprovalPolicy,
-  describeAuthorizeRequest,
+  shortApprovalAction,
   type ApprovalAnswer,
   type ApprovalAsker,
+  type ApprovalContext,
   type ApprovalFlags,
   type ApprovalPolicy,
   type ApprovalRequest,
-} from "acp-terminal";
+} from "acp-terminal/approval";
 import { cutText, messageOf } from "acp-terminal/internal";
 import { idKey } from "./pending-requests.js";
 import type { RpcId } from "./wire-message.js";
 import { field } from "./json-rpc.js";
 
-/** The options the editor shows, and the answer each stands for. */
-const OPTIONS = [
-  { optionId: "allow_once", name: "Allow once", kind: "allow_once", answer: "allow_once" },
-  {
-    optionId: "allow_always",
-    name: "Allow for the rest of this session",
-    kind: "allow_always",
-    answer: "allow_always",
-  },
-  { optionId: "deny", name: "Deny", kind: "reject_once", answer: "deny" },
-] as const;
+/** The kind of permission option (ACP's words) that each answer is. */
+const KINDS = {
+  allow_once: "allow_once",
+  allow_always: "allow_always",
+  deny: "reject_once",
+} as const;
 
 /** Characters of the editor's error message quoted in a refusal. */
 const MAX_QUOTED_CHARS = 300;
@@ -35,30 +31,42 @@ const METHOD_NOT_FOUND = -32601;
 /** What the proxy writes to the editor: a message of its own (not a line passed on). */
 export type SendToEditor = (message: Record<string, unknown>) => void;
 
-/** The question as the editor shows it: a tool call of its own, with the real command, cwd and sandbox. */
+/**
+ * The question as the editor shows it: a tool call of its own titled with what would run
+ * (`Run: <command line>`, cut to one line), whose text is the approval module's question whole
+ * (the real command line, the program or the shell that runs it, the cwd, the environment the
+ * agent set, the sandbox), with the answers it offers as the options (allow once, allow for the
+ * session, deny; each option's id is its answer).
+ */
 export function permissionParams(
   request: ApprovalRequest,
   toolCallId: string,
-  why: string,
+  context: Pick<ApprovalContext, "question" | "choices">,
 ): RequestPermissionRequest {
-  const [what = "", ...details] = describeAuthorizeRequest(request);
   const verb =
     request.action === "create" ? "Run" : request.action === "write_file" ? "Write" : "Send";
-  const lines = [what, ...details.map((line) => line.trim()), ...(why === "" ? [] : [`(${why})`])];
   return {
     sessionId: request.owner.sessionId,
     toolCall: {
       toolCallId,
-      title: `${verb}: ${what}`,
+      title: `${verb}: ${shortApprovalAction(request)}`,
       kind: request.action === "write_file" ? "edit" : "execute",
       status: "pending",
-      content: [{ type: "content", content: { type: "text", text: lines.join("\n") } }],
+      content: [{ type: "content", content: { type: "text", text: context.question } }],
       rawInput:
         request.action === "write_file"
           ? { path: request.path, cwd: request.cwd }
-          : { command: what, cwd: request.cwd, sandbox: request.sandbox },
+          : {
+              command: [request.command, ...request.args].join(" "),
+              cwd: request.cwd,
+              sandbox: request.sandbox,
+            },
     },
-    options: OPTIONS.map(({ optionId, name, kind }) => ({ optionId, name, kind })),
+    options: context.choices.map(({ answer, label }) => ({
+      optionId: answer,
+      name: label,
+      kind: KINDS[answer],
+    })),
   };
 }
 
@@ -85,7 +93,7 @@ export class EditorAsker {
       throw new Error(this.#gone);
     }
     const id = `${this.#prefix}${this.#next++}`;
-    const params = permissionParams(request, id, context.why);
+    const params = permissionParams(request, id, context);
     return new Promise<ApprovalAnswer>((resolve, reject) => {
       this.#waiting.set(idKey(id), { resolve, reject });
       this.send({ jsonrpc: "2.0", id, method: "session/request_permission", params });
@@ -111,9 +119,12 @@ export class EditorAsker {
       return;
     }
     const outcome = field(response["result"], "outcome");
-    const picked = OPTIONS.find((option) => option.optionId === field(outcome, "optionId"));
+    const picked = field(outcome, "optionId");
     waiting.resolve(
-      field(outcome, "outcome") === "selected" && picked !== undefined ? picked.answer : "deny",
+      field(outcome, "outcome") === "selected" &&
+        (picked === "allow_once" || picked === "allow_always")
+        ? picked
+        : "deny",
     );
   }
 

@@ -1,6 +1,10 @@
 import type { Readable, Writable } from "node:stream";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { APPROVAL_FLAG_OPTIONS, approvalFlagsHelp, type ApprovalFlags } from "acp-terminal";
+import {
+  APPROVAL_FLAG_OPTIONS,
+  approvalFlagsHelp,
+  type ApprovalFlags,
+} from "acp-terminal/approval";
 import { messageOf } from "acp-terminal/internal";
 import { KNOWN_AGENT_NAMES } from "../agent/known-agents.js";
 import { containmentOption } from "../command/args.js";

@@ -1,4 +1,5 @@
-import type { ApprovalAsker, TerminalHost } from "acp-terminal";
+import type { TerminalHost } from "acp-terminal";
+import type { ApprovalAsker } from "acp-terminal/approval";
 import type { TerminalLimits } from "../command/terminal-limits.js";
 import { followHost } from "../readers/terminal-ledger.js";
 import { MetaLane } from "../readers/v1-meta-lane.js";

@@ -22,9 +22,6 @@ export interface TerminalListener {
  * terminal events go to a `TerminalListener`.
  */
 export class TerminalEvents implements Renderer {
-  /** Output changes are heard once a frame, not per chunk (the proxy sends at most every 100 ms). */
-  readonly everyChunk = false;
-
   constructor(private readonly listener: TerminalListener) {}
 
   terminalCreated(info: TerminalInfo, output: OutputReader): void {
@@ -33,6 +30,14 @@ export class TerminalEvents implements Renderer {
 
   agentTerminalCreated(terminal: AgentTerminal): void {
     this.listener.reportedCreated?.(terminal);
+  }
+
+  /**
+   * A chunk of one of the proxy's own terminals: only that it changed (the proxy reads the host's
+   * buffer when it draws, at most every 100 ms).
+   */
+  terminalBytes(terminalId: string): void {
+    this.listener.changed(terminalId);
   }
 
   terminalOutput(terminalId: string): void {

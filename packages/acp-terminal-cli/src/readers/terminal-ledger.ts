@@ -1,15 +1,13 @@
 import type { TerminalHost } from "acp-terminal";
 import type { Renderer, TerminalRecord } from "../view/renderer.js";
-import { OutputWatcher } from "./output-watcher.js";
 
 /**
- * Forwards host events to the renderer and remembers every terminal for the summary. Output bytes
- * are never forwarded: the renderer hears once a frame that a terminal's buffer changed (or after
- * every chunk, for one that shows every byte), and reads what it shows from that buffer.
+ * Forwards host events to the renderer and remembers every terminal for the summary. Every chunk
+ * of output goes to the renderer as a view of the host's read buffer (no copy), which keeps its
+ * own bounded view of it; the exit comes after the last chunk.
  */
 export function followHost(host: TerminalHost, renderer: Renderer): () => TerminalRecord[] {
   const records = new Map<string, TerminalRecord>();
-  const watcher = new OutputWatcher((terminalId) => renderer.terminalOutput(terminalId));
   host.on("create", ({ terminalId, info }) => {
     records.set(terminalId, { terminalId, command: [info.command, ...info.args].join(" ") });
     const output = host.outputReader(terminalId);
@@ -17,26 +15,15 @@ export function followHost(host: TerminalHost, renderer: Renderer): () => Termin
       return;
     }
     renderer.terminalCreated(info, output, host.screenReader(terminalId));
-    if (renderer.everyChunk !== true) {
-      watcher.follow(terminalId, output);
-    }
   });
-  if (renderer.everyChunk === true) {
-    host.on("written", ({ terminalId }) => renderer.terminalOutput(terminalId));
-  }
+  host.on("written", ({ terminalId, data }) => renderer.terminalBytes(terminalId, data));
   host.on("exit", ({ terminalId, exitStatus }) => {
     const record = records.get(terminalId);
     if (record !== undefined) {
       record.exitStatus = exitStatus;
     }
-    watcher.check(terminalId);
-    watcher.forget(terminalId);
     renderer.terminalExited(terminalId, exitStatus);
   });
-  host.on("release", ({ terminalId }) => {
-    watcher.check(terminalId);
-    watcher.forget(terminalId);
-    renderer.terminalReleased(terminalId);
-  });
+  host.on("release", ({ terminalId }) => renderer.terminalReleased(terminalId));
   return () => [...records.values()];
 }

@@ -2,25 +2,10 @@
 // buffer as a JSON string, invalid UTF-8 replaced as TextDecoder replaces it, without making a
 // string of the output or of its JSON.
 
+import { ASCII_ESCAPES, HEX_DIGITS } from "../json-escapes.js";
+
 /** A line buffer is at least this large, so that short lines reuse one too. */
 const MIN_LINE_BUFFER_BYTES = 64 * 1024;
-/** What a byte below 0x80 becomes: 0 itself, else `\\` and this letter, or `\\u00XX` (0xff). */
-const ASCII_ESCAPES = new Uint8Array(0x80);
-for (let byte = 0; byte < 0x20; byte++) {
-  ASCII_ESCAPES[byte] = 0xff;
-}
-for (const [byte, letter] of [
-  [0x08, "b"],
-  [0x09, "t"],
-  [0x0a, "n"],
-  [0x0c, "f"],
-  [0x0d, "r"],
-  [0x22, '"'],
-  [0x5c, "\\"],
-] as const) {
-  ASCII_ESCAPES[byte] = letter.charCodeAt(0);
-}
-const HEX_DIGITS = Buffer.from("0123456789abcdef");
 
 /**
  * The bytes of a valid UTF-8 character starting at `at` (2 to 4), or how many bytes make the

@@ -1,5 +1,4 @@
 import type { ExitStatus, TerminalInfo } from "acp-terminal";
-import type { OutputReader } from "acp-terminal";
 import type { AgentTerminal } from "../view/agent-terminal.js";
 import type {
   BackgroundItem,
@@ -14,9 +13,9 @@ import { JsonTerminalEvents } from "./json-terminal-events.js";
 import type { Output } from "./output.js";
 
 /**
- * `--json`: one JSON object per line on stdout and nothing else there. Terminal output is read
- * from the host's buffer as it arrives while stdout keeps up, and what went by unread while the
- * reader lagged is reported as `skippedBytes` (see JsonTerminalEvents). Every other event
+ * `--json`: one JSON object per line on stdout and nothing else there. Terminal output is written
+ * as it arrives while stdout keeps up; while the reader lags it waits in a bounded buffer of the
+ * CLI's own, and what went by unwritten is said exactly (see JsonTerminalEvents). Every other event
  * (session updates, exits, releases, the result) is always written. Notices go to stderr.
  *
  * Session updates are written as the agent sent them (`rawUpdate`), with the protocol version
@@ -24,8 +23,6 @@ import type { Output } from "./output.js";
  * meaning (messages, tool calls, thoughts, plans) are for people and not written again.
  */
 export class JsonRenderer implements Renderer {
-  /** Every byte is shown while stdout keeps up: a look once a frame could miss what the buffer dropped. */
-  readonly everyChunk = true;
   readonly wantsRawUpdates = true;
   private readonly terminals: JsonTerminalEvents;
   /** The line that ends a failed run was written to stderr already. */
@@ -34,8 +31,9 @@ export class JsonRenderer implements Renderer {
   constructor(
     private readonly out: Output,
     private readonly err: Output,
+    options: { verbose?: boolean } = {},
   ) {
-    this.terminals = new JsonTerminalEvents(out);
+    this.terminals = new JsonTerminalEvents(out, options.verbose === true);
   }
 
   rawUpdate(update: unknown, protocol: ProtocolName): void {
@@ -62,8 +60,8 @@ export class JsonRenderer implements Renderer {
     // Written as the session update that carried it.
   }
 
-  terminalCreated(info: TerminalInfo, output: OutputReader): void {
-    this.terminals.terminalCreated(info, output);
+  terminalCreated(info: TerminalInfo): void {
+    this.terminals.terminalCreated(info);
   }
 
   agentTerminalCreated(terminal: AgentTerminal): void {
@@ -81,6 +79,10 @@ export class JsonRenderer implements Renderer {
   background(items: BackgroundItem[], protocol: ProtocolName): void {
     this.emit({ type: "background", protocol, work: items });
   }
+  terminalBytes(terminalId: string, data: Uint8Array): void {
+    this.terminals.hostedBytes(terminalId, data);
+  }
+
   terminalOutput(terminalId: string): void {
     this.terminals.terminalOutput(terminalId);
   }

@@ -3,36 +3,44 @@ import type { ExitStatus, TerminalInfo } from "acp-terminal";
 import type { OutputReader } from "acp-terminal";
 import type { AgentTerminal } from "../view/agent-terminal.js";
 import { jsonLine } from "./json-line.js";
+import {
+  JsonOutputStream,
+  LAGGING_FINAL_BYTES,
+  MAX_EVENT_BYTES,
+  type OutputEventFields,
+} from "./json-output-stream.js";
 import type { Output } from "./output.js";
 
-/** Bytes of terminal output one `output` event carries at most. */
-export const MAX_EVENT_BYTES = 64 * 1024;
-/** A terminal that exits while the reader lags: the newest bytes its last `output` event carries. */
-export const LAGGING_FINAL_BYTES = 4 * 1024;
+export { LAGGING_FINAL_BYTES, MAX_EVENT_BYTES } from "./json-output-stream.js";
 /** Line buffers kept for reuse once the stream let go of them. */
 const MAX_SPARE_LINE_BUFFERS = 2;
 /** Line buffers the stream may hold before the next output line waits for it to let go of one. */
 const MAX_IN_FLIGHT_BYTES = 1024 * 1024;
 
+/** An agent's terminal: its output read from the CLI's buffer of it by a cursor. */
 interface FollowedTerminal {
   output: OutputReader;
   /** Stream offset up to which output was emitted (or skipped). */
   cursor: number;
-  /** An agent's terminal: a snapshot replaced the output; the next `output` event says so (`replace: true`). */
+  /** A snapshot replaced the output; the next `output` event says so (`replace: true`). */
   replace?: boolean;
-  /** An agent's terminal, for its screen when it exits. */
-  agent?: AgentTerminal;
+  /** For its screen when it exits. */
+  agent: AgentTerminal;
 }
 
 /**
- * `--json`'s `terminal` events: `create`, `update`, `output`, `exit`, `release`. Terminal output is
- * read from the host's buffer by a cursor per terminal, in whole characters, as it arrives while
- * stdout keeps up: while the reader lags, output waits in that buffer, which keeps only its newest
- * bytes, and what went by unread is reported as `skippedBytes` on the next `output` event. The
- * other events are always written.
+ * `--json`'s `terminal` events: `create`, `update`, `output`, `exit`, `release`. The output of the
+ * CLI's own terminals is handed over chunk by chunk (`hostedBytes`) and written as it arrives
+ * while stdout keeps up; while the reader lags it waits in a buffer of its own per terminal, and
+ * what was skipped is said exactly (`JsonOutputStream`), whatever the agent's `outputByteLimit`.
+ * An agent's terminal's output is read from the CLI's buffer of it by a cursor, and what went by
+ * unread while the reader lagged is reported as `skippedBytes`. The other events are always
+ * written; `create` says what runs: the command line and whether a shell runs it, the request's
+ * `args`, `cwd`, the names of the variables it set (their values with `--verbose`) and its limit.
  */
 export class JsonTerminalEvents {
   private readonly terminals = new Map<string, FollowedTerminal>();
+  private readonly hosted = new Map<string, JsonOutputStream>();
   private readonly pending = new Set<string>();
   private waitingForDrain = false;
   /** Buffers output lines were built in, once the stream let go of them. */
@@ -40,20 +48,46 @@ export class JsonTerminalEvents {
   /** Bytes of line buffers written whose buffer the stream still holds. */
   private inFlightBytes = 0;
   private waitingForLine = false;
+  private readonly canWrite = () => !this.lagging() && !this.linesInFlight();
 
-  constructor(private readonly out: Output) {}
+  constructor(
+    private readonly out: Output,
+    /** Write the values of the variables a terminal's request set (`--verbose`), not just their names. */
+    private readonly envValues = false,
+  ) {}
 
-  terminalCreated(info: TerminalInfo, output: OutputReader): void {
-    this.terminals.set(info.terminalId, { output, cursor: 0 });
+  terminalCreated(info: TerminalInfo): void {
+    const { terminalId } = info;
+    this.hosted.set(
+      terminalId,
+      new JsonOutputStream((bytes, fields) => this.emitOutput(terminalId, bytes, fields)),
+    );
     this.emit({
       type: "terminal",
       event: "create",
-      terminalId: info.terminalId,
+      terminalId,
       command: info.command,
-      args: info.args,
+      args: info.argsGiven ? info.args : null,
+      shell: info.shell ? (info.argv[0] ?? null) : null,
+      argv: info.argv,
       cwd: info.cwd,
+      env: info.env.map(({ name, value }) => (this.envValues ? { name, value } : { name })),
+      outputByteLimit: info.outputByteLimit,
       pty: info.pty,
     });
+  }
+
+  /** A chunk of one of the CLI's terminals (a view valid during the call). */
+  hostedBytes(terminalId: string, data: Uint8Array): void {
+    const stream = this.hosted.get(terminalId);
+    if (stream === undefined) {
+      return;
+    }
+    stream.append(data, this.canWrite);
+    if (stream.waiting) {
+      this.pending.add(terminalId);
+      this.resumeLater();
+    }
   }
 
   agentTerminalCreated(terminal: AgentTerminal): void {
@@ -89,50 +123,57 @@ export class JsonTerminalEvents {
   }
 
   terminalExited(terminalId: string, exitStatus: ExitStatus): void {
+    this.pending.delete(terminalId);
+    // Output before its exit, always; while the reader lags, only the newest bytes of it.
+    const lagging = this.out.lagging === true;
+    this.hosted.get(terminalId)?.end(lagging);
     const term = this.terminals.get(terminalId);
     if (term !== undefined) {
-      this.pending.delete(terminalId);
-      // Output before its exit, always; while the reader lags, only the newest bytes of it.
-      const since =
-        this.out.lagging === true
-          ? Math.max(term.cursor, term.output.totalBytes - LAGGING_FINAL_BYTES)
-          : term.cursor;
-      if (this.emitOutput(terminalId, term, since)) {
-        while (this.emitOutput(terminalId, term)) {
+      const since = lagging
+        ? Math.max(term.cursor, term.output.totalBytes - LAGGING_FINAL_BYTES)
+        : term.cursor;
+      if (this.emitAgentOutput(terminalId, term, since)) {
+        while (this.emitAgentOutput(terminalId, term)) {
           // until the cursor is at the end
         }
       }
     }
-    const screen = term?.agent === undefined ? {} : screenFields(term.agent);
+    const screen = term === undefined ? {} : screenFields(term.agent);
     this.emit({ type: "terminal", event: "exit", terminalId, exitStatus, ...screen });
     // An agent's terminal is not released: after its exit nothing more of it is shown.
-    if (term?.agent !== undefined) {
-      this.terminals.delete(terminalId);
-    }
+    this.terminals.delete(terminalId);
   }
 
   terminalReleased(terminalId: string): void {
     this.pending.delete(terminalId);
+    this.hosted.get(terminalId)?.end(this.out.lagging === true);
+    this.hosted.delete(terminalId);
     this.terminals.delete(terminalId);
     this.emit({ type: "terminal", event: "release", terminalId });
   }
 
+  /** Output waits: it is written once the reader caught up, or the stream let go of a line. */
+  private resumeLater(): void {
+    if (this.lagging()) {
+      this.waitForDrain();
+    } else if (this.linesInFlight()) {
+      this.waitingForLine = true; // resumed when the stream lets go of a line (see emitOutput)
+    }
+  }
+
   private writePending(): void {
     for (const terminalId of this.pending) {
+      const stream = this.hosted.get(terminalId);
       const term = this.terminals.get(terminalId);
-      if (term === undefined) {
-        this.pending.delete(terminalId);
-        continue;
+      if (stream !== undefined) {
+        stream.drain(this.canWrite);
+      } else if (term !== undefined) {
+        while (this.canWrite() && this.emitAgentOutput(terminalId, term)) {
+          // one bounded event at a time, checking the reader between them
+        }
       }
-      while (!this.lagging() && !this.linesInFlight() && this.emitOutput(terminalId, term)) {
-        // one bounded event at a time, checking the reader between them
-      }
-      if (this.lagging()) {
-        return this.waitForDrain();
-      }
-      if (this.linesInFlight()) {
-        this.waitingForLine = true; // resumed when the stream lets go of a line (see emitOutput)
-        return;
+      if (!this.canWrite()) {
+        return this.resumeLater();
       }
       this.pending.delete(terminalId);
     }
@@ -158,8 +199,12 @@ export class JsonTerminalEvents {
     });
   }
 
-  /** Emits the next event's worth of a terminal's output; false when there was none. */
-  private emitOutput(terminalId: string, term: FollowedTerminal, since = term.cursor): boolean {
+  /** Emits the next event's worth of an agent's terminal's output; false when there was none. */
+  private emitAgentOutput(
+    terminalId: string,
+    term: FollowedTerminal,
+    since = term.cursor,
+  ): boolean {
     const { bytes, fromByte } = term.output.viewSince(since, MAX_EVENT_BYTES);
     const skippedBytes = fromByte - term.cursor;
     term.cursor = fromByte + bytes.byteLength;
@@ -168,14 +213,24 @@ export class JsonTerminalEvents {
       return false;
     }
     term.replace = false;
+    this.emitOutput(terminalId, bytes, {
+      ...(skippedBytes > 0 ? { skippedBytes } : {}),
+      ...(replace ? { replace: true } : {}),
+    });
+    return bytes.byteLength > 0;
+  }
+
+  /** One `output` event: the output escaped straight into a reused line buffer. */
+  private emitOutput(
+    terminalId: string,
+    bytes: Uint8Array,
+    fields: OutputEventFields & { replace?: boolean },
+  ): void {
     // The line as bytes, the output escaped straight into them: the JSON string of 64 KiB of
     // control bytes is 384 KiB, one more large string per event for V8 to collect (a 200 MB flood
     // grew the CLI's peak RSS by ~45 MB).
     const head = JSON.stringify({ type: "terminal", event: "output", terminalId });
-    const tail = JSON.stringify({
-      ...(skippedBytes > 0 ? { skippedBytes } : {}),
-      ...(replace ? { replace: true } : {}),
-    });
+    const tail = JSON.stringify(fields);
     const line = jsonLine(
       `${head.slice(0, -1)},"output":`,
       bytes,
@@ -195,7 +250,6 @@ export class JsonTerminalEvents {
         this.writePending();
       }
     });
-    return bytes.byteLength > 0;
   }
 
   private emit(value: Record<string, unknown>): void {

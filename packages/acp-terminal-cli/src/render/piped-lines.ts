@@ -6,7 +6,7 @@ import { GUTTER, PLAIN_STREAM_LINES, type TerminalView } from "./tool-call-lines
 /**
  * Piped: the first PLAIN_STREAM_LINES lines of each terminal a tool call shows, printed as they
  * complete, at most once a frame, and not while the reader lags (then once it has caught up).
- * Lines are read from the terminal's buffer by its `LineStream` when printed, not as output comes.
+ * Lines are taken from the terminal's `OutputLines`, which kept them as they came.
  */
 export class PipedLines {
   /** Terminals with output not yet streamed. */
@@ -48,8 +48,9 @@ export class PipedLines {
       ) {
         continue;
       }
-      for (const line of term.lines.take(PLAIN_STREAM_LINES - term.streamed)) {
-        term.streamed++;
+      const lines = term.lines.head(PLAIN_STREAM_LINES).slice(term.streamed);
+      term.streamed += lines.length;
+      for (const line of lines) {
         this.print(GUTTER + line);
       }
     }

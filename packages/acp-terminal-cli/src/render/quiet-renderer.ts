@@ -72,6 +72,10 @@ export class QuietRenderer implements Renderer {
   terminalCreated(): void {
     // Not printed: --quiet prints the final message only.
   }
+  terminalBytes(): void {
+    // Only the final message is printed.
+  }
+
   terminalOutput(): void {
     // Not printed: --quiet prints the final message only.
   }

@@ -1,15 +1,15 @@
 import { MAX_LINE_CHARS, headWhole } from "./display-line.js";
 import type { ScreenSource } from "../view/agent-terminal.js";
-import type { LineCount } from "./terminal-tail.js";
-import { DEFAULT_TAIL_LINES } from "./terminal-tail.js";
+import { DEFAULT_TAIL_LINES } from "./output-lines.js";
+import type { LineCount, TailView } from "./tail-view.js";
 
 /**
  * The newest lines of a terminal's screen (an agent's terminal's, or a PTY terminal's of the CLI
- * through the host's emulator), for the text renderer: the same questions `TerminalTail` answers
+ * through the host's emulator), for the text renderer: the same questions `OutputLines` answers
  * for a pipe terminal's byte stream, asked of the emulator's rendering (its
  * lines are what a person sees, so a redrawn progress bar is one line). Cached per version.
  */
-export class ScreenTail {
+export class ScreenTail implements TailView {
   #cached: { version: number; complete: string[]; partial: string | undefined } | undefined;
 
   constructor(
@@ -27,14 +27,10 @@ export class ScreenTail {
     return all.slice(-this.maxLines).map(shown);
   }
 
-  completedLines(): LineCount {
-    return { lines: this.#lines().complete.length, exact: true };
-  }
-
   hiddenLines(): LineCount {
     const { complete, partial } = this.#lines();
     const total = complete.length + (partial === undefined ? 0 : 1);
-    return { lines: Math.max(0, total - this.maxLines), exact: true };
+    return { lines: Math.max(0, total - this.maxLines) };
   }
 
   freeze(): void {

@@ -1,14 +1,14 @@
 import type { ExitStatus, OutputReader } from "acp-terminal";
 import type { AgentTerminal } from "../view/agent-terminal.js";
 import { HostScreen } from "./host-screen.js";
-import { LineStream } from "./line-stream.js";
+import { OutputLines } from "./output-lines.js";
 import { ScreenTail } from "./screen-tail.js";
-import { TerminalTail } from "./terminal-tail.js";
 import type { TerminalView } from "./tool-call-lines.js";
 
 /**
  * The terminals the text renderer follows, each as it is shown. One of the CLI's own pipe
- * terminals: its bytes' lines (streamed when piped), its tail read from the host's buffer. A PTY
+ * terminals: the display's own view of its output (`OutputLines`, fed every chunk), whose first
+ * lines are streamed when piped, independent of the host's buffer (sized for the agent). A PTY
  * terminal of the CLI's: what its screen shows (the host's emulator), which can change until the
  * exit: drawn live, printed whole when piped, and kept as text at the exit. An agent's terminal:
  * its screen's lines, through its own emulator, printed whole when piped.
@@ -22,7 +22,8 @@ export class TerminalViews {
     return this.#views.get(terminalId);
   }
 
-  hosted(terminalId: string, output: OutputReader, render?: () => string): void {
+  /** One of the CLI's terminals; a pipe terminal's view keeps its first `headLines` lines. */
+  hosted(terminalId: string, output: OutputReader, headLines: number, render?: () => string): void {
     if (render !== undefined) {
       const screen = new HostScreen(render, output);
       this.#screens.set(terminalId, screen);
@@ -34,13 +35,15 @@ export class TerminalViews {
       });
       return;
     }
-    const tail = new TerminalTail(output);
-    this.#views.set(terminalId, {
-      tail,
-      lines: new LineStream(() => tail.source),
-      released: false,
-      streamed: 0,
-    });
+    const lines = new OutputLines(headLines);
+    this.#views.set(terminalId, { tail: lines, lines, released: false, streamed: 0 });
+  }
+
+  /** A chunk of one of the CLI's pipe terminals (a PTY's screen reads the host's buffer). */
+  bytes(terminalId: string, data: Uint8Array): TerminalView | undefined {
+    const view = this.#views.get(terminalId);
+    view?.lines?.append(data);
+    return view;
   }
 
   agent(terminal: AgentTerminal): void {

@@ -14,7 +14,13 @@ import type { Output } from "./output.js";
 import { PipedLines } from "./piped-lines.js";
 import { TerminalViews } from "./terminal-views.js";
 import { TextOutput } from "./text-output.js";
-import { backgroundLine, finalLines, PLAIN_STREAM_LINES, planLines } from "./tool-call-lines.js";
+import {
+  backgroundLine,
+  finalLines,
+  PLAIN_STREAM_LINES,
+  planLines,
+  TTY_HEAD_LINES,
+} from "./tool-call-lines.js";
 import { ToolCallViews } from "./tool-call-views.js";
 
 /**
@@ -22,9 +28,10 @@ import { ToolCallViews } from "./tool-call-views.js";
  * tail of every terminal embedded in a tool call. On a TTY the unfinished tool calls live in a
  * region redrawn in place; piped, everything is appended as plain prefixed lines.
  *
- * Terminal output is never decoded as it arrives: the tails are read from the terminals' buffers
- * when drawn (at most once a frame on a TTY), and piped, the first lines of each terminal are read
- * by a cursor at most once a frame too, and not while the reader lags. It shows the view events
+ * Each of the CLI's pipe terminals is seen chunk by chunk by its own bounded view (`OutputLines`:
+ * first lines, newest lines, exact counts between), whatever the agent's `outputByteLimit` keeps;
+ * lines are decoded only when drawn (at most once a frame on a TTY), and piped, the first lines of
+ * each terminal are printed at most once a frame too, and not while the reader lags. It shows the view events
  * (the wire, `rawUpdate`, is JSON's): thoughts dimmed behind a gutter, the plan as a block each
  * time it changes. When a turn ends every tool call is printed for good, its terminals that still
  * run said to; a terminal that ends after that is printed then, with its last lines.
@@ -93,7 +100,8 @@ export class TextRenderer implements Renderer {
   }
 
   terminalCreated(info: TerminalInfo, output: OutputReader, screen?: () => string): void {
-    this.terminals.hosted(info.terminalId, output, screen);
+    const headLines = this.output.live === undefined ? PLAIN_STREAM_LINES : TTY_HEAD_LINES;
+    this.terminals.hosted(info.terminalId, output, headLines, screen);
     this.terminals.label(info.terminalId, [info.command, ...info.args].join(" "));
     this.toolCalls.terminalAppeared(info.terminalId);
   }
@@ -116,6 +124,12 @@ export class TextRenderer implements Renderer {
   /** Background work is printed as a line each time the agent's list of it changes. */
   background(items: BackgroundItem[]): void {
     this.output.print(backgroundLine(items));
+  }
+
+  terminalBytes(terminalId: string, data: Uint8Array): void {
+    if (this.terminals.bytes(terminalId, data) !== undefined) {
+      this.terminalOutput(terminalId);
+    }
   }
 
   terminalOutput(terminalId: string): void {

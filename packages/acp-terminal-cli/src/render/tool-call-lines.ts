@@ -3,21 +3,15 @@ import { printable } from "acp-terminal/internal";
 import type { BackgroundItem, PlanItem } from "../view/renderer.js";
 import { formatExitStatus } from "./format.js";
 import { headWhole, MAX_LINE_CHARS } from "./display-line.js";
-import type { LineStream } from "./line-stream.js";
-import type { LineCount } from "./terminal-tail.js";
+import type { OutputLines } from "./output-lines.js";
+import type { LineCount, TailView } from "./tail-view.js";
 
-/** The newest lines of a terminal, as a tail shows them (a pipe's byte stream's or a screen's). */
-export interface TailView {
-  readonly partialLine: string | undefined;
-  tail(): string[];
-  completedLines(): LineCount;
-  hiddenLines(): LineCount;
-  /** Nothing more will be drawn live: keep only what the tail shows. */
-  freeze(): void;
-}
+export type { LineCount, TailView } from "./tail-view.js";
 
 /** Lines of one terminal printed as they arrive when piped; after that only the final tail. */
 export const PLAIN_STREAM_LINES = 200;
+/** On a TTY, a terminal printed for good shows its first lines too, as many as its tail. */
+export const TTY_HEAD_LINES = 10;
 /** Lines of a tool call's text content shown when it has no terminal. */
 const TEXT_LINES = 10;
 export const GUTTER = "  │ ";
@@ -38,11 +32,12 @@ export interface ToolCallView {
 export interface TerminalView {
   tail: TailView;
   /**
-   * Piped: its complete lines in order, for the first PLAIN_STREAM_LINES printed as they come;
-   * undefined for a screen (an agent's terminal, a PTY), whose lines are not final until it ends:
-   * its tail is printed then.
+   * A pipe terminal of the CLI's: the display's own view of its output (first lines, newest lines,
+   * what lies between), from which the first PLAIN_STREAM_LINES are printed as they come when
+   * piped; undefined for a screen (an agent's terminal, a PTY), whose lines are not final until it
+   * ends: its tail is printed then.
    */
-  lines: Pick<LineStream, "take" | "skippedBytes"> | undefined;
+  lines: OutputLines | undefined;
   exitStatus?: ExitStatus;
   released: boolean;
   toolCallId?: string;
@@ -110,44 +105,45 @@ export function textLines(view: ToolCallView): string[] {
 export function tailLines(
   tail: TailView,
   hidden: LineCount = tail.hiddenLines(),
-  marker = "earlier lines",
+  marker: Marker = "earlier",
 ): string[] {
-  const lines =
-    hidden.lines > 0 || !hidden.exact ? [`${GUTTER}… ${countWords(hidden)} ${marker}`] : [];
+  const lines = hidden.lines > 0 ? [leftOutLine(hidden, marker)] : [];
   return [...lines, ...tail.tail().map((line) => GUTTER + line)];
 }
 
-/** "12", or "at least 12" when output went by faster than it was counted ("more" for none counted). */
-function countWords({ lines, exact }: LineCount): string {
-  if (exact) {
-    return String(lines);
-  }
-  return lines > 0 ? `at least ${lines}` : "more";
+/** How a marker reads: lines before the ones shown, or lines between what was shown. */
+type Marker = "earlier" | "not shown";
+
+/** `  │ … 199790 lines (1286892 bytes) not shown`: the exact count (and bytes, when known). */
+function leftOutLine({ lines, bytes }: LineCount, marker: Marker): string {
+  const noun = lines === 1 ? "line" : "lines";
+  const size = bytes === undefined ? "" : ` (${bytes} ${bytes === 1 ? "byte" : "bytes"})`;
+  return marker === "earlier"
+    ? `${GUTTER}… ${lines} earlier ${noun}${size}`
+    : `${GUTTER}… ${lines} ${noun}${size} not shown`;
 }
 
 /**
- * A terminal's closing lines: what the reader has not seen of its output (on a TTY the whole
- * tail, since the live region is erased; piped, the unfinished last line, or the tail when
- * streaming stopped at the cap or skipped output), then how it ended.
+ * A terminal's closing lines, then how it ended. A pipe terminal of the CLI's shows its first
+ * lines (piped: those not printed as they came), one line saying exactly how many lines (and bytes)
+ * lie between, and its newest lines; a screen shows its tail (on a TTY the whole of it, since the
+ * live region is erased; piped, the same).
  */
 export function finalLines(term: TerminalView, tty: boolean): string[] {
-  const { tail } = term;
-  let lines: string[] = [];
-  if (tty) {
-    lines = tailLines(tail, tail.hiddenLines(), "lines not shown");
-  } else if (term.lines === undefined) {
-    lines = tailLines(tail);
+  const { lines: output, tail } = term;
+  let lines: string[];
+  if (output === undefined) {
+    lines = tailLines(tail, tail.hiddenLines(), tty ? "not shown" : "earlier");
   } else {
-    const completed = tail.completedLines();
-    const notStreamed = {
-      lines: Math.max(0, completed.lines - term.streamed),
-      exact: completed.exact && term.lines.skippedBytes === 0,
-    };
-    if (notStreamed.lines > 0 || !notStreamed.exact) {
-      lines = tailLines(tail, notStreamed, "lines not shown");
-    } else if (tail.partialLine !== undefined) {
-      lines = [GUTTER + tail.partialLine];
-    }
+    // Piped, the first lines were printed as they came: the rest follows them.
+    const head = tty ? output.head(TTY_HEAD_LINES) : [];
+    const shown = tty ? head.length : term.streamed;
+    const leftOut = output.leftOut(shown, output.tailLines);
+    lines = [
+      ...head.map((line) => GUTTER + line),
+      ...(leftOut.lines > 0 ? [leftOutLine(leftOut, "not shown")] : []),
+      ...output.tail(output.tailLines, shown).map((line) => GUTTER + line),
+    ];
   }
   const ended =
     term.exitStatus !== undefined

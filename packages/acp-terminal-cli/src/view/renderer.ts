@@ -109,17 +109,19 @@ export interface Renderer {
   /** A tool call changed (an update for one never started, or already ended, is ignored). */
   toolCallUpdated(call: ToolCallShown): void;
   /**
-   * One of the CLI's own terminals started; `output` is the host's buffer of it, read when
-   * something is drawn. `screen` (PTY terminals): its output as the host's emulator renders it.
+   * One of the CLI's own terminals started; `output` is the host's buffer of it (sized by the
+   * agent's `outputByteLimit`: what the agent reads, not what a display shows). `screen` (PTY
+   * terminals): its output as the host's emulator renders it.
    */
   terminalCreated(info: TerminalInfo, output: OutputReader, screen?: () => string): void;
   /**
-   * The terminal's buffer changed since the last call: once a frame at most, or after every chunk
-   * when `everyChunk` (read the buffer when drawing either way; the bytes do not come with it).
+   * Every chunk of one of the CLI's own terminals, in order, as it arrives: `data` is a view valid
+   * only during the call (keep a copy, or what you derive). A display keeps its own bounded view
+   * of the output from these, whatever the agent's buffer drops.
    */
+  terminalBytes(terminalId: string, data: Uint8Array): void;
+  /** An agent's terminal's output changed (see `AgentTerminal`): once per update at most. */
   terminalOutput(terminalId: string): void;
-  /** Hear of every chunk (a renderer that shows all output while its reader keeps up). */
-  readonly everyChunk?: boolean;
   terminalExited(terminalId: string, exitStatus: ExitStatus): void;
   /** One of the CLI's own terminals was released (an agent's terminal is never released). */
   terminalReleased(terminalId: string): void;

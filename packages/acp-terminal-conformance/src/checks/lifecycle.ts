@@ -168,6 +168,36 @@ export const lifecycleChecks: Check[] = [
     },
   },
   {
+    id: "release-answers-pending-wait",
+    name: "a wait_for_exit pending when its terminal is released learns how the command ended",
+    kind: "should",
+    async run({ probe, embed }) {
+      const id = await probe.create(LONG);
+      await embed(id);
+      // Sent before the release, so valid when sent: the release ends the command it waits for.
+      const waiting = probe.waitForExit(id, 10_000).then(
+        (status) => ({ status }),
+        (error: unknown) => ({ error }),
+      );
+      await probe.release(id);
+      const outcome = await waiting;
+      if ("error" in outcome) {
+        if (!(outcome.error instanceof RpcFailure)) {
+          throw outcome.error;
+        }
+        throw new CheckFailure(
+          `the pending wait_for_exit failed (${outcome.error.rpc.message}, code ${outcome.error.rpc.code}) instead of answering with how the release ended the command`,
+        );
+      }
+      const { status } = outcome;
+      expect(
+        status.signal != null || status.exitCode != null,
+        `the pending wait_for_exit answered ${JSON.stringify(status)}, with neither a signal nor an exit code`,
+      );
+      return `the pending wait_for_exit answered ${JSON.stringify(status)} after the release`;
+    },
+  },
+  {
     id: "unknown-id-error",
     name: "an unknown terminal id is an error",
     kind: "should",

@@ -11,6 +11,11 @@ import type { ApprovalPolicyOptions } from "./approval-policy.js";
 export interface ApprovalFlags {
   yes: boolean;
   allow: readonly string[];
+  /**
+   * `--allow-anywhere`: rules apply wherever a command runs, not only under the session's cwd.
+   * Default false.
+   */
+  allowAnywhere?: boolean;
   sandbox: SandboxMode;
   /** `--sandbox-network`: sandboxed commands may use the network. */
   sandboxNetwork: boolean;
@@ -20,6 +25,7 @@ export interface ApprovalFlags {
 export const APPROVAL_FLAG_OPTIONS = {
   yes: { type: "boolean" as const, short: "y", default: false },
   allow: { type: "string" as const, multiple: true as const, default: [] as string[] },
+  "allow-anywhere": { type: "boolean" as const, default: false },
   sandbox: { type: "string" as const, default: "off" },
   "sandbox-network": { type: "boolean" as const, default: false },
 };
@@ -31,7 +37,13 @@ const FLAG_HELP: readonly (readonly [string, string])[] = [
     "approve starting the commands PATTERN matches, e.g. 'git status' (repeatable; the program's " +
       "name or absolute path, then words where * is any characters, a last * any further words; " +
       "a line with shell syntax or agent-set env never matches; git only for status, diff, log " +
-      "and show with read-only options)",
+      "and show with read-only options). What a pattern approves runs in a read-only sandbox " +
+      "without network (bubblewrap; without it patterns approve nothing), and only under the " +
+      "session's directory",
+  ],
+  [
+    "--allow-anywhere",
+    "patterns apply in any directory the agent names, not only under the session's",
   ],
   [
     "--sandbox MODE",
@@ -62,6 +74,7 @@ export function approvalFlagsHelp(column: number): string {
 export function approvalFlags(values: {
   yes: boolean;
   allow: readonly string[];
+  "allow-anywhere"?: boolean;
   sandbox: string;
   "sandbox-network": boolean;
 }): ApprovalFlags | string {
@@ -75,12 +88,17 @@ export function approvalFlags(values: {
   if (!isSandboxMode(values.sandbox)) {
     return `Invalid --sandbox: expected one of ${SANDBOX_MODES.join(", ")}, received ${JSON.stringify(values.sandbox.slice(0, 100))}`;
   }
+  const allowAnywhere = values["allow-anywhere"] === true;
+  if (allowAnywhere && values.allow.length === 0) {
+    return "--allow-anywhere needs --allow: it says where the patterns apply";
+  }
   if (values["sandbox-network"] && values.sandbox === "off") {
     return "--sandbox-network needs --sandbox read-only or workspace-write: without a sandbox commands have the network anyway";
   }
   return {
     yes: values.yes,
     allow: [...values.allow],
+    allowAnywhere,
     sandbox: values.sandbox,
     sandboxNetwork: values["sandbox-network"],
   };
@@ -90,6 +108,7 @@ export function approvalFlags(values: {
 export function approvalFlagArgs(flags: ApprovalFlags): string[] {
   return [
     ...(flags.yes ? ["--yes"] : flags.allow.flatMap((pattern) => ["--allow", pattern])),
+    ...(!flags.yes && flags.allowAnywhere === true ? ["--allow-anywhere"] : []),
     ...(flags.sandbox === "off" ? [] : ["--sandbox", flags.sandbox]),
     ...(flags.sandboxNetwork ? ["--sandbox-network"] : []),
   ];
@@ -98,9 +117,14 @@ export function approvalFlagArgs(flags: ApprovalFlags): string[] {
 /** The policy options the flags mean, with who is asked (if anyone) and the reason a refusal gives. */
 export function approvalPolicyOptions(
   flags: ApprovalFlags,
-  rest: Pick<ApprovalPolicyOptions, "ask" | "refusal">,
+  rest: Pick<ApprovalPolicyOptions, "ask" | "refusal" | "notAsked">,
 ): ApprovalPolicyOptions {
-  return { allowAll: flags.yes, allow: flags.allow, ...rest };
+  return {
+    allowAll: flags.yes,
+    allow: flags.allow,
+    allowAnywhere: flags.allowAnywhere === true,
+    ...rest,
+  };
 }
 
 /** What runs, in words: for instructions, listening lines and `--verbose`. */
@@ -108,7 +132,7 @@ export function describeApprovalFlags(flags: ApprovalFlags): string {
   const what = flags.yes
     ? "every command (--yes)"
     : flags.allow.length > 0
-      ? `the commands these --allow patterns approve: ${flags.allow.join(", ")}`
+      ? `the commands these --allow patterns approve${flags.allowAnywhere === true ? " anywhere" : " under the session's directory"}, confined (read-only sandbox, no network): ${flags.allow.join(", ")}`
       : "no command (pass --yes or --allow)";
   const where =
     flags.sandbox === "off"

@@ -1,15 +1,22 @@
 import type { ApprovalRequest, AuthorizeVerdict } from "../host/types.js";
-import { matchesAllowPattern, parseAllowPattern, type AllowPattern } from "./allow-pattern.js";
-import { unshowable } from "./describe-request.js";
-import { programRules } from "./program-rules.js";
+import { confinementProblem } from "./confinement.js";
+import { approvalQuestion, questionTooLong } from "./describe-request.js";
+import { AllowPatterns, SessionMemory } from "./rules.js";
 
 /** What a person answered: run it this once, allow the same for the rest of the session, or refuse. */
 export type ApprovalAnswer = "allow_once" | "allow_always" | "deny";
 
+/** One answer a question offers, in the words to show for it. */
+export interface ApprovalChoice {
+  answer: ApprovalAnswer;
+  label: string;
+}
+
 /**
- * Asks someone about a request (show it with `describeApprovalRequest`). Asks come one at a
- * time: the next waits for this answer. A request too long to show whole is refused without
- * asking.
+ * Asks a person about a request and resolves with their answer: the only part a surface (a TTY,
+ * an MCP server's elicitation, a proxy's editor) supplies. Show `context.question` as it is and
+ * offer `context.choices`. Asks come one at a time: the next waits for this answer. A request too
+ * long to show whole is refused without asking.
  */
 export type ApprovalAsker = (
   request: ApprovalRequest,
@@ -19,22 +26,40 @@ export type ApprovalAsker = (
 /** What the policy knows when it asks. */
 export interface ApprovalContext {
   /**
-   * Why no pattern approved it: "" when none matched, else why the program's rules refuse what one
-   * matched (`--allow 'git log *' matches, but git log "--output=x" writes a file`), for the
-   * question or for a refusal that names it.
+   * Why no rule approved it: "" when none matched, else why the rule that matched does not apply
+   * (`--allow 'git log *' matches, but git log "--output=x" writes a file`), for the question or
+   * for a refusal that names it.
    */
   why: string;
+  /**
+   * The question, whole (approvalQuestion): every character of the agent's text visible, at most
+   * MAX_QUESTION_CHARS characters, lines separated by `\n`.
+   */
+  question: string;
+  /** The answers to offer, in order; the last is always `deny` (the safe default). */
+  choices: readonly ApprovalChoice[];
 }
 
 export interface ApprovalPolicyOptions {
-  /** Allow everything (the CLI's `--yes`). Default false. */
+  /** Allow everything, unconfined (the CLI's `--yes`). Default false. */
   allowAll?: boolean;
   /** Pre-approval patterns for starting commands (see allow-pattern.ts and the README). */
   allow?: readonly string[];
-  /** Who decides what no pattern approves. Without one, such requests are refused with `refusal`. */
+  /**
+   * Rules apply wherever a command runs (`--allow-anywhere`), not only under the session's cwd.
+   * Default false.
+   */
+  allowAnywhere?: boolean;
+  /** Who decides what no rule approves. Without one, such requests are refused with `refusal`. */
   ask?: ApprovalAsker | undefined;
   /** Why a request is refused when there is no one to ask; it ends up in the agent's error. */
   refusal?: string;
+  /**
+   * Told when a request is refused without asking `ask` although it would have been asked: too
+   * long to show whole (`questionChars` more than MAX_QUESTION_CHARS). For a surface that words
+   * its own refusals (the MCP server's).
+   */
+  notAsked?: (request: ApprovalRequest, questionChars: number) => void;
 }
 
 /**
@@ -48,99 +73,68 @@ export type ApprovalPolicy = (
 const DEFAULT_REFUSAL = "not approved: no allow pattern matches and there is no one to ask";
 
 /**
- * What "allow for the rest of this session" covers: the same program and arguments in the same
- * cwd with the same environment (the words alone are not the command: `make` elsewhere runs
- * another Makefile, and a program named `./run x` reads like `./run` with `x`), every write to the
- * same terminal, every signal to the same terminal, every write to the same file.
+ * The choices for a request: once, for the rest of the session (a command then runs confined, and
+ * only where it can be: see confinement.ts), deny.
  */
-function rememberedAs(request: ApprovalRequest): string {
-  switch (request.action) {
-    case "create":
-      return JSON.stringify([
-        "create",
-        request.command,
-        request.args,
-        request.shell,
-        request.cwd,
-        request.env,
-        request.program,
-        request.sandbox,
-      ]);
-    case "write":
-    case "signal":
-      return JSON.stringify([request.action, request.terminalId]);
-    case "write_file":
-      return JSON.stringify([request.action, request.path]);
+function choicesFor(request: ApprovalRequest): ApprovalChoice[] {
+  const once: ApprovalChoice = { answer: "allow_once", label: "Allow once" };
+  const deny: ApprovalChoice = { answer: "deny", label: "Deny" };
+  if (request.action !== "create") {
+    return [once, { answer: "allow_always", label: "Allow for the rest of this session" }, deny];
   }
+  if (request.program === null || confinementProblem() !== undefined) {
+    return [once, deny];
+  }
+  const label = "Allow for the rest of this session, confined (read-only, no network)";
+  return [once, { answer: "allow_always", label }, deny];
 }
 
 /**
- * One approval policy for every `terminal/create`, stdin write and signal: `allowAll`, then the
- * allow patterns (creates only; a program with rules of its own, git, must pass them too: see
- * program-rules.ts), then what this session was told to always allow, then `ask` (never about a
- * request too long to show whole), else refuse. Pass the result as `new TerminalHost({ authorize })`.
- * Throws a RangeError naming a bad pattern.
+ * One approval policy for every `terminal/create`, stdin write, signal and client file write:
+ * `allowAll` (unconfined), then the rules: the allow patterns (creates only, under the session's
+ * cwd unless `allowAnywhere`; a program with rules of its own, git, must pass them too: see
+ * program-rules.ts) and what this session was told to always allow; then `ask` (never about a
+ * request too long to show whole), else refuse. A create a rule approves runs confined (a grant
+ * with `confined`: the read-only sandbox, no network), and where it cannot be confined no rule
+ * approves it; only `allowAll` or a person's answer lets a command out. Pass the result as
+ * `new TerminalHost({ authorize })`. Throws a RangeError naming a bad pattern.
  */
 export function createApprovalPolicy(options: ApprovalPolicyOptions = {}): ApprovalPolicy {
-  const patterns: AllowPattern[] = (options.allow ?? []).map(parseAllowPattern);
+  const patterns = new AllowPatterns(options.allow ?? [], options.allowAnywhere === true);
+  const memory = new SessionMemory();
   const { ask } = options;
   const refusal = options.refusal ?? DEFAULT_REFUSAL;
-  /** Per session (connection and session id): what it was told to always allow. */
-  const always = new Map<string, Set<string>>();
   let turn: Promise<unknown> = Promise.resolve();
 
-  const sessionOf = (request: ApprovalRequest) =>
-    JSON.stringify([request.owner.connectionId, request.owner.sessionId]);
-  const remembered = (request: ApprovalRequest) =>
-    always.get(sessionOf(request))?.has(rememberedAs(request)) === true;
-
-  async function decide(request: ApprovalRequest, why: string): Promise<boolean | string> {
+  async function decide(
+    request: ApprovalRequest,
+    why: string,
+    question: string,
+  ): Promise<AuthorizeVerdict> {
     // Asked again after the question before it: its answer may have been "always".
-    if (remembered(request)) {
-      return true;
+    const again = memory.verdict(request);
+    if ("approved" in again) {
+      return again.approved;
     }
-    const answer = await ask!(request, { why });
+    const answer = await ask!(request, { why, question, choices: choicesFor(request) });
     if (answer === "allow_always") {
-      const session = sessionOf(request);
-      const set = always.get(session) ?? new Set<string>();
-      set.add(rememberedAs(request));
-      always.set(session, set);
+      memory.remember(request);
     }
     return answer === "allow_once" || answer === "allow_always";
   }
 
-  /**
-   * The patterns' verdict: approved (with what the program's rules add to its environment), or
-   * why not: "" when none matches, else why the program's rules refuse what one matched.
-   */
-  async function patternsVerdict(
-    request: ApprovalRequest,
-  ): Promise<{ approved: AuthorizeVerdict } | { why: string }> {
-    const matched = patterns.filter((pattern) => matchesAllowPattern(pattern, request));
-    if (matched.length === 0) {
-      return { why: "" };
-    }
-    const rules = await programRules(request);
-    if ("problem" in rules) {
-      const sources = matched.map((pattern) => `'${pattern.source}'`).join(", ");
-      return { why: `--allow ${sources} matches, but ${rules.problem}` };
-    }
-    return { approved: rules.env.length === 0 ? true : { allow: true, env: rules.env } };
-  }
-
-  async function otherwise(request: ApprovalRequest, why: string): Promise<boolean | string> {
-    if (remembered(request)) {
-      return true;
-    }
+  function otherwise(request: ApprovalRequest, why: string): Promise<AuthorizeVerdict> | string {
     const withWhy = (reason: string) => (why === "" ? reason : `${why}; ${reason}`);
     if (ask === undefined) {
       return withWhy(refusal);
     }
-    const tooLong = unshowable(request);
+    const question = approvalQuestion(request);
+    const tooLong = questionTooLong(question);
     if (tooLong !== undefined) {
+      options.notAsked?.(request, question.length);
       return withWhy(tooLong);
     }
-    const asking = turn.then(() => decide(request, why));
+    const asking = turn.then(() => decide(request, why, question));
     turn = asking.catch(() => undefined);
     return asking;
   }
@@ -149,7 +143,15 @@ export function createApprovalPolicy(options: ApprovalPolicyOptions = {}): Appro
     if (options.allowAll === true) {
       return true;
     }
-    const verdict = await patternsVerdict(request);
-    return "approved" in verdict ? verdict.approved : otherwise(request, verdict.why);
+    const byPattern = await patterns.verdict(request);
+    if ("approved" in byPattern) {
+      return byPattern.approved;
+    }
+    const byMemory = memory.verdict(request);
+    if ("approved" in byMemory) {
+      return byMemory.approved;
+    }
+    const why = [byPattern.why, byMemory.why].filter((reason) => reason !== "").join("; ");
+    return otherwise(request, why);
   };
 }

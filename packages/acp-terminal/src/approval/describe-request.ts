@@ -1,41 +1,16 @@
 import { describeAction } from "../host/authorize.js";
 import type { ApprovalRequest } from "../host/types.js";
+import { printable, printableCut } from "./visible-text.js";
 
 /**
  * The most characters a question may take to show a request whole (about 100 full lines of 80
- * columns). Nothing of a request is ever cut: one longer than this is refused without asking.
+ * columns), on every surface that asks (a TTY, an MCP elicitation, a proxy's editor). Nothing of
+ * a request is ever cut: one longer than this is refused without asking.
  */
 export const MAX_QUESTION_CHARS = 8000;
 
-/**
- * Characters a person cannot see or tell apart, written as escapes: control characters (escape
- * sequences could redraw the question, a carriage return hide what precedes it), format characters
- * (bidi overrides reorder what is read, zero-width ones hide), spaces other than U+0020, line and
- * paragraph separators, surrogates, private and unassigned code points, and the brackets used to
- * show runs of blanks (so an agent cannot forge one).
- */
-const INVISIBLE =
-  /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000\u034f\u115f\u1160\u3164\uffa0\ufe00-\ufe0f\u{e0100}-\u{e01ef}\u27e8\u27e9]/gu;
-
-function escape(c: string): string {
-  const code = c.codePointAt(0)!;
-  return code <= 0xff
-    ? `\\x${code.toString(16).padStart(2, "0")}`
-    : `\\u{${code.toString(16).padStart(4, "0")}}`;
-}
-
-/**
- * Agent-chosen text as a person can read it, whole: invisible characters escaped (`\x1b`,
- * `\u{202e}`), a run of spaces shown with its length (`⟨600 spaces⟩`: blanks cannot push the rest
- * of a command out of sight), and a line break inside the text continued on a marked line
- * (`  │ `), so a line of the text can never pass for a line of the question.
- */
-export function printable(text: string): string {
-  return text
-    .replace(INVISIBLE, escape)
-    .replace(/ {2,}/g, (run) => `⟨${run.length} spaces⟩`)
-    .replace(/\\x0a(?=.)/g, "\\x0a\n    │ ");
-}
+/** Characters of agent-chosen text a one-line message (a refusal) shows: it says the full length. */
+const MAX_SHORT_CHARS = 200;
 
 /** Bytes of a stdin write as text, or as hex when they are not UTF-8 (nothing replaced unseen). */
 function printableData(data: Uint8Array): string {
@@ -58,7 +33,7 @@ const SANDBOX_WORDS = {
  * run (the words, then the absolute program or the shell that runs the line), where, the
  * environment the agent set (all of it), and the sandbox. Writes show all their data.
  */
-export function describeAuthorizeRequest(request: ApprovalRequest): string[] {
+export function describeApprovalRequest(request: ApprovalRequest): string[] {
   const lines = [printable(describeAction(request))];
   if (request.action === "write_file") {
     lines.push(`  file: ${printable(request.path)}`);
@@ -86,10 +61,49 @@ export function describeAuthorizeRequest(request: ApprovalRequest): string[] {
   return lines;
 }
 
+/** The name this module had before `acp-terminal/approval`: the same function. */
+export const describeAuthorizeRequest = describeApprovalRequest;
+
+/**
+ * The whole question about a request, as every surface shows it: `The agent wants to run: <what>`
+ * (`write`, `send`), then describeApprovalRequest's lines. `subject` replaces "The agent wants to"
+ * for a command the agent has run another way (a terminal login: "The agent's login (--auth x)
+ * wants to").
+ */
+export function approvalQuestion(request: ApprovalRequest, subject = "The agent wants to"): string {
+  const [what, ...details] = describeApprovalRequest(request);
+  const verb =
+    request.action === "create" ? "run" : request.action === "write_file" ? "write" : "send";
+  return [`${subject} ${verb}: ${what}`, ...details].join("\n");
+}
+
+/** Why a question cannot be asked (too long to show whole), or undefined. */
+export function questionTooLong(question: string): string | undefined {
+  return question.length > MAX_QUESTION_CHARS
+    ? `not asked: it takes ${question.length} characters to show whole, more than the ${MAX_QUESTION_CHARS} a question shows (nothing is cut from a question); split it, or put a long script in a file`
+    : undefined;
+}
+
 /** Why a request cannot be asked about (too long to show whole), or undefined. */
 export function unshowable(request: ApprovalRequest): string | undefined {
-  const chars = describeAuthorizeRequest(request).join("\n").length;
-  return chars > MAX_QUESTION_CHARS
-    ? `not asked: it takes ${chars} characters to show whole, more than the ${MAX_QUESTION_CHARS} a question shows (nothing is cut from a question); split it, or put a long script in a file`
-    : undefined;
+  return questionTooLong(approvalQuestion(request));
+}
+
+/**
+ * What a request would do, in one line for a refusal or a notice: every character visible, the
+ * agent's text cut to 200 characters with its length said (a question shows it whole).
+ */
+export function shortApprovalAction(request: ApprovalRequest): string {
+  if (request.action === "write_file") {
+    return printableCut(request.path, MAX_SHORT_CHARS);
+  }
+  const command = printableCut([request.command, ...request.args].join(" "), MAX_SHORT_CHARS);
+  switch (request.action) {
+    case "create":
+      return command;
+    case "write":
+      return `a ${request.data.byteLength}-byte write to the stdin of ${command}`;
+    case "signal":
+      return `${request.signal} to ${command}`;
+  }
 }

@@ -17,7 +17,7 @@ const GLOBAL_OPTIONS = new Set(["--no-pager", "-P", "--no-optional-locks", "--no
 const DIFF_OUTPUT = words(`
   -p -u --patch -s --no-patch --raw --patch-with-raw --patch-with-stat --stat
   --compact-summary --numstat --shortstat --dirstat --cumulative --summary --name-only
-  --name-status --submodule --color --no-color --word-diff --color-words --color-moved
+  --name-status --color --no-color --word-diff --color-words --color-moved
   --no-color-moved --no-renames --rename-empty --no-rename-empty -M --find-renames -C
   --find-copies --find-copies-harder -D --irreversible-delete --pickaxe-all
   --pickaxe-regex -R --relative --no-relative -a --text -w --ignore-all-space -b
@@ -26,7 +26,7 @@ const DIFF_OUTPUT = words(`
   --full-index --binary --minimal --patience --histogram --indent-heuristic
   --no-indent-heuristic --exit-code --quiet --check --no-prefix --default-prefix
   --ita-invisible-in-index --ita-visible-in-index -z -c --cc -m --merge-base --cached
-  --staged --no-index -1 -2 -3 --base --ours --theirs --ignore-submodules -S -G -O
+  --staged --no-index -1 -2 -3 --base --ours --theirs -S -G -O
 `);
 const LOG_OPTIONS = words(`
   -n --oneline --graph --decorate --no-decorate --all --branches --tags --remotes
@@ -40,7 +40,7 @@ const LOG_OPTIONS = words(`
 `);
 const STATUS_OPTIONS = words(`
   -s --short -b --branch --show-stash --porcelain --long -v --verbose -u --untracked-files
-  --ignored --ignore-submodules -z --column --no-column --ahead-behind --no-ahead-behind
+  --ignored -z --column --no-column --ahead-behind --no-ahead-behind
   --renames --no-renames --find-renames -uno -unormal -uall
 `);
 
@@ -62,12 +62,19 @@ const VALUED = new Set(
     --format --pretty --date --since --after --until --before --author --committer --grep
     --max-count --skip --decorate --abbrev --stat --dirstat --diff-filter --unified
     --word-diff --word-diff-regex --color --color-moved --color-words --find-renames
-    --find-copies --diff-algorithm --submodule --relative --ignore-submodules
-    --untracked-files --ignored --porcelain --column --src-prefix --dst-prefix --max-parents
+    --find-copies --diff-algorithm --relative --untracked-files --ignored --porcelain --column --src-prefix --dst-prefix --max-parents
     --min-parents --notes --stat-width --stat-count --stat-name-width --stat-graph-width
     --inter-hunk-context --anchored --expand-tabs --encoding --show-linear-break
   `),
 );
+
+/**
+ * The only submodule options approved: those that keep every submodule shut. Any other value of
+ * `--ignore-submodules` (`=none`, which beats the neutral `diff.ignoreSubmodules=all`) and any
+ * `--submodule=…` make git open the submodule, whose own config (`diff.external`,
+ * `filter.<x>.clean`) then runs.
+ */
+const SUBMODULES_CLOSED = new Set(["--ignore-submodules", "--ignore-submodules=all"]);
 
 /** Short options with their value attached: `-n5`, `-U3`, `-M50%`, `-Sword`, `-Gregex`, `-5`. */
 const ATTACHED = /^-[nUMCBlSGO].+$|^-\d+$/;
@@ -101,8 +108,8 @@ export function gitArgumentsProblem(args: readonly string[]): string | undefined
     if (word === "--") {
       return undefined; // paths follow
     }
-    if (!word.startsWith("-") || word === "-") {
-      continue; // a revision or a path
+    if (!word.startsWith("-") || word === "-" || SUBMODULES_CLOSED.has(word)) {
+      continue; // a revision or a path; or submodules kept shut
     }
     const name = word.includes("=") ? word.slice(0, word.indexOf("=")) : word;
     const ok =

@@ -4,6 +4,7 @@ import type { ApprovalRequest, EnvVariable } from "../host/types.js";
 import { wordsOf } from "./allow-pattern.js";
 import { gitArgumentsProblem } from "./git-arguments.js";
 import { gitConfigProblem } from "./git-config.js";
+import { GIT_NEUTRAL_ENV } from "./git-neutral-env.js";
 
 /** The program's name, through its symlinks (`/usr/bin/git` may link to a versioned file). */
 function namesOf(program: string): string[] {
@@ -13,33 +14,6 @@ function namesOf(program: string): string[] {
     return [basename(program)]; // gone since it was resolved: its own name is all there is
   }
 }
-
-/**
- * What a git approved by a pattern runs with, as configuration of the command line's rank (it
- * overrides the repository's, submodules' included: git passes it to the gits it starts): no
- * fsmonitor, no hooks (`post-index-change` runs when `git status` refreshes the index), no pager,
- * no look into submodules (their own config would run), no signature checks; and no optional
- * index writes at all.
- */
-const GIT_NEUTRAL_CONFIG: readonly (readonly [string, string])[] = [
-  ["core.fsmonitor", "false"],
-  ["core.hooksPath", "/dev/null"],
-  ["core.pager", "cat"],
-  ["diff.ignoreSubmodules", "all"],
-  ["status.submoduleSummary", "false"],
-  ["submodule.recurse", "false"],
-  ["log.showSignature", "false"],
-];
-
-export const GIT_NEUTRAL_ENV: readonly EnvVariable[] = [
-  { name: "GIT_CONFIG_COUNT", value: String(GIT_NEUTRAL_CONFIG.length) },
-  ...GIT_NEUTRAL_CONFIG.flatMap(([key, value], i) => [
-    { name: `GIT_CONFIG_KEY_${i}`, value: key },
-    { name: `GIT_CONFIG_VALUE_${i}`, value },
-  ]),
-  { name: "GIT_OPTIONAL_LOCKS", value: "0" },
-  { name: "GIT_PAGER", value: "cat" },
-];
 
 /**
  * What an allow pattern whose words match may approve, beyond its words: `problem` when it must
@@ -62,3 +36,4 @@ export async function programRules(
   }
   return { env: [] };
 }
+export { GIT_NEUTRAL_ENV } from "./git-neutral-env.js";

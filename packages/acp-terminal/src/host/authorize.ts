@@ -39,17 +39,20 @@ function cut(what: string): string {
     : what;
 }
 
-/** A grant: allowed with variables added (only a create's; anything else in its shape denies). */
-function grantedEnv(
-  verdict: unknown,
-  action: ApprovalRequest["action"],
-): EnvVariable[] | undefined {
-  if (typeof verdict !== "object" || verdict === null || action !== "create") {
-    return undefined;
+/** What an allowed request runs with: variables added, and whether it runs confined. */
+export interface Granted {
+  env: readonly EnvVariable[];
+  confined: boolean;
+}
+
+const PLAIN: Granted = { env: [], confined: false };
+
+/** A grant's variables, checked: undefined when one is not a `{name, value}` of strings. */
+function variablesOf(env: unknown): EnvVariable[] | undefined {
+  if (env === undefined) {
+    return [];
   }
-  const allow: unknown = Reflect.get(verdict, "allow");
-  const env: unknown = Reflect.get(verdict, "env");
-  if (allow !== true || !Array.isArray(env)) {
+  if (!Array.isArray(env)) {
     return undefined;
   }
   const variables: EnvVariable[] = [];
@@ -72,17 +75,30 @@ function grantedEnv(
   return variables;
 }
 
+/** A grant (only a create's; anything else in its shape denies): its variables and confinement. */
+function granted(verdict: unknown, action: ApprovalRequest["action"]): Granted | undefined {
+  if (typeof verdict !== "object" || verdict === null || action !== "create") {
+    return undefined;
+  }
+  const confined: unknown = Reflect.get(verdict, "confined");
+  if (Reflect.get(verdict, "allow") !== true || (confined !== undefined && confined !== true)) {
+    return undefined;
+  }
+  const env = variablesOf(Reflect.get(verdict, "env"));
+  return env === undefined ? undefined : { env, confined: confined === true };
+}
+
 /**
  * Asks the hook; only `true` allows. `false` or a reason string is "Denied by the user: <what>
- * (<reason>)"; a hook that throws denies too, saying so. No hook allows. Resolves with the
- * variables a grant adds to a create's environment (none for `true`).
+ * (<reason>)"; a hook that throws denies too, saying so. No hook allows. Resolves with what a
+ * grant adds to a create: variables for its environment, and whether it runs confined.
  */
 export async function authorizeAction<Request extends ApprovalRequest>(
   hook: ((request: Request) => Promise<AuthorizeVerdict> | AuthorizeVerdict) | undefined,
   request: Request,
-): Promise<readonly EnvVariable[]> {
+): Promise<Granted> {
   if (!hook) {
-    return [];
+    return PLAIN;
   }
   const what = cut(describeAction(request));
   const data =
@@ -104,11 +120,11 @@ export async function authorizeAction<Request extends ApprovalRequest>(
     );
   }
   if (verdict === true) {
-    return [];
+    return PLAIN;
   }
-  const granted = grantedEnv(verdict, request.action);
-  if (granted !== undefined) {
-    return granted;
+  const grant = granted(verdict, request.action);
+  if (grant !== undefined) {
+    return grant;
   }
   const reason = typeof verdict === "string" && verdict.length > 0 ? ` (${verdict})` : "";
   throw new TerminalError("denied", `Denied by the user: ${what}${reason}`, data);

@@ -1,3 +1,4 @@
+import { TerminalError } from "../core/errors.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import type { CommandPlan } from "../spawn/command.js";
 import { commandEnvironment, hostBaseEnvironment } from "../spawn/env.js";
@@ -13,17 +14,20 @@ export interface CreateRequest {
   owner: TerminalOwner;
   params: ValidCreateParams;
   cwd: string;
+  /** The session's cwd, else the host's: where allow rules apply. */
+  sessionCwd: string;
   plan: CommandPlan;
 }
 
 /**
  * What a create runs, found out and put to the authorize hook: its environment, the program its
  * plan resolves to, the sandbox's prefix. Resolves once the hook allows it, with the Launch (its
- * environment holding the variables a grant added) and the command as the hook was shown it
- * (shown again for the terminal's writes and signals).
+ * environment holding the variables a grant added, its prefix the confined sandbox's when the
+ * grant says so) and the command as the hook was shown it (shown again for the terminal's writes
+ * and signals).
  */
 export async function authorizedLaunch(
-  { owner, params, cwd, plan }: CreateRequest,
+  { owner, params, cwd, sessionCwd, plan }: CreateRequest,
   options: ResolvedHostOptions,
   sandbox: Sandbox,
 ): Promise<{ launch: Launch; command: AuthorizeCommand }> {
@@ -44,10 +48,31 @@ export async function authorizedLaunch(
       ? { program: null, argv: [plan.file, ...plan.args] }
       : resolvePlan(plan, cwd, env.PATH)),
     sandbox: sandbox.mode,
+    sessionCwd,
   };
   const granted = await authorizeAction(options.authorize, { action: "create", ...command });
-  for (const { name, value } of granted) {
+  for (const { name, value } of granted.env) {
     env[name] = value;
   }
-  return { launch: { owner, params, plan, cwd, env, sandboxPrefix }, command };
+  const prefix = granted.confined
+    ? confinedPrefix(sandbox, cwd, sessionCwd, remote)
+    : sandboxPrefix;
+  return { launch: { owner, params, plan, cwd, env, sandboxPrefix: prefix }, command };
+}
+
+/** The words of the confined sandbox a grant asked for; a command run elsewhere cannot have it. */
+function confinedPrefix(
+  sandbox: Sandbox,
+  cwd: string,
+  sessionCwd: string,
+  remote: boolean,
+): readonly string[] {
+  if (remote) {
+    throw new TerminalError(
+      "spawn_failed",
+      "Not started: it was approved to run confined (in a read-only sandbox), and it runs on another machine, where this host cannot confine it",
+      { sandbox: "read-only" },
+    );
+  }
+  return sandbox.confinedPrefixFor(cwd, sessionCwd);
 }

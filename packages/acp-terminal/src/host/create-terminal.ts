@@ -4,7 +4,7 @@ import { planCommand } from "../spawn/command.js";
 import { authorizedLaunch } from "./authorized-launch.js";
 import type { TerminalContainers } from "./containers.js";
 import type { TypedEvents } from "./events.js";
-import { launchCwd, launchTerminal } from "./launch.js";
+import { launchTerminal, sessionCwdOf } from "./launch.js";
 import type { ResolvedHostOptions } from "./options.js";
 import type { TerminalRegistry } from "./terminal-registry.js";
 import type { CreateTerminalParams, TerminalHostEvents, TerminalOwner } from "./types.js";
@@ -48,12 +48,13 @@ export async function createTerminal(
   const { options, terminals } = host;
   const owner = validateOwner(ownerInput);
   const params = validateCreateParams(paramsInput);
-  const cwd = launchCwd(params, context, options);
+  const sessionCwd = sessionCwdOf(context, options);
+  const cwd = params.cwd ?? sessionCwd;
   const plan = planCommand(params.command, params.args, options.shell, host.shell);
   const freeSlot = terminals.reserve(owner);
   try {
     const { launch, command } = await authorizedLaunch(
-      { owner, params, cwd, plan },
+      { owner, params, cwd, sessionCwd, plan },
       options,
       host.sandbox,
     );

@@ -6,6 +6,12 @@ type Listener<Args extends unknown[]> = (...args: Args) => void;
  */
 export class TypedEvents<Events extends { [K in keyof Events]: unknown[] }> {
   readonly #listeners = new Map<keyof Events, Set<Listener<never>>>();
+  /**
+   * Each event's listeners as an array, made once per change of them: an emit (one per chunk of
+   * output) iterates it without copying the set, and a listener added or removed meanwhile counts
+   * from the next emit on.
+   */
+  readonly #snapshots = new Map<keyof Events, Array<Listener<never>>>();
 
   on<E extends keyof Events>(event: E, listener: Listener<Events[E]>): void {
     let set = this.#listeners.get(event);
@@ -13,6 +19,7 @@ export class TypedEvents<Events extends { [K in keyof Events]: unknown[] }> {
       this.#listeners.set(event, (set = new Set()));
     }
     set.add(listener as Listener<never>);
+    this.#snapshots.delete(event);
   }
 
   off<E extends keyof Events>(event: E, listener: Listener<Events[E]>): void {
@@ -20,6 +27,7 @@ export class TypedEvents<Events extends { [K in keyof Events]: unknown[] }> {
     if (!set) {
       return;
     }
+    this.#snapshots.delete(event);
     if (set.delete(listener as Listener<never>)) {
       return;
     }
@@ -49,11 +57,16 @@ export class TypedEvents<Events extends { [K in keyof Events]: unknown[] }> {
   }
 
   emit<E extends keyof Events>(event: E, ...args: Events[E]): void {
-    const set = this.#listeners.get(event);
-    if (!set) {
-      return;
+    let listeners = this.#snapshots.get(event);
+    if (listeners === undefined) {
+      const set = this.#listeners.get(event);
+      if (!set) {
+        return;
+      }
+      listeners = [...set];
+      this.#snapshots.set(event, listeners);
     }
-    for (const listener of [...set]) {
+    for (const listener of listeners) {
       try {
         // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- the set under `event` holds only that event's listeners (on() adds them so); a Map cannot tie each key's value type to its key
         (listener as Listener<Events[E]>)(...args);

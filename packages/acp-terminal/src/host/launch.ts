@@ -9,7 +9,9 @@ import type { ExecutedProcess } from "../executors/types.js";
 import type { TypedEvents } from "./events.js";
 import type { ResolvedHostOptions } from "./options.js";
 import { Terminal } from "./terminal.js";
-import type { TerminalHostEvents, TerminalOwner } from "./types.js";
+import type { TerminalHostEvents, TerminalOwner, TerminalWrittenEvent } from "./types.js";
+
+const NO_BYTES = new Uint8Array(0);
 import { absolutePath, DEFAULT_PTY_SIZE, type ValidCreateParams } from "./validate.js";
 
 /** A create that was validated and authorized: what to run, where, and for whom. */
@@ -24,9 +26,8 @@ export interface Launch {
   sandboxPrefix: readonly string[];
 }
 
-/** The request's cwd, else the session's (from the embedding client), else the host's, else ours. */
-export function launchCwd(
-  params: ValidCreateParams,
+/** The session's cwd (from the embedding client), else the host's, else ours. */
+export function sessionCwdOf(
   context: { sessionCwd?: string } | undefined,
   options: ResolvedHostOptions,
 ): string {
@@ -34,7 +35,7 @@ export function launchCwd(
     context?.sessionCwd === undefined || context.sessionCwd === null
       ? undefined
       : absolutePath("context.sessionCwd", context.sessionCwd);
-  return params.cwd ?? sessionCwd ?? options.cwd ?? process.cwd();
+  return sessionCwd ?? options.cwd ?? process.cwd();
 }
 
 /** How a terminal is contained: a PID namespace if one is given, else the launcher if one runs. */
@@ -74,6 +75,8 @@ export async function launchTerminal(
   const launcher = namespace || options.executor ? undefined : containers.launcher?.(pty !== false);
   // Entered in this order: the namespace (nsenter), then the sandbox (bwrap), then the command.
   const prefix = [...(namespace?.prefix ?? []), ...launch.sandboxPrefix];
+  // One `written` event object for every chunk of this terminal (a flood is thousands of them).
+  const written: TerminalWrittenEvent = { terminalId, owner, totalBytes: 0, data: NO_BYTES };
   const appendOutput = (chunk: Uint8Array): void => {
     buffer.append(chunk);
     // The chunk is the backend's reused read buffer: listeners get a copy of their own.
@@ -81,7 +84,9 @@ export async function launchTerminal(
       events.emit("output", { terminalId, owner, data: Buffer.from(chunk) });
     }
     if (events.has("written")) {
-      events.emit("written", { terminalId, owner, totalBytes: buffer.totalBytes });
+      written.totalBytes = buffer.totalBytes;
+      written.data = chunk;
+      events.emit("written", written);
     }
   };
   const request = {
@@ -117,6 +122,10 @@ export async function launchTerminal(
     owner,
     command: params.command,
     args: params.args ?? [],
+    argsGiven: params.args !== undefined,
+    plan,
+    env: params.env,
+    outputByteLimit,
     cwd,
     buffer,
     controller,

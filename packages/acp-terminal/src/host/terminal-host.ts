@@ -160,14 +160,18 @@ export class TerminalHost {
     );
   }
 
-  /** Kills the command if it runs and forgets the terminal. Unknown or released ids: nothing to do. */
+  /**
+   * Kills the command if it runs and forgets the terminal. Unknown or released ids: nothing to do.
+   * A `waitForExit` pending when it comes resolves with how the release's kill ended the command;
+   * one asked after it fails with `not_found`.
+   */
   release(owner: TerminalOwner, terminalId: string): Promise<void> {
     return this.#async(() => {
       const terminal = this.#terminals.find(owner, terminalId);
       if (!terminal) {
         return Promise.resolve();
       }
-      return this.#release(terminal, TerminalError.notFound(terminalId));
+      return this.#release(terminal, TerminalError.notFound(terminalId), { waitsSeeExit: true });
     });
   }
 
@@ -283,9 +287,13 @@ export class TerminalHost {
     }
   }
 
-  #release(terminal: Terminal, reason: TerminalError): Promise<void> {
+  #release(
+    terminal: Terminal,
+    reason: TerminalError,
+    options?: { waitsSeeExit?: boolean },
+  ): Promise<void> {
     this.#terminals.remove(terminal);
-    const releasing = terminal.release(reason).then(() => {
+    const releasing = terminal.release(reason, options).then(() => {
       this.#containers.watchDone(terminal.process);
       this.#events.emit("release", { terminalId: terminal.id, owner: terminal.owner });
     });

@@ -5,8 +5,10 @@ import type { ExecutedProcess, ProcessGroup } from "../executors/types.js";
 import { TerminalError } from "../core/errors.js";
 import { readOutputSince } from "./output-since.js";
 import { DEFAULT_PTY_SIZE } from "./validate.js";
+import type { CommandPlan } from "../spawn/command.js";
 import type {
   ContainmentMode,
+  EnvVariable,
   ExitStatus,
   TerminalInfo,
   TerminalOutputSnapshot,
@@ -19,6 +21,13 @@ export interface TerminalInit {
   owner: TerminalOwner;
   command: string;
   args: string[];
+  /** Whether the request sent `args`. */
+  argsGiven: boolean;
+  /** How it runs (through a shell or not). */
+  plan: CommandPlan;
+  /** The variables the request set. */
+  env: EnvVariable[];
+  outputByteLimit: number;
   cwd: string;
   buffer: OutputBuffer;
   controller: AbortController;
@@ -55,6 +64,7 @@ export class Terminal {
   readonly command: string;
   readonly args: string[];
   readonly cwd: string;
+  readonly #request: Pick<TerminalInit, "argsGiven" | "plan" | "env" | "outputByteLimit">;
   readonly startedAt = Date.now();
   readonly buffer: OutputBuffer;
   readonly process: ExecutedProcess;
@@ -83,6 +93,8 @@ export class Terminal {
     this.command = init.command;
     this.args = init.args;
     this.cwd = init.cwd;
+    const { argsGiven, plan, env, outputByteLimit } = init;
+    this.#request = { argsGiven, plan, env, outputByteLimit };
     this.buffer = init.buffer;
     this.process = init.process;
     this.#group = processGroupOf(init.process);
@@ -131,6 +143,11 @@ export class Terminal {
       owner: this.owner,
       command: this.command,
       args: [...this.args],
+      argsGiven: this.#request.argsGiven,
+      shell: this.#request.plan.shell,
+      argv: [this.#request.plan.file, ...this.#request.plan.args],
+      env: this.#request.env.map((variable) => ({ ...variable })),
+      outputByteLimit: this.#request.outputByteLimit,
       cwd: this.cwd,
       pty: this.process.pty,
       pid: this.process.pid,
@@ -220,17 +237,25 @@ export class Terminal {
   }
 
   /**
-   * Ends the terminal: pending waits reject with `reason` at once, the command is killed if it
-   * runs, processes it left in its group (and, started through the launcher, in its tree) get
-   * SIGTERM, the grace, then SIGKILL, and its PID namespace (with whatever left the group) ends.
-   * Idempotent.
+   * Ends the terminal: the command is killed if it runs, processes it left in its group (and,
+   * started through the launcher, in its tree) get SIGTERM, the grace, then SIGKILL, and its PID
+   * namespace (with whatever left the group) ends. Idempotent.
+   *
+   * Pending waits: with `waitsSeeExit` (a release the agent or the user asked for) they resolve
+   * with how the command ended, once the release's kill has ended it (a wait sent before the
+   * release was valid when sent, and the release ends the command: the wait learns how); they
+   * reject with `reason` only if it is still running once the release is done (its kill failed).
+   * Without it (the host disposed, the connection closed: nobody is left to answer) they reject
+   * with `reason` at once.
    */
-  release(reason: TerminalError): Promise<void> {
+  release(reason: TerminalError, options: { waitsSeeExit?: boolean } = {}): Promise<void> {
     if (this.#releasing) {
       return this.#releasing;
     }
     this.#state = "released";
-    this.#rejectGone(reason);
+    if (options.waitsSeeExit !== true) {
+      this.#rejectGone(reason);
+    }
     this.#releasing = (async () => {
       try {
         if (!this.#exitStatus) {
@@ -247,6 +272,9 @@ export class Terminal {
         this.#namespace?.end();
         this.#controller.abort();
         this.#screen?.dispose();
+        if (!this.#exitStatus) {
+          this.#rejectGone(reason);
+        }
       }
     })();
     return this.#releasing;

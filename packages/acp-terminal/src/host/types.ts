@@ -62,7 +62,18 @@ export interface TerminalInfo {
   terminalId: string;
   owner: TerminalOwner;
   command: string;
+  /** The request's `args` (`[]` when it sent none: see `argsGiven`). */
   args: string[];
+  /** Whether the request sent `args` (then `command` runs with exactly them, no shell). */
+  argsGiven: boolean;
+  /** True when `command` is a command line run through `<shell> -c` (`argv` names the shell). */
+  shell: boolean;
+  /** What is executed: `[command, ...args]`, or `[shell, "-c", command]` for a command line. */
+  argv: string[];
+  /** The variables the request set on top of the host's environment (empty when it set none). */
+  env: EnvVariable[];
+  /** The bytes of output the host keeps for it: the request's limit, or the default, capped. */
+  outputByteLimit: number;
   cwd: string;
   pty: boolean;
   /** The command's pid, which is also its process-group id. */
@@ -95,6 +106,11 @@ export interface AuthorizeCommand {
   argv: string[];
   /** The sandbox it runs in (see TerminalHostOptions.sandbox). */
   sandbox: SandboxMode;
+  /**
+   * The session's cwd given by the embedding client, else the host's `cwd`, else the process's:
+   * where allow rules apply (a rule approves only what runs under it, unless told otherwise).
+   */
+  sessionCwd: string;
 }
 
 /**
@@ -130,14 +146,22 @@ export interface AuthorizeFileWrite {
 
 /**
  * What the `authorize` hook answers: `true` allows; `false` or a reason string denies; a grant
- * allows a `create` with these variables set on top of its environment (how an allow pattern for
- * git turns off what a repository's config could run: see approval/program-rules.ts).
+ * allows a `create` confined, or with variables set on top of its environment (how an allow
+ * pattern for git turns off what a repository's config could run: see approval/program-rules.ts).
  */
 export type AuthorizeVerdict = boolean | string | AuthorizeGrant;
 
 export interface AuthorizeGrant {
   allow: true;
-  env: readonly EnvVariable[];
+  /** Variables set on top of the command's environment. */
+  env?: readonly EnvVariable[];
+  /**
+   * Run it confined, whatever the host's sandbox: in bubblewrap's read-only sandbox (nothing
+   * writable but a private /tmp, so neither `.git` nor the home directory), without network. What
+   * an allow rule approves runs so (approval/confinement.ts). Where it cannot be had (no
+   * bubblewrap, a command run elsewhere) the create fails `spawn_failed` saying why.
+   */
+  confined?: boolean;
 }
 
 export interface TerminalHostOptions {
@@ -209,14 +233,18 @@ export interface TerminalOutputEvent {
 }
 
 /**
- * Bytes were added to a terminal's buffer; no copy of them comes with it (unlike `output`). For a
- * view that reads the buffer itself (`TerminalHost.outputReader()`) and must not miss a chunk.
+ * Bytes were added to a terminal's buffer. Unlike `output`, no copy of them comes with it: `data`
+ * is a view of the backend's read buffer, and the event object itself is the terminal's one,
+ * filled again for its next chunk: both are valid only while the listener runs (copy what you
+ * keep). For a view that sees every chunk without an allocation per chunk.
  */
 export interface TerminalWrittenEvent {
   terminalId: string;
   owner: TerminalOwner;
   /** Bytes the command has written in all, this chunk included. */
   totalBytes: number;
+  /** The chunk, as a view valid only during the call. */
+  data: Uint8Array;
 }
 
 export interface TerminalExitEvent {

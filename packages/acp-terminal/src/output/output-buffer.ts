@@ -1,8 +1,13 @@
 import { TerminalError } from "../core/errors.js";
 import { incompleteTailBytes, leadingContinuationBytes } from "./utf8.js";
 
-/** First capacity of the ring; it doubles as output arrives, up to the limit. */
+/** First capacity of the ring; it grows fourfold as output arrives, up to the limit. */
 const INITIAL_CAPACITY = 4096;
+/**
+ * How much the ring grows at a time. Each ring it outgrows is garbage until V8 collects it: a
+ * flood that fills a 1 MiB ring leaves 340 KiB behind growing fourfold, 1 MiB doubling.
+ */
+const GROWTH = 4;
 
 /**
  * The newest `limit` bytes a command wrote, in a ring that grows by doubling up to `limit`:
@@ -103,6 +108,19 @@ export class OutputBuffer {
     }
   }
 
+  /**
+   * Forgets every byte, as a new buffer of the same limit would, but keeps the ring it grew (a
+   * reader that buffers only while its own reader lags reuses one instead of growing a new one).
+   */
+  reset(): void {
+    this.#start = 0;
+    this.#size = 0;
+    this.#totalBytes = 0;
+    this.#ended = false;
+    this.#version++;
+    this.#cachedText = undefined;
+  }
+
   /** No more bytes will come: an incomplete character at the end now decodes as U+FFFD. */
   end(): void {
     if (this.#ended) {
@@ -117,11 +135,15 @@ export class OutputBuffer {
     return this.#slice(this.#boundarySkip(), this.#size).slice();
   }
 
-  /** The retained bytes as text; cached until the bytes change. */
+  /**
+   * The retained bytes as text; cached until the bytes change. A ring that wraps is turned in
+   * place first (its oldest byte at index 0), so that a megabyte read makes no megabyte copy.
+   */
   text(): string {
     if (this.#cachedText?.version === this.#version) {
       return this.#cachedText.text;
     }
+    this.#unwrap();
     const from = this.#boundarySkip();
     const to = this.#size - this.pendingBytes;
     const text = to > from ? this.#decoder.decode(this.#slice(from, to)) : "";
@@ -147,7 +169,8 @@ export class OutputBuffer {
    * The retained bytes from stream offset `sinceByte` on, at most `maxBytes` of them: the same
    * range as `textSince` (starting on a character boundary, without an incomplete last character
    * while the command runs), as bytes, cut before a character `maxBytes` would split. A view of
-   * the ring where they are contiguous, else a copy; a view is valid until the next append.
+   * the ring where they are contiguous, else a copy; a view is valid until the next append (or
+   * `text()`, which may turn the ring).
    */
   bytesSince(
     sinceByte: number,
@@ -169,7 +192,7 @@ export class OutputBuffer {
   /**
    * Like `bytesSince`, but never copies: it also stops where the ring wraps around, so it may return
    * fewer bytes than there are (never none while there are some). For readers that loop over the
-   * output (a cursor): valid until the next append, so decode or count it at once.
+   * output (a cursor): valid until the next append (or `text()`), so decode or count it at once.
    */
   viewSince(
     sinceByte: number,
@@ -239,18 +262,38 @@ export class OutputBuffer {
     return out;
   }
 
-  /** Grows the ring (doubling, at most to `limit`) so it holds `needed` bytes, oldest first. */
+  /** Grows the ring (fourfold, at most to `limit`) so it holds `needed` bytes, oldest first. */
   #ensureCapacity(needed: number): void {
     if (this.#ring.length >= needed) {
       return;
     }
     const capacity = Math.min(
       this.limit,
-      Math.max(needed, INITIAL_CAPACITY, this.#ring.length * 2),
+      Math.max(needed, INITIAL_CAPACITY, this.#ring.length * GROWTH),
     );
+    this.#unwrap();
     const grown = new Uint8Array(capacity);
-    grown.set(this.#slice(0, this.#size));
+    grown.set(this.#ring.subarray(0, this.#size));
     this.#ring = grown;
+  }
+
+  /**
+   * Moves the oldest byte to index 0 in place (a rotation by three reversals, each native), so
+   * the retained bytes are one view. Views read before it are no longer valid.
+   */
+  #unwrap(): void {
+    const start = this.#start;
+    if (start === 0) {
+      return;
+    }
+    const ring = this.#ring;
+    if (start + this.#size <= ring.length) {
+      ring.copyWithin(0, start, start + this.#size);
+    } else {
+      ring.subarray(0, start).reverse();
+      ring.subarray(start).reverse();
+      ring.reverse();
+    }
     this.#start = 0;
   }
 }

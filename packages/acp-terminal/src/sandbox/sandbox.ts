@@ -88,6 +88,32 @@ export class Sandbox {
       gitDirs: mode === "workspace-write" ? gitDirsOf(realCwd, workspace) : [],
     });
   }
+
+  /**
+   * The words that run a command confined, whatever this host's mode: bubblewrap's read-only
+   * sandbox without network (nothing writable but a private /tmp). `scope` (the session's cwd),
+   * or the cwd when it is elsewhere, stays visible when it lies in a directory the sandbox hides.
+   * Throws `spawn_failed` saying why when bubblewrap cannot be had.
+   */
+  confinedPrefixFor(cwd: string, scope: string): string[] {
+    const support = bubblewrapSupport();
+    if (!support.available) {
+      throw new TerminalError(
+        "spawn_failed",
+        `Not started: it was approved to run confined (in a read-only sandbox), which cannot be had here: ${support.reason}`,
+        { sandbox: "read-only" },
+      );
+    }
+    const realCwd = realOrSame(cwd);
+    const realScope = realOrSame(scope);
+    return bubblewrapArgv(support.bwrap, support.features, {
+      mode: "read-only",
+      workspace: isInside(realCwd, realScope) ? realScope : realCwd,
+      network: false,
+      cwd: realCwd,
+      gitDirs: [],
+    });
+  }
 }
 
 /** The `.git` entries of `cwd` and its parents inside `workspace`, the workspace's own included. */
