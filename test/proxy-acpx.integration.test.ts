@@ -6,7 +6,7 @@
  * fixtures/replay-agent.mjs), whose `_meta` terminal output acpx does not read.
  */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,6 +19,7 @@ import { CONFORMANCE_AGENT } from "./fixtures/cli-process.js";
 
 const REPLAY = fileURLToPath(new URL("./fixtures/replay-agent.mjs", import.meta.url));
 const RECORDINGS = fileURLToPath(new URL("./fixtures/adapters/", import.meta.url));
+const TERMINAL_AGENTS = fileURLToPath(new URL("./fixtures/terminal-agents/", import.meta.url));
 const MARK = "PROXY_ACPX_MARK";
 
 let dir: string;
@@ -140,6 +141,34 @@ describe("acp-terminal proxy in front of acpx --no-terminal", () => {
       const prompt = result.messages.find((m) => m["method"] === "session/prompt");
       const answer = result.messages.find((m) => m["id"] === prompt?.["id"] && "result" in m);
       expect(answer?.["result"]).toEqual({ stopReason: "end_turn" });
+      expectNoTerminalDialect(result);
+    },
+  );
+
+  it.each([
+    ["claude-code-acp 0.16.2", "claude-code-acp-seq", /^Run: seq 1 200000$/],
+    ["omp 18.2.3", "omp-seq", /^Run: \/bin\/bash -l -c '?seq 1 200000'?$/],
+  ])(
+    "serves the terminal/create of %s (recorded: %s), asked in acpx, its output shown as text",
+    async (_agent, name, asked) => {
+      // The recording's run directory, /tmp/acp-recording, becomes this test's: its terminals' cwd.
+      mkdirSync(path.join(dir, "project"));
+      const recording = path.join(TERMINAL_AGENTS, `${name}.jsonl`);
+      const result = await runAcpx(
+        proxyCommand([], [process.execPath, REPLAY, recording, `/tmp/acp-recording=${dir}`]),
+        "go",
+        { cwd: path.join(dir, "project"), env: { [MARK]: mark } },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const titles = result.messages
+        .filter((m) => m["method"] === "session/request_permission")
+        .map((m) => (m["params"] as { toolCall: { title: string } }).toolCall.title);
+      expect(titles).toContainEqual(expect.stringMatching(asked));
+      // The proxy's final screen (omp then replaces the content with its own text of the output).
+      const shown = updatesOf(result)
+        .filter((u) => u["toolCallId"] === "toolu_standin_shell")
+        .map((u) => JSON.stringify(u["content"] ?? []));
+      expect(shown).toContainEqual(expect.stringContaining("199999\\n200000\\n```\\nexit 0"));
       expectNoTerminalDialect(result);
     },
   );
