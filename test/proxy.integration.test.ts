@@ -162,6 +162,35 @@ describe("acp-terminal proxy in front of an agent, for an editor that advertises
     }
   });
 
+  it("runs a command an --allow pattern approves without asking, confined: it cannot write the workspace", async () => {
+    mkdirSync(path.join(homedir(), ".cache"), { recursive: true });
+    const workspace = mkdtempSync(path.join(homedir(), ".cache", "proxy-allow-"));
+    try {
+      editor = await start({ proxyArgs: ["--allow", "touch *", "--cwd", workspace] });
+      const sessionId = await editor.newSession(workspace);
+      await editor.prompt(sessionId, "run touch written");
+      expect(editor.permissions).toEqual([]);
+      expect(messageText(editor)).toMatch(/ran: \{"exitCode":1,.*Read-only file system/);
+      expect(existsSync(path.join(workspace, "written"))).toBe(false);
+    } finally {
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+
+  it("asks the editor about a command an --allow pattern matches outside the session's directory", async () => {
+    editor = await start({ proxyArgs: ["--allow", "echo *"] });
+    const sessionId = await editor.newSession(dir);
+    await editor.prompt(sessionId, "run echo inside");
+    expect(editor.permissions).toEqual([]);
+    await editor.prompt(sessionId, "run-in / echo outside");
+    expect(editor.permissions).toHaveLength(1);
+    const question = (editor.permissions[0]!.toolCall.content![0] as { content: { text: string } })
+      .content.text;
+    expect(question).toContain("The agent wants to run: echo outside");
+    expect(question).toContain("outside the session's directory");
+    expect(messageText(editor)).toContain(`ran: {"exitCode":0,"signal":null} "outside\\n"`);
+  });
+
   it("sends a running command's newest lines at most every 100 ms, and its whole final screen at the end", async () => {
     editor = await start({ proxyArgs: ["--yes", "--lines", "5"] });
     const sessionId = await editor.newSession(dir);

@@ -35,16 +35,19 @@ export type SendToEditor = (message: Record<string, unknown>) => void;
  * The question as the editor shows it: a tool call of its own titled with what would run
  * (`Run: <command line>`, cut to one line), whose text is the approval module's question whole
  * (the real command line, the program or the shell that runs it, the cwd, the environment the
- * agent set, the sandbox), with the answers it offers as the options (allow once, allow for the
+ * agent set, the sandbox) and why a rule that matched did not approve it, with the answers it
+ * offers as the options (allow once, allow for the
  * session, deny; each option's id is its answer).
  */
 export function permissionParams(
   request: ApprovalRequest,
   toolCallId: string,
-  context: Pick<ApprovalContext, "question" | "choices">,
+  context: Pick<ApprovalContext, "question" | "choices" | "why">,
 ): RequestPermissionRequest {
   const verb =
     request.action === "create" ? "Run" : request.action === "write_file" ? "Write" : "Send";
+  // Why a rule that matched did not approve it, after the question (which it leaves as it is).
+  const text = context.why === "" ? context.question : `${context.question}\n(${context.why})`;
   return {
     sessionId: request.owner.sessionId,
     toolCall: {
@@ -52,7 +55,7 @@ export function permissionParams(
       title: `${verb}: ${shortApprovalAction(request)}`,
       kind: request.action === "write_file" ? "edit" : "execute",
       status: "pending",
-      content: [{ type: "content", content: { type: "text", text: context.question } }],
+      content: [{ type: "content", content: { type: "text", text } }],
       rawInput:
         request.action === "write_file"
           ? { path: request.path, cwd: request.cwd }
