@@ -1,11 +1,11 @@
-import { TextDecoder } from "node:util";
-import type { ExitStatus, OutputReader } from "acp-terminal";
+import type { ExitStatus } from "acp-terminal";
 import type { TerminalLimits } from "../command/terminal-limits.js";
 import { MAX_ID_CHARS } from "../readers/agent-terminals.js";
 import { MetaTerminals, replacesOnTerminalOutput } from "../readers/v1-meta-terminals.js";
 import type { MetaOutput } from "../readers/v1-meta-lane.js";
-import { AgentTerminal } from "../view/agent-terminal.js";
+import type { AgentTerminal } from "../view/agent-terminal.js";
 import type { SendToEditor } from "./editor-asker.js";
+import { HostedTerminals } from "./hosted-terminals.js";
 import { TerminalEvents, type TerminalListener } from "./terminal-events.js";
 import { terminalText } from "./terminal-text.js";
 import { field, isRecord } from "./json-rpc.js";
@@ -14,8 +14,6 @@ import { field, isRecord } from "./json-rpc.js";
 export const LIVE_INTERVAL_MS = 100;
 /** Tool calls followed for the terminals they show: the oldest are forgotten beyond this. */
 const MAX_CALLS = 1024;
-/** Released terminals no tool call showed, kept (their screen's text) for one that shows them later. */
-const MAX_RELEASED = 256;
 /** Terminals of one tool call shown as text (the rest stay as the agent sent them). */
 const MAX_SHOWN_TERMINALS = 16;
 /**
@@ -43,19 +41,6 @@ const TERMINAL_META_KEYS = [
   "terminal_output_delta",
   "terminal_exit",
 ];
-
-/** One of the proxy's own terminals, as its tool calls show it. */
-interface Hosted {
-  /** The host's buffer, let go once the terminal is drawn for good. */
-  reader: OutputReader | undefined;
-  cwd: string;
-  /** Its screen through the emulator, fed from `reader` when drawn (text dialect). */
-  screen: AgentTerminal | undefined;
-  /** Stream offset read into `screen`, or sent in the `_meta` dialect. */
-  cursor: number;
-  decoder: TextDecoder | undefined;
-  exitStatus: ExitStatus | undefined;
-}
 
 /** A session's terminals the agent runs itself and reports in `_meta`. */
 interface Reported {
@@ -93,9 +78,7 @@ const callKey = (sessionId: string, toolCallId: string) => `${sessionId}\n${tool
  * and the agent's reports unchanged. Terminals the editor runs itself are never touched.
  */
 export class ToolCallTerminals {
-  readonly #hosted = new Map<string, Hosted>();
-  /** Released hosted terminals no tool call showed yet, oldest first. */
-  readonly #released = new Set<string>();
+  readonly #hosted: HostedTerminals;
   readonly #reported = new Map<string, Reported>();
   readonly #calls = new Map<string, Call>();
   readonly #callsOf = new Map<string, Set<string>>();
@@ -114,38 +97,18 @@ export class ToolCallTerminals {
       send: SendToEditor;
       now?: () => number;
     },
-  ) {}
+  ) {
+    this.#hosted = new HostedTerminals(options.dialect === "text", {
+      changed: (terminalId) => this.#changed(hostedKey(terminalId)),
+      ended: (terminalId) => this.#ended(hostedKey(terminalId)),
+      isShown: (terminalId) => this.#callsOf.has(hostedKey(terminalId)),
+    });
+  }
 
-  /** The events of the proxy's host (give it to `followHost` through `TerminalEvents`). */
-  readonly hostEvents = new TerminalEvents({
-    hostedCreated: (info, output) =>
-      this.#hosted.set(info.terminalId, {
-        reader: output,
-        cwd: info.cwd,
-        screen: undefined,
-        cursor: output.droppedBytes,
-        decoder: undefined,
-        exitStatus: undefined,
-      }),
-    changed: (terminalId) => this.#changed(hostedKey(terminalId)),
-    exited: (terminalId, exitStatus) => {
-      const hosted = this.#hosted.get(terminalId);
-      if (hosted !== undefined) {
-        hosted.exitStatus = exitStatus;
-        this.#ended(hostedKey(terminalId));
-        if (this.#callsOf.has(hostedKey(terminalId))) {
-          this.#drawnForGood(terminalId, hosted);
-        }
-      }
-    },
-    released: (terminalId) => {
-      const hosted = this.#hosted.get(terminalId);
-      if (hosted !== undefined) {
-        this.#drawnForGood(terminalId, hosted);
-        this.#keepReleased(terminalId);
-      }
-    },
-  });
+  /** The events of the proxy's host (give them to `followHost`). */
+  get hostEvents(): TerminalEvents {
+    return this.#hosted.events;
+  }
 
   /** Whether the agent's `_meta` reports are read here (the editor does not read them). */
   get readsMeta(): boolean {
@@ -410,67 +373,18 @@ export class ToolCallTerminals {
       const terminal = this.#reported.get(sessionId)?.terminals.get(terminalId);
       return { screen: terminal?.text() ?? "", exitStatus: terminal?.exitStatus };
     }
-    const hosted = this.#hosted.get(terminalId);
-    if (hosted === undefined) {
-      return { screen: "", exitStatus: undefined };
-    }
-    return { screen: this.#hostedScreen(terminalId, hosted).text(), exitStatus: hosted.exitStatus };
-  }
-
-  /** A hosted terminal's screen, fed with what its buffer got since it was last drawn. */
-  #hostedScreen(terminalId: string, hosted: Hosted): AgentTerminal {
-    hosted.screen ??= new AgentTerminal(terminalId, undefined, "v1");
-    const reader = hosted.reader;
-    if (reader !== undefined && !hosted.screen.frozen) {
-      const { bytes, fromByte } = reader.bytesSince(hosted.cursor);
-      hosted.screen.append(bytes);
-      hosted.cursor = fromByte + bytes.byteLength;
-    }
-    return hosted.screen;
-  }
-
-  /**
-   * A hosted terminal ended (shown in a tool call) or was released: its screen keeps its text (a
-   * tool call may show it later: a client keeps showing a terminal after release), and the host's
-   * buffer is let go.
-   */
-  #drawnForGood(terminalId: string, hosted: Hosted): void {
-    if (hosted.reader === undefined) {
-      return;
-    }
-    if (this.options.dialect === "text") {
-      this.#hostedScreen(terminalId, hosted).freeze();
-    }
-    hosted.reader = undefined;
-  }
-
-  /** Released terminals no tool call shows are kept (as their frozen text) up to MAX_RELEASED. */
-  #keepReleased(terminalId: string): void {
-    if (this.#callsOf.has(hostedKey(terminalId))) {
-      return;
-    }
-    this.#released.delete(terminalId);
-    this.#released.add(terminalId);
-    if (this.#released.size > MAX_RELEASED) {
-      const oldest = this.#released.values().next();
-      if (oldest.done !== true) {
-        this.#released.delete(oldest.value);
-        if (!this.#callsOf.has(hostedKey(oldest.value))) {
-          this.#hosted.delete(oldest.value);
-        }
-      }
-    }
+    return this.#hosted.screenOf(terminalId);
   }
 
   /** The `_meta` dialect: the proxy's terminal announced where a tool call first shows it. */
   #withTerminalInfo(update: Record<string, unknown>, terminals: string[]): Rewrite {
     const hostedId = terminals.find((key) => key.startsWith("h\n"))?.slice(2);
-    const hosted = hostedId === undefined ? undefined : this.#hosted.get(hostedId);
-    if (hostedId === undefined || hosted === undefined) {
+    const cwd = hostedId === undefined ? undefined : this.#hosted.cwd(hostedId);
+    if (hostedId === undefined || cwd === undefined) {
       return PASS;
     }
     const meta = isRecord(update["_meta"]) ? update["_meta"] : {};
-    const terminal_info = { terminal_id: hostedId, cwd: hosted.cwd };
+    const terminal_info = { terminal_id: hostedId, cwd };
     return { kind: "replace", update: { ...update, _meta: { ...meta, terminal_info } } };
   }
 
@@ -478,31 +392,24 @@ export class ToolCallTerminals {
   #sendMeta(call: Call): void {
     for (const key of call.terminals) {
       const terminalId = key.slice(2);
-      const hosted = key.startsWith("h\n") ? this.#hosted.get(terminalId) : undefined;
-      if (hosted === undefined) {
+      if (!key.startsWith("h\n") || !this.#hosted.has(terminalId)) {
         continue;
       }
-      const reader = hosted.reader;
-      if (reader !== undefined) {
-        const { bytes, fromByte } = reader.bytesSince(hosted.cursor);
-        hosted.cursor = fromByte + bytes.byteLength;
-        hosted.decoder ??= new TextDecoder();
-        const data = hosted.decoder.decode(bytes, { stream: true });
-        if (data !== "") {
-          this.#update(call, {
-            _meta: { [this.options.dialect]: { terminal_id: terminalId, data } },
-          });
-        }
+      const data = this.#hosted.takeOutput(terminalId);
+      if (data !== "") {
+        this.#update(call, {
+          _meta: { [this.options.dialect]: { terminal_id: terminalId, data } },
+        });
       }
-      if (hosted.exitStatus !== undefined && !call.exitsSent.has(key)) {
+      const exitStatus = this.#hosted.exitStatus(terminalId);
+      if (exitStatus !== undefined && !call.exitsSent.has(key)) {
         call.exitsSent.add(key);
-        const { exitCode, signal } = hosted.exitStatus;
         this.#update(call, {
           _meta: {
             terminal_exit: {
               terminal_id: terminalId,
-              exit_code: exitCode ?? null,
-              signal: signal ?? null,
+              exit_code: exitStatus.exitCode ?? null,
+              signal: exitStatus.signal ?? null,
             },
           },
         });
