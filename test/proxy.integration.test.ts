@@ -5,7 +5,10 @@
  * editor's UI and shown as text, the `_meta` dialect, cancellation, and the faults, with the
  * processes left counted.
  */
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import path from "node:path";
@@ -13,6 +16,7 @@ import { RequestError } from "@agentclientprotocol/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { processesWithEnv } from "./support/processes.js";
 import {
+  CLI,
   leftAfterEnd,
   startProxyEditor,
   type ProxyEditor,
@@ -336,6 +340,18 @@ describe("acp-terminal proxy in front of an agent, for an editor that advertises
     expect(agentReceived()).toContain(cancel);
   });
 
+  it("passes the editor's $/cancel_request to the agent as it was, and answers the agent's cancel of a served wait", async () => {
+    editor = await start();
+    const sessionId = await editor.newSession(dir);
+    const cancel = `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":99,"_meta":{"x":1.0}}}`;
+    editor.writeLine(cancel);
+    await editor.prompt(sessionId, "cancel-wait");
+    expect(agentReceived()).toContain(cancel);
+    expect(messageText(editor)).toMatch(
+      /cancelled: \{"jsonrpc":"2.0","id":"agent-\d+","error":\{"code":-32800/,
+    );
+  });
+
   it("answers a line that is not JSON-RPC with an error on its own side, and goes on", async () => {
     editor = await start();
     editor.writeLine("{not json");
@@ -389,5 +405,27 @@ describe("acp-terminal proxy in front of an agent, for an editor that advertises
     expect(processesWithEnv(MARK, mark).length).toBeGreaterThanOrEqual(3); // proxy, agent, sleep
     expect(await editor.close()).toEqual({ code: 0, signal: null });
     await until(() => processesWithEnv(MARK, mark).length === 0, { message: "nothing left" });
+  });
+
+  it("answers the editor's first request with why it cannot start, and exits 1", async () => {
+    const child = spawn(process.execPath, [CLI, "proxy", "--", "no-such-agent-for-the-proxy"], {
+      stdio: ["pipe", "pipe", "pipe"],
+      env: { ...process.env, [MARK]: mark },
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} })}\n`,
+    );
+    const answer = JSON.parse((await lines.next()).value as string) as {
+      id: number;
+      error: { message: string };
+    };
+    expect(answer.id).toBe(0);
+    expect(answer.error.message).toMatch(/acp-terminal proxy: .*no-such-agent-for-the-proxy/);
+    const [code] = (await once(child, "exit")) as [number];
+    expect(code).toBe(1);
+    expect(stderr).toContain("no-such-agent-for-the-proxy");
   });
 });
