@@ -4,11 +4,14 @@
  * refuses a v1 initialize with -32022): the proxy speaks v2 to the agent and v1 to the editor,
  * with the agent's own terminals shown as text in their tool calls.
  */
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { processesWithEnv } from "./support/processes.js";
-import { leftAfterEnd, startProxyEditor, type ProxyEditor } from "./support/proxy-editor.js";
+import { CLI, leftAfterEnd, startProxyEditor, type ProxyEditor } from "./support/proxy-editor.js";
 import { until } from "./support/until.js";
 
 const V2_AGENT = fileURLToPath(new URL("./fixtures/v2-agent.mjs", import.meta.url));
@@ -98,5 +101,43 @@ describe("acp-terminal proxy in front of an agent that speaks only v2, for a v1 
     expect(status).toBe("completed");
     expect(text.endsWith(`${"y".repeat(63)}\n\`\`\`\nexit 0`)).toBe(true);
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(64 * 1024 + 100);
+  });
+
+  it("passes a v2 editor's session with a v2 agent through unchanged, a 1 MiB flood of chunks included", async () => {
+    const child = spawn(
+      process.execPath,
+      [CLI, "proxy", "--", process.execPath, V2_AGENT, "flood", "1", "0"],
+      { stdio: ["pipe", "pipe", "inherit"], env: { ...process.env, [MARK]: mark } },
+    );
+    const lines: string[] = [];
+    createInterface({ input: child.stdout }).on("line", (line) => lines.push(line));
+    const ask = async (id: number, method: string, params: unknown) => {
+      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+      return until(() => lines.find((l) => l.startsWith(`{"jsonrpc":"2.0","id":${id},`)), {
+        message: `the answer to ${method}`,
+      });
+    };
+    const init = await ask(1, "initialize", {
+      protocolVersion: 2,
+      info: { name: "v2-editor", version: "1" },
+      capabilities: {},
+    });
+    // The agent's own line (the SDK's key order), not one the proxy made.
+    expect(init).toBe(
+      `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":2,"info":{"name":"v2-fixture","version":"1.0.0"},"capabilities":{"session":{"mcp":{"stdio":{}}}}}}`,
+    );
+    await ask(2, "session/new", { cwd: process.cwd(), mcpServers: [] });
+    await ask(3, "session/prompt", { sessionId: "s1", prompt: [{ type: "text", text: "go" }] });
+    await until(() => lines.some((l) => l.includes(`"stopReason":"end_turn"`)), {
+      message: "the turn's end",
+    });
+    const chunks = lines.filter((l) => l.includes(`"terminal_output_chunk"`));
+    expect(chunks).toHaveLength(16);
+    expect(new Set(chunks).size).toBe(1);
+    expect(chunks[0]).toMatch(
+      /^\{"jsonrpc":"2.0","method":"session\/update","params":\{"sessionId":"s1","update":\{"sessionUpdate":"terminal_output_chunk","terminalId":"flood","data":"/,
+    );
+    child.stdin.end();
+    await once(child, "exit");
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PARSE_BYTES, readWireMessage } from "../src/proxy/wire-message.js";
 import { idKey } from "../src/proxy/pending-requests.js";
-import { terminalText } from "../src/proxy/terminal-text.js";
+import { MAX_FINAL_CHARS, terminalText } from "../src/proxy/terminal-text.js";
 
 const padding = "p".repeat(PARSE_BYTES);
 
@@ -79,5 +79,18 @@ describe("a terminal as tool-call text", () => {
       "```text\n1\n2\n3\n4\n```\nexit 1",
     );
     expect(terminalText("\n\n", undefined, 2)).toBe("running");
+  });
+
+  it("sends an ended terminal's newest 64 Ki characters, from a line's start, saying how many lines came before", () => {
+    const screen = Array.from(
+      { length: 10000 },
+      (_, i) => `line ${String(i + 1).padStart(5, "0")}`,
+    ).join("\n");
+    const text = terminalText(screen, { exitCode: 0, signal: null }, 10);
+    expect(text.length).toBeLessThanOrEqual(MAX_FINAL_CHARS + 100);
+    const first = /```text\n(line \d+)/.exec(text)![1]!;
+    const earlier = Number(/^… (\d+) earlier lines/.exec(text)![1]);
+    expect(first).toBe(`line ${String(earlier + 1).padStart(5, "0")}`);
+    expect(text.endsWith("line 10000\n```\nexit 0")).toBe(true);
   });
 });

@@ -2,6 +2,11 @@ import type { ExitStatus } from "acp-terminal";
 
 /** Characters of one screen line sent: a longer line is cut, saying so. */
 const MAX_LINE_CHARS = 2000;
+/**
+ * Characters of a screen sent once its command has ended: its newest (a screen drawn while the
+ * command ran holds the emulator's whole scrollback; one frozen holds 64 KiB).
+ */
+export const MAX_FINAL_CHARS = 64 * 1024;
 
 /** How a command ended, in the words the CLI shows: `exit 0`, `killed by SIGTERM`. */
 export function exitText(status: ExitStatus): string {
@@ -26,18 +31,28 @@ function fenceFor(text: string): string {
  * A terminal as tool-call text an editor shows: its screen (as the emulator rendered it) in a
  * fenced text block, then how it ended. While it runs (`status` undefined) only the newest
  * `liveLines` lines are shown, after a line saying how many came before; once it has ended, the
- * whole screen kept. A terminal that has shown nothing yet says it is running.
+ * whole screen kept, up to its newest MAX_FINAL_CHARS characters (from a line's start). A terminal
+ * that has shown nothing yet says it is running.
  */
 export function terminalText(
   screen: string,
   status: ExitStatus | undefined,
   liveLines: number,
 ): string {
-  let lines = screen.split("\n");
+  let text = screen;
+  let cutLines = 0;
+  if (status !== undefined && text.length > MAX_FINAL_CHARS) {
+    const from = text.indexOf("\n", text.length - MAX_FINAL_CHARS) + 1;
+    for (let at = text.indexOf("\n"); at !== -1 && at < from; at = text.indexOf("\n", at + 1)) {
+      cutLines++;
+    }
+    text = text.slice(from);
+  }
+  let lines = text.split("\n");
   while (lines.length > 0 && lines[lines.length - 1]!.trim() === "") {
     lines.pop();
   }
-  let earlier = 0;
+  let earlier = cutLines;
   if (status === undefined && lines.length > liveLines) {
     earlier = lines.length - liveLines;
     lines = lines.slice(earlier);
