@@ -26,6 +26,16 @@ async function main(argv: string[]): Promise<number> {
       env: process.env,
     });
   }
+  if (argv[0] === "sessions") {
+    const { runSessionsCommand } = await import("./sessions/sessions-command.js");
+    return runSessionsCommand(argv.slice(1), {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      cwd: process.cwd(),
+      env: process.env,
+      version: packageVersion(PACKAGE_JSON),
+    });
+  }
   const { parseCommand } = await import("./command/args.js");
   const command = parseCommand(argv, process.cwd(), (base, p) => path.resolve(base, p));
   switch (command.kind) {

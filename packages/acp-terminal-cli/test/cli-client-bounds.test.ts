@@ -5,14 +5,14 @@
  * adapter), prompts piped on stdin (a line past its cap), MCP configs and short names.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { createApprovalPolicy } from "acp-terminal";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { authMethodsOf } from "../src/agent/auth-methods.js";
-import { resolveAgent } from "../src/agent/known-agents.js";
+import { pinnedAgentLines, resolveAgent } from "../src/agent/known-agents.js";
 import { ClientFiles, MAX_READ_BYTES, MAX_WRITE_BYTES } from "../src/conversation/client-files.js";
 import { readMcpConfig } from "../src/conversation/mcp-config.js";
 import { MAX_PROMPT_CHARS, PipedPrompts } from "../src/conversation/prompts.js";
@@ -27,12 +27,21 @@ let dir = "";
 beforeEach(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "cli-bounds-"));
 });
+const opened: ClientFiles[] = [];
 afterEach(async () => {
+  opened.splice(0).forEach((files) => files.close());
   await rm(dir, { recursive: true, force: true });
 });
 
-const files = (allowAll = true) =>
-  new ClientFiles({ cwd: dir, allowed: [], policy: createApprovalPolicy({ allowAll }) });
+const files = (allowAll = true) => {
+  const made = new ClientFiles({
+    cwd: dir,
+    allowed: [],
+    policy: createApprovalPolicy({ allowAll }),
+  });
+  opened.push(made);
+  return made;
+};
 
 const failure = (promise: Promise<unknown>) =>
   promise.then(
@@ -116,6 +125,47 @@ describe("the agent's file requests", () => {
       `-32603 fs/write_text_file: Denied by the user: ${target} (4 bytes, replacing the file) (not approved: no allow pattern matches and there is no one to ask)`,
     );
     expect(await readFile(target, "utf8")).toBe("keep");
+  });
+
+  it("reach a path as the kernel would, a name at a time: symlinks in and out, `..` after a symlink, loops, long paths", async () => {
+    const outside = await mkdtemp(path.join(tmpdir(), "cli-bounds-out-"));
+    try {
+      await mkdir(path.join(dir, "sub"));
+      await mkdir(path.join(outside, "deep"));
+      await writeFile(path.join(dir, "sub", "file.txt"), "in sub\n");
+      await writeFile(path.join(dir, "file2.txt"), "at the top\n");
+      await writeFile(path.join(outside, "file2.txt"), "OUTSIDE\n");
+      await symlink("sub/file.txt", path.join(dir, "in"));
+      await symlink(path.join(outside, "deep"), path.join(dir, "out"));
+      await symlink("b", path.join(dir, "a"));
+      await symlink("a", path.join(dir, "b"));
+      await symlink("new.txt", path.join(dir, "dangling"));
+      const client = files();
+      const read = (file: string) =>
+        client.read({ sessionId: "s", path: file }).then(
+          ({ content }) => content,
+          (error: { code: number; message: string }) => `${error.code} ${error.message}`,
+        );
+      expect(await read(path.join(dir, "in"))).toBe("in sub\n");
+      expect(await read(`${dir}/sub/../file2.txt`)).toBe("at the top\n");
+      // `..` after a symlink is the parent of where it points, as the kernel has it: outside.
+      expect(await read(`${dir}/out/../file2.txt`)).toBe(
+        `-32603 fs/read_text_file: ${dir}/out/../file2.txt (${outside}/file2.txt) is outside the session's directory ${dir}; acp-terminal run --fs-allow DIR lets the agent reach DIR too`,
+      );
+      expect(await read(path.join(dir, "a", "x"))).toMatch(
+        /^-32603 fs\/read_text_file: cannot reach .*\/a\/x: .*: too many symlinks$/,
+      );
+      expect(await read(`${dir}/${"x/".repeat(2100)}y`)).toBe(
+        "-32602 fs/read_text_file: path is longer than 4096 bytes",
+      );
+      await client.write({ sessionId: "s", path: path.join(dir, "in"), content: "rewritten\n" });
+      expect(await readFile(path.join(dir, "sub", "file.txt"), "utf8")).toBe("rewritten\n");
+      expect((await lstat(path.join(dir, "in"))).isSymbolicLink()).toBe(true);
+      await client.write({ sessionId: "s", path: path.join(dir, "dangling"), content: "new\n" });
+      expect(await readFile(path.join(dir, "new.txt"), "utf8")).toBe("new\n");
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
   });
 });
 
@@ -251,9 +301,14 @@ describe("what the user configures", () => {
   it("a known short name becomes its launch command; agents.json overrides it; a command line or a name like constructor stays as given", async () => {
     const env = { ACP_TERMINAL_AGENTS: path.join(dir, "none.json") };
     expect(resolveAgent("claude", env)).toEqual({
-      commandLine: "npx -y @agentclientprotocol/claude-agent-acp",
+      commandLine: "npx -y @agentclientprotocol/claude-agent-acp@0.101.0",
       name: "claude",
       from: "built-in",
+      pinned: {
+        package: "@agentclientprotocol/claude-agent-acp",
+        version: "0.101.0",
+        nodeMajor: 22,
+      },
     });
     expect(resolveAgent("constructor", env)).toEqual({ commandLine: "constructor" });
     expect(resolveAgent("./claude", env)).toEqual({ commandLine: "./claude" });
@@ -262,6 +317,35 @@ describe("what the user configures", () => {
       JSON.stringify({ agents: { claude: "my-claude --acp" } }),
     );
     expect(resolveAgent("claude", env)).toMatchObject({ commandLine: "my-claude --acp" });
+  });
+
+  it("the tested agents run their tested versions, said at start, with a line when the running Node is older than the package declares", () => {
+    const env = { ACP_TERMINAL_AGENTS: path.join(dir, "none.json") };
+    const pinnedOf = (name: string) => {
+      const found = resolveAgent(name, env);
+      return "pinned" in found ? found : undefined;
+    };
+    expect(pinnedOf("codex")?.commandLine).toBe("npx -y @agentclientprotocol/codex-acp@2.6.0");
+    expect(pinnedOf("gemini")?.commandLine).toBe("npx -y @google/gemini-cli@0.61.0 --acp");
+    const claude = pinnedOf("claude")!.pinned!;
+    expect(pinnedAgentLines("claude", claude, "20.20.2")).toEqual([
+      "acp-terminal: claude is @agentclientprotocol/claude-agent-acp 0.101.0 (the version tested; npx downloads it on first use)",
+      'acp-terminal: @agentclientprotocol/claude-agent-acp 0.101.0 declares Node >= 22; this is Node 20.20.2: if it fails to start, run acp-terminal with Node 22 or later, or name another command for "claude" in agents.json',
+    ]);
+    expect(pinnedAgentLines("claude", claude, "22.1.0")).toHaveLength(1);
+    expect(pinnedAgentLines("codex", pinnedOf("codex")!.pinned!, "20.20.2")).toHaveLength(1);
+  });
+
+  it("gemini runs with --no-fs, said at start with why (it cannot create a new file through the client's fs)", () => {
+    const env = { ACP_TERMINAL_AGENTS: path.join(dir, "none.json") };
+    const gemini = resolveAgent("gemini", env);
+    const pinned = "pinned" in gemini ? gemini.pinned : undefined;
+    expect(pinned?.noFs).toMatch(/cannot create a new file through the client's fs/);
+    expect(pinnedAgentLines("gemini", pinned!, "20.20.2")).toContainEqual(
+      expect.stringMatching(/^acp-terminal: gemini runs with --no-fs: it cannot create a new file/),
+    );
+    const claude = resolveAgent("claude", env);
+    expect("pinned" in claude && claude.pinned?.noFs).toBeFalsy();
   });
 
   it("auth methods are read from either version's spelling, bounded, with the variables they name", () => {

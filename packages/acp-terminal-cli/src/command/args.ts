@@ -4,13 +4,18 @@ import { messageOf } from "acp-terminal/internal";
 import { FLAG_OPTIONS } from "./flags.js";
 import { hostFlags } from "./host-flags.js";
 import { parseSeconds } from "./seconds.js";
-import { sessionFlags, type SessionFlags } from "./session-flags.js";
+import type { PermissionPolicy } from "./permission-policy.js";
+import { invalidName, sessionFlags, type SessionFlags } from "./session-flags.js";
 import type { TerminalLimits } from "./terminal-limits.js";
 
 export interface RunOptions extends TerminalLimits {
   agent: string;
-  /** The one prompt of the run; undefined: prompts are read from stdin (a TTY's, interactively). */
+  /** The prompt argument; undefined: prompts are read from stdin (a TTY's, interactively). */
   prompt: string | undefined;
+  /** `-f FILE`: the prompt is the file's text (`-`: stdin's, whole), after the argument if given. */
+  promptFile?: string;
+  /** `--lines`: piped stdin holds one prompt a line, a turn each (present only when set). */
+  lines?: boolean;
   /** Absolute path given to `session/new` and used as the terminals' default cwd. */
   cwd: string;
   pty: boolean;
@@ -27,12 +32,16 @@ export interface RunOptions extends TerminalLimits {
   /** After Ctrl-C, how long the agent gets to end its turn with `cancelled`. */
   cancelGraceMs: number;
   agentLog?: string | undefined;
+  /** `--agent-stderr`: the agent's stderr is shown on ours, not logged (present only when set). */
+  agentStderr?: boolean;
   /** Say on stderr how terminals are contained (present only when set). */
   verbose?: boolean;
   /** Process-group kill only: no launcher keeping each command's tree (present only when set). */
   noContain?: boolean;
   /** Each terminal in its own PID namespace (present only when set). */
   pidNamespace?: boolean;
+  /** `--no-fs`: declare no file system; the agent reads and writes files itself (present only when set). */
+  noFs?: boolean;
   /** Offer the terminals as MCP tools instead of v1 terminals (present only when set). */
   mcpTools?: boolean;
   /** Where the terminals' commands run (`--on`; present only when not this machine). */
@@ -42,6 +51,21 @@ export interface RunOptions extends TerminalLimits {
    * terminals only; present only when forced (the default, `auto`, offers v2, else v1 with `_meta`).
    */
   protocol?: Exclude<Protocol, "auto">;
+  /**
+   * What decides the agent's permission requests before a person: `--approve-reads`, `--deny-all`
+   * and `--permission-policy` (its source as given; run-command reads it into `policy`).
+   */
+  permissions?: {
+    approveReads?: boolean;
+    denyAll?: boolean;
+    policySource?: string;
+    policy?: PermissionPolicy;
+  };
+  /**
+   * The short name of a known agent that runs its commands itself (claude, codex, gemini), set
+   * when the name is resolved: `--sandbox` cannot reach those commands, and the CLI says so.
+   */
+  ownCommands?: string;
   /** The rest of the every-day client's flags (session, auth, files, MCP servers, quiet). */
   session?: SessionFlags;
 }
@@ -91,7 +115,7 @@ export function parseCommand(
   if (subcommand !== "run") {
     return {
       kind: "error",
-      message: `Unknown command: ${subcommand} (expected "run", "mcp" or "proxy")`,
+      message: `Unknown command: ${subcommand} (expected "run", "sessions", "mcp" or "proxy")`,
     };
   }
   if (values.agent === undefined || values.agent.trim() === "") {
@@ -125,6 +149,28 @@ export function parseCommand(
       message: `Invalid --protocol: expected one of ${PROTOCOLS.join(", ")}, received ${JSON.stringify(values.protocol)}`,
     };
   }
+  if (values.name !== undefined) {
+    const problem =
+      values.session === undefined
+        ? invalidName(values.name)
+        : "--session and --name exclude each other: give one";
+    if (problem !== undefined) {
+      return { kind: "error", message: problem };
+    }
+  }
+  if (values["deny-all"] && (values.yes || values["approve-reads"])) {
+    return {
+      kind: "error",
+      message: `--deny-all and ${values.yes ? "--yes" : "--approve-reads"} exclude each other: give one`,
+    };
+  }
+  const policySource = values["permission-policy"] ?? values.policy;
+  if (values["agent-stderr"] && values["agent-log"] !== undefined) {
+    return {
+      kind: "error",
+      message: "--agent-stderr and --agent-log exclude each other: give one",
+    };
+  }
   const sessionCwd = resolvePath(cwd, values.cwd ?? ".");
   const host = hostFlags(values, sessionCwd);
   if (typeof host === "string") {
@@ -136,6 +182,10 @@ export function parseCommand(
     options: {
       agent: values.agent,
       prompt: rest.length === 0 || promptWords === "-" ? undefined : promptWords,
+      ...(values.file === undefined
+        ? {}
+        : { promptFile: values.file === "-" ? "-" : resolvePath(cwd, values.file) }),
+      ...(values.lines ? { lines: true } : {}),
       cwd: sessionCwd,
       pty: values.pty,
       yes: values.yes,
@@ -146,6 +196,7 @@ export function parseCommand(
       initTimeoutMs,
       cancelGraceMs,
       agentLog: values["agent-log"],
+      ...(values["agent-stderr"] ? { agentStderr: true } : {}),
       maxTerminals,
       maxTotalTerminals,
       ...(protocol === "auto" ? {} : { protocol }),
@@ -154,6 +205,16 @@ export function parseCommand(
       ...(host.noContain ? { noContain: true } : {}),
       ...(host.pidNamespace ? { pidNamespace: true } : {}),
       ...(values["mcp-tools"] ? { mcpTools: true } : {}),
+      ...(values["no-fs"] ? { noFs: true } : {}),
+      ...(values["approve-reads"] || values["deny-all"] || policySource !== undefined
+        ? {
+            permissions: {
+              ...(values["approve-reads"] ? { approveReads: true } : {}),
+              ...(values["deny-all"] ? { denyAll: true } : {}),
+              ...(policySource === undefined ? {} : { policySource }),
+            },
+          }
+        : {}),
       ...(on !== undefined ? { on } : {}),
     },
   };
