@@ -327,6 +327,61 @@ describe("acp-terminal proxy in front of an agent, for an editor that advertises
     );
   });
 
+  it("answers terminal requests with an invented id, wrong types or another session's terminal with an error naming what is wrong", async () => {
+    editor = await start({ proxyArgs: ["--yes"] });
+    const sessionId = await editor.newSession(dir);
+    const other = await editor.newSession(dir);
+    const sent = async (session: string, method: string, params: unknown) => {
+      const before = messageText(editor!).length;
+      expect(await editor!.prompt(session, `send ${method} ${JSON.stringify(params)}`)).toBe(
+        "end_turn",
+      );
+      const said = messageText(editor!).slice(before);
+      return JSON.parse(said.slice(said.indexOf("sent: ") + 6)) as {
+        code?: number;
+        message?: string;
+        terminalId?: string;
+      };
+    };
+    for (const method of ["terminal/output", "terminal/wait_for_exit", "terminal/kill"]) {
+      const answer = await sent(sessionId, method, { terminalId: "invented-1" });
+      expect(answer.code, method).toBeTypeOf("number");
+      expect(answer.message, method).toContain("invented-1");
+    }
+    // Releasing is idempotent in the host: an unknown id has nothing to release.
+    expect(await sent(sessionId, "terminal/release", { terminalId: "invented-1" })).toEqual({});
+    const wrong = await sent(sessionId, "terminal/create", { command: { nested: [1] } });
+    expect(wrong.code).toBe(-32602);
+    expect(wrong.message).toContain("command");
+    const created = await sent(sessionId, "terminal/create", { command: "sleep 30" });
+    expect(created.terminalId).toBeTypeOf("string");
+    const stolen = await sent(other, "terminal/output", { terminalId: created.terminalId });
+    expect(stolen.code).toBeTypeOf("number");
+    // The owner still reads and releases it.
+    expect(await sent(sessionId, "terminal/kill", { terminalId: created.terminalId })).toEqual({});
+    expect(await sent(sessionId, "terminal/release", { terminalId: created.terminalId })).toEqual(
+      {},
+    );
+  });
+
+  it("leaves terminal/* to an editor that advertises terminals (auto), and serves them itself with --terminals serve", async () => {
+    const initialize = { protocolVersion: 1, clientCapabilities: { terminal: true } };
+    editor = await start({ initialize });
+    let sessionId = await editor.newSession(dir);
+    expect(await editor.prompt(sessionId, "run echo forwarded")).toBe("end_turn");
+    // The editor got the agent's request itself and answered it.
+    expect(editor.received.some((l) => l.includes(`"method":"terminal/create"`))).toBe(true);
+    expect(editor.permissions).toHaveLength(0);
+    expect(messageText(editor)).toContain(`"editorSays":"answered terminal/wait_for_exit"`);
+    await editor.close();
+    editor = await start({ initialize, proxyArgs: ["--terminals", "serve"] });
+    sessionId = await editor.newSession(dir);
+    expect(await editor.prompt(sessionId, "run echo served")).toBe("end_turn");
+    expect(editor.received.some((l) => l.includes(`"method":"terminal/create"`))).toBe(false);
+    expect(editor.permissions).toHaveLength(1);
+    expect(shownText(editor, "call-1")).toEqual(["before", "```text\nserved\n```\nexit 0"]);
+  });
+
   it("passes session/cancel to the agent as it was, and its cancelled answer back", async () => {
     editor = await start();
     const sessionId = await editor.newSession();
