@@ -462,6 +462,37 @@ describe("acp-terminal proxy in front of an agent, for an editor that advertises
     await until(() => processesWithEnv(MARK, mark).length === 0, { message: "nothing left" });
   });
 
+  it("answers the pending prompt with an error and ends its terminals when the agent is SIGKILLed", async () => {
+    editor = await start();
+    const sessionId = await editor.newSession();
+    const prompt = editor.prompt(sessionId, "hang sleep 1000");
+    await until(() => messageText(editor!).includes("pids agent="), {
+      message: "the terminal to start",
+    });
+    const agentPid = Number(/pids agent=(\d+)/.exec(messageText(editor))![1]);
+    process.kill(agentPid, "SIGKILL");
+    // The agent runs under a shell, which reports the signal as 128 + 9.
+    await expect(prompt).rejects.toThrow("(128 + SIGKILL: killed by SIGKILL)");
+    expect(await editor.exited).toEqual({ code: 128 + 9, signal: null });
+    await until(() => processesWithEnv(MARK, mark).length === 0, { message: "nothing left" });
+  });
+
+  it("leaves nothing running when the proxy itself is SIGKILLed with a terminal running", async () => {
+    editor = await start();
+    const sessionId = await editor.newSession();
+    void editor.prompt(sessionId, "hang sleep 1000").catch(() => undefined);
+    await until(() => messageText(editor!).includes("pids agent="), {
+      message: "the terminal to start",
+    });
+    expect(processesWithEnv(MARK, mark).length).toBeGreaterThanOrEqual(3);
+    editor.child.kill("SIGKILL");
+    await editor.exited;
+    await until(() => processesWithEnv(MARK, mark).length === 0, {
+      timeoutMs: 10_000,
+      message: "the agent and the terminal's command to end after the proxy's SIGKILL",
+    });
+  });
+
   it("answers the editor's first request with why it cannot start, and exits 1", async () => {
     const child = spawn(process.execPath, [CLI, "proxy", "--", "no-such-agent-for-the-proxy"], {
       stdio: ["pipe", "pipe", "pipe"],

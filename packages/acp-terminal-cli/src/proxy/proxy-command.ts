@@ -50,9 +50,19 @@ function howItExited(exit: AgentExit): string {
   if (exit.error !== undefined) {
     return `the agent could not be started (${exit.error.message})`;
   }
-  return exit.signal !== null
-    ? `the agent was killed by ${exit.signal}`
-    : `the agent exited with code ${String(exit.code)}`;
+  if (exit.signal !== null) {
+    return `the agent was killed by ${exit.signal}`;
+  }
+  return `the agent exited with code ${String(exit.code)}${signalOfShellStatus(exit.code)}`;
+}
+
+/** A shell reports a command killed by signal N as 128 + N: name the signal the editor's user can look up. */
+function signalOfShellStatus(code: number | null): string {
+  if (code === null || code <= 128) {
+    return "";
+  }
+  const name = Object.entries(constants.signals).find(([, number]) => number === code - 128)?.[0];
+  return name === undefined ? "" : ` (128 + ${name}: killed by ${name})`;
 }
 
 /**
