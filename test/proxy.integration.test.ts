@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { constants, homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { RequestError } from "@agentclientprotocol/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -492,6 +492,26 @@ describe("acp-terminal proxy in front of an agent, for an editor that advertises
       message: "the agent and the terminal's command to end after the proxy's SIGKILL",
     });
   });
+
+  for (const signal of ["SIGTERM", "SIGHUP"] as const) {
+    it(`ends the agent and every terminal when the editor sends the proxy ${signal}, even an agent that ignores its stdin's end`, async () => {
+      editor = await start({ env: { PROXY_AGENT_IGNORE_EOF: "1" } });
+      const sessionId = await editor.newSession();
+      void editor.prompt(sessionId, "hang sleep 1000").catch(() => undefined);
+      await until(() => messageText(editor!).includes("pids agent="), {
+        message: "the terminal to start",
+      });
+      editor.child.kill(signal);
+      expect(await editor.exited).toEqual({
+        code: 128 + constants.signals[signal],
+        signal: null,
+      });
+      await until(() => processesWithEnv(MARK, mark).length === 0, {
+        timeoutMs: 10_000,
+        message: `the agent and the terminal's command to end after the proxy's ${signal}`,
+      });
+    });
+  }
 
   it("answers the editor's first request with why it cannot start, and exits 1", async () => {
     const child = spawn(process.execPath, [CLI, "proxy", "--", "no-such-agent-for-the-proxy"], {

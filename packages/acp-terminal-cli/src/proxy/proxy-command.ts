@@ -37,6 +37,9 @@ const TOO_LONG = {
   },
 };
 
+/** The signals an editor stops its agent's process with: the proxy ends the agent, then exits 128 + N. */
+const EDITOR_SIGNALS = ["SIGTERM", "SIGHUP", "SIGINT"] as const;
+
 /** The proxy's exit status for the agent's: its code, or 128 + the signal's number. */
 export function exitStatusOf(exit: AgentExit): number {
   if (exit.code !== null) {
@@ -202,6 +205,16 @@ async function relayToAgent(
     () => editor.send(TOO_LONG),
   );
   void editorReader.ended.then(editorLeft);
+  // An editor that stops its agent with a signal goes like one that closes stdin: without this the
+  // proxy would die at once and leave an agent that does not read its stdin's end running.
+  let endedBy: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    endedBy ??= signal;
+    editorLeft();
+  };
+  for (const signal of EDITOR_SIGNALS) {
+    process.on(signal, onSignal);
+  }
   const first = await Promise.race([child.exited.then(() => "agent" as const), editorGone]);
   if (first === "agent") {
     await Promise.race([agentReader.ended, new Promise((r) => setTimeout(r, LAST_LINES_MS))]);
@@ -215,5 +228,11 @@ async function relayToAgent(
   await Promise.all([relay.close(), child.kill()]);
   agentReader.destroy();
   await editorWriter.flush();
+  for (const signal of EDITOR_SIGNALS) {
+    process.off(signal, onSignal);
+  }
+  if (endedBy !== undefined) {
+    return 128 + constants.signals[endedBy];
+  }
   return first === "agent" ? exitStatusOf(child.exit!) : 0;
 }
