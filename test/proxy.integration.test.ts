@@ -12,7 +12,7 @@ import { createInterface } from "node:readline";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { constants, homedir, tmpdir } from "node:os";
 import path from "node:path";
-import { RequestError } from "@agentclientprotocol/sdk";
+import { RequestError, type RequestPermissionResponse } from "@agentclientprotocol/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { processesWithEnv } from "./support/processes.js";
 import {
@@ -239,6 +239,26 @@ describe("acp-terminal proxy in front of an agent, for an editor that advertises
       "Run: echo two",
     ]);
     expect(messageText(editor)).toContain(`ran: {"exitCode":0,"signal":null} "two\\n"`);
+  });
+
+  it("runs nothing when the editor answers its question with an invented option or a malformed outcome", async () => {
+    const answers: unknown[] = [
+      { outcome: { outcome: "selected", optionId: "invented" } },
+      { outcome: { outcome: "selected" } },
+      { outcome: "allow_once" },
+    ];
+    let next = 0;
+    editor = await start({
+      proxyArgs: [],
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- a careless editor's answers, not the SDK's shape
+      permission: () => answers[next++] as RequestPermissionResponse,
+    });
+    const sessionId = await editor.newSession(dir);
+    for (const index of [0, 1, 2]) {
+      await editor.prompt(sessionId, `run touch ${path.join(dir, `made-${index}`)}`);
+      expect(existsSync(path.join(dir, `made-${index}`)), `answer ${index}`).toBe(false);
+    }
+    expect(messageText(editor).match(/refused: -32\d+/g)).toHaveLength(3);
   });
 
   it("tells the agent why its command was refused when the editor has no permission UI", async () => {
