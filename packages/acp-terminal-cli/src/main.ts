@@ -1,14 +1,16 @@
 #!/usr/bin/env node
-import path from "node:path";
 import { ExitCode } from "./exit-codes.js";
-import { messageOf, packageVersion } from "acp-terminal/internal";
+import { runMcpCommand } from "./command/mcp-command.js";
 
 const PACKAGE_JSON = new URL("../package.json", import.meta.url);
 
+/**
+ * Each command loads what it needs when it is chosen: `acp-terminal mcp` sizes its heap before
+ * its server loads (see `runMcpCommand`) and needs none of the ACP client (the SDK, drivers,
+ * renderers) that `run` loads.
+ */
 async function main(argv: string[]): Promise<number> {
-  // Each command loads only its own modules: the proxy starts in front of an editor's every session.
   if (argv[0] === "mcp") {
-    const { runMcpCommand } = await import("./command/mcp-command.js");
     return runMcpCommand(argv.slice(1), {
       stdout: process.stdout,
       stderr: process.stderr,
@@ -17,6 +19,7 @@ async function main(argv: string[]): Promise<number> {
     });
   }
   if (argv[0] === "proxy") {
+    // Only the proxy's own modules: it starts in front of an editor's every session.
     const { runProxy } = await import("./proxy/proxy-command.js");
     return runProxy(argv.slice(1), {
       stdin: process.stdin,
@@ -27,7 +30,10 @@ async function main(argv: string[]): Promise<number> {
     });
   }
   if (argv[0] === "sessions") {
-    const { runSessionsCommand } = await import("./sessions/sessions-command.js");
+    const [{ runSessionsCommand }, { packageVersion }] = await Promise.all([
+      import("./sessions/sessions-command.js"),
+      import("acp-terminal/internal"),
+    ]);
     return runSessionsCommand(argv.slice(1), {
       stdout: process.stdout,
       stderr: process.stderr,
@@ -36,11 +42,16 @@ async function main(argv: string[]): Promise<number> {
       version: packageVersion(PACKAGE_JSON),
     });
   }
-  const { parseCommand } = await import("./command/args.js");
+  const [{ default: path }, { parseCommand }, { USAGE }, { packageVersion }] = await Promise.all([
+    import("node:path"),
+    import("./command/args.js"),
+    import("./command/flags.js"),
+    import("acp-terminal/internal"),
+  ]);
   const command = parseCommand(argv, process.cwd(), (base, p) => path.resolve(base, p));
   switch (command.kind) {
     case "help":
-      process.stdout.write((await import("./command/flags.js")).USAGE);
+      process.stdout.write(USAGE);
       return ExitCode.ok;
     case "version":
       process.stdout.write(`${packageVersion(PACKAGE_JSON)}\n`);
@@ -66,7 +77,8 @@ main(process.argv.slice(2)).then(
     // Flush stdout before exiting: a reader on a pipe must get every line.
     process.stdout.write("", () => process.exit(code));
   },
-  (error: unknown) => {
+  async (error: unknown) => {
+    const { messageOf } = await import("acp-terminal/internal");
     process.stderr.write(`acp-terminal: unexpected failure: ${messageOf(error)}\n`);
     process.exit(ExitCode.agentFailed);
   },

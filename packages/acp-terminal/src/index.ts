@@ -29,6 +29,7 @@ export type {
   TerminalHostEvents,
   TerminalHostOptions,
   TerminalInfo,
+  TerminalNoticeEvent,
   TerminalOutputEvent,
   TerminalWrittenEvent,
   TerminalOutputSnapshot,

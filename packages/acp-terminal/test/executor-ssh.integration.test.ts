@@ -210,9 +210,12 @@ describe("ssh executor", () => {
     for (const id of ids) {
       const status = await withDeadline(host.waitForExit(owner, id), 10_000, "exit after the drop");
       expect(status).toEqual({ exitCode: null, signal: "SIGKILL" });
-      expect(host.output(owner, id).output).toMatch(
-        /\[acp-terminal\] lost the connection to ssh:\/\/acp-test/,
-      );
+      // The note is beside the output, never in it.
+      const read = host.output(owner, id);
+      expect(read.notices).toEqual([
+        expect.stringMatching(/^\[acp-terminal\] lost the connection to ssh:\/\/acp-test/),
+      ]);
+      expect(read.output).not.toContain("acp-terminal");
     }
     await until(() => mark.left().length === 0, { message: "the remote side to kill both" });
     const again = await host.create(owner, { command: "echo back" });
@@ -232,7 +235,9 @@ describe("ssh executor", () => {
     try {
       const status = await withDeadline(host.waitForExit(owner, id), 5_000, "exit after the stall");
       expect(status).toEqual({ exitCode: null, signal: "SIGKILL" });
-      expect(host.output(owner, id).output).toMatch(/no answer from ssh:\/\/acp-test/);
+      const read = host.output(owner, id);
+      expect(read.notices).toEqual([expect.stringMatching(/no answer from ssh:\/\/acp-test/)]);
+      expect(read.output).not.toContain("acp-terminal");
       await until(() => mark.left().length === 0, {
         timeoutMs: 10_000,
         message: "the agent's timeout",
@@ -264,21 +269,22 @@ describe("ssh executor", () => {
     const [shell] = await until(() => (mark.left().length === 2 ? mark.left() : undefined), {
       message: "sh and sleep",
     });
-    // This terminal's wrapper: `h.pl wrap <token>`, the token being the last part of its mark.
+    // This terminal's wrapper: `h.sh wrap <token>`, the token being the last part of its mark.
     const remoteMark = /ACP_TERMINAL_REMOTE=[0-9a-f]+\.([0-9a-f]+)/.exec(
       readFileSync(`/proc/${shell}/environ`, "latin1"),
     );
-    // It forks its sentinel once the command runs. Which is which by parent, not by pid order:
-    // pids wrap around (at 32768 by default), and a wrapper of pid 32767 has a sentinel of pid 301.
+    // It forks its poller before the command runs, and the poller its exit hinter. Which is which
+    // by parent, not by pid order: pids wrap around (at 32768 by default), and a wrapper of pid
+    // 32767 has a poller of pid 301. The wrapper is the one whose parent is none of them.
     const wrapper = await until(
       () => {
-        const found = localProcesses(`h.pl\0wrap\0${remoteMark?.[1]}`);
-        const sentinel = found.find((pid) => found.includes(parentOf(pid) ?? -1));
-        return found.length === 2 && sentinel !== undefined ? parentOf(sentinel) : undefined;
+        const found = localProcesses(`h.sh\0wrap\0${remoteMark?.[1]}`);
+        const top = found.filter((pid) => !found.includes(parentOf(pid) ?? -1));
+        return found.length === 3 && top.length === 1 ? top[0] : undefined;
       },
-      { message: "the wrapper and its sentinel" },
+      { message: "the wrapper, its poller and the poller's hinter" },
     );
-    process.kill(wrapper, "SIGKILL"); // the sentinel follows it, and the agent kills the group
+    process.kill(wrapper, "SIGKILL"); // its poller kills the group and says so
     expect(
       await withDeadline(
         host.waitForExit(owner, wrapped),
@@ -286,10 +292,16 @@ describe("ssh executor", () => {
         "the exit of the wrapper's kill",
       ),
     ).toEqual({ exitCode: null, signal: "SIGKILL" });
-    expect(host.output(owner, wrapped).output).toMatch(
-      /remote wrapper of this command .* was killed/,
-    );
+    const read = host.output(owner, wrapped);
+    expect(read.notices).toEqual([
+      expect.stringMatching(/remote wrapper of this command .* was killed/),
+    ]);
+    expect(read.output).not.toContain("acp-terminal");
     await until(() => mark.left().length === 0, { message: "the agent to kill the group" });
+    // The command's parent, which the command stopped, goes too (a stopped process waits forever).
+    await until(() => localProcesses(`h.sh\0hold\0${remoteMark?.[1]}`).length === 0, {
+      message: "the stopped parent of the command to be killed",
+    });
   });
 
   it("leaves nothing on the other side when the host is SIGKILLed", async () => {

@@ -1,4 +1,6 @@
 import type { OutputReader } from "../output/output-buffer.js";
+import { localExecutor } from "../executors/local.js";
+import type { ExecutorPlace } from "../executors/types.js";
 import { resolveShell } from "../spawn/command.js";
 import { ptyAvailable } from "../spawn/pty.js";
 import { Sandbox, type SandboxStatus } from "../sandbox/sandbox.js";
@@ -68,6 +70,9 @@ export class TerminalHost {
     };
   }
 
+  /** `written` events carry their chunk (`TerminalWrittenEvent.data`). */
+  readonly writtenChunks = true;
+
   /** Whether PTY terminals can be opened here (node-pty loads); `terminalClientCapabilities` advertises it. */
   get ptyAvailable(): boolean {
     return ptyAvailable();
@@ -90,6 +95,19 @@ export class TerminalHost {
    */
   get sandbox(): SandboxStatus {
     return this.#sandbox.status();
+  }
+
+  /** Where commands run (`options.on`), with the OS and shell once a connection said them. */
+  get executor(): ExecutorPlace {
+    return (this.#options.executor ?? localExecutor).place();
+  }
+
+  /**
+   * Opens the remote executor's first connection (if any) so that `executor` knows the OS and
+   * shell there before the capability is sent; never rejects (a failure shows on the first create).
+   */
+  async probeExecutor(): Promise<void> {
+    await this.#options.executor?.probe?.();
   }
 
   get limits(): { defaultOutputByteLimit: number; maxOutputByteLimit: number } {
@@ -171,7 +189,9 @@ export class TerminalHost {
       if (!terminal) {
         return Promise.resolve();
       }
-      return this.#release(terminal, TerminalError.notFound(terminalId), { waitsSeeExit: true });
+      return this.#release(terminal, () => TerminalError.notFound(terminalId), {
+        waitsSeeExit: true,
+      });
     });
   }
 
@@ -188,7 +208,9 @@ export class TerminalHost {
       }
       const matching = this.#terminals.select(filter);
       await Promise.all(
-        matching.map((terminal) => this.#release(terminal, TerminalError.notFound(terminal.id))),
+        matching.map((terminal) =>
+          this.#release(terminal, () => TerminalError.notFound(terminal.id)),
+        ),
       );
       await this.#options.executor?.endSessions?.(filter);
     });
@@ -264,7 +286,7 @@ export class TerminalHost {
   dispose(): Promise<void> {
     this.#disposing ??= (async () => {
       const all = this.#terminals.select({});
-      await Promise.allSettled(all.map((terminal) => this.#release(terminal, disposedError())));
+      await Promise.allSettled(all.map((terminal) => this.#release(terminal, disposedError)));
       await this.#inFlight.settled();
       this.#containers.close();
       this.#sandbox.removeGuards();
@@ -290,7 +312,7 @@ export class TerminalHost {
 
   #release(
     terminal: Terminal,
-    reason: TerminalError,
+    reason: () => TerminalError,
     options?: { waitsSeeExit?: boolean },
   ): Promise<void> {
     this.#terminals.remove(terminal);
