@@ -250,7 +250,6 @@ describe("acp-terminal proxy in front of an agent, for an editor that advertises
     let next = 0;
     editor = await start({
       proxyArgs: [],
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- a careless editor's answers, not the SDK's shape
       permission: () => answers[next++] as RequestPermissionResponse,
     });
     const sessionId = await editor.newSession(dir);
