@@ -76,6 +76,7 @@ export async function main() {
     network: false,
     cwd: workspace,
     gitDirs: [],
+    gitGuards: [],
   });
   try {
     const samples = await alternate(

@@ -21,9 +21,15 @@
  *       plain spawn of it here (spawn → 'exit'), alternating batches; for each also the time from
  *       the command's own end (the time it printed) to its exit being known.
  *       `BENCH {"event":"exit","cli":[ms…],"cliAfterEnd":[…],"spawn":[…],"spawnAfterEnd":[…]}`.
+ *   {"kind":"files","iterations":N,"warmup":W,"file":PATH}
+ *       In alternating batches of 10: fs/read_text_file of PATH (a small text file a few
+ *       directories below the session's cwd) and fs/write_text_file of PATH.out through the CLI
+ *       (run with --yes), beside the same read and the same write-and-rename done here.
+ *       `BENCH {"event":"files","read":[ms…],"write":[…],"plainRead":[…],"plainWrite":[…]}`.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { readFile, rename, writeFile } from "node:fs/promises";
 import { Readable, Writable } from "node:stream";
 import { agent, ndJsonStream } from "@agentclientprotocol/sdk";
 import { alternate } from "./sampling.mjs";
@@ -119,6 +125,24 @@ async function cycle(client, sessionId, plan) {
   }
 }
 
+async function files(client, sessionId, plan) {
+  const out = `${plan.file}.out`;
+  const samples = await alternate(
+    {
+      read: () => client.request("fs/read_text_file", { sessionId, path: plan.file }),
+      write: () =>
+        client.request("fs/write_text_file", { sessionId, path: out, content: "written\n" }),
+      plainRead: () => readFile(plan.file, "utf8"),
+      plainWrite: async () => {
+        await writeFile(`${out}.tmp`, "written\n");
+        await rename(`${out}.tmp`, out);
+      },
+    },
+    { warmup: plan.warmup, iterations: plan.iterations, batch: 10 },
+  );
+  report({ event: "files", ...samples });
+}
+
 const EXIT_COMMAND = ["bash", "-c", "echo $EPOCHREALTIME"];
 /** The command's own end (ms, wall clock) from what it printed. */
 const endedAt = (output) => Number.parseFloat(output.trim().replace(",", ".")) * 1000;
@@ -180,6 +204,7 @@ const app = agent({ name: "cli-bench-agent" })
     else if (plan.kind === "many") await many(client, params.sessionId, plan);
     else if (plan.kind === "cycle") await cycle(client, params.sessionId, plan);
     else if (plan.kind === "exit") await exitSeen(client, params.sessionId, plan);
+    else if (plan.kind === "files") await files(client, params.sessionId, plan);
     else throw new Error(`unknown plan kind ${plan.kind}`);
     return { stopReason: "end_turn" };
   });

@@ -5,7 +5,7 @@
  * adapter), prompts piped on stdin (a line past its cap), MCP configs and short names.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
@@ -27,12 +27,21 @@ let dir = "";
 beforeEach(async () => {
   dir = await mkdtemp(path.join(tmpdir(), "cli-bounds-"));
 });
+const opened: ClientFiles[] = [];
 afterEach(async () => {
+  opened.splice(0).forEach((files) => files.close());
   await rm(dir, { recursive: true, force: true });
 });
 
-const files = (allowAll = true) =>
-  new ClientFiles({ cwd: dir, allowed: [], policy: createApprovalPolicy({ allowAll }) });
+const files = (allowAll = true) => {
+  const made = new ClientFiles({
+    cwd: dir,
+    allowed: [],
+    policy: createApprovalPolicy({ allowAll }),
+  });
+  opened.push(made);
+  return made;
+};
 
 const failure = (promise: Promise<unknown>) =>
   promise.then(
@@ -116,6 +125,47 @@ describe("the agent's file requests", () => {
       `-32603 fs/write_text_file: Denied by the user: ${target} (4 bytes, replacing the file) (not approved: no allow pattern matches and there is no one to ask)`,
     );
     expect(await readFile(target, "utf8")).toBe("keep");
+  });
+
+  it("reach a path as the kernel would, a name at a time: symlinks in and out, `..` after a symlink, loops, long paths", async () => {
+    const outside = await mkdtemp(path.join(tmpdir(), "cli-bounds-out-"));
+    try {
+      await mkdir(path.join(dir, "sub"));
+      await mkdir(path.join(outside, "deep"));
+      await writeFile(path.join(dir, "sub", "file.txt"), "in sub\n");
+      await writeFile(path.join(dir, "file2.txt"), "at the top\n");
+      await writeFile(path.join(outside, "file2.txt"), "OUTSIDE\n");
+      await symlink("sub/file.txt", path.join(dir, "in"));
+      await symlink(path.join(outside, "deep"), path.join(dir, "out"));
+      await symlink("b", path.join(dir, "a"));
+      await symlink("a", path.join(dir, "b"));
+      await symlink("new.txt", path.join(dir, "dangling"));
+      const client = files();
+      const read = (file: string) =>
+        client.read({ sessionId: "s", path: file }).then(
+          ({ content }) => content,
+          (error: { code: number; message: string }) => `${error.code} ${error.message}`,
+        );
+      expect(await read(path.join(dir, "in"))).toBe("in sub\n");
+      expect(await read(`${dir}/sub/../file2.txt`)).toBe("at the top\n");
+      // `..` after a symlink is the parent of where it points, as the kernel has it: outside.
+      expect(await read(`${dir}/out/../file2.txt`)).toBe(
+        `-32603 fs/read_text_file: ${dir}/out/../file2.txt (${outside}/file2.txt) is outside the session's directory ${dir}; acp-terminal run --fs-allow DIR lets the agent reach DIR too`,
+      );
+      expect(await read(path.join(dir, "a", "x"))).toMatch(
+        /^-32603 fs\/read_text_file: cannot reach .*\/a\/x: .*: too many symlinks$/,
+      );
+      expect(await read(`${dir}/${"x/".repeat(2100)}y`)).toBe(
+        "-32602 fs/read_text_file: path is longer than 4096 bytes",
+      );
+      await client.write({ sessionId: "s", path: path.join(dir, "in"), content: "rewritten\n" });
+      expect(await readFile(path.join(dir, "sub", "file.txt"), "utf8")).toBe("rewritten\n");
+      expect((await lstat(path.join(dir, "in"))).isSymbolicLink()).toBe(true);
+      await client.write({ sessionId: "s", path: path.join(dir, "dangling"), content: "new\n" });
+      expect(await readFile(path.join(dir, "new.txt"), "utf8")).toBe("new\n");
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
   });
 });
 

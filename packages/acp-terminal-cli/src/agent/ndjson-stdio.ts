@@ -3,6 +3,7 @@ import { readPipe } from "acp-terminal/internal";
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 import type { FirstLineSniffer } from "./first-line-sniffer.js";
 import { messageLine } from "./message-lines.js";
+import { RequestsInFlight } from "./requests-in-flight.js";
 
 /** The longest message read, as the SDK's own transport bounds it (32 MiB). */
 export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
@@ -14,6 +15,11 @@ export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 const REUSED_LINE_BYTES = 1024 * 1024;
 /** Messages parsed ahead of the reader before the agent's stdout is paused. */
 const READ_AHEAD_MESSAGES = 16;
+/**
+ * Messages to the agent waiting to be written (its stdin's pipe is full: it does not read), past
+ * which the agent is not read either: it gets no answers it does not take.
+ */
+const MAX_UNWRITTEN_MESSAGES = 64;
 
 const PARSE_ERROR = { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } };
 
@@ -41,7 +47,10 @@ export interface TappableStream extends Stream {
  * line that is not JSON is answered with a parse error; a line over MAX_MESSAGE_BYTES errors the
  * stream, as the SDK's does. A tap (`tap`) may take lines before they are parsed. A message is
  * written as its line's pieces (`messageLine`: a long string in an answer, escaped a slice at a
- * time). Unlike `Readable.toWeb`, a cancel (the connection closed, say on
+ * time), one message after another. At most MAX_REQUESTS_IN_FLIGHT of the agent's requests are
+ * handled at once; past that a request is answered at once with an error saying why
+ * (requests-in-flight.ts). While more than MAX_UNWRITTEN_MESSAGES wait to be written (the agent
+ * does not read its stdin), the agent is not read either. Unlike `Readable.toWeb`, a cancel (the connection closed, say on
  * EPIPE to an agent that already exited) does not destroy stdout: it keeps draining, so the
  * sniffer still learns what the agent printed.
  */
@@ -56,8 +65,9 @@ export function ndJsonStdio(
    * One message's line. A long answer's pieces are escaped into one reused buffer: each is
    * written to stdin itself and waited for until written (its callback), since stdin keeps a
    * view of what it buffers; what went through the writer before is in stdin's queue already.
+   * Lines are written one after the other (`send` queues them): pieces must not interleave.
    */
-  const send = async (message: unknown) => {
+  const writeLine = async (message: unknown) => {
     const pieces = messageLine(message);
     const first = pieces.next();
     if (first.done === true) {
@@ -76,11 +86,43 @@ export function ndJsonStdio(
       await write(bytes);
     }
   };
+  const inFlight = new RequestsInFlight();
+  let writing: Promise<unknown> = Promise.resolve();
+  /** Messages handed on and not written yet. */
+  let queued = 0;
+  let writeFailure: unknown;
+  /** The agent's stdout is paused until it reads what was written to it (see readMore). */
+  let waitingForReader = false;
+  let readDesired = () => true;
+  /** The agent takes what is written to it: go on reading it. */
+  const readMore = () => queued <= MAX_UNWRITTEN_MESSAGES;
+  const send = (message: unknown): Promise<void> => {
+    queued++;
+    const written = writing.then(() => writeLine(message));
+    writing = written.catch(() => undefined);
+    return written.then(
+      () => {
+        queued--;
+        if (waitingForReader && readMore()) {
+          waitingForReader = false;
+          if (readDesired()) {
+            source?.resume();
+          }
+        }
+      },
+      (error: unknown) => {
+        queued--;
+        writeFailure ??= error;
+        throw error;
+      },
+    );
+  };
   let cancelled = false;
   let source: Readable | undefined;
   const readable = new ReadableStream<AnyMessage>(
     {
       start(controller) {
+        readDesired = () => (controller.desiredSize ?? 1) > 0;
         /** The line being read, put together from the chunks it spans (copied: chunks are reused). */
         let partial = Buffer.alloc(0);
         let partialBytes = 0;
@@ -120,6 +162,11 @@ export function ndJsonStdio(
             send(PARSE_ERROR).catch(() => undefined); // the agent is gone: its exit says so
             return;
           }
+          const refusal = inFlight.received(message);
+          if (refusal !== undefined) {
+            send(refusal).catch(() => undefined); // the agent is gone: its exit says so
+            return;
+          }
           // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- a parsed value goes on as the SDK's own transport passes it: its connection checks each message's shape
           controller.enqueue(message as AnyMessage);
           lineTap?.passed(message);
@@ -155,7 +202,11 @@ export function ndJsonStdio(
             tooLarge();
             return true;
           }
-          return (controller.desiredSize ?? 1) > 0;
+          if (!readMore()) {
+            waitingForReader = true;
+            return false;
+          }
+          return readDesired();
         };
         source = readPipe(stdout, onChunk);
         source.once("end", () => {
@@ -175,7 +226,9 @@ export function ndJsonStdio(
         });
       },
       pull() {
-        source?.resume();
+        if (!waitingForReader) {
+          source?.resume();
+        }
       },
       cancel() {
         cancelled = true;
@@ -184,8 +237,16 @@ export function ndJsonStdio(
     },
     { highWaterMark: READ_AHEAD_MESSAGES },
   );
+  // A message is handed on at once, not after the one before was written: answers wait here,
+  // counted (past MAX_UNWRITTEN_MESSAGES the agent is not read), not in the SDK's own queue.
   const writable = new WritableStream<AnyMessage>({
-    write: (message) => send(message),
+    write: (message) => {
+      if (writeFailure !== undefined) {
+        throw writeFailure;
+      }
+      inFlight.sent(message);
+      send(message).catch(() => undefined); // kept in writeFailure: the next write fails with it
+    },
     close: () => writer.close(),
     abort: (reason) => writer.abort(reason),
   });

@@ -113,6 +113,7 @@ export function clientSide(
     cwd: options.cwd,
     allowed: options.session?.fsAllow ?? [],
     policy,
+    sandbox: options.approval.sandbox,
   });
   const terminalLogin = io.stdin.isTTY === true && io.stderr.isTTY === true;
   return { host, mcpTools, askPermission, files, terminalLogin };

@@ -113,6 +113,7 @@ export class Conversation {
     this.#promptsEnd.abort();
     // A second Ctrl-C means now: no grace for the agent.
     await tearDown({ view, driver, host, mcpTools, agent }, this.#interrupts > 1);
+    files.close();
     if (ending.login !== undefined) {
       // Not the end of the run: the login runs, then the agent starts again.
       this.#login = ending.login;

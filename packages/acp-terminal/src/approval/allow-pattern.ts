@@ -22,7 +22,9 @@ import type { ApprovalRequest } from "../host/types.js";
  *
  * A pattern `write:PATH` approves a client file write (ACP `fs/write_text_file`) instead: PATH is
  * one word, relative to the session's cwd (a file outside it never matches) or absolute, `*`
- * standing for any characters, `/` included: `write:src/*` matches `src/a/b.ts`.
+ * standing for any characters, `/` included: `write:src/*` matches `src/a/b.ts`. A protected file
+ * (inside `.git`, a dotfile at the top of the cwd or home: `AuthorizeFileWrite.protected`) matches
+ * none: only a person approves writing it.
  */
 export interface AllowPattern {
   readonly source: string;
@@ -140,7 +142,11 @@ function sameProgram(pattern: AllowPattern, word: string, program: unknown): boo
 /** Whether `pattern` approves starting the command of `request` (its words; see programRules for what else is checked). */
 export function matchesAllowPattern(pattern: AllowPattern, request: ApprovalRequest): boolean {
   if (request.action === "write_file") {
-    return pattern.file !== undefined && matchesFile(pattern.file, request.path, request.cwd);
+    return (
+      pattern.file !== undefined &&
+      request.protected === undefined &&
+      matchesFile(pattern.file, request.path, request.cwd)
+    );
   }
   if (request.action !== "create" || pattern.file !== undefined) {
     return false;

@@ -38,6 +38,9 @@ export function describeApprovalRequest(request: ApprovalRequest): string[] {
   if (request.action === "write_file") {
     lines.push(`  file: ${printable(request.path)}`);
     lines.push(`  cwd: ${printable(request.cwd)}`);
+    if (request.protected !== undefined) {
+      lines.push(`  protected: ${printable(request.protected)}`);
+    }
     return lines;
   }
   if (request.action === "write") {

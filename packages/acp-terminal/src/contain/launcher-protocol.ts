@@ -20,6 +20,14 @@ export type LauncherReport =
       outputFd: string | undefined;
       inputFd: string | undefined;
     }
+  /** `B`: it is about to exec (so it was started, if its relay is lost before it says P or E). */
+  | {
+      kind: "began";
+      id: number;
+      pid: number;
+      outputFd: string | undefined;
+      inputFd: string | undefined;
+    }
   /** `E`: it could not be started, with the errno's name. */
   | { kind: "failed"; id: number; code: string }
   /** `X`: it exited or was killed by a signal. */
@@ -90,12 +98,14 @@ export class ReportReader {
   }
 }
 
-function parseReport([kind, idText, ...rest]: string[]): LauncherReport | undefined {
+function parseReport([type, idText, ...rest]: string[]): LauncherReport | undefined {
   const id = Number(idText);
-  switch (kind) {
-    case "P": {
+  switch (type) {
+    case "P":
+    case "B": {
       const [pidText, , outputFd, inputFd] = rest;
-      return { kind: "started", id, pid: Number(pidText), outputFd, inputFd };
+      const kind = type === "P" ? "started" : "began";
+      return { kind, id, pid: Number(pidText), outputFd, inputFd };
     }
     case "E":
       return { kind: "failed", id, code: ERRNO_NAMES.get(Number(rest[0])) ?? "EIO" };

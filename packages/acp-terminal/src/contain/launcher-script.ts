@@ -20,14 +20,17 @@
  *   S <id> <bytes> <env bytes>\n<fields>  start a command; fields separated by NUL: stdin ("1" a
  *                             pipe, "0" /dev/null), tty (a PTY slave's path, or empty: pipes), cwd,
  *                             file, argc, the args, then KEY=VALUE per variable (the last
- *                             <env bytes>: the launcher sets them for the standbys it forks next)
+ *                             <env bytes>: the launcher sets them, once idle, for the standbys it forks next)
  *   O <id>\n                  the host has opened the command's pipes: the launcher closes its ends
  *                             (it holds them till then; sent with the next request, or at once
  *                             for a stdin pipe, whose end it holds keeps the command from EOF)
  *   K <id> <signo> <pgid>\n   send signo to every process in the tree but the command's group
  *                             (which the host signals itself); signo 9: to all of them
- * Reports (relays and launcher write them to stdout, one line each, at most ~60 bytes: atomic):
+ * Reports (relays, commands and launcher write them to stdout, one line each, at most ~60 bytes:
+ * atomic):
  *   R <subreaper 0|1>         the launcher runs
+ *   B <id> <pid> <relay> <out fd> <in fd|->   the command is about to exec (said by itself): if its
+ *                             relay is lost before it says P or E, it was started all the same
  *   P <id> <pid> <relay> <out fd> <in fd|->   the command runs (after its exec): open
  *                             /proc/<launcher>/fd/<fd> for its output and input
  *   E <id> <errno>            it could not be started
@@ -42,6 +45,15 @@ export const LAUNCHER_SCRIPT = String.raw`
 use strict; use warnings; use POSIX ();
 my ($prctl) = @ARGV;
 $0 = 'acp-terminal launcher';
+# Descriptors the host inherited and passed on (its parent's fd 240 open on a file, say) would
+# reach every command: closed. Perl's own are close-on-exec.
+if (opendir(my $fds, '/proc/self/fd')) {
+  my @inherited = grep { /^\d+$/ && $_ > 2 && $_ != fileno($fds) } readdir $fds;
+  closedir $fds;
+  POSIX::close($_) for @inherited;
+} else {
+  POSIX::close($_) for 3 .. 1023;
+}
 $SIG{$_} = 'IGNORE' for qw(INT TERM HUP QUIT PIPE);
 %ENV = ();
 $| = 1;
@@ -51,9 +63,12 @@ my $childrenFiles = -e "/proc/$$/task/$$/children";
 my (%relay, %idOf, %held, @standbys);
 # Standbys kept ready: two, so that one is there while the other is replaced.
 my $STANDBYS = 2;
-# The variables %ENV holds, as the host sent them last (most commands of a host share them):
-# a standby forked with them set has nothing to rebuild (rebuilding %ENV costs ~0.2 ms).
+# The variables %ENV holds (most commands of a host share them): a standby forked with them set has
+# nothing to rebuild (rebuilding %ENV costs ~0.2 ms). %ENV takes those of the last request when
+# the launcher is idle, never on a start's path: setting n variables costs O(n^2) (1024: 4 ms),
+# and a start must not wait for another's.
 my $environment = '';
+my $wanted = '';
 
 sub stat_of {
   open(my $f, '<', "/proc/$_[0]/stat") or return;
@@ -114,7 +129,10 @@ sub read_all {
 # A standby's command process: in a session of its own, it waits for its request (written by the
 # launcher, "<id> <env bytes>\n" and the S fields), says its id to the relay and execs.
 sub command {
-  my ($requests, $out, $in, $outFd, $inFd, $status) = @_;
+  my ($requests, $out, $in, $outFd, $inFd, $status, $relay) = @_;
+  # Killed with its relay (PR_SET_PDEATHSIG): never left to run unwatched, however the relay dies.
+  syscall($prctl, 1, 9, 0, 0, 0);
+  POSIX::_exit(0) if getppid() != $relay;
   $SIG{$_} = 'DEFAULT' for qw(INT TERM HUP QUIT PIPE CHLD);
   POSIX::sigprocmask(POSIX::SIG_SETMASK(), POSIX::SigSet->new);
   POSIX::setsid();
@@ -128,6 +146,9 @@ sub command {
   $outFd = $inFd = '-' if $tty ne '';
   $inFd = '-' if !$stdin;
   syswrite($status, "$id $outFd $inFd\n");
+  # Said here, before the exec, on the reports' pipe: a command that kills its relay at once
+  # (before it says P) was started all the same.
+  syswrite(STDOUT, "B $id $$ $relay $outFd $inFd\n");
   my $fail = sub { syswrite($status, 0 + $!); POSIX::_exit(127) };
   if ($env ne $environment) {
     %ENV = map { /\A([^=]*)=(.*)\z/s ? ($1, $2) : () } split(/\0/, $env);
@@ -157,8 +178,9 @@ sub command {
 sub relay {
   my ($requests, $out, $in, $outFd, $inFd) = @_;
   pipe(my $statusRead, my $status) or POSIX::_exit(1);
+  my $relay = $$;
   my $command = fork // POSIX::_exit(1);
-  command($requests, $out, $in, $outFd, $inFd, $status) if $command == 0;
+  command($requests, $out, $in, $outFd, $inFd, $status, $relay) if $command == 0;
   close $_ for $requests, $status, $out, $in;
   my $said = read_all($statusRead);
   # No request came (the launcher ended, or the command was killed while it waited).
@@ -211,16 +233,16 @@ sub make_standby {
 # Forks standbys up to $STANDBYS: when nothing else runs (a relay just ended, or no request came for
 # a second), not right after a request, whose command would wait for the forks.
 sub fill {
+  if ($wanted ne $environment) {
+    %ENV = map { /\A([^=]*)=(.*)\z/s ? ($1, $2) : () } split(/\0/, $wanted);
+    $environment = $wanted;
+  }
   while (@standbys < $STANDBYS) { make_standby() or last }
 }
 
 sub launch {
   my ($id, $fields, $envBytes) = @_;
-  my $env = substr($fields, length($fields) - $envBytes);
-  if ($env ne $environment) {
-    %ENV = map { /\A([^=]*)=(.*)\z/s ? ($1, $2) : () } split(/\0/, $env);
-    $environment = $env;
-  }
+  $wanted = substr($fields, length($fields) - $envBytes);
   make_standby() if !@standbys;
   my $started = shift(@standbys) // return print "E $id ", 0 + $!, "\n";
   my ($request, $at) = ("$id $envBytes\n$fields", 0);

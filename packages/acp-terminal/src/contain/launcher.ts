@@ -50,6 +50,8 @@ interface Starting {
   timer: NodeJS.Timeout;
   /** Its `S` line, until it is sent. */
   request: Buffer | undefined;
+  /** Its command's `B`: about to exec. */
+  began?: Extract<LauncherReport, { kind: "began" }>;
 }
 
 export class Launcher implements CommandLauncher {
@@ -194,6 +196,13 @@ export class Launcher implements CommandLauncher {
     switch (report.kind) {
       case "started":
         return this.#started(report);
+      case "began": {
+        const starting = this.#starting.get(report.id);
+        if (starting !== undefined) {
+          starting.began = report;
+        }
+        return;
+      }
       case "failed":
         return this.#settle(report.id, (starting) =>
           starting.reject(launchError(report.code, "exec failed")),
@@ -203,6 +212,12 @@ export class Launcher implements CommandLauncher {
         return;
       case "emptied":
       case "lost": {
+        const began = this.#starting.get(report.id)?.began;
+        if (report.kind === "lost" && began !== undefined) {
+          // Its command reached its exec and killed its relay (or the relay was killed) before the
+          // relay said P: it was started, and what it started is no longer watched.
+          this.#started({ ...began, kind: "started" });
+        }
         const command = this.#running.get(report.id);
         this.#running.delete(report.id);
         if (report.kind === "lost") {

@@ -4,6 +4,7 @@ import type { PidNamespace } from "../contain/pid-namespace.js";
 import { OutputBuffer } from "../output/output-buffer.js";
 import type { CommandPlan } from "../spawn/command.js";
 import { processGroupOf } from "../executors/local.js";
+import { closeInheritedPrefix } from "../spawn/inherited-fds.js";
 import { spawnProcess } from "../spawn/spawn.js";
 import type { ExecutedProcess } from "../executors/types.js";
 import type { TypedEvents } from "./events.js";
@@ -73,8 +74,10 @@ export async function launchTerminal(
   const namespace = await namespaces?.take();
   // Commands run elsewhere (options.executor) are contained there, by the executor.
   const launcher = namespace || options.executor ? undefined : containers.launcher?.(pty !== false);
-  // Entered in this order: the namespace (nsenter), then the sandbox (bwrap), then the command.
-  const prefix = [...(namespace?.prefix ?? []), ...launch.sandboxPrefix];
+  // What this process inherited (an fd its parent left open) the launcher closes at its start; a
+  // command forked here closes it first. Then the namespace (nsenter), the sandbox (bwrap), the command.
+  const closer = launcher || options.executor ? [] : closeInheritedPrefix();
+  const prefix = [...closer, ...(namespace?.prefix ?? []), ...launch.sandboxPrefix];
   // One `written` event object for every chunk of this terminal (a flood is thousands of them).
   const written: TerminalWrittenEvent = { terminalId, owner, totalBytes: 0, data: NO_BYTES };
   const appendOutput = (chunk: Uint8Array): void => {

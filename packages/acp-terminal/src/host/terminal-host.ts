@@ -267,6 +267,7 @@ export class TerminalHost {
       await Promise.allSettled(all.map((terminal) => this.#release(terminal, disposedError())));
       await this.#inFlight.settled();
       this.#containers.close();
+      this.#sandbox.removeGuards();
       if (this.#options.ownsExecutor) {
         await this.#options.executor?.dispose();
       }

@@ -134,7 +134,7 @@ export type ApprovalRequest = AuthorizeRequest | AuthorizeFileWrite;
 export interface AuthorizeFileWrite {
   action: "write_file";
   owner: TerminalOwner;
-  /** The file, absolute (its directory resolved through symlinks). */
+  /** The file, absolute: its real path (every symlink on the way resolved). */
   path: string;
   /** The session's cwd: a `write:` pattern's relative path is read from there. */
   cwd: string;
@@ -142,6 +142,11 @@ export interface AuthorizeFileWrite {
   byteLength: number;
   /** The file exists: the write replaces it. */
   exists: boolean;
+  /**
+   * Why the file is protected (inside `.git`, a dotfile at the top of the cwd or home: see
+   * sandbox/protected-paths.ts): no allow pattern approves such a write, only a person.
+   */
+  protected?: string | undefined;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { describeReceived } from "../core/errors.js";
+import { MAX_ENV_VARIABLES } from "../host/validate.js";
 import { isAbsolute } from "node:path";
 import { z } from "zod";
 
@@ -52,7 +53,16 @@ export const createTerminalRequestSchema = z.object(
       z.array(z.string(expected("a string")), expected("an array of strings")),
       () => [],
     ),
-    env: nullAsEmpty(z.array(envVariableSchema, expected("an array of { name, value }")), () => []),
+    env: nullAsEmpty(
+      // The count first: 100,000 variables are refused before any is parsed.
+      z
+        .custom<unknown[]>((value) => !Array.isArray(value) || value.length <= MAX_ENV_VARIABLES, {
+          error: (issue) =>
+            `expected at most ${MAX_ENV_VARIABLES} variables, received ${Array.isArray(issue.input) ? issue.input.length : "more"}`,
+        })
+        .pipe(z.array(envVariableSchema, expected("an array of { name, value }"))),
+      () => [],
+    ),
     cwd: z
       .string(expected("an absolute path"))
       .refine((cwd) => isAbsolute(cwd), expected("an absolute path"))

@@ -49,6 +49,7 @@ function detect(): BubblewrapSupport {
     network: false,
     cwd: "/",
     gitDirs: [],
+    gitGuards: [],
   });
   const probe = spawnSync(argv[0]!, [...argv.slice(1), "/bin/sh", "-c", "exit 0"], {
     encoding: "utf8",

@@ -18,6 +18,13 @@ export interface SandboxPlace {
    * the next time the user runs git.
    */
   gitDirs: readonly string[];
+  /**
+   * Where those directories have no `.git` (workspace-write): a read-only empty one is mounted
+   * there, so a command cannot make one (`git init`, then `core.fsmonitor` for the user's next
+   * `git status` to run). bubblewrap leaves the empty directory behind as the mount point; git
+   * passes over an empty `.git` as it looks for a repository.
+   */
+  gitGuards: readonly string[];
 }
 
 /** Bytes the private /tmp may hold. */
@@ -76,6 +83,9 @@ export function bubblewrapArgv(
     argv.push("--bind", workspace, workspace);
     for (const git of place.gitDirs) {
       argv.push("--ro-bind", git, git);
+    }
+    for (const git of place.gitGuards) {
+      argv.push("--tmpfs", git, "--remount-ro", git);
     }
   } else if (isHidden(workspace)) {
     argv.push("--ro-bind", workspace, workspace);

@@ -1,4 +1,4 @@
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, realpathSync, rmdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { TerminalError } from "../core/errors.js";
 import { bubblewrapArgv, HIDDEN_DIRECTORIES, isHidden, isInside } from "./bubblewrap.js";
@@ -27,6 +27,8 @@ export interface SandboxStatus {
 export class Sandbox {
   #status: SandboxStatus | undefined;
   #workspace: string | undefined;
+  /** The empty `.git` directories the sandbox's mounts may have left (see SandboxPlace.gitGuards). */
+  readonly #guards = new Set<string>();
 
   constructor(private readonly options: ResolvedSandboxOptions) {}
 
@@ -80,12 +82,17 @@ export class Sandbox {
         { cwd },
       );
     }
+    const git = mode === "workspace-write" ? gitDirsOf(realCwd, workspace) : EMPTY_GIT_DIRS;
+    for (const guard of git.missing) {
+      this.#guards.add(guard);
+    }
     return bubblewrapArgv(support.bwrap, support.features, {
       mode,
       workspace,
       network,
       cwd: realCwd,
-      gitDirs: mode === "workspace-write" ? gitDirsOf(realCwd, workspace) : [],
+      gitDirs: git.present,
+      gitGuards: git.missing,
     });
   }
 
@@ -112,21 +119,42 @@ export class Sandbox {
       network: false,
       cwd: realCwd,
       gitDirs: [],
+      gitGuards: [],
     });
+  }
+
+  /**
+   * Removes the empty `.git` directories the sandbox's mounts left behind (once its commands are
+   * gone: the host's dispose). One that is no longer empty (the user ran `git init` there since)
+   * stays.
+   */
+  removeGuards(): void {
+    for (const guard of this.#guards) {
+      try {
+        rmdirSync(guard); // only ever removes an empty directory
+      } catch {
+        // not there, not empty, or a mount point still: it is the user's now, or still in use
+      }
+    }
+    this.#guards.clear();
   }
 }
 
-/** The `.git` entries of `cwd` and its parents inside `workspace`, the workspace's own included. */
-function gitDirsOf(cwd: string, workspace: string): string[] {
-  const dirs: string[] = [];
+const EMPTY_GIT_DIRS = { present: [], missing: [] };
+
+/**
+ * The `.git` entries of `cwd` and each parent inside `workspace`, the workspace's own included
+ * (`present`), and where there is none (`missing`): what git would find there as a repository.
+ */
+function gitDirsOf(cwd: string, workspace: string): { present: string[]; missing: string[] } {
+  const present: string[] = [];
+  const missing: string[] = [];
   let dir = isInside(cwd, workspace) ? cwd : workspace;
   for (;;) {
     const git = join(dir, ".git");
-    if (existsSync(git)) {
-      dirs.push(git);
-    }
+    (existsSync(git) ? present : missing).push(git);
     if (dir === workspace || dir === dirname(dir)) {
-      return dirs.reverse();
+      return { present: present.reverse(), missing: missing.reverse() };
     }
     dir = dirname(dir);
   }
@@ -144,7 +172,7 @@ function realOrSame(path: string): string {
 /** One line saying where commands may write and whether they reach the network, for `--verbose` and the capability's readers. */
 export function describeSandbox(status: SandboxStatus): string {
   const network = status.network
-    ? "network allowed (local services' sockets too)"
+    ? "network allowed, and the host's abstract unix sockets (X11, some D-Bus buses), which belong to the network namespace"
     : "no network (loopback only)";
   switch (status.mode) {
     case "off":
@@ -154,6 +182,6 @@ export function describeSandbox(status: SandboxStatus): string {
     case "read-only":
       return `sandbox: read-only (bubblewrap: nothing is writable but a private /tmp; ${network})`;
     case "workspace-write":
-      return `sandbox: workspace-write (bubblewrap: writable: ${status.workspace}, not its .git nor that of the cwd's repository, and a private /tmp; ${network})`;
+      return `sandbox: workspace-write (bubblewrap: writable: ${status.workspace}, not its .git nor that of the cwd's repository, nor a new .git from the cwd up to it, and a private /tmp; ${network})`;
   }
 }
