@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import path from "node:path";
 // The unstable v1 surface: it accepts `{type: "acp"}` MCP servers in session/new and carries mcp/message.
 import {
   agent,
@@ -16,7 +15,7 @@ import { dispatch } from "./dispatch.js";
 import { findMcpTerminals } from "./mcp-terminals.js";
 import { chooseMode } from "./mode.js";
 import { parseCommand } from "./parse.js";
-import { DemoSession } from "./session.js";
+import { checkSessionCwd, DemoSession } from "./session.js";
 
 function promptText(blocks: ContentBlock[]): string {
   return blocks.map((block) => (block.type === "text" ? block.text : "")).join(" ");
@@ -44,12 +43,7 @@ export function demoAgentV1(shared: SharedAgentState): AgentApp {
     })
     .onNotification(methods.agent.mcp.message, mcp.handleNotification)
     .onRequest("session/new", async ({ params, client }) => {
-      if (!path.isAbsolute(params.cwd)) {
-        throw RequestError.invalidParams(
-          { cwd: params.cwd },
-          `cwd must be an absolute path, received ${JSON.stringify(params.cwd)}`,
-        );
-      }
+      checkSessionCwd(params.cwd);
       const sessionId = randomUUID();
       const mcpTerminals = await findMcpTerminals(
         mcp,

@@ -1,5 +1,4 @@
 import { randomUUID } from "node:crypto";
-import path from "node:path";
 // The unstable v2 surface: it accepts `{type: "acp"}` MCP servers in session/new and carries mcp/message.
 import {
   agent,
@@ -25,7 +24,7 @@ import { findMcpTerminals } from "./mcp-terminals.js";
 import { chooseV2Mode } from "./mode.js";
 import { parseCommand } from "./parse.js";
 import { reportError } from "./report-error.js";
-import { DemoSession } from "./session.js";
+import { checkSessionCwd, DemoSession } from "./session.js";
 
 /** What the v1 and v2 apps of one agent share: its sessions, its one manager, its local host. */
 export interface SharedAgentState {
@@ -117,12 +116,7 @@ class DemoAgentV2 {
     params: NewSessionRequest,
     client: AgentContext,
   ): Promise<{ sessionId: string }> {
-    if (!path.isAbsolute(params.cwd)) {
-      throw RequestError.invalidParams(
-        { cwd: params.cwd },
-        `cwd must be an absolute path, received ${JSON.stringify(params.cwd)}`,
-      );
-    }
+    checkSessionCwd(params.cwd);
     const sessionId = randomUUID();
     const mcpTerminals = await findMcpTerminals(
       this.mcp,
