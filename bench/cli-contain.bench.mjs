@@ -36,6 +36,7 @@ import { closeSync, existsSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { agentStderrFlags } from "./support/cli-flags.mjs";
 import { MB, MiB } from "./support/memory.mjs";
 import { fmt, header, Report } from "./support/report.mjs";
 import { median, now, summarize } from "./support/stats.mjs";
@@ -89,6 +90,7 @@ async function runCli(plan, flags, cli = CLI, stdout = "read") {
     [
       cli,
       "run",
+      ...agentStderrFlags(cli),
       "--yes",
       "--max-terminals",
       "1000",

@@ -24,6 +24,7 @@ import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { fmt, header, Report } from "./support/report.mjs";
 import { percentile, wallMs } from "./support/stats.mjs";
+import { agentStderrFlags } from "./support/cli-flags.mjs";
 
 const CLI = fileURLToPath(new URL("../packages/acp-terminal-cli/dist/main.js", import.meta.url));
 const AGENT = fileURLToPath(new URL("./support/fatal-agent.mjs", import.meta.url));
@@ -85,6 +86,7 @@ const SIDES = {
     process.execPath,
     CLI,
     "run",
+    ...agentStderrFlags(CLI), // the agent's stamp is read on the CLI's stderr
     "--agent",
     agentArgv(mode)
       .map((w) => `'${w}'`)

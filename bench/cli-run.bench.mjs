@@ -28,6 +28,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { agentStderrFlags } from "./support/cli-flags.mjs";
 import { MB, MiB } from "./support/memory.mjs";
 import { fmt, header, Report } from "./support/report.mjs";
 import { median, now } from "./support/stats.mjs";
@@ -35,6 +36,7 @@ import { median, now } from "./support/stats.mjs";
 const CLI =
   process.env.BENCH_CLI ??
   fileURLToPath(new URL("../packages/acp-terminal-cli/dist/main.js", import.meta.url));
+const AGENT_STDERR = agentStderrFlags(CLI);
 const PARTS = new Set((process.env.BENCH_PARTS ?? "throughput,stall,many").split(","));
 const AGENT = fileURLToPath(new URL("./support/cli-agent.mjs", import.meta.url));
 const PLAIN_READ = fileURLToPath(new URL("./support/plain-read.mjs", import.meta.url));
@@ -85,6 +87,7 @@ async function runCli(plan, { json = false, stallMs = 0, extraArgs = [] } = {}) 
   const args = [
     CLI,
     "run",
+    ...AGENT_STDERR,
     "--yes",
     "--agent",
     agent,

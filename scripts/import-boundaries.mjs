@@ -48,17 +48,20 @@ const FOLDER_IMPORTERS = {
     "publish/": ["v2.ts"],
     "tools/": ["tools.ts"],
   },
-  // Bottom up: view/ (the view events) <- render/ (the renderers); agent/ (the agent process and
-  // how its failures read) and command/ (the command line) <- conversation/ (one conversation,
-  // the driver contract) <- drivers/ (one per protocol version) <- run-command.ts.
+  // Bottom up: state/ (what outlives a run: logs, history, names, locks); view/ (the view events)
+  // <- render/ (the renderers); agent/ (the agent process and how its failures read) and command/
+  // (the command line) <- conversation/ (one conversation, the driver contract) <- drivers/ (one
+  // per protocol version) <- sessions/ (`acp-terminal sessions`, names, locks) <- run-command.ts.
   "acp-terminal-cli": {
-    "command/": ["conversation/", "drivers/", "main.ts", "run-command.ts"],
-    "agent/": ["command/", "conversation/", "drivers/", "run-command.ts"],
+    "state/": ["agent/", "conversation/", "sessions/", "run-command.ts"],
+    "command/": ["ask/", "conversation/", "drivers/", "sessions/", "main.ts", "run-command.ts"],
+    "agent/": ["command/", "conversation/", "drivers/", "sessions/", "run-command.ts"],
     "ask/": ["conversation/", "drivers/", "run-command.ts"],
-    "view/": ["ask/", "conversation/", "drivers/", "render/"],
+    "view/": ["ask/", "conversation/", "drivers/", "render/", "run-command.ts"],
     "render/": ["run-command.ts"],
-    "conversation/": ["drivers/", "run-command.ts"],
-    "drivers/": ["run-command.ts"],
+    "conversation/": ["drivers/", "sessions/", "run-command.ts"],
+    "drivers/": ["sessions/", "run-command.ts"],
+    "sessions/": ["main.ts", "run-command.ts"],
   },
   "acp-terminal-conformance": {
     "base/": ["checks/", "v2/", "agent.ts", "index.ts", "report.ts", "runner.ts"],

@@ -39,7 +39,16 @@ describe("acp-terminal run with a stalled stdout reader", () => {
       const agent = nodeAgent(FIXTURE_AGENT, "flood", String(FLOOD_BYTES));
       const child = spawn(
         process.execPath,
-        [CLI, "run", "--yes", "--agent", agent, ...(json ? ["--json"] : []), "go"],
+        [
+          CLI,
+          "run",
+          "--agent-stderr",
+          "--yes",
+          "--agent",
+          agent,
+          ...(json ? ["--json"] : []),
+          "go",
+        ],
         { cwd: REPO, stdio: ["ignore", "pipe", "pipe"] },
       );
       track(child.pid!);

@@ -28,13 +28,13 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Runs the CLI in `dir` with `prompts` piped on stdin, one a line. */
+/** Runs the CLI in `dir` with `prompts` piped on stdin, one a line (`--lines`). */
 async function session(
   prompts: string[],
   flags: string[] = [],
   env: NodeJS.ProcessEnv = process.env,
 ) {
-  const cli = startCli(["run", "--agent", nodeAgent(AGENT), ...flags], {
+  const cli = startCli(["run", "--lines", "--agent", nodeAgent(AGENT), ...flags], {
     cwd: dir,
     env,
     input: prompts.map((p) => `${p}\n`).join(""),
@@ -310,6 +310,9 @@ describe("the session", () => {
   });
 });
 
+/** The TTY's text without its escape sequences (readline's cursor moves, bracketed paste). */
+const plain = (screen: string) => screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
+
 describe("an interactive session on a TTY", () => {
   it("prompts, answers, prompts again; Ctrl-C cancels the turn and returns to the prompt; Ctrl-D ends the session", async () => {
     const cli = startCliOnTty(["run", "--yes", "--agent", nodeAgent(AGENT)]);
@@ -325,7 +328,9 @@ describe("an interactive session on a TTY", () => {
     const answered = next("▸ answer\r\none\r\n");
     cli.pty.write("say one\r");
     await answered;
-    await cli.waitFor("one\r\n› ");
+    await until(() => /one\r\n── end_turn · [^\r]*\r\n› $/.test(plain(cli.screen())), {
+      message: "the turn's line, then the prompt again",
+    });
     const waiting = next('session/prompt {"text":"wait"}');
     cli.pty.write("wait\r");
     await waiting;

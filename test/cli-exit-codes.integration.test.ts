@@ -83,7 +83,8 @@ describe("acp-terminal run exit codes", () => {
 
   it("4 when the agent answers with an error or another protocol version", async () => {
     const auth = await runCli(["run", "--agent", fixture("auth"), "go"]);
-    expect(auth.stderr.split("\n")[0]).toBe("session/new failed: Authentication required");
+    // After the line that says which agent runs.
+    expect(auth.stderr.split("\n")[1]).toBe("session/new failed: Authentication required");
     expect(auth.code).toBe(4);
     // Forced to v1, an answer with version 2 is another version; offered v2 (the default), an
     // answer with version 2 that is not v2's shape says so and how to speak v1.
@@ -132,7 +133,9 @@ describe("acp-terminal run exit codes", () => {
       expect(second.code).toBe(0);
       expect(second.stdout).toContain("echo: go");
       expect([...second.stderr.matchAll(/initialize (\d+)/g)].map((m) => m[1])).toEqual(["1"]);
-      expect(second.stderr).not.toContain("acp-terminal: ");
+      // No line about the protocol (only the agent and the session are said at start).
+      expect(second.stderr).not.toMatch(/ACP v1, which is remembered|protocol: ACP v1/);
+      expect(second.stderr.match(/^acp-terminal: /gm)).toHaveLength(2);
       // --protocol v2 forced still offers v2 (and says how it was answered).
       const forced = await startCli(["run", "--protocol", "v2", "--agent", agent, "go"], {
         env,

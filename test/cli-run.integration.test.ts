@@ -24,7 +24,10 @@ describe("acp-terminal run", () => {
       "world",
     ]);
     expect(stdout).toBe("echo: hello world\n");
-    expect(stderr).toMatch(/^── end_turn · no terminals · \d+(\.\d)? m?s · exit code 0\n$/);
+    // The agent and the session said at start, then the summary.
+    expect(stderr).toMatch(
+      /^acp-terminal: the agent · ACP v1 \(v1-meta\)\nacp-terminal: session \S+ \(new\)\n── end_turn · no terminals · \d+(\.\d)? m?s · exit code 0\n$/,
+    );
     expect(code).toBe(0);
   });
 
@@ -142,14 +145,15 @@ describe("acp-terminal run", () => {
 
   it("rejects a permission request without --yes and says how to allow it", async () => {
     const { code, stdout, stderr } = await runCli(["run", "--agent", fixture("permission"), "go"]);
-    expect(stdout).toBe("permission: reject\n");
+    // The tool call the request is about (announced nowhere else): when asked, and at the turn's end.
+    expect(stdout).toBe("▸ rm -rf build [pending]\npermission: reject\n▸ rm -rf build [pending]\n");
     expect(stderr).toContain('Permission denied for "rm -rf build": pass --yes to allow');
     expect(code).toBe(0);
   });
 
   it("--yes allows a permission request", async () => {
     const { stdout } = await runCli(["run", "--yes", "--agent", fixture("permission"), "go"]);
-    expect(stdout).toBe("permission: allow\n");
+    expect(stdout).toBe("▸ rm -rf build [pending]\npermission: allow\n▸ rm -rf build [pending]\n");
   });
 
   it("--agent-log sends the agent's stderr to a file", async () => {

@@ -17,7 +17,7 @@ describe("acp-terminal run on a TTY", () => {
     track(cli.pty.pid);
     await cli.waitFor("Choose 1-2 (Enter rejects): ");
     expect(cli.screen()).toContain(
-      'The agent asks permission for "rm -rf build":\r\n  1) Allow once (allow_once)\r\n  2) Reject (reject_once)',
+      'The agent asks permission for "rm -rf build":\r\n  kind: execute\r\n  1) Allow once (allow_once)\r\n  2) Reject (reject_once)',
     );
     cli.pty.write("1\r");
     expect(await withDeadline(cli.exited, 10_000, "the CLI to exit")).toBe(0);

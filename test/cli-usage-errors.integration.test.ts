@@ -17,7 +17,7 @@ describe("acp-terminal run usage errors (exit 1)", () => {
     expect(code).toBe(1);
     expect(stdout).toBe("");
     expect(stderr).toBe(
-      "Missing prompt: give it as the last argument, or one a line on stdin (stdin ended without one)\n",
+      "Missing prompt: give it as the last argument, on stdin, or with -f FILE (stdin ended without one)\n",
     );
   });
 

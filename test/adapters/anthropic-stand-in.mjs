@@ -11,6 +11,7 @@ import {
   LONG_COMMAND,
   startStandIn,
 } from "./http-stand-in.mjs";
+import { claudeScript, scriptOf } from "./scripted-turns.mjs";
 
 const MODEL = "claude-sonnet-4-5";
 
@@ -94,6 +95,11 @@ function mainTurn(body) {
   const results = messages.flatMap((m) =>
     Array.isArray(m?.content) ? m.content.filter((b) => b?.type === "tool_result") : [],
   ).length;
+  const script = scriptOf(texts);
+  if (script !== undefined) {
+    const cwd = /working directory: ([^\s"\\]+)/i.exec(JSON.stringify(body.system ?? ""));
+    return claudeScript(script, results, cwd?.[1] ?? ".");
+  }
   const cancel = texts.some((text) => text.includes(CANCEL_PROMPT));
   if (cancel) {
     // Claude offers terminal/cancel (v2) for a background command only.

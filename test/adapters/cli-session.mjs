@@ -102,6 +102,10 @@ const args = [
   CLI,
   "run",
   "--yes",
+  // The adapter's stderr beside the CLI's, as before the CLI logged it to a file by default.
+  "--agent-stderr",
+  // The prompt on stdin is one turn, and the session lives on while stdin stays open.
+  ...(values.stay === undefined ? [] : ["--lines"]),
   ...(values.protocol ? ["--protocol", values.protocol] : []),
   ...positionals,
   "--agent",

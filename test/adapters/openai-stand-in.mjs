@@ -11,6 +11,7 @@ import {
   LONG_COMMAND,
   startStandIn,
 } from "./http-stand-in.mjs";
+import { codexScript, scriptOf } from "./scripted-turns.mjs";
 
 const MODEL = "gpt-5.1-codex";
 
@@ -62,6 +63,10 @@ function nextItem(body, count) {
     .flatMap((item) => (Array.isArray(item.content) ? item.content : []))
     .map((part) => String(part?.text ?? ""));
   const outputs = input.filter((item) => item?.type === "function_call_output");
+  const script = scriptOf(userTexts);
+  if (script !== undefined) {
+    return codexScript(script, outputs.length, count);
+  }
   const call = (/** @type {string} */ name, /** @type {Record<string, unknown>} */ args) => ({
     type: /** @type {const} */ ("function_call"),
     name,

@@ -5,6 +5,7 @@ import { USAGE } from "./command/flags.js";
 import { ExitCode } from "./exit-codes.js";
 import { runMcpCommand } from "./command/mcp-command.js";
 import { run } from "./run-command.js";
+import { runSessionsCommand } from "./sessions/sessions-command.js";
 import { messageOf, packageVersion } from "acp-terminal/internal";
 
 const PACKAGE_JSON = new URL("../package.json", import.meta.url);
@@ -16,6 +17,15 @@ async function main(argv: string[]): Promise<number> {
       stderr: process.stderr,
       cwd: process.cwd(),
       env: process.env,
+    });
+  }
+  if (argv[0] === "sessions") {
+    return runSessionsCommand(argv.slice(1), {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      cwd: process.cwd(),
+      env: process.env,
+      version: packageVersion(PACKAGE_JSON),
     });
   }
   const command = parseCommand(argv, process.cwd(), (base, p) => path.resolve(base, p));

@@ -1,26 +1,29 @@
+import { defaultAgentLog } from "./agent/agent-log.js";
 import { AgentProcess } from "./agent/agent-process.js";
+import { agentKey } from "./agent/agent-key.js";
 import type { TerminalLogin } from "./agent/failure-messages.js";
-import { resolveAgent } from "./agent/known-agents.js";
+import { pinnedAgentLines, resolveAgent } from "./agent/known-agents.js";
 import { loginLine, runTerminalLogin } from "./agent/terminal-login.js";
 import { approveTerminalLogin } from "./ask/login-approval.js";
 import type { RunOptions } from "./command/args.js";
+import { readPermissionPolicy } from "./command/permission-policy.js";
 import { checkBeforeLaunch } from "./command/preflight.js";
 import { Conversation } from "./conversation/conversation.js";
 import type { ConversationInit } from "./conversation/conversation-init.js";
-import type { UserMcpServer } from "./conversation/driver.js";
+import type { SessionStarted, UserMcpServer } from "./conversation/driver.js";
 import { Stopped } from "./conversation/endings.js";
 import { readMcpConfig } from "./conversation/mcp-config.js";
-import {
-  onePrompt,
-  PipedPrompts,
-  typedPrompts,
-  type PromptSource,
-} from "./conversation/prompts.js";
+import { choosePrompts } from "./conversation/prompt-choice.js";
+import type { PromptSource } from "./conversation/prompts.js";
+import { TtyInput } from "./conversation/tty-input.js";
+import { TypedHistory } from "./state/typed-history.js";
+import type { Renderer } from "./view/renderer.js";
 import { listenForStops } from "./conversation/stop-signals.js";
 import { pickDriverOrRestart } from "./drivers/pick-driver.js";
 import { ProtocolMemory } from "./drivers/protocol-memory.js";
 import { ExitCode } from "./exit-codes.js";
 import { JsonRenderer } from "./render/json-renderer.js";
+import { SessionHold } from "./sessions/session-hold.js";
 import { outputOf, type Output } from "./render/output.js";
 import { QuietRenderer } from "./render/quiet-renderer.js";
 import { TextRenderer } from "./render/text-renderer.js";
@@ -66,102 +69,248 @@ export async function run(given: RunOptions, io: CliIo): Promise<number> {
   const err = outputOf(io.stderr);
   const out = outputOf(io.stdout);
   const env = io.env ?? process.env;
-  const agent = resolveAgent(given.agent, env);
-  if ("error" in agent) {
-    return usageError(given, out, err, agent.error);
+  const prepared = await prepare(given, io, env, err);
+  if ("error" in prepared) {
+    return usageError(prepared.options, out, err, prepared.error);
   }
-  const options: RunOptions = { ...given, agent: agent.commandLine };
-  const problem = checkBeforeLaunch(options, io.cwd);
-  if (problem !== undefined) {
-    return usageError(options, out, err, problem);
-  }
-  let userServers: UserMcpServer[] = [];
-  if (options.session?.mcpConfig !== undefined) {
-    const read = readMcpConfig(options.session.mcpConfig);
-    if ("error" in read) {
-      return usageError(options, out, err, read.error);
-    }
-    userServers = read;
-  }
-  const prompts = await promptsOf(options, io);
-  if (prompts === undefined) {
-    return usageError(
-      options,
-      out,
-      err,
-      "Missing prompt: give it as the last argument, or one a line on stdin (stdin ended without one)",
-    );
-  }
+  const { options, userServers, chosen, hold, key } = prepared;
   const renderer: ConversationInit["view"] = options.json
     ? new JsonRenderer(out, err, { verbose: options.verbose === true })
     : options.session?.quiet === true
       ? new QuietRenderer(out, err)
-      : new TextRenderer(out, err);
+      : new TextRenderer(out, err, {
+          agentLog: options.agentLog,
+          turnSeparators: chosen === undefined || options.lines === true,
+        });
+  // No prompt given and stdin a TTY: a session typed in, the keyboard held by one owner.
+  const tty =
+    chosen === undefined
+      ? new TtyInput({
+          stdin: io.stdin,
+          stderr: io.stderr,
+          history: new TypedHistory(env, key),
+          notice: (line) => renderer.notice(line),
+          typing: (text) => renderer.typed?.(text),
+        })
+      : undefined;
+  if (tty !== undefined) {
+    answeredThrough(renderer, tty);
+  }
+  const launch: Launch = {
+    options,
+    io,
+    env,
+    renderer,
+    prompts: chosen ?? tty!,
+    userServers,
+    onSessionStarted: (session) =>
+      hold.started(session).forEach((problem) => renderer.notice(problem)),
+    tty,
+  };
   let login: TerminalLogin | undefined;
-  let runOptions = options;
-  for (;;) {
-    const result = await converse(runOptions, io, env, renderer, prompts, userServers);
-    if (typeof result === "number") {
-      return result;
+  try {
+    for (;;) {
+      const result = await converse(launch);
+      if (typeof result === "number") {
+        return result;
+      }
+      if (login !== undefined) {
+        return ExitCode.agentFailed; // a second login asked for: never loop
+      }
+      login = result;
+      const failure = (await loginApproved(login, launch)) ?? (await runLogin(login, launch));
+      if (failure !== undefined) {
+        renderer.finish({
+          exitCode: ExitCode.agentFailed,
+          error: failure,
+          elapsedMs: 0,
+          terminals: [],
+        });
+        return ExitCode.agentFailed;
+      }
+      // Logged in: start again, without --auth.
+      const { auth: _auth, ...rest } = launch.options.session ?? {};
+      launch.options = { ...launch.options, session: rest };
     }
-    if (login !== undefined) {
-      return ExitCode.agentFailed; // a second login asked for: never loop
-    }
-    login = result;
-    const failure =
-      (await approveTerminalLogin(
-        { methodId: login.methodId, line: loginLine(options.agent, login), env: login.env },
-        { yes: options.yes, cwd: io.cwd, stdin: io.stdin, stderr: io.stderr },
-      )) ??
-      (await runTerminalLogin(options.agent, login, {
-        cwd: io.cwd,
-        env,
-        tty: io.stdin.isTTY === true,
-      }));
-    if (failure !== undefined) {
-      renderer.finish({
-        exitCode: ExitCode.agentFailed,
-        error: failure,
-        elapsedMs: 0,
-        terminals: [],
-      });
-      return ExitCode.agentFailed;
-    }
-    // Logged in: start again, without --auth.
-    const { auth: _auth, ...rest } = options.session ?? {};
-    runOptions = { ...options, session: rest };
+  } finally {
+    tty?.close();
+    hold.release();
   }
 }
 
-async function promptsOf(options: RunOptions, io: CliIo): Promise<PromptSource | undefined> {
-  if (options.prompt !== undefined) {
-    return onePrompt(options.prompt);
+/** The terminal login shown (a question on the TTY): why it does not run, or undefined. */
+async function loginApproved(login: TerminalLogin, launch: Launch): Promise<string | undefined> {
+  const { options, io, tty } = launch;
+  const line = loginLine(options.agent, login);
+  const where = { yes: options.yes, cwd: io.cwd, stdin: io.stdin, stderr: io.stderr };
+  if (tty === undefined) {
+    return approveTerminalLogin({ methodId: login.methodId, line, env: login.env }, where);
   }
-  if (io.stdin.isTTY === true) {
-    return typedPrompts(io.stdin, io.stderr);
+  // Asked as any question of the session: answered by the line typed after it.
+  tty.questionOpened();
+  try {
+    return await approveTerminalLogin(
+      { methodId: login.methodId, line, env: login.env },
+      { ...where, stdin: tty.answers },
+    );
+  } finally {
+    tty.answers.resume();
+    tty.questionClosed();
   }
-  const piped = new PipedPrompts(io.stdin);
-  return (await piped.hasPrompt()) ? piped : undefined;
+}
+
+/** The terminal login runs in the user's terminal: the session lets go of it meanwhile. */
+async function runLogin(login: TerminalLogin, launch: Launch): Promise<string | undefined> {
+  const { options, io, env, tty } = launch;
+  tty?.suspend();
+  try {
+    return await runTerminalLogin(options.agent, login, {
+      cwd: io.cwd,
+      env,
+      tty: io.stdin.isTTY === true,
+    });
+  } finally {
+    tty?.resume();
+  }
+}
+
+/** A question shown by the view (it pauses for one) is answered by the line typed next. */
+function answeredThrough(view: Renderer, tty: TtyInput): void {
+  const pause = view.pause.bind(view);
+  const resume = view.resume.bind(view);
+  view.pause = () => {
+    tty.questionOpened();
+    pause();
+  };
+  view.resume = () => {
+    resume();
+    tty.questionClosed();
+  };
+}
+
+interface Prepared {
+  options: RunOptions;
+  userServers: UserMcpServer[];
+  /** The prompts given; undefined: a session typed on the TTY. */
+  chosen: PromptSource | undefined;
+  hold: SessionHold;
+  /** What the agent is called in the state directory. */
+  key: string;
+}
+
+/** What each launch of the agent shares (a terminal login launches it again). */
+interface Launch {
+  options: RunOptions;
+  io: CliIo;
+  env: NodeJS.ProcessEnv;
+  renderer: ConversationInit["view"];
+  prompts: PromptSource;
+  userServers: UserMcpServer[];
+  onSessionStarted: (session: SessionStarted) => void;
+  tty: TtyInput | undefined;
+}
+
+/**
+ * Everything decided before the agent starts, in order: the short name, the checks before launch,
+ * where the agent's stderr goes, `--mcp-config`, the session (`--name` finds the one to resume,
+ * which is then held against other runs), and the prompts (read whole when piped). A failure is a
+ * usage error, said with the options known by then.
+ */
+async function prepare(
+  given: RunOptions,
+  io: CliIo,
+  env: NodeJS.ProcessEnv,
+  err: Output,
+): Promise<Prepared | { error: string; options: RunOptions }> {
+  const agent = resolveAgent(given.agent, env);
+  if ("error" in agent) {
+    return { error: agent.error, options: given };
+  }
+  if (agent.pinned !== undefined && agent.name !== undefined && !given.json) {
+    err.write(
+      pinnedAgentLines(agent.name, agent.pinned)
+        .map((line) => `${line}\n`)
+        .join(""),
+    );
+  }
+  const launched: RunOptions = {
+    ...given,
+    agent: agent.commandLine,
+    ...(agent.pinned !== undefined && agent.name !== undefined ? { ownCommands: agent.name } : {}),
+    ...(agent.pinned?.noFs !== undefined ? { noFs: true } : {}),
+  };
+  const problem = checkBeforeLaunch(launched, io.cwd);
+  if (problem !== undefined) {
+    return { error: problem, options: launched };
+  }
+  let options = withAgentLog(launched, env, agent.name, err);
+  let userServers: UserMcpServer[] = [];
+  if (options.session?.mcpConfig !== undefined) {
+    const read = readMcpConfig(options.session.mcpConfig);
+    if ("error" in read) {
+      return { error: read.error, options };
+    }
+    userServers = read;
+  }
+  const policySource = options.permissions?.policySource;
+  if (policySource !== undefined) {
+    const policy = readPermissionPolicy(policySource, io.cwd);
+    if (typeof policy === "string") {
+      return { error: policy, options };
+    }
+    options = { ...options, permissions: { ...options.permissions, policy } };
+  }
+  const key = agentKey(options.agent, agent.name);
+  const hold = new SessionHold(env, key, options.cwd, options.session?.name);
+  const resume = hold.resumeId(options.session?.resume);
+  if (resume !== undefined) {
+    const held = hold.take(resume);
+    if (held !== undefined) {
+      return { error: held, options };
+    }
+    options = { ...options, session: { ...options.session, resume } };
+  }
+  const chosen = await choosePrompts(options, io);
+  if (chosen !== undefined && "error" in chosen) {
+    hold.release();
+    return { error: chosen.error, options };
+  }
+  return { options, userServers, chosen, hold, key };
+}
+
+/**
+ * The agent's stderr goes to `--agent-log`, to ours with `--agent-stderr`, else to its log in the
+ * state directory (said at start by the text view); where that log cannot be had, to ours.
+ */
+function withAgentLog(
+  options: RunOptions,
+  env: NodeJS.ProcessEnv,
+  name: string | undefined,
+  err: Output,
+): RunOptions {
+  if (options.agentLog !== undefined || options.agentStderr === true) {
+    return options;
+  }
+  const log = defaultAgentLog(env, agentKey(options.agent, name));
+  if ("error" in log) {
+    err.write(`acp-terminal: the agent's stderr is shown here: ${log.error}\n`);
+    return { ...options, agentStderr: true };
+  }
+  return { ...options, agentLog: log.path };
 }
 
 /** One launch of the agent and one conversation; a number is the exit code, a login is to run. */
-async function converse(
-  options: RunOptions,
-  io: CliIo,
-  env: NodeJS.ProcessEnv,
-  renderer: ConversationInit["view"],
-  prompts: PromptSource,
-  userServers: UserMcpServer[],
-): Promise<number | TerminalLogin> {
+async function converse(launch: Launch): Promise<number | TerminalLogin> {
+  const { options, io, env, renderer, prompts, userServers, onSessionStarted, tty } = launch;
   const startedAt = performance.now();
-  const launch = () =>
+  const start = () =>
     new AgentProcess({
       commandLine: options.agent,
       cwd: io.cwd,
       agentLogPath: options.agentLog,
       stderr: io.stderr,
     });
-  let agent = launch();
+  let agent = start();
   // Until the conversation listens (with its own handlers), a signal stops the offer, and the run.
   const offerStopped = new AbortController();
   let signalled: NodeJS.Signals | undefined;
@@ -172,6 +321,10 @@ async function converse(
   for (const signal of OFFER_STOPS) {
     process.on(signal, onSignal);
   }
+  // The TTY is in raw mode: its Ctrl-C is a key, not a signal.
+  if (tty !== undefined) {
+    tty.onInterrupt = () => onSignal("SIGINT");
+  }
   const terminalLogin = io.stdin.isTTY === true && io.stderr.isTTY === true;
   const memory = ProtocolMemory.of(env);
   const picked = await pickDriverOrRestart(
@@ -180,7 +333,7 @@ async function converse(
       stream: agent.stream,
       restart: async () => {
         await agent.kill();
-        agent = launch();
+        agent = start();
         return agent.stream;
       },
     },
@@ -211,7 +364,7 @@ async function converse(
   const stopped = new AbortController();
   const conversation = new Conversation({
     options,
-    io,
+    io: tty === undefined ? io : { ...io, stdin: tty.answers },
     view: renderer,
     driver: picked.driver,
     stream: picked.stream,
@@ -222,7 +375,11 @@ async function converse(
     prompts,
     userServers,
     env,
+    onSessionStarted,
   });
+  if (tty !== undefined) {
+    tty.onInterrupt = () => conversation.interrupt();
+  }
   const unlisten = listenForStops({
     stdout: io.stdout,
     interrupt: () => conversation.interrupt(),

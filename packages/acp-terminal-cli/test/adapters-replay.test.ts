@@ -5,96 +5,10 @@
  * picks, the Conversation, and a renderer writing into buffers. One test per adapter × dialect,
  * each asserting what the user sees of the commands: live output, exit, background work, Ctrl-C.
  */
-import { PassThrough } from "node:stream";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { parseCommand, type RunOptions } from "../src/command/args.js";
-import { onePrompt, PipedPrompts, type PromptSource } from "../src/conversation/prompts.js";
-import { pickDriver } from "../src/drivers/pick-driver.js";
-import { JsonRenderer } from "../src/render/json-renderer.js";
-import type { Output } from "../src/render/output.js";
-import { TextRenderer } from "../src/render/text-renderer.js";
 import { ExitCode } from "../src/exit-codes.js";
 import { until } from "../../../test/support/until.js";
-import {
-  conversationOver,
-  recording,
-  replay,
-  type Entry,
-  type ReplayOptions,
-} from "./adapter-replay.js";
-
-function sink(): Output & { text: string } {
-  return {
-    text: "",
-    isTTY: false,
-    columns: 80,
-    write(chunk) {
-      this.text += chunk;
-    },
-  };
-}
-
-function optionsFor(...flags: string[]): RunOptions {
-  const parsed = parseCommand(
-    ["run", "--agent", "replay", "--yes", ...flags, "go"],
-    "/tmp/acp-recording/project",
-    (base, p) => path.resolve(base, p),
-  );
-  if (parsed.kind !== "run") {
-    throw new Error(`bad test flags: ${JSON.stringify(parsed)}`);
-  }
-  return parsed.options;
-}
-
-/** Stops the replay after the prompt's answer (v1) or the turn's idle end_turn state (v2). */
-const afterTheTurn: ReplayOptions["stopAfter"] = (entry: Entry) => {
-  const result = entry.msg?.result as { stopReason?: unknown } | undefined;
-  const params = entry.msg?.params as { update?: { state?: unknown; stopReason?: unknown } };
-  return (
-    typeof result?.stopReason === "string" ||
-    (params?.update?.state === "idle" && typeof params.update.stopReason === "string")
-  );
-};
-
-/** Prompts on a pipe that stays open until `end()`: the session lives on between turns. */
-function heldPrompts(...prompts: string[]): { source: PromptSource; end: () => void } {
-  const input = new PassThrough();
-  input.write(prompts.map((p) => `${p}\n`).join(""));
-  return { source: new PipedPrompts(input), end: () => input.end() };
-}
-
-/** One recorded session replayed against the whole client. */
-async function run(
-  name: string,
-  flags: string[] = [],
-  options: { stopAfter?: ReplayOptions["stopAfter"]; prompts?: PromptSource } = {},
-) {
-  const runOptions = optionsFor(...flags);
-  const played = replay(
-    recording(name),
-    options.stopAfter === undefined ? {} : { stopAfter: options.stopAfter },
-  );
-  const out = sink();
-  const err = sink();
-  const view = runOptions.json ? new JsonRenderer(out, err) : new TextRenderer(out, err);
-  const picked = await pickDriver(
-    runOptions,
-    played.stream,
-    { version: "0.0.0-test", terminalLogin: false },
-    new AbortController().signal,
-  );
-  if ("restartWithV1" in picked) {
-    throw new Error(`the adapter answered v2 in v1's format: ${picked.restartWithV1}`);
-  }
-  const conversation = conversationOver(
-    runOptions,
-    picked,
-    view,
-    options.prompts ?? onePrompt("go"),
-  );
-  return { conversation, done: conversation.run(), out, err, played, driver: picked.driver };
-}
+import { afterTheTurn, heldPrompts, run } from "./replay-run.js";
 
 const jsonLines = (text: string) =>
   text
@@ -260,7 +174,8 @@ describe("claude-agent-acp 0.101.0, replayed", () => {
   it("a fatal error: session/new's error data is on the failure line", async () => {
     const { done, err } = await run("claude-new-error");
     expect(await done).toBe(ExitCode.agentFailed);
-    expect(err.text.split("\n")[0]).toBe(
+    // After the line that says which agent runs.
+    expect(err.text.split("\n")[1]).toBe(
       "session/new failed: Internal error (details: Query closed before response received)",
     );
   });
@@ -343,7 +258,8 @@ describe("codex-acp 2.6.0, replayed", () => {
   it("a fatal error: Authentication required names the agent's login methods", async () => {
     const { done, err } = await run("codex-new-error");
     expect(await done).toBe(ExitCode.agentFailed);
-    expect(err.text.split("\n")[0]).toBe(
+    // After the line that says which agent runs.
+    expect(err.text.split("\n")[1]).toBe(
       "session/new failed: Authentication required; log in with --auth api-key (API Key: Use an API key to authenticate) or --auth chat-gpt (ChatGPT: Use ChatGPT to authenticate)",
     );
   });

@@ -124,6 +124,26 @@ describe("acp-terminal arguments", () => {
     expect(USAGE).toContain("claude, codex, gemini");
   });
 
+  it("--approve-reads, --deny-all and --permission-policy are taken only when given; --deny-all with --yes or --approve-reads is an error naming both", () => {
+    expect(parse("run", "--agent", "a", "x")).not.toHaveProperty("options.permissions");
+    expect(
+      parse("run", "--approve-reads", "--policy", "p.json", "--agent", "a", "x"),
+    ).toMatchObject({
+      options: { permissions: { approveReads: true, policySource: "p.json" } },
+    });
+    expect(parse("run", "--deny-all", "--agent", "a", "x")).toMatchObject({
+      options: { permissions: { denyAll: true } },
+    });
+    expect(parse("run", "--deny-all", "--yes", "--agent", "a", "x")).toEqual({
+      kind: "error",
+      message: "--deny-all and --yes exclude each other: give one",
+    });
+    expect(parse("run", "--deny-all", "--approve-reads", "--agent", "a", "x")).toMatchObject({
+      kind: "error",
+      message: expect.stringContaining("--approve-reads"),
+    });
+  });
+
   it("--mcp-tools is off unless given, and the usage says what it offers", () => {
     expect(parse("run", "--agent", "a", "x")).not.toHaveProperty("options.mcpTools");
     expect(parse("run", "--mcp-tools", "--agent", "a", "x")).toMatchObject({

@@ -12,7 +12,7 @@ import { PassThrough } from "node:stream";
 import { createApprovalPolicy } from "acp-terminal";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { authMethodsOf } from "../src/agent/auth-methods.js";
-import { resolveAgent } from "../src/agent/known-agents.js";
+import { pinnedAgentLines, resolveAgent } from "../src/agent/known-agents.js";
 import { ClientFiles, MAX_READ_BYTES, MAX_WRITE_BYTES } from "../src/conversation/client-files.js";
 import { readMcpConfig } from "../src/conversation/mcp-config.js";
 import { MAX_PROMPT_CHARS, PipedPrompts } from "../src/conversation/prompts.js";
@@ -301,9 +301,14 @@ describe("what the user configures", () => {
   it("a known short name becomes its launch command; agents.json overrides it; a command line or a name like constructor stays as given", async () => {
     const env = { ACP_TERMINAL_AGENTS: path.join(dir, "none.json") };
     expect(resolveAgent("claude", env)).toEqual({
-      commandLine: "npx -y @agentclientprotocol/claude-agent-acp",
+      commandLine: "npx -y @agentclientprotocol/claude-agent-acp@0.101.0",
       name: "claude",
       from: "built-in",
+      pinned: {
+        package: "@agentclientprotocol/claude-agent-acp",
+        version: "0.101.0",
+        nodeMajor: 22,
+      },
     });
     expect(resolveAgent("constructor", env)).toEqual({ commandLine: "constructor" });
     expect(resolveAgent("./claude", env)).toEqual({ commandLine: "./claude" });
@@ -312,6 +317,35 @@ describe("what the user configures", () => {
       JSON.stringify({ agents: { claude: "my-claude --acp" } }),
     );
     expect(resolveAgent("claude", env)).toMatchObject({ commandLine: "my-claude --acp" });
+  });
+
+  it("the tested agents run their tested versions, said at start, with a line when the running Node is older than the package declares", () => {
+    const env = { ACP_TERMINAL_AGENTS: path.join(dir, "none.json") };
+    const pinnedOf = (name: string) => {
+      const found = resolveAgent(name, env);
+      return "pinned" in found ? found : undefined;
+    };
+    expect(pinnedOf("codex")?.commandLine).toBe("npx -y @agentclientprotocol/codex-acp@2.6.0");
+    expect(pinnedOf("gemini")?.commandLine).toBe("npx -y @google/gemini-cli@0.61.0 --acp");
+    const claude = pinnedOf("claude")!.pinned!;
+    expect(pinnedAgentLines("claude", claude, "20.20.2")).toEqual([
+      "acp-terminal: claude is @agentclientprotocol/claude-agent-acp 0.101.0 (the version tested; npx downloads it on first use)",
+      'acp-terminal: @agentclientprotocol/claude-agent-acp 0.101.0 declares Node >= 22; this is Node 20.20.2: if it fails to start, run acp-terminal with Node 22 or later, or name another command for "claude" in agents.json',
+    ]);
+    expect(pinnedAgentLines("claude", claude, "22.1.0")).toHaveLength(1);
+    expect(pinnedAgentLines("codex", pinnedOf("codex")!.pinned!, "20.20.2")).toHaveLength(1);
+  });
+
+  it("gemini runs with --no-fs, said at start with why (it cannot create a new file through the client's fs)", () => {
+    const env = { ACP_TERMINAL_AGENTS: path.join(dir, "none.json") };
+    const gemini = resolveAgent("gemini", env);
+    const pinned = "pinned" in gemini ? gemini.pinned : undefined;
+    expect(pinned?.noFs).toMatch(/cannot create a new file through the client's fs/);
+    expect(pinnedAgentLines("gemini", pinned!, "20.20.2")).toContainEqual(
+      expect.stringMatching(/^acp-terminal: gemini runs with --no-fs: it cannot create a new file/),
+    );
+    const claude = resolveAgent("claude", env);
+    expect("pinned" in claude && claude.pinned?.noFs).toBeFalsy();
   });
 
   it("auth methods are read from either version's spelling, bounded, with the variables they name", () => {

@@ -25,9 +25,51 @@ function io(signal = new AbortController().signal): PermissionIo & {
 }
 
 describe("permission requests", () => {
-  it("--yes picks the first allow option", async () => {
+  it("--yes picks the allow-once option", async () => {
     expect(await decidePermission(request, "yes", io())).toEqual({
       outcome: { outcome: "selected", optionId: "once" },
+    });
+  });
+
+  it("--yes picks allow once even when allow always is offered first (Gemini CLI refuses always)", async () => {
+    const alwaysFirst = { ...request, options: [...request.options].reverse() };
+    expect(await decidePermission(alwaysFirst, "yes", io())).toEqual({
+      outcome: { outcome: "selected", optionId: "once" },
+    });
+  });
+
+  it("--approve-reads allows a read without a person, and still refuses a command", async () => {
+    const rules = {
+      allow: [],
+      allowAnywhere: false,
+      approveReads: true,
+      denyAll: false,
+      policy: undefined,
+      sessionCwd: "/",
+    };
+    const subject = {
+      kind: "read",
+      command: undefined,
+      cwd: undefined,
+      paths: ["/a"],
+      diffs: [],
+      rawInput: {},
+    };
+    const read = { ...request, toolCall: { toolCallId: "r", title: "Read /a" }, subject };
+    const ctx = io();
+    expect(await decidePermission(read, "deny", ctx, [], rules)).toEqual({
+      outcome: { outcome: "selected", optionId: "once" },
+    });
+    expect(ctx.notices).toEqual(['acp-terminal: allowed "Read /a" (--approve-reads (a read))']);
+    const command = { ...read, subject: { ...subject, kind: "read", command: { line: "cat /a" } } };
+    expect(await decidePermission(command, "deny", io(), [], rules)).toEqual({
+      outcome: { outcome: "selected", optionId: "no" },
+    });
+    // A "read" that carries a diff is an edit, whatever the agent calls it.
+    const diff = { path: "/a", oldText: "x", newText: "y" };
+    const edit = { ...read, subject: { ...subject, diffs: [diff] } };
+    expect(await decidePermission(edit, "deny", io(), [], rules)).toEqual({
+      outcome: { outcome: "selected", optionId: "no" },
     });
   });
 

@@ -387,7 +387,7 @@ describe("a Conversation over the v2 driver, in memory", () => {
 
 describe("one permission policy for both drivers", () => {
   it.each(["v1", "v2"] as const)(
-    "%s: --yes answers a permission request with its first allow option, and without --yes or a TTY with its first reject option",
+    "%s: --yes answers a permission request with its allow-once option, and without --yes or a TTY with its reject-once option",
     async (version) => {
       for (const [flags, expected] of [
         [["--yes"], "allow-it"],

@@ -55,3 +55,5 @@ export { matchesAllowPattern, parseAllowPattern } from "./approval/allow-pattern
 export type { AllowPattern } from "./approval/allow-pattern.js";
 export { confinementProblem } from "./approval/confinement.js";
 export { ruleScopeProblem } from "./approval/rule-scope.js";
+export { agentCommandVerdict } from "./approval/agent-command.js";
+export type { AgentCommand, AgentCommandVerdict } from "./approval/agent-command.js";

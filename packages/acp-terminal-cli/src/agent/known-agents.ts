@@ -3,24 +3,90 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { errnoCodeOf, messageOf } from "acp-terminal/internal";
 
+/** An agent whose npm package and version acp-terminal was tested with (recordings, README). */
+export interface PinnedAgent {
+  package: string;
+  version: string;
+  /** The lowest Node major its package declares (`engines.node`), when it declares one. */
+  nodeMajor?: number;
+  /** Why this agent runs with `--no-fs` (the client's fs not offered), when it must. */
+  noFs?: string;
+}
+
 /**
- * Launch commands of well-known ACP agents, as their projects document them (the two adapters by
- * their current npm names, the others' own `acp` modes). `--agent claude` runs the first.
+ * Launch commands of well-known ACP agents. The three acp-terminal is tested with run the exact
+ * npm version tested (`npx -y pkg@version`): without a version, npx picks the newest one that
+ * installs on the running Node, which is not the one tested (on Node 20, claude-agent-acp 0.49,
+ * which speaks only ACP v1). The others run as their projects document them (their own `acp`
+ * modes), untested here.
  */
-const KNOWN_AGENTS: Readonly<Record<string, string>> = {
-  claude: "npx -y @agentclientprotocol/claude-agent-acp",
-  codex: "npx -y @agentclientprotocol/codex-acp",
-  gemini: "gemini --acp",
-  qwen: "qwen --acp",
-  opencode: "npx -y opencode-ai acp",
-  goose: "goose acp",
-  kimi: "kimi acp",
-  cursor: "cursor-agent acp",
-  copilot: "copilot --acp --stdio",
-  pi: "npx -y pi-acp",
+const KNOWN_AGENTS: Readonly<Record<string, { command: string; pinned?: PinnedAgent }>> = {
+  claude: pinned("@agentclientprotocol/claude-agent-acp", "0.101.0", "", 22),
+  codex: pinned("@agentclientprotocol/codex-acp", "2.6.0", ""),
+  gemini: pinned(
+    "@google/gemini-cli",
+    "0.61.0",
+    " --acp",
+    20,
+    // Its AcpFileSystemService reads a not-found error only from an Error's message, and the SDK
+    // rejects with the JSON-RPC error object: every new file fails ("Error checking existing file").
+    "it cannot create a new file through the client's fs (it takes the not-found answer for a failure)",
+  ),
+  qwen: { command: "qwen --acp" },
+  opencode: { command: "npx -y opencode-ai acp" },
+  goose: { command: "goose acp" },
+  kimi: { command: "kimi acp" },
+  cursor: { command: "cursor-agent acp" },
+  copilot: { command: "copilot --acp --stdio" },
+  pi: { command: "npx -y pi-acp" },
 };
 
+function pinned(
+  name: string,
+  version: string,
+  args: string,
+  nodeMajor?: number,
+  noFs?: string,
+): { command: string; pinned: PinnedAgent } {
+  return {
+    command: `npx -y ${name}@${version}${args}`,
+    pinned: {
+      package: name,
+      version,
+      ...(nodeMajor === undefined ? {} : { nodeMajor }),
+      ...(noFs === undefined ? {} : { noFs }),
+    },
+  };
+}
+
 export const KNOWN_AGENT_NAMES = Object.keys(KNOWN_AGENTS);
+
+/**
+ * What to say before a pinned agent starts: which package and version runs; when its package
+ * declares a newer Node than the one running, that it may fail here and what to do; and that it
+ * runs with `--no-fs`, and why, when it must.
+ */
+export function pinnedAgentLines(
+  name: string,
+  agent: PinnedAgent,
+  nodeVersion: string = process.versions.node,
+): string[] {
+  const lines = [
+    `acp-terminal: ${name} is ${agent.package} ${agent.version} (the version tested; npx downloads it on first use)`,
+  ];
+  const running = Number(nodeVersion.split(".")[0]);
+  if (agent.nodeMajor !== undefined && running < agent.nodeMajor) {
+    lines.push(
+      `acp-terminal: ${agent.package} ${agent.version} declares Node >= ${agent.nodeMajor}; this is Node ${nodeVersion}: if it fails to start, run acp-terminal with Node ${agent.nodeMajor} or later, or name another command for "${name}" in agents.json`,
+    );
+  }
+  if (agent.noFs !== undefined) {
+    lines.push(
+      `acp-terminal: ${name} runs with --no-fs: ${agent.noFs}; it reads and writes files itself, after asking (name another command for "${name}" in agents.json to offer the client's fs)`,
+    );
+  }
+  return lines;
+}
 
 /** Bytes of agents.json read at most. */
 const MAX_CONFIG_BYTES = 64 * 1024;
@@ -38,7 +104,8 @@ export function agentsConfigPath(env: NodeJS.ProcessEnv): string {
 }
 
 export type AgentLookup =
-  { commandLine: string; name?: string; from?: "built-in" | string } | { error: string };
+  | { commandLine: string; name?: string; from?: "built-in" | string; pinned?: PinnedAgent }
+  | { error: string };
 
 /**
  * `--agent` as a command line: a known name (one word, no path) becomes its launch command, the
@@ -61,9 +128,15 @@ export function resolveAgent(agent: string, env: NodeJS.ProcessEnv): AgentLookup
     return { commandLine: mine, name: word, from: file };
   }
   const known = Object.hasOwn(KNOWN_AGENTS, word) ? KNOWN_AGENTS[word] : undefined;
-  return known === undefined
-    ? { commandLine: agent }
-    : { commandLine: known, name: word, from: "built-in" };
+  if (known === undefined) {
+    return { commandLine: agent };
+  }
+  return {
+    commandLine: known.command,
+    name: word,
+    from: "built-in",
+    ...(known.pinned === undefined ? {} : { pinned: known.pinned }),
+  };
 }
 
 function readConfig(file: string): { agents: Record<string, string> } | { error: string } {

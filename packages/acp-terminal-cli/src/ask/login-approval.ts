@@ -36,7 +36,7 @@ export async function approveTerminalLogin(
   where: {
     yes: boolean;
     cwd: string;
-    stdin: NodeJS.ReadStream;
+    stdin: NodeJS.ReadableStream & { isTTY?: boolean };
     stderr: NodeJS.WritableStream;
   },
 ): Promise<string | undefined> {

@@ -6,6 +6,7 @@ import type {
 import { MAX_QUESTION_CHARS, printable } from "acp-terminal/approval";
 import { choose, type ChoiceIo } from "./choose.js";
 import { MAX_PERMISSION_OPTIONS } from "./permission-params.js";
+import { permissionByRules, type PermissionRules } from "./permission-rules.js";
 
 /** `yes`: allow (--yes); `ask`: ask the person at the TTY; `deny`: reject and say how to allow. */
 export type PermissionMode = "yes" | "ask" | "deny";
@@ -22,32 +23,56 @@ function select(option: PermissionOption | undefined): RequestPermissionResponse
     : { outcome: { outcome: "selected", optionId: option.optionId } };
 }
 
-const isAllow = (option: PermissionOption) =>
-  option.kind === "allow_once" || option.kind === "allow_always";
+/**
+ * The option that allows this once (`allow_once`), else one that allows at all: `--yes` and the
+ * rules allow what they are asked about, not everything like it for the rest of the session
+ * (Gemini CLI refuses `allow_always` in a folder it does not trust, and its edit fails).
+ */
+const allowOnce = (options: readonly PermissionOption[]) =>
+  options.find((option) => option.kind === "allow_once") ??
+  options.find((option) => option.kind === "allow_always");
+/** The option that rejects this once, else one that rejects at all. */
+const rejectOnce = (options: readonly PermissionOption[]) =>
+  options.find((option) => option.kind === "reject_once") ??
+  options.find((option) => option.kind === "reject_always");
 const isReject = (option: PermissionOption) =>
   option.kind === "reject_once" || option.kind === "reject_always";
 
-/** The title (else the tool call's id), whole for a question; cut to 200 characters for a notice. */
+/**
+ * What the request is about in a line: for a notice, the command the agent runs itself when it
+ * names one (codex's titles say only "Run command?"), cut to 200 characters; else, and for a
+ * question (whole, with the command on its own line below), the title, else the tool call's id.
+ */
 function describe(request: RequestPermissionRequest, whole = false): string {
-  const text = request.toolCall.title || request.toolCall.toolCallId;
+  const command = whole ? undefined : request.subject?.command;
+  const line =
+    command === undefined ? undefined : "line" in command ? command.line : command.argv.join(" ");
+  const text = line ?? (request.toolCall.title || request.toolCall.toolCallId);
   const shown =
     whole || text.length <= 200
       ? printable(text)
       : `${printable(text.slice(0, 200))}… (${text.length} chars)`;
+  if (line !== undefined) {
+    return `the command "${shown}"`;
+  }
   return request.toolCall.title ? `"${shown}"` : `tool call ${shown}`;
 }
 
 /**
- * Answers a permission request: `yes` picks the first allow option, `deny` the first reject one
- * (saying how to allow), `ask` lists them on the TTY under the title and `details` (a v2 request's
- * subject: see permission-subject.ts). More than MAX_PERMISSION_OPTIONS options, or a question too
- * long to show whole, is answered cancelled without asking, whatever the protocol version.
+ * Answers a permission request: first the rules (`--deny-all`, `--allow` for a command the agent
+ * runs itself, `--approve-reads`, the policy: permission-rules.ts), whose decision is said in a
+ * notice; then `yes` picks the allow-once option, `deny` the reject-once one (saying how to
+ * allow), `ask` lists them on the TTY under the title and `details` (what the request is about:
+ * see drivers/permission-subject.ts), with why a pattern that matched does not approve. More than
+ * MAX_PERMISSION_OPTIONS options, or a question too long to show whole, is answered cancelled
+ * without asking, whatever the protocol version.
  */
 export async function decidePermission(
   request: RequestPermissionRequest,
   mode: PermissionMode,
   io: PermissionIo,
   details: readonly string[] = [],
+  rules?: PermissionRules,
 ): Promise<RequestPermissionResponse> {
   if (io.signal.aborted) {
     return CANCELLED;
@@ -58,16 +83,26 @@ export async function decidePermission(
     );
     return CANCELLED;
   }
+  const ruled = rules === undefined ? undefined : await permissionByRules(request, rules);
+  if (ruled !== undefined && ruled.answer !== "ask") {
+    io.notice(
+      `acp-terminal: ${ruled.answer === "allow" ? "allowed" : "rejected"} ${describe(request)} (${ruled.because})`,
+    );
+    return select(
+      ruled.answer === "allow" ? allowOnce(request.options) : rejectOnce(request.options),
+    );
+  }
+  const why = ruled?.why ?? "";
   if (mode === "yes") {
-    return select(request.options.find(isAllow));
+    return select(allowOnce(request.options));
   }
   if (mode === "deny") {
     io.notice(
-      `Permission denied for ${describe(request)}: pass --yes to allow the agent's requests, or run on a terminal to be asked.`,
+      `Permission denied for ${describe(request)}${why === "" ? "" : ` (${why})`}: pass --yes to allow the agent's requests, --allow PATTERN for the commands it runs, --approve-reads for what only reads, or run on a terminal to be asked.`,
     );
-    return select(request.options.find(isReject));
+    return select(rejectOnce(request.options));
   }
-  return ask(request, io, details);
+  return ask(request, io, why === "" ? details : [...details, `  (${why})`]);
 }
 
 async function ask(

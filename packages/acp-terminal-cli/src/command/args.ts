@@ -5,13 +5,18 @@ import { messageOf } from "acp-terminal/internal";
 import { executorTarget } from "./executor-target.js";
 import { FLAG_OPTIONS } from "./flags.js";
 import { parseSeconds } from "./seconds.js";
-import { sessionFlags, type SessionFlags } from "./session-flags.js";
+import type { PermissionPolicy } from "./permission-policy.js";
+import { invalidName, sessionFlags, type SessionFlags } from "./session-flags.js";
 import { terminalLimits, type TerminalLimits } from "./terminal-limits.js";
 
 export interface RunOptions extends TerminalLimits {
   agent: string;
-  /** The one prompt of the run; undefined: prompts are read from stdin (a TTY's, interactively). */
+  /** The prompt argument; undefined: prompts are read from stdin (a TTY's, interactively). */
   prompt: string | undefined;
+  /** `-f FILE`: the prompt is the file's text (`-`: stdin's, whole), after the argument if given. */
+  promptFile?: string;
+  /** `--lines`: piped stdin holds one prompt a line, a turn each (present only when set). */
+  lines?: boolean;
   /** Absolute path given to `session/new` and used as the terminals' default cwd. */
   cwd: string;
   pty: boolean;
@@ -28,12 +33,16 @@ export interface RunOptions extends TerminalLimits {
   /** After Ctrl-C, how long the agent gets to end its turn with `cancelled`. */
   cancelGraceMs: number;
   agentLog?: string | undefined;
+  /** `--agent-stderr`: the agent's stderr is shown on ours, not logged (present only when set). */
+  agentStderr?: boolean;
   /** Say on stderr how terminals are contained (present only when set). */
   verbose?: boolean;
   /** Process-group kill only: no launcher keeping each command's tree (present only when set). */
   noContain?: boolean;
   /** Each terminal in its own PID namespace (present only when set). */
   pidNamespace?: boolean;
+  /** `--no-fs`: declare no file system; the agent reads and writes files itself (present only when set). */
+  noFs?: boolean;
   /** Offer the terminals as MCP tools instead of v1 terminals (present only when set). */
   mcpTools?: boolean;
   /** Where the terminals' commands run (`--on`; present only when not this machine). */
@@ -43,6 +52,21 @@ export interface RunOptions extends TerminalLimits {
    * terminals only; present only when forced (the default, `auto`, offers v2, else v1 with `_meta`).
    */
   protocol?: Exclude<Protocol, "auto">;
+  /**
+   * What decides the agent's permission requests before a person: `--approve-reads`, `--deny-all`
+   * and `--permission-policy` (its source as given; run-command reads it into `policy`).
+   */
+  permissions?: {
+    approveReads?: boolean;
+    denyAll?: boolean;
+    policySource?: string;
+    policy?: PermissionPolicy;
+  };
+  /**
+   * The short name of a known agent that runs its commands itself (claude, codex, gemini), set
+   * when the name is resolved: `--sandbox` cannot reach those commands, and the CLI says so.
+   */
+  ownCommands?: string;
   /** The rest of the every-day client's flags (session, auth, files, MCP servers, quiet). */
   session?: SessionFlags;
 }
@@ -90,7 +114,10 @@ export function parseCommand(
     return { kind: "help" };
   }
   if (subcommand !== "run") {
-    return { kind: "error", message: `Unknown command: ${subcommand} (expected "run")` };
+    return {
+      kind: "error",
+      message: `Unknown command: ${subcommand} (expected "run", "sessions" or "mcp")`,
+    };
   }
   if (values.agent === undefined || values.agent.trim() === "") {
     return {
@@ -127,6 +154,28 @@ export function parseCommand(
       message: `Invalid --protocol: expected one of ${PROTOCOLS.join(", ")}, received ${JSON.stringify(values.protocol)}`,
     };
   }
+  if (values.name !== undefined) {
+    const problem =
+      values.session === undefined
+        ? invalidName(values.name)
+        : "--session and --name exclude each other: give one";
+    if (problem !== undefined) {
+      return { kind: "error", message: problem };
+    }
+  }
+  if (values["deny-all"] && (values.yes || values["approve-reads"])) {
+    return {
+      kind: "error",
+      message: `--deny-all and ${values.yes ? "--yes" : "--approve-reads"} exclude each other: give one`,
+    };
+  }
+  const policySource = values["permission-policy"] ?? values.policy;
+  if (values["agent-stderr"] && values["agent-log"] !== undefined) {
+    return {
+      kind: "error",
+      message: "--agent-stderr and --agent-log exclude each other: give one",
+    };
+  }
   if (values["no-contain"] && values["pid-namespace"]) {
     return {
       kind: "error",
@@ -150,6 +199,10 @@ export function parseCommand(
     options: {
       agent: values.agent,
       prompt: rest.length === 0 || promptWords === "-" ? undefined : promptWords,
+      ...(values.file === undefined
+        ? {}
+        : { promptFile: values.file === "-" ? "-" : resolvePath(cwd, values.file) }),
+      ...(values.lines ? { lines: true } : {}),
       cwd: sessionCwd,
       pty: values.pty,
       yes: values.yes,
@@ -160,6 +213,7 @@ export function parseCommand(
       initTimeoutMs,
       cancelGraceMs,
       agentLog: values["agent-log"],
+      ...(values["agent-stderr"] ? { agentStderr: true } : {}),
       ...limits,
       ...(protocol === "auto" ? {} : { protocol }),
       ...sessionFlags(values, cwd, resolvePath),
@@ -167,6 +221,16 @@ export function parseCommand(
       ...(values["no-contain"] ? { noContain: true } : {}),
       ...(values["pid-namespace"] ? { pidNamespace: true } : {}),
       ...(values["mcp-tools"] ? { mcpTools: true } : {}),
+      ...(values["no-fs"] ? { noFs: true } : {}),
+      ...(values["approve-reads"] || values["deny-all"] || policySource !== undefined
+        ? {
+            permissions: {
+              ...(values["approve-reads"] ? { approveReads: true } : {}),
+              ...(values["deny-all"] ? { denyAll: true } : {}),
+              ...(policySource === undefined ? {} : { policySource }),
+            },
+          }
+        : {}),
       ...(on !== undefined && on !== "local" ? { on } : {}),
     },
   };

@@ -10,6 +10,8 @@ export interface SessionFlags {
   mcpConfig?: string;
   /** `--quiet`: print only the agent's final message. */
   quiet?: boolean;
+  /** `--name NAME`: the session of that name (this agent, this cwd), else a new one named so. */
+  name?: string;
 }
 
 /** The every-day client's flags, each present only when given; paths resolved from `cwd`. */
@@ -20,6 +22,7 @@ export function sessionFlags(
     "fs-allow": string[];
     "mcp-config"?: string | undefined;
     quiet: boolean;
+    name?: string | undefined;
   },
   cwd: string,
   resolvePath: (base: string, p: string) => string,
@@ -34,6 +37,17 @@ export function sessionFlags(
       ? {}
       : { mcpConfig: resolvePath(cwd, values["mcp-config"]) }),
     ...(values.quiet ? { quiet: true } : {}),
+    ...(values.name === undefined ? {} : { name: values.name }),
   };
   return Object.keys(flags).length === 0 ? {} : { session: flags };
+}
+
+/** A session's name is one word a person types: `--name fix-tests`. */
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** Why `name` cannot name a session, or undefined. */
+export function invalidName(name: string): string | undefined {
+  return NAME.test(name)
+    ? undefined
+    : `Invalid --name: one word of letters, digits, '.', '_' or '-' (at most 64), received ${JSON.stringify(name.slice(0, 100))}`;
 }

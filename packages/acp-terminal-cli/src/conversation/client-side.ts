@@ -4,11 +4,13 @@ import { cliApprovalPolicy } from "../ask/approval.js";
 import { QuestionQueue, type ChoiceIo } from "../ask/choose.js";
 import type { PermissionAnswer, PermissionAsk } from "../ask/permission-ask.js";
 import { decidePermission, type PermissionMode } from "../ask/permission.js";
+import type { PermissionRules } from "../ask/permission-rules.js";
 import { containmentOption, type RunOptions } from "../command/args.js";
 import { hostSandbox } from "../command/sandbox-host.js";
 import type { Renderer } from "../view/renderer.js";
 import { ClientFiles } from "./client-files.js";
 import { McpToolsOffer } from "./mcp-tools-offer.js";
+import { SandboxReach, scopedLine } from "./sandbox-reach.js";
 
 /** Where questions are asked: a person's TTY when both are one. */
 export interface ConversationIo {
@@ -70,12 +72,7 @@ export function clientSide(
           maxTerminals: options.maxTotalTerminals,
         })
       : undefined;
-  if (host !== undefined && options.verbose) {
-    if (hostsTerminals) {
-      view.notice(`acp-terminal: ${describeContainment(host.containment)}`);
-    }
-    view.notice(`acp-terminal: ${describeSandbox(host.sandbox)}`);
-  }
+  const reach = sayWhatConfines(options, host, hostsTerminals, view);
   const mcpTools =
     options.mcpTools === true && host !== undefined
       ? new McpToolsOffer({
@@ -87,20 +84,20 @@ export function clientSide(
           version: io.version,
         })
       : undefined;
+  const rules = permissionRules(options);
   const askPermission = (request: PermissionAsk): Promise<PermissionAnswer> =>
     questions.one(async () => {
-      view.pause();
-      let answer: PermissionAnswer;
-      try {
-        answer = await decidePermission(
-          request,
-          mode,
-          { ...ttyIo, notice: (message) => view.notice(message) },
-          request.details,
-        );
-      } finally {
-        view.resume();
+      if (request.subject?.command !== undefined) {
+        reach.agentRunsCommand();
       }
+      view.pause();
+      const answer = await decidePermission(
+        request,
+        mode,
+        { ...ttyIo, notice: (message) => view.notice(message) },
+        request.details,
+        rules,
+      ).finally(() => view.resume());
       view.permission?.({
         toolCallId: request.toolCall.toolCallId,
         title: request.toolCall.title ?? undefined,
@@ -125,4 +122,44 @@ function permissionMode(options: RunOptions, io: ConversationIo): PermissionMode
     return "yes";
   }
   return io.stdin.isTTY === true && io.stderr.isTTY === true ? "ask" : "deny";
+}
+
+/**
+ * What confines the agent's commands, said at start: with --verbose, the containment and sandbox
+ * of acp-terminal's terminals (the sandbox line scoped to them); and, where the agent is known to
+ * run its commands itself, that --sandbox cannot reach those (else said at the first one: the
+ * SandboxReach returned).
+ */
+function sayWhatConfines(
+  options: RunOptions,
+  host: TerminalHost | undefined,
+  hostsTerminals: boolean,
+  view: Renderer,
+): SandboxReach {
+  if (host !== undefined && options.verbose) {
+    if (hostsTerminals) {
+      view.notice(`acp-terminal: ${scopedLine(describeContainment(host.containment))}`);
+    }
+    view.notice(`acp-terminal: ${scopedLine(describeSandbox(host.sandbox), host.sandbox.mode)}`);
+  }
+  const reach = new SandboxReach(options.approval.sandbox, (message) => view.notice(message));
+  if (options.ownCommands !== undefined) {
+    reach.known(options.ownCommands);
+  } else if (!hostsTerminals) {
+    reach.known("a v2 agent"); // it owns its terminals: only --mcp-tools' run in acp-terminal's
+  }
+  return reach;
+}
+
+/** The rules the agent's permission requests meet before the mode decides (permission-rules.ts). */
+function permissionRules(options: RunOptions): PermissionRules {
+  const policy = options.permissions?.policy;
+  return {
+    allow: [...options.approval.allow, ...(policy?.allow ?? [])],
+    allowAnywhere: options.approval.allowAnywhere === true,
+    approveReads: options.permissions?.approveReads === true,
+    denyAll: options.permissions?.denyAll === true,
+    policy,
+    sessionCwd: options.cwd,
+  };
 }

@@ -4,7 +4,7 @@ import type { LineTap } from "../agent/ndjson-stdio.js";
 import type { RunOptions } from "../command/args.js";
 import type { Renderer } from "../view/renderer.js";
 import type { ConversationIo } from "./client-side.js";
-import type { ProtocolDriver, UserMcpServer } from "./driver.js";
+import type { ProtocolDriver, SessionStarted, UserMcpServer } from "./driver.js";
 import type { PromptSource } from "./prompts.js";
 
 /** The agent behind the stream, when it is a process of ours. */
@@ -38,6 +38,8 @@ export interface ConversationInit {
   prompts?: PromptSource;
   /** The user's MCP servers (`--mcp-config`), passed to the agent where it takes their kind. */
   userServers?: readonly UserMcpServer[];
+  /** Told once the session exists (to remember it, name it, hold it against other runs). */
+  onSessionStarted?: (session: SessionStarted) => void;
   /** The environment the agent inherits (an `env_var` login method's variables are looked up there). */
   env?: NodeJS.ProcessEnv;
 }

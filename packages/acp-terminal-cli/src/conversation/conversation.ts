@@ -39,6 +39,8 @@ export class Conversation {
   #interrupts = 0;
   /** The turn under way was cancelled by Ctrl-C. */
   #turnInterrupted = false;
+  /** `--timeout`'s deadline of the start, or of the turn under way. */
+  #timeout: NodeJS.Timeout | undefined;
   /** After a Ctrl-C, the `--cancel-grace` deadline of the turn under way. */
   #graceTimer: NodeJS.Timeout | undefined;
   /** Aborted when the turn is cancelled or the conversation ends: a pending question ends unanswered. */
@@ -89,16 +91,7 @@ export class Conversation {
     if (signal.aborted) {
       stop();
     }
-    const timeout =
-      options.timeoutMs === undefined
-        ? undefined
-        : setTimeout(() => {
-            this.#cancelTurn();
-            this.#end({
-              exitCode: ExitCode.timeout,
-              error: `Timed out after ${options.timeoutMs! / 1000} s (--timeout), ${PHASES[this.#phase].timedOut}`,
-            });
-          }, options.timeoutMs);
+    this.#armTimeout();
     void this.#converse();
 
     const ending = await this.#done;
@@ -106,7 +99,7 @@ export class Conversation {
     if (ending.error !== undefined) {
       view.failed?.(ending.error);
     }
-    clearTimeout(timeout);
+    clearTimeout(this.#timeout);
     clearTimeout(this.#graceTimer);
     signal.removeEventListener("abort", stop);
     this.#questionsEnd.abort();
@@ -160,6 +153,25 @@ export class Conversation {
     this.#graceTimer.unref();
   }
 
+  /**
+   * `--timeout` bounds the start (initialize, the session) and each turn, from its start: the
+   * time spent waiting for the next prompt (a person thinking at `›`) does not count.
+   */
+  #armTimeout(): void {
+    const { timeoutMs } = this.#init.options;
+    clearTimeout(this.#timeout);
+    if (timeoutMs === undefined) {
+      return;
+    }
+    this.#timeout = setTimeout(() => {
+      this.#cancelTurn();
+      this.#end({
+        exitCode: ExitCode.timeout,
+        error: `Timed out after ${timeoutMs / 1000} s (--timeout), ${PHASES[this.#phase].timedOut}`,
+      });
+    }, timeoutMs);
+  }
+
   #end(ending: Ending): void {
     if (this.#ended) {
       return;
@@ -205,6 +217,7 @@ export class Conversation {
         intro === undefined ? [] : serversFor(intro, this.#init.userServers ?? [], view);
       const session = await driver.startSession(options.session?.resume, servers);
       view.sessionStarted?.(session);
+      this.#init.onSessionStarted?.(session);
       this.#end(await this.#turns());
     } catch (error) {
       ac.abort();
@@ -233,10 +246,12 @@ export class Conversation {
     for (;;) {
       this.#phase = "idle";
       this.#interrupts = 0;
+      clearTimeout(this.#timeout);
       const text = await this.#prompts.next(this.#promptsEnd.signal);
       if (text === undefined) {
         return last ?? { exitCode: ExitCode.ok };
       }
+      this.#armTimeout();
       this.#phase = "turn";
       this.#turnInterrupted = false;
       this.#questionsEnd = new AbortController();
@@ -245,6 +260,9 @@ export class Conversation {
       clearTimeout(this.#graceTimer);
       last = turnEnding(turn, this.#turnInterrupted);
       view.turnEnded?.({ ...turn, running: driver.runningTerminals() });
+      this.#prompts.turnEnded?.({
+        cancelled: this.#turnInterrupted || turn.stopReason === "cancelled",
+      });
       const goOn =
         last.exitCode === ExitCode.ok ||
         (this.#prompts.interactive && this.#turnInterrupted && turn.error === undefined);

@@ -1,5 +1,4 @@
 import { StringDecoder } from "node:string_decoder";
-import { answerLinesOf } from "../ask/answer-lines.js";
 
 /** Characters of one prompt line read from stdin at most. */
 export const MAX_PROMPT_CHARS = 256 * 1024;
@@ -12,6 +11,8 @@ export interface PromptSource {
   readonly interactive: boolean;
   /** The next prompt; undefined when there are no more (or `signal` aborted the wait). */
   next(signal: AbortSignal): Promise<string | undefined>;
+  /** The turn of the last prompt ended (cancelled: by Ctrl-C, or the agent said so). */
+  turnEnded?(how: { cancelled: boolean }): void;
 }
 
 /** The prompt given on the command line: one turn. */
@@ -129,40 +130,4 @@ export class PipedPrompts implements PromptSource {
     this.#ended = true;
     this.#wake?.();
   }
-}
-
-/**
- * Prompts typed on the TTY: `› ` on stderr, then the line typed after it (lines typed during a
- * turn are dropped, as for questions: see answer-lines.ts). Ctrl-D ends them.
- */
-export function typedPrompts(
-  input: NodeJS.ReadableStream,
-  output: NodeJS.WritableStream,
-): PromptSource {
-  const answers = answerLinesOf(input);
-  return {
-    interactive: true,
-    async next(signal) {
-      for (;;) {
-        const dropped = answers.open();
-        const note =
-          dropped > 0
-            ? `(${dropped} line${dropped === 1 ? "" : "s"} typed during the turn ignored)\n`
-            : "";
-        output.write(`${note}› `);
-        try {
-          const line = await answers.next(signal);
-          if (line === undefined) {
-            output.write("\n");
-            return undefined;
-          }
-          if (line.trim() !== "") {
-            return line;
-          }
-        } finally {
-          answers.close();
-        }
-      }
-    },
-  };
 }

@@ -108,6 +108,7 @@ export async function pickDriver(
       cwd: options.cwd,
       version,
       declareMeta,
+      ...(options.noFs === true ? { noFs: true } : {}),
       initialized: v1Initialized,
       maxTerminals: options.maxTerminals,
       maxTotalTerminals: options.maxTotalTerminals,
@@ -145,6 +146,7 @@ export async function pickDriver(
               declareMeta: true,
               terminalLogin,
               host: { containment: containmentFor(containmentOption(options)) },
+              ...(options.noFs === true ? { noFs: true } : {}),
             }),
           }
         : {}),

@@ -30,6 +30,8 @@ import {
   replacesOnTerminalOutput,
 } from "./v1-meta-terminals.js";
 import { MetaLane } from "./v1-meta-lane.js";
+import { describeSubject, permissionSubject } from "./permission-subject.js";
+import { SeenToolCalls } from "./seen-tool-calls.js";
 import { showV1Update } from "./v1-updates.js";
 
 export interface V1Options extends TerminalLimits {
@@ -41,6 +43,8 @@ export interface V1Options extends TerminalLimits {
   version: string;
   /** Declare `_meta` terminal output (the v1-meta dialect); `_meta` reports are read either way. */
   declareMeta: boolean;
+  /** `--no-fs`: no file system declared, and the agent's `fs/*` requests are unknown methods. */
+  noFs?: boolean;
   /** Called once the agent answered `initialize` in v1 (a fallback remembers then that v1 works). */
   initialized?: (() => void) | undefined;
 }
@@ -56,13 +60,15 @@ export function v1ClientCapabilities(options: {
   terminalLogin: boolean;
   /** The host (or what it will be: its containment) whose terminals are offered. */
   host?: object | undefined;
+  /** `--no-fs`: the agent reads and writes files itself. */
+  noFs?: boolean;
 }): ClientCapabilities {
   const terminals = options.mcpTools
     ? { terminal: false, _meta: {} }
     : terminalClientCapabilities(options.host);
   return {
     terminal: terminals.terminal,
-    fs: { readTextFile: true, writeTextFile: true },
+    fs: { readTextFile: options.noFs !== true, writeTextFile: options.noFs !== true },
     ...(options.terminalLogin ? { auth: { terminal: true } } : {}),
     _meta: { ...terminals._meta, ...(options.declareMeta ? META_TERMINAL_CAPABILITIES : {}) },
   };
@@ -126,20 +132,28 @@ export class V1ClientTerminals implements ProtocolDriver {
       },
     );
     context.tapLines?.(lane.lineTap);
+    const seen = new SeenToolCalls();
     const app = client({ name: "acp-terminal" })
       .onNotification("session/update", ({ params }) => {
         lane.delivered();
         const { update } = params;
         if (update.sessionUpdate === "tool_call" || update.sessionUpdate === "tool_call_update") {
           meta.read(update);
+          seen.seen(update.toolCallId);
+          seen.showed(update.toolCallId, permissionSubject({ toolCall: update }).diffs);
         }
         showV1Update(update, view);
       })
-      .onRequest("session/request_permission", parsePermissionParams, ({ params }) =>
-        context.askPermission(params),
-      )
-      .onRequest("fs/read_text_file", ({ params }) => files.read(params))
-      .onRequest("fs/write_text_file", ({ params }) => files.write(params));
+      .onRequest("session/request_permission", parsePermissionParams, ({ params }) => {
+        seen.announce(params.toolCall, view);
+        const subject = permissionSubject(params, seen.diffsOf(params.toolCall.toolCallId));
+        return context.askPermission({ ...params, details: describeSubject(subject), subject });
+      });
+    if (this.options.noFs !== true) {
+      app
+        .onRequest("fs/read_text_file", ({ params }) => files.read(params))
+        .onRequest("fs/write_text_file", ({ params }) => files.write(params));
+    }
     mcpTools?.listen(app);
     app.onRequest("*", methodNotFound);
     bindTerminalHost(app, host, {
@@ -158,6 +172,7 @@ export class V1ClientTerminals implements ProtocolDriver {
         declareMeta: this.options.declareMeta,
         terminalLogin: context.terminalLogin,
         host: this.#host,
+        ...(this.options.noFs === true ? { noFs: true } : {}),
       }),
       clientInfo: { name: "acp-terminal", version: this.options.version },
     };

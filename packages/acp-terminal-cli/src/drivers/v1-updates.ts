@@ -1,6 +1,6 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import type { Renderer } from "../view/renderer.js";
-import { shownContent, textOfBlock } from "./tool-call-content.js";
+import { inputDiff, shownContent, textOfBlock } from "./tool-call-content.js";
 
 /**
  * An ACP v1 `session/update` as view events: the update as sent (for `--json`), then what it
@@ -35,6 +35,7 @@ export function showV1Update(update: SessionUpdate, view: Renderer): void {
         title: update.title,
         status: update.status ?? undefined,
         content: shownContent(update.content ?? []),
+        ...inputDiff(update.rawInput),
       });
       return;
     case "tool_call_update":
@@ -43,6 +44,7 @@ export function showV1Update(update: SessionUpdate, view: Renderer): void {
         title: update.title ?? undefined,
         status: update.status ?? undefined,
         content: update.content ? shownContent(update.content) : undefined,
+        ...inputDiff(update.rawInput),
       });
       return;
     default:

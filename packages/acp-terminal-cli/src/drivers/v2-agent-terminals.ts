@@ -84,9 +84,12 @@ export class V2AgentTerminals implements ProtocolDriver {
     this.#context = context;
     this.#updates = new V2Session(context.view, this.options);
     const app = client({ name: "acp-terminal" })
-      .onRequest("session/request_permission", ({ params }) =>
-        context.askPermission(permissionAsk(params)),
-      )
+      .onRequest("session/request_permission", ({ params }) => {
+        this.#updates?.announce(Reflect.get(Object(params.subject), "toolCall"));
+        return context.askPermission(
+          permissionAsk(params, (id) => this.#updates?.diffsOf(id) ?? []),
+        );
+      })
       .onRequest(methods.client.mcp.message, (request) => {
         if (context.mcpTools === undefined) {
           throw boundedRequestError(-32601, "Method not found: mcp/message (no --mcp-tools)");

@@ -4,9 +4,15 @@ import type {
 } from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import type { TerminalUpdate } from "acp-terminal/protocol";
 import type { TerminalLimits } from "../command/terminal-limits.js";
-import type { BackgroundItem, PlanItem, Renderer, TerminalRecord } from "../view/renderer.js";
+import type {
+  BackgroundItem,
+  DiffShown,
+  PlanItem,
+  Renderer,
+  TerminalRecord,
+} from "../view/renderer.js";
 import { AgentTerminals, label, MAX_ID_CHARS } from "./agent-terminals.js";
-import { shownContent, textOfBlock } from "./tool-call-content.js";
+import { inputDiff, shownContent, textOfBlock } from "./tool-call-content.js";
 import { boundedItem, decodeBase64, isWorkItem } from "./v2-wire.js";
 
 /** Content items of one tool call kept (each `tool_call_content_chunk` appends one). */
@@ -94,6 +100,35 @@ export class V2Session {
     } else if (isUpdate(update, "tool_call_content_chunk")) {
       this.toolCallChunk(update);
     }
+  }
+
+  /** The diffs the tool call's content shows, for a permission request that leaves them out. */
+  diffsOf(toolCallId: string): DiffShown[] {
+    const known = this.toolCalls.get(toolCallId);
+    return known === undefined ? [] : (shownContent(known.content).diffs ?? []);
+  }
+
+  /**
+   * A permission request's tool call (its subject): shown when no update announced it (Gemini
+   * CLI asks about an edit it reports nowhere else), as if an update had; known ones are left as
+   * they are.
+   */
+  announce(toolCall: unknown): void {
+    const toolCallId: unknown = Reflect.get(Object(toolCall), "toolCallId");
+    if (typeof toolCallId !== "string" || this.toolCalls.has(toolCallId)) {
+      return;
+    }
+    const field = (name: string): unknown => Reflect.get(Object(toolCall), name);
+    const title = field("title");
+    const content = field("content");
+    this.toolCallUpdate({
+      sessionUpdate: "tool_call_update",
+      toolCallId,
+      ...(typeof title === "string" ? { title } : {}),
+      status: "pending",
+      ...(Array.isArray(content) ? { content: content.filter(isContentItem) } : {}),
+      rawInput: field("rawInput"),
+    });
   }
 
   /** A terminal's output chunk (base64, or decoded), appended: from an update, or the driver's chunk lane. */
@@ -220,6 +255,7 @@ export class V2Session {
         title: call.title ?? update.toolCallId,
         status: update.status ?? undefined,
         content: shownContent(call.content),
+        ...inputDiff(update.rawInput),
       });
       return;
     }
@@ -234,6 +270,7 @@ export class V2Session {
       title: title === undefined ? undefined : label(title),
       status: update.status ?? undefined,
       content: content === undefined ? undefined : shownContent(content),
+      ...inputDiff(update.rawInput),
     });
   }
 
@@ -264,4 +301,9 @@ export class V2Session {
       }
     }
   }
+}
+
+/** A tool call content item as far as it is read here: an object with a `type`. */
+function isContentItem(item: unknown): item is ToolCallContent {
+  return typeof item === "object" && item !== null && typeof Reflect.get(item, "type") === "string";
 }

@@ -3,6 +3,7 @@ import type { OutputReader } from "acp-terminal";
 import type { AgentTerminal } from "../view/agent-terminal.js";
 import type {
   BackgroundItem,
+  InitializeShown,
   PlanItem,
   Renderer,
   RunResult,
@@ -12,6 +13,7 @@ import type {
 import { formatSummary } from "./format.js";
 import type { Output } from "./output.js";
 import { PipedLines } from "./piped-lines.js";
+import { introLine, sessionLine, turnSeparator } from "./session-lines.js";
 import { TerminalViews } from "./terminal-views.js";
 import { TextOutput } from "./text-output.js";
 import {
@@ -22,6 +24,20 @@ import {
   TTY_HEAD_LINES,
 } from "./tool-call-lines.js";
 import { ToolCallViews } from "./tool-call-views.js";
+
+/** The line typed during a turn, as the live region shows it: its first line, and how many more. */
+function typedLine(text: string): string {
+  const [first = "", ...more] = text.split("\n");
+  return `› ${first}${more.length === 0 ? "" : ` (+${more.length} line${more.length === 1 ? "" : "s"})`}`;
+}
+
+/** What the text view says of the session besides the conversation. */
+export interface TextSessionOptions {
+  /** Where the agent's stderr goes (said at start). */
+  agentLog?: string | undefined;
+  /** A session of many turns: a line under each says how it ended. */
+  turnSeparators?: boolean;
+}
 
 /**
  * Renders a run for people: message text as it streams, tool calls with their status, and the
@@ -44,9 +60,20 @@ export class TextRenderer implements Renderer {
   private readonly toolCalls: ToolCallViews;
   /** The line that ends a failed run was printed already (`failed`). */
   private failedShown = false;
+  /** When the turn under way started. */
+  private turnStartedAt = 0;
+  /** What the person types during the turn, shown at the bottom of the live region. */
+  private typedText = "";
 
-  constructor(out: Output, err: Output) {
-    this.output = new TextOutput(out, err, () => this.toolCalls.liveLines());
+  constructor(
+    out: Output,
+    err: Output,
+    private readonly session: TextSessionOptions = {},
+  ) {
+    this.output = new TextOutput(out, err, () => [
+      ...this.toolCalls.liveLines(),
+      ...(this.typedText === "" ? [] : [typedLine(this.typedText)]),
+    ]);
     this.piped = new PipedLines(
       out,
       (id) => this.terminals.get(id),
@@ -79,11 +106,31 @@ export class TextRenderer implements Renderer {
     this.output.printBlock(planLines(items));
   }
 
-  /** Every tool call is printed for good; terminals that still run are said to. */
+  /** Which agent runs, and where its stderr goes (stderr, at start). */
+  initialized(intro: InitializeShown): void {
+    this.output.notice(introLine(intro, this.session.agentLog));
+  }
+
+  /** The session's id, to resume it (stderr, at start). */
+  sessionStarted(session: { sessionId: string; how: string }): void {
+    this.output.notice(sessionLine(session));
+  }
+
+  turnStarted(): void {
+    this.turnStartedAt = performance.now();
+  }
+
+  /**
+   * Every tool call is printed for good; terminals that still run are said to. The turn's text
+   * ends its line, and in a session of many turns a line says how the turn ended.
+   */
   turnEnded(turn: TurnShown): void {
-    void turn;
     this.piped.flush();
     this.toolCalls.commitAll();
+    this.output.printBlock([]);
+    if (this.session.turnSeparators === true) {
+      this.output.notice(turnSeparator(turn, performance.now() - this.turnStartedAt));
+    }
   }
 
   failed(error: string): void {
@@ -182,6 +229,11 @@ export class TextRenderer implements Renderer {
 
   notice(message: string): void {
     this.output.notice(message);
+  }
+
+  typed(text: string): void {
+    this.typedText = text;
+    this.output.redraw();
   }
 
   pause(): void {

@@ -1,6 +1,7 @@
 import type { ExitStatus } from "acp-terminal";
 import { printable } from "acp-terminal/internal";
-import type { BackgroundItem, PlanItem } from "../view/renderer.js";
+import type { BackgroundItem, DiffShown, PlanItem } from "../view/renderer.js";
+import { diffLines } from "../view/diff-lines.js";
 import { formatExitStatus } from "./format.js";
 import { headWhole, MAX_LINE_CHARS } from "./display-line.js";
 import type { OutputLines } from "./output-lines.js";
@@ -25,6 +26,10 @@ export interface ToolCallView {
   awaited: string[];
   /** The tool call's text content, shown when it has no terminal. */
   text?: string | undefined;
+  /** The file changes its content shows. */
+  diffs?: DiffShown[] | undefined;
+  /** The edit its raw input describes, shown when its content has no diff. */
+  inputDiff?: DiffShown | undefined;
   /** Printed for good (on a TTY: moved out of the live region). */
   committed: boolean;
 }
@@ -82,6 +87,17 @@ export function backgroundLine(items: readonly BackgroundItem[]): string {
     return `${what}${id === undefined ? "" : ` ${id}`}${item.label === undefined ? "" : ` (${item.label})`}`;
   });
   return `⋯ background: ${names.length === 0 ? "none" : names.join(", ")}`;
+}
+
+/** A tool call's file changes as a bounded unified diff (coloured on a TTY). */
+export function changeLines(view: ToolCallView, color: boolean): string[] {
+  const diffs =
+    view.diffs !== undefined && view.diffs.length > 0
+      ? view.diffs
+      : view.inputDiff === undefined
+        ? []
+        : [view.inputDiff];
+  return diffs.length === 0 ? [] : diffLines(diffs, { color });
 }
 
 /** A tool call's text (when it has no terminal to show instead): its last lines, indented. */

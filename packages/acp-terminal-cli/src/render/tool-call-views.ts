@@ -4,6 +4,7 @@ import type { TerminalViews } from "./terminal-views.js";
 import type { TextOutput } from "./text-output.js";
 import { MAX_OPEN_TOOL_CALLS, ToolCallBook } from "./tool-call-book.js";
 import {
+  changeLines,
   DONE,
   finalLines,
   header,
@@ -45,6 +46,8 @@ export class ToolCallViews {
       terminalIds: [],
       awaited: [],
       text: call.content?.text,
+      diffs: call.content?.diffs,
+      inputDiff: call.inputDiff,
       committed: false,
     };
     for (const oldest of this.toolCalls.openBeyond(MAX_OPEN_TOOL_CALLS - 1)) {
@@ -68,6 +71,10 @@ export class ToolCallViews {
     }
     if (call.content) {
       view.text = call.content.text;
+      view.diffs = call.content.diffs;
+    }
+    if (call.inputDiff) {
+      view.inputDiff = call.inputDiff;
     }
     this.changed(
       call.toolCallId,
@@ -198,7 +205,13 @@ export class ToolCallViews {
       const term = this.terminals.get(id);
       return term === undefined ? [] : finalLines(term, this.output.live !== undefined);
     });
-    this.output.printBlock([header(view), ...textLines(view), ...terminalLines]);
+    const tty = this.output.live !== undefined;
+    this.output.printBlock([
+      header(view),
+      ...changeLines(view, tty),
+      ...textLines(view),
+      ...terminalLines,
+    ]);
     this.toolCalls.finished(toolCallId);
   }
 }

@@ -8,11 +8,20 @@ export const FRAME_MS = 50;
 
 export type { ProtocolName } from "./protocol.js";
 
-/** The content of a tool call as shown: its text items joined, and the terminals it embeds. */
+/**
+ * A change to a file a tool call shows: a patch as the agent wrote it (a git patch, codex's
+ * `*** Begin Patch`), or the text before (null: a new file) and after.
+ */
+export type DiffShown =
+  { path: string; patch: string } | { path: string; oldText: string | null; newText: string };
+
+/** The content of a tool call as shown: its text items joined, the terminals it embeds, its diffs. */
 export interface ToolCallContentShown {
   /** Undefined when the content has no text item. */
   text: string | undefined;
   terminalIds: string[];
+  /** The file changes it shows (its diff items, else what its raw input says it changes). */
+  diffs?: DiffShown[];
 }
 
 /** A tool call as one event tells it; a field left out did not change. */
@@ -23,6 +32,8 @@ export interface ToolCallShown {
   status?: string | undefined;
   /** The whole content, when the event gives it: it replaces what came before. */
   content?: ToolCallContentShown | undefined;
+  /** The edit its raw input describes (claude's Edit and Write), shown when its content has no diff. */
+  inputDiff?: DiffShown | undefined;
 }
 
 /** One entry of the agent's plan. */
@@ -148,6 +159,8 @@ export interface Renderer {
   turnEnded?(turn: TurnShown): void;
   permission?(asked: PermissionShown): void;
   failed?(error: string): void;
+  /** The line the person is typing during a turn (queued when entered); "" when none. */
+  typed?(text: string): void;
   /** Someone else (a question) writes to the TTY until `resume`: draw nothing live. */
   pause(): void;
   resume(): void;
