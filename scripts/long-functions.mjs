@@ -41,12 +41,12 @@ export const ALLOWED = [
   {
     file: "packages/acp-terminal-cli/src/command/args.ts",
     name: "parseCommand",
-    why: "the proxy (27) and daily (33) issues add flags here; a flag table like acp-terminal-mcp's args.ts follows",
+    why: "the proxy issue (27) adds flags here; a flag table like acp-terminal-mcp's args.ts follows",
   },
   {
     file: "packages/acp-terminal-cli/src/run-command.ts",
     name: "converse",
-    why: "the daily issue (33) changes the conversation's launch; split after it lands",
+    why: "the proxy issue (27) may change the conversation's launch; split after it lands",
   },
   {
     file: "packages/acp-terminal/src/host/launch.ts",
@@ -57,11 +57,6 @@ export const ALLOWED = [
     file: "packages/acp-terminal-cli/src/drivers/pick-driver.ts",
     name: "pickDriver",
     why: "drivers/ is held by the proxy issue (27) this session",
-  },
-  {
-    file: "packages/acp-terminal-cli/src/conversation/client-side.ts",
-    name: "clientSide",
-    why: "the floor (28) and daily (33) issues change this policy; split after they land",
   },
 ];
 
