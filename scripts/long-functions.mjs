@@ -44,11 +44,6 @@ export const ALLOWED = [
     why: "the proxy issue (27) adds flags here; a flag table like acp-terminal-mcp's args.ts follows",
   },
   {
-    file: "packages/acp-terminal-cli/src/run-command.ts",
-    name: "converse",
-    why: "the proxy issue (27) may change the conversation's launch; split after it lands",
-  },
-  {
     file: "packages/acp-terminal/src/host/launch.ts",
     name: "launchTerminal",
     why: "the floor issue (28) changes the launch; split after it lands",
