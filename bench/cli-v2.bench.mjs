@@ -31,7 +31,9 @@ import { MiB } from "./support/memory.mjs";
 import { fmt, header, Report } from "./support/report.mjs";
 import { median, now } from "./support/stats.mjs";
 
-const CLI = fileURLToPath(new URL("../packages/acp-terminal-cli/dist/main.js", import.meta.url));
+const CLI =
+  process.env.BENCH_CLI ??
+  fileURLToPath(new URL("../packages/acp-terminal-cli/dist/main.js", import.meta.url));
 const V2_AGENT = fileURLToPath(new URL("../test/fixtures/v2-agent.mjs", import.meta.url));
 const V1_AGENT = fileURLToPath(new URL("../test/fixtures/cli-agent.mjs", import.meta.url));
 const TIME = "/usr/bin/time";

@@ -202,6 +202,8 @@ test("the largest output answers (5,000,000 control characters, 6 bytes each in 
   };
   expect(structured.status).toBe("completed");
   expect(structured.output.endsWith("\u0001END\n")).toBe(true);
+  // Cut to its end, with nothing of ours written into it: answerCut says what was cut.
+  expect(structured.output).toMatch(/^\u0001+END\n$/);
   expect(structured.answerCut).toMatch(
     /^this answer was cut to fit 4194304 bytes: output: kept the last \d+ of \d{7} characters/,
   );

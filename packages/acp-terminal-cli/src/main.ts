@@ -1,15 +1,14 @@
 #!/usr/bin/env node
-import path from "node:path";
-import { parseCommand } from "./command/args.js";
-import { USAGE } from "./command/flags.js";
 import { ExitCode } from "./exit-codes.js";
 import { runMcpCommand } from "./command/mcp-command.js";
-import { run } from "./run-command.js";
-import { runSessionsCommand } from "./sessions/sessions-command.js";
-import { messageOf, packageVersion } from "acp-terminal/internal";
 
 const PACKAGE_JSON = new URL("../package.json", import.meta.url);
 
+/**
+ * Each command loads what it needs when it is chosen: `acp-terminal mcp` sizes its heap before
+ * its server loads (see `runMcpCommand`) and needs none of the ACP client (the SDK, drivers,
+ * renderers) that `run` loads.
+ */
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === "mcp") {
     return runMcpCommand(argv.slice(1), {
@@ -20,6 +19,10 @@ async function main(argv: string[]): Promise<number> {
     });
   }
   if (argv[0] === "sessions") {
+    const [{ runSessionsCommand }, { packageVersion }] = await Promise.all([
+      import("./sessions/sessions-command.js"),
+      import("acp-terminal/internal"),
+    ]);
     return runSessionsCommand(argv.slice(1), {
       stdout: process.stdout,
       stderr: process.stderr,
@@ -28,6 +31,12 @@ async function main(argv: string[]): Promise<number> {
       version: packageVersion(PACKAGE_JSON),
     });
   }
+  const [{ default: path }, { parseCommand }, { USAGE }, { packageVersion }] = await Promise.all([
+    import("node:path"),
+    import("./command/args.js"),
+    import("./command/flags.js"),
+    import("acp-terminal/internal"),
+  ]);
   const command = parseCommand(argv, process.cwd(), (base, p) => path.resolve(base, p));
   switch (command.kind) {
     case "help":
@@ -39,7 +48,8 @@ async function main(argv: string[]): Promise<number> {
     case "error":
       process.stderr.write(`${command.message}\nRun "acp-terminal --help" for usage.\n`);
       return ExitCode.usage;
-    case "run":
+    case "run": {
+      const { run } = await import("./run-command.js");
       return run(command.options, {
         stdin: process.stdin,
         stdout: process.stdout,
@@ -47,6 +57,7 @@ async function main(argv: string[]): Promise<number> {
         cwd: process.cwd(),
         version: packageVersion(PACKAGE_JSON),
       });
+    }
   }
 }
 
@@ -55,7 +66,8 @@ main(process.argv.slice(2)).then(
     // Flush stdout before exiting: a reader on a pipe must get every line.
     process.stdout.write("", () => process.exit(code));
   },
-  (error: unknown) => {
+  async (error: unknown) => {
+    const { messageOf } = await import("acp-terminal/internal");
     process.stderr.write(`acp-terminal: unexpected failure: ${messageOf(error)}\n`);
     process.exit(ExitCode.agentFailed);
   },

@@ -64,7 +64,8 @@ export function jsonBytes(value: unknown): number {
 /**
  * A tool's answer as `structuredContent` and the same JSON as text (for hosts that show only
  * text), cut to fit MAX_ANSWER_BYTES: while too large, the longest string in it keeps only its
- * end (output tails matter most), and `answerCut` says what was cut.
+ * end (output tails matter most), and `answerCut` says what was cut. Nothing is written into the
+ * string itself: an output keeps only the command's bytes.
  */
 export function boundedAnswer(
   structured: Record<string, unknown>,
@@ -84,11 +85,7 @@ export function boundedAnswer(
     const ratio = jsonBytes(longest.text) / longest.text.length;
     const keep = Math.max(0, longest.text.length - Math.ceil(excess / ratio) - 256);
     const kept = longest.text.slice(longest.text.length - keep);
-    value = replaceIn(
-      value,
-      longest.path,
-      `…(${longest.text.length - keep} characters cut)${kept}`,
-    );
+    value = replaceIn(value, longest.path, kept);
     cuts.push(
       `${longest.path.join(".")}: kept the last ${keep} of ${longest.text.length} characters`,
     );

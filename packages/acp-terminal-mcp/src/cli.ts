@@ -2,7 +2,6 @@ import path from "node:path";
 import { MCP_USAGE, parseMcpCommand, TOKEN_ENV, type McpOptions } from "./args.js";
 import { describePolicy } from "./policy.js";
 import { createRuntime } from "./runtime.js";
-import { serveOnHttp } from "./serve-http.js";
 import { serveOnStdio } from "./serve-stdio.js";
 import { toolServerFactory } from "./tool-server.js";
 import { TOOL_SETS } from "./tool-sets.js";
@@ -79,6 +78,8 @@ async function serve(options: McpOptions, io: McpIo): Promise<void> {
     if (options.tokenFile !== undefined) {
       await writeTokenFile(options.tokenFile, token);
     }
+    // Loaded only here: its HTTP stack (and Node's fetch, which it touches) is ~10 MB a stdio server need not hold.
+    const { serveOnHttp } = await import("./serve-http.js");
     const http = await serveOnHttp(factory, options.http, token, onerror);
     // One write, so a reader that waits for the address has the token instructions with it.
     note(

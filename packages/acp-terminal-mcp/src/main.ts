@@ -1,6 +1,12 @@
 #!/usr/bin/env node
-import { mcpMain } from "./cli.js";
-import { messageOf } from "acp-terminal/internal";
+import { leanHeap } from "./lean-heap.js";
+
+// Before the server's modules load (their loading alone would grow the young generation).
+leanHeap();
+const [{ mcpMain }, { messageOf }] = await Promise.all([
+  import("./cli.js"),
+  import("acp-terminal/internal"),
+]);
 
 mcpMain(process.argv.slice(2), {
   stdout: process.stdout,

@@ -31,6 +31,7 @@ export type {
   TerminalHostEvents,
   TerminalHostOptions,
   TerminalInfo,
+  TerminalNoticeEvent,
   TerminalOutputEvent,
   TerminalWrittenEvent,
   TerminalOutputSnapshot,

@@ -210,9 +210,12 @@ describe("ssh executor", () => {
     for (const id of ids) {
       const status = await withDeadline(host.waitForExit(owner, id), 10_000, "exit after the drop");
       expect(status).toEqual({ exitCode: null, signal: "SIGKILL" });
-      expect(host.output(owner, id).output).toMatch(
-        /\[acp-terminal\] lost the connection to ssh:\/\/acp-test/,
-      );
+      // The note is beside the output, never in it.
+      const read = host.output(owner, id);
+      expect(read.notices).toEqual([
+        expect.stringMatching(/^\[acp-terminal\] lost the connection to ssh:\/\/acp-test/),
+      ]);
+      expect(read.output).not.toContain("acp-terminal");
     }
     await until(() => mark.left().length === 0, { message: "the remote side to kill both" });
     const again = await host.create(owner, { command: "echo back" });
@@ -232,7 +235,9 @@ describe("ssh executor", () => {
     try {
       const status = await withDeadline(host.waitForExit(owner, id), 5_000, "exit after the stall");
       expect(status).toEqual({ exitCode: null, signal: "SIGKILL" });
-      expect(host.output(owner, id).output).toMatch(/no answer from ssh:\/\/acp-test/);
+      const read = host.output(owner, id);
+      expect(read.notices).toEqual([expect.stringMatching(/no answer from ssh:\/\/acp-test/)]);
+      expect(read.output).not.toContain("acp-terminal");
       await until(() => mark.left().length === 0, {
         timeoutMs: 10_000,
         message: "the agent's timeout",
@@ -286,9 +291,11 @@ describe("ssh executor", () => {
         "the exit of the wrapper's kill",
       ),
     ).toEqual({ exitCode: null, signal: "SIGKILL" });
-    expect(host.output(owner, wrapped).output).toMatch(
-      /remote wrapper of this command .* was killed/,
-    );
+    const read = host.output(owner, wrapped);
+    expect(read.notices).toEqual([
+      expect.stringMatching(/remote wrapper of this command .* was killed/),
+    ]);
+    expect(read.output).not.toContain("acp-terminal");
     await until(() => mark.left().length === 0, { message: "the agent to kill the group" });
   });
 

@@ -86,6 +86,29 @@ export interface RunRecord {
   resourceUsage?: ResourceUsage | null;
   /** Set while the command waits for input (see `InputRequired`); null or absent otherwise. */
   inputRequired?: InputRequired | null;
+  /**
+   * acp-process's own remarks about the run (output dropped by the client, a signal it could not
+   * send, a read that failed, a restart), oldest first, the first MAX_RUN_NOTICES of them: never
+   * part of the output, which holds only the command's bytes. Each is also a `notice` item.
+   */
+  notices?: string[];
+  /** Notices past MAX_RUN_NOTICES, counted (their items remain). */
+  noticesLeftOut?: number;
+}
+
+/** Most notices a run record keeps (later ones are counted in `noticesLeftOut`). */
+export const MAX_RUN_NOTICES = 20;
+/** Most characters of one notice kept on the record (a provider's error message can be long). */
+export const MAX_NOTICE_CHARS = 1000;
+
+/** Adds `text` to `record.notices` within MAX_RUN_NOTICES and MAX_NOTICE_CHARS. */
+export function noteOn(record: RunRecord, text: string): void {
+  const notices = (record.notices ??= []);
+  if (notices.length >= MAX_RUN_NOTICES) {
+    record.noticesLeftOut = (record.noticesLeftOut ?? 0) + 1;
+    return;
+  }
+  notices.push(text.length > MAX_NOTICE_CHARS ? `${text.slice(0, MAX_NOTICE_CHARS - 1)}…` : text);
 }
 
 /**

@@ -92,6 +92,7 @@ export class AcpTerminalProvider implements TerminalProvider {
       ...(cursors && sinceByte !== undefined && cursors.fromByte !== undefined
         ? { fromByte: cursors.fromByte }
         : {}),
+      ...(cursors?.notices ? { notices: cursors.notices } : {}),
     };
   }
 

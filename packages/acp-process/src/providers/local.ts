@@ -55,6 +55,22 @@ export interface TerminalHostLike {
     event: "output",
     listener: (event: { terminalId: string; owner: TerminalOwner; data: Uint8Array }) => void,
   ): unknown;
+  /**
+   * Each append to a terminal's buffer, with the chunk itself in `data` when `writtenChunks` (a
+   * view valid during the call only): pushed output without the copy `output` events make of
+   * every chunk.
+   */
+  on?(
+    event: "written",
+    listener: (event: { terminalId: string; owner: TerminalOwner; data?: Uint8Array }) => void,
+  ): unknown;
+  /** Whether `written` events carry their chunk in `data` (acp-terminal's TerminalHost does). */
+  readonly writtenChunks?: boolean;
+  /** The host's remarks about a command (acp-terminal's `notice` event), for pushed output. */
+  on?(
+    event: "notice",
+    listener: (event: { terminalId: string; owner: TerminalOwner; text: string }) => void,
+  ): unknown;
   /** Read access to a terminal's retained bytes. */
   outputReader?(terminalId: string):
     | {
@@ -90,7 +106,10 @@ export class LocalTerminalProvider implements TerminalProvider {
   private readonly loginEnvironment: LoginEnvironmentOptions | undefined;
   private loginEnvironmentFailed = false;
   /** Where each streamed terminal's bytes go (one host listener serves them all). */
-  private readonly sinks = new Map<string, (bytes: Uint8Array) => void>();
+  private readonly sinks = new Map<
+    string,
+    { onBytes: (bytes: Uint8Array) => void; onNotice?: ((text: string) => void) | undefined }
+  >();
   private listening = false;
 
   constructor(
@@ -148,6 +167,7 @@ export class LocalTerminalProvider implements TerminalProvider {
       ...(sinceByte !== undefined && typeof snapshot.fromByte === "number"
         ? { fromByte: snapshot.fromByte }
         : {}),
+      ...(snapshot.notices ? { notices: [...snapshot.notices] } : {}),
     };
   }
 
@@ -196,11 +216,16 @@ export class LocalTerminalProvider implements TerminalProvider {
   }
 
   /**
-   * The pipe terminal's bytes as the host reads them, from its output events: subscribed and the
-   * retained backlog read in one synchronous step, so every byte arrives once. PTY terminals are
+   * The pipe terminal's bytes as the host reads them, from its events (valid during the call
+   * only): subscribed and the retained backlog read in one synchronous step, so every byte
+   * arrives once. PTY terminals are
    * read rendered (polled), so they have no stream.
    */
-  stream(terminalId: string, onBytes: (bytes: Uint8Array) => void): OutputStream | undefined {
+  stream(
+    terminalId: string,
+    onBytes: (bytes: Uint8Array) => void,
+    onNotice?: (text: string) => void,
+  ): OutputStream | undefined {
     const { host } = this;
     if (!host.on || !host.outputReader || host.screenReader?.(terminalId) !== undefined) {
       return undefined;
@@ -211,16 +236,32 @@ export class LocalTerminalProvider implements TerminalProvider {
     }
     if (!this.listening) {
       this.listening = true;
-      host.on("output", ({ terminalId: id, owner, data }) => {
+      const deliver = (id: string, owner: TerminalOwner, bytes: Uint8Array | undefined): void => {
+        if (
+          bytes !== undefined &&
+          owner.connectionId === this.owner.connectionId &&
+          owner.sessionId === this.owner.sessionId
+        ) {
+          this.sinks.get(id)?.onBytes(bytes);
+        }
+      };
+      // The chunk as read, where the host passes it (the run copies only what it keeps), else
+      // the host's copy of it.
+      if (host.writtenChunks === true) {
+        host.on("written", ({ terminalId: id, owner, data }) => deliver(id, owner, data));
+      } else {
+        host.on("output", ({ terminalId: id, owner, data }) => deliver(id, owner, data));
+      }
+      host.on("notice", ({ terminalId: id, owner, text }) => {
         if (
           owner.connectionId === this.owner.connectionId &&
           owner.sessionId === this.owner.sessionId
         ) {
-          this.sinks.get(id)?.(data);
+          this.sinks.get(id)?.onNotice?.(text);
         }
       });
     }
-    this.sinks.set(terminalId, onBytes);
+    this.sinks.set(terminalId, { onBytes, onNotice });
     // With the start of a character whose rest is still to come: its next event brings only the rest.
     const { bytes, fromByte } = reader.bytesSince(0);
     const pending = reader.pendingTail();

@@ -32,8 +32,13 @@ const STDIN_UNWRITABLE =
   /\b(?:not_running|stdin_closed|unsupported)\b|stdin is closed|has exited|Denied/;
 const FINISHED = new Set(["completed", "failed", "killed", "timed_out", "lost"]);
 
+/** Most of the server's notices kept per terminal. */
+const MAX_NOTICES = 20;
+
 interface RemoteTerminal {
   tail: string;
+  /** The server's notices about the run (its poll's `notices`), oldest first. */
+  notices: string[];
   totalBytes: number;
   truncated: boolean;
   exitStatus: ProviderExitStatus | null;
@@ -48,8 +53,8 @@ interface RemoteTerminal {
  * keeps it open), output = `process poll` (increments, kept here as a byte-bounded tail with exact
  * counts: a poll that skips pending output past the server's cap says how many bytes with
  * `skippedBytes`), kill/signal = `process kill`, write = `process write`, release = `process
- * remove`. No PTY. Output is what the server's poll returns: its `[acp-process]` notices appear on
- * lines of their own.
+ * remove`. No PTY. Output is what the server's poll returns (the command's bytes only); the
+ * server's notices come as the run's notices.
  */
 export class McpToolsProvider implements TerminalProvider {
   readonly kind = "mcp";
@@ -93,6 +98,7 @@ export class McpToolsProvider implements TerminalProvider {
     }
     const terminal: RemoteTerminal = {
       tail: "",
+      notices: [],
       totalBytes: 0,
       truncated: false,
       exitStatus: null,
@@ -135,6 +141,7 @@ export class McpToolsProvider implements TerminalProvider {
       exitStatus: terminal.exitStatus,
       totalBytes: terminal.totalBytes,
       droppedBytes: terminal.totalBytes - Buffer.byteLength(terminal.tail),
+      ...(terminal.notices.length > 0 ? { notices: [...terminal.notices] } : {}),
     };
   }
 
@@ -225,6 +232,13 @@ export class McpToolsProvider implements TerminalProvider {
     }
     if (typeof page.missedItems === "number" && page.missedItems > 0) {
       terminal.truncated = true;
+    }
+    if (Array.isArray(page.notices)) {
+      for (const text of page.notices) {
+        if (typeof text === "string" && terminal.notices.length < MAX_NOTICES) {
+          terminal.notices.push(`the server: ${text}`);
+        }
+      }
     }
     if (typeof page.status === "string" && FINISHED.has(page.status)) {
       terminal.exitStatus = {

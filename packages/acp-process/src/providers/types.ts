@@ -44,6 +44,11 @@ export interface ProviderOutput {
    * bytes were dropped before they could be read.
    */
   fromByte?: number;
+  /**
+   * The client's remarks about the command so far, oldest first (acp-terminal's host: the
+   * connection to where it ran was lost): shown beside the run's output as notices, never in it.
+   */
+  notices?: string[];
 }
 
 export interface ProviderOutputOptions {
@@ -90,7 +95,13 @@ export interface TerminalProvider {
    * then never reads the output: `waitForExit` must resolve after the last push. Local provider
    * only: ACP has no push.
    */
-  stream?(terminalId: string, onBytes: (bytes: Uint8Array) => void): OutputStream | undefined;
+  stream?(
+    terminalId: string,
+    /** Each chunk in order: valid only during the call (copy what you keep). */
+    onBytes: (bytes: Uint8Array) => void,
+    /** The client's remarks about the command as they come (see `ProviderOutput.notices`). */
+    onNotice?: (text: string) => void,
+  ): OutputStream | undefined;
   /**
    * Whether the command is blocked reading its input now (the local provider, from /proc on
    * Linux): the process and how; undefined = not waiting; null = cannot be told here.

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { isFinished } from "../model/run-record.js";
 import { type RunSnapshot } from "../model/run-events.js";
-import { derivedName, inputFields, outputFor, processLogHint } from "./format.js";
+import { derivedName, inputFields, noticeFields, outputFor, processLogHint } from "./format.js";
 import { streamOffset } from "../model/run-record.js";
 import {
   budgetedRange,
@@ -153,6 +153,7 @@ export const execTool = defineTool<ExecInput, ExecResult>({
         ...(run.status === "queued"
           ? { note: "queued: waiting for a free slot (concurrency limit)" }
           : {}),
+        ...noticeFields(run),
       };
     }
     const { output, note, ...cut } = await outputFor(manager, run, budgetOf(input), sessionId);

@@ -42,6 +42,23 @@ export function runSummary(run: RunSnapshot): Record<string, unknown> {
  * was seen (`proc`: blocked reading its input, seen in /proc; `prompt`: its last line looks like
  * one), since when, and what to do.
  */
+/**
+ * The run's notices (acp-process's own remarks: output the client dropped, a signal it could not
+ * send, a read that failed) in a field beside the output, never inside it; nothing when there are
+ * none. Past the record's cap, the last entry says how many more its notice items hold.
+ */
+export function noticeFields(run: RunSnapshot): { notices?: string[] } {
+  const notices = run.notices ?? [];
+  if (notices.length === 0) {
+    return {};
+  }
+  const more = run.noticesLeftOut ?? 0;
+  return {
+    notices:
+      more > 0 ? [...notices, `${more} more notices are in the run's history`] : [...notices],
+  };
+}
+
 export function inputFields(
   run: RunSnapshot,
   style: "snake" | "camel",
@@ -123,6 +140,7 @@ export async function outputFor(
     truncated: cut.truncated,
     ...budgetFields(cut, "camel"),
     ...(notes.length > 0 ? { note: notes.join("; ") } : {}),
+    ...noticeFields(run),
   };
 }
 

@@ -1,4 +1,4 @@
-import { isFinished, type RunItem } from "../model/run-record.js";
+import { isFinished } from "../model/run-record.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
 import { inputFields, processLogHint } from "./format.js";
 import { HeadTailCollector } from "./head-tail.js";
@@ -42,6 +42,8 @@ export async function poll(
   // Pages up to the items that existed at the first read (bounded by the store's retention); the
   // collector keeps the head and tail only, and the next poll starts where this one stopped.
   let end: number | undefined;
+  // Only the command's bytes go in `output`: our notices have a field of their own.
+  const notices = new BoundedList<string>(MAX_POLL_NOTICES);
   for (;;) {
     const page = await manager.read(id, {
       sessionId: owner,
@@ -52,9 +54,11 @@ export async function poll(
     end ??= page.run.nextSeq;
     missedItems += page.missedItems;
     for (const item of page.items) {
-      // A watcher hit is said by the wait it woke (`woke: "match"`), not written into the output.
-      if (item.kind !== "event") {
-        collector.add(itemText(item), item.kind === "output" ? item.byteOffset : undefined);
+      // A watcher hit is said by the wait it woke (`woke: "match"`); a notice in `notices`.
+      if (item.kind === "output") {
+        collector.add(item.text, item.byteOffset);
+      } else if (item.kind === "notice") {
+        notices.add(item.text);
       }
     }
     cursor = page.nextSeq;
@@ -85,6 +89,7 @@ export async function poll(
         }
       : {}),
     ...(missedItems > 0 ? { missedItems } : {}),
+    ...notices.fields("notices"),
     ...inputFields(run, "camel", `action write with data (and "\n")`),
     ...(isFinished(run.status)
       ? { exitCode: run.exitCode, signal: run.signal, error: run.error }
@@ -172,6 +177,28 @@ export function fitLines(
   };
 }
 
-function itemText(item: RunItem): string {
-  return item.kind === "output" ? item.text : `\n${item.text}\n`;
+/** Notices one poll returns: at most this many, the newest (the rest counted). */
+const MAX_POLL_NOTICES = 20;
+
+/** The newest `max` values added, and how many older ones were left out. */
+class BoundedList<T> {
+  private readonly values: T[] = [];
+  private leftOut = 0;
+
+  constructor(private readonly max: number) {}
+
+  add(value: T): void {
+    this.values.push(value);
+    if (this.values.length > this.max) {
+      this.values.shift();
+      this.leftOut++;
+    }
+  }
+
+  /** `{[name]: values}` (and `${name}LeftOut`), or nothing when none were added. */
+  fields(name: string): Record<string, unknown> {
+    return this.values.length === 0
+      ? {}
+      : { [name]: this.values, ...(this.leftOut > 0 ? { [`${name}LeftOut`]: this.leftOut } : {}) };
+  }
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { HINT_LIMIT_BYTES } from "./token-budget.js";
-import { inputFields, shownText } from "./format.js";
+import { inputFields, noticeFields, shownText } from "./format.js";
 import { commandLine } from "../runs/run/describe.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
 import { totalOutputBytes, type RunStatus, type TerminationCause } from "../model/run-record.js";
@@ -106,6 +106,7 @@ export function runFields(run: RunSnapshot): Record<string, unknown> {
     ...(run.startFailure
       ? { error_code: run.startFailure === "command_not_found" ? "CommandNotFound" : "SpawnFailed" }
       : {}),
+    ...noticeFields(run),
   };
 }
 

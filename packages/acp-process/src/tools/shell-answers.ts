@@ -3,7 +3,7 @@ import type { ProcessManager } from "../runs/manager/manager.js";
 import type { RunItem } from "../model/run-record.js";
 import type { RunSnapshot } from "../model/run-events.js";
 import { fitItems } from "./byte-budget.js";
-import { inputFields } from "./format.js";
+import { inputFields, noticeFields } from "./format.js";
 import { MAX_LOG_BYTES } from "./process-poll.js";
 import { streamOffset } from "../model/run-record.js";
 import {
@@ -110,6 +110,7 @@ export async function spawn(ctx: ToolContext, input: ShellInput): Promise<Record
     output: cut.text,
     truncated: cut.truncated || status(run).truncated === true,
     ...budgetFields(cut, "snake"),
+    ...noticeFields(run),
     // What this answer showed is the whole output: a poll continues after it.
     ...(input.action === "spawn" ? { next_seq: run.nextSeq } : {}),
   };

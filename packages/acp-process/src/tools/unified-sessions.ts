@@ -4,7 +4,7 @@ import { ProcessError } from "../errors.js";
 import { isFinished, streamOffset } from "../model/run-record.js";
 import type { RunSnapshot } from "../model/run-events.js";
 import type { ProcessManager } from "../runs/manager/manager.js";
-import { inputFields } from "./format.js";
+import { inputFields, noticeFields } from "./format.js";
 import { budgetedRange, HINT_LIMIT_BYTES, type Keep } from "./token-budget.js";
 
 /** Codex's numbers: a yield is clamped to 250..30000 ms, an empty write_stdin (a poll) to 5000..300000. */
@@ -101,6 +101,7 @@ export async function unifiedAnswer(
     ...(ended && run.signal ? { signal: run.signal } : {}),
     ...(ended && run.exitCode === null && run.error ? { error: run.error } : {}),
     ...inputFields(run, "snake", `write_stdin {"session_id": ${id}, "chars": "<your answer>\\n"}`),
+    ...noticeFields(run),
   };
 }
 

@@ -72,6 +72,8 @@ export function clientSide(
           maxTerminals: options.maxTotalTerminals,
         })
       : undefined;
+  // The host's remarks about a command (where it ran was lost) are beside its output, not in it.
+  host?.on("notice", ({ terminalId, text }) => view.notice(`${terminalId}: ${text}`));
   const reach = sayWhatConfines(options, host, hostsTerminals, view);
   const mcpTools =
     options.mcpTools === true && host !== undefined

@@ -5,12 +5,21 @@
 
 const BACKSLASH = 0x5c;
 
+const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 /** base64 alphabet values; -1 for any other byte. */
 const BASE64 = new Int16Array(256).fill(-1);
-for (const [i, c] of [
-  ..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/",
-].entries()) {
-  BASE64[c.charCodeAt(0)] = i;
+/**
+ * The 12 bits two base64 characters stand for, by `first << 8 | second`; -1 where either is not
+ * base64. Two lookups per four characters instead of four: a quarter less CPU on a flood of v2
+ * chunks (Node's native decoder would need each chunk as a string, ~87 KB of garbage per 64 KiB,
+ * which made the CLI touch its whole young generation: +13 MB of RSS through 100 MiB).
+ */
+const BASE64_PAIRS = new Int32Array(65536).fill(-1);
+for (let i = 0; i < 64; i++) {
+  BASE64[ALPHABET.charCodeAt(i)] = i;
+  for (let j = 0; j < 64; j++) {
+    BASE64_PAIRS[(ALPHABET.charCodeAt(i) << 8) | ALPHABET.charCodeAt(j)] = (i << 6) | j;
+  }
 }
 
 /**
@@ -156,16 +165,14 @@ export function decodeBase64(
   let o = 0;
   let i = start;
   for (; i + 4 <= last; i += 4) {
-    const a = BASE64[line[i]!]!;
-    const b = BASE64[line[i + 1]!]!;
-    const c = BASE64[line[i + 2]!]!;
-    const d = BASE64[line[i + 3]!]!;
-    if ((a | b | c | d) < 0) {
+    const high = BASE64_PAIRS[(line[i]! << 8) | line[i + 1]!]!;
+    const low = BASE64_PAIRS[(line[i + 2]! << 8) | line[i + 3]!]!;
+    if ((high | low) < 0) {
       return undefined;
     }
-    out[o++] = (a << 2) | (b >> 4);
-    out[o++] = ((b & 15) << 4) | (c >> 2);
-    out[o++] = ((c & 3) << 6) | d;
+    out[o++] = high >> 4;
+    out[o++] = ((high & 15) << 4) | (low >> 8);
+    out[o++] = low & 255;
   }
   const rest = last - i;
   if (rest >= 2) {

@@ -8,7 +8,7 @@
  * (`kill -9`, the OOM killer) would read as exit 1 with a stray line in its output. The relay's
  * stderr goes to a file of its own instead (the command gets its stderr back before it runs), and
  * `exitOf` turns exit 1 with that message back into SIGKILL. Anything else the relay said (it
- * could not fork, say) is handed back to be shown as output, so nothing is lost.
+ * could not fork, say) is handed back to be shown as a notice beside the output, so nothing is lost.
  */
 import { randomUUID } from "node:crypto";
 import { closeSync, openSync, readdirSync, readSync, unlinkSync } from "node:fs";

@@ -49,7 +49,6 @@ export async function spawnRemote(
   const term = request.env.TERM ?? "xterm-256color";
   const env = request.pty ? { TERM: term, ...request.requestEnv } : request.requestEnv;
   const spec = encodeSpec({ ...request, cwd, env, marker: `${connection.nonce}.${token}` });
-  const newline = request.pty ? "\r\n" : "\n";
 
   let started!: (pid: number) => void;
   let refused!: (error: TerminalError) => void;
@@ -70,7 +69,7 @@ export async function spawnRemote(
       return;
     }
     if (note !== undefined) {
-      request.onData(Buffer.from(`${newline}[acp-terminal] ${note}${newline}`));
+      request.onNotice?.(`[acp-terminal] ${note}`);
     }
     exit = status;
     resolveExit(status);

@@ -27,6 +27,9 @@ export interface Launch {
   sandboxPrefix: readonly string[];
 }
 
+/** Notices a terminal keeps (see `TerminalOutputSnapshot.notices`); later ones are only emitted. */
+const MAX_TERMINAL_NOTICES = 8;
+
 /** The session's cwd (from the embedding client), else the host's, else ours. */
 export function sessionCwdOf(
   context: { sessionCwd?: string } | undefined,
@@ -92,6 +95,13 @@ export async function launchTerminal(
       events.emit("written", written);
     }
   };
+  const notices: string[] = [];
+  const onNotice = (text: string): void => {
+    if (notices.length < MAX_TERMINAL_NOTICES) {
+      notices.push(text);
+    }
+    events.emit("notice", { terminalId, owner, text });
+  };
   const request = {
     file: plan.file,
     args: plan.args,
@@ -103,6 +113,7 @@ export async function launchTerminal(
     exitDrainGraceMs: options.exitDrainGraceMs,
     maxPendingStdinBytes: options.maxPendingStdinBytes,
     onData: appendOutput,
+    onNotice,
     signal: controller.signal,
     shell: plan.shell,
     requestEnv: env,
@@ -131,6 +142,8 @@ export async function launchTerminal(
     outputByteLimit,
     cwd,
     buffer,
+    notices,
+    onNotice,
     controller,
     process: spawned,
     namespace,

@@ -68,6 +68,9 @@ export class TerminalHost {
     };
   }
 
+  /** `written` events carry their chunk (`TerminalWrittenEvent.data`). */
+  readonly writtenChunks = true;
+
   /** Whether PTY terminals can be opened here (node-pty loads); `terminalClientCapabilities` advertises it. */
   get ptyAvailable(): boolean {
     return ptyAvailable();
@@ -171,7 +174,9 @@ export class TerminalHost {
       if (!terminal) {
         return Promise.resolve();
       }
-      return this.#release(terminal, TerminalError.notFound(terminalId), { waitsSeeExit: true });
+      return this.#release(terminal, () => TerminalError.notFound(terminalId), {
+        waitsSeeExit: true,
+      });
     });
   }
 
@@ -188,7 +193,9 @@ export class TerminalHost {
       }
       const matching = this.#terminals.select(filter);
       await Promise.all(
-        matching.map((terminal) => this.#release(terminal, TerminalError.notFound(terminal.id))),
+        matching.map((terminal) =>
+          this.#release(terminal, () => TerminalError.notFound(terminal.id)),
+        ),
       );
       await this.#options.executor?.endSessions?.(filter);
     });
@@ -264,7 +271,7 @@ export class TerminalHost {
   dispose(): Promise<void> {
     this.#disposing ??= (async () => {
       const all = this.#terminals.select({});
-      await Promise.allSettled(all.map((terminal) => this.#release(terminal, disposedError())));
+      await Promise.allSettled(all.map((terminal) => this.#release(terminal, disposedError)));
       await this.#inFlight.settled();
       this.#containers.close();
       this.#sandbox.removeGuards();
@@ -290,7 +297,7 @@ export class TerminalHost {
 
   #release(
     terminal: Terminal,
-    reason: TerminalError,
+    reason: () => TerminalError,
     options?: { waitsSeeExit?: boolean },
   ): Promise<void> {
     this.#terminals.remove(terminal);

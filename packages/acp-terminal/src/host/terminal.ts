@@ -30,6 +30,10 @@ export interface TerminalInit {
   outputByteLimit: number;
   cwd: string;
   buffer: OutputBuffer;
+  /** The host's remarks about the command, filled as they come (see `TerminalOutputSnapshot.notices`). */
+  notices: readonly string[];
+  /** Adds a remark (kept in `notices`, and emitted). */
+  onNotice: (text: string) => void;
   controller: AbortController;
   process: ExecutedProcess;
   /**
@@ -67,6 +71,7 @@ export class Terminal {
   readonly #request: Pick<TerminalInit, "argsGiven" | "plan" | "env" | "outputByteLimit">;
   readonly startedAt = Date.now();
   readonly buffer: OutputBuffer;
+  readonly #notices: readonly string[];
   readonly process: ExecutedProcess;
   /** Where kill, signal and release go: the local group led by `pid`, or an executor's. */
   readonly #group: ProcessGroup;
@@ -79,9 +84,14 @@ export class Terminal {
   #groupOutlivedLeader = false;
   /** Resolves with the exit status once exited and drained; never rejects. */
   readonly #exited: Promise<ExitStatus>;
-  /** Rejects when the terminal is released (or the host disposed), ending pending waits. */
-  readonly #gone: Promise<never>;
-  #rejectGone!: (error: TerminalError) => void;
+  /**
+   * Rejects when the terminal is released (or the host disposed), ending pending waits: made by
+   * the first wait, so a release that nobody waits on builds no error (its stack is most of a
+   * release's cost when a thousand terminals end at once).
+   */
+  #gone: { promise: Promise<never>; reject: (error: TerminalError) => void } | undefined;
+  /** Why the terminal was released (made when a wait needs it). */
+  #releasedBy: (() => TerminalError) | undefined;
   #killing: Promise<ExitStatus> | undefined;
   #releasing: Promise<void> | undefined;
   /** PTY terminals: the emulator that renders the raw bytes as text. */
@@ -96,6 +106,7 @@ export class Terminal {
     const { argsGiven, plan, env, outputByteLimit } = init;
     this.#request = { argsGiven, plan, env, outputByteLimit };
     this.buffer = init.buffer;
+    this.#notices = init.notices;
     this.process = init.process;
     this.#group = processGroupOf(init.process);
     this.#controller = init.controller;
@@ -104,13 +115,9 @@ export class Terminal {
     if (init.process.pty) {
       this.#screen = new PtyScreen(init.buffer, init.ptySize ?? DEFAULT_PTY_SIZE);
     }
-    this.#gone = new Promise<never>((_, reject) => {
-      this.#rejectGone = reject;
-    });
-    this.#gone.catch(() => {}); // only waits observe it
     this.#exited = init.process.settled.then((relayed) => {
       const status =
-        init.namespace?.exitOf(relayed, (text) => init.appendOutput(Buffer.from(text))) ?? relayed;
+        init.namespace?.exitOf(relayed, (text) => init.onNotice(text.trimEnd())) ?? relayed;
       this.#exitStatus = status;
       if (this.#state === "running") {
         this.#state = "exited";
@@ -172,7 +179,12 @@ export class Terminal {
         ? rendered.totalBytes
         : this.buffer.totalBytes - this.buffer.pendingBytes,
       droppedBytes: this.buffer.droppedBytes,
+      ...this.#noticeField(),
     };
+  }
+
+  #noticeField(): { notices?: string[] } {
+    return this.#notices.length > 0 ? { notices: [...this.#notices] } : {};
   }
 
   /** The output from stream offset `sinceByte` on, with `fromByte` (see `readOutputSince`). */
@@ -180,6 +192,7 @@ export class Terminal {
     return {
       ...readOutputSince(this.buffer, this.#screen, sinceByte),
       ...(this.#exitStatus ? { exitStatus: { ...this.#exitStatus } } : {}),
+      ...this.#noticeField(),
     };
   }
 
@@ -193,7 +206,29 @@ export class Terminal {
     if (this.#exitStatus) {
       return Promise.resolve({ ...this.#exitStatus });
     }
-    return Promise.race([this.#exited.then((status) => ({ ...status })), this.#gone]);
+    return Promise.race([this.#exited.then((status) => ({ ...status })), this.#whenGone()]);
+  }
+
+  /** Pending waits, and waits from now on, reject with `reason()`. */
+  #endWaits(reason: () => TerminalError): void {
+    if (this.#releasedBy) {
+      return;
+    }
+    this.#releasedBy = reason;
+    this.#gone?.reject(reason());
+  }
+
+  #whenGone(): Promise<never> {
+    if (!this.#gone) {
+      let reject!: (error: TerminalError) => void;
+      const promise = new Promise<never>((_, rejecter) => (reject = rejecter));
+      promise.catch(() => {}); // only waits observe it
+      this.#gone = { promise, reject };
+      if (this.#releasedBy) {
+        reject(this.#releasedBy());
+      }
+    }
+    return this.#gone.promise;
   }
 
   /**
@@ -248,13 +283,13 @@ export class Terminal {
    * Without it (the host disposed, the connection closed: nobody is left to answer) they reject
    * with `reason` at once.
    */
-  release(reason: TerminalError, options: { waitsSeeExit?: boolean } = {}): Promise<void> {
+  release(reason: () => TerminalError, options: { waitsSeeExit?: boolean } = {}): Promise<void> {
     if (this.#releasing) {
       return this.#releasing;
     }
     this.#state = "released";
     if (options.waitsSeeExit !== true) {
-      this.#rejectGone(reason);
+      this.#endWaits(reason);
     }
     this.#releasing = (async () => {
       try {
@@ -273,7 +308,7 @@ export class Terminal {
         this.#controller.abort();
         this.#screen?.dispose();
         if (!this.#exitStatus) {
-          this.#rejectGone(reason);
+          this.#endWaits(reason);
         }
       }
     })();

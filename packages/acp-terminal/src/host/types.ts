@@ -54,6 +54,11 @@ export interface TerminalOutputSnapshot {
    * `max(sinceByte, droppedBytes)` moved to a character boundary; `fromByte - sinceByte` bytes were missed.
    */
   fromByte?: number;
+  /**
+   * The host's remarks about the command, oldest first (at most 8): where it ran was lost, say.
+   * Never part of `output`, which holds only the command's bytes. Absent when there are none.
+   */
+  notices?: string[];
 }
 
 export type TerminalState = "running" | "exited" | "released";
@@ -237,6 +242,13 @@ export interface TerminalOutputEvent {
   data: Uint8Array;
 }
 
+/** The host noted something about a terminal's command (see `TerminalOutputSnapshot.notices`). */
+export interface TerminalNoticeEvent {
+  terminalId: string;
+  owner: TerminalOwner;
+  text: string;
+}
+
 /**
  * Bytes were added to a terminal's buffer. Unlike `output`, no copy of them comes with it: `data`
  * is a view of the backend's read buffer, and the event object itself is the terminal's one,
@@ -271,6 +283,7 @@ export interface TerminalCreateEvent {
 export interface TerminalHostEvents {
   create: [TerminalCreateEvent];
   output: [TerminalOutputEvent];
+  notice: [TerminalNoticeEvent];
   written: [TerminalWrittenEvent];
   exit: [TerminalExitEvent];
   release: [TerminalReleaseEvent];

@@ -42,6 +42,10 @@ export {
 export { MAX_PTY_DIMENSION };
 
 /** Signals an agent may send with `_acp-terminal/signal` or choose for `terminal/kill`. */
+/** Most notices a `terminal/output` result carries, and most characters of each (see outputCursorsSchema). */
+export const MAX_OUTPUT_NOTICES = 8;
+export const MAX_NOTICE_CHARS = 1000;
+
 export const SUPPORTED_SIGNALS = [
   "SIGINT",
   "SIGTERM",
@@ -193,6 +197,8 @@ export const outputCursorsSchema = z.object({
   totalBytes: z.number(),
   droppedBytes: z.number(),
   fromByte: z.number().optional().catch(undefined),
+  /** The client's remarks about the command (a lost connection), never part of `output`. */
+  notices: z.array(z.string()).max(MAX_OUTPUT_NOTICES).optional().catch(undefined),
 });
 export type OutputCursors = z.infer<typeof outputCursorsSchema>;
 

@@ -8,7 +8,8 @@ import {
   type WaitForTerminalExitResponse,
 } from "@agentclientprotocol/sdk";
 import type { ExitStatus, TerminalOutputSnapshot } from "../host/types.js";
-import { ACP_TERMINAL_META_KEY } from "../protocol/extension.js";
+import { ACP_TERMINAL_META_KEY, MAX_NOTICE_CHARS } from "../protocol/extension.js";
+import { cutText } from "./bounded-error.js";
 import { createTerminalRequestSchema, terminalIdRequestSchema } from "./core-schemas.js";
 import { toCreateTerminalParams } from "./create-params.js";
 import { paramsParser } from "./errors.js";
@@ -26,7 +27,8 @@ export interface CoreHandlerDeps {
 }
 
 /**
- * `{output, truncated, exitStatus?, _meta: {"acp-terminal": {totalBytes, droppedBytes}}}`.
+ * `{output, truncated, exitStatus?, _meta: {"acp-terminal": {totalBytes, droppedBytes, notices?}}}`
+ * (`notices`: the host's remarks about the command, each cut to MAX_NOTICE_CHARS, never in `output`).
  * When the output had to be trimmed to fit the message, `droppedBytes` grows by the UTF-8 size of
  * the removed text; that equals the raw bytes removed unless they held invalid UTF-8 (each
  * invalid byte decoded to a 3-byte U+FFFD), which only matters for escape floods past the limit.
@@ -52,7 +54,14 @@ function toOutputResponse(
   const response: TerminalOutputResponse = {
     output: fitted.output,
     truncated: snapshot.truncated || fitted.trimmedBytes > 0,
-    _meta: { [ACP_TERMINAL_META_KEY]: cursors },
+    _meta: {
+      [ACP_TERMINAL_META_KEY]: {
+        ...cursors,
+        ...(snapshot.notices
+          ? { notices: snapshot.notices.map((text) => cutText(text, MAX_NOTICE_CHARS)) }
+          : {}),
+      },
+    },
   };
   if (snapshot.exitStatus) {
     response.exitStatus = toWireExitStatus(snapshot.exitStatus);

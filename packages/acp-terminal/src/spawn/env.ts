@@ -15,9 +15,11 @@ const NON_INTERACTIVE_DEFAULTS: Readonly<Record<string, string>> = {
   SHLVL: "1",
 };
 
+/** A copy of `env` (`process.env`: read once per key, without an array per entry). */
 function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) {
+  for (const name in env) {
+    const value = env[name];
     if (value !== undefined) {
       out[name] = value;
     }
@@ -62,7 +64,11 @@ export function hostBaseEnvironment(option: BaseEnvironment): Record<string, str
   } catch (error) {
     fail(`options.env(base) threw: ${messageOf(error)}`, error);
   }
-  for (const [name, value] of Object.entries(base)) {
+  if (typeof option !== "function") {
+    return base; // process.env's values, or none: strings
+  }
+  for (const name in base) {
+    const value: unknown = base[name];
     if (typeof value !== "string") {
       fail(`options.env(base) returned ${describeReceived(value)} for ${name}, not a string`);
     }

@@ -26,6 +26,11 @@ export interface SpawnRequest {
    * The chunk is valid only during the call (pipes read into a reused buffer): copy what you keep.
    */
   onData: (chunk: Uint8Array) => void;
+  /**
+   * A remark of the backend about the command (the connection to where it ran was lost): kept
+   * beside the output (`TerminalOutputSnapshot.notices`), never written into it.
+   */
+  onNotice?: (text: string) => void;
   /** The terminal's lifetime: aborted when it settles or is released. */
   signal: AbortSignal;
 }

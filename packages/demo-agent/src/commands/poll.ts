@@ -17,22 +17,30 @@ export async function pollCommand(session: DemoSession, id: string): Promise<Pol
     const sinceSeq = session.cursors.get(id) ?? 0;
     const page = await session.manager.read(id, { sessionId: session.id, sinceSeq });
     session.cursors.set(id, page.nextSeq);
-    // Watcher hits (event items) are reported on their own as they happen (see background.ts).
+    // The fence holds the command's bytes only: notices follow it, and watcher hits (event items)
+    // are reported on their own as they happen (see background.ts).
     const text = page.items
-      .map((item) =>
-        item.kind === "notice" ? `[notice] ${item.text}\n` : item.kind === "event" ? "" : item.text,
-      )
+      .filter((item) => item.kind === "output")
+      .map((item) => item.text)
+      .join("");
+    const notices = page.items
+      .filter((item) => item.kind === "notice")
+      .map((item) => `notice: ${item.text}\n`)
       .join("");
     const missed = page.missedItems > 0 ? `, ${page.missedItems} items no longer retained` : "";
     const summary = `since_seq ${sinceSeq} → next_seq ${page.nextSeq}: ${page.items.length} new items${missed}; ${describeRun(page.run)}`;
-    await call.finish("completed", `${summary}\n${fenced(text)}`, {
-      id,
-      sinceSeq,
-      nextSeq: page.nextSeq,
-      items: page.items.length,
-      done: page.done,
-      status: page.run.status,
-    });
+    await call.finish(
+      "completed",
+      `${summary}\n${fenced(text)}${notices ? `\n${notices.trimEnd()}` : ""}`,
+      {
+        id,
+        sinceSeq,
+        nextSeq: page.nextSeq,
+        items: page.items.length,
+        done: page.done,
+        status: page.run.status,
+      },
+    );
     return { sinceSeq, page, text };
   });
 }

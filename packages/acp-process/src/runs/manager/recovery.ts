@@ -2,6 +2,7 @@ import { messageOf } from "../../errors.js";
 import { displayCommand, snapshotOf } from "../run/describe.js";
 import type { RunStore } from "../../store/types.js";
 import {
+  noteOn,
   isFinished,
   streamOffset,
   type RunRecord,
@@ -155,6 +156,7 @@ function markLost(
 }
 
 function appendNotice(store: RunStore, record: RunRecord, text: string, atMs: number): void {
+  noteOn(record, `[acp-process] ${text}`);
   store.appendItems(record.id, [
     {
       seq: record.nextSeq++,

@@ -2,6 +2,7 @@ import type { RunStore } from "../../store/types.js";
 import type { OutputDelta } from "./delta.js";
 import {
   MAX_LOST_RANGES,
+  noteOn,
   streamOffset,
   type RunItem,
   type RunRecord,
@@ -130,8 +131,12 @@ export class OutputLog {
     }
   }
 
-  /** A message from acp-process itself (loss, fallback, recovery), kept in the item history. */
+  /**
+   * A message from acp-process itself (loss, fallback, recovery): an item in the history and on
+   * the record's `notices`, which surfaces show beside the output, never in it.
+   */
   appendNotice(text: string): void {
+    noteOn(this.record, text);
     this.commit([this.nextItem("notice", text)]);
   }
 

@@ -54,6 +54,7 @@ export function snapshotOf(record: RunRecord, nowMs: number): RunSnapshot {
     ...record,
     args: record.args ? [...record.args] : null,
     labels: { ...record.labels },
+    ...(record.notices ? { notices: [...record.notices] } : {}),
     durationMs,
   };
 }

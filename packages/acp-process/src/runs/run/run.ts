@@ -303,6 +303,9 @@ export class Run {
     }
     this.currentPhase = "settling";
     this.controller.abort();
+    // The output is final from here: a read still in flight or queued must not add to it after
+    // the final flush below, nor fail on the released terminal and leave a notice.
+    this.reader?.close();
     try {
       // The output is final: watchers report what they held back (a last line without a newline,
       // a stream match at the very end); the spill is written out.
@@ -323,7 +326,6 @@ export class Run {
     } finally {
       await this.release();
       // The reader holds the last snapshot (up to the client's output limit): let it go.
-      this.reader?.close();
       this.reader = null;
       this.currentPhase = "settled";
       this.resolveSettled(this.snapshot());

@@ -3,6 +3,7 @@ import { messageOf } from "../../errors.js";
 import type { OutputStream, TerminalProvider } from "../../providers/types.js";
 import { SnapshotDelta } from "../output/delta.js";
 import type { OutputLog } from "../output/output-log.js";
+import { MAX_NOTICE_CHARS } from "../../model/run-record.js";
 import { realNowMs, sleep, withinMs } from "./deadline.js";
 
 /**
@@ -18,6 +19,9 @@ const MAX_READ_FAILURES = 10;
  * Reads one terminal's output into a run's OutputLog: single-flight reads (a read asked for while
  * one is in flight runs once after it), and the adaptive poll loop — every `minMs` while output
  * flows (and for `maxMs` after it), then doubling to `maxMs` when idle, woken at once by `wake()`, stopped by `signal`.
+ * Once closed (the run settles: its output is final, its terminal about to be released) it starts
+ * no read, and what a read in flight brings afterwards, an answer or a failure, is dropped: a read
+ * queued behind a slow answer would otherwise reach a released terminal and fail.
  */
 export class SnapshotReader {
   private readonly delta = new SnapshotDelta();
@@ -26,6 +30,9 @@ export class SnapshotReader {
   private wakeController: AbortController | null = null;
   private lastSnapshotChars = 0;
   private failures = 0;
+  private closed = false;
+  /** The provider's notices (all so far, with each read) already noted. */
+  private noticesSeen = 0;
   /**
    * Pushed output (`startStream`): the provider's stream, the decoder of its bytes (node's
    * StringDecoder: about 6x TextDecoder's speed on logs) and how many bytes of a character cut
@@ -47,7 +54,11 @@ export class SnapshotReader {
    * true when it does, and polling is then not needed (reads still tell the exit).
    */
   startStream(): boolean {
-    const source = this.provider.stream?.(this.terminalId, (bytes) => this.pushed(bytes));
+    const source = this.provider.stream?.(
+      this.terminalId,
+      (bytes) => this.pushed(bytes),
+      (text) => this.note(text),
+    );
     if (!source) {
       return false;
     }
@@ -63,8 +74,9 @@ export class SnapshotReader {
     return true;
   }
 
-  /** Stops pushed output (the run settled). */
+  /** The run settled: no more reads, pushed output stops, late answers are dropped. Idempotent. */
   close(): void {
+    this.closed = true;
     this.stream?.source.stop();
     this.stream = null;
   }
@@ -94,7 +106,7 @@ export class SnapshotReader {
    * offset may fall inside a character the host holds back, which the host refuses as `sinceByte`.
    */
   read(): Promise<boolean> {
-    if (this.stream) {
+    if (this.stream || this.closed) {
       return Promise.resolve(false);
     }
     if (!this.inflight) {
@@ -141,6 +153,13 @@ export class SnapshotReader {
     }
   }
 
+  /** A remark of the client about the command, as a notice (cut: a client's words are not bounded). */
+  private note(text: string): void {
+    this.log.appendNotice(
+      text.length > MAX_NOTICE_CHARS ? `${text.slice(0, MAX_NOTICE_CHARS - 1)}…` : text,
+    );
+  }
+
   wake(): void {
     this.wakeController?.abort();
   }
@@ -173,6 +192,9 @@ export class SnapshotReader {
   }
 
   private async readOnce(): Promise<boolean> {
+    if (this.closed) {
+      return false;
+    }
     const sinceByte = this.provider.capabilities.outputSince ? this.delta.sinceByte : undefined;
     let snapshot;
     try {
@@ -181,6 +203,9 @@ export class SnapshotReader {
         sinceByte === undefined ? undefined : { sinceByte },
       );
     } catch (error) {
+      if (this.closed) {
+        return false; // the terminal was released meanwhile: not a failure to read the command's output
+      }
       // Retried by the next poll; a vanished terminal usually surfaces through waitForExit. A
       // provider that keeps failing is given up rather than polled forever.
       this.failures += 1;
@@ -193,7 +218,14 @@ export class SnapshotReader {
       }
       return false;
     }
+    if (this.closed) {
+      return false;
+    }
     this.failures = 0;
+    for (const text of snapshot.notices?.slice(this.noticesSeen) ?? []) {
+      this.note(text);
+    }
+    this.noticesSeen = Math.max(this.noticesSeen, snapshot.notices?.length ?? 0);
     const increment = sinceByte !== undefined && snapshot.fromByte !== undefined;
     this.lastSnapshotChars = increment ? 0 : snapshot.output.length;
     const exited = Boolean(snapshot.exitStatus);

@@ -7,6 +7,13 @@ import type { RunRecord } from "../../model/run-record.js";
 export const USAGE_SAMPLE_MS = 2000;
 
 /**
+ * The first sample, this long after the start: most commands have ended by then and never pay for
+ * a scan of /proc (one at the start cost a short command such as `true` ~15 ms of its latency),
+ * while a command that runs on is measured once it has done something worth measuring.
+ */
+export const FIRST_USAGE_SAMPLE_MS = 250;
+
+/**
  * A new sample of the command's process group, its peak memory carried over from `previous` (the
  * group's members change; the peak is the largest figure any sample saw). Null: not measurable now.
  */
@@ -41,8 +48,9 @@ export async function sampleUsage(
 
 /**
  * A running command's resource samples: one at a time (/proc is read for every process on the
- * machine, and a manual clock moved by hours fires thousands of ticks at once), every
- * USAGE_SAMPLE_MS on the clock until `signal` aborts; the last sample stays in `record`.
+ * machine, and a manual clock moved by hours fires thousands of ticks at once), the first
+ * FIRST_USAGE_SAMPLE_MS after the start, then every USAGE_SAMPLE_MS on the clock until `signal`
+ * aborts; the last sample stays in `record`.
  */
 export class UsageSampler {
   private sampling: Promise<void> | null = null;
@@ -59,14 +67,16 @@ export class UsageSampler {
     return this.sampling;
   }
 
-  /** Samples at once, then every USAGE_SAMPLE_MS until `signal` aborts. */
+  /** Samples FIRST_USAGE_SAMPLE_MS from now, then every USAGE_SAMPLE_MS until `signal` aborts. */
   start(clock: Clock, signal: AbortSignal): void {
     if (!this.provider.resourceUsage) {
       return;
     }
-    void this.take();
-    const stop = repeatOnClock(clock, USAGE_SAMPLE_MS, () => void this.take());
-    signal.addEventListener("abort", stop, { once: true });
+    let stop = clock.setTimeout(() => {
+      void this.take();
+      stop = repeatOnClock(clock, USAGE_SAMPLE_MS, () => void this.take());
+    }, FIRST_USAGE_SAMPLE_MS);
+    signal.addEventListener("abort", () => stop(), { once: true });
   }
 
   private async sampleNow(): Promise<void> {
