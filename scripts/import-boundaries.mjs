@@ -31,7 +31,7 @@ const FOLDER_IMPORTERS = {
     "terminate/": ["contain/", "spawn/", "executors/", "host/", "index.ts", "internal.ts"],
     "output/": ["host/", "index.ts", "internal.ts"],
     "spawn/": ["contain/", "sandbox/", "executors/", "host/", "approval/", "internal.ts"],
-    "executors/": ["host/", "index.ts"],
+    "executors/": ["host/", "index.ts", "internal.ts"],
     "contain/": ["host/", "index.ts"],
     "sandbox/": ["host/", "approval/", "index.ts", "internal.ts"],
     "host/": ["approval/", "protocol/", "rpc/", "approval.ts", "index.ts"],

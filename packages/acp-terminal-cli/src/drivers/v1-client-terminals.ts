@@ -165,6 +165,8 @@ export class V1ClientTerminals implements ProtocolDriver {
 
   async initialize(): Promise<Ending | undefined> {
     const { connection, context } = this.#live();
+    // A remote executor's first connection opens now, so the capability can say its OS and shell.
+    await this.#host?.probeExecutor();
     const params: InitializeRequest = {
       protocolVersion: PROTOCOL_VERSION,
       clientCapabilities: v1ClientCapabilities({
