@@ -19,16 +19,6 @@ const REASON = /^\s*(?:\/\/|\/\*\*?|\*)\s*Long:/m;
 /** Long functions let through, each with why; remove an entry when its function is split. */
 export const ALLOWED = [
   {
-    file: "packages/acp-terminal/src/executors/remote-process.ts",
-    name: "spawnRemote",
-    why: "the executors issue (29) rewrites the remote executor; its explicit state is issue 32's next step there",
-  },
-  {
-    file: "packages/acp-terminal/src/executors/session-client.ts",
-    name: "startLocalClient",
-    why: "held by the executors issue (29), which rewrites this file",
-  },
-  {
     file: "packages/acp-terminal-cli/src/agent/ndjson-stdio.ts",
     name: "ndJsonStdio",
     why: "the proxy issue (27) changes this stream; the reader and writer become two classes after it lands",
