@@ -225,7 +225,11 @@ describe("docker executor", () => {
         timeoutMs: 20_000,
         message: "the host to start both",
       });
-      expect(mark.left()).toHaveLength(2);
+      // The helper answers a create once the command is forked; its exec, carrying the marker, may come after.
+      await until(() => mark.left().length === 2, {
+        timeoutMs: 10_000,
+        message: "both commands to run in the container",
+      });
       expect(await ourContainers()).toHaveLength(1);
     } finally {
       child.kill("SIGKILL");

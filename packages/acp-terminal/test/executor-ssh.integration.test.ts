@@ -325,7 +325,12 @@ describe("ssh executor", () => {
         timeoutMs: 15_000,
         message: "the host to start both",
       });
-      expect(mark.left().length).toBe(2); // sleep, in pipes and in a PTY
+      // sleep, in pipes and in a PTY: the helper answers a create once the command is forked, and
+      // the exec that carries the marker may come after.
+      await until(() => mark.left().length === 2, {
+        timeoutMs: 10_000,
+        message: "both commands to run",
+      });
     } finally {
       child.kill("SIGKILL");
     }
