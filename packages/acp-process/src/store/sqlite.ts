@@ -172,7 +172,7 @@ export class SqliteRunStore implements RunStore {
     return row ? decodeRecord(row.record, this.path, runId) : undefined;
   }
 
-  listRuns(): RunRecord[] {
+  listRuns(where?: (record: RunRecord) => boolean): RunRecord[] {
     this.assertOpen("list runs");
     this.flush();
     const rows = this.guard(
@@ -181,7 +181,8 @@ export class SqliteRunStore implements RunStore {
       // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
       () => this.statements.listRuns.all() as { id: string; record: string }[],
     );
-    return rows.map((row) => decodeRecord(row.record, this.path, row.id));
+    const records = rows.map((row) => decodeRecord(row.record, this.path, row.id));
+    return where === undefined ? records : records.filter(where);
   }
 
   deleteRun(runId: string): void {
