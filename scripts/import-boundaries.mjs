@@ -31,7 +31,7 @@ const FOLDER_IMPORTERS = {
     "terminate/": ["contain/", "spawn/", "executors/", "host/", "index.ts", "internal.ts"],
     "output/": ["host/", "index.ts", "internal.ts"],
     "spawn/": ["contain/", "sandbox/", "executors/", "host/", "approval/", "internal.ts"],
-    "executors/": ["host/", "index.ts"],
+    "executors/": ["host/", "index.ts", "internal.ts"],
     "contain/": ["host/", "index.ts"],
     "sandbox/": ["host/", "approval/", "index.ts", "internal.ts"],
     "host/": ["approval/", "protocol/", "rpc/", "approval.ts", "index.ts"],
@@ -51,13 +51,42 @@ const FOLDER_IMPORTERS = {
   // Bottom up: state/ (what outlives a run: logs, history, names, locks); view/ (the view events)
   // <- render/ (the renderers); agent/ (the agent process and how its failures read) and command/
   // (the command line) <- conversation/ (one conversation, the driver contract) <- drivers/ (one
-  // per protocol version) <- sessions/ (`acp-terminal sessions`, names, locks) <- run-command.ts.
+  // per protocol version) <- sessions/ (`acp-terminal sessions`, names, locks) <- run-command.ts;
+  // readers/ (an agent's reports as view events) serves the drivers and proxy/ (the second app,
+  // `acp-terminal proxy`, which reuses agent/, command/, readers/ and view/ but not conversation/).
   "acp-terminal-cli": {
     "state/": ["agent/", "conversation/", "sessions/", "run-command.ts"],
-    "command/": ["ask/", "conversation/", "drivers/", "sessions/", "main.ts", "run-command.ts"],
-    "agent/": ["command/", "conversation/", "drivers/", "sessions/", "run-command.ts"],
-    "ask/": ["conversation/", "drivers/", "run-command.ts"],
-    "view/": ["ask/", "conversation/", "drivers/", "render/", "run-command.ts"],
+    "command/": [
+      "ask/",
+      "conversation/",
+      "drivers/",
+      "readers/",
+      "sessions/",
+      "proxy/",
+      "main.ts",
+      "run-command.ts",
+    ],
+    "agent/": [
+      "command/",
+      "conversation/",
+      "drivers/",
+      "readers/",
+      "sessions/",
+      "proxy/",
+      "run-command.ts",
+    ],
+    "ask/": ["conversation/", "drivers/", "readers/", "proxy/", "run-command.ts"],
+    "view/": [
+      "ask/",
+      "conversation/",
+      "drivers/",
+      "readers/",
+      "render/",
+      "proxy/",
+      "run-command.ts",
+    ],
+    "readers/": ["drivers/", "proxy/"],
+    "proxy/": ["main.ts"],
     "render/": ["run-command.ts"],
     "conversation/": ["drivers/", "sessions/", "run-command.ts"],
     "drivers/": ["sessions/", "run-command.ts"],

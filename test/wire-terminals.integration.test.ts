@@ -39,6 +39,7 @@ describe("terminal/* over stdio", () => {
       stdin: true,
       containment: "process-group", // the fixture client's host uses the library default
       sandbox: { mode: "off", network: true }, // likewise
+      executor: { kind: "local", target: "local" }, // likewise
     });
   });
 

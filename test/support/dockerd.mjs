@@ -1,29 +1,20 @@
 /**
  * A real Docker engine for tests. Uses the one DOCKER_HOST (or the default socket) reaches, else
  * starts a private `dockerd` (root only) with its own data root and socket under /tmp, without
- * networking (`--bridge=none`). The test image is made without any registry: `docker import` of a
- * root filesystem holding the installed static busybox and this machine's perl (its binary, the
- * libraries ldd names and perl-base), which the executor's remote helper needs. Where no engine
- * can be had, it throws saying how to get one: the suites fail loudly.
+ * networking (`--bridge=none`). The test images are made without any registry (images.mjs).
+ * Where no engine can be had, it throws saying how to get one: the suites fail loudly.
  */
 import { execFile, execFileSync, spawn } from "node:child_process";
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { importImages } from "./images.mjs";
 import { pollUntil } from "./poll.mjs";
 
 const run = promisify(execFile);
 
-export const TEST_IMAGE = "acp-terminal-test:busybox-perl";
+export { ALL_IMAGES, DEBIAN_IMAGE, NO_SHELL_IMAGE, SH_ONLY_IMAGE, TEST_IMAGE } from "./images.mjs";
 
 /**
  * @typedef {object} TestDocker
@@ -32,10 +23,8 @@ export const TEST_IMAGE = "acp-terminal-test:busybox-perl";
  * @property {() => Promise<void>} stop
  */
 
-const PERL_BASE = "/usr/lib/x86_64-linux-gnu/perl-base";
-
 /** @param {string} program @returns {string | undefined} */
-function which(program) {
+export function which(program) {
   try {
     return (
       execFileSync("sh", ["-c", `command -v ${program}`], { encoding: "utf8" }).trim() || undefined
@@ -55,42 +44,11 @@ async function reachable(env) {
   }
 }
 
-/** busybox (static) with every applet linked, perl with what it loads, /tmp, a passwd. */
-/** @param {string} dir */
-function buildRootfs(dir) {
-  const busybox = ["/bin/busybox", "/usr/bin/busybox"].find((file) => existsSync(file));
-  const perl = which("perl");
-  if (!busybox || !perl || !existsSync(PERL_BASE)) {
-    throw new Error(
-      "The Docker test image needs a static busybox and perl-base: apt-get install busybox-static (.ci/run does it)",
-    );
-  }
-  for (const sub of ["bin", "tmp", "etc", "root", "proc", "dev", "sys", "usr/bin"]) {
-    mkdirSync(path.join(dir, sub), { recursive: true });
-  }
-  cpSync(busybox, path.join(dir, "bin/busybox"));
-  const applets = execFileSync(busybox, ["--list"], { encoding: "utf8" })
-    .split("\n")
-    .filter(Boolean);
-  for (const applet of applets) {
-    if (applet !== "busybox") {
-      symlinkSync("busybox", path.join(dir, "bin", applet));
-    }
-  }
-  cpSync(perl, path.join(dir, "usr/bin/perl"));
-  const libraries = execFileSync("ldd", [perl], { encoding: "utf8" })
-    .split("\n")
-    .map((line) => /(\/\S+) \(0x/.exec(line)?.[1])
-    .filter((file) => file !== undefined);
-  for (const library of libraries) {
-    cpSync(library, path.join(dir, library), { dereference: true });
-  }
-  cpSync(PERL_BASE, path.join(dir, PERL_BASE), { recursive: true, dereference: true });
-  writeFileSync(path.join(dir, "etc/passwd"), "root:x:0:0:root:/root:/bin/sh\n");
-}
-
-/** @returns {Promise<TestDocker>} */
-export async function startDocker() {
+/**
+ * @param {{ images?: string[] }} [options] the test images the suite uses (default: all)
+ * @returns {Promise<TestDocker>}
+ */
+export async function startDocker(options = {}) {
   if (!which("docker")) {
     throw new Error(
       "Docker executor tests need the docker CLI: apt-get install docker.io (.ci/run does it)",
@@ -144,22 +102,7 @@ export async function startDocker() {
   const env = { ...process.env, DOCKER_HOST: dockerHost };
   const docker = async (/** @type {string[]} */ ...args) =>
     (await run("docker", args, { env, maxBuffer: 1 << 24 })).stdout;
-  const hasImage = await docker("image", "inspect", TEST_IMAGE).then(
-    () => true,
-    () => false,
-  );
-  if (!hasImage) {
-    const rootfs = mkdtempSync(path.join(tmpdir(), "acp-rootfs-"));
-    try {
-      buildRootfs(rootfs);
-      execFileSync("sh", ["-c", `tar -C '${rootfs}' -c . | docker import - ${TEST_IMAGE}`], {
-        env,
-        stdio: ["ignore", "ignore", "inherit"],
-      });
-    } finally {
-      rmSync(rootfs, { recursive: true, force: true });
-    }
-  }
+  await importImages("docker", env, options.images);
   return {
     dockerHost,
     docker,

@@ -2,7 +2,9 @@
  * A real OpenSSH server for tests: `sshd` on a free loopback port with a throwaway host key and
  * client key, logging in as the user running the tests (root in CI), and an ssh_config whose
  * aliases the executor resolves as `ssh` does: `acp-test` (HostName, Port, User, IdentityFile) and
- * `acp-jump` (the same, reached through `ProxyJump acp-test`). Where sshd cannot be had, it throws
+ * `acp-jump` (the same, reached through `ProxyJump acp-test`), and with `busyboxPath` (a directory
+ * of busybox's applet links) `acp-busybox`: a key whose sessions have PATH set to that directory
+ * alone, so that `sh` and every utility there is busybox's, as on a busybox or Alpine machine. Where sshd cannot be had, it throws
  * saying how to get it: the suites fail loudly, they never pass without a server.
  */
 import { execFileSync, spawn } from "node:child_process";
@@ -51,7 +53,8 @@ function accepts(port) {
 }
 
 /** @returns {Promise<TestSshd>} */
-export async function startSshd() {
+/** @param {{ busyboxPath?: string }} [options] */
+export async function startSshd({ busyboxPath } = {}) {
   const sshd = SSHD_CANDIDATES.find((candidate) => existsSync(candidate));
   if (!sshd) {
     throw new Error(
@@ -60,7 +63,7 @@ export async function startSshd() {
   }
   const dir = mkdtempSync(path.join(tmpdir(), "acp-sshd-"));
   const file = (/** @type {string} */ name) => path.join(dir, name);
-  for (const key of ["host_key", "id"]) {
+  for (const key of ["host_key", "id", ...(busyboxPath ? ["id-busybox"] : [])]) {
     execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", file(key)]);
   }
   // SHLVL=1 keeps bash from sourcing ~/.bashrc for every session (bash takes a shell started by
@@ -68,7 +71,10 @@ export async function startSshd() {
   // 0.35 s a session, which is the account's cost, not the executor's. Benchmarks say so too.
   writeFileSync(
     file("authorized_keys"),
-    `environment="SHLVL=1" ${readFileSync(file("id.pub"), "utf8")}`,
+    `environment="SHLVL=1" ${readFileSync(file("id.pub"), "utf8")}` +
+      (busyboxPath
+        ? `environment="SHLVL=1",environment="PATH=${busyboxPath}" ${readFileSync(file("id-busybox.pub"), "utf8")}`
+        : ""),
   );
   if (process.getuid?.() === 0) {
     mkdirSync("/run/sshd", { recursive: true }); // privilege separation directory
@@ -90,7 +96,7 @@ export async function startSshd() {
       "KbdInteractiveAuthentication no",
       "PubkeyAuthentication yes",
       "PermitRootLogin prohibit-password",
-      "PermitUserEnvironment SHLVL",
+      "PermitUserEnvironment SHLVL,PATH",
       "MaxStartups 100:30:200",
       "PrintMotd no",
       "LogLevel ERROR",
@@ -108,9 +114,14 @@ export async function startSshd() {
   ];
   writeFileSync(
     file("ssh_config"),
-    ["Host acp-test", ...identity, "Host acp-jump", ...identity, "  ProxyJump acp-test", ""].join(
-      "\n",
-    ),
+    [
+      ...["Host acp-test", ...identity, "Host acp-jump", ...identity, "  ProxyJump acp-test"],
+      ...(busyboxPath
+        ? ["Host acp-busybox", ...identity.filter((line) => !line.includes("IdentityFile"))]
+        : []),
+      ...(busyboxPath ? [`  IdentityFile ${file("id-busybox")}`] : []),
+      "",
+    ].join("\n"),
   );
   const child = spawn(sshd, ["-D", "-e", "-f", file("sshd_config")], {
     stdio: ["ignore", "ignore", "pipe"],

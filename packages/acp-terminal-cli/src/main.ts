@@ -18,6 +18,17 @@ async function main(argv: string[]): Promise<number> {
       env: process.env,
     });
   }
+  if (argv[0] === "proxy") {
+    // Only the proxy's own modules: it starts in front of an editor's every session.
+    const { runProxy } = await import("./proxy/proxy-command.js");
+    return runProxy(argv.slice(1), {
+      stdin: process.stdin,
+      stdout: process.stdout,
+      stderr: process.stderr,
+      cwd: process.cwd(),
+      env: process.env,
+    });
+  }
   if (argv[0] === "sessions") {
     const [{ runSessionsCommand }, { packageVersion }] = await Promise.all([
       import("./sessions/sessions-command.js"),

@@ -16,10 +16,10 @@ import { pinnedAgentLines, resolveAgent } from "../src/agent/known-agents.js";
 import { ClientFiles, MAX_READ_BYTES, MAX_WRITE_BYTES } from "../src/conversation/client-files.js";
 import { readMcpConfig } from "../src/conversation/mcp-config.js";
 import { MAX_PROMPT_CHARS, PipedPrompts } from "../src/conversation/prompts.js";
-import { readChunkLine } from "../src/drivers/chunk-line.js";
-import { MetaLane } from "../src/drivers/v1-meta-lane.js";
-import { decodeBase64 } from "../src/drivers/wire-bytes.js";
-import { MetaTerminals, replacesOnTerminalOutput } from "../src/drivers/v1-meta-terminals.js";
+import { readChunkLine } from "../src/readers/chunk-line.js";
+import { MetaLane } from "../src/readers/v1-meta-lane.js";
+import { decodeBase64 } from "../src/readers/wire-bytes.js";
+import { MetaTerminals, replacesOnTerminalOutput } from "../src/readers/v1-meta-terminals.js";
 import type { AgentTerminal } from "../src/view/agent-terminal.js";
 import type { Renderer } from "../src/view/renderer.js";
 
@@ -486,7 +486,7 @@ describe("the fast lanes' line readers", () => {
   it("a v1 _meta output text is unescaped into the bytes Buffer.from(JSON.parse(...)) gives, lone surrogates as U+FFFD; other shapes are left to the SDK", () => {
     const outputs: Array<{ key: string; bytes: string }> = [];
     const lane = new MetaLane(
-      () => "s",
+      (sessionId) => sessionId === "s",
       (o) => outputs.push({ key: o.key, bytes: Buffer.from(o.bytes).toString("hex") }),
     );
     const meta = (m: unknown, update: Record<string, unknown> = {}) =>

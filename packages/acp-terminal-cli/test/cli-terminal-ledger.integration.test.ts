@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { JsonRenderer } from "../src/render/json-renderer.js";
 import type { Output } from "../src/render/output.js";
-import { followHost } from "../src/drivers/terminal-ledger.js";
+import { followHost } from "../src/readers/terminal-ledger.js";
 import { TerminalHost } from "acp-terminal";
 import { until } from "../../../test/support/until.js";
 

@@ -4,7 +4,7 @@ import { parseCommand } from "../src/command/args.js";
 import { AgentTerminal, clampSize } from "../src/view/agent-terminal.js";
 import { plainScreenText } from "../src/view/plain-screen-text.js";
 import type { Renderer } from "../src/view/renderer.js";
-import { V2Session } from "../src/drivers/v2-session.js";
+import { V2Session } from "../src/readers/v2-session.js";
 
 const b64 = (text: string) => Buffer.from(text).toString("base64");
 

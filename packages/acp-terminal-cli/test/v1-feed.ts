@@ -1,5 +1,5 @@
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
-import { showV1Update } from "../src/drivers/v1-updates.js";
+import { showV1Update } from "../src/readers/v1-updates.js";
 import type { Renderer } from "../src/view/renderer.js";
 
 /**

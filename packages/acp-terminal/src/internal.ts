@@ -21,4 +21,5 @@ export { readPipe } from "./spawn/pipe-reader.js";
 export { PtyScreen } from "./output/pty-screen.js";
 export { findOnPath, isExecutableFile } from "./spawn/command.js";
 export { bubblewrapSupport } from "./sandbox/bubblewrap-support.js";
+export { placeBeforeConnecting } from "./executors/target.js";
 export { writeProtection, type WriteProtection } from "./sandbox/protected-paths.js";

@@ -35,7 +35,7 @@ import {
 let engine: TestDocker;
 const container = `acp-test-${randomUUID().slice(0, 8)}`;
 beforeAll(async () => {
-  engine = await startDocker();
+  engine = await startDocker({ images: [TEST_IMAGE] });
   process.env.DOCKER_HOST = engine.dockerHost;
   await engine.docker(
     "run",
@@ -155,6 +155,26 @@ describe("docker executor", () => {
     expect(await ourContainers()).toEqual([]);
   });
 
+  it("mounts a workspace read-only when the target says ro: a write there fails, a read does not", async () => {
+    const workspace = realpathSync(mkdtempSync(path.join(tmpdir(), "acp-workspace-")));
+    writeFileSync(path.join(workspace, "hello.txt"), "from the host\n");
+    const host = makeHost({
+      on: `docker-image://${TEST_IMAGE}?workspace=${workspace}:/work:ro&network=none`,
+      cwd: workspace,
+    });
+    try {
+      const id = await host.create(owner, { command: "cat hello.txt; touch made-here" });
+      expect(await host.waitForExit(owner, id)).toEqual({ exitCode: 1, signal: null });
+      expect(host.output(owner, id).output).toMatch(
+        /^from the host\ntouch: made-here: Read-only file system\n$/,
+      );
+      expect(readdirSync(workspace)).toEqual(["hello.txt"]);
+    } finally {
+      await host.dispose();
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+
   it("ends terminals with a note when the engine connection drops, and leaves nothing in the container", async () => {
     const host = makeHost({ on: `docker://${container}`, cwd: "/tmp" });
     const mark = marker();
@@ -163,7 +183,7 @@ describe("docker executor", () => {
       host.create(owner, { command: "sleep 300; echo no", env: mark.env, pty: true }),
     ]);
     await until(() => mark.left().length >= 2, { message: "both sleeps" });
-    const agents = processesWithCommand("docker\0exec\0-i\0" + container + "\0perl\0-e");
+    const agents = processesWithCommand("docker\0exec\0-i\0" + container + "\0sh\0-c");
     expect(agents).toHaveLength(1);
     process.kill(agents[0]!, "SIGKILL");
     for (const id of ids) {
@@ -205,7 +225,11 @@ describe("docker executor", () => {
         timeoutMs: 20_000,
         message: "the host to start both",
       });
-      expect(mark.left()).toHaveLength(2);
+      // The helper answers a create once the command is forked; its exec, carrying the marker, may come after.
+      await until(() => mark.left().length === 2, {
+        timeoutMs: 10_000,
+        message: "both commands to run in the container",
+      });
       expect(await ourContainers()).toHaveLength(1);
     } finally {
       child.kill("SIGKILL");

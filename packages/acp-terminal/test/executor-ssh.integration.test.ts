@@ -269,21 +269,22 @@ describe("ssh executor", () => {
     const [shell] = await until(() => (mark.left().length === 2 ? mark.left() : undefined), {
       message: "sh and sleep",
     });
-    // This terminal's wrapper: `h.pl wrap <token>`, the token being the last part of its mark.
+    // This terminal's wrapper: `h.sh wrap <token>`, the token being the last part of its mark.
     const remoteMark = /ACP_TERMINAL_REMOTE=[0-9a-f]+\.([0-9a-f]+)/.exec(
       readFileSync(`/proc/${shell}/environ`, "latin1"),
     );
-    // It forks its sentinel once the command runs. Which is which by parent, not by pid order:
-    // pids wrap around (at 32768 by default), and a wrapper of pid 32767 has a sentinel of pid 301.
+    // It forks its poller before the command runs, and the poller its exit hinter. Which is which
+    // by parent, not by pid order: pids wrap around (at 32768 by default), and a wrapper of pid
+    // 32767 has a poller of pid 301. The wrapper is the one whose parent is none of them.
     const wrapper = await until(
       () => {
-        const found = localProcesses(`h.pl\0wrap\0${remoteMark?.[1]}`);
-        const sentinel = found.find((pid) => found.includes(parentOf(pid) ?? -1));
-        return found.length === 2 && sentinel !== undefined ? parentOf(sentinel) : undefined;
+        const found = localProcesses(`h.sh\0wrap\0${remoteMark?.[1]}`);
+        const top = found.filter((pid) => !found.includes(parentOf(pid) ?? -1));
+        return found.length === 3 && top.length === 1 ? top[0] : undefined;
       },
-      { message: "the wrapper and its sentinel" },
+      { message: "the wrapper, its poller and the poller's hinter" },
     );
-    process.kill(wrapper, "SIGKILL"); // the sentinel follows it, and the agent kills the group
+    process.kill(wrapper, "SIGKILL"); // its poller kills the group and says so
     expect(
       await withDeadline(
         host.waitForExit(owner, wrapped),
@@ -297,6 +298,10 @@ describe("ssh executor", () => {
     ]);
     expect(read.output).not.toContain("acp-terminal");
     await until(() => mark.left().length === 0, { message: "the agent to kill the group" });
+    // The command's parent, which the command stopped, goes too (a stopped process waits forever).
+    await until(() => localProcesses(`h.sh\0hold\0${remoteMark?.[1]}`).length === 0, {
+      message: "the stopped parent of the command to be killed",
+    });
   });
 
   it("leaves nothing on the other side when the host is SIGKILLed", async () => {
@@ -320,7 +325,12 @@ describe("ssh executor", () => {
         timeoutMs: 15_000,
         message: "the host to start both",
       });
-      expect(mark.left().length).toBe(2); // sleep, in pipes and in a PTY
+      // sleep, in pipes and in a PTY: the helper answers a create once the command is forked, and
+      // the exec that carries the marker may come after.
+      await until(() => mark.left().length === 2, {
+        timeoutMs: 10_000,
+        message: "both commands to run",
+      });
     } finally {
       child.kill("SIGKILL");
     }

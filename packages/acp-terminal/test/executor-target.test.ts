@@ -30,6 +30,44 @@ describe("where commands run (on)", () => {
     expect(parseExecutorTarget("local")).toEqual({ kind: "local" });
   });
 
+  it("reads podman, podman-image and devcontainer targets the same way", () => {
+    expect(parseExecutorTarget("podman://box")).toEqual({ kind: "podman", container: "box" });
+    expect(parseExecutorTarget("podman-image://img?network=none")).toEqual({
+      kind: "podman-image",
+      image: "img",
+      workspace: undefined,
+      network: "none",
+    });
+    expect(parseExecutorTarget("devcontainer:///home/me/project")).toEqual({
+      kind: "devcontainer",
+      workspaceFolder: "/home/me/project",
+    });
+  });
+
+  it("honours the mount options it names and refuses the rest, and a parameter given twice", () => {
+    expect(parseExecutorTarget("docker-image://img?workspace=/src:/w:ro,z")).toMatchObject({
+      workspace: { source: "/src", target: "/w", readOnly: true, relabel: "z" },
+    });
+    expect(parseExecutorTarget("docker-image://img?workspace=/src:/w:rw")).toMatchObject({
+      workspace: { source: "/src", target: "/w", readOnly: false },
+    });
+    expect(checkExecutorTarget("docker-image://img?workspace=/src:/w:ro,nosuid")).toMatch(
+      /mount option "nosuid" is not supported \(ro or rw, and z or Z, each once\)$/,
+    );
+    expect(checkExecutorTarget("docker-image://img?workspace=/src:/w:ro,rw")).toMatch(
+      /mount option "rw" is not supported/,
+    );
+    expect(checkExecutorTarget("docker-image://img?network=none&network=host")).toMatch(
+      /: network is given twice$/,
+    );
+    expect(checkExecutorTarget("podman-image://img?workspace=/a&workspace=/b")).toMatch(
+      /: workspace is given twice$/,
+    );
+    expect(checkExecutorTarget("devcontainer://relative/dir")).toMatch(
+      /the workspace folder must be an absolute path$/,
+    );
+  });
+
   it("refuses what ssh or docker would take for an option, and every other form, naming the forms", () => {
     for (const on of [
       "ssh://-oProxyCommand=touch /tmp/x",

@@ -1,3 +1,4 @@
+import { type } from "node:os";
 import { treesWork } from "../../../test/support/containment.js";
 import { describe, expect, it } from "vitest";
 import { TerminalHost } from "../src/host/terminal-host.js";
@@ -16,8 +17,30 @@ describe("terminal capabilities", () => {
       pty: true,
       stdin: true,
       containment: "process-group",
+      executor: { kind: "local", target: "local" },
       sandbox: { mode: "off", network: true },
     });
+  });
+
+  it("advertises where the host's commands run, with the OS and shell it knows, else here", async () => {
+    const host = new TerminalHost();
+    const place = terminalClientCapabilities(host)._meta["acp-terminal"].executor;
+    expect(place).toEqual({
+      kind: "local",
+      target: "local",
+      os: type(),
+      shell: expect.stringMatching(/\/(bash|sh)$/),
+    });
+    await host.dispose();
+    const elsewhere = { executor: { kind: "ssh", target: "ssh://box", os: 42, shell: "/bin/sh" } };
+    expect(terminalClientCapabilities(elsewhere)._meta["acp-terminal"].executor).toEqual({
+      kind: "ssh",
+      target: "ssh://box",
+      shell: "/bin/sh",
+    });
+    expect(
+      terminalClientCapabilities({ executor: "ssh://box" })._meta["acp-terminal"].executor,
+    ).toEqual({ kind: "local", target: "local" });
   });
 
   it("advertises pty: false for a host that cannot open PTYs", () => {

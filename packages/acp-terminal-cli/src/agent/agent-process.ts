@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { once } from "node:events";
+import type { Readable, Writable } from "node:stream";
 import { KILL_GRACE_MS } from "acp-terminal";
 import { terminateProcessGroup } from "acp-terminal/internal";
 import { FirstLineSniffer } from "./first-line-sniffer.js";
@@ -28,14 +29,12 @@ export interface LaunchOptions {
 /**
  * The agent as a child process: its command line runs through the shell in a process group of
  * its own (`detached: true`), so that `kill()` reaches the whole tree the agent may have started
- * (npx → node → …), exactly as the host kills a terminal's command.
+ * (npx → node → …), exactly as the host kills a terminal's command. Its stderr goes to ours (or
+ * `--agent-log`), its tail kept for error messages; its stdin and stdout are the subclass's.
  */
-export class AgentProcess {
-  readonly stream: TappableStream;
+export class AgentChild {
   readonly exited: Promise<AgentExit>;
-  /** Resolves with the start of the agent's first stdout line when that line is not JSON. */
-  readonly notJson: Promise<string>;
-  private readonly child: ChildProcess;
+  protected readonly child: ChildProcess;
   private readonly log: WriteStream | undefined;
   private exitInfo: AgentExit | undefined;
   private stderrTail = "";
@@ -61,34 +60,37 @@ export class AgentProcess {
         resolve(this.recordExit({ code: null, signal: null, error })),
       );
     });
-    const stdin = this.child.stdin!;
-    const stdout = this.child.stdout!;
-    const stderr = this.child.stderr!;
     // A dead agent makes writes fail with EPIPE; the exit is reported through `exited` instead.
-    stdin.on("error", () => undefined);
+    this.child.stdin!.on("error", () => undefined);
     // One streaming decoder, so a character split across chunks is not garbled.
     const decoder = new TextDecoder();
-    stderr.on("data", (chunk: Buffer) => {
+    this.child.stderr!.on("data", (chunk: Buffer) => {
       this.stderrTail = (this.stderrTail + decoder.decode(chunk, { stream: true })).slice(
         -STDERR_TAIL_CHARS,
       );
       (this.log ?? options.stderr).write(chunk);
     });
-    let notJson!: (snippet: string) => void;
-    this.notJson = new Promise((resolve) => (notJson = resolve));
-    const sniffer = new FirstLineSniffer(notJson);
-    this.stream = ndJsonStdio(stdin, stdout, sniffer);
-  }
-
-  /** Puts a tap in front of the parser of the agent's stdout (see LineTap). */
-  tapLines(tap: LineTap): void {
-    this.stream.tap(tap);
   }
 
   /** The last non-empty line the agent wrote on stderr, for error messages. */
   get lastStderrLine(): string | undefined {
     const lines = this.stderrTail.split(/\r?\n/).filter((line) => line.trim() !== "");
     return lines.at(-1)?.trim();
+  }
+
+  /** The agent's stdin, for a relay that writes it itself (a dead agent's EPIPE is ignored). */
+  get stdin(): Writable {
+    return this.child.stdin!;
+  }
+
+  /** The agent's stdout, for a relay that reads it itself. */
+  get stdout(): Readable {
+    return this.child.stdout!;
+  }
+
+  /** The agent's exit, once it has exited. */
+  get exit(): AgentExit | undefined {
+    return this.exitInfo;
   }
 
   /**
@@ -116,5 +118,25 @@ export class AgentProcess {
   private recordExit(exit: AgentExit): AgentExit {
     this.exitInfo ??= exit;
     return this.exitInfo;
+  }
+}
+
+/** The agent as a child process speaking ACP: its stdio as a stream of JSON-RPC messages. */
+export class AgentProcess extends AgentChild {
+  readonly stream: TappableStream;
+  /** Resolves with the start of the agent's first stdout line when that line is not JSON. */
+  readonly notJson: Promise<string>;
+
+  constructor(options: LaunchOptions) {
+    super(options);
+    let notJson!: (snippet: string) => void;
+    this.notJson = new Promise((resolve) => (notJson = resolve));
+    const sniffer = new FirstLineSniffer(notJson);
+    this.stream = ndJsonStdio(this.child.stdin!, this.child.stdout!, sniffer);
+  }
+
+  /** Puts a tap in front of the parser of the agent's stdout (see LineTap). */
+  tapLines(tap: LineTap): void {
+    this.stream.tap(tap);
   }
 }

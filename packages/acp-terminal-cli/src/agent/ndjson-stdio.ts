@@ -2,17 +2,12 @@ import { Writable, type Readable } from "node:stream";
 import { readPipe } from "acp-terminal/internal";
 import type { AnyMessage, Stream } from "@agentclientprotocol/sdk";
 import type { FirstLineSniffer } from "./first-line-sniffer.js";
+import { LineSplitter } from "./line-splitter.js";
 import { messageLine } from "./message-lines.js";
 import { RequestsInFlight } from "./requests-in-flight.js";
 
 /** The longest message read, as the SDK's own transport bounds it (32 MiB). */
 export const MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
-/**
- * Bytes of the buffer that lines spanning stdout chunks are put together in, kept between lines
- * (one grown past it is let go after its line): a new buffer a line is native memory that V8
- * frees only when its external-memory pressure triggers a GC, tens of MB over a flood.
- */
-const REUSED_LINE_BYTES = 1024 * 1024;
 /** Messages parsed ahead of the reader before the agent's stdout is paused. */
 const READ_AHEAD_MESSAGES = 16;
 /**
@@ -40,8 +35,7 @@ export interface TappableStream extends Stream {
  * The agent's stdio as a stream of JSON-RPC messages, one JSON value a line, like the SDK's
  * `ndJsonStream` but cheaper for the bulk of a session's bytes (a v2 flood is 140 MB of JSON):
  * stdout is read into one reused buffer (acp-terminal's `readPipe`, as the host reads its
- * terminals), and a line that spans reads is put together in a buffer reused from line to line
- * (not a buffer that doubles its way up to each line), then decoded and parsed (a tap sees it
+ * terminals) and split into lines (`LineSplitter`), then decoded and parsed (a tap sees it
  * first, and must not keep it); stdout is paused while READ_AHEAD_MESSAGES wait
  * unread. Every value parsed goes on (the SDK's connection answers batches and non-objects); a
  * line that is not JSON is answered with a parse error; a line over MAX_MESSAGE_BYTES errors the
@@ -123,32 +117,8 @@ export function ndJsonStdio(
     {
       start(controller) {
         readDesired = () => (controller.desiredSize ?? 1) > 0;
-        /** The line being read, put together from the chunks it spans (copied: chunks are reused). */
-        let partial = Buffer.alloc(0);
-        let partialBytes = 0;
-        const keep = (bytes: Uint8Array): boolean => {
-          const length = partialBytes + bytes.byteLength;
-          if (length > MAX_MESSAGE_BYTES) {
-            return false;
-          }
-          if (partial.byteLength < length) {
-            const grown = Buffer.allocUnsafe(Math.max(length, partial.byteLength * 2, 4096));
-            partial.copy(grown, 0, 0, partialBytes);
-            partial = grown;
-          }
-          partial.set(bytes, partialBytes);
-          partialBytes = length;
-          return true;
-        };
-        /** The line is read: let a buffer grown past REUSED_LINE_BYTES go. */
-        const taken = () => {
-          partialBytes = 0;
-          if (partial.byteLength > REUSED_LINE_BYTES) {
-            partial = Buffer.alloc(0);
-          }
-        };
         const line = (bytes: Buffer) => {
-          if (lineTap?.take(bytes) === true) {
+          if (cancelled || lineTap?.take(bytes) === true) {
             return;
           }
           const text = bytes.toString("utf8").trim();
@@ -173,33 +143,18 @@ export function ndJsonStdio(
         };
         const tooLarge = () => {
           cancelled = true;
-          taken();
           controller.error(
             new Error(`Incoming ACP data exceeds the configured ${MAX_MESSAGE_BYTES} byte limit`),
           );
         };
+        const lines = new LineSplitter(MAX_MESSAGE_BYTES, line, tooLarge);
         const onChunk = (chunk: Uint8Array): boolean => {
           sniffer.push(chunk);
           if (cancelled) {
             return true; // drained unread: the sniffer still learns what the agent printed
           }
-          const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-          let start = 0;
-          for (let end = bytes.indexOf(10); end !== -1; end = bytes.indexOf(10, start)) {
-            const tail = bytes.subarray(start, end);
-            if (partialBytes === 0) {
-              line(tail);
-            } else if (keep(tail)) {
-              line(partial.subarray(0, partialBytes));
-              taken();
-            } else {
-              tooLarge();
-              return true;
-            }
-            start = end + 1;
-          }
-          if (start < bytes.byteLength && !keep(bytes.subarray(start))) {
-            tooLarge();
+          lines.push(chunk);
+          if (cancelled) {
             return true;
           }
           if (!readMore()) {
@@ -212,10 +167,7 @@ export function ndJsonStdio(
         source.once("end", () => {
           sniffer.end();
           if (!cancelled) {
-            if (partialBytes > 0) {
-              line(partial.subarray(0, partialBytes));
-              taken();
-            }
+            lines.end();
             controller.close();
           }
         });

@@ -2,7 +2,7 @@ import type { DiffShown } from "../view/renderer.js";
 
 /**
  * What a permission request is about, whatever the version and the agent (drivers read it: see
- * drivers/permission-subject.ts): a command the agent runs itself (a shell line, or an argv),
+ * readers/permission-subject.ts): a command the agent runs itself (a shell line, or an argv),
  * where, the files it names, the edit's diffs.
  */
 export interface PermissionSubject {

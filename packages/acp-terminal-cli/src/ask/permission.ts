@@ -63,7 +63,7 @@ function describe(request: RequestPermissionRequest, whole = false): string {
  * runs itself, `--approve-reads`, the policy: permission-rules.ts), whose decision is said in a
  * notice; then `yes` picks the allow-once option, `deny` the reject-once one (saying how to
  * allow), `ask` lists them on the TTY under the title and `details` (what the request is about:
- * see drivers/permission-subject.ts), with why a pattern that matched does not approve. More than
+ * see readers/permission-subject.ts), with why a pattern that matched does not approve. More than
  * MAX_PERMISSION_OPTIONS options, or a question too long to show whole, is answered cancelled
  * without asking, whatever the protocol version.
  */

@@ -1,13 +1,12 @@
 import { parseArgs } from "node:util";
-import { approvalFlags, type ApprovalFlags } from "acp-terminal";
-import { SANDBOX_WITH_ON } from "acp-terminal";
+import type { ApprovalFlags } from "acp-terminal/approval";
 import { messageOf } from "acp-terminal/internal";
-import { executorTarget } from "./executor-target.js";
 import { FLAG_OPTIONS } from "./flags.js";
+import { hostFlags } from "./host-flags.js";
 import { parseSeconds } from "./seconds.js";
 import type { PermissionPolicy } from "./permission-policy.js";
 import { invalidName, sessionFlags, type SessionFlags } from "./session-flags.js";
-import { terminalLimits, type TerminalLimits } from "./terminal-limits.js";
+import type { TerminalLimits } from "./terminal-limits.js";
 
 export interface RunOptions extends TerminalLimits {
   agent: string;
@@ -116,7 +115,7 @@ export function parseCommand(
   if (subcommand !== "run") {
     return {
       kind: "error",
-      message: `Unknown command: ${subcommand} (expected "run", "sessions" or "mcp")`,
+      message: `Unknown command: ${subcommand} (expected "run", "sessions", "mcp" or "proxy")`,
     };
   }
   if (values.agent === undefined || values.agent.trim() === "") {
@@ -142,10 +141,6 @@ export function parseCommand(
     parseSeconds("--cancel-grace", values["cancel-grace"]) ?? DEFAULT_CANCEL_GRACE_MS;
   if (typeof cancelGraceMs === "string") {
     return { kind: "error", message: cancelGraceMs };
-  }
-  const approval = approvalFlags(values);
-  if (typeof approval === "string") {
-    return { kind: "error", message: approval };
   }
   const protocol = PROTOCOLS.find((name) => name === values.protocol);
   if (protocol === undefined) {
@@ -176,24 +171,12 @@ export function parseCommand(
       message: "--agent-stderr and --agent-log exclude each other: give one",
     };
   }
-  if (values["no-contain"] && values["pid-namespace"]) {
-    return {
-      kind: "error",
-      message: "--no-contain and --pid-namespace exclude each other: give one",
-    };
-  }
-  const limits = terminalLimits(values["max-terminals"], values["max-total-terminals"]);
-  if (typeof limits === "string") {
-    return { kind: "error", message: limits };
-  }
   const sessionCwd = resolvePath(cwd, values.cwd ?? ".");
-  const on = values.on === undefined ? undefined : executorTarget(values.on, sessionCwd);
-  if (on?.startsWith("Invalid")) {
-    return { kind: "error", message: on };
+  const host = hostFlags(values, sessionCwd);
+  if (typeof host === "string") {
+    return { kind: "error", message: host };
   }
-  if (on !== undefined && on !== "local" && approval.sandbox !== "off") {
-    return { kind: "error", message: SANDBOX_WITH_ON };
-  }
+  const { approval, on, maxTerminals, maxTotalTerminals } = host;
   return {
     kind: "run",
     options: {
@@ -214,12 +197,13 @@ export function parseCommand(
       cancelGraceMs,
       agentLog: values["agent-log"],
       ...(values["agent-stderr"] ? { agentStderr: true } : {}),
-      ...limits,
+      maxTerminals,
+      maxTotalTerminals,
       ...(protocol === "auto" ? {} : { protocol }),
       ...sessionFlags(values, cwd, resolvePath),
       ...(values.verbose ? { verbose: true } : {}),
-      ...(values["no-contain"] ? { noContain: true } : {}),
-      ...(values["pid-namespace"] ? { pidNamespace: true } : {}),
+      ...(host.noContain ? { noContain: true } : {}),
+      ...(host.pidNamespace ? { pidNamespace: true } : {}),
       ...(values["mcp-tools"] ? { mcpTools: true } : {}),
       ...(values["no-fs"] ? { noFs: true } : {}),
       ...(values["approve-reads"] || values["deny-all"] || policySource !== undefined
@@ -231,7 +215,7 @@ export function parseCommand(
             },
           }
         : {}),
-      ...(on !== undefined && on !== "local" ? { on } : {}),
+      ...(on !== undefined ? { on } : {}),
     },
   };
 }

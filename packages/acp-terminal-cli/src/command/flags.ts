@@ -11,6 +11,7 @@ export const USAGE = `Usage:
   acp-terminal sessions [list | show ID] --agent <name> [--cwd DIR | --all] [--json]
                                (the agent's sessions: acp-terminal sessions --help)
   acp-terminal mcp [options]   (an MCP server of command tools: acp-terminal mcp --help)
+  acp-terminal proxy [options] -- <agent command>   (terminals for an editor: acp-terminal proxy --help)
   acp-terminal --help | --version
 
 Runs an ACP agent, sends it the prompt, shows the commands it runs live, and prints what it does.

@@ -25,7 +25,10 @@ function unwritable(file: string): string | undefined {
 }
 
 /** What makes the run impossible before anything starts (a usage error), if anything. */
-export function checkBeforeLaunch(options: RunOptions, cwd: string): string | undefined {
+export function checkBeforeLaunch(
+  options: Pick<RunOptions, "cwd" | "agent" | "approval" | "agentLog">,
+  cwd: string,
+): string | undefined {
   if (!isDirectory(options.cwd)) {
     return `Invalid --cwd: expected an existing directory, received ${JSON.stringify(options.cwd)}`;
   }

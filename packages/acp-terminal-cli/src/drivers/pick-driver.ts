@@ -1,6 +1,7 @@
 import type { Stream } from "@agentclientprotocol/sdk";
 import { PROTOCOL_VERSION as V2 } from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { containmentFor } from "acp-terminal";
+import { placeBeforeConnecting } from "acp-terminal/internal";
 import { containmentOption, type RunOptions } from "../command/args.js";
 import type { ProtocolDriver } from "../conversation/driver.js";
 import { offerV2 } from "./negotiate.js";
@@ -145,7 +146,12 @@ export async function pickDriver(
               mcpTools: options.mcpTools === true,
               declareMeta: true,
               terminalLogin,
-              host: { containment: containmentFor(containmentOption(options)) },
+              // Sent before any connection opens: elsewhere, the kind and target only (the v1
+              // driver's own initialize probes first, and says the OS and shell there too).
+              host: {
+                containment: containmentFor(containmentOption(options)),
+                executor: placeBeforeConnecting(options.on ?? "local"),
+              },
               ...(options.noFs === true ? { noFs: true } : {}),
             }),
           }

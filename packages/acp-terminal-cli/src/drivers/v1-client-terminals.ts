@@ -23,16 +23,16 @@ import type {
 } from "../conversation/driver.js";
 import type { TerminalRecord } from "../view/renderer.js";
 import { methodNotFound } from "./method-not-found.js";
-import { followHost } from "./terminal-ledger.js";
+import { followHost } from "../readers/terminal-ledger.js";
 import {
   META_TERMINAL_CAPABILITIES,
   MetaTerminals,
   replacesOnTerminalOutput,
-} from "./v1-meta-terminals.js";
-import { MetaLane } from "./v1-meta-lane.js";
-import { describeSubject, permissionSubject } from "./permission-subject.js";
-import { SeenToolCalls } from "./seen-tool-calls.js";
-import { showV1Update } from "./v1-updates.js";
+} from "../readers/v1-meta-terminals.js";
+import { MetaLane } from "../readers/v1-meta-lane.js";
+import { describeSubject, permissionSubject } from "../readers/permission-subject.js";
+import { SeenToolCalls } from "../readers/seen-tool-calls.js";
+import { showV1Update } from "../readers/v1-updates.js";
 
 export interface V1Options extends TerminalLimits {
   /** The agent's command line, as failures name it. */
@@ -118,7 +118,7 @@ export class V1ClientTerminals implements ProtocolDriver {
     const meta = new MetaTerminals(view, this.options, false);
     this.#meta = meta;
     const lane = new MetaLane(
-      () => this.#sessionId,
+      (sessionId) => sessionId === this.#sessionId,
       ({ toolCallId, key, terminalId, bytes }) => {
         meta.output(key, terminalId, bytes);
         if (view.wantsRawUpdates === true) {
@@ -165,6 +165,8 @@ export class V1ClientTerminals implements ProtocolDriver {
 
   async initialize(): Promise<Ending | undefined> {
     const { connection, context } = this.#live();
+    // A remote executor's first connection opens now, so the capability can say its OS and shell.
+    await this.#host?.probeExecutor();
     const params: InitializeRequest = {
       protocolVersion: PROTOCOL_VERSION,
       clientCapabilities: v1ClientCapabilities({

@@ -26,9 +26,9 @@ import { authMethodsOf } from "../agent/auth-methods.js";
 import type { TerminalRecord } from "../view/renderer.js";
 import type { TerminalLimits } from "../command/terminal-limits.js";
 import { methodNotFound } from "./method-not-found.js";
-import { permissionAsk } from "./v2-permission.js";
-import { ChunkLane } from "./v2-chunk-lane.js";
-import { V2Session } from "./v2-session.js";
+import { permissionAsk } from "../readers/v2-permission.js";
+import { ChunkLane } from "../readers/v2-chunk-lane.js";
+import { V2Session } from "../readers/v2-session.js";
 import { cancelTerminals } from "./v2-terminal-cancel.js";
 import { V2Turns } from "./v2-turns.js";
 

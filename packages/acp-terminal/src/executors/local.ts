@@ -1,3 +1,5 @@
+import { type } from "node:os";
+import { resolveShell } from "../spawn/command.js";
 import { spawnProcess } from "../spawn/spawn.js";
 import type { SpawnedProcess } from "../spawn/types.js";
 import { processGroupAlive, signalProcessGroup, terminateProcessGroup } from "../terminate/kill.js";
@@ -6,6 +8,12 @@ import type { ExecutedProcess, Executor, ProcessGroup } from "./types.js";
 /** This machine: today's spawn path, unchanged (what a host without `on` uses). */
 export const localExecutor: Executor = {
   target: "local",
+  place: () => ({
+    kind: "local",
+    target: "local",
+    os: type(),
+    shell: resolveShell(process.env.PATH),
+  }),
   spawn: (request) => spawnProcess(request),
   dispose: () => Promise.resolve(),
 };

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import { Socket } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
@@ -17,11 +18,27 @@ export interface ConnectionOptions {
   connectTimeoutMs: number;
   /** How often the host pings the agent; no pong for three periods means the connection is gone. */
   heartbeatMs: number;
+  /**
+   * One line naming the cause and the fix of a failed start, from what the control session said on
+   * stderr (or the error running its program); undefined when it knows none.
+   */
+  explain?: ((said: string, runError?: NodeJS.ErrnoException) => string | undefined) | undefined;
 }
 
 /** The longest line the agent may send (its lines are short: ids, numbers, an errno message). */
 const MAX_LINE_BYTES = 64 * 1024;
-const SCRIPT = Buffer.from(HELPER_SCRIPT);
+
+/** What the agent's `ready` line says of the place it runs in (docs/remote-helper.md). */
+export interface RemotePlaceFacts {
+  /** `uname -s`: `Linux`, `Darwin`. */
+  os: string;
+  /** The shell the helper runs in (`/bin/busybox`, `/usr/bin/dash`). */
+  helperShell: string;
+  /** What a shell command runs in: `bash` on PATH, else `/bin/sh`. */
+  shell: string;
+  /** The user commands run as. */
+  user: string;
+}
 
 /**
  * One control session to another machine: the remote agent's stdin and stdout (remote-helper.ts).
@@ -42,8 +59,11 @@ export class RemoteConnection {
   readonly #syncs = new Map<string, () => void>();
   /** The agent's private directory on the other machine (its socket and script are there). */
   directory = "";
-  /** The agent's random id: the commands it starts carry `ACP_TERMINAL_REMOTE=<nonce>.<token>`. */
-  nonce = "";
+  /** The connection's random id: the commands it starts carry `ACP_TERMINAL_REMOTE=<nonce>.<token>`. */
+  readonly nonce = randomBytes(8).toString("hex");
+  /** The agent's pid there: a wrapper whose agent is gone kills its command's group. */
+  agentPid = "";
+  facts: RemotePlaceFacts = { os: "unknown", helperShell: "sh", shell: "/bin/sh", user: "" };
 
   constructor(options: ConnectionOptions) {
     this.#options = options;
@@ -53,20 +73,21 @@ export class RemoteConnection {
     return this.#lostReason;
   }
 
-  /** The wrapper command a terminal's session runs (remote-helper.ts, role `wrap`). */
-  wrapperArgv(token: string): string[] {
-    return ["perl", `${this.directory}/h.pl`, "wrap", token];
+  /** The wrapper command a terminal's session runs (the helper's role `wrap`). */
+  wrapperArgv(token: string, pty: boolean): string[] {
+    return ["sh", `${this.directory}/h.sh`, "wrap", token, pty ? "pty" : "pipe", this.agentPid];
   }
 
   /** Starts the control session; resolves once the agent said `ready`. */
   async open(): Promise<void> {
     const timeoutSeconds = Math.max(2, Math.ceil((this.#options.heartbeatMs * 4) / 1000));
     const [file = "", ...args] = this.#options.command([
-      "perl",
-      "-e",
+      "sh",
+      "-c",
       BOOTSTRAP,
-      String(SCRIPT.length),
-      "agent",
+      "acp-terminal",
+      HELPER_SCRIPT,
+      this.nonce,
       String(timeoutSeconds),
     ]);
     const child = spawn(file, args, { stdio: ["pipe", "pipe", "pipe"], detached: true });
@@ -74,15 +95,21 @@ export class RemoteConnection {
     child.stderr.on("data", (chunk: Buffer) => this.#stderr.append(chunk));
     child.stdin.on("error", () => {}); // EPIPE once the session is gone: 'exit' reports that
     const ready = this.#readLines(child);
-    // 'close': exited and its stdio closed, so what it said on stderr is all there.
-    const exited = once(child, "close").then(() => undefined);
+    // 'close': exited and its stdio closed, so what it said on stderr is all there. An 'error'
+    // (it could not be run) ends the wait too: `spawned` reports it.
+    const exited = once(child, "close").then(
+      () => undefined,
+      () => undefined,
+    );
     const spawned = once(child, "spawn").then(
       () => undefined,
       (error: unknown) => {
-        throw this.#failure(`cannot run ${file}: ${messageOf(error)}`);
+        throw this.#failure(
+          `cannot run ${file}: ${messageOf(error)}`,
+          error instanceof Error ? error : undefined,
+        );
       },
     );
-    child.stdin.write(SCRIPT);
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -99,7 +126,7 @@ export class RemoteConnection {
           throw this.#failure("the session ended before the remote helper started");
         }),
       ]);
-      [, this.directory = "", this.nonce = ""] = line.split(" ");
+      this.#readReady(line);
     } catch (error) {
       child.kill("SIGKILL");
       throw error;
@@ -189,12 +216,32 @@ export class RemoteConnection {
     clearTimeout(timer);
   }
 
-  #failure(problem: string): TerminalError {
+  /** `ready DIR PID os=... sh=... bash=... setsid=... user=...` */
+  #readReady(line: string): void {
+    const [, directory = "", pid = "", ...pairs] = line.split(" ");
+    const said = new Map(
+      pairs.map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
+    );
+    this.directory = directory;
+    this.agentPid = pid;
+    const bash = said.get("bash");
+    this.facts = {
+      os: said.get("os") || "unknown",
+      helperShell: said.get("sh") || "sh",
+      shell: bash && bash !== "-" ? bash : "/bin/sh",
+      user: said.get("user") ?? "",
+    };
+  }
+
+  #failure(problem: string, runError?: NodeJS.ErrnoException): TerminalError {
     const said = this.#stderr.text().trim();
+    // The helper's bootstrap and its agent say what the place lacks on a line of their own.
+    const explained =
+      this.#options.explain?.(said, runError) ?? /^acp-terminal: (.+)$/m.exec(said)?.[1];
     return new TerminalError(
       "spawn_failed",
-      `Cannot connect to ${this.#options.target}: ${problem}${said ? `: ${said}` : ""}`,
-      { target: this.#options.target },
+      `Cannot connect to ${this.#options.target}: ${explained ?? `${problem}${said ? `: ${said}` : ""}`}`,
+      { target: this.#options.target, ...(explained ? { said } : {}) },
     );
   }
 
@@ -236,6 +283,7 @@ export class RemoteConnection {
   /** Dispatches the agent's lines; resolves with its `ready` line. */
   #readLines(child: ChildProcess): Promise<string> {
     let pending = "";
+    let ready = false;
     return new Promise((resolve) => {
       child.stdout?.setEncoding("utf8");
       child.stdout?.on("data", (text: string) => {
@@ -250,7 +298,12 @@ export class RemoteConnection {
           const line = pending.slice(0, newline);
           pending = pending.slice(newline + 1);
           if (line.startsWith("ready ")) {
+            ready = true;
             resolve(line);
+          } else if (!ready) {
+            // Before the agent runs, what comes is the session's own (docker exec reports a
+            // missing sh on stdout): kept with its stderr for the error message.
+            this.#stderr.append(Buffer.from(`${line}\n`));
           } else {
             this.#dispatch(line);
           }

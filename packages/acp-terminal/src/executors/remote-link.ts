@@ -1,6 +1,10 @@
 import { TerminalError } from "../core/errors.js";
 import type { ExecutedProcess, ExecutorSpawnRequest } from "./types.js";
-import { RemoteConnection } from "./remote-connection.js";
+import {
+  RemoteConnection,
+  type ConnectionOptions,
+  type RemotePlaceFacts,
+} from "./remote-connection.js";
 import { spawnRemote } from "./remote-process.js";
 
 /** Defaults every remote executor shares; options may change them (tests use short heartbeats). */
@@ -34,6 +38,10 @@ export interface RemotePlace {
   /** The commands for a new connection (ssh: a master socket of its own). */
   connection(): PlaceCommands;
   remoteCwd(cwd: string): string;
+  /** One line naming the cause and the fix of a failed connection (see ConnectionOptions). */
+  explain?: ConnectionOptions["explain"];
+  /** Runs before the first connection opens (again after it failed): a dev container's `up`. */
+  prepare?(): Promise<void>;
   /** Runs after every connection closed (a container's removal, a socket directory's). */
   afterClose?(): Promise<void>;
 }
@@ -53,6 +61,8 @@ interface Pooled {
 export class RemoteLink {
   readonly #pool: Pooled[] = [];
   #closed = false;
+  #prepared: Promise<void> | undefined;
+  #facts: RemotePlaceFacts | undefined;
 
   constructor(
     readonly place: RemotePlace,
@@ -87,6 +97,20 @@ export class RemoteLink {
     }
   }
 
+  /** What the newest open connection found out about the place. */
+  facts(): RemotePlaceFacts | undefined {
+    return this.#facts;
+  }
+
+  /** Opens a connection if none is open (it stays for the next spawn); never rejects. */
+  async probe(): Promise<void> {
+    if (this.#closed) {
+      return;
+    }
+    const pooled = this.#pool[0] ?? this.#pick();
+    await pooled.opening.catch(() => undefined);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     const all = this.#pool.splice(0);
@@ -112,15 +136,24 @@ export class RemoteLink {
       command: (argv) => commands.controlCommand(argv),
       heartbeatMs: this.timings.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
       connectTimeoutMs: this.timings.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      explain: this.place.explain,
+    });
+    const prepared = this.#prepared ?? this.place.prepare?.() ?? Promise.resolve();
+    this.#prepared = prepared.catch((error: unknown) => {
+      this.#prepared = undefined;
+      throw error;
     });
     const pooled: Pooled = {
-      opening: connection.open().then(() => connection),
+      opening: this.#prepared.then(() => connection.open()).then(() => connection),
       commands,
       sessions: 0,
     };
     // A connection that failed to open or was lost takes no more terminals.
     pooled.opening.then(
-      () => connection.onLost(() => this.#drop(pooled)),
+      () => {
+        this.#facts = connection.facts;
+        connection.onLost(() => this.#drop(pooled));
+      },
       () => this.#drop(pooled),
     );
     this.#pool.push(pooled);

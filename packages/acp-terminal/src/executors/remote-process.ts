@@ -5,10 +5,13 @@ import type { ExitStatus } from "../core/types.js";
 import type { ExecutedProcess, ExecutorSpawnRequest } from "./types.js";
 import type { RemoteConnection } from "./remote-connection.js";
 import type { RemoteEvent } from "./remote-events.js";
+import { DrainHold } from "../spawn/pipes.js";
 import { drainUntilQuiet } from "./remote-drain.js";
+import { Outcome } from "../core/outcome.js";
+import { sessionEndedFirst, startTimeout } from "./remote-start.js";
 import { startLocalClient, type LocalClient } from "./session-client.js";
 import { RemoteGroup } from "./remote-group.js";
-import { encodeSpec, startFailure } from "./remote-spec.js";
+import { encodeSpec, specLines, startFailure } from "./remote-spec.js";
 
 export interface RemoteSession {
   connection: RemoteConnection;
@@ -22,17 +25,28 @@ export interface RemoteSession {
   sessionEnded(): void;
 }
 
-/** How long a started session may take to report `started` (ssh may still be opening a channel). */
-const START_TIMEOUT_MS = 30_000;
-
-/** How long to wait for the agent's answer before saying a session ended without a report. */
-const SYNC_TIMEOUT_MS = 5000;
-
 /** Longest wait of input behind a resize the agent has not confirmed. */
 const RESIZE_WAIT_MS = 2000;
 
 /** What a terminal whose remote side is gone reports: the agent SIGKILLs what was left there. */
 const LOST_STATUS: ExitStatus = { exitCode: null, signal: "SIGKILL" };
+
+/**
+ * Where a remote command is. Its output reaches the terminal until it is `drained`.
+ * - `starting`: the spec went to the agent and the session runs the wrapper; no report yet.
+ * - `running`: the launcher said `started`.
+ * - `exited`: the exit status is known (the wrapper's report, or the loss of the wrapper or the
+ *   connection); the session's output may still be coming.
+ * - `drained`: exited, and the output read to its end (or given up on: a background process kept
+ *   the session open).
+ * - `refused`: it never started (a failed cwd or program lookup, a session that ended, a timeout).
+ */
+type RemoteState =
+  | { phase: "starting" }
+  | { phase: "running"; pid: number }
+  | { phase: "exited"; status: ExitStatus }
+  | { phase: "drained"; status: ExitStatus }
+  | { phase: "refused"; error: TerminalError };
 
 /**
  * Starts one command on the other end of `session.connection`: its spec goes to the agent, a local
@@ -43,62 +57,165 @@ export async function spawnRemote(
   session: RemoteSession,
   request: ExecutorSpawnRequest,
 ): Promise<ExecutedProcess> {
-  const { connection, target } = session;
-  const token = randomBytes(8).toString("hex");
-  const cwd = session.remoteCwd(request.cwd);
-  const term = request.env.TERM ?? "xterm-256color";
-  const env = request.pty ? { TERM: term, ...request.requestEnv } : request.requestEnv;
-  const spec = encodeSpec({ ...request, cwd, env, marker: `${connection.nonce}.${token}` });
+  const remote = new RemoteProcess(session, request);
+  await remote.start();
+  return remote;
+}
 
-  let started!: (pid: number) => void;
-  let refused!: (error: TerminalError) => void;
-  const startedPid = new Promise<number>((resolve, reject) => {
-    started = resolve;
-    refused = reject;
-  });
-  let exit: ExitStatus | undefined;
-  let resolveExit!: (status: ExitStatus) => void;
-  const leaderExited = new Promise<ExitStatus>((resolve) => (resolveExit = resolve));
-  let delivering = true;
+/** One remote command, from its spec to its release (see RemoteState). */
+class RemoteProcess implements ExecutedProcess {
+  readonly pty: boolean;
+  readonly group: RemoteGroup;
+  readonly leaderExited: Promise<ExitStatus>;
+  readonly settled: Promise<ExitStatus>;
+  #state: RemoteState = { phase: "starting" };
+  readonly #session: RemoteSession;
+  readonly #request: ExecutorSpawnRequest;
+  readonly #token = randomBytes(8).toString("hex");
+  readonly #cwd: string;
+  readonly #started = new Outcome<number>();
+  readonly #exit = new Outcome<ExitStatus>();
+  readonly #unsubscribe: () => void;
+  /** The local ssh or docker client carrying the session; set once it runs. */
+  #client: LocalClient | undefined;
+  /** A kill under way holds the drain open until it is done (`holdDrainUntil`). */
+  readonly #drainHold = new DrainHold();
   /** Input written after a resize waits until the remote PTY has the new size (see `resize`). */
-  let inputGate: Promise<void> = Promise.resolve();
-  let resized: (() => void) | undefined;
-  const group = new RemoteGroup(connection, token);
-  const finish = (status: ExitStatus, note?: string): void => {
-    if (exit) {
-      return;
+  #inputGate: Promise<void> = Promise.resolve();
+  #resized: (() => void) | undefined;
+
+  constructor(session: RemoteSession, request: ExecutorSpawnRequest) {
+    this.#session = session;
+    this.#request = request;
+    this.pty = request.pty !== undefined;
+    this.#cwd = session.remoteCwd(request.cwd);
+    this.group = new RemoteGroup(session.connection, this.#token);
+    this.#started.promise.catch(() => {}); // observed by start(); a late refusal is moot
+    this.leaderExited = this.#exit.promise;
+    this.settled = this.leaderExited.then((status) => this.#drain(status));
+    this.#unsubscribe = session.connection.subscribe(this.#token, (event) => this.#onEvent(event));
+    // Events are needed until release, not only until exit: a group that outlived its leader is
+    // terminated on release, and its `empty` comes through here.
+    this.group.onRelease(() => {
+      this.#client?.stop();
+      this.#unsubscribe();
+    });
+  }
+
+  get pid(): number {
+    return this.#client?.pid ?? -1;
+  }
+
+  get writable(): boolean {
+    const live = this.#state.phase === "starting" || this.#state.phase === "running";
+    return live && (this.#client?.writable ?? false);
+  }
+
+  hasExited(): boolean {
+    return this.#state.phase === "exited" || this.#state.phase === "drained";
+  }
+
+  /**
+   * Sends the spec, opens the session, and resolves once the launcher said `started`; rejects
+   * (leaving nothing behind) when it failed, the session ended first, or no report came in time.
+   */
+  async start(): Promise<void> {
+    const { connection, target } = this.#session;
+    const request = this.#request;
+    const term = request.env.TERM ?? "xterm-256color";
+    const env = this.pty ? { TERM: term, ...request.requestEnv } : request.requestEnv;
+    const marker = `${connection.nonce}.${this.#token}`;
+    const spec = encodeSpec({ ...request, cwd: this.#cwd, env, marker });
+    const timer = new AbortController();
+    try {
+      connection.send(`spec ${this.#token} ${specLines(spec)}`, spec);
+      const client = await startLocalClient({
+        argv: this.#session.sessionCommand(connection.wrapperArgv(this.#token, this.pty), this.pty),
+        stdin: request.stdin,
+        pty: request.pty,
+        term,
+        maxPendingStdinBytes: request.maxPendingStdinBytes,
+        exitDrainGraceMs: request.exitDrainGraceMs,
+        onData: (chunk) => {
+          if (this.#state.phase !== "drained") {
+            request.onData(chunk);
+          }
+        },
+        signal: request.signal,
+      });
+      this.#client = client;
+      void client.ended.then(this.#session.sessionEnded);
+      await Promise.race([
+        this.#started.promise,
+        sessionEndedFirst(client, connection, target),
+        startTimeout(target, timer.signal),
+      ]);
+    } catch (error) {
+      this.#refuse(error);
+      this.#client?.stop();
+      this.#unsubscribe();
+      this.group.release();
+      throw error;
+    } finally {
+      timer.abort();
     }
-    if (note !== undefined) {
-      request.onNotice?.(`[acp-terminal] ${note}`);
+  }
+
+  write(data: Uint8Array): Promise<void> {
+    return this.#inputGate.then(() => this.#running().write(data));
+  }
+
+  endInput(data?: Uint8Array): Promise<void> {
+    return this.#inputGate.then(() => this.#running().endInput(data));
+  }
+
+  holdDrainUntil(done: Promise<unknown>): void {
+    this.#drainHold.until(done);
+  }
+
+  // The local PTY's size reaches the remote one through ssh or docker too, but docker resizes
+  // by an API call that input may overtake: the agent sets it on the remote PTY itself, and
+  // input written meanwhile waits for its answer (at most RESIZE_WAIT_MS).
+  resize(cols: number, rows: number): void {
+    this.#running().resize(cols, rows);
+    const done = new Promise<void>((resolve) => (this.#resized = resolve));
+    try {
+      this.#session.connection.send(`resize ${this.#token} ${cols}x${rows}`);
+    } catch {
+      return; // the connection is gone: the terminal is ending, its size no longer matters
     }
-    exit = status;
-    resolveExit(status);
-  };
-  const unsubscribe = connection.subscribe(token, (event: RemoteEvent) => {
-    group.onEvent(event);
+    this.#inputGate = Promise.race([done, delay(RESIZE_WAIT_MS, undefined, { ref: false })]);
+  }
+
+  #onEvent(event: RemoteEvent): void {
+    this.group.onEvent(event);
+    const { target } = this.#session;
     switch (event.kind) {
       case "started":
-        started(event.pid);
+        if (this.#state.phase === "starting") {
+          this.#state = { phase: "running", pid: event.pid };
+          this.#started.resolve(event.pid);
+        }
         break;
       case "failed":
-        refused(startFailure(event, request.file, cwd, target));
+        this.#refuse(startFailure(event, this.#request.file, this.#cwd, target));
         break;
       case "exit":
-        finish({ exitCode: event.exitCode, signal: event.signal });
+        this.#exited({ exitCode: event.exitCode, signal: event.signal });
         break;
       case "resized":
-        resized?.();
+        this.#resized?.();
         break;
       case "lost":
-        refused(new TerminalError("spawn_failed", `The remote wrapper on ${target} vanished`));
-        finish(
+        this.#refuse(new TerminalError("spawn_failed", `The remote wrapper on ${target} vanished`));
+        this.#exited(
           LOST_STATUS,
           `the remote wrapper of this command on ${target} was killed; its process group was SIGKILLed`,
         );
         break;
       case "connection-lost":
-        refused(new TerminalError("spawn_failed", `Lost ${target}: ${event.reason}`));
-        finish(
+        this.#refuse(new TerminalError("spawn_failed", `Lost ${target}: ${event.reason}`));
+        this.#exited(
           LOST_STATUS,
           `lost the connection to ${target} (${event.reason}); the command's own exit status is unknown, and the other side kills its process group`,
         );
@@ -106,123 +223,61 @@ export async function spawnRemote(
       default:
         break;
     }
-  });
-  let client: LocalClient | undefined;
-  try {
-    connection.send(`spec ${token} ${spec.byteLength}`, spec);
-    client = await startLocalClient({
-      argv: session.sessionCommand(connection.wrapperArgv(token), request.pty !== undefined),
-      stdin: request.stdin,
-      pty: request.pty,
-      term,
-      maxPendingStdinBytes: request.maxPendingStdinBytes,
-      exitDrainGraceMs: request.exitDrainGraceMs,
-      onData: (chunk) => {
-        if (delivering) {
-          request.onData(chunk);
-        }
-      },
-      signal: request.signal,
-    });
-    void client.ended.then(session.sessionEnded);
-    const startingClient = client;
-    const clientEnded = client.ended.then(async () => {
-      await connection.sync(SYNC_TIMEOUT_MS); // a report of why it ended may still be on its way
-      const said = startingClient.said().trim();
-      throw new TerminalError(
-        "spawn_failed",
-        `The session on ${target} ended before the command started${said ? `: ${said}` : ""}`,
-        { target },
-      );
-    });
-    clientEnded.catch(() => {});
-    const timer = new AbortController();
-    try {
-      await Promise.race([
-        startedPid,
-        clientEnded,
-        timeout(START_TIMEOUT_MS, target, timer.signal),
-      ]);
-    } finally {
-      timer.abort();
-    }
-  } catch (error) {
-    client?.stop();
-    unsubscribe();
-    group.release();
-    throw error;
   }
-  const running = client;
-  let hold: Promise<unknown> | undefined;
-  const settled = leaderExited.then(async (status) => {
-    const drained = await drainUntilQuiet(
-      running.ended,
-      request.exitDrainGraceMs,
-      request.signal,
-      () => running.bytesRead(),
-      () => hold,
-    );
-    delivering = false;
-    if (!drained) {
-      running.stop(); // a background process holds the session's output: stop reading it
+
+  #refuse(error: unknown): void {
+    if (this.#state.phase === "starting") {
+      const refusal =
+        error instanceof TerminalError ? error : new TerminalError("spawn_failed", String(error));
+      this.#state = { phase: "refused", error: refusal };
+      this.#started.reject(refusal);
+    }
+  }
+
+  /** The exit status is known (once); a notice says why, beside the output, when it is not the wrapper's. */
+  #exited(status: ExitStatus, note?: string): void {
+    const { phase } = this.#state;
+    if (phase === "exited" || phase === "drained") {
+      return;
+    }
+    if (note !== undefined) {
+      this.#request.onNotice?.(`[acp-terminal] ${note}`);
+    }
+    if (phase !== "refused") {
+      this.#state = { phase: "exited", status };
+    }
+    this.#exit.resolve(status);
+  }
+
+  /** After the exit: the session's output to its end, then no more. */
+  async #drain(status: ExitStatus): Promise<ExitStatus> {
+    const client = this.#client;
+    if (client) {
+      const drained = await drainUntilQuiet(
+        client.ended,
+        this.#request.exitDrainGraceMs,
+        this.#request.signal,
+        () => client.bytesRead(),
+        this.#drainHold.current,
+      );
+      if (!drained) {
+        client.stop(); // a background process holds the session's output: stop reading it
+      }
+    }
+    if (this.#state.phase === "exited") {
+      this.#state = { phase: "drained", status };
     }
     return status;
-  });
-  // Events are needed until release, not only until exit: a group that outlived its leader is
-  // terminated on release, and its `empty` comes through here.
-  group.onRelease(() => {
-    running.stop();
-    unsubscribe();
-  });
-  return {
-    pid: running.pid,
-    pty: request.pty !== undefined,
-    leaderExited,
-    settled,
-    hasExited: () => exit !== undefined,
-    get writable() {
-      return running.writable && exit === undefined;
-    },
-    write: (data) => inputGate.then(() => running.write(data)),
-    endInput: (data) => inputGate.then(() => running.endInput(data)),
-    holdDrainUntil: (done) => {
-      const held = done.then(
-        () => undefined,
-        () => undefined,
-      );
-      hold = held;
-      void held.then(() => {
-        if (hold === held) {
-          hold = undefined;
-        }
-      });
-    },
-    // The local PTY's size reaches the remote one through ssh or docker too, but docker resizes
-    // by an API call that input may overtake: the agent sets it on the remote PTY itself, and
-    // input written meanwhile waits for its answer (at most RESIZE_WAIT_MS).
-    resize: (cols, rows) => {
-      running.resize(cols, rows);
-      const done = new Promise<void>((resolve) => (resized = resolve));
-      try {
-        connection.send(`resize ${token} ${cols}x${rows}`);
-      } catch {
-        return; // the connection is gone: the terminal is ending, its size no longer matters
-      }
-      inputGate = Promise.race([done, delay(RESIZE_WAIT_MS, undefined, { ref: false })]);
-    },
-    group,
-  };
-}
-
-/** Rejects after `ms` unless `signal` aborts first (then it never settles). */
-async function timeout(ms: number, target: string, signal: AbortSignal): Promise<never> {
-  const elapsed = await delay(ms, true, { ref: false, signal }).catch(() => false);
-  if (!elapsed) {
-    return new Promise<never>(() => {});
   }
-  throw new TerminalError(
-    "spawn_failed",
-    `The command did not start on ${target} within ${ms} ms (the session opened but the remote helper did not answer)`,
-    { target },
-  );
+
+  /** The client, for a method that is only called on a started process. */
+  #running(): LocalClient {
+    if (!this.#client) {
+      throw new TerminalError(
+        "spawn_failed",
+        `The command has not started on ${this.#session.target}`,
+      );
+    }
+    return this.#client;
+  }
 }

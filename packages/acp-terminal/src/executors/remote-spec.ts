@@ -15,22 +15,33 @@ export interface SpecFields {
   marker: string;
 }
 
+/** `'...'` for a POSIX shell: every byte but NUL as it is. */
+export function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** A name `export NAME=...` takes in every shell (others go through `env`). */
+const EXPORTABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Names a shell keeps for itself (read-only in bash, or its own state): set through `env`. */
+const SHELL_OWN = new Set([
+  "PPID",
+  "UID",
+  "EUID",
+  "GROUPS",
+  "SHELLOPTS",
+  "BASHOPTS",
+  "IFS",
+  "OPTIND",
+]);
+
 /**
- * The wrapper's spec (remote-helper.ts, `wrap`): NUL-separated fields, the same that execve takes,
- * so a NUL inside one is refused here as Node refuses it for a local spawn.
+ * The launcher's spec (docs/remote-helper.md, `spec`): a few lines of sh that the launcher sources,
+ * every value single-quoted, so any byte but NUL passes as it is. A NUL is refused here as Node
+ * refuses it for a local spawn.
  */
 export function encodeSpec(fields: SpecFields): Buffer {
-  const words = [
-    fields.pty ? `${fields.pty.cols}x${fields.pty.rows}` : "0",
-    fields.stdin ? "1" : "0",
-    fields.shell ? "1" : "0",
-    fields.cwd,
-    fields.marker,
-    fields.file,
-    String(fields.args.length),
-    ...fields.args,
-    ...Object.entries(fields.env).flat(),
-  ];
+  const env = Object.entries(fields.env);
+  const words = [fields.cwd, fields.marker, fields.file, ...fields.args, ...env.flat()];
   if (words.some((word) => word.includes("\0"))) {
     throw new TerminalError(
       "spawn_failed",
@@ -38,7 +49,33 @@ export function encodeSpec(fields: SpecFields): Buffer {
       { command: fields.file },
     );
   }
-  return Buffer.from(words.join("\0"));
+  const exported = env.filter(([name]) => EXPORTABLE.test(name) && !SHELL_OWN.has(name));
+  const viaEnv = env.filter(([name]) => !EXPORTABLE.test(name) || SHELL_OWN.has(name));
+  const path = fields.env.PATH;
+  const lines = [
+    `pty=${fields.pty ? `${fields.pty.cols}x${fields.pty.rows}` : "0"} stdin=${fields.stdin ? 1 : 0} shell=${fields.shell ? 1 : 0}`,
+    `cwd=${shellQuote(fields.cwd)}`,
+    `marker=${shellQuote(fields.marker)}`,
+    path === undefined ? "unset path" : `path=${shellQuote(path)}`,
+    `nexport=${exported.length} nenv=${viaEnv.length}`,
+    [
+      "set --",
+      ...[...exported, ...viaEnv].map(([name, value]) => shellQuote(`${name}=${value}`)),
+      ...[fields.file, ...fields.args].map(shellQuote),
+    ].join(" "),
+  ];
+  return Buffer.from(`${lines.join("\n")}\n`);
+}
+
+/** Lines in a spec: the agent reads that many (a quoted value may hold line feeds). */
+export function specLines(spec: Buffer): number {
+  let lines = 0;
+  for (const byte of spec) {
+    if (byte === 10) {
+      lines++;
+    }
+  }
+  return lines;
 }
 
 const ERRNO_NAMES = new Map(Object.entries(constants.errno).map(([name, n]) => [n, name]));

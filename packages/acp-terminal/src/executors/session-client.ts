@@ -55,39 +55,56 @@ function clientEnv(term: string): Record<string, string> {
 }
 
 export async function startLocalClient(request: LocalClientRequest): Promise<LocalClient> {
-  const [file = "", ...args] = request.argv;
   let bytes = 0;
-  const onData = (chunk: Uint8Array): void => {
-    bytes += chunk.byteLength;
-    request.onData(chunk);
+  const counted: LocalClientRequest = {
+    ...request,
+    onData: (chunk) => {
+      bytes += chunk.byteLength;
+      request.onData(chunk);
+    },
   };
-  if (request.pty) {
-    const pty = await spawnWithPty({
-      file,
-      args,
-      cwd: homedir(),
-      env: clientEnv(request.term),
-      stdin: true,
-      pty: request.pty,
-      exitDrainGraceMs: request.exitDrainGraceMs,
-      maxPendingStdinBytes: request.maxPendingStdinBytes,
-      onData,
-      signal: request.signal,
-    });
-    return {
-      pid: pty.pid,
-      ended: pty.settled.then(() => undefined),
-      get writable() {
-        return pty.writable;
-      },
-      write: (data) => pty.write(data),
-      endInput: (data) => pty.endInput(data),
-      resize: (cols, rows) => pty.resize(cols, rows),
-      said: () => "",
-      stop: () => signalClient(pty.pid),
-      bytesRead: () => bytes,
-    };
-  }
+  const bytesRead = (): number => bytes;
+  return request.pty ? ptyClient(counted, request.pty, bytesRead) : pipeClient(counted, bytesRead);
+}
+
+async function ptyClient(
+  request: LocalClientRequest,
+  size: { cols: number; rows: number },
+  bytesRead: () => number,
+): Promise<LocalClient> {
+  const [file = "", ...args] = request.argv;
+  const pty = await spawnWithPty({
+    file,
+    args,
+    cwd: homedir(),
+    env: clientEnv(request.term),
+    stdin: true,
+    pty: size,
+    exitDrainGraceMs: request.exitDrainGraceMs,
+    maxPendingStdinBytes: request.maxPendingStdinBytes,
+    onData: request.onData,
+    signal: request.signal,
+  });
+  return {
+    pid: pty.pid,
+    ended: pty.settled.then(() => undefined),
+    get writable() {
+      return pty.writable;
+    },
+    write: (data) => pty.write(data),
+    endInput: (data) => pty.endInput(data),
+    resize: (cols, rows) => pty.resize(cols, rows),
+    said: () => "",
+    stop: () => signalClient(pty.pid),
+    bytesRead,
+  };
+}
+
+async function pipeClient(
+  request: LocalClientRequest,
+  bytesRead: () => number,
+): Promise<LocalClient> {
+  const [file = "", ...args] = request.argv;
   const child = spawn(file, args, {
     stdio: [request.stdin ? "pipe" : "ignore", "pipe", "pipe"],
     env: clientEnv(request.term),
@@ -98,7 +115,7 @@ export async function startLocalClient(request: LocalClientRequest): Promise<Loc
   if (!child.stdout) {
     throw new TerminalError("spawn_failed", `Cannot read the output of ${file}`);
   }
-  const stdout: Readable = readPipe(child.stdout, onData);
+  const stdout: Readable = readPipe(child.stdout, request.onData);
   stdout.on("error", () => {}); // a read error ends the stream; 'close' follows
   try {
     await once(child, "spawn");
@@ -138,7 +155,7 @@ export async function startLocalClient(request: LocalClientRequest): Promise<Loc
       input?.close();
       signalClient(child.pid);
     },
-    bytesRead: () => bytes,
+    bytesRead,
   };
 }
 

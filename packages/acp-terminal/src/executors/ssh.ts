@@ -1,8 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ExecutedProcess, Executor, ExecutorSpawnRequest } from "./types.js";
+import { placeOf } from "./docker.js";
+import type { ExecutedProcess, Executor, ExecutorPlace, ExecutorSpawnRequest } from "./types.js";
 import { RemoteLink, type RemoteTimings } from "./remote-link.js";
+import { shellQuote } from "./remote-spec.js";
 
 export interface SshDestination {
   host: string;
@@ -79,14 +81,17 @@ export class SshExecutor implements Executor {
     return this.#link.spawn(request);
   }
 
+  place(): ExecutorPlace {
+    return placeOf("ssh", this.target, this.#link.facts());
+  }
+
+  probe(): Promise<void> {
+    return this.#link.probe();
+  }
+
   dispose(): Promise<void> {
     return this.#link.close();
   }
-}
-
-/** `'...'` for a POSIX shell: the remote login shell parses ssh's command line once. */
-function shellQuote(word: string): string {
-  return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
 function sshCommandFromEnvironment(): string[] {

@@ -40,13 +40,41 @@ export interface ProcessGroup {
 /** A started command: a remote one carries its group (absent: a local group led by `pid`). */
 export type ExecutedProcess = SpawnedProcess & { readonly group?: ProcessGroup };
 
+/** Where commands run, as the capability tells the agent (`_meta["acp-terminal"].executor`). */
+export interface ExecutorPlace {
+  kind: "local" | "ssh" | "docker" | "podman" | "docker-image" | "podman-image" | "devcontainer";
+  /** As the user wrote it: `ssh://box`, `docker://app`, `local`. */
+  target: string;
+  /** `uname -s` there (`Linux`, `Darwin`); absent until a connection said it. */
+  os?: string | undefined;
+  /** What a shell command runs in there: `bash` on PATH, else `/bin/sh`; absent until known. */
+  shell?: string | undefined;
+}
+
 export interface Executor {
   /** Where commands run, as the user wrote it (`ssh://box`, `docker://app`); `local` here. */
   readonly target: string;
+  /** Where commands run, with what a connection found out (OS, shell) once one opened. */
+  place(): ExecutorPlace;
+  /** Opens a connection (if none is) so that `place()` has the OS and shell; never rejects. */
+  probe?(): Promise<void>;
   /** Starts a command; rejects with a TerminalError ("spawn_failed") saying what and why. */
   spawn(request: ExecutorSpawnRequest): Promise<ExecutedProcess>;
   /** Every terminal of these sessions was released: end what was made for them (a container). */
   endSessions?(filter: { connectionId: string; sessionId?: string }): Promise<void>;
   /** Ends connections and containers; terminals still running are killed there. Idempotent. */
   dispose(): Promise<void>;
+}
+
+/** The container engines: the same executor, another CLI. */
+export type ContainerEngine = "docker" | "podman";
+
+/** A directory of this machine mounted in each container of an image executor. */
+export interface WorkspaceMount {
+  source: string;
+  target?: string | undefined;
+  /** Mounted read-only (`:ro`); read-write otherwise. */
+  readOnly?: boolean | undefined;
+  /** The SELinux relabel `z` (shared) or `Z` (private), passed to the engine as given. */
+  relabel?: "z" | "Z" | undefined;
 }

@@ -1,4 +1,6 @@
 import type { OutputReader } from "../output/output-buffer.js";
+import { localExecutor } from "../executors/local.js";
+import type { ExecutorPlace } from "../executors/types.js";
 import { resolveShell } from "../spawn/command.js";
 import { ptyAvailable } from "../spawn/pty.js";
 import { Sandbox, type SandboxStatus } from "../sandbox/sandbox.js";
@@ -93,6 +95,19 @@ export class TerminalHost {
    */
   get sandbox(): SandboxStatus {
     return this.#sandbox.status();
+  }
+
+  /** Where commands run (`options.on`), with the OS and shell once a connection said them. */
+  get executor(): ExecutorPlace {
+    return (this.#options.executor ?? localExecutor).place();
+  }
+
+  /**
+   * Opens the remote executor's first connection (if any) so that `executor` knows the OS and
+   * shell there before the capability is sent; never rejects (a failure shows on the first create).
+   */
+  async probeExecutor(): Promise<void> {
+    await this.#options.executor?.probe?.();
   }
 
   get limits(): { defaultOutputByteLimit: number; maxOutputByteLimit: number } {

@@ -33,6 +33,21 @@ export const terminalCapabilitySchema = z.object({
    */
   containment: z.enum(["process-tree", "pid-namespace", "process-group"]).catch("process-group"),
   /**
+   * Where commands run: `kind` (`local`, `ssh`, `docker`, `podman`, `docker-image`,
+   * `podman-image`, `devcontainer`), the `target` as configured, and where known the `os`
+   * (`uname -s`: `Linux`, `Darwin`) and the `shell` a command line runs in, so an agent writes
+   * the right syntax. Missing: not said (treat as local).
+   */
+  executor: z
+    .object({
+      kind: z.string(),
+      target: z.string(),
+      os: z.string().optional(),
+      shell: z.string().optional(),
+    })
+    .optional()
+    .catch(undefined),
+  /**
    * Where commands may write (see the README): `"read-only"` (nowhere but a private /tmp),
    * `"workspace-write"`, `"off"`, or `"unavailable"` (one was asked for and cannot be had: no
    * command runs); `network` says whether they reach the network. Missing or unknown: `"off"`.

@@ -34,9 +34,29 @@ export function terminalClientCapabilities(host?: object): TerminalClientCapabil
         stdin: true,
         containment,
         sandbox,
+        executor: executorOf(host),
       },
     },
   };
+}
+
+/** Where a host's commands run, as it says; without a host that says, this machine. */
+function executorOf(host: object | undefined): NonNullable<AcpTerminalCapability["executor"]> {
+  const place: unknown = host && "executor" in host ? host.executor : undefined;
+  if (typeof place === "object" && place !== null && "kind" in place && "target" in place) {
+    const { kind, target } = place;
+    const os = "os" in place ? place.os : undefined;
+    const shell = "shell" in place ? place.shell : undefined;
+    if (typeof kind === "string" && typeof target === "string") {
+      return {
+        kind,
+        target,
+        ...(typeof os === "string" ? { os } : {}),
+        ...(typeof shell === "string" ? { shell } : {}),
+      };
+    }
+  }
+  return { kind: "local", target: "local" };
 }
 
 /** A host's sandbox as the capability states it; without a host that says, none is promised. */

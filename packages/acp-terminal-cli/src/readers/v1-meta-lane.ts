@@ -18,6 +18,7 @@ const SCRATCH_BYTES = 96 * 1024;
 
 /** One `_meta` output report, its text decoded to bytes (valid until the next line). */
 export interface MetaOutput {
+  sessionId: string;
   toolCallId: string;
   key: (typeof OUTPUT_KEYS)[number];
   terminalId: string;
@@ -30,7 +31,7 @@ export interface MetaOutput {
  * `terminal_output`) report, in the session's id, is read from its line's bytes (its text is
  * unescaped straight into bytes, never a string: see line-scan.ts) and applied at once, without
  * the SDK's dispatch (its v1 schema parse of a session update costs ~0.4 ms a message: a flood of
- * codex-acp's output is thousands of them). Order is kept as in the v2 lane: only while every
+ * codex-acp's output is thousands of them). `isSession` says which sessions' reports are taken. Order is kept as in the v2 lane: only while every
  * `session/update` handed to the SDK before it has been delivered (`delivered`). Anything else,
  * or anything not exactly that shape, goes the SDK's way.
  */
@@ -39,7 +40,7 @@ export class MetaLane {
   readonly #scratch = new Uint8Array(SCRATCH_BYTES);
 
   constructor(
-    private readonly sessionId: () => string | undefined,
+    private readonly isSession: (sessionId: string) => boolean,
     private readonly apply: (output: MetaOutput) => void,
   ) {}
 
@@ -50,11 +51,10 @@ export class MetaLane {
 
   readonly lineTap: LineTap = {
     take: (line) => {
-      const sessionId = this.sessionId();
-      if (this.#pending > 0 || sessionId === undefined || line.indexOf(MARKER) === -1) {
+      if (this.#pending > 0 || line.indexOf(MARKER) === -1) {
         return false;
       }
-      const output = this.#read(line, sessionId);
+      const output = this.#read(line);
       if (output === undefined) {
         return false;
       }
@@ -68,14 +68,14 @@ export class MetaLane {
     },
   };
 
-  #read(line: Buffer, sessionId: string): MetaOutput | undefined {
+  #read(line: Buffer): MetaOutput | undefined {
     for (const [index, key] of OUTPUT_KEYS.entries()) {
       const span = stringSpan(line, PATHS[index]!, true);
       if (span === undefined) {
         continue;
       }
       const envelope = withoutSpan(line, span);
-      const found = envelope === undefined ? undefined : shapeOf(envelope, sessionId, key);
+      const found = envelope === undefined ? undefined : shapeOf(envelope, this.isSession, key);
       const bytes =
         found === undefined
           ? undefined
@@ -86,13 +86,14 @@ export class MetaLane {
   }
 }
 
-/** The tool call and terminal of a notification that is exactly one emptied `_meta` report. */
+/** The session, tool call and terminal of a notification that is exactly one emptied `_meta` report. */
 function shapeOf(
   message: object,
-  sessionId: string,
+  isSession: (sessionId: string) => boolean,
   key: string,
-): { toolCallId: string; terminalId: string } | undefined {
+): { sessionId: string; toolCallId: string; terminalId: string } | undefined {
   const params = field(message, "params");
+  const sessionId = field(params, "sessionId");
   const update = field(params, "update");
   const toolCallId = field(update, "toolCallId");
   const meta = field(update, "_meta");
@@ -102,7 +103,8 @@ function shapeOf(
     field(message, "jsonrpc") === "2.0" &&
     field(message, "method") === "session/update" &&
     !("id" in message) &&
-    field(params, "sessionId") === sessionId &&
+    typeof sessionId === "string" &&
+    isSession(sessionId) &&
     isRecord(update) &&
     field(update, "sessionUpdate") === "tool_call_update" &&
     typeof toolCallId === "string" &&
@@ -111,7 +113,10 @@ function shapeOf(
     Object.keys(meta).length === 1 &&
     typeof terminalId === "string" &&
     field(report, "data") === "";
-  return ok && typeof toolCallId === "string" && typeof terminalId === "string"
-    ? { toolCallId, terminalId }
+  return ok &&
+    typeof sessionId === "string" &&
+    typeof toolCallId === "string" &&
+    typeof terminalId === "string"
+    ? { sessionId, toolCallId, terminalId }
     : undefined;
 }

@@ -93,7 +93,7 @@ export function withoutSpan(
 }
 
 /** The index of the quote that ends the string whose contents start at `from`, or -1. */
-function stringEnd(line: Buffer, from: number): number {
+export function stringEnd(line: Buffer, from: number): number {
   let at = line.indexOf(QUOTE, from);
   while (at !== -1) {
     let backslashes = 0;
