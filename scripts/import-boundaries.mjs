@@ -98,7 +98,7 @@ const FOLDER_IMPORTERS = {
     "v2/": ["index.ts", "main.ts"],
   },
   "acp-terminal-mcp": {
-    "tasks/": ["call-tool.ts", "runtime.ts", "tool-server.ts"],
+    "tasks/": ["call-tool.ts", "running-call.ts", "runtime.ts", "tool-server.ts"],
   },
   "demo-agent": {
     "commands/": ["demo/", "dispatch.ts"],

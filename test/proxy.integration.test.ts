@@ -215,7 +215,10 @@ describe("acp-terminal proxy in front of an agent, for an editor that advertises
       expect(shown.length).toBeLessThanOrEqual(5);
       const last = Number(shown.at(-1)!.replace("line ", ""));
       if (last > 5) {
-        expect(text.startsWith(`… ${last - 5} earlier lines\n`)).toBe(true);
+        const earlier = last - 5;
+        expect(text.startsWith(`… ${earlier} earlier line${earlier === 1 ? "" : "s"}\n`)).toBe(
+          true,
+        );
       }
     }
     // The proxy's own updates of this call: the first content, the live ones, the final one.

@@ -303,47 +303,7 @@ function withAgentLog(
 async function converse(launch: Launch): Promise<number | TerminalLogin> {
   const { options, io, env, renderer, prompts, userServers, onSessionStarted, tty } = launch;
   const startedAt = performance.now();
-  const start = () =>
-    new AgentProcess({
-      commandLine: options.agent,
-      cwd: io.cwd,
-      agentLogPath: options.agentLog,
-      stderr: io.stderr,
-    });
-  let agent = start();
-  // Until the conversation listens (with its own handlers), a signal stops the offer, and the run.
-  const offerStopped = new AbortController();
-  let signalled: NodeJS.Signals | undefined;
-  const onSignal = (signal: NodeJS.Signals) => {
-    signalled = signal;
-    offerStopped.abort();
-  };
-  for (const signal of OFFER_STOPS) {
-    process.on(signal, onSignal);
-  }
-  // The TTY is in raw mode: its Ctrl-C is a key, not a signal.
-  if (tty !== undefined) {
-    tty.onInterrupt = () => onSignal("SIGINT");
-  }
-  const terminalLogin = io.stdin.isTTY === true && io.stderr.isTTY === true;
-  const memory = ProtocolMemory.of(env);
-  const picked = await pickDriverOrRestart(
-    options,
-    {
-      stream: agent.stream,
-      restart: async () => {
-        await agent.kill();
-        agent = start();
-        return agent.stream;
-      },
-    },
-    { version: io.version, terminalLogin, memory },
-    offerStopped.signal,
-  ).finally(() => {
-    for (const signal of OFFER_STOPS) {
-      process.off(signal, onSignal);
-    }
-  });
+  const { agent, picked, signalled, memory } = await startAndOffer(launch);
   if (signalled !== undefined) {
     await agent.kill(0).catch(() => undefined);
     renderer.finish({
@@ -391,4 +351,58 @@ async function converse(launch: Launch): Promise<number | TerminalLogin> {
   } finally {
     unlisten();
   }
+}
+
+/**
+ * Starts the agent and offers it the protocol (starting it again when the offer asks). Until the
+ * conversation listens (with its own handlers), a signal stops the offer: `signalled` says which.
+ */
+async function startAndOffer(launch: Launch): Promise<{
+  agent: AgentProcess;
+  picked: Awaited<ReturnType<typeof pickDriverOrRestart>>;
+  signalled: NodeJS.Signals | undefined;
+  memory: ProtocolMemory;
+}> {
+  const { options, io, env, tty } = launch;
+  const start = () =>
+    new AgentProcess({
+      commandLine: options.agent,
+      cwd: io.cwd,
+      agentLogPath: options.agentLog,
+      stderr: io.stderr,
+    });
+  let agent = start();
+  const offerStopped = new AbortController();
+  let signalled: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signalled = signal;
+    offerStopped.abort();
+  };
+  for (const signal of OFFER_STOPS) {
+    process.on(signal, onSignal);
+  }
+  // The TTY is in raw mode: its Ctrl-C is a key, not a signal.
+  if (tty !== undefined) {
+    tty.onInterrupt = () => onSignal("SIGINT");
+  }
+  const terminalLogin = io.stdin.isTTY === true && io.stderr.isTTY === true;
+  const memory = ProtocolMemory.of(env);
+  const picked = await pickDriverOrRestart(
+    options,
+    {
+      stream: agent.stream,
+      restart: async () => {
+        await agent.kill();
+        agent = start();
+        return agent.stream;
+      },
+    },
+    { version: io.version, terminalLogin, memory },
+    offerStopped.signal,
+  ).finally(() => {
+    for (const signal of OFFER_STOPS) {
+      process.off(signal, onSignal);
+    }
+  });
+  return { agent, picked, signalled, memory };
 }

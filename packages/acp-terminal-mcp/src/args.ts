@@ -71,6 +71,23 @@ ${approvalFlagsHelp(27)}
   --help, -h               this help
 `;
 
+/** The flags of `mcp`, as node:util's parseArgs reads them. */
+const MCP_FLAGS = {
+  workspace: { type: "string" },
+  tools: { type: "string", default: "exec" },
+  ...APPROVAL_FLAG_OPTIONS,
+  "max-runs": { type: "string" },
+  "max-output-chars": { type: "string" },
+  "output-limit": { type: "string" },
+  "progress-interval": { type: "string" },
+  http: { type: "string" },
+  token: { type: "string" },
+  "token-file": { type: "string" },
+  "no-login-env": { type: "boolean", default: false },
+  on: { type: "string" },
+  help: { type: "boolean", short: "h", default: false },
+} as const;
+
 /** Parses the arguments after `mcp`. Never throws: errors come back as values. */
 export function parseMcpCommand(
   argv: string[],
@@ -84,21 +101,7 @@ export function parseMcpCommand(
       args: argv,
       allowPositionals: false,
       strict: true,
-      options: {
-        workspace: { type: "string" },
-        tools: { type: "string", default: "exec" },
-        ...APPROVAL_FLAG_OPTIONS,
-        "max-runs": { type: "string" },
-        "max-output-chars": { type: "string" },
-        "output-limit": { type: "string" },
-        "progress-interval": { type: "string" },
-        http: { type: "string" },
-        token: { type: "string" },
-        "token-file": { type: "string" },
-        "no-login-env": { type: "boolean", default: false },
-        on: { type: "string" },
-        help: { type: "boolean", short: "h", default: false },
-      },
+      options: MCP_FLAGS,
     }));
   } catch (error) {
     return { kind: "error", message: messageOf(error) };
@@ -115,39 +118,13 @@ export function parseMcpCommand(
   if (typeof policy === "string") {
     return error(policy);
   }
-  const maxConcurrentRuns = count("--max-runs", values["max-runs"], 1, 1024);
-  const maxOutputChars = count("--max-output-chars", values["max-output-chars"], 1000, 5_000_000);
-  const outputByteLimit = count("--output-limit", values["output-limit"], 1024, 64 * 1024 * 1024);
-  const progressS = values["progress-interval"];
-  const progressIntervalMs = progressS === undefined ? 1000 : Math.round(Number(progressS) * 1000);
-  for (const value of [maxConcurrentRuns, maxOutputChars, outputByteLimit]) {
-    if (typeof value === "string") {
-      return error(value);
-    }
+  const limits = limitFlags(values);
+  if (typeof limits === "string") {
+    return error(limits);
   }
-  if (
-    progressS !== undefined &&
-    (progressS.trim() === "" ||
-      !Number.isFinite(progressIntervalMs) ||
-      progressIntervalMs < 10 ||
-      progressIntervalMs > 3_600_000)
-  ) {
-    return error(
-      `Invalid --progress-interval: expected seconds from 0.01 to 3600, received ${JSON.stringify(progressS)}`,
-    );
-  }
-  const http = values.http === undefined ? undefined : parseListenAddress(values.http);
+  const http = httpFlags(values, env);
   if (typeof http === "string") {
     return error(http);
-  }
-  const token = values.token ?? (env[TOKEN_ENV] || undefined);
-  if (token !== undefined && values.http === undefined) {
-    return error(
-      `--token (or ${TOKEN_ENV}) is for --http; a stdio server is reached only by the program that started it`,
-    );
-  }
-  if (values["token-file"] !== undefined && values.http === undefined) {
-    return error("--token-file is for --http: a stdio server has no token");
   }
   const onProblem = values.on === undefined ? undefined : checkExecutorTarget(values.on);
   if (onProblem !== undefined) {
@@ -156,6 +133,7 @@ export function parseMcpCommand(
   if (values.on !== undefined && values.on !== "local" && policy.sandbox !== "off") {
     return error(SANDBOX_WITH_ON);
   }
+  const { token } = http;
   if (token !== undefined && (token.length < 16 || /\s/.test(token))) {
     return error(
       `Invalid --token: expected at least 16 characters without spaces (e.g. openssl rand -hex 32), received ${token.length} characters`,
@@ -167,11 +145,8 @@ export function parseMcpCommand(
       workspace: resolvePath(cwd, values.workspace ?? "."),
       tools: values.tools,
       policy,
-      ...(typeof maxConcurrentRuns === "number" ? { maxConcurrentRuns } : {}),
-      ...(typeof maxOutputChars === "number" ? { maxOutputChars } : {}),
-      ...(typeof outputByteLimit === "number" ? { outputByteLimit } : {}),
-      progressIntervalMs,
-      ...(http ? { http } : {}),
+      ...limits,
+      ...(http.http ? { http: http.http } : {}),
       ...(token !== undefined ? { token } : {}),
       ...(values["token-file"] !== undefined
         ? { tokenFile: resolvePath(cwd, values["token-file"]) }
@@ -180,6 +155,68 @@ export function parseMcpCommand(
       ...(values.on !== undefined && values.on !== "local" ? { on: values.on } : {}),
     },
   };
+}
+
+/** --max-runs, --max-output-chars, --output-limit and --progress-interval, or the first error. */
+function limitFlags(values: {
+  "max-runs"?: string | undefined;
+  "max-output-chars"?: string | undefined;
+  "output-limit"?: string | undefined;
+  "progress-interval"?: string | undefined;
+}):
+  | Pick<
+      McpOptions,
+      "maxConcurrentRuns" | "maxOutputChars" | "outputByteLimit" | "progressIntervalMs"
+    >
+  | string {
+  const maxConcurrentRuns = count("--max-runs", values["max-runs"], 1, 1024);
+  const maxOutputChars = count("--max-output-chars", values["max-output-chars"], 1000, 5_000_000);
+  const outputByteLimit = count("--output-limit", values["output-limit"], 1024, 64 * 1024 * 1024);
+  const progressS = values["progress-interval"];
+  const progressIntervalMs = progressS === undefined ? 1000 : Math.round(Number(progressS) * 1000);
+  for (const value of [maxConcurrentRuns, maxOutputChars, outputByteLimit]) {
+    if (typeof value === "string") {
+      return value;
+    }
+  }
+  if (
+    progressS !== undefined &&
+    (progressS.trim() === "" ||
+      !Number.isFinite(progressIntervalMs) ||
+      progressIntervalMs < 10 ||
+      progressIntervalMs > 3_600_000)
+  ) {
+    return `Invalid --progress-interval: expected seconds from 0.01 to 3600, received ${JSON.stringify(progressS)}`;
+  }
+  return {
+    ...(typeof maxConcurrentRuns === "number" ? { maxConcurrentRuns } : {}),
+    ...(typeof maxOutputChars === "number" ? { maxOutputChars } : {}),
+    ...(typeof outputByteLimit === "number" ? { outputByteLimit } : {}),
+    progressIntervalMs,
+  };
+}
+
+/** --http with its token (the flag, else the environment) and --token-file, or the first error. */
+function httpFlags(
+  values: {
+    http?: string | undefined;
+    token?: string | undefined;
+    "token-file"?: string | undefined;
+  },
+  env: NodeJS.ProcessEnv,
+): { http: ListenAddress | undefined; token: string | undefined } | string {
+  const http = values.http === undefined ? undefined : parseListenAddress(values.http);
+  if (typeof http === "string") {
+    return http;
+  }
+  const token = values.token ?? (env[TOKEN_ENV] || undefined);
+  if (token !== undefined && values.http === undefined) {
+    return `--token (or ${TOKEN_ENV}) is for --http; a stdio server is reached only by the program that started it`;
+  }
+  if (values["token-file"] !== undefined && values.http === undefined) {
+    return "--token-file is for --http: a stdio server has no token";
+  }
+  return { http, token };
 }
 
 function error(message: string): ParsedMcpCommand {

@@ -64,23 +64,7 @@ export function toolServerFactory(options: ToolServerOptions): ToolServerFactory
   const tasks = new TaskStore();
   // requestState round-trips through the client: signed, so a retry carries only answers to questions this server asked.
   const codec = createRequestStateCodec<AskedState>({ key: randomBytes(32), ttlSeconds: 3600 });
-  const env: CallEnvironment = {
-    manager: options.manager,
-    sessionId: options.sessionId,
-    policy: options.policy ?? {
-      yes: false,
-      allow: [],
-      allowAnywhere: false,
-      sandbox: "off",
-      sandboxNetwork: false,
-    },
-    calls: options.calls ?? new CallDirectory(),
-    tasks,
-    codec,
-    progressIntervalMs: options.progressIntervalMs,
-    taskAfterMs: options.taskAfterMs ?? 10_000,
-    ...(options.waitsForInput ? { waitsForInput: options.waitsForInput } : {}),
-  };
+  const env = callEnvironment(options, tasks, codec);
   const factory = () => {
     const server = new Server(
       { name: "acp-terminal", version: options.version },
@@ -104,30 +88,7 @@ export function toolServerFactory(options: ToolServerOptions): ToolServerFactory
         execution: { taskSupport: "optional" as const },
       })),
     }));
-    server.setRequestHandler("tools/call", async (request, ctx) => {
-      const tool = byName.get(request.params.name);
-      if (!tool) {
-        const name = request.params.name;
-        throw new ProtocolError(
-          ProtocolErrorCode.InvalidParams,
-          `Unknown tool ${JSON.stringify(name.length > 100 ? `${name.slice(0, 100)}…` : name)}: this server has ${[...byName.keys()].join(", ")}`,
-        );
-      }
-      const answer = await callTool(
-        server,
-        tool,
-        request.params.arguments ?? {},
-        ctx,
-        env,
-        inFlight,
-        request.params.task,
-      );
-      // A task or an input_required answer goes out as it is (the SDK checks it against the era).
-      if (isInputRequiredResult(answer) || isTask(answer)) {
-        return answer;
-      }
-      return server.projectCallToolResult(answer, undefined);
-    });
+    serveToolCalls(server, byName, env, inFlight);
     serveTaskMethods(server, { store: tasks });
     if (options.cancelAcrossInstances) {
       server.setNotificationHandler("notifications/cancelled", (notification) => {
@@ -139,6 +100,64 @@ export function toolServerFactory(options: ToolServerOptions): ToolServerFactory
     return server;
   };
   return Object.assign(factory, { tasks });
+}
+
+/** What every call shares: the manager, the policy, the directory of calls, the tasks. */
+function callEnvironment(
+  options: ToolServerOptions,
+  tasks: TaskStore,
+  codec: CallEnvironment["codec"],
+): CallEnvironment {
+  return {
+    manager: options.manager,
+    sessionId: options.sessionId,
+    policy: options.policy ?? {
+      yes: false,
+      allow: [],
+      allowAnywhere: false,
+      sandbox: "off",
+      sandboxNetwork: false,
+    },
+    calls: options.calls ?? new CallDirectory(),
+    tasks,
+    codec,
+    progressIntervalMs: options.progressIntervalMs,
+    taskAfterMs: options.taskAfterMs ?? 10_000,
+    ...(options.waitsForInput ? { waitsForInput: options.waitsForInput } : {}),
+  };
+}
+
+/** `tools/call`: the named tool runs through callTool; an unknown name is InvalidParams. */
+function serveToolCalls(
+  server: Server,
+  byName: ReadonlyMap<string, ToolDefinition>,
+  env: CallEnvironment,
+  inFlight: InFlightCalls,
+): void {
+  server.setRequestHandler("tools/call", async (request, ctx) => {
+    const tool = byName.get(request.params.name);
+    if (!tool) {
+      const name = request.params.name;
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown tool ${JSON.stringify(name.length > 100 ? `${name.slice(0, 100)}…` : name)}: this server has ${[...byName.keys()].join(", ")}`,
+      );
+    }
+    const answer = await callTool(
+      server,
+      tool,
+      request.params.arguments ?? {},
+      ctx,
+      env,
+      inFlight,
+      request.params.task,
+    );
+    // A task or an input_required answer goes out as it is (the SDK checks it against the era).
+    if (isInputRequiredResult(answer) || isTask(answer)) {
+      return answer;
+    }
+    return server.projectCallToolResult(answer, undefined);
+  });
 }
 
 /** A task answered in place of the result (2025-11-25 `{task}`, 2026-07-28 `resultType: "task"`). */

@@ -3,8 +3,10 @@
 // acp-terminal/approval (the whole approval module: policy, questions, flags, rules; what is
 // exported below under "Approval" is a part of it, kept here for embedders that import it so),
 // acp-terminal/protocol (the wire extension: names, zod schemas, capability reader),
-// acp-terminal/keys (key names → bytes for write), acp-terminal/conformance (the conformance agent).
-// The CLI (src/cli) is a program, not part of the library.
+// acp-terminal/keys (key names → bytes for write), acp-terminal/internal (what this repository's
+// other packages borrow; not stable). The conformance agent is the acp-terminal-conformance
+// package, the CLI the acp-terminal-cli package. The README's entry-point table states how many
+// names each entry point exports; `pnpm lint` checks it (scripts/count-exports.mjs --check).
 
 // --- TerminalHost ---
 export { TerminalHost } from "./host/terminal-host.js";

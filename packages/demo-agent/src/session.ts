@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import path from "node:path";
+import { RequestError } from "@agentclientprotocol/sdk";
 import type { ProcessManager, RunSnapshot } from "acp-process";
 import type { TerminalPublisher } from "acp-process/v2";
 import { BackgroundReporter } from "./background.js";
@@ -7,6 +9,16 @@ import { reportError } from "./report-error.js";
 import type { ExecutionMode } from "./mode.js";
 import { ToolCall, type SessionNotifier } from "./tool-call.js";
 import { messageOf } from "acp-terminal/internal";
+
+/** `session/new`'s cwd: an absolute path, else invalid params. */
+export function checkSessionCwd(cwd: string): void {
+  if (!path.isAbsolute(cwd)) {
+    throw RequestError.invalidParams(
+      { cwd },
+      `cwd must be an absolute path, received ${JSON.stringify(cwd)}`,
+    );
+  }
+}
 
 /** Background runs get this hard timeout, so a forgotten `bg` does not run forever. */
 export const BACKGROUND_TIMEOUT_MS = 10 * 60_000;

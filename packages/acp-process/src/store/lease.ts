@@ -40,10 +40,11 @@ export class StoreLease {
     // IMMEDIATE: two openers racing cannot both see the lease free.
     this.db
       .transaction(() => {
-        // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this SELECT's columns
         const row = this.db
-          .prepare("SELECT owner, pid, host, acquired_at_ms FROM exec_lease WHERE id = 1")
-          .get() as LeaseRow | undefined;
+          .prepare<[], LeaseRow>(
+            "SELECT owner, pid, host, acquired_at_ms FROM exec_lease WHERE id = 1",
+          )
+          .get();
         if (row && row.owner !== this.owner && mayBeAlive(row, host)) {
           throw new ProcessError(
             "store_in_use",

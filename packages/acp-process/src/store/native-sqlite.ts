@@ -12,8 +12,9 @@ const require = createRequire(import.meta.url);
  */
 export function loadSqlite(): typeof Database {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- require() of an optional peer dependency; typeof Database is its own type
-    return require("better-sqlite3") as typeof Database;
+    // require() answers `any`; the module's own declarations (the type import above) type it.
+    const sqlite: typeof Database = require("better-sqlite3");
+    return sqlite;
   } catch (error) {
     if (isMissing(error)) {
       throw new ProcessError(

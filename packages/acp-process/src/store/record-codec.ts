@@ -44,28 +44,38 @@ export function decodeRecord(text: string, path: string, runId: string): RunReco
   } catch (error) {
     return fail(`is not JSON (${messageOf(error)})`, error);
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+  if (!isJsonObject(value)) {
     return fail("is not a JSON object");
   }
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- a JSON object (checked above) whose fields are checked one by one below
-  const record = value as Record<string, unknown>;
+  assertRunRecord(value, runId, fail);
+  return value;
+}
+
+/** Checks the id, the status, the fields the manager relies on and `attempts` (defaulted to 1). */
+function assertRunRecord(
+  record: Record<string, unknown>,
+  runId: string,
+  fail: (what: string) => never,
+): asserts record is Record<string, unknown> & RunRecord {
   if (record.id !== runId) {
-    return fail(`names another id (${JSON.stringify(record.id)?.slice(0, 80)})`);
+    fail(`names another id (${JSON.stringify(record.id)?.slice(0, 80)})`);
   }
   if (typeof record.status !== "string" || !STATUS_NAMES.includes(record.status)) {
-    return fail(`has an unknown status (${JSON.stringify(record.status)?.slice(0, 80)})`);
+    fail(`has an unknown status (${JSON.stringify(record.status)?.slice(0, 80)})`);
   }
   for (const [field, type] of REQUIRED) {
     if (typeof record[field] !== type || record[field] === null) {
-      return fail(`has no valid ${field} (expected a ${type})`);
+      fail(`has no valid ${field} (expected a ${type})`);
     }
   }
   // Records written before attempts were counted had one start.
   if (record.attempts === undefined) {
     record.attempts = 1;
   } else if (typeof record.attempts !== "number") {
-    return fail("has no valid attempts (expected a number)");
+    fail("has no valid attempts (expected a number)");
   }
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- every field a RunRecord needs was checked above (extra fields from newer versions are kept)
-  return value as RunRecord;
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -50,10 +50,11 @@ const EXPECTED: Record<string, readonly [name: string, pk: number][]> = {
  */
 export function verifySchema(db: Database.Database, path: string): void {
   for (const [table, columns] of Object.entries(EXPECTED)) {
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types pragma rows as unknown; table_info's columns are documented by SQLite
-    const found = (db.pragma(`table_info(${table})`) as { name: string; pk: number }[]).map(
-      (c) => [c.name, c.pk] as const,
-    );
+    // table_info's columns are documented by SQLite; the table name is one of EXPECTED's keys.
+    const found = db
+      .prepare<[], { name: string; pk: number }>(`PRAGMA table_info(${table})`)
+      .all()
+      .map((c) => [c.name, c.pk] as const);
     const expected = columns.map(([name, pk]) => `${name}${pk ? ` (key ${pk})` : ""}`).join(", ");
     const actual = found.map(([name, pk]) => `${name}${pk ? ` (key ${pk})` : ""}`).join(", ");
     if (expected !== actual) {

@@ -14,10 +14,10 @@ export function openDatabase(path: string, check: "schema" | "quick_check"): Dat
     db.exec(SCHEMA);
     verifySchema(db, path);
     if (check === "quick_check") {
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
-      const problems = (db.pragma("quick_check(5)") as { quick_check: string }[]).map(
-        (row) => row.quick_check,
-      );
+      const problems = db
+        .prepare<[], { quick_check: string }>("PRAGMA quick_check(5)")
+        .all()
+        .map((row) => row.quick_check);
       if (problems.join() !== "ok") {
         throw new ProcessError(
           "store_error",
@@ -46,11 +46,17 @@ export function openDatabase(path: string, check: "schema" | "quick_check"): Dat
 
 /** The file's size in bytes, and the bytes of the pages holding live data. */
 export function databaseSize(db: Database.Database): { bytes: number; liveBytes: number } {
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
-  const pageCount = db.pragma("page_count", { simple: true }) as number;
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
-  const freePages = db.pragma("freelist_count", { simple: true }) as number;
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
-  const pageSize = db.pragma("page_size", { simple: true }) as number;
+  const pageCount = pragmaNumber(db, "page_count");
+  const freePages = pragmaNumber(db, "freelist_count");
+  const pageSize = pragmaNumber(db, "page_size");
   return { bytes: pageCount * pageSize, liveBytes: (pageCount - freePages) * pageSize };
+}
+
+/** A pragma that answers one number (`page_count`, `page_size`, ...). */
+function pragmaNumber(db: Database.Database, name: string): number {
+  const value: unknown = db.pragma(name, { simple: true });
+  if (typeof value !== "number") {
+    throw new Error(`PRAGMA ${name} answered ${JSON.stringify(value)}, not a number`);
+  }
+  return value;
 }

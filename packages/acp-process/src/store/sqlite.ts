@@ -4,7 +4,7 @@ import { StoreLease } from "./lease.js";
 import { PendingBatch, type PendingItem } from "./pending-batch.js";
 import { decodeRecord } from "./record-codec.js";
 import { databaseSize, openDatabase } from "./sqlite-file.js";
-import { prepareStatements, toItem, type ItemRow, type Statements } from "./statements.js";
+import { prepareStatements, toItem, type Statements } from "./statements.js";
 import { flushFailure, storeClosed, storeFailure } from "./store-error.js";
 import {
   DEFAULT_RETENTION,
@@ -71,12 +71,7 @@ export class SqliteRunStore implements RunStore {
     this.outputDirectory = path === ":memory:" || path === "" ? undefined : `${path}.output`;
     this.flushItems = options.flushItems ?? 2000;
     this.pending = new PendingBatch(this.retention, (runId) =>
-      this.guard(
-        "reading retained items",
-        runId,
-        // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
-        () => this.statements.retained.all(runId) as { seq: number; text: string }[],
-      ),
+      this.guard("reading retained items", runId, () => this.statements.retained.all(runId)),
     );
     this.onError =
       options.onError ?? ((error) => process.stderr.write(`acp-process: ${error.message}\n`));
@@ -134,15 +129,13 @@ export class SqliteRunStore implements RunStore {
     this.assertOpen(`read run ${runId}`);
     this.flush();
     return this.guard("reading items", runId, () => {
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
-      const first = (this.statements.firstSeq.get(runId) as { seq: number | null }).seq;
+      const first = this.statements.firstSeq.get(runId)?.seq;
       const firstSeq = first ?? this.getRun(runId)?.nextSeq ?? 0;
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
       const rows = this.statements.readItems.all(
         runId,
         Math.max(query.sinceSeq ?? firstSeq, firstSeq),
         Math.max(0, query.limit),
-      ) as ItemRow[];
+      );
       return { items: rows.map(toItem), firstSeq };
     });
   }
@@ -155,19 +148,15 @@ export class SqliteRunStore implements RunStore {
     this.assertOpen(`read run ${runId}`);
     this.flush();
     return this.guard("reading items", runId, () =>
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
-      (this.statements.lastItems.all(runId, Math.max(0, limit)) as ItemRow[]).map(toItem).reverse(),
+      this.statements.lastItems.all(runId, Math.max(0, limit)).map(toItem).reverse(),
     );
   }
 
   getRun(runId: string): RunRecord | undefined {
     this.assertOpen(`read run ${runId}`);
     this.flush();
-    const row = this.guard(
-      "reading the run record",
-      runId,
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
-      () => this.statements.getRun.get(runId) as { record: string } | undefined,
+    const row = this.guard("reading the run record", runId, () =>
+      this.statements.getRun.get(runId),
     );
     return row ? decodeRecord(row.record, this.path, runId) : undefined;
   }
@@ -175,12 +164,7 @@ export class SqliteRunStore implements RunStore {
   listRuns(where?: (record: RunRecord) => boolean): RunRecord[] {
     this.assertOpen("list runs");
     this.flush();
-    const rows = this.guard(
-      "listing runs",
-      null,
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- better-sqlite3 types rows as unknown; the shape is this statement's columns (schema.ts)
-      () => this.statements.listRuns.all() as { id: string; record: string }[],
-    );
+    const rows = this.guard("listing runs", null, () => this.statements.listRuns.all());
     const records = rows.map((row) => decodeRecord(row.record, this.path, row.id));
     return where === undefined ? records : records.filter(where);
   }

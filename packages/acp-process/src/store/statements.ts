@@ -10,44 +10,71 @@ export interface ItemRow {
   byte_offset: number;
 }
 
-type StatementName =
-  | "upsertRun"
-  | "insertItem"
-  | "prune"
-  | "readItems"
-  | "lastItems"
-  | "retained"
-  | "firstSeq"
-  | "getRun"
-  | "listRuns"
-  | "deleteRun"
-  | "deleteItems";
+/**
+ * Every statement of the SQLite store, prepared once (see `prepareStatements`), each typed with its
+ * parameters and the row its columns make (schema.ts). A row read back is still checked where
+ * something else may have written the file (`toItem`, `decodeRecord`).
+ */
+export interface Statements {
+  upsertRun: Database.Statement<
+    [
+      id: string,
+      sessionId: string,
+      status: string,
+      createdAtMs: number,
+      endedAtMs: number | null,
+      record: string,
+    ]
+  >;
+  insertItem: Database.Statement<
+    [runId: string, seq: number, kind: string, text: string, atMs: number, byteOffset: number]
+  >;
+  prune: Database.Statement<[runId: string, belowSeq: number]>;
+  readItems: Database.Statement<[runId: string, fromSeq: number, limit: number], ItemRow>;
+  lastItems: Database.Statement<[runId: string, limit: number], ItemRow>;
+  retained: Database.Statement<[runId: string], { seq: number; text: string }>;
+  firstSeq: Database.Statement<[runId: string], { seq: number | null }>;
+  getRun: Database.Statement<[id: string], { record: string }>;
+  listRuns: Database.Statement<[], { id: string; record: string }>;
+  deleteRun: Database.Statement<[id: string]>;
+  deleteItems: Database.Statement<[runId: string]>;
+}
 
-/** Every statement of the SQLite store, prepared once (see `prepareStatements`). */
-export type Statements = Record<StatementName, Database.Statement<unknown[]>>;
+/** Prepares `name`'s SQL with the parameter and row types `Statements` gives it. */
+type Prepared<Name extends keyof Statements> =
+  Statements[Name] extends Database.Statement<infer Params, infer Row> ? [Params, Row] : never;
 
 export function prepareStatements(db: Database.Database): Statements {
+  const prepare = <Name extends keyof Statements>(_name: Name, sql: string) =>
+    db.prepare<Prepared<Name>[0], Prepared<Name>[1]>(sql);
   return {
-    upsertRun: db.prepare(
+    upsertRun: prepare(
+      "upsertRun",
       "INSERT INTO exec_runs (id, session_id, status, created_at_ms, ended_at_ms, record) VALUES (?, ?, ?, ?, ?, ?) " +
         "ON CONFLICT(id) DO UPDATE SET status = excluded.status, ended_at_ms = excluded.ended_at_ms, record = excluded.record",
     ),
-    insertItem: db.prepare(
+    insertItem: prepare(
+      "insertItem",
       "INSERT OR REPLACE INTO exec_run_items (run_id, seq, kind, text, at_ms, byte_offset) VALUES (?, ?, ?, ?, ?, ?)",
     ),
-    prune: db.prepare("DELETE FROM exec_run_items WHERE run_id = ? AND seq < ?"),
-    readItems: db.prepare(
+    prune: prepare("prune", "DELETE FROM exec_run_items WHERE run_id = ? AND seq < ?"),
+    readItems: prepare(
+      "readItems",
       "SELECT seq, kind, text, at_ms, byte_offset FROM exec_run_items WHERE run_id = ? AND seq >= ? ORDER BY seq LIMIT ?",
     ),
-    lastItems: db.prepare(
+    lastItems: prepare(
+      "lastItems",
       "SELECT seq, kind, text, at_ms, byte_offset FROM exec_run_items WHERE run_id = ? ORDER BY seq DESC LIMIT ?",
     ),
-    retained: db.prepare("SELECT seq, text FROM exec_run_items WHERE run_id = ? ORDER BY seq"),
-    firstSeq: db.prepare("SELECT MIN(seq) AS seq FROM exec_run_items WHERE run_id = ?"),
-    getRun: db.prepare("SELECT record FROM exec_runs WHERE id = ?"),
-    listRuns: db.prepare("SELECT id, record FROM exec_runs ORDER BY created_at_ms"),
-    deleteRun: db.prepare("DELETE FROM exec_runs WHERE id = ?"),
-    deleteItems: db.prepare("DELETE FROM exec_run_items WHERE run_id = ?"),
+    retained: prepare(
+      "retained",
+      "SELECT seq, text FROM exec_run_items WHERE run_id = ? ORDER BY seq",
+    ),
+    firstSeq: prepare("firstSeq", "SELECT MIN(seq) AS seq FROM exec_run_items WHERE run_id = ?"),
+    getRun: prepare("getRun", "SELECT record FROM exec_runs WHERE id = ?"),
+    listRuns: prepare("listRuns", "SELECT id, record FROM exec_runs ORDER BY created_at_ms"),
+    deleteRun: prepare("deleteRun", "DELETE FROM exec_runs WHERE id = ?"),
+    deleteItems: prepare("deleteItems", "DELETE FROM exec_run_items WHERE run_id = ?"),
   };
 }
 

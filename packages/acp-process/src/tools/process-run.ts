@@ -89,34 +89,7 @@ export const processRunTool = defineTool({
   async run(ctx, input) {
     const { manager, sessionId } = ctx;
     const background = input.background ?? false;
-    if (!background && input.timeout !== undefined && input.timeout > MAX_TIMEOUT_S) {
-      throw ProcessError.invalidParams(
-        "timeout",
-        `at most ${MAX_TIMEOUT_S} seconds for a foreground run; for longer work pass background: true`,
-        input.timeout,
-      );
-    }
-    if (background && input.stdin !== undefined) {
-      throw ProcessError.invalidParams(
-        "stdin",
-        "no stdin with background: true (the specification ignores it there); run in the foreground to feed input",
-        "(given)",
-      );
-    }
-    if (input.stdin !== undefined && Buffer.byteLength(input.stdin) > MAX_STDIN_BYTES) {
-      throw ProcessError.invalidParams(
-        "stdin",
-        `at most ${MAX_STDIN_BYTES} bytes; pass larger input through a file`,
-        `${Buffer.byteLength(input.stdin)} bytes`,
-      );
-    }
-    const provider = manager.providerInfo(sessionId);
-    if (input.stdin !== undefined && !provider.capabilities.write) {
-      throw new ProcessError(
-        "unsupported",
-        `stdin cannot be given with the ${provider.kind} terminal provider: the client does not offer writing to a command's stdin (acp-terminal's write extension); nothing was started. Pass the input in a file or in the command line.`,
-      );
-    }
+    checkRunInput(input, manager.providerInfo(sessionId));
     const timeoutS = input.timeout ?? (background ? 0 : DEFAULT_TIMEOUT_S);
     const limits = limitsFor(input, timeoutS);
     const started = await manager.start({
@@ -137,61 +110,115 @@ export const processRunTool = defineTool({
       await feedStdin(manager, started, input.stdin, sessionId);
     }
     const run = background ? started : await manager.wait(started.id);
-    if (run.cause === "spawn_error") {
-      throw startError(run);
-    }
-    if (shellCommandNotFound(manager, run)) {
-      const said = manager.tail(run.id, { maxChars: 300 }).text.trim();
-      throw new ProcessError(
-        "CommandNotFound",
-        `Command not found: the shell said ${JSON.stringify(said)} and exited 127 (process_id ${run.id}). Check that it is installed with process.run(command='which', args=['<name>']), or give its absolute path.`,
-      );
-    }
-    const exceeded = limitExceeded(manager, run);
-    if (exceeded) {
-      throw new ProcessError(
-        "ResourceLimitExceeded",
-        `${exceeded} (process_id ${run.id}, exit_code ${run.exitCode}, signal ${run.signal}). Retry with a higher cpu_limit or memory_limit, or make the command use less.`,
-      );
-    }
-    const summary = summaryOf(
-      manager,
-      run.id,
-      input.stdout_lines ?? DEFAULT_SUMMARY_LINES,
-      manager.limits.maxOutputChars,
-    );
-    // process.wait hands out what follows this answer (read in the same tick as the summary).
-    toolState(manager).setByteCursor(run.id, streamOffset(manager.get(run.id, { sessionId })));
-    const cut = budgetedTail(summary.text, streamOffset(run), {
-      ...budgetOf(input),
-      hint: logsHint(run.id),
-    });
+    checkOutcome(manager, run);
     return {
-      ...runFields(run),
-      stdout_summary: cut.text,
-      // Terminals merge stderr into stdout (as a terminal shows them): it is in stdout_summary.
-      stderr_summary: "",
-      streams_merged: true,
-      stdout_summary_truncated: summary.truncated || cut.truncated,
-      ...budgetFields(cut, "snake"),
-      stdout_line_count:
-        run.lineCount +
-        (run.outputBytes > 0 && !summary.text.endsWith("\n") && summary.text.length > 0 ? 1 : 0),
-      ...(limits
-        ? {
-            resource_limits: {
-              cpu_seconds: limits.cpuSeconds ?? null,
-              cpu_cores: limits.cpuCores ?? null,
-              memory_bytes: limits.memoryBytes ?? null,
-              // What binds the whole process tree here (null: only each process's rlimits).
-              whole_tree: treeLimitMechanisms(),
-            },
-          }
-        : {}),
+      ...answerOf(manager, run, input, sessionId),
+      ...(limits ? { resource_limits: limitsField(limits) } : {}),
       ...(await usageOf(manager, run.id, sessionId)),
     };
   },
 });
+
+type ProcessRunInput = z.infer<typeof processRunSchema>;
+
+/** The bounds the schema cannot say (they depend on `background` or on the provider). */
+function checkRunInput(
+  input: ProcessRunInput,
+  provider: ReturnType<ProcessManager["providerInfo"]>,
+): void {
+  const background = input.background ?? false;
+  if (!background && input.timeout !== undefined && input.timeout > MAX_TIMEOUT_S) {
+    throw ProcessError.invalidParams(
+      "timeout",
+      `at most ${MAX_TIMEOUT_S} seconds for a foreground run; for longer work pass background: true`,
+      input.timeout,
+    );
+  }
+  if (background && input.stdin !== undefined) {
+    throw ProcessError.invalidParams(
+      "stdin",
+      "no stdin with background: true (the specification ignores it there); run in the foreground to feed input",
+      "(given)",
+    );
+  }
+  if (input.stdin !== undefined && Buffer.byteLength(input.stdin) > MAX_STDIN_BYTES) {
+    throw ProcessError.invalidParams(
+      "stdin",
+      `at most ${MAX_STDIN_BYTES} bytes; pass larger input through a file`,
+      `${Buffer.byteLength(input.stdin)} bytes`,
+    );
+  }
+  if (input.stdin !== undefined && !provider.capabilities.write) {
+    throw new ProcessError(
+      "unsupported",
+      `stdin cannot be given with the ${provider.kind} terminal provider: the client does not offer writing to a command's stdin (acp-terminal's write extension); nothing was started. Pass the input in a file or in the command line.`,
+    );
+  }
+}
+
+/** A run that did not start, whose command the shell did not find, or that hit a limit is an error. */
+function checkOutcome(manager: ProcessManager, run: RunSnapshot): void {
+  if (run.cause === "spawn_error") {
+    throw startError(run);
+  }
+  if (shellCommandNotFound(manager, run)) {
+    const said = manager.tail(run.id, { maxChars: 300 }).text.trim();
+    throw new ProcessError(
+      "CommandNotFound",
+      `Command not found: the shell said ${JSON.stringify(said)} and exited 127 (process_id ${run.id}). Check that it is installed with process.run(command='which', args=['<name>']), or give its absolute path.`,
+    );
+  }
+  const exceeded = limitExceeded(manager, run);
+  if (exceeded) {
+    throw new ProcessError(
+      "ResourceLimitExceeded",
+      `${exceeded} (process_id ${run.id}, exit_code ${run.exitCode}, signal ${run.signal}). Retry with a higher cpu_limit or memory_limit, or make the command use less.`,
+    );
+  }
+}
+
+/** The run's fields and its output summary, held to the token budget. */
+function answerOf(
+  manager: ProcessManager,
+  run: RunSnapshot,
+  input: ProcessRunInput,
+  sessionId: string,
+): Record<string, unknown> {
+  const summary = summaryOf(
+    manager,
+    run.id,
+    input.stdout_lines ?? DEFAULT_SUMMARY_LINES,
+    manager.limits.maxOutputChars,
+  );
+  // process.wait hands out what follows this answer (read in the same tick as the summary).
+  toolState(manager).setByteCursor(run.id, streamOffset(manager.get(run.id, { sessionId })));
+  const cut = budgetedTail(summary.text, streamOffset(run), {
+    ...budgetOf(input),
+    hint: logsHint(run.id),
+  });
+  return {
+    ...runFields(run),
+    stdout_summary: cut.text,
+    // Terminals merge stderr into stdout (as a terminal shows them): it is in stdout_summary.
+    stderr_summary: "",
+    streams_merged: true,
+    stdout_summary_truncated: summary.truncated || cut.truncated,
+    ...budgetFields(cut, "snake"),
+    stdout_line_count:
+      run.lineCount +
+      (run.outputBytes > 0 && !summary.text.endsWith("\n") && summary.text.length > 0 ? 1 : 0),
+  };
+}
+
+function limitsField(limits: NonNullable<ReturnType<typeof limitsFor>>): Record<string, unknown> {
+  return {
+    cpu_seconds: limits.cpuSeconds ?? null,
+    cpu_cores: limits.cpuCores ?? null,
+    memory_bytes: limits.memoryBytes ?? null,
+    // What binds the whole process tree here (null: only each process's rlimits).
+    whole_tree: treeLimitMechanisms(),
+  };
+}
 
 /**
  * Writes `stdin` and closes it; a command that exited without reading it is not an error. A write

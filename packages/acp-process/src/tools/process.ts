@@ -92,114 +92,137 @@ export const processTool = defineTool<ProcessInput, Record<string, unknown>>({
   schema: processInputSchema,
   async run(ctx, input) {
     const { manager, sessionId: owner } = ctx;
-    const state = toolState(manager);
     switch (input.action) {
-      case "list": {
-        // Only background sessions, as the exec design says: runs exec answered in the foreground are not listed.
-        const runs = manager
-          .list({ sessionId: owner, limit: 500 })
-          .filter((run) => state.isBackground(run.id));
-        // Paged: `offset` and `limit` (newest first), and held to maxOutputTokens; `nextOffset`
-        // while more remain, whichever of the two ended the page.
-        const offset = input.offset ?? 0;
-        const end = offset + Math.min(input.limit ?? 50, 500);
-        const fitted = fitEntries(
-          runs.slice(offset, end).map((run) => ({
-            ...runSummary(run),
-            sessionId: run.id,
-            name: derivedName(run),
-            tail: manager.tail(run.id, { maxChars: SNIPPET_CHARS }).text,
-          })),
-          budgetOf(input).maxTokens,
-        );
-        const next = offset + fitted.entries.length;
-        return {
-          processes: fitted.entries,
-          total: runs.length,
-          ...(next < runs.length ? { nextOffset: next } : {}),
-          ...(fitted.omitted > 0
-            ? {
-                omittedProcesses: fitted.omitted,
-                note: `${fitted.omitted} more sessions of this page did not fit in maxOutputTokens: ask again from nextOffset, or raise it`,
-              }
-            : {}),
-        };
-      }
+      case "list":
+        return list(ctx, input);
       case "poll":
         return poll(manager, owner, requireId(input), budgetOf(input));
-      case "wait": {
-        const id = requireId(input);
-        const { woke, match } = await waitFor(manager, id, {
-          sessionId: owner,
-          since: { seq: pollCursor(manager, owner, id) },
-          until: input.until ?? "exit",
-          timeoutMs: input.waitMs ?? DEFAULT_WAIT_MS,
-          ...(input.pattern !== undefined ? { pattern: input.pattern } : {}),
-        });
-        return {
-          woke,
-          ...(match !== undefined ? { match } : {}),
-          ...(await poll(manager, owner, id, budgetOf(input))),
-        };
-      }
-      case "log": {
-        const id = requireId(input);
-        if (input.byteOffset !== undefined) {
-          return logBytes(manager, owner, id, input, budgetOf(input));
-        }
-        const view = await manager.lines(id, {
-          sessionId: owner,
-          limit: input.limit ?? 200,
-          ...(input.offset !== undefined ? { offset: input.offset } : {}),
-        });
-        const fitted = fitLines(view.lines, budgetOf(input));
-        return {
-          sessionId: id,
-          status: view.run.status,
-          lines: fitted.lines,
-          offset: view.offset,
-          totalLines: view.totalLines,
-          droppedLines: view.droppedLines,
-          ...(fitted.omittedLines > 0
-            ? {
-                omittedLines: fitted.omittedLines,
-                note: `${fitted.omittedLines} lines did not fit in maxOutputTokens: read fewer at a time (offset/limit), or by byteOffset`,
-              }
-            : {}),
-          ...(view.droppedLines > 0
-            ? { droppedNote: `earlier lines are not kept by line; read them by byteOffset from 0` }
-            : {}),
-        };
-      }
+      case "wait":
+        return wait(ctx, input);
+      case "log":
+        return log(ctx, input);
       case "write": {
         const id = requireId(input);
         await manager.write(id, input.data ?? "", { sessionId: owner, eof: input.eof ?? false });
         return { sessionId: id, written: (input.data ?? "").length, eof: input.eof ?? false };
       }
-      case "kill": {
-        const id = requireId(input);
-        const run = await manager.kill(id, {
-          sessionId: owner,
-          ...(input.signal ? { signal: input.signal } : {}),
-        });
-        return {
-          ...runSummary(run),
-          sessionId: id,
-          ...(await outputFor(manager, run, budgetOf(input), owner)),
-        };
-      }
+      case "kill":
+        return kill(ctx, input);
       case "clear":
         return clear(ctx, input);
       case "remove": {
         const id = requireId(input);
         await manager.kill(id, { sessionId: owner });
         manager.remove(id, { sessionId: owner });
-        state.forget(id);
+        toolState(manager).forget(id);
         return { sessionId: id, removed: true };
       }
     }
   },
 });
+
+/**
+ * Only background sessions, as the exec design says: runs exec answered in the foreground are not
+ * listed. Paged: `offset` and `limit` (newest first), and held to maxOutputTokens; `nextOffset`
+ * while more remain, whichever of the two ended the page.
+ */
+function list({ manager, sessionId }: ToolContext, input: ProcessInput): Record<string, unknown> {
+  const state = toolState(manager);
+  const runs = manager.list({ sessionId, limit: 500 }).filter((run) => state.isBackground(run.id));
+  const offset = input.offset ?? 0;
+  const end = offset + Math.min(input.limit ?? 50, 500);
+  const fitted = fitEntries(
+    runs.slice(offset, end).map((run) => ({
+      ...runSummary(run),
+      sessionId: run.id,
+      name: derivedName(run),
+      tail: manager.tail(run.id, { maxChars: SNIPPET_CHARS }).text,
+    })),
+    budgetOf(input).maxTokens,
+  );
+  const next = offset + fitted.entries.length;
+  return {
+    processes: fitted.entries,
+    total: runs.length,
+    ...(next < runs.length ? { nextOffset: next } : {}),
+    ...(fitted.omitted > 0
+      ? {
+          omittedProcesses: fitted.omitted,
+          note: `${fitted.omitted} more sessions of this page did not fit in maxOutputTokens: ask again from nextOffset, or raise it`,
+        }
+      : {}),
+  };
+}
+
+/** Blocks for what `until`/`pattern` ask (from where the last answer ended), then answers as poll. */
+async function wait(
+  { manager, sessionId }: ToolContext,
+  input: ProcessInput,
+): Promise<Record<string, unknown>> {
+  const id = requireId(input);
+  const { woke, match } = await waitFor(manager, id, {
+    sessionId,
+    since: { seq: pollCursor(manager, sessionId, id) },
+    until: input.until ?? "exit",
+    timeoutMs: input.waitMs ?? DEFAULT_WAIT_MS,
+    ...(input.pattern !== undefined ? { pattern: input.pattern } : {}),
+  });
+  return {
+    woke,
+    ...(match !== undefined ? { match } : {}),
+    ...(await poll(manager, sessionId, id, budgetOf(input))),
+  };
+}
+
+/** Lines by offset/limit held to maxOutputTokens, or bytes by `byteOffset`. */
+async function log(
+  { manager, sessionId }: ToolContext,
+  input: ProcessInput,
+): Promise<Record<string, unknown>> {
+  const id = requireId(input);
+  if (input.byteOffset !== undefined) {
+    return logBytes(manager, sessionId, id, input, budgetOf(input));
+  }
+  const view = await manager.lines(id, {
+    sessionId,
+    limit: input.limit ?? 200,
+    ...(input.offset !== undefined ? { offset: input.offset } : {}),
+  });
+  const fitted = fitLines(view.lines, budgetOf(input));
+  return {
+    sessionId: id,
+    status: view.run.status,
+    lines: fitted.lines,
+    offset: view.offset,
+    totalLines: view.totalLines,
+    droppedLines: view.droppedLines,
+    ...(fitted.omittedLines > 0
+      ? {
+          omittedLines: fitted.omittedLines,
+          note: `${fitted.omittedLines} lines did not fit in maxOutputTokens: read fewer at a time (offset/limit), or by byteOffset`,
+        }
+      : {}),
+    ...(view.droppedLines > 0
+      ? { droppedNote: `earlier lines are not kept by line; read them by byteOffset from 0` }
+      : {}),
+  };
+}
+
+async function kill(
+  { manager, sessionId }: ToolContext,
+  input: ProcessInput,
+): Promise<Record<string, unknown>> {
+  const id = requireId(input);
+  const run = await manager.kill(id, {
+    sessionId,
+    ...(input.signal ? { signal: input.signal } : {}),
+  });
+  return {
+    ...runSummary(run),
+    sessionId: id,
+    ...(await outputFor(manager, run, budgetOf(input), sessionId)),
+  };
+}
 
 function clear({ manager, sessionId }: ToolContext, input: ProcessInput): Record<string, unknown> {
   if (input.sessionId) {

@@ -118,25 +118,7 @@ export function strictInput<
   const aliases = Object.entries(options.aliases ?? {}) as [string, Primary][];
   // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- zod's generic shape types cannot follow this rebuilt object; the schema is built from Shape itself
   const fields = shape as unknown as Record<string, z.ZodType>;
-  const full: Record<string, z.ZodType> = { ...fields };
-  const required = new Set<string>();
-  for (const [alias, primary] of aliases) {
-    const target = fields[primary];
-    if (!target) {
-      throw new Error(`strictInput: alias ${alias} names ${primary}, which is not a parameter`);
-    }
-    if (alias in shape) {
-      throw new Error(`strictInput: alias ${alias} is also a parameter`);
-    }
-    // An aliased required parameter: either name may be given, one is required (checked below).
-    if (!target.safeParse(undefined).success) {
-      required.add(primary);
-      full[primary] = target.optional();
-    }
-    full[alias] = target
-      .optional()
-      .describe(`Alias of \`${primary}\` (the specification's name); give one of them`);
-  }
+  const { full, required } = withAliases(fields, aliases);
   const accepted = Object.keys(full);
   const object = z.strictObject(full, {
     error: (issue) =>
@@ -154,32 +136,8 @@ export function strictInput<
   // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- zod's generic shape types cannot follow this rebuilt object; the schema is built from Shape itself
   return object
     .superRefine((value, ctx) => {
-      const given = value as Record<string, unknown>;
-      for (const [alias, primary] of aliases) {
-        if (
-          given[alias] !== undefined &&
-          given[primary] !== undefined &&
-          !sameValue(given[alias], given[primary])
-        ) {
-          ctx.addIssue({
-            code: "custom",
-            path: [alias],
-            message: `\`${alias}\` is an alias of \`${primary}\`, and they differ: give only one of them`,
-          });
-        }
-      }
-      for (const primary of required) {
-        const names = [
-          primary,
-          ...aliases.filter(([, p]) => p === primary).map(([alias]) => alias),
-        ];
-        if (names.every((name) => given[name] === undefined)) {
-          ctx.addIssue({
-            code: "custom",
-            path: [primary],
-            message: `required: give \`${names.join("` or `")}\``,
-          });
-        }
+      for (const issue of aliasIssues(value, aliases, required)) {
+        ctx.addIssue({ code: "custom", ...issue });
       }
     })
     .transform((value) => {
@@ -193,4 +151,62 @@ export function strictInput<
       // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- zod's generic shape types cannot follow this rebuilt object; the schema is built from Shape itself
       return folded as z.output<z.ZodObject<Shape>>;
     }) as unknown as z.ZodType<z.output<z.ZodObject<Shape>>, z.input<z.ZodObject<Shape>>>;
+}
+
+/**
+ * The fields with each alias added as an optional copy of its primary. An aliased required
+ * parameter becomes optional too: either name may be given, one is required (`required`, checked
+ * by `aliasIssues`).
+ */
+function withAliases(
+  fields: Record<string, z.ZodType>,
+  aliases: readonly [alias: string, primary: string][],
+): { full: Record<string, z.ZodType>; required: Set<string> } {
+  const full: Record<string, z.ZodType> = { ...fields };
+  const required = new Set<string>();
+  for (const [alias, primary] of aliases) {
+    const target = fields[primary];
+    if (!target) {
+      throw new Error(`strictInput: alias ${alias} names ${primary}, which is not a parameter`);
+    }
+    if (alias in fields) {
+      throw new Error(`strictInput: alias ${alias} is also a parameter`);
+    }
+    if (!target.safeParse(undefined).success) {
+      required.add(primary);
+      full[primary] = target.optional();
+    }
+    full[alias] = target
+      .optional()
+      .describe(`Alias of \`${primary}\` (the specification's name); give one of them`);
+  }
+  return { full, required };
+}
+
+/** An alias given beside its primary with another value, and a required parameter given under no name. */
+function aliasIssues(
+  given: Record<string, unknown>,
+  aliases: readonly [alias: string, primary: string][],
+  required: ReadonlySet<string>,
+): { path: string[]; message: string }[] {
+  const issues: { path: string[]; message: string }[] = [];
+  for (const [alias, primary] of aliases) {
+    if (
+      given[alias] !== undefined &&
+      given[primary] !== undefined &&
+      !sameValue(given[alias], given[primary])
+    ) {
+      issues.push({
+        path: [alias],
+        message: `\`${alias}\` is an alias of \`${primary}\`, and they differ: give only one of them`,
+      });
+    }
+  }
+  for (const primary of required) {
+    const names = [primary, ...aliases.filter(([, p]) => p === primary).map(([alias]) => alias)];
+    if (names.every((name) => given[name] === undefined)) {
+      issues.push({ path: [primary], message: `required: give \`${names.join("` or `")}\`` });
+    }
+  }
+  return issues;
 }

@@ -48,10 +48,68 @@ export interface SessionsIo {
 
 /** `acp-terminal sessions [list|show ID]`: resolves with the exit code; never throws. */
 export async function runSessionsCommand(argv: string[], io: SessionsIo): Promise<number> {
-  const usage = (message: string) => {
-    io.stderr.write(`${message}\nRun "acp-terminal sessions --help" for usage.\n`);
+  const request = parseSessionsCommand(argv, io);
+  if ("usage" in request) {
+    io.stderr.write(`${request.usage}\nRun "acp-terminal sessions --help" for usage.\n`);
     return ExitCode.usage;
-  };
+  }
+  if ("help" in request) {
+    io.stdout.write(SESSIONS_USAGE);
+    return ExitCode.ok;
+  }
+  const { cwd, key } = request;
+  const listed = await listFromAgent(request.commandLine, io, {
+    cwd,
+    initTimeoutMs: request.initTimeoutMs,
+    agentLog: request.agentLog,
+  });
+  if ("exitCode" in listed) {
+    io.stderr.write(`${listed.error ?? "session/list failed"}\n`);
+    return listed.exitCode;
+  }
+  const names = new SessionNames(io.env);
+  const nameOf = new Map(
+    names
+      .list(key, undefined)
+      .flatMap((s) => (s.name === undefined ? [] : [[s.sessionId, s.name]])),
+  );
+  if (request.action === "show") {
+    const byName = cwd === undefined ? undefined : names.find(key, cwd, request.wanted);
+    return showSession(request, listed, byName?.sessionId ?? request.wanted, nameOf, io);
+  }
+  if (request.json) {
+    io.stdout.write(listed.sessions.map((s) => `${JSON.stringify(jsonOf(s, nameOf))}\n`).join(""));
+  } else {
+    io.stderr.write(`${headerLine(listed, cwd)}\n`);
+    io.stdout.write(
+      listed.sessions.map((s) => `${listLine(s, nameOf.get(s.sessionId))}\n`).join(""),
+    );
+  }
+  if (listed.cut) {
+    io.stderr.write(
+      `acp-terminal: the agent has more sessions than listed (at most ${listed.sessions.length} are read)\n`,
+    );
+  }
+  return ExitCode.ok;
+}
+
+/** What `sessions` was asked: list, or show one session (by id or name). */
+type SessionsRequest = {
+  agent: string;
+  commandLine: string;
+  key: string;
+  /** Undefined under --all. */
+  cwd: string | undefined;
+  json: boolean;
+  initTimeoutMs: number;
+  agentLog: string | undefined;
+} & ({ action: "list" } | { action: "show"; wanted: string });
+
+/** Reads argv; a usage problem comes back as a value. */
+function parseSessionsCommand(
+  argv: string[],
+  io: SessionsIo,
+): SessionsRequest | { help: true } | { usage: string } {
   let parsed;
   try {
     parsed = parseArgs({
@@ -70,88 +128,74 @@ export async function runSessionsCommand(argv: string[], io: SessionsIo): Promis
       },
     });
   } catch (error) {
-    return usage(messageOf(error));
+    return { usage: messageOf(error) };
   }
   const { values, positionals } = parsed;
   if (values.help) {
-    io.stdout.write(SESSIONS_USAGE);
-    return ExitCode.ok;
+    return { help: true };
   }
   const [action = "list", wanted, ...extra] = positionals;
   if ((action !== "list" && action !== "show") || extra.length > 0) {
-    return usage(`Unknown sessions command: ${positionals.join(" ")} (expected list or show ID)`);
+    return {
+      usage: `Unknown sessions command: ${positionals.join(" ")} (expected list or show ID)`,
+    };
   }
   if (action === "show" && wanted === undefined) {
-    return usage("sessions show: give the session's id or name");
+    return { usage: "sessions show: give the session's id or name" };
   }
   if (action === "list" && wanted !== undefined) {
-    return usage(`sessions list takes no argument, received ${JSON.stringify(wanted)}`);
+    return { usage: `sessions list takes no argument, received ${JSON.stringify(wanted)}` };
   }
   if (values.agent === undefined || values.agent.trim() === "") {
-    return usage("Missing --agent: give the agent's name or command line, e.g. --agent claude");
+    return { usage: "Missing --agent: give the agent's name or command line, e.g. --agent claude" };
   }
   if (values.all && values.cwd !== undefined) {
-    return usage("--all and --cwd exclude each other: give one");
+    return { usage: "--all and --cwd exclude each other: give one" };
   }
   const initTimeoutMs =
     parseSeconds("--init-timeout", values["init-timeout"]) ?? DEFAULT_INIT_TIMEOUT_MS;
   if (typeof initTimeoutMs === "string") {
-    return usage(initTimeoutMs);
+    return { usage: initTimeoutMs };
   }
   const resolved = resolveAgent(values.agent, io.env);
   if ("error" in resolved) {
-    return usage(resolved.error);
+    return { usage: resolved.error };
   }
   const key = agentKey(resolved.commandLine, resolved.name);
-  const cwd = values.all ? undefined : path.resolve(io.cwd, values.cwd ?? ".");
-  const log = values["agent-stderr"]
-    ? undefined
-    : (values["agent-log"] ?? logPath(defaultAgentLog(io.env, key)));
-  const listed = await listFromAgent(resolved.commandLine, io, {
-    cwd,
+  return {
+    ...(action === "show" ? { action, wanted: wanted! } : { action: "list" as const }),
+    agent: values.agent,
+    commandLine: resolved.commandLine,
+    key,
+    cwd: values.all ? undefined : path.resolve(io.cwd, values.cwd ?? "."),
+    json: values.json,
     initTimeoutMs,
-    agentLog: log,
-  });
-  if ("exitCode" in listed) {
-    io.stderr.write(`${listed.error ?? "session/list failed"}\n`);
-    return listed.exitCode;
-  }
-  const names = new SessionNames(io.env);
-  const nameOf = new Map(
-    names
-      .list(key, undefined)
-      .flatMap((s) => (s.name === undefined ? [] : [[s.sessionId, s.name]])),
-  );
-  if (action === "show") {
-    const byName = cwd === undefined ? undefined : names.find(key, cwd, wanted!);
-    const id = byName?.sessionId ?? wanted!;
-    const session = listed.sessions.find((s) => s.sessionId === id);
-    if (session === undefined) {
-      io.stderr.write(
-        `No session ${JSON.stringify(wanted)} among the agent's ${listed.sessions.length} sessions${cwd === undefined ? "" : ` in ${cwd}`} (acp-terminal sessions list shows them)\n`,
-      );
-      return ExitCode.usage;
-    }
-    io.stdout.write(
-      values.json
-        ? `${JSON.stringify(jsonOf(session, nameOf))}\n`
-        : showLines(session, nameOf.get(session.sessionId), values.agent),
-    );
-    return ExitCode.ok;
-  }
-  if (values.json) {
-    io.stdout.write(listed.sessions.map((s) => `${JSON.stringify(jsonOf(s, nameOf))}\n`).join(""));
-  } else {
-    io.stderr.write(`${headerLine(listed, cwd)}\n`);
-    io.stdout.write(
-      listed.sessions.map((s) => `${listLine(s, nameOf.get(s.sessionId))}\n`).join(""),
-    );
-  }
-  if (listed.cut) {
+    agentLog: values["agent-stderr"]
+      ? undefined
+      : (values["agent-log"] ?? logPath(defaultAgentLog(io.env, key))),
+  };
+}
+
+/** `sessions show`: the session `id` among those listed, or an error naming what was asked. */
+function showSession(
+  request: SessionsRequest & { action: "show" },
+  listed: { sessions: SessionInfo[] },
+  id: string,
+  nameOf: Map<string, string>,
+  io: SessionsIo,
+): number {
+  const session = listed.sessions.find((s) => s.sessionId === id);
+  if (session === undefined) {
     io.stderr.write(
-      `acp-terminal: the agent has more sessions than listed (at most ${listed.sessions.length} are read)\n`,
+      `No session ${JSON.stringify(request.wanted)} among the agent's ${listed.sessions.length} sessions${request.cwd === undefined ? "" : ` in ${request.cwd}`} (acp-terminal sessions list shows them)\n`,
     );
+    return ExitCode.usage;
   }
+  io.stdout.write(
+    request.json
+      ? `${JSON.stringify(jsonOf(session, nameOf))}\n`
+      : showLines(session, nameOf.get(session.sessionId), request.agent),
+  );
   return ExitCode.ok;
 }
 

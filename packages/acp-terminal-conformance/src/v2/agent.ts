@@ -5,7 +5,11 @@ import {
   RequestError,
   type AgentApp,
   type AgentConnection,
+  type AgentContext,
   type Implementation,
+  type InitializeResponse,
+  type PromptRequest,
+  type ResumeSessionRequest,
 } from "@agentclientprotocol/sdk/experimental/v2";
 import { writeFile } from "node:fs/promises";
 import { setTimeout as delay } from "node:timers/promises";
@@ -46,148 +50,186 @@ const CLOSE_WAIT_MS = 10_000;
  * terminals and judges what the client does with them. One app serves one client (stdio).
  */
 export function conformanceAgentV2(options: ConformanceAgentV2Options = {}): AgentApp {
-  const checks = options.checks ?? ALL_V2_CHECKS;
-  const cancelWindowMs = options.cancelWindowMs ?? DEFAULT_CANCEL_WINDOW_MS;
-  const sessions = new Map<string, SessionState>();
-  let clientInfo: Implementation | null = null;
-  let connection: AgentConnection | undefined;
-  let battery = 0;
-
+  const conformance = new ConformanceAgentV2(options);
   return agent({ name: "acp-terminal-conformance" })
-    .onConnect((c) => {
-      connection = c;
-    })
-    .onRequest("initialize", ({ params }) => {
-      clientInfo = params.info;
-      return {
-        protocolVersion: PROTOCOL_VERSION,
-        info: {
-          name: "acp-terminal-conformance",
-          version: packageVersion(new URL("../../package.json", import.meta.url)),
-        },
-        capabilities: { session: {} },
-      };
-    })
-    .onRequest("session/new", ({ params }) => {
-      const sessionId = randomUUID();
-      sessions.set(sessionId, { cwd: params.cwd });
-      return { sessionId };
-    })
-    .onRequest("session/list", ({ params }) => ({
-      sessions: [...sessions]
-        .filter(([, state]) => params.cwd == null || state.cwd === params.cwd)
-        .map(([sessionId, state]) => ({ sessionId, cwd: state.cwd })),
-    }))
-    .onRequest("session/resume", async ({ params, client }) => {
-      const state = sessions.get(params.sessionId);
-      if (state === undefined) {
-        throw new RequestError(-32002, "Resource not found: this process has no such session", {
-          sessionId: cutText(params.sessionId, MAX_ID_CHARS),
-        });
-      }
-      if (params.replayFrom != null && params.replayFrom.type !== "start") {
-        throw RequestError.invalidParams(
-          { replayFrom: params.replayFrom },
-          "only the replay cursor `start` is supported",
-        );
-      }
-      // No history is retained, so `start` replays nothing; the current-state snapshot comes
-      // before the response, as the draft requires.
-      await client.notify("session/update", {
-        sessionId: params.sessionId,
-        update:
-          state.running === undefined
-            ? { sessionUpdate: "state_update", state: "idle", background: [] }
-            : { sessionUpdate: "state_update", state: "running", background: [] },
-      });
-      return {};
-    })
-    .onRequest("session/close", async ({ params }) => {
-      const running = sessions.get(params.sessionId)?.running;
-      if (running !== undefined) {
-        // The final updates and the idle `cancelled` state come before the answer.
-        running.abort.abort();
-        const timer = new AbortController();
-        await Promise.race([
-          running.done,
-          delay(CLOSE_WAIT_MS, undefined, { signal: timer.signal }).catch(() => undefined),
-        ]);
-        timer.abort();
-      }
-      sessions.delete(params.sessionId);
-      return {};
-    })
-    .onNotification("session/cancel", ({ params }) => {
-      sessions.get(params.sessionId)?.running?.abort.abort();
-    })
-    .onRequest("terminal/cancel", async ({ params }) => {
-      const running = sessions.get(params.sessionId)?.running;
-      if (running === undefined) {
-        throw RequestError.invalidParams(
-          { terminalId: cutText(params.terminalId, MAX_ID_CHARS) },
-          "no conformance battery is running in this session, so it has no terminals",
-        );
-      }
-      await running.session.onCancel(params.terminalId);
-      return {};
-    })
-    .onRequest("session/prompt", async ({ params, client }) => {
-      const state = sessions.get(params.sessionId);
-      if (state === undefined) {
-        throw RequestError.invalidParams(
-          { sessionId: cutText(params.sessionId, MAX_ID_CHARS) },
-          "unknown session",
-        );
-      }
-      const messageId = randomUUID();
-      await client.notify("session/update", {
-        sessionId: params.sessionId,
-        update: { sessionUpdate: "user_message", messageId, content: params.prompt },
-      });
-      if (state.running !== undefined) {
-        await client.notify("session/update", {
-          sessionId: params.sessionId,
-          update: {
-            sessionUpdate: "agent_message_chunk",
-            messageId: randomUUID(),
-            content: { type: "text", text: "A conformance battery is already running here.\n" },
-          },
-        });
-        return { messageId };
-      }
-      const abort = new AbortController();
-      const session = new V2Session(
-        client,
-        params.sessionId,
-        connection?.signal ?? new AbortController().signal,
-        randomUUID(),
-        state.cwd,
-      );
-      const running = { abort, session, done: Promise.resolve() };
-      state.running = running;
-      await session.state("running");
-      const work = runBattery(session, abort.signal, ++battery).finally(() => {
-        if (state.running === running) {
-          state.running = undefined;
-        }
-        options.batteries?.delete(work);
-      });
-      running.done = work;
-      options.batteries?.add(work);
-      // The prompt is inserted: the battery reports its progress and end through session updates.
-      return { messageId };
-    });
+    .onConnect((connection) => conformance.connect(connection))
+    .onRequest("initialize", ({ params }) => conformance.initialize(params.info))
+    .onRequest("session/new", ({ params }) => conformance.newSession(params.cwd))
+    .onRequest("session/list", ({ params }) => conformance.listSessions(params.cwd))
+    .onRequest("session/resume", ({ params, client }) => conformance.resume(params, client))
+    .onRequest("session/close", ({ params }) => conformance.close(params.sessionId))
+    .onNotification("session/cancel", ({ params }) => conformance.cancel(params.sessionId))
+    .onRequest("terminal/cancel", ({ params }) =>
+      conformance.cancelTerminal(params.sessionId, params.terminalId),
+    )
+    .onRequest("session/prompt", ({ params, client }) => conformance.prompt(params, client));
+}
 
-  async function runBattery(session: V2Session, signal: AbortSignal, n: number): Promise<void> {
+/** The sessions of one client, each with the battery running in it (at most one). */
+class ConformanceAgentV2 {
+  private readonly checks: readonly V2Check[];
+  private readonly cancelWindowMs: number;
+  private readonly sessions = new Map<string, SessionState>();
+  private clientInfo: Implementation | null = null;
+  private connection: AgentConnection | undefined;
+  private battery = 0;
+
+  constructor(private readonly options: ConformanceAgentV2Options) {
+    this.checks = options.checks ?? ALL_V2_CHECKS;
+    this.cancelWindowMs = options.cancelWindowMs ?? DEFAULT_CANCEL_WINDOW_MS;
+  }
+
+  connect(connection: AgentConnection): void {
+    this.connection = connection;
+  }
+
+  initialize(info: Implementation): InitializeResponse {
+    this.clientInfo = info;
+    return {
+      protocolVersion: PROTOCOL_VERSION,
+      info: {
+        name: "acp-terminal-conformance",
+        version: packageVersion(new URL("../../package.json", import.meta.url)),
+      },
+      capabilities: { session: {} },
+    };
+  }
+
+  newSession(cwd: string): { sessionId: string } {
+    const sessionId = randomUUID();
+    this.sessions.set(sessionId, { cwd });
+    return { sessionId };
+  }
+
+  listSessions(cwd: string | null | undefined): { sessions: { sessionId: string; cwd: string }[] } {
+    return {
+      sessions: [...this.sessions]
+        .filter(([, state]) => cwd == null || state.cwd === cwd)
+        .map(([sessionId, state]) => ({ sessionId, cwd: state.cwd })),
+    };
+  }
+
+  async resume(params: ResumeSessionRequest, client: AgentContext): Promise<Record<string, never>> {
+    const state = this.sessions.get(params.sessionId);
+    if (state === undefined) {
+      throw new RequestError(-32002, "Resource not found: this process has no such session", {
+        sessionId: cutText(params.sessionId, MAX_ID_CHARS),
+      });
+    }
+    if (params.replayFrom != null && params.replayFrom.type !== "start") {
+      throw RequestError.invalidParams(
+        { replayFrom: params.replayFrom },
+        "only the replay cursor `start` is supported",
+      );
+    }
+    // No history is retained, so `start` replays nothing; the current-state snapshot comes
+    // before the response, as the draft requires.
+    await client.notify("session/update", {
+      sessionId: params.sessionId,
+      update:
+        state.running === undefined
+          ? { sessionUpdate: "state_update", state: "idle", background: [] }
+          : { sessionUpdate: "state_update", state: "running", background: [] },
+    });
+    return {};
+  }
+
+  async close(sessionId: string): Promise<Record<string, never>> {
+    const running = this.sessions.get(sessionId)?.running;
+    if (running !== undefined) {
+      // The final updates and the idle `cancelled` state come before the answer.
+      running.abort.abort();
+      const timer = new AbortController();
+      await Promise.race([
+        running.done,
+        delay(CLOSE_WAIT_MS, undefined, { signal: timer.signal }).catch(() => undefined),
+      ]);
+      timer.abort();
+    }
+    this.sessions.delete(sessionId);
+    return {};
+  }
+
+  cancel(sessionId: string): void {
+    this.sessions.get(sessionId)?.running?.abort.abort();
+  }
+
+  async cancelTerminal(sessionId: string, terminalId: string): Promise<Record<string, never>> {
+    const running = this.sessions.get(sessionId)?.running;
+    if (running === undefined) {
+      throw RequestError.invalidParams(
+        { terminalId: cutText(terminalId, MAX_ID_CHARS) },
+        "no conformance battery is running in this session, so it has no terminals",
+      );
+    }
+    await running.session.onCancel(terminalId);
+    return {};
+  }
+
+  /** Inserts the prompt and starts a battery (unless one runs): it reports through session updates. */
+  async prompt(params: PromptRequest, client: AgentContext): Promise<{ messageId: string }> {
+    const state = this.sessions.get(params.sessionId);
+    if (state === undefined) {
+      throw RequestError.invalidParams(
+        { sessionId: cutText(params.sessionId, MAX_ID_CHARS) },
+        "unknown session",
+      );
+    }
+    const messageId = randomUUID();
+    await client.notify("session/update", {
+      sessionId: params.sessionId,
+      update: { sessionUpdate: "user_message", messageId, content: params.prompt },
+    });
+    if (state.running !== undefined) {
+      await client.notify("session/update", {
+        sessionId: params.sessionId,
+        update: {
+          sessionUpdate: "agent_message_chunk",
+          messageId: randomUUID(),
+          content: { type: "text", text: "A conformance battery is already running here.\n" },
+        },
+      });
+      return { messageId };
+    }
+    const abort = new AbortController();
+    const session = new V2Session(
+      client,
+      params.sessionId,
+      this.connection?.signal ?? new AbortController().signal,
+      randomUUID(),
+      state.cwd,
+    );
+    const running = { abort, session, done: Promise.resolve() };
+    state.running = running;
+    await session.state("running");
+    const work = this.runBattery(session, abort.signal, ++this.battery).finally(() => {
+      if (state.running === running) {
+        state.running = undefined;
+      }
+      this.options.batteries?.delete(work);
+    });
+    running.done = work;
+    this.options.batteries?.add(work);
+    // The prompt is inserted: the battery reports its progress and end through session updates.
+    return { messageId };
+  }
+
+  private async runBattery(session: V2Session, signal: AbortSignal, n: number): Promise<void> {
     const started = Date.now();
+    const { clientInfo, checks } = this;
     const name = clientInfo === null ? "this client" : `${clientInfo.name} ${clientInfo.version}`;
     try {
       await session.say(
         `Running ${checks.length} ACP v2 terminal conformance checks against ${name}.\n`,
       );
-      const results = await runV2Checks(checks, { session, signal, cancelWindowMs, battery: n });
+      const results = await runV2Checks(checks, {
+        session,
+        signal,
+        cancelWindowMs: this.cancelWindowMs,
+        battery: n,
+      });
       const summary = summarizeV2(results);
-      const report: V2ConformanceReport = {
+      const written = await this.writeReport({
         protocol: "v2",
         client: clientInfo,
         checks: results,
@@ -195,23 +237,12 @@ export function conformanceAgentV2(options: ConformanceAgentV2Options = {}): Age
         cancelsDropped: session.ledger.droppedCancels,
         durationMs: Date.now() - started,
         summary,
-      };
-      const written =
-        options.reportPath === undefined
-          ? undefined
-          : await writeFile(
-              options.reportPath,
-              `${JSON.stringify(report, null, 2)}\n`,
-              "utf8",
-            ).then(
-              () => undefined,
-              (error: unknown) => messageOf(error),
-            );
+      });
       if (session.connectionSignal.aborted) {
         return;
       }
       if (written !== undefined) {
-        await session.say(`Could not write the report to ${options.reportPath}: ${written}\n`);
+        await session.say(`Could not write the report to ${this.options.reportPath}: ${written}\n`);
       }
       await session.say(summaryTextV2(summary));
       await session.state("idle", signal.aborted ? "cancelled" : "end_turn");
@@ -234,5 +265,17 @@ export function conformanceAgentV2(options: ConformanceAgentV2Options = {}): Age
         )
         .catch(() => undefined);
     }
+  }
+
+  /** Writes the report where the options say; the reason it could not be written, if so. */
+  private async writeReport(report: V2ConformanceReport): Promise<string | undefined> {
+    const { reportPath } = this.options;
+    if (reportPath === undefined) {
+      return undefined;
+    }
+    return writeFile(reportPath, `${JSON.stringify(report, null, 2)}\n`, "utf8").then(
+      () => undefined,
+      (error: unknown) => messageOf(error),
+    );
   }
 }

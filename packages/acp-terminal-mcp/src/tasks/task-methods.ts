@@ -83,37 +83,48 @@ export interface TaskMethodsOptions {
  * of the revision that created it.
  */
 export function serveTaskMethods(server: Server, options: TaskMethodsOptions): void {
-  const { store } = options;
-  const find = (taskId: string, ctx: ServerContext): Task => {
-    const era = eraOf(ctx);
-    if (era === "2026" && !declaresTasks(server, ctx)) {
-      throw new MissingRequiredClientCapabilityError(
-        { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
-        `tasks/* needs the ${TASKS_EXTENSION} extension among the request's client capabilities`,
-      );
-    }
-    const task = store.get(taskId, era);
-    if (!task) {
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        `No task ${quoted(taskId)}: it never existed on this server, or it ended more than its ttl ago`,
-      );
-    }
-    return task;
-  };
+  const methods = new TaskMethods(server, options.store);
+  server.setRequestHandler("tasks/get", { params: taskIdParams }, (params, ctx) =>
+    methods.get(params.taskId, ctx),
+  );
+  server.setRequestHandler("tasks/cancel", { params: taskIdParams }, (params, ctx) =>
+    methods.cancel(params.taskId, ctx),
+  );
+  server.setRequestHandler("tasks/result", { params: taskIdParams }, (params, ctx) =>
+    methods.result(params.taskId, ctx),
+  );
+  server.setRequestHandler(
+    "tasks/list",
+    { params: z.looseObject({ cursor: z.string().optional() }) },
+    (params, ctx) => methods.list(params.cursor, ctx),
+  );
+  server.setRequestHandler(
+    "tasks/update",
+    // The SDK lifts `inputResponses` out of the params into ctx.mcpReq.inputResponses (as for MRTR).
+    { params: taskIdParams },
+    (params, ctx) => methods.update(params.taskId, ctx),
+  );
+}
 
-  server.setRequestHandler("tasks/get", { params: taskIdParams }, async (params, ctx) => {
+/** The answers of the task methods, over one server's task store. */
+class TaskMethods {
+  constructor(
+    private readonly server: Server,
+    private readonly store: TaskStore,
+  ) {}
+
+  async get(taskId: string, ctx: ServerContext) {
     if (eraOf(ctx) === "2026") {
-      await store.refreshInput(find(params.taskId, ctx).taskId);
+      await this.store.refreshInput(this.find(taskId, ctx).taskId);
     }
-    const task = find(params.taskId, ctx);
+    const task = this.find(taskId, ctx);
     return eraOf(ctx) === "2025"
       ? task2025(task)
-      : { resultType: "complete", ...task2026(task, true) };
-  });
+      : { resultType: "complete" as const, ...task2026(task, true) };
+  }
 
-  server.setRequestHandler("tasks/cancel", { params: taskIdParams }, async (params, ctx) => {
-    const task = find(params.taskId, ctx);
+  async cancel(taskId: string, ctx: ServerContext) {
+    const task = this.find(taskId, ctx);
     if (eraOf(ctx) === "2025") {
       if (isTerminal(task.status)) {
         throw new ProtocolError(
@@ -121,16 +132,16 @@ export function serveTaskMethods(server: Server, options: TaskMethodsOptions): v
           `Task ${quoted(task.taskId)} already ended (${task.status}): there is nothing to cancel`,
         );
       }
-      return task2025((await store.cancel(task.taskId, "2025")) ?? task);
+      return task2025((await this.store.cancel(task.taskId, "2025")) ?? task);
     }
-    await store.cancel(task.taskId, "2026");
-    return { resultType: "complete" };
-  });
+    await this.store.cancel(task.taskId, "2026");
+    return { resultType: "complete" as const };
+  }
 
-  server.setRequestHandler("tasks/result", { params: taskIdParams }, async (params, ctx) => {
-    find(params.taskId, ctx);
-    await store.settled(params.taskId, ctx.mcpReq.signal);
-    const task = find(params.taskId, ctx);
+  async result(taskId: string, ctx: ServerContext) {
+    this.find(taskId, ctx);
+    await this.store.settled(taskId, ctx.mcpReq.signal);
+    const task = this.find(taskId, ctx);
     if (task.status === "completed" && task.result) {
       return { ...task.result, _meta: { [RELATED_TASK_META_KEY]: { taskId: task.taskId } } };
     }
@@ -141,38 +152,48 @@ export function serveTaskMethods(server: Server, options: TaskMethodsOptions): v
       ProtocolErrorCode.InvalidParams,
       `Task ${quoted(task.taskId)} has no result: it is ${task.status}`,
     );
-  });
+  }
 
-  server.setRequestHandler(
-    "tasks/list",
-    { params: z.looseObject({ cursor: z.string().optional() }) },
-    (params, ctx) => {
-      const cursor = params.cursor === undefined ? 0 : Number(params.cursor);
-      if (!Number.isSafeInteger(cursor) || cursor < 0) {
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, "Invalid tasks/list cursor");
-      }
-      const page = store.list(eraOf(ctx), cursor, LIST_PAGE);
-      return {
-        tasks: page.tasks.map(task2025),
-        ...(page.next !== undefined ? { nextCursor: String(page.next) } : {}),
-      };
-    },
-  );
+  list(cursorText: string | undefined, ctx: ServerContext) {
+    const cursor = cursorText === undefined ? 0 : Number(cursorText);
+    if (!Number.isSafeInteger(cursor) || cursor < 0) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, "Invalid tasks/list cursor");
+    }
+    const page = this.store.list(eraOf(ctx), cursor, LIST_PAGE);
+    return {
+      tasks: page.tasks.map(task2025),
+      ...(page.next !== undefined ? { nextCursor: String(page.next) } : {}),
+    };
+  }
 
-  server.setRequestHandler(
-    "tasks/update",
-    // The SDK lifts `inputResponses` out of the params into ctx.mcpReq.inputResponses (as for MRTR).
-    { params: taskIdParams },
-    async (params, ctx) => {
-      if (eraOf(ctx) === "2025") {
-        throw new ProtocolError(
-          ProtocolErrorCode.MethodNotFound,
-          "tasks/update is a method of MCP 2026-07-28; a 2025-11-25 client sends input with the tools",
-        );
-      }
-      const task = find(params.taskId, ctx);
-      await store.respond(task.taskId, ctx.mcpReq.inputResponses ?? {});
-      return { resultType: "complete" };
-    },
-  );
+  async update(taskId: string, ctx: ServerContext) {
+    if (eraOf(ctx) === "2025") {
+      throw new ProtocolError(
+        ProtocolErrorCode.MethodNotFound,
+        "tasks/update is a method of MCP 2026-07-28; a 2025-11-25 client sends input with the tools",
+      );
+    }
+    const task = this.find(taskId, ctx);
+    await this.store.respond(task.taskId, ctx.mcpReq.inputResponses ?? {});
+    return { resultType: "complete" as const };
+  }
+
+  /** The task a request names, seen from its revision; a 2026 request must declare the extension. */
+  private find(taskId: string, ctx: ServerContext): Task {
+    const era = eraOf(ctx);
+    if (era === "2026" && !declaresTasks(this.server, ctx)) {
+      throw new MissingRequiredClientCapabilityError(
+        { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+        `tasks/* needs the ${TASKS_EXTENSION} extension among the request's client capabilities`,
+      );
+    }
+    const task = this.store.get(taskId, era);
+    if (!task) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `No task ${quoted(taskId)}: it never existed on this server, or it ended more than its ttl ago`,
+      );
+    }
+    return task;
+  }
 }

@@ -7,78 +7,10 @@
 const MAX_DEPTH = 4;
 
 export function previewValue(value: unknown, maxChars = 200): string {
-  const out: string[] = [];
-  let used = 0;
-  let cut = false;
-  const emit = (text: string): boolean => {
-    if (cut) {
-      return false;
-    }
-    const room = maxChars - used;
-    if (text.length > room) {
-      out.push(text.slice(0, Math.max(0, room)));
-      used = maxChars;
-      cut = true;
-      return false;
-    }
-    out.push(text);
-    used += text.length;
-    return true;
-  };
-  const str = (text: string): string =>
-    JSON.stringify(text.length > maxChars ? text.slice(0, maxChars) : text);
-
-  const walk = (v: unknown, depth: number): boolean => {
-    if (typeof v === "string") {
-      return emit(str(v));
-    }
-    if (v === null || typeof v !== "object") {
-      return emit(
-        typeof v === "bigint" ? `${v}n` : typeof v === "function" ? "[function]" : String(v),
-      );
-    }
-    if (depth >= MAX_DEPTH) {
-      return emit(Array.isArray(v) ? "[…]" : "{…}");
-    }
-    if (Array.isArray(v)) {
-      if (!emit("[")) {
-        return false;
-      }
-      for (let i = 0; i < v.length; i++) {
-        if (i > 0 && !emit(",")) {
-          return false;
-        }
-        if (!walk(v[i], depth + 1)) {
-          return false;
-        }
-      }
-      return emit("]");
-    }
-    if (!emit("{")) {
-      return false;
-    }
-    let first = true;
-    for (const key in v) {
-      if (!Object.hasOwn(v, key)) {
-        continue;
-      }
-      if (!first && !emit(",")) {
-        return false;
-      }
-      first = false;
-      if (!emit(`${str(key)}:`)) {
-        return false;
-      }
-      if (!walk(Reflect.get(v, key), depth + 1)) {
-        return false;
-      }
-    }
-    return emit("}");
-  };
-
-  walk(value, 0);
-  if (!cut) {
-    return out.join("");
+  const preview = new BoundedPreview(maxChars);
+  preview.walk(value, 0);
+  if (!preview.cut) {
+    return preview.text();
   }
   const length =
     typeof value === "string"
@@ -86,5 +18,91 @@ export function previewValue(value: unknown, maxChars = 200): string {
       : Array.isArray(value)
         ? ` (${value.length} items)`
         : "";
-  return `${out.join("")}…${length}`;
+  return `${preview.text()}…${length}`;
+}
+
+/** The text written so far, up to `maxChars`; every step answers false once the text is cut. */
+class BoundedPreview {
+  cut = false;
+  private readonly out: string[] = [];
+  private used = 0;
+
+  constructor(private readonly maxChars: number) {}
+
+  text(): string {
+    return this.out.join("");
+  }
+
+  walk(v: unknown, depth: number): boolean {
+    if (typeof v === "string") {
+      return this.emit(this.str(v));
+    }
+    if (v === null || typeof v !== "object") {
+      return this.emit(
+        typeof v === "bigint" ? `${v}n` : typeof v === "function" ? "[function]" : String(v),
+      );
+    }
+    if (depth >= MAX_DEPTH) {
+      return this.emit(Array.isArray(v) ? "[…]" : "{…}");
+    }
+    return Array.isArray(v) ? this.walkArray(v, depth) : this.walkObject(v, depth);
+  }
+
+  private walkArray(v: readonly unknown[], depth: number): boolean {
+    if (!this.emit("[")) {
+      return false;
+    }
+    for (let i = 0; i < v.length; i++) {
+      if (i > 0 && !this.emit(",")) {
+        return false;
+      }
+      if (!this.walk(v[i], depth + 1)) {
+        return false;
+      }
+    }
+    return this.emit("]");
+  }
+
+  private walkObject(v: object, depth: number): boolean {
+    if (!this.emit("{")) {
+      return false;
+    }
+    let first = true;
+    for (const key in v) {
+      if (!Object.hasOwn(v, key)) {
+        continue;
+      }
+      if (!first && !this.emit(",")) {
+        return false;
+      }
+      first = false;
+      if (!this.emit(`${this.str(key)}:`)) {
+        return false;
+      }
+      if (!this.walk(Reflect.get(v, key), depth + 1)) {
+        return false;
+      }
+    }
+    return this.emit("}");
+  }
+
+  private emit(text: string): boolean {
+    if (this.cut) {
+      return false;
+    }
+    const room = this.maxChars - this.used;
+    if (text.length > room) {
+      this.out.push(text.slice(0, Math.max(0, room)));
+      this.used = this.maxChars;
+      this.cut = true;
+      return false;
+    }
+    this.out.push(text);
+    this.used += text.length;
+    return true;
+  }
+
+  private str(text: string): string {
+    return JSON.stringify(text.length > this.maxChars ? text.slice(0, this.maxChars) : text);
+  }
 }

@@ -81,34 +81,8 @@ export function resolveHostOptions(options: TerminalHostOptions = {}): ResolvedH
     }
   }
   const o = options;
-  const shell = optional<ShellMode>(o.shell, "auto", (value) => {
-    if (value !== "auto" && value !== "always" && value !== "never") {
-      throw TerminalError.invalidParams(field("shell"), '"auto", "always" or "never"', value);
-    }
-    return value;
-  });
-  const maxOutputByteLimit = Math.min(
-    optional(o.maxOutputByteLimit, DEFAULT_MAX_OUTPUT_BYTE_LIMIT, (v) =>
-      nonNegativeInteger(field("maxOutputByteLimit"), v, "bytes"),
-    ),
-    MESSAGE_SAFE_OUTPUT_BYTE_LIMIT,
-  );
-  const requestedDefault = optional(o.defaultOutputByteLimit, DEFAULT_OUTPUT_BYTE_LIMIT, (v) =>
-    nonNegativeInteger(field("defaultOutputByteLimit"), v, "bytes"),
-  );
-  if (
-    o.maxOutputByteLimit !== undefined &&
-    o.defaultOutputByteLimit !== undefined &&
-    requestedDefault > o.maxOutputByteLimit
-  ) {
-    throw new TerminalError(
-      "invalid_params",
-      `Invalid options.defaultOutputByteLimit: ${requestedDefault} bytes is above options.maxOutputByteLimit (${o.maxOutputByteLimit} bytes)`,
-      { field: field("defaultOutputByteLimit") },
-    );
-  }
-  // Otherwise the default follows the ceiling down (the ceiling may be the message-size clamp).
-  const defaultOutputByteLimit = Math.min(requestedDefault, maxOutputByteLimit);
+  const shell = optional<ShellMode>(o.shell, "auto", (value) => oneOf("shell", SHELL_MODES, value));
+  const { defaultOutputByteLimit, maxOutputByteLimit } = resolveOutputLimits(o);
   const env = optional<ResolvedHostOptions["env"]>(o.env, "inherit", (value) => {
     if (value !== "inherit" && value !== "empty" && typeof value !== "function") {
       throw TerminalError.invalidParams(
@@ -133,6 +107,94 @@ export function resolveHostOptions(options: TerminalHostOptions = {}): ResolvedH
     shell,
     defaultOutputByteLimit,
     maxOutputByteLimit,
+    ...resolveCounts(o),
+    cwd,
+    env,
+    pty: optional(o.pty, false, (value) => {
+      if (typeof value !== "boolean") {
+        throw TerminalError.invalidParams(field("pty"), "a boolean", value);
+      }
+      return value;
+    }),
+    containment: optional<ResolvedHostOptions["containment"]>(o.containment, "auto", (value) => {
+      const mode = oneOf("containment", CONTAINMENT_MODES, value);
+      // PID namespaces are this machine's: a remote group is the executor's to contain.
+      return executor ? "off" : mode;
+    }),
+    maxPendingStdinBytes: optional(o.maxPendingStdinBytes, DEFAULT_MAX_PENDING_STDIN_BYTES, (v) =>
+      positiveInteger(field("maxPendingStdinBytes"), v),
+    ),
+    authorize: optional(o.authorize, undefined, (value) => {
+      if (typeof value !== "function") {
+        throw TerminalError.invalidParams(field("authorize"), "a function", value);
+      }
+      return value;
+    }),
+    sandbox,
+    executor,
+    ownsExecutor: typeof o.on === "string" && executor !== undefined,
+  };
+}
+
+const SHELL_MODES = ["auto", "always", "never"] as const satisfies readonly ShellMode[];
+const CONTAINMENT_MODES = ["auto", "pid-namespace", "off"] as const;
+
+/** An option that must be one of `allowed`; the error lists them ('"a", "b" or "c"'). */
+function oneOf<T extends string>(name: string, allowed: readonly T[], value: unknown): T {
+  const found = allowed.find((one) => one === value);
+  if (found === undefined) {
+    const quoted = allowed.map((one) => JSON.stringify(one));
+    throw TerminalError.invalidParams(
+      field(name),
+      `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}`,
+      value,
+    );
+  }
+  return found;
+}
+
+/**
+ * The output limits: the ceiling (clamped to what fits a message) and the default. A default
+ * given above a ceiling given is an error; otherwise the default follows the ceiling down (the
+ * ceiling may be the message-size clamp).
+ */
+function resolveOutputLimits(
+  o: TerminalHostOptions,
+): Pick<ResolvedHostOptions, "defaultOutputByteLimit" | "maxOutputByteLimit"> {
+  const maxOutputByteLimit = Math.min(
+    optional(o.maxOutputByteLimit, DEFAULT_MAX_OUTPUT_BYTE_LIMIT, (v) =>
+      nonNegativeInteger(field("maxOutputByteLimit"), v, "bytes"),
+    ),
+    MESSAGE_SAFE_OUTPUT_BYTE_LIMIT,
+  );
+  const requestedDefault = optional(o.defaultOutputByteLimit, DEFAULT_OUTPUT_BYTE_LIMIT, (v) =>
+    nonNegativeInteger(field("defaultOutputByteLimit"), v, "bytes"),
+  );
+  if (
+    o.maxOutputByteLimit !== undefined &&
+    o.defaultOutputByteLimit !== undefined &&
+    requestedDefault > o.maxOutputByteLimit
+  ) {
+    throw new TerminalError(
+      "invalid_params",
+      `Invalid options.defaultOutputByteLimit: ${requestedDefault} bytes is above options.maxOutputByteLimit (${o.maxOutputByteLimit} bytes)`,
+      { field: field("defaultOutputByteLimit") },
+    );
+  }
+  return {
+    defaultOutputByteLimit: Math.min(requestedDefault, maxOutputByteLimit),
+    maxOutputByteLimit,
+  };
+}
+
+/** The graces and the terminal counts. */
+function resolveCounts(
+  o: TerminalHostOptions,
+): Pick<
+  ResolvedHostOptions,
+  "killGraceMs" | "exitDrainGraceMs" | "maxTerminalsPerSession" | "maxTerminals"
+> {
+  return {
     killGraceMs: optional(o.killGraceMs, KILL_GRACE_MS, (v) =>
       nonNegativeInteger(field("killGraceMs"), v, "ms"),
     ),
@@ -147,37 +209,6 @@ export function resolveHostOptions(options: TerminalHostOptions = {}): ResolvedH
     maxTerminals: optional(o.maxTerminals, DEFAULT_MAX_TERMINALS, (v) =>
       positiveInteger(field("maxTerminals"), v),
     ),
-    cwd,
-    env,
-    pty: optional(o.pty, false, (value) => {
-      if (typeof value !== "boolean") {
-        throw TerminalError.invalidParams(field("pty"), "a boolean", value);
-      }
-      return value;
-    }),
-    containment: optional<ResolvedHostOptions["containment"]>(o.containment, "auto", (value) => {
-      if (value !== "auto" && value !== "pid-namespace" && value !== "off") {
-        throw TerminalError.invalidParams(
-          field("containment"),
-          '"auto", "pid-namespace" or "off"',
-          value,
-        );
-      }
-      // PID namespaces are this machine's: a remote group is the executor's to contain.
-      return executor ? "off" : value;
-    }),
-    maxPendingStdinBytes: optional(o.maxPendingStdinBytes, DEFAULT_MAX_PENDING_STDIN_BYTES, (v) =>
-      positiveInteger(field("maxPendingStdinBytes"), v),
-    ),
-    authorize: optional(o.authorize, undefined, (value) => {
-      if (typeof value !== "function") {
-        throw TerminalError.invalidParams(field("authorize"), "a function", value);
-      }
-      return value;
-    }),
-    sandbox,
-    executor,
-    ownsExecutor: typeof o.on === "string" && executor !== undefined,
   };
 }
 

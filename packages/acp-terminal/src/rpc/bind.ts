@@ -60,6 +60,46 @@ export function bindTerminalHost(
   host: TerminalHostPort,
   options: BindOptions = {},
 ): TerminalBinding {
+  const maxMessageBytes = checkBindable(app, options);
+  const onError =
+    options.onError ??
+    ((error: unknown, context: string) => console.error(`acp-terminal: ${context}:`, error));
+  const connections = new BoundConnections(host, onError);
+  const scopeOf = (agent: ClientContext): RequestScope => connections.stateOf(connectionOf(agent));
+  app.onConnect((connection) => {
+    // Runs inside connect(), before the embedder can send session/new: no session is missed.
+    const handle = connectionOf(connection.agent);
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- the SDK's connection handle is the ConnectionContext that sends requests; the SDK does not export that type
+    connections.stateOf(handle).sessions.observe(handle as unknown as RequestSender);
+  });
+  registerCoreHandlers(app, {
+    host,
+    scopeOf,
+    sessionCwd: (sessionId, connectionId) => options.sessionCwd?.(sessionId, connectionId),
+    outputBudgetBytes: outputBudgetBytes(maxMessageBytes),
+  });
+  registerExtensionHandlers(app, host, scopeOf);
+
+  return {
+    connectionIdOf: (connection) =>
+      connections.stateOf(connectionOf(connection.agent)).connectionId,
+    get connectionCount() {
+      return connections.live;
+    },
+    addSession: (connection, sessionId) => {
+      if (typeof sessionId !== "string" || sessionId.length === 0) {
+        throw new TypeError(
+          `addSession: sessionId must be a non-empty string, received ${typeof sessionId}`,
+        );
+      }
+      connections.stateOf(connectionOf(connection.agent)).sessions.add(sessionId);
+    },
+    whenIdle: () => connections.whenIdle(),
+  };
+}
+
+/** Throws when `app` or the options cannot be served; returns the agent's message limit. */
+function checkBindable(app: ClientApp, options: BindOptions): number {
   if (!(app instanceof ClientApp)) {
     throw new TypeError(
       "bindTerminalHost: app is not a ClientApp from the @agentclientprotocol/sdk copy acp-terminal uses; " +
@@ -74,34 +114,26 @@ export function bindTerminalHost(
       `bindTerminalHost: maxMessageBytes must be an integer >= 1024, received ${maxMessageBytes}`,
     );
   }
-  const onError =
-    options.onError ??
-    ((error: unknown, context: string) => console.error(`acp-terminal: ${context}:`, error));
-  const states = new WeakMap<ConnectionHandle, ConnectionState>();
-  let liveConnections = 0;
-  const pendingReleases = new Set<Promise<void>>();
+  return maxMessageBytes;
+}
 
-  function releaseConnection(connectionId: string): void {
-    liveConnections -= 1;
-    releaseTerminals(
-      { connectionId },
-      `releasing the terminals of closed connection ${connectionId}`,
-    );
-  }
+/**
+ * The connections one binding serves: each one's state (made on first sight), how many are open,
+ * and the releases of their terminals still running.
+ */
+class BoundConnections {
+  /** Connections opened and not yet closed. */
+  live = 0;
+  private readonly states = new WeakMap<ConnectionHandle, ConnectionState>();
+  private readonly pendingReleases = new Set<Promise<void>>();
 
-  function releaseTerminals(
-    filter: { connectionId: string; sessionId?: string },
-    context: string,
-  ): void {
-    const release = host
-      .releaseAll(filter)
-      .catch((error: unknown) => onError(error, context))
-      .finally(() => pendingReleases.delete(release));
-    pendingReleases.add(release);
-  }
+  constructor(
+    private readonly host: TerminalHostPort,
+    private readonly onError: (error: unknown, context: string) => void,
+  ) {}
 
-  function stateOf(handle: ConnectionHandle): ConnectionState {
-    const known = states.get(handle);
+  stateOf(handle: ConnectionHandle): ConnectionState {
+    const known = this.states.get(handle);
     if (known) {
       return known;
     }
@@ -109,7 +141,7 @@ export function bindTerminalHost(
     // A session the agent refused to load is not one: what it started while loading goes too;
     // a session the client closed or deleted takes its terminals with it.
     const sessions = new SessionRegistry((sessionId, why) =>
-      releaseTerminals(
+      this.releaseTerminals(
         { connectionId, sessionId },
         `releasing the terminals of ${why} session ${sessionId}`,
       ),
@@ -123,50 +155,40 @@ export function bindTerminalHost(
         return { connectionId, sessionId };
       },
     };
-    states.set(handle, state);
-    liveConnections += 1;
+    this.states.set(handle, state);
+    this.live += 1;
     if (handle.signal.aborted) {
-      releaseConnection(connectionId);
+      this.releaseConnection(connectionId);
     } else {
-      handle.signal.addEventListener("abort", () => releaseConnection(connectionId), {
+      handle.signal.addEventListener("abort", () => this.releaseConnection(connectionId), {
         once: true,
       });
     }
     return state;
   }
 
-  const scopeOf = (agent: ClientContext): RequestScope => stateOf(connectionOf(agent));
-  app.onConnect((connection) => {
-    // Runs inside connect(), before the embedder can send session/new: no session is missed.
-    const handle = connectionOf(connection.agent);
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-type-assertion -- the SDK's connection handle is the ConnectionContext that sends requests; the SDK does not export that type
-    stateOf(handle).sessions.observe(handle as unknown as RequestSender);
-  });
-  registerCoreHandlers(app, {
-    host,
-    scopeOf,
-    sessionCwd: (sessionId, connectionId) => options.sessionCwd?.(sessionId, connectionId),
-    outputBudgetBytes: outputBudgetBytes(maxMessageBytes),
-  });
-  registerExtensionHandlers(app, host, scopeOf);
+  async whenIdle(): Promise<void> {
+    while (this.pendingReleases.size > 0) {
+      await Promise.allSettled([...this.pendingReleases]);
+    }
+  }
 
-  return {
-    connectionIdOf: (connection) => stateOf(connectionOf(connection.agent)).connectionId,
-    get connectionCount() {
-      return liveConnections;
-    },
-    addSession: (connection, sessionId) => {
-      if (typeof sessionId !== "string" || sessionId.length === 0) {
-        throw new TypeError(
-          `addSession: sessionId must be a non-empty string, received ${typeof sessionId}`,
-        );
-      }
-      stateOf(connectionOf(connection.agent)).sessions.add(sessionId);
-    },
-    whenIdle: async () => {
-      while (pendingReleases.size > 0) {
-        await Promise.allSettled([...pendingReleases]);
-      }
-    },
-  };
+  private releaseConnection(connectionId: string): void {
+    this.live -= 1;
+    this.releaseTerminals(
+      { connectionId },
+      `releasing the terminals of closed connection ${connectionId}`,
+    );
+  }
+
+  private releaseTerminals(
+    filter: { connectionId: string; sessionId?: string },
+    context: string,
+  ): void {
+    const release = this.host
+      .releaseAll(filter)
+      .catch((error: unknown) => this.onError(error, context))
+      .finally(() => this.pendingReleases.delete(release));
+    this.pendingReleases.add(release);
+  }
 }

@@ -134,26 +134,7 @@ export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProc
   // The callbacks below live as long as the terminal: they must not close over `request`, whose
   // copy of the environment could then never be collected.
   const { onData: deliver, exitDrainGraceMs, signal } = request;
-  const program = checkProgram(request.file, request.cwd, request.env.PATH);
-  const [file = program, ...args] = withStderrOnStdout([
-    ...(request.prefix ?? []),
-    program,
-    ...request.args,
-  ]);
-  const merged = file !== (request.prefix?.[0] ?? program);
-  let child: ChildProcess;
-  try {
-    child = spawnChild(file, args, {
-      cwd: request.cwd,
-      env: request.env,
-      detached: true,
-      // Merged: the shell makes fd 2 a copy of fd 1 before it runs the command.
-      stdio: [request.stdin ? "pipe" : "ignore", "pipe", merged ? "ignore" : "pipe"],
-      windowsHide: true,
-    });
-  } catch (error) {
-    throw spawnError(request.file, error); // thrown at once only for arguments Node refuses
-  }
+  const child = launch(request);
   let bytesRead = 0;
   const onData = (chunk: Uint8Array): void => {
     bytesRead += chunk.byteLength;
@@ -186,8 +167,7 @@ export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProc
 
   const input = child.stdin ? new PipeInput(child.stdin, request.maxPendingStdinBytes) : undefined;
   const drainHold = new DrainHold();
-  const settled = (async () => {
-    const status = await leaderExited;
+  const settled = leaderExited.then(async (status) => {
     const drained = await drainAfterExit(
       outputs,
       exitDrainGraceMs,
@@ -203,7 +183,7 @@ export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProc
     }
     input?.close();
     return status;
-  })();
+  });
 
   return {
     pid: child.pid ?? -1,
@@ -221,4 +201,30 @@ export async function spawnWithPipes(request: SpawnRequest): Promise<SpawnedProc
       throw new Error("resize of a pipe terminal");
     },
   };
+}
+
+/**
+ * Looks the program up and spawns it in its own process group, stderr merged into stdout where
+ * a shell can merge them. Throws at once only for arguments Node refuses.
+ */
+function launch(request: SpawnRequest): ChildProcess {
+  const program = checkProgram(request.file, request.cwd, request.env.PATH);
+  const [file = program, ...args] = withStderrOnStdout([
+    ...(request.prefix ?? []),
+    program,
+    ...request.args,
+  ]);
+  const merged = file !== (request.prefix?.[0] ?? program);
+  try {
+    return spawnChild(file, args, {
+      cwd: request.cwd,
+      env: request.env,
+      detached: true,
+      // Merged: the shell makes fd 2 a copy of fd 1 before it runs the command.
+      stdio: [request.stdin ? "pipe" : "ignore", "pipe", merged ? "ignore" : "pipe"],
+      windowsHide: true,
+    });
+  } catch (error) {
+    throw spawnError(request.file, error);
+  }
 }

@@ -1,3 +1,13 @@
+import {
+  classEnd,
+  escapeEnd,
+  escapeLiteral,
+  groupPrefixLength,
+  readQuantifier,
+  shareCharacter,
+  type Quantifier,
+} from "./regex-syntax.js";
+
 /**
  * A small, conservative check for regular expressions that can backtrack catastrophically.
  *
@@ -24,153 +34,178 @@
 const LONG_REPEAT = 64;
 
 export function unsafeRegexReason(source: string, flags = ""): string | null {
-  const ignoreCase = flags.includes("i");
-  const matchFlags = flags.replace(/[^isu]/g, "");
-  const stack: Frame[] = [newFrame(false)];
-  let last: Atom | null = null;
-  // The last long repeat not yet separated from what follows by an atom it cannot match.
-  let pending: { matcher: string | null } | undefined;
-  let pendingBeforeLast = pending;
-  /** Records an atom; one the pending repeat cannot match separates it from later repeats. */
-  const see = (
-    frame: Frame,
-    spec: Omit<Atom, "repeatsInside" | "overlappingAlternatives">,
-    first: string | null,
-  ): Atom => {
-    pendingBeforeLast = pending;
-    if (pending && !shareCharacter(pending.matcher, spec.matcher, matchFlags)) {
-      pending = undefined;
+  return new RegexScan(source, flags).verdict();
+}
+
+/**
+ * One left-to-right pass over a pattern. `stack` holds the open groups (the pattern itself at the
+ * bottom), `last` the atom a quantifier would repeat, and `pending` the last long repeat that no
+ * atom it cannot match has separated from what follows yet.
+ */
+class RegexScan {
+  private readonly ignoreCase: boolean;
+  private readonly matchFlags: string;
+  private readonly stack: Frame[] = [newFrame(false)];
+  private i = 0;
+  private last: Atom | null = null;
+  private pending: { matcher: string | null } | undefined;
+  /** `pending` as it was before `last`: restored when `last` turns out optional. */
+  private pendingBeforeLast: { matcher: string | null } | undefined;
+
+  constructor(
+    private readonly source: string,
+    flags: string,
+  ) {
+    this.ignoreCase = flags.includes("i");
+    this.matchFlags = flags.replace(/[^isu]/g, "");
+  }
+
+  /** Why the pattern is refused, or null. */
+  verdict(): string | null {
+    while (this.i < this.source.length) {
+      const verdict = this.step();
+      if (verdict !== undefined) {
+        return verdict;
+      }
     }
-    return atom(frame, first, { repeatsInside: false, overlappingAlternatives: false, ...spec });
-  };
-  for (let i = 0; i < source.length;) {
-    const frame = stack[stack.length - 1]!;
+    return null;
+  }
+
+  /** Reads one token: a verdict ends the scan (null: nothing more to judge), undefined goes on. */
+  private step(): string | null | undefined {
+    const { source, i } = this;
     const ch = source[i]!;
     if (ch === "^" || ch === "$" || (ch === "\\" && /[bB]/.test(source[i + 1] ?? ""))) {
-      last = null; // an anchor: matches no character
-      i += ch === "\\" ? 2 : 1;
-      continue;
+      this.last = null; // an anchor: matches no character
+      this.i += ch === "\\" ? 2 : 1;
+      return undefined;
     }
     if (ch === "\\") {
-      const next = source[i + 1] ?? "";
-      if (/[1-9]/.test(next) || (next === "k" && source[i + 2] === "<")) {
-        return "a backreference (\\1, \\k<name>) can take exponential time";
-      }
-      const end = escapeEnd(source, i);
-      last = see(frame, { matcher: source.slice(i, end) }, /[dDwWsSpP]/.test(next) ? null : next);
-      i = end;
-      continue;
+      return this.escape();
     }
     if (ch === "[") {
       const end = classEnd(source, i);
-      last = see(frame, { matcher: source.slice(i, end) }, null);
-      i = end;
-      continue;
+      this.last = this.see({ matcher: source.slice(i, end) }, null);
+      this.i = end;
+      return undefined;
     }
     if (ch === "(") {
       const lookbehind = source.startsWith("(?<=", i) || source.startsWith("(?<!", i);
-      stack.push(newFrame(lookbehind));
-      i += groupPrefixLength(source, i);
-      last = null;
-      continue;
+      this.stack.push(newFrame(lookbehind));
+      this.i += groupPrefixLength(source, i);
+      this.last = null;
+      return undefined;
     }
     if (ch === ")") {
-      if (stack.length === 1) {
-        return null; // unbalanced: the RegExp constructor reports it
-      }
-      const group = stack.pop()!;
-      const parent = stack[stack.length - 1]!;
-      if (group.lookbehind && group.unbounded) {
-        return "a lookbehind of unbounded length can take quadratic time or worse";
-      }
-      parent.repeatsInside ||= group.repeatsInside;
-      parent.unbounded ||= group.unbounded;
-      pendingBeforeLast = pending;
-      last = atom(parent, group.firsts.length === 1 ? (group.firsts[0] ?? null) : null, {
-        repeatsInside: group.repeatsInside,
-        overlappingAlternatives: group.firsts.length > 1 && overlaps(group.firsts, ignoreCase),
-        matcher: null,
-      });
-      i += 1;
-      continue;
+      return this.closeGroup();
     }
     if (ch === "|") {
+      const frame = this.frame();
       frame.firsts.push(undefined);
       frame.awaitingFirst = true;
-      last = null;
-      pending = undefined;
-      i += 1;
-      continue;
+      this.last = null;
+      this.pending = undefined;
+      this.i += 1;
+      return undefined;
     }
     const quantifier = readQuantifier(source, i);
     if (quantifier) {
-      i = quantifier.end;
-      if (source[i] === "?") {
-        i += 1; // lazy: same backtracking
-      }
-      if (!last) {
-        continue;
-      }
-      // The atom may be absent, so it separates nothing.
-      if (quantifier.min === 0) {
-        pending = pendingBeforeLast;
-      }
-      if (!quantifier.repeats) {
-        continue;
-      }
-      if (last.repeatsInside) {
-        return "a repeated group that itself contains a repeat (nested quantifier, e.g. (a+)+)";
-      }
-      if (last.overlappingAlternatives) {
-        return "a repeated group whose alternatives can match the same text (e.g. (a|ab)+ or (\\w|\\d)*)";
-      }
-      frame.repeatsInside = true;
-      if (quantifier.unbounded) {
-        frame.unbounded = true;
-      }
-      if (quantifier.max > LONG_REPEAT) {
-        if (pending && shareCharacter(pending.matcher, last.matcher, matchFlags)) {
-          return `two open-ended repeats that can match the same text in sequence (e.g. .*a.*b or a*a*b; keep one and bound the other, e.g. .{0,${LONG_REPEAT}}a.*b, or separate them by a character the first cannot match, e.g. \\w+=\\d+)`;
-        }
-        pending = { matcher: last.matcher };
-      }
-      last = null;
-      continue;
+      return this.quantify(quantifier);
     }
-    last = see(frame, { matcher: ch === "." ? "." : escapeLiteral(ch) }, ch === "." ? null : ch);
-    i += 1;
+    this.last = this.see({ matcher: ch === "." ? "." : escapeLiteral(ch) }, ch === "." ? null : ch);
+    this.i += 1;
+    return undefined;
   }
-  return null;
-}
 
-/** Characters tried when comparing two single-character atoms: Latin-1 and a few beyond. */
-const SAMPLE = [
-  ...Array.from({ length: 0x250 }, (_, code) => String.fromCharCode(code)),
-  "\u2028",
-  "\u3042",
-  "\u{1F600}",
-];
-
-/**
- * Whether two single-character atoms (sources such as `a`, `.`, `\w`, `[^x]`; null = a group,
- * anything) can match the same character, judged on a sample. Disjoint atoms cannot split the
- * same text between them, so repeats of them backtrack linearly.
- */
-function shareCharacter(a: string | null, b: string | null, flags: string): boolean {
-  if (a === null || b === null) {
-    return true;
+  private frame(): Frame {
+    return this.stack[this.stack.length - 1]!;
   }
-  try {
-    const left = new RegExp(`^(?:${a})$`, flags);
-    const right = new RegExp(`^(?:${b})$`, flags);
-    return SAMPLE.some((ch) => left.test(ch) && right.test(ch));
-  } catch {
-    return true; // not compilable alone (e.g. an escape only valid in context): assume they can
-  }
-}
 
-function escapeLiteral(ch: string): string {
-  return /[.*+?^${}()|[\]\\/]/.test(ch) ? `\\${ch}` : ch;
+  /** Records an atom; one the pending repeat cannot match separates it from later repeats. */
+  private see(
+    spec: Omit<Atom, "repeatsInside" | "overlappingAlternatives">,
+    first: string | null,
+  ): Atom {
+    this.pendingBeforeLast = this.pending;
+    if (this.pending && !shareCharacter(this.pending.matcher, spec.matcher, this.matchFlags)) {
+      this.pending = undefined;
+    }
+    return atom(this.frame(), first, {
+      repeatsInside: false,
+      overlappingAlternatives: false,
+      ...spec,
+    });
+  }
+
+  private escape(): string | undefined {
+    const { source, i } = this;
+    const next = source[i + 1] ?? "";
+    if (/[1-9]/.test(next) || (next === "k" && source[i + 2] === "<")) {
+      return "a backreference (\\1, \\k<name>) can take exponential time";
+    }
+    const end = escapeEnd(source, i);
+    this.last = this.see({ matcher: source.slice(i, end) }, /[dDwWsSpP]/.test(next) ? null : next);
+    this.i = end;
+    return undefined;
+  }
+
+  private closeGroup(): string | null | undefined {
+    if (this.stack.length === 1) {
+      return null; // unbalanced: the RegExp constructor reports it
+    }
+    const group = this.stack.pop()!;
+    const parent = this.frame();
+    if (group.lookbehind && group.unbounded) {
+      return "a lookbehind of unbounded length can take quadratic time or worse";
+    }
+    parent.repeatsInside ||= group.repeatsInside;
+    parent.unbounded ||= group.unbounded;
+    this.pendingBeforeLast = this.pending;
+    this.last = atom(parent, group.firsts.length === 1 ? (group.firsts[0] ?? null) : null, {
+      repeatsInside: group.repeatsInside,
+      overlappingAlternatives: group.firsts.length > 1 && overlaps(group.firsts, this.ignoreCase),
+      matcher: null,
+    });
+    this.i += 1;
+    return undefined;
+  }
+
+  private quantify(quantifier: Quantifier): string | undefined {
+    this.i = quantifier.end;
+    if (this.source[this.i] === "?") {
+      this.i += 1; // lazy: same backtracking
+    }
+    const last = this.last;
+    if (!last) {
+      return undefined;
+    }
+    // The atom may be absent, so it separates nothing.
+    if (quantifier.min === 0) {
+      this.pending = this.pendingBeforeLast;
+    }
+    if (!quantifier.repeats) {
+      return undefined;
+    }
+    if (last.repeatsInside) {
+      return "a repeated group that itself contains a repeat (nested quantifier, e.g. (a+)+)";
+    }
+    if (last.overlappingAlternatives) {
+      return "a repeated group whose alternatives can match the same text (e.g. (a|ab)+ or (\\w|\\d)*)";
+    }
+    const frame = this.frame();
+    frame.repeatsInside = true;
+    if (quantifier.unbounded) {
+      frame.unbounded = true;
+    }
+    if (quantifier.max > LONG_REPEAT) {
+      if (this.pending && shareCharacter(this.pending.matcher, last.matcher, this.matchFlags)) {
+        return `two open-ended repeats that can match the same text in sequence (e.g. .*a.*b or a*a*b; keep one and bound the other, e.g. .{0,${LONG_REPEAT}}a.*b, or separate them by a character the first cannot match, e.g. \\w+=\\d+)`;
+      }
+      this.pending = { matcher: last.matcher };
+    }
+    this.last = null;
+    return undefined;
+  }
 }
 
 interface Frame {
@@ -217,82 +252,4 @@ function overlaps(firsts: (string | null | undefined)[], ignoreCase: boolean): b
   }
   const keys = firsts.map((f) => (ignoreCase ? f!.toLowerCase() : f!));
   return new Set(keys).size !== keys.length;
-}
-
-interface Quantifier {
-  end: number;
-  repeats: boolean;
-  unbounded: boolean;
-  min: number;
-  max: number;
-}
-
-function readQuantifier(source: string, i: number): Quantifier | null {
-  const ch = source[i];
-  if (ch === "*" || ch === "+") {
-    return { end: i + 1, repeats: true, unbounded: true, min: ch === "*" ? 0 : 1, max: Infinity };
-  }
-  if (ch === "?") {
-    return { end: i + 1, repeats: false, unbounded: false, min: 0, max: 1 };
-  }
-  if (ch !== "{") {
-    return null;
-  }
-  const m = /^\{(\d+)(,(\d*))?\}/.exec(source.slice(i));
-  if (!m) {
-    return null;
-  }
-  const max = m[2] === undefined ? Number(m[1]) : m[3] === "" ? Infinity : Number(m[3]);
-  return {
-    end: i + m[0].length,
-    repeats: max > 1,
-    unbounded: max === Infinity,
-    min: Number(m[1]),
-    max,
-  };
-}
-
-/** Index after the escape at `i` (`\x41`, `\u{1F600}`, `\p{L}` are one atom). */
-function escapeEnd(source: string, i: number): number {
-  const next = source[i + 1];
-  if ((next === "p" || next === "P" || next === "u") && source[i + 2] === "{") {
-    const close = source.indexOf("}", i + 3);
-    return close < 0 ? source.length : close + 1;
-  }
-  if (next === "u") {
-    return i + 6;
-  }
-  if (next === "x") {
-    return i + 4;
-  }
-  if (next === "c") {
-    return i + 3;
-  }
-  return i + 2;
-}
-
-/** Index after the character class opening at `i` (in JavaScript the first unescaped `]` closes it). */
-function classEnd(source: string, i: number): number {
-  for (let j = i + 1; j < source.length; j++) {
-    if (source[j] === "\\") {
-      j++;
-    } else if (source[j] === "]") {
-      return j + 1;
-    }
-  }
-  return source.length;
-}
-
-function groupPrefixLength(source: string, i: number): number {
-  if (source[i + 1] !== "?") {
-    return 1;
-  }
-  if (source.startsWith("(?<=", i) || source.startsWith("(?<!", i)) {
-    return 4;
-  }
-  if (source.startsWith("(?<", i)) {
-    const close = source.indexOf(">", i);
-    return close < 0 ? 3 : close - i + 1;
-  }
-  return 3; // (?: (?= (?!
 }
