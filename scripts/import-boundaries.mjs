@@ -33,7 +33,7 @@ const FOLDER_IMPORTERS = {
     "spawn/": ["contain/", "sandbox/", "executors/", "host/", "approval/", "internal.ts"],
     "executors/": ["host/", "index.ts", "internal.ts"],
     "contain/": ["host/", "index.ts"],
-    "sandbox/": ["host/", "approval/", "index.ts", "internal.ts"],
+    "sandbox/": ["host/", "approval/", "approval.ts", "index.ts", "internal.ts"],
     "host/": ["approval/", "protocol/", "rpc/", "approval.ts", "index.ts"],
     "approval/": ["approval.ts", "index.ts", "internal.ts"],
     "protocol/": ["rpc/"],
