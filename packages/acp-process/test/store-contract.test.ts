@@ -62,6 +62,23 @@ for (const [name, open] of stores) {
       ]);
     });
 
+    it("listRuns with a filter gives copies of only the runs it takes, oldest first, after it saw every run", () => {
+      const store = open();
+      store.putRun(runRecord("c", { createdAtMs: 30, labels: { call: "1" } }));
+      store.putRun(runRecord("a", { createdAtMs: 10, labels: { call: "1" } }));
+      store.putRun(runRecord("b", { createdAtMs: 20, labels: { call: "2" } }));
+      const seen: string[] = [];
+      const taken = store.listRuns((record) => {
+        seen.push(record.id);
+        return record.labels.call === "1";
+      });
+      expect(taken.map((r) => r.id)).toEqual(["a", "c"]);
+      expect(seen.sort()).toEqual(["a", "b", "c"]);
+      taken[0]!.status = "killed";
+      expect(store.getRun("a")!.status).toBe("running");
+      expect(store.listRuns(() => false)).toEqual([]);
+    });
+
     it("items read back in seq order from sinceSeq (inclusive), at most limit of them", () => {
       const store = open();
       store.putRun(runRecord("r1", { nextSeq: 30 }));

@@ -462,6 +462,27 @@ describe("the fast lanes' line readers", () => {
     expect(taken).toBeGreaterThan(10_000);
   });
 
+  it("the base64 decoder rejects one bad character anywhere in a 64 KiB chunk, at and beside every 16 KiB boundary, and decodes the clean chunk whole", () => {
+    const bytes = Buffer.from(Array.from({ length: 64 * 1024 + 2 }, (_, i) => (i * 131) % 256));
+    const text = bytes.toString("base64");
+    const decode = (t: string, scratch?: Uint8Array) => {
+      const line = Buffer.from(`{"d":"${t}"}`);
+      return decodeBase64(line, 6, line.length - 2, scratch);
+    };
+    expect(Buffer.from(decode(text) ?? []).equals(bytes)).toBe(true);
+    expect(Buffer.from(decode(text, new Uint8Array(96 * 1024)) ?? []).equals(bytes)).toBe(true);
+    const places = [0, 1, 2, 3, text.length - 5, text.length - 4, text.length - 3];
+    for (let edge = 16 * 1024; edge < text.length; edge += 16 * 1024) {
+      places.push(edge - 2, edge - 1, edge, edge + 1);
+    }
+    for (const at of places) {
+      for (const bad of ["=", "-", "_", " ", "*", "\u00e9"]) {
+        const broken = text.slice(0, at) + bad + text.slice(at + 1);
+        expect(decode(broken), `${JSON.stringify(bad)} at ${at}`).toBeUndefined();
+      }
+    }
+  });
+
   it("a v1 _meta output text is unescaped into the bytes Buffer.from(JSON.parse(...)) gives, lone surrogates as U+FFFD; other shapes are left to the SDK", () => {
     const outputs: Array<{ key: string; bytes: string }> = [];
     const lane = new MetaLane(

@@ -107,9 +107,9 @@ export class MemoryRunStore implements RunStore {
   }
 
   /** Oldest created first, as the SQLite store lists them (recovery claims runs in this order). */
-  listRuns(): RunRecord[] {
+  listRuns(where?: (record: RunRecord) => boolean): RunRecord[] {
     this.assertOpen("list runs");
-    return [...this.runs.values()]
+    return (where === undefined ? [...this.runs.values()] : [...this.runs.values()].filter(where))
       .sort((a, b) => a.createdAtMs - b.createdAtMs)
       .map((r) => ({ ...r }));
   }

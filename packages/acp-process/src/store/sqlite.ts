@@ -161,11 +161,12 @@ export class SqliteRunStore implements RunStore {
     return row ? decodeRecord(row.record, this.path, runId) : undefined;
   }
 
-  listRuns(): RunRecord[] {
+  listRuns(where?: (record: RunRecord) => boolean): RunRecord[] {
     this.assertOpen("list runs");
     this.flush();
     const rows = this.guard("listing runs", null, () => this.statements.listRuns.all());
-    return rows.map((row) => decodeRecord(row.record, this.path, row.id));
+    const records = rows.map((row) => decodeRecord(row.record, this.path, row.id));
+    return where === undefined ? records : records.filter(where);
   }
 
   deleteRun(runId: string): void {

@@ -45,7 +45,8 @@ export interface RunStore {
   /** The newest `limit` retained items, oldest first. */
   lastItems(runId: string, limit: number): RunItem[];
   getRun(runId: string): RunRecord | undefined;
-  listRuns(): RunRecord[];
+  /** Copies of the runs `where` takes (all without it), oldest created first; `where` sees each stored record before any copy. */
+  listRuns(where?: (record: RunRecord) => boolean): RunRecord[];
   deleteRun(runId: string): void;
   /** Writes what is buffered (nothing to do once closed). */
   flush(): void;

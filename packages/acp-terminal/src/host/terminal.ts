@@ -57,6 +57,8 @@ export interface TerminalNamespace {
 }
 
 const signalFailed = TerminalError.signalFailed;
+/** Why a terminal's controller aborts (abort() without a reason builds a DOMException, per terminal). */
+const ENDED = "the terminal ended";
 
 /**
  * One command and everything the host knows about it. Its AbortController owns its timers and
@@ -126,7 +128,7 @@ export class Terminal {
       // Started through the launcher, its tree holds its group (a group never leaves its session,
       // whose processes all descend from the command): release asks the tree, not kill(-pgid, 0).
       this.#groupOutlivedLeader = init.process.tree === undefined && this.#group.alive();
-      this.#controller.abort();
+      this.#controller.abort(ENDED);
       init.onExit(status);
       return status;
     });
@@ -305,7 +307,7 @@ export class Terminal {
       } finally {
         this.#group.release?.();
         this.#namespace?.end();
-        this.#controller.abort();
+        this.#controller.abort(ENDED);
         this.#screen?.dispose();
         if (!this.#exitStatus) {
           this.#endWaits(reason);

@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn as spawnChild } from "node:child_process";
 import { once } from "node:events";
 import type { Readable } from "node:stream";
-import { setTimeout as delay } from "node:timers/promises";
 import type { TerminalError } from "../core/errors.js";
 import type { ExitStatus } from "../core/types.js";
 import { spawnError } from "./errors.js";
@@ -60,10 +59,9 @@ export async function drainAfterExit(
     }
     const before = bytesRead();
     // Aborted (released meanwhile): stop waiting as if the pipes had gone quiet.
-    const waited = await Promise.race([
-      drained,
-      delay(graceMs, false, { signal }).catch(() => undefined),
-    ]);
+    const grace = graceTimer(graceMs, signal);
+    const waited = await Promise.race([drained, grace.done]);
+    grace.cancel();
     if (waited === undefined) {
       return false;
     }
@@ -75,6 +73,34 @@ export async function drainAfterExit(
     }
   }
   return false;
+}
+
+/**
+ * false after `ms`, undefined once `signal` aborts, cancelled (timer and listener gone) when the
+ * drain no longer waits: a timers/promises delay left behind built an AbortError with its stack
+ * when the terminal's controller aborted, once per command.
+ */
+function graceTimer(
+  ms: number,
+  signal: AbortSignal,
+): { done: Promise<false | undefined>; cancel: () => void } {
+  if (signal.aborted) {
+    return { done: Promise.resolve(undefined), cancel: () => undefined };
+  }
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort = (): void => undefined;
+  const done = new Promise<false | undefined>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  return {
+    done,
+    cancel: () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+    },
+  };
 }
 
 /** What a kill under way holds the drain open with (see `SpawnedProcess.holdDrainUntil`). */

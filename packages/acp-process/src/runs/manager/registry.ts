@@ -55,13 +55,35 @@ export class RunRegistry {
   }
 
   all(): RunRecord[] {
-    const records = [...this.runs.values()].map((run) => run.record);
-    for (const stored of this.store.listRuns()) {
-      if (!this.runs.has(stored.id)) {
-        records.push(stored);
+    return this.matching(() => true);
+  }
+
+  /**
+   * The records `where` takes, live ones first: filtered before anything is copied (a call's
+   * list of its own runs costs what it finds, not every run kept).
+   */
+  private matching(where: (record: RunRecord) => boolean): RunRecord[] {
+    const records: RunRecord[] = [];
+    for (const run of this.runs.values()) {
+      if (where(run.record)) {
+        records.push(run.record);
       }
     }
+    records.push(...this.store.listRuns((stored) => !this.runs.has(stored.id) && where(stored)));
     return records;
+  }
+
+  /** How many runs there are, live or stored, without copying a stored one. */
+  private count(): number {
+    let stored = 0;
+    // The store's filter sees every record before it copies: counting there copies none.
+    this.store.listRuns((record) => {
+      if (!this.runs.has(record.id)) {
+        stored++;
+      }
+      return false;
+    });
+    return this.runs.size + stored;
   }
 
   /** Newest first, filtered by session and status; `limit` default 50, max 500. */
@@ -79,13 +101,12 @@ export class RunRegistry {
     }
     const limit = Math.min(query.limit ?? 50, MAX_LIST);
     const labels = Object.entries(query.labels ?? {});
-    return this.all()
-      .filter(
-        (r) =>
-          (query.sessionId === undefined || r.sessionId === query.sessionId) &&
-          (!statuses || statuses.has(r.status)) &&
-          labels.every(([key, value]) => r.labels[key] === value),
-      )
+    return this.matching(
+      (r) =>
+        (query.sessionId === undefined || r.sessionId === query.sessionId) &&
+        (!statuses || statuses.has(r.status)) &&
+        labels.every(([key, value]) => r.labels[key] === value),
+    )
       .sort((a, b) => b.createdAtMs - a.createdAtMs)
       .slice(0, limit);
   }
@@ -127,10 +148,10 @@ export class RunRegistry {
   }
 
   private evictBeyondCap(): void {
-    const records = this.all();
-    if (records.length < this.maxRuns) {
+    if (this.count() < this.maxRuns) {
       return;
     }
+    const records = this.all();
     const finished = records
       .filter((r) => isFinished(r.status))
       .sort((a, b) => (a.endedAtMs ?? 0) - (b.endedAtMs ?? 0));

@@ -13,6 +13,25 @@ export const realNowMs = (): number => Date.now();
 export { sleep };
 
 /**
+ * Resolves after `ms` of real time, or as soon as `signal` aborts; never rejects. A plain timer
+ * and listener: a timers/promises sleep that is aborted builds an AbortError with its stack.
+ */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) {
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+/**
  * Waits for `promise` at most `ms` (real time: these bound calls to a client, they are not run
  * timeouts). Resolves `{ok: true, value}` or `{ok: false}` on timeout; the timer is always cleared.
  */

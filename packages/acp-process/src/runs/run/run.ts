@@ -39,6 +39,9 @@ export type RunPhase = "queued" | "starting" | "running" | "exited" | "settling"
  * the timeouts, read the final output, settle exactly once, release the terminal. One
  * AbortController per run owns its timers and its poll loop; it aborts when the run settles.
  */
+/** Why a run's timers and readers stop (abort() without a reason builds a DOMException per run). */
+const SETTLED = "settled";
+
 export class Run {
   readonly log: OutputLog;
   private readonly controller = new AbortController();
@@ -302,7 +305,7 @@ export class Run {
       return;
     }
     this.currentPhase = "settling";
-    this.controller.abort();
+    this.controller.abort(SETTLED);
     // The output is final from here: a read still in flight or queued must not add to it after
     // the final flush below, nor fail on the released terminal and leave a notice.
     this.reader?.close();

@@ -4,7 +4,7 @@ import type { OutputStream, TerminalProvider } from "../../providers/types.js";
 import { SnapshotDelta } from "../output/delta.js";
 import type { OutputLog } from "../output/output-log.js";
 import { MAX_NOTICE_CHARS } from "../../model/run-record.js";
-import { realNowMs, sleep, withinMs } from "./deadline.js";
+import { pause, realNowMs, sleep, withinMs } from "./deadline.js";
 
 /**
  * Background polling reads at most ~8 MB/s of whole snapshots (a 1 MiB tail: every ~130 ms).
@@ -23,6 +23,9 @@ const MAX_READ_FAILURES = 10;
  * no read, and what a read in flight brings afterwards, an answer or a failure, is dropped: a read
  * queued behind a slow answer would otherwise reach a released terminal and fail.
  */
+/** The reason a poll is woken early (abort() without one builds a DOMException each time). */
+const WOKEN = "woken";
+
 export class SnapshotReader {
   private readonly delta = new SnapshotDelta();
   private inflight: Promise<boolean> | null = null;
@@ -132,9 +135,7 @@ export class SnapshotReader {
     for (;;) {
       this.wakeController = new AbortController();
       const signal = AbortSignal.any([this.wakeController.signal, options.signal]);
-      await sleep(intervalMs, undefined, { signal }).catch(
-        () => undefined /* woken: exit or settle */,
-      );
+      await pause(intervalMs, signal); // woken early: exit or settle
       if (options.stop() || options.signal.aborted) {
         return;
       }
@@ -161,7 +162,7 @@ export class SnapshotReader {
   }
 
   wake(): void {
-    this.wakeController?.abort();
+    this.wakeController?.abort(WOKEN);
   }
 
   /**
