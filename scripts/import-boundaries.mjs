@@ -33,7 +33,7 @@ const FOLDER_IMPORTERS = {
     "spawn/": ["contain/", "sandbox/", "executors/", "host/", "approval/", "internal.ts"],
     "executors/": ["host/", "index.ts", "internal.ts"],
     "contain/": ["host/", "index.ts"],
-    "sandbox/": ["host/", "approval/", "index.ts", "internal.ts"],
+    "sandbox/": ["host/", "approval/", "approval.ts", "index.ts", "internal.ts"],
     "host/": ["approval/", "protocol/", "rpc/", "approval.ts", "index.ts"],
     "approval/": ["approval.ts", "index.ts", "internal.ts"],
     "protocol/": ["rpc/"],
@@ -41,6 +41,7 @@ const FOLDER_IMPORTERS = {
     "keys/": [],
   },
   "acp-process": {
+    "base/": ["*"],
     "model/": ["providers/", "runs/", "store/", "publish/", "tools/", "index.ts"],
     "providers/": ["model/", "runs/", "tools/", "index.ts", "provider.ts", "v2.ts"],
     "store/": ["runs/", "index.ts", "sqlite.ts"],
@@ -103,6 +104,24 @@ const FOLDER_IMPORTERS = {
   "demo-agent": {
     "commands/": ["demo/", "dispatch.ts"],
     "demo/": ["dispatch.ts", "index.ts"],
+  },
+};
+
+/**
+ * Package folder → { a folder of src/ → { its subfolders → the units inside it that may import
+ * them } }: the same rule one level down, for a folder whose parts must not lean on each other.
+ * acp-process's tools/ serves four tool surfaces that share core/: no surface imports another,
+ * and only all.ts (which lists every tool) imports them all.
+ */
+const SUBFOLDER_IMPORTERS = {
+  "acp-process": {
+    "tools/": {
+      "core/": ["*"],
+      "exec-process/": ["all.ts"],
+      "process-api/": ["all.ts"],
+      "shell/": ["all.ts"],
+      "unified-exec/": ["all.ts"],
+    },
   },
 };
 
@@ -176,10 +195,24 @@ for (const { dir, pkg } of manifests) {
       );
     }
   }
+  const nested = SUBFOLDER_IMPORTERS[dir] ?? {};
+  for (const [folder, subRules] of Object.entries(nested)) {
+    for (const name of readdirSync(join(root, folder))) {
+      if (statSync(join(root, folder, name)).isDirectory() && !(`${name}/` in subRules)) {
+        violations.push(
+          `packages/${dir}/src/${folder}${name}/ has no rule saying which parts of ${folder} may import it (SUBFOLDER_IMPORTERS in scripts/import-boundaries.mjs)`,
+        );
+      }
+    }
+  }
   for (const file of sourceFiles(root)) {
     const from = unitOf(root, file);
     for (const target of relativeImports(file)) {
       const to = unitOf(root, target);
+      if (to === from && to in nested) {
+        checkSubfolders(dir, resolve(root, to), nested[to], file, target);
+        continue;
+      }
       if (to === from || !to.endsWith("/")) continue;
       edgesChecked++;
       const allowed = rules[to] ?? [];
@@ -189,6 +222,20 @@ for (const { dir, pkg } of manifests) {
         );
       }
     }
+  }
+}
+
+/** One import between two files of the same folder checked against that folder's subfolder rules. */
+function checkSubfolders(dir, folderRoot, subRules, file, target) {
+  const from = unitOf(folderRoot, file);
+  const to = unitOf(folderRoot, target);
+  if (to === from || !to.endsWith("/")) return;
+  edgesChecked++;
+  const allowed = subRules[to] ?? [];
+  if (!allowed.includes("*") && !allowed.includes(from)) {
+    violations.push(
+      `packages/${dir}/src/${relative(resolve(folderRoot, ".."), file)} imports ${relative(resolve(folderRoot, ".."), target)}: ${to} may be imported by ${allowed.join(", ") || "no other part"} of its folder only`,
+    );
   }
 }
 

@@ -16,7 +16,7 @@ export type { RecoveryPolicy, RecoveryReport } from "./runs/manager/recovery.js"
 export { DEFAULT_WATCHER_LIMITS, type WatcherLimits } from "./runs/output/watchers.js";
 export type { ReadResult } from "./runs/views/read-page.js";
 export type { LineView } from "./runs/views/views.js";
-export type { ResolvedLimits } from "./config.js";
+export type { ResolvedLimits } from "./base/config.js";
 export {
   DEFAULT_SPILL_QUOTA_BYTES,
   type OutputArchive,
@@ -78,5 +78,5 @@ export {
 } from "./providers/mcp-tools.js";
 export { mcpOverAcpTools } from "./providers/mcp-over-acp.js";
 
-export { ProcessError, type ProcessErrorCode } from "./errors.js";
-export { ManualClock, systemClock, type Clock } from "./clock.js";
+export { ProcessError, type ProcessErrorCode } from "./base/errors.js";
+export { ManualClock, systemClock, type Clock } from "./base/clock.js";

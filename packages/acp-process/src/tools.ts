@@ -8,9 +8,18 @@ export {
   type ToolContext,
   type ToolDefinition,
   type ToolOutcome,
-} from "./tools/types.js";
-export { execTool, execInputSchema, type ExecInput, type ExecResult } from "./tools/exec.js";
-export { processTool, processInputSchema, type ProcessInput } from "./tools/process.js";
+} from "./tools/core/types.js";
+export {
+  execTool,
+  execInputSchema,
+  type ExecInput,
+  type ExecResult,
+} from "./tools/exec-process/exec.js";
+export {
+  processTool,
+  processInputSchema,
+  type ProcessInput,
+} from "./tools/exec-process/process.js";
 export {
   processRunTool,
   processMonitorTool,
@@ -21,8 +30,8 @@ export {
   processTools,
   processState,
   type ProcessState,
-} from "./tools/process-api.js";
-export { shellTool, shellInputSchema, type ShellInput } from "./tools/shell.js";
+} from "./tools/process-api/process-api.js";
+export { shellTool, shellInputSchema, type ShellInput } from "./tools/shell/shell.js";
 export {
   execCommandTool,
   writeStdinTool,
@@ -32,14 +41,14 @@ export {
   writeStdinInputSchema,
   readOutputInputSchema,
   UNIFIED_EXEC_ENV,
-} from "./tools/unified-exec.js";
+} from "./tools/unified-exec/unified-exec.js";
 export {
   BYTES_PER_TOKEN,
   DEFAULT_MAX_OUTPUT_TOKENS,
   MAX_OUTPUT_TOKENS,
   tokensOf,
   type Keep,
-} from "./tools/token-budget.js";
+} from "./tools/core/token-budget.js";
 export { allTools } from "./tools/all.js";
 export {
   JOB_TTL_MS,
@@ -48,4 +57,4 @@ export {
   YIELD_MS,
   resolveLimits,
   type ResolvedLimits,
-} from "./config.js";
+} from "./base/config.js";

@@ -2,7 +2,7 @@
 // over both providers: the local TerminalHost and a client's terminals over ACP.
 import { describe, expect, it } from "vitest";
 import { execCommandTool, readOutputTool, writeStdinTool } from "../src/tools.js";
-import { clampYield } from "../src/tools/unified-sessions.js";
+import { clampYield } from "../src/tools/unified-exec/unified-sessions.js";
 import { contractProviders, contractRigs, expectNoneLeft } from "./tool-contract-support.js";
 
 const MARKER = `contract-unified-${process.pid}`;

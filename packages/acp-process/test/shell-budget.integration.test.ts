@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runTool, shellTool } from "../src/tools.js";
-import { fitItems } from "../src/tools/byte-budget.js";
+import { fitItems } from "../src/tools/shell/byte-budget.js";
 import { useLocalRigs } from "./support.js";
 
 const localRig = useLocalRigs();

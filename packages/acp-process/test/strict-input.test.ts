@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { nearestName, strictInput } from "../src/tools/strict-input.js";
+import { nearestName, strictInput } from "../src/tools/core/strict-input.js";
 
 const schema = strictInput(
   {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "../src/index.js";
 import { resolveLimits } from "../src/tools.js";
 import { splitText } from "../src/runs/output/output-log.js";
-import { derivedName } from "../src/tools/format.js";
+import { derivedName } from "../src/tools/core/format.js";
 import { Scheduler } from "../src/runs/manager/scheduler.js";
 import { lineView, tailText } from "../src/runs/views/views.js";
 import { MemoryRunStore } from "../src/store/memory.js";

@@ -4,10 +4,11 @@ import {
   approvalFlagsHelp,
   approvalFlags,
   type ApprovalFlags,
-} from "acp-terminal";
+} from "acp-terminal/approval";
 import { isToolSetName, TOOL_SET_NAMES, type ToolSetName } from "./tool-sets.js";
 import { parseListenAddress, type ListenAddress } from "./listen-address.js";
-import { checkExecutorTarget, SANDBOX_WITH_ON } from "acp-terminal";
+import { SANDBOX_WITH_ON } from "acp-terminal/approval";
+import { checkExecutorTarget } from "acp-terminal";
 import { messageOf } from "acp-terminal/internal";
 
 export const TOKEN_ENV = "ACP_TERMINAL_MCP_TOKEN";

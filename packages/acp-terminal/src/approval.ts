@@ -49,6 +49,7 @@ export {
   describeApprovalFlags,
 } from "./approval/approval-flags.js";
 export type { ApprovalFlags } from "./approval/approval-flags.js";
+export { SANDBOX_WITH_ON } from "./sandbox/sandbox-options.js";
 
 // --- The rules ---
 export { matchesAllowPattern, parseAllowPattern } from "./approval/allow-pattern.js";

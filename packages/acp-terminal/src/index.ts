@@ -56,7 +56,6 @@ export { containmentFor, describeContainment } from "./contain/describe.js";
 
 // --- Where commands run (the `on` option): executors ---
 export { checkExecutorTarget, parseExecutorTarget } from "./executors/target.js";
-export { SANDBOX_WITH_ON } from "./sandbox/sandbox-options.js";
 export type { ExecutorTarget } from "./executors/target.js";
 export { SshExecutor } from "./executors/ssh.js";
 export type { SshExecutorOptions } from "./executors/ssh.js";
@@ -78,12 +77,6 @@ export {
   describeAuthorizeRequest,
   MAX_QUESTION_CHARS,
   printable,
-  APPROVAL_FLAG_OPTIONS,
-  approvalFlagsHelp,
-  approvalFlagArgs,
-  approvalFlags,
-  approvalPolicyOptions,
-  describeApprovalFlags,
 } from "./approval.js";
 export type {
   ApprovalAnswer,
@@ -92,7 +85,6 @@ export type {
   ApprovalPolicy,
   ApprovalPolicyOptions,
   AllowPattern,
-  ApprovalFlags,
 } from "./approval.js";
 
 // --- Sandbox (TerminalHostOptions.sandbox) ---

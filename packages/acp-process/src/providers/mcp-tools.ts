@@ -6,7 +6,7 @@ import type {
   ProviderOutput,
   TerminalProvider,
 } from "./types.js";
-import { messageOf } from "../errors.js";
+import { messageOf } from "../base/errors.js";
 
 /**
  * Calls one tool of an MCP server and resolves with its `structuredContent`; rejects when the

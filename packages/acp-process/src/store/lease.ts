@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import type Database from "better-sqlite3";
-import { ProcessError, errnoCodeOf } from "../errors.js";
+import { ProcessError, errnoCodeOf } from "../base/errors.js";
 
 /**
  * One SQLite run store file belongs to one store instance at a time. Two process managers on one

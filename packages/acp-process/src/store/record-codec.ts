@@ -1,4 +1,4 @@
-import { ProcessError, messageOf } from "../errors.js";
+import { ProcessError, messageOf } from "../base/errors.js";
 import type { RunRecord, RunStatus } from "../model/run-record.js";
 
 const STATUSES: readonly RunStatus[] = [

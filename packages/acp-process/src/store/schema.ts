@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { ProcessError } from "../errors.js";
+import { ProcessError } from "../base/errors.js";
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS exec_runs (

@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { errnoCodeOf, messageOf, ProcessError } from "../errors.js";
+import { errnoCodeOf, messageOf, ProcessError } from "../base/errors.js";
 import { loadSqlite } from "./native-sqlite.js";
 import { SCHEMA, verifySchema } from "./schema.js";
 

@@ -1,4 +1,4 @@
-import { errnoCodeOf, messageOf, ProcessError } from "../errors.js";
+import { errnoCodeOf, messageOf, ProcessError } from "../base/errors.js";
 
 /**
  * A failure of the SQLite file, as a `store_error` naming the file, what was being done and the

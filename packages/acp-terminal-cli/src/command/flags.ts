@@ -1,7 +1,7 @@
 // The command line's flags, as parseArgs reads them and as --help describes them, side by side so
 // that a flag is added to both.
 import type { ParseArgsConfig } from "node:util";
-import { APPROVAL_FLAG_OPTIONS, approvalFlagsHelp } from "acp-terminal";
+import { APPROVAL_FLAG_OPTIONS, approvalFlagsHelp } from "acp-terminal/approval";
 import { KNOWN_AGENT_NAMES } from "../agent/known-agents.js";
 import { EXIT_CODES_HELP } from "../exit-codes.js";
 

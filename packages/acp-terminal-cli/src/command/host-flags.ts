@@ -1,4 +1,4 @@
-import { SANDBOX_WITH_ON } from "acp-terminal";
+import { SANDBOX_WITH_ON } from "acp-terminal/approval";
 import { approvalFlags, type ApprovalFlags } from "acp-terminal/approval";
 import { executorTarget } from "./executor-target.js";
 import { terminalLimits, type TerminalLimits } from "./terminal-limits.js";

@@ -1,4 +1,5 @@
-import type { ApprovalFlags, SandboxOptions } from "acp-terminal";
+import type { SandboxOptions } from "acp-terminal";
+import type { ApprovalFlags } from "acp-terminal/approval";
 import { bubblewrapSupport } from "acp-terminal/internal";
 
 /** The TerminalHost `sandbox` option for the run's flags: the workspace is the session's cwd. */

@@ -7,7 +7,8 @@ import type {
   McpServer,
 } from "@agentclientprotocol/sdk";
 import { McpOverAcpProvider, methods } from "@agentclientprotocol/sdk/unstable";
-import { approvalFlagArgs, type ApprovalFlags, type TerminalHost } from "acp-terminal";
+import type { TerminalHost } from "acp-terminal";
+import { approvalFlagArgs, type ApprovalFlags } from "acp-terminal/approval";
 
 const SERVER_NAME = "terminals";
 

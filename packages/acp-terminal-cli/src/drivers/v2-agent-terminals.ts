@@ -11,7 +11,7 @@ import {
 } from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { boundedRequestError, cutText } from "acp-terminal/internal";
 import { v2OfferAnsweredWith, type Ending } from "../agent/failure-messages.js";
-import type { ApprovalFlags } from "acp-terminal";
+import type { ApprovalFlags } from "acp-terminal/approval";
 import { stdioMcpServer } from "../conversation/mcp-tools-offer.js";
 import {
   ConnectionClosed,

@@ -1,5 +1,5 @@
 /**
- * The launcher's line protocol as the host speaks it (launcher-script.ts lists every line): the
+ * The launcher's line protocol as the host speaks it (helper/launcher.pl lists every line): the
  * requests written to its stdin, and its reports read back as typed records. Nothing here touches
  * a process.
  */

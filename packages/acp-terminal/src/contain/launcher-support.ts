@@ -1,5 +1,5 @@
 /**
- * Whether commands can be started through the launcher here (see launcher-script.ts), found out
+ * Whether commands can be started through the launcher here (see helper/launcher.pl), found out
  * once per process: Linux with /proc, `perl` on the PATH, the prctl system call's number known
  * for this architecture, and prctl(PR_SET_CHILD_SUBREAPER) allowed (seccomp may refuse it). The
  * probe runs perl once (~5 ms; a host starting its launcher ahead asks without blocking). Anything missing means: commands are spawned by Node itself and

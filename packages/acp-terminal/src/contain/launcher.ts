@@ -1,5 +1,5 @@
 /**
- * The host's side of the launcher (launcher-script.ts): a small Perl process, one per host, that
+ * The host's side of the launcher (helper/launcher.pl): a small Perl process, one per host, that
  * starts every command as the child of a subreaper relay, so the host can find and kill all it
  * started by the relay it hangs under, with the machine's own pids.
  *
@@ -17,6 +17,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants as fsConstants, openSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { Socket } from "node:net";
 import type { Readable } from "node:stream";
 import type { CommandLauncher, LaunchedCommand, LaunchRequest } from "../spawn/launch-port.js";
@@ -31,7 +32,15 @@ import {
   startRequest,
 } from "./launcher-protocol.js";
 import type { LauncherTools } from "./launcher-support.js";
-import { LAUNCHER_SCRIPT } from "./launcher-script.js";
+
+/** The launcher's program, shipped in the package beside `dist/` (Perl 5, core modules only). */
+const LAUNCHER_PROGRAM = fileURLToPath(new URL("../../helper/launcher.pl", import.meta.url));
+
+/** What is kept of the launcher's stderr (Perl's compile or run-time error), for the first failure. */
+const STDERR_KEPT_BYTES = 2_048;
+
+/** How long a launcher gone away may take to finish its stderr before its starts are failed. */
+const STDERR_GRACE_MS = 200;
 
 /** The longest an `O` waits for a request to go with. */
 const ACK_DELAY_MS = 20;
@@ -67,6 +76,9 @@ export class Launcher implements CommandLauncher {
   #acks = "";
   #ackTimer: NodeJS.Timeout | undefined;
   #gone = false;
+  /** The start of its stderr (STDERR_KEPT_BYTES), and whether it ended. */
+  #said = "";
+  #saidAll = false;
 
   private constructor(child: ChildProcess) {
     this.#child = child;
@@ -74,9 +86,9 @@ export class Launcher implements CommandLauncher {
 
   /** Starts a launcher (it is ready for requests at once: they wait in its pipe). */
   static start(tools: LauncherTools): Launcher {
-    const child = spawn(tools.perl, ["-e", LAUNCHER_SCRIPT, String(tools.prctl)], {
+    const child = spawn(tools.perl, [LAUNCHER_PROGRAM, String(tools.prctl)], {
       detached: true,
-      stdio: ["pipe", "pipe", "ignore"],
+      stdio: ["pipe", "pipe", "pipe"],
     });
     const launcher = new Launcher(child);
     child.on("error", () => launcher.#goneAway()); // could not start: every request fails
@@ -86,11 +98,17 @@ export class Launcher implements CommandLauncher {
     reports.on("data", (chunk: string) =>
       launcher.#reports.read(chunk, (report) => launcher.#report(report)),
     );
-    reports.on("close", () => launcher.#goneAway());
+    reports.on("close", () => launcher.#goneAwayOnceSaid());
+    const said = child.stderr as Readable;
+    said.setEncoding("utf8");
+    said.on("data", (chunk: string) => launcher.#hear(chunk));
+    said.on("close", () => (launcher.#saidAll = true));
     // Neither the launcher nor its pipes keep the host alive; a command being started or running does.
     child.unref();
-    if (child.stdin instanceof Socket) {
-      child.stdin.unref();
+    for (const stream of [child.stdin, said]) {
+      if (stream instanceof Socket) {
+        stream.unref();
+      }
     }
     launcher.#holdLoop();
     return launcher;
@@ -113,7 +131,9 @@ export class Launcher implements CommandLauncher {
       return Promise.reject(launchError("EINVAL", "an argument or variable holds a NUL byte"));
     }
     if (!this.alive) {
-      return Promise.reject(launchError("ECHILD", "the launcher is not running"));
+      return Promise.reject(
+        launchError("ECHILD", `the launcher is not running${this.#saidReason()}`),
+      );
     }
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
@@ -277,6 +297,35 @@ export class Launcher implements CommandLauncher {
     }
   }
 
+  #hear(chunk: string): void {
+    if (this.#said.length < STDERR_KEPT_BYTES) {
+      this.#said = (this.#said + chunk).slice(0, STDERR_KEPT_BYTES);
+    }
+  }
+
+  /** What the launcher said, for an error: its first non-empty lines, bounded. */
+  #saidReason(): string {
+    const lines = this.#said
+      .split("\n")
+      .map((line) => line.trim())
+      .filter((line) => line !== "");
+    return lines.length === 0 ? "" : `; perl said: ${lines.slice(0, 3).join(" | ")}`;
+  }
+
+  /** Its reports ended: its failures wait for what it said on stderr (a Perl error), briefly. */
+  #goneAwayOnceSaid(): void {
+    const said = this.#child.stderr;
+    if (this.#saidAll || !said) {
+      this.#goneAway();
+      return;
+    }
+    const timer = setTimeout(() => this.#goneAway(), STDERR_GRACE_MS);
+    said.once("close", () => {
+      clearTimeout(timer);
+      this.#goneAway();
+    });
+  }
+
   /** Its reports ended: nothing is being started or watched any more. */
   #goneAway(): void {
     if (this.#gone) {
@@ -284,7 +333,9 @@ export class Launcher implements CommandLauncher {
     }
     this.#gone = true;
     for (const [id, starting] of this.#starting) {
-      this.#settle(id, () => starting.reject(launchError("ECHILD", "the launcher exited")));
+      this.#settle(id, () =>
+        starting.reject(launchError("ECHILD", `the launcher exited${this.#saidReason()}`)),
+      );
     }
     for (const command of this.#running.values()) {
       command.lose();

@@ -1,4 +1,4 @@
-import { ProcessError } from "../../errors.js";
+import { ProcessError } from "../../base/errors.js";
 import type { RunSnapshot } from "../../model/run-events.js";
 import type { RunRecord } from "../../model/run-record.js";
 import type { TerminalProvider } from "../../providers/types.js";

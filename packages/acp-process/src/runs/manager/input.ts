@@ -1,5 +1,5 @@
 import { encodeKeys, type KeyInput } from "acp-terminal/keys";
-import { messageOf, ProcessError } from "../../errors.js";
+import { messageOf, ProcessError } from "../../base/errors.js";
 import { withinMs } from "../run/deadline.js";
 import type { Run } from "../run/run.js";
 

@@ -2,9 +2,9 @@
 // methods keeps its documentation here and hands the work to a module beside it (admission,
 // run-views, input, stop-run, registry, recovery, wait-run).
 import type { KeyInput } from "acp-terminal/keys";
-import { repeatOnClock, systemClock, type Clock } from "../../clock.js";
-import { clamp, resolveLimits, YIELD_MS, type ResolvedLimits } from "../../config.js";
-import { ProcessError } from "../../errors.js";
+import { repeatOnClock, systemClock, type Clock } from "../../base/clock.js";
+import { clamp, resolveLimits, YIELD_MS, type ResolvedLimits } from "../../base/config.js";
+import { ProcessError } from "../../base/errors.js";
 import type { ResourceUsage } from "../../providers/proc-usage.js";
 import type { ProviderCapabilities, TerminalProvider } from "../../providers/types.js";
 import { MemoryRunStore } from "../../store/memory.js";

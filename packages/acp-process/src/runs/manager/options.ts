@@ -1,4 +1,4 @@
-import type { Clock } from "../../clock.js";
+import type { Clock } from "../../base/clock.js";
 import type { TerminalProvider } from "../../providers/types.js";
 import type { RunStore } from "../../store/types.js";
 import type { RunTuning } from "../run/run.js";

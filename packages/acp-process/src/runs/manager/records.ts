@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { DEFAULT_PTY_SIZE } from "acp-terminal";
-import { ProcessError } from "../../errors.js";
+import { ProcessError } from "../../base/errors.js";
 import type { StartRunOptions } from "./options.js";
 import type { RunRecord } from "../../model/run-record.js";
 

@@ -1,4 +1,4 @@
-import { messageOf } from "../../errors.js";
+import { messageOf } from "../../base/errors.js";
 import { displayCommand, snapshotOf } from "../run/describe.js";
 import type { RunStore } from "../../store/types.js";
 import {

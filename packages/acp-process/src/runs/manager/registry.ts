@@ -1,4 +1,4 @@
-import { ProcessError } from "../../errors.js";
+import { ProcessError } from "../../base/errors.js";
 import type { RunStore } from "../../store/types.js";
 import type { ListRunsQuery } from "./options.js";
 import type { Run } from "../run/run.js";

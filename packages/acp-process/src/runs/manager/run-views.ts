@@ -1,4 +1,4 @@
-import type { Clock } from "../../clock.js";
+import type { Clock } from "../../base/clock.js";
 import type { RunSnapshot } from "../../model/run-events.js";
 import type { ResourceUsage } from "../../providers/proc-usage.js";
 import type { RunStore } from "../../store/types.js";

@@ -1,4 +1,4 @@
-import { ProcessError } from "../../errors.js";
+import { ProcessError } from "../../base/errors.js";
 
 export interface SchedulerLimits {
   /** Runs executing at once across all sessions. */

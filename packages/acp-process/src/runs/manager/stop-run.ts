@@ -1,5 +1,5 @@
 import { SUPPORTED_SIGNALS } from "acp-terminal/protocol";
-import { ProcessError } from "../../errors.js";
+import { ProcessError } from "../../base/errors.js";
 import type { RunSnapshot } from "../../model/run-events.js";
 import type { Run } from "../run/run.js";
 import type { KillOptions } from "./options.js";

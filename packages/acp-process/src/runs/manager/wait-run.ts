@@ -1,4 +1,4 @@
-import type { Clock } from "../../clock.js";
+import type { Clock } from "../../base/clock.js";
 import type { RunEventSink, RunSnapshot } from "../../model/run-events.js";
 import type { Run } from "../run/run.js";
 

@@ -1,4 +1,4 @@
-import { ProcessError } from "../../errors.js";
+import { ProcessError } from "../../base/errors.js";
 import { unsafeRegexReason } from "./safe-regex.js";
 import type { WatcherSpec } from "../../model/run-events.js";
 

@@ -1,4 +1,4 @@
-import type { Clock } from "../../clock.js";
+import type { Clock } from "../../base/clock.js";
 import type { InputRequired, RunRecord } from "../../model/run-record.js";
 import type { TerminalProvider } from "../../providers/types.js";
 

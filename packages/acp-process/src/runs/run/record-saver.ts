@@ -1,4 +1,4 @@
-import { messageOf } from "../../errors.js";
+import { messageOf } from "../../base/errors.js";
 import type { RunRecord } from "../../model/run-record.js";
 import type { RunStore } from "../../store/types.js";
 

@@ -1,4 +1,4 @@
-import { messageOf } from "../../errors.js";
+import { messageOf } from "../../base/errors.js";
 import type { TerminalProvider } from "../../providers/types.js";
 import { withinMs } from "./deadline.js";
 

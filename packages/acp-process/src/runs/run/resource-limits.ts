@@ -1,4 +1,4 @@
-import { ProcessError } from "../../errors.js";
+import { ProcessError } from "../../base/errors.js";
 import type { ResourceLimits } from "../../model/run-record.js";
 import { treeCgroups } from "./cgroup-limits.js";
 

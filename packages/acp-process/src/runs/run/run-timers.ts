@@ -1,4 +1,4 @@
-import type { Clock } from "../../clock.js";
+import type { Clock } from "../../base/clock.js";
 
 /**
  * A run's hard and inactivity timeouts on the injected clock. Both are cancelled when the run's

@@ -1,7 +1,7 @@
 // One file over 300 lines because a Run is one state machine (queued → starting → running →
 // exited → settling → settled): start, the exit, terminate and settle each check and move the same
 // phase, record, reader and AbortController, and their guards hold only while one class owns them.
-import { messageOf, ProcessError } from "../../errors.js";
+import { messageOf, ProcessError } from "../../base/errors.js";
 import type { ProviderExitStatus, TerminalProvider } from "../../providers/types.js";
 import { SnapshotReader } from "./snapshot-reader.js";
 import { createTerminal, type RunLaunch } from "./launch.js";

@@ -1,5 +1,5 @@
 import { StringDecoder } from "node:string_decoder";
-import { messageOf } from "../../errors.js";
+import { messageOf } from "../../base/errors.js";
 import type { OutputStream, TerminalProvider } from "../../providers/types.js";
 import { SnapshotDelta } from "../output/delta.js";
 import type { OutputLog } from "../output/output-log.js";

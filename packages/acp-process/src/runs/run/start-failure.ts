@@ -1,5 +1,5 @@
 import type { StartFailure } from "../../model/run-record.js";
-import { messageOf } from "../../errors.js";
+import { messageOf } from "../../base/errors.js";
 
 /**
  * Classifies why a provider's `create` failed. acp-terminal's host (in process, or behind the ACP

@@ -1,4 +1,4 @@
-import { repeatOnClock, type Clock } from "../../clock.js";
+import { repeatOnClock, type Clock } from "../../base/clock.js";
 import type { ResourceUsage } from "../../providers/proc-usage.js";
 import type { TerminalProvider } from "../../providers/types.js";
 import type { RunRecord } from "../../model/run-record.js";

@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { ProcessError } from "../../errors.js";
+import { ProcessError } from "../../base/errors.js";
 import { existingSegments, SEGMENT_BYTES } from "./segment-files.js";
 import { SpillFile } from "./spill-file.js";
 import { spillTempDirectory } from "./spill-directory.js";

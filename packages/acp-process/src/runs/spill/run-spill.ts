@@ -1,4 +1,4 @@
-import { messageOf } from "../../errors.js";
+import { messageOf } from "../../base/errors.js";
 import type { RunItem, RunRecord } from "../../model/run-record.js";
 import type { RunStore } from "../../store/types.js";
 import type { OutputArchive } from "./output-archive.js";

@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { errnoCodeOf } from "../../errors.js";
+import { errnoCodeOf } from "../../base/errors.js";
 
 const PREFIX = "acp-process-output-";
 /** Directories of earlier agents looked at per new directory (a bound on the start-up cost). */

@@ -1,5 +1,5 @@
 import { writev, writeSync } from "node:fs";
-import { messageOf } from "../../errors.js";
+import { messageOf } from "../../base/errors.js";
 import { SEGMENT_BYTES, segmentOf, SegmentFiles } from "./segment-files.js";
 import { StagingRing } from "./staging-ring.js";
 

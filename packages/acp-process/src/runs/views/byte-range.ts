@@ -1,4 +1,4 @@
-import { ProcessError } from "../../errors.js";
+import { ProcessError } from "../../base/errors.js";
 import {
   streamOffset,
   totalOutputBytes,

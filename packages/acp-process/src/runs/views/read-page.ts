@@ -1,4 +1,4 @@
-import { ProcessError } from "../../errors.js";
+import { ProcessError } from "../../base/errors.js";
 import type { RunStore } from "../../store/types.js";
 import { snapshotOf } from "../run/describe.js";
 import { isFinished, type RunItem, type RunRecord } from "../../model/run-record.js";

@@ -1,4 +1,4 @@
-import type { RunItem } from "../model/run-record.js";
+import type { RunItem } from "../../model/run-record.js";
 
 /** The first `maxBytes` of `text` in UTF-8, cut on a character boundary (never more). */
 function firstBytes(text: string, maxBytes: number): { text: string; omittedBytes: number } {

@@ -1,5 +1,5 @@
-import { isFinished } from "../model/run-record.js";
-import type { ProcessManager } from "../runs/manager/manager.js";
+import { isFinished } from "../../model/run-record.js";
+import type { ProcessManager } from "../../runs/manager/manager.js";
 import { inputFields, processLogHint } from "./format.js";
 import { HeadTailCollector } from "./head-tail.js";
 import {

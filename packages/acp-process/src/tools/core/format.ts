@@ -1,7 +1,7 @@
-import { commandLine } from "../runs/run/describe.js";
-import type { ProcessManager } from "../runs/manager/manager.js";
-import type { RunSnapshot } from "../model/run-events.js";
-import { streamOffset } from "../model/run-record.js";
+import { commandLine } from "../../runs/run/describe.js";
+import type { ProcessManager } from "../../runs/manager/manager.js";
+import type { RunSnapshot } from "../../model/run-events.js";
+import { streamOffset } from "../../model/run-record.js";
 import {
   BYTES_PER_TOKEN,
   budgetedRange,

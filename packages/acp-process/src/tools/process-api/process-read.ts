@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { ProcessError } from "../errors.js";
-import type { ProcessManager } from "../runs/manager/manager.js";
-import { streamOffset, totalOutputBytes } from "../model/run-record.js";
-import { type RunSnapshot } from "../model/run-events.js";
+import { ProcessError } from "../../base/errors.js";
+import type { ProcessManager } from "../../runs/manager/manager.js";
+import { streamOffset, totalOutputBytes } from "../../model/run-record.js";
+import { type RunSnapshot } from "../../model/run-events.js";
 import {
   logsHint,
   processIdAlias,
@@ -12,7 +12,7 @@ import {
   summaryOf,
   usageOf,
 } from "./process-view.js";
-import { strictInput } from "./strict-input.js";
+import { strictInput } from "../core/strict-input.js";
 import {
   budgetedRange,
   budgetedTail,
@@ -20,10 +20,10 @@ import {
   budgetInputs,
   budgetOf,
   type Keep,
-} from "./token-budget.js";
-import { toolState } from "./tool-state.js";
-import { defineTool } from "./types.js";
-import { waitFor } from "./wait-for.js";
+} from "../core/token-budget.js";
+import { toolState } from "../core/tool-state.js";
+import { defineTool } from "../core/types.js";
+import { waitFor } from "../core/wait-for.js";
 
 const MONITOR_SUMMARY_LINES = 20;
 const MONITOR_SUMMARY_CHARS = 2000;

@@ -1,7 +1,7 @@
 import { signalNameSchema } from "acp-terminal/protocol";
 import { z } from "zod";
-import { ProcessError } from "../errors.js";
-import { isFinished } from "../model/run-record.js";
+import { ProcessError } from "../../base/errors.js";
+import { isFinished } from "../../model/run-record.js";
 import {
   isoTime,
   PROCESS_STATES,
@@ -14,9 +14,9 @@ import {
 } from "./process-view.js";
 import { processLogsTool, processMonitorTool, processWaitTool } from "./process-read.js";
 import { processRunTool } from "./process-run.js";
-import { strictInput } from "./strict-input.js";
-import { budgetInputs, budgetOf, fitEntries, maxOutputTokensInput } from "./token-budget.js";
-import { defineTool } from "./types.js";
+import { strictInput } from "../core/strict-input.js";
+import { budgetInputs, budgetOf, fitEntries, maxOutputTokensInput } from "../core/token-budget.js";
+import { defineTool } from "../core/types.js";
 
 export { processState, type ProcessState } from "./process-view.js";
 export { processLogsTool, processMonitorTool, processWaitTool } from "./process-read.js";

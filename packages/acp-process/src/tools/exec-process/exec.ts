@@ -1,8 +1,14 @@
 import { z } from "zod";
-import { isFinished } from "../model/run-record.js";
-import { type RunSnapshot } from "../model/run-events.js";
-import { derivedName, inputFields, noticeFields, outputFor, processLogHint } from "./format.js";
-import { streamOffset } from "../model/run-record.js";
+import { isFinished } from "../../model/run-record.js";
+import { type RunSnapshot } from "../../model/run-events.js";
+import {
+  derivedName,
+  inputFields,
+  noticeFields,
+  outputFor,
+  processLogHint,
+} from "../core/format.js";
+import { streamOffset } from "../../model/run-record.js";
 import {
   budgetedRange,
   budgetedTail,
@@ -13,12 +19,17 @@ import {
   tokensOf,
   type Budgeted,
   type Omission,
-} from "./token-budget.js";
-import { ProcessError } from "../errors.js";
-import type { ProcessManager } from "../runs/manager/manager.js";
-import { strictInput } from "./strict-input.js";
-import { toolState } from "./tool-state.js";
-import { defineTool, fromContext, type BackgroundExitNotice, type ToolContext } from "./types.js";
+} from "../core/token-budget.js";
+import { ProcessError } from "../../base/errors.js";
+import type { ProcessManager } from "../../runs/manager/manager.js";
+import { strictInput } from "../core/strict-input.js";
+import { toolState } from "../core/tool-state.js";
+import {
+  defineTool,
+  fromContext,
+  type BackgroundExitNotice,
+  type ToolContext,
+} from "../core/types.js";
 
 /** 30 days, the longest timeout a run accepts. */
 const MAX_TIMEOUT_S = 30 * 24 * 3600;

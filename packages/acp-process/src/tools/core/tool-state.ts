@@ -1,4 +1,4 @@
-import type { ProcessManager } from "../runs/manager/manager.js";
+import type { ProcessManager } from "../../runs/manager/manager.js";
 
 const MAX_HITS_PER_RUN = 100;
 const MAX_TRACKED_RUNS = 1000;

@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { constants } from "node:os";
-import { ProcessError } from "../errors.js";
-import { isFinished, streamOffset } from "../model/run-record.js";
-import type { RunSnapshot } from "../model/run-events.js";
-import type { ProcessManager } from "../runs/manager/manager.js";
-import { inputFields, noticeFields } from "./format.js";
-import { budgetedRange, HINT_LIMIT_BYTES, type Keep } from "./token-budget.js";
+import { ProcessError } from "../../base/errors.js";
+import { isFinished, streamOffset } from "../../model/run-record.js";
+import type { RunSnapshot } from "../../model/run-events.js";
+import type { ProcessManager } from "../../runs/manager/manager.js";
+import { inputFields, noticeFields } from "../core/format.js";
+import { budgetedRange, HINT_LIMIT_BYTES, type Keep } from "../core/token-budget.js";
 
 /** Codex's numbers: a yield is clamped to 250..30000 ms, an empty write_stdin (a poll) to 5000..300000. */
 export const MIN_YIELD_TIME_MS = 250;

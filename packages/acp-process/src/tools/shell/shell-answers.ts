@@ -1,11 +1,11 @@
-import { ProcessError } from "../errors.js";
-import type { ProcessManager } from "../runs/manager/manager.js";
-import type { RunItem } from "../model/run-record.js";
-import type { RunSnapshot } from "../model/run-events.js";
+import { ProcessError } from "../../base/errors.js";
+import type { ProcessManager } from "../../runs/manager/manager.js";
+import type { RunItem } from "../../model/run-record.js";
+import type { RunSnapshot } from "../../model/run-events.js";
 import { fitItems } from "./byte-budget.js";
-import { inputFields, noticeFields } from "./format.js";
-import { MAX_LOG_BYTES } from "./process-poll.js";
-import { streamOffset } from "../model/run-record.js";
+import { inputFields, noticeFields } from "../core/format.js";
+import { MAX_LOG_BYTES } from "../core/process-poll.js";
+import { streamOffset } from "../../model/run-record.js";
 import {
   BYTES_PER_TOKEN,
   budgetedRange,
@@ -15,7 +15,7 @@ import {
   HINT_LIMIT_BYTES,
   type Keep,
   type ReadHint,
-} from "./token-budget.js";
+} from "../core/token-budget.js";
 import {
   CUT_NOTE,
   DEFAULT_MAX_OUTPUT_BYTES,
@@ -24,8 +24,8 @@ import {
   SNIPPET_CHARS,
   type ShellInput,
 } from "./shell-schema.js";
-import { toolState } from "./tool-state.js";
-import { fromContext, type ToolContext } from "./types.js";
+import { toolState } from "../core/tool-state.js";
+import { fromContext, type ToolContext } from "../core/types.js";
 
 export function status(run: RunSnapshot): Record<string, unknown> {
   const capped = run.cappedBytes ?? 0;

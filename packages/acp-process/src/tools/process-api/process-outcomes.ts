@@ -1,8 +1,8 @@
 import { availableParallelism, totalmem } from "node:os";
-import { ProcessError } from "../errors.js";
-import type { ProcessManager } from "../runs/manager/manager.js";
-import type { ResourceLimits } from "../model/run-record.js";
-import type { RunSnapshot } from "../model/run-events.js";
+import { ProcessError } from "../../base/errors.js";
+import type { ProcessManager } from "../../runs/manager/manager.js";
+import type { ResourceLimits } from "../../model/run-record.js";
+import type { RunSnapshot } from "../../model/run-events.js";
 
 // How process.run reads a run's end as the specification's errors (CommandNotFound, SpawnFailed,
 // ResourceLimitExceeded), and turns cpu_limit/memory_limit into kernel limits.

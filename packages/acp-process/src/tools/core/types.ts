@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { messageOf, ProcessError } from "../errors.js";
-import type { ProcessManager } from "../runs/manager/manager.js";
-import type { RunSnapshot } from "../model/run-events.js";
+import { messageOf, ProcessError } from "../../base/errors.js";
+import type { ProcessManager } from "../../runs/manager/manager.js";
+import type { RunSnapshot } from "../../model/run-events.js";
 
 /** Who is calling: the manager to act on and the ACP session whose runs the model may see. */
 export interface ToolContext {

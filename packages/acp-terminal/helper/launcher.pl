@@ -1,47 +1,45 @@
-/**
- * The launcher's program: Perl 5 with core modules only (POSIX), which every common Linux has
- * (Debian and Ubuntu mark perl-base essential). Perl is here for one system call Node cannot make,
- * prctl(PR_SET_CHILD_SUBREAPER): a process that sets it receives the orphans of its descendants
- * instead of init, so nothing it started can leave its tree, whatever `setsid`, double forks or
- * `nohup` do. Pids are the machine's: no namespace is involved.
- *
- * One launcher per host, in its own session, ignoring INT, TERM, HUP, QUIT and PIPE. Each command
- * runs under a relay (a subreaper, ~450 KB of memory of its own): the command's whole tree stays
- * under it, so it is told apart from other terminals' trees even after `env -i setsid` and a
- * double fork. The relay reports the command's exit and ends once its tree is empty.
- *
- * The launcher keeps two standbys ready: each a relay and, under it, a command's process (in a
- * session of its own, its pipes made), waiting for a request. A start then costs the launcher a
- * write, not two forks before the exec. Standbys are forked when nothing else runs (a relay just
- * ended, or no request came for a second), not after a request, whose command would wait for the
- * forks; with none left (many starts at once) a request forks its own.
- *
- * Requests (the host writes them to stdin):
- *   S <id> <bytes> <env bytes>\n<fields>  start a command; fields separated by NUL: stdin ("1" a
- *                             pipe, "0" /dev/null), tty (a PTY slave's path, or empty: pipes), cwd,
- *                             file, argc, the args, then KEY=VALUE per variable (the last
- *                             <env bytes>: the launcher sets them, once idle, for the standbys it forks next)
- *   O <id>\n                  the host has opened the command's pipes: the launcher closes its ends
- *                             (it holds them till then; sent with the next request, or at once
- *                             for a stdin pipe, whose end it holds keeps the command from EOF)
- *   K <id> <signo> <pgid>\n   send signo to every process in the tree but the command's group
- *                             (which the host signals itself); signo 9: to all of them
- * Reports (relays, commands and launcher write them to stdout, one line each, at most ~60 bytes:
- * atomic):
- *   R <subreaper 0|1>         the launcher runs
- *   B <id> <pid> <relay> <out fd> <in fd|->   the command is about to exec (said by itself): if its
- *                             relay is lost before it says P or E, it was started all the same
- *   P <id> <pid> <relay> <out fd> <in fd|->   the command runs (after its exec): open
- *                             /proc/<launcher>/fd/<fd> for its output and input
- *   E <id> <errno>            it could not be started
- *   X <id> c <code> | X <id> s <signo>        it exited or was killed by a signal
- *   G <id>                    its tree is empty; the relay is gone
- *   L <id>                    its relay was killed from outside (or its command before its
- *                             request came): what it held is no longer watched
- * At end-of-file on stdin (the host went away, however it went) the launcher SIGKILLs every
- * process under it, the standbys included, until none is left, then exits.
- */
-export const LAUNCHER_SCRIPT = String.raw`
+#!/usr/bin/perl
+# The launcher's program: Perl 5 with core modules only (POSIX), which every common Linux has
+# (Debian and Ubuntu mark perl-base essential). Perl is here for one system call Node cannot make,
+# prctl(PR_SET_CHILD_SUBREAPER): a process that sets it receives the orphans of its descendants
+# instead of init, so nothing it started can leave its tree, whatever `setsid`, double forks or
+# `nohup` do. Pids are the machine's: no namespace is involved.
+#
+# One launcher per host, in its own session, ignoring INT, TERM, HUP, QUIT and PIPE. Each command
+# runs under a relay (a subreaper, ~450 KB of memory of its own): the command's whole tree stays
+# under it, so it is told apart from other terminals' trees even after `env -i setsid` and a
+# double fork. The relay reports the command's exit and ends once its tree is empty.
+#
+# The launcher keeps two standbys ready: each a relay and, under it, a command's process (in a
+# session of its own, its pipes made), waiting for a request. A start then costs the launcher a
+# write, not two forks before the exec. Standbys are forked when nothing else runs (a relay just
+# ended, or no request came for a second), not after a request, whose command would wait for the
+# forks; with none left (many starts at once) a request forks its own.
+#
+# Requests (the host writes them to stdin):
+#   S <id> <bytes> <env bytes>\n<fields>  start a command; fields separated by NUL: stdin ("1" a
+#                             pipe, "0" /dev/null), tty (a PTY slave's path, or empty: pipes), cwd,
+#                             file, argc, the args, then KEY=VALUE per variable (the last
+#                             <env bytes>: the launcher sets them, once idle, for the standbys it forks next)
+#   O <id>\n                  the host has opened the command's pipes: the launcher closes its ends
+#                             (it holds them till then; sent with the next request, or at once
+#                             for a stdin pipe, whose end it holds keeps the command from EOF)
+#   K <id> <signo> <pgid>\n   send signo to every process in the tree but the command's group
+#                             (which the host signals itself); signo 9: to all of them
+# Reports (relays, commands and launcher write them to stdout, one line each, at most ~60 bytes:
+# atomic):
+#   R <subreaper 0|1>         the launcher runs
+#   B <id> <pid> <relay> <out fd> <in fd|->   the command is about to exec (said by itself): if its
+#                             relay is lost before it says P or E, it was started all the same
+#   P <id> <pid> <relay> <out fd> <in fd|->   the command runs (after its exec): open
+#                             /proc/<launcher>/fd/<fd> for its output and input
+#   E <id> <errno>            it could not be started
+#   X <id> c <code> | X <id> s <signo>        it exited or was killed by a signal
+#   G <id>                    its tree is empty; the relay is gone
+#   L <id>                    its relay was killed from outside (or its command before its
+#                             request came): what it held is no longer watched
+# At end-of-file on stdin (the host went away, however it went) the launcher SIGKILLs every
+# process under it, the standbys included, until none is left, then exits.
 use strict; use warnings; use POSIX ();
 my ($prctl) = @ARGV;
 $0 = 'acp-terminal launcher';
@@ -313,4 +311,3 @@ for (;;) {
   last if waitpid(-1, POSIX::WNOHANG()) < 0;
   select(undef, undef, undef, 0.005);
 }
-`;

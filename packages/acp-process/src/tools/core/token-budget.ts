@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ProcessManager } from "../runs/manager/manager.js";
+import type { ProcessManager } from "../../runs/manager/manager.js";
 import { headEnd, partialLines, partialNote, tailStart, type PartialLines } from "./line-cut.js";
 
 /**

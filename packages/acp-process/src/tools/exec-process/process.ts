@@ -1,13 +1,13 @@
 import { signalNameSchema } from "acp-terminal/protocol";
 import { z } from "zod";
-import { ProcessError } from "../errors.js";
-import { derivedName, outputFor, runSummary } from "./format.js";
-import { fitLines, logBytes, MAX_LOG_BYTES, poll, pollCursor } from "./process-poll.js";
-import { budgetInputsCamel, budgetOf, fitEntries } from "./token-budget.js";
-import { strictInput } from "./strict-input.js";
-import { DEFAULT_WAIT_MS, MAX_WAIT_MS, waitFor } from "./wait-for.js";
-import { toolState } from "./tool-state.js";
-import { defineTool, type ToolContext } from "./types.js";
+import { ProcessError } from "../../base/errors.js";
+import { derivedName, outputFor, runSummary } from "../core/format.js";
+import { fitLines, logBytes, MAX_LOG_BYTES, poll, pollCursor } from "../core/process-poll.js";
+import { budgetInputsCamel, budgetOf, fitEntries } from "../core/token-budget.js";
+import { strictInput } from "../core/strict-input.js";
+import { DEFAULT_WAIT_MS, MAX_WAIT_MS, waitFor } from "../core/wait-for.js";
+import { toolState } from "../core/tool-state.js";
+import { defineTool, type ToolContext } from "../core/types.js";
 
 const SNIPPET_CHARS = 200;
 

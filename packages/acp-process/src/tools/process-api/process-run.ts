@@ -1,15 +1,15 @@
 import { z } from "zod";
-import { treeLimitMechanisms } from "../runs/run/cgroup-limits.js";
-import { messageOf, ProcessError } from "../errors.js";
-import type { ProcessManager } from "../runs/manager/manager.js";
-import { isFinished, streamOffset } from "../model/run-record.js";
-import { type RunSnapshot } from "../model/run-events.js";
+import { treeLimitMechanisms } from "../../runs/run/cgroup-limits.js";
+import { messageOf, ProcessError } from "../../base/errors.js";
+import type { ProcessManager } from "../../runs/manager/manager.js";
+import { isFinished, streamOffset } from "../../model/run-record.js";
+import { type RunSnapshot } from "../../model/run-events.js";
 import { limitExceeded, limitsFor, shellCommandNotFound, startError } from "./process-outcomes.js";
 import { logsHint, runFields, summaryOf, usageOf } from "./process-view.js";
-import { budgetedTail, budgetFields, budgetInputs, budgetOf } from "./token-budget.js";
-import { strictInput } from "./strict-input.js";
-import { toolState } from "./tool-state.js";
-import { defineTool, fromContext } from "./types.js";
+import { budgetedTail, budgetFields, budgetInputs, budgetOf } from "../core/token-budget.js";
+import { strictInput } from "../core/strict-input.js";
+import { toolState } from "../core/tool-state.js";
+import { defineTool, fromContext } from "../core/types.js";
 
 const DEFAULT_TIMEOUT_S = 300;
 const MAX_TIMEOUT_S = 3600;

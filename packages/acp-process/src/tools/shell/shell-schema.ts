@@ -1,8 +1,8 @@
 import { signalNameSchema } from "acp-terminal/protocol";
 import { z } from "zod";
-import { strictInput } from "./strict-input.js";
-import { keepInput, maxOutputTokensInput } from "./token-budget.js";
-import { DEFAULT_WAIT_MS, MAX_WAIT_MS } from "./wait-for.js";
+import { strictInput } from "../core/strict-input.js";
+import { keepInput, maxOutputTokensInput } from "../core/token-budget.js";
+import { DEFAULT_WAIT_MS, MAX_WAIT_MS } from "../core/wait-for.js";
 
 export const MAX_LIMIT = 500;
 export const DEFAULT_TIMEOUT_S = 120;

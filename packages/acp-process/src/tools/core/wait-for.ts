@@ -1,6 +1,6 @@
-import type { ProcessManager } from "../runs/manager/manager.js";
-import { isFinished, streamOffset, type RunItem } from "../model/run-record.js";
-import type { RunEvent, RunSnapshot } from "../model/run-events.js";
+import type { ProcessManager } from "../../runs/manager/manager.js";
+import { isFinished, streamOffset, type RunItem } from "../../model/run-record.js";
+import type { RunEvent, RunSnapshot } from "../../model/run-events.js";
 import { toolState } from "./tool-state.js";
 
 /**

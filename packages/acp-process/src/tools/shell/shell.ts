@@ -1,11 +1,11 @@
-import { ProcessError } from "../errors.js";
+import { ProcessError } from "../../base/errors.js";
 import { capped, logBytes, page, spawn, status } from "./shell-answers.js";
-import { fitLines } from "./process-poll.js";
-import { budgetOf } from "./token-budget.js";
+import { fitLines } from "../core/process-poll.js";
+import { budgetOf } from "../core/token-budget.js";
 import { shellInputSchema, SNIPPET_CHARS, STREAM_NOTE, type ShellInput } from "./shell-schema.js";
-import { toolState } from "./tool-state.js";
-import { defineTool } from "./types.js";
-import { DEFAULT_WAIT_MS, waitFor } from "./wait-for.js";
+import { toolState } from "../core/tool-state.js";
+import { defineTool } from "../core/types.js";
+import { DEFAULT_WAIT_MS, waitFor } from "../core/wait-for.js";
 
 export { shellInputSchema, type ShellInput } from "./shell-schema.js";
 

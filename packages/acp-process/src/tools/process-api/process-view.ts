@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { HINT_LIMIT_BYTES } from "./token-budget.js";
-import { inputFields, noticeFields, shownText } from "./format.js";
-import { commandLine } from "../runs/run/describe.js";
-import type { ProcessManager } from "../runs/manager/manager.js";
-import { totalOutputBytes, type RunStatus, type TerminationCause } from "../model/run-record.js";
-import type { RunSnapshot } from "../model/run-events.js";
-import type { ResourceUsage } from "../providers/proc-usage.js";
+import { HINT_LIMIT_BYTES } from "../core/token-budget.js";
+import { inputFields, noticeFields, shownText } from "../core/format.js";
+import { commandLine } from "../../runs/run/describe.js";
+import type { ProcessManager } from "../../runs/manager/manager.js";
+import { totalOutputBytes, type RunStatus, type TerminationCause } from "../../model/run-record.js";
+import type { RunSnapshot } from "../../model/run-events.js";
+import type { ResourceUsage } from "../../providers/proc-usage.js";
 
 /**
  * The states of the process.* surface: the specification's four, and `failed_to_start` for a run

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { ProcessError } from "../errors.js";
-import type { ProcessManager } from "../runs/manager/manager.js";
-import { strictInput } from "./strict-input.js";
-import { budgetInputs, budgetOf, budgetedRange, budgetFields } from "./token-budget.js";
-import { defineTool, fromContext, type ToolContext } from "./types.js";
+import { ProcessError } from "../../base/errors.js";
+import type { ProcessManager } from "../../runs/manager/manager.js";
+import { strictInput } from "../core/strict-input.js";
+import { budgetInputs, budgetOf, budgetedRange, budgetFields } from "../core/token-budget.js";
+import { defineTool, fromContext, type ToolContext } from "../core/types.js";
 import {
   clampYield,
   DEFAULT_EXEC_YIELD_TIME_MS,
