@@ -46,12 +46,20 @@ afterEach(async () => {
   expect(left, "processes left by the proxy, its agent or its terminals").toEqual([]);
 });
 
-/** The proxy in front of the fixture agent that never reads its stdin; the test is the editor. */
-function startBehindStalledAgent() {
-  return spawn(process.execPath, [CLI, "proxy", "--", process.execPath, PROXY_AGENT], {
+/** A line of 64 KiB the editor floods the proxy with. */
+const FLOOD_LINE = `${JSON.stringify({ jsonrpc: "2.0", method: "_x/flood", params: { text: "x".repeat(64 * 1024) } })}\n`;
+
+/** The proxy, started, in front of the fixture agent that never reads its stdin; the test is the editor. */
+async function startBehindStalledAgent() {
+  const child = spawn(process.execPath, [CLI, "proxy", "--", process.execPath, PROXY_AGENT], {
     stdio: ["pipe", "ignore", "ignore"],
     env: { ...process.env, [MARK]: mark, PROXY_AGENT_READ_NOTHING: "1" },
   });
+  const exited = once(child, "exit");
+  await until(() => processesWithEnv(MARK, mark).length >= 2, {
+    message: "the proxy and its agent to start",
+  });
+  return { child, exited };
 }
 
 /** Waits until `read()` stays the same for `quietMs` (a flood held back), and returns it. */
@@ -566,14 +574,10 @@ describe("acp-terminal proxy in front of an agent, for an editor that advertises
   }
 
   it("ends an agent that reads nothing when the editor closes stdin after writing more than a pipe holds", async () => {
-    const child = startBehindStalledAgent();
-    const exited = once(child, "exit");
-    await until(() => processesWithEnv(MARK, mark).length >= 2, {
-      message: "the proxy and its agent to start",
-    });
+    const { child, exited } = await startBehindStalledAgent();
     // 768 KB: more than the pipes to the stalled agent hold, less than those and the proxy's
     // read-ahead together; then the editor closes stdin, its last bytes still in the pipe.
-    const line = `${JSON.stringify({ jsonrpc: "2.0", method: "_x/flood", params: { text: "x".repeat(64 * 1024) } })}\n`;
+    const line = FLOOD_LINE;
     for (let i = 0; i < 12; i++) {
       child.stdin.write(line);
     }
@@ -588,12 +592,8 @@ describe("acp-terminal proxy in front of an agent, for an editor that advertises
   });
 
   it("still holds a flood from the editor back through the pipe while the agent reads nothing", async () => {
-    const child = startBehindStalledAgent();
-    const exited = once(child, "exit");
-    await until(() => processesWithEnv(MARK, mark).length >= 2, {
-      message: "the proxy and its agent to start",
-    });
-    const line = `${JSON.stringify({ jsonrpc: "2.0", method: "_x/flood", params: { text: "x".repeat(64 * 1024) } })}\n`;
+    const { child, exited } = await startBehindStalledAgent();
+    const line = FLOOD_LINE;
     const offered = 1024; // 64 MiB, a line at a time as the pipe takes it
     let accepted = 0;
     const next = () => {
