@@ -18,11 +18,12 @@ import { processesWithEnv } from "./support/processes.js";
 import {
   CLI,
   leftAfterEnd,
+  PROXY_AGENT,
   startProxyEditor,
   type ProxyEditor,
   type ProxyEditorOptions,
 } from "./support/proxy-editor.js";
-import { until } from "./support/until.js";
+import { until, withDeadline } from "./support/until.js";
 
 const MARK = "PROXY_TEST_MARK";
 
@@ -44,6 +45,43 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
   expect(left, "processes left by the proxy, its agent or its terminals").toEqual([]);
 });
+
+/** A line of 64 KiB the editor floods the proxy with. */
+const FLOOD_LINE = `${JSON.stringify({ jsonrpc: "2.0", method: "_x/flood", params: { text: "x".repeat(64 * 1024) } })}\n`;
+
+/** The proxy, started, in front of the fixture agent that never reads its stdin; the test is the editor. */
+async function startBehindStalledAgent() {
+  const child = spawn(process.execPath, [CLI, "proxy", "--", process.execPath, PROXY_AGENT], {
+    stdio: ["pipe", "ignore", "ignore"],
+    env: { ...process.env, [MARK]: mark, PROXY_AGENT_READ_NOTHING: "1" },
+  });
+  const exited = once(child, "exit");
+  await until(() => processesWithEnv(MARK, mark).length >= 2, {
+    message: "the proxy and its agent to start",
+  });
+  return { child, exited };
+}
+
+/** Waits until `read()` stays the same for `quietMs` (a flood held back), and returns it. */
+async function untilStill(
+  read: () => number,
+  { quietMs, timeoutMs }: { quietMs: number; timeoutMs: number },
+): Promise<number> {
+  let last = read();
+  let since = Date.now();
+  return until(
+    () => {
+      const now = read();
+      if (now !== last) {
+        last = now;
+        since = Date.now();
+        return undefined;
+      }
+      return Date.now() - since >= quietMs ? { now } : undefined;
+    },
+    { timeoutMs, intervalMs: 50, message: `the count to stay the same for ${quietMs} ms` },
+  ).then(({ now }) => now);
+}
 
 const agentLog = () => path.join(dir, "agent.log");
 const agentReceived = () => readFileSync(agentLog(), "utf8").trimEnd().split("\n");
@@ -534,6 +572,54 @@ describe("acp-terminal proxy in front of an agent, for an editor that advertises
       });
     });
   }
+
+  it("ends an agent that reads nothing when the editor closes stdin after writing more than a pipe holds", async () => {
+    const { child, exited } = await startBehindStalledAgent();
+    // 768 KB: more than the pipes to the stalled agent hold, less than those and the proxy's
+    // read-ahead together; then the editor closes stdin, its last bytes still in the pipe.
+    const line = FLOOD_LINE;
+    for (let i = 0; i < 12; i++) {
+      child.stdin.write(line);
+    }
+    child.stdin.end();
+    const [code] = (await withDeadline(
+      exited,
+      15_000,
+      "the proxy to end after the editor closed stdin",
+    )) as [number | null];
+    expect(code).toBe(0);
+    await until(() => processesWithEnv(MARK, mark).length === 0, { message: "nothing left" });
+  });
+
+  it("still holds a flood from the editor back through the pipe while the agent reads nothing", async () => {
+    const { child, exited } = await startBehindStalledAgent();
+    const line = FLOOD_LINE;
+    const offered = 1024; // 64 MiB, a line at a time as the pipe takes it
+    let accepted = 0;
+    const next = () => {
+      if (accepted < offered && !child.stdin.destroyed) {
+        child.stdin.write(line, (error) => {
+          if (error === null || error === undefined) {
+            accepted++;
+            next();
+          }
+        });
+      }
+    };
+    child.stdin.on("error", () => undefined);
+    next();
+    const held = await untilStill(() => accepted, { quietMs: 1_000, timeoutMs: 20_000 });
+    const bytes = held * line.length;
+    // The pipes (a few 100 KB each), the writer's high-water mark and the read-ahead (1 MiB).
+    expect(bytes, "bytes the proxy took from the editor").toBeLessThan(4 * 1024 * 1024);
+    expect(held).toBeLessThan(offered);
+    child.kill("SIGTERM");
+    const [code] = (await withDeadline(exited, 10_000, "the proxy to end on SIGTERM")) as [
+      number | null,
+    ];
+    expect(code).toBe(128 + constants.signals.SIGTERM);
+    await until(() => processesWithEnv(MARK, mark).length === 0, { message: "nothing left" });
+  });
 
   it("answers the editor's first request with why it cannot start, and exits 1", async () => {
     const child = spawn(process.execPath, [CLI, "proxy", "--", "no-such-agent-for-the-proxy"], {

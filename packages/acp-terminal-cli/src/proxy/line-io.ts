@@ -6,26 +6,60 @@ import { LineSplitter } from "../agent/line-splitter.js";
 import { MAX_MESSAGE_BYTES } from "../agent/ndjson-stdio.js";
 
 /**
+ * Bytes the editor's LineReader still reads and holds while paused, so that it sees the editor's
+ * end (stdin closed while the agent reads nothing) behind what the editor sent last: the pipe's
+ * own 64 KiB and more, while a flood is still held back through the pipe past it.
+ */
+export const READ_AHEAD_BYTES = 1024 * 1024;
+
+/** Most bytes passed on from the held ones at a time, so that a pause between lines stops them. */
+const REPLAY_PIECE_BYTES = 64 * 1024;
+
+/**
  * One side's lines as they arrive: each complete line goes to `line` as a view valid during the
  * call (the pipe is read into one reused buffer: see acp-terminal's `readPipe`); a line past
  * MAX_MESSAGE_BYTES goes to `tooLong`, its bytes dropped. `pause()` stops reading after the chunk
  * being read, so a peer that is slow to take what is written to it holds its sender back through
- * the pipe, not through memory here.
+ * the pipe, not through memory here; with `readAheadBytes`, a paused reader first reads that many
+ * bytes more into one buffer of its own, so that it still sees its side's end behind a pipe's
+ * worth (at the end, what is held is passed on and `ended` resolves).
  */
 export class LineReader {
   readonly #source: Readable;
+  readonly #lines: LineSplitter;
+  readonly #readAheadBytes: number;
   #paused = false;
+  /** Bytes read while paused, not passed on yet: `#hold[#start, #end)` (allocated when first needed). */
+  #hold: Buffer | undefined;
+  #start = 0;
+  #end = 0;
+  #replaying = false;
+  /** Set once the stream ended: what is held is passed on whole, paused or not. */
+  #ending = false;
   /** Resolves when the stream ends or fails (its last line read). */
   readonly ended: Promise<void>;
 
-  constructor(stream: Readable, line: (bytes: Buffer) => void, tooLong: () => void) {
+  constructor(
+    stream: Readable,
+    line: (bytes: Buffer) => void,
+    tooLong: () => void,
+    readAheadBytes = 0,
+  ) {
     const lines = new LineSplitter(MAX_MESSAGE_BYTES, line, tooLong);
+    this.#lines = lines;
+    this.#readAheadBytes = readAheadBytes;
     this.#source = readPipe(stream, (chunk) => {
-      lines.push(chunk);
-      return !this.#paused;
+      if (this.#paused && this.#readAheadBytes > 0) {
+        this.#keep(chunk);
+      } else {
+        lines.push(chunk);
+      }
+      return !this.#paused || this.#end - this.#start < this.#readAheadBytes;
     });
     this.ended = new Promise((resolve) => {
       const done = () => {
+        this.#ending = true;
+        this.#replay();
         lines.end();
         resolve();
       };
@@ -40,8 +74,12 @@ export class LineReader {
   }
 
   resume(): void {
-    if (this.#paused) {
-      this.#paused = false;
+    if (!this.#paused) {
+      return;
+    }
+    this.#paused = false;
+    this.#replay();
+    if (!this.#paused) {
       this.#source.resume();
     }
   }
@@ -49,6 +87,43 @@ export class LineReader {
   /** Stops reading for good. */
   destroy(): void {
     this.#source.destroy();
+  }
+
+  /** Appends a chunk read while paused to the held bytes (moved to the front, or grown, to fit). */
+  #keep(chunk: Uint8Array): void {
+    const held = this.#end - this.#start;
+    const current = (this.#hold ??= Buffer.allocUnsafe(this.#readAheadBytes));
+    let hold = current;
+    if (this.#end + chunk.byteLength > hold.length) {
+      if (held + chunk.byteLength > hold.length) {
+        hold = Buffer.allocUnsafe(held + chunk.byteLength); // a chunk larger than a pipe read
+      }
+      current.copy(hold, 0, this.#start, this.#end);
+      this.#hold = hold;
+      this.#start = 0;
+      this.#end = held;
+    }
+    hold.set(chunk, this.#end);
+    this.#end += chunk.byteLength;
+  }
+
+  /** Passes on the bytes held, in order, until a line pauses the reader again (at the end, all). */
+  #replay(): void {
+    if (this.#replaying || this.#hold === undefined) {
+      return; // resumed from a line being passed on: the loop below goes on
+    }
+    this.#replaying = true;
+    while ((this.#ending || !this.#paused) && this.#start < this.#end) {
+      const piece = Math.min(this.#end - this.#start, REPLAY_PIECE_BYTES);
+      const view = this.#hold.subarray(this.#start, this.#start + piece);
+      this.#start += piece;
+      this.#lines.push(view);
+    }
+    if (this.#start === this.#end) {
+      this.#start = 0;
+      this.#end = 0;
+    }
+    this.#replaying = false;
   }
 }
 

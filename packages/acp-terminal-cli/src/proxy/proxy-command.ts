@@ -13,7 +13,13 @@ import { checkBeforeLaunch } from "../command/preflight.js";
 import { hostSandbox } from "../command/sandbox-host.js";
 import { MAX_MESSAGE_BYTES } from "../agent/ndjson-stdio.js";
 import { editorApprovalPolicy } from "./editor-asker.js";
-import { editorOutput, LineReader, LineWriter, MAX_UNREAD_BYTES } from "./line-io.js";
+import {
+  editorOutput,
+  LineReader,
+  LineWriter,
+  MAX_UNREAD_BYTES,
+  READ_AHEAD_BYTES,
+} from "./line-io.js";
 import { stdioPort, type Port } from "./ports.js";
 import {
   parseProxyCommand,
@@ -145,6 +151,7 @@ function feed(
   take: (line: Buffer) => void,
   port: Port,
   tooLong: () => void,
+  readAheadBytes = 0,
 ): LineReader {
   const reader: LineReader = new LineReader(
     stream,
@@ -156,6 +163,7 @@ function feed(
       }
     },
     tooLong,
+    readAheadBytes,
   );
   return reader;
 }
@@ -203,6 +211,7 @@ async function relayToAgent(
     (line) => relay.fromEditor(line),
     agent,
     () => editor.send(TOO_LONG),
+    READ_AHEAD_BYTES, // so that the editor's end is seen while the agent reads nothing
   );
   void editorReader.ended.then(editorLeft);
   // An editor that stops its agent with a signal goes like one that closes stdin: without this the
