@@ -122,7 +122,12 @@ export class DemoSession {
       void this.manager
         .kill(runId, { sessionId: this.id })
         .catch((error: unknown) => reportError(`killing ${runId} on cancel`, error));
-    signal.addEventListener("abort", kill, { once: true });
+    // A cancel read before this wait (while the run was starting) has already aborted the turn.
+    if (signal.aborted) {
+      kill();
+    } else {
+      signal.addEventListener("abort", kill, { once: true });
+    }
     try {
       return await this.manager.wait(runId, { sessionId: this.id });
     } finally {
