@@ -26,6 +26,14 @@ describe("--allow patterns on the commands an agent runs itself", () => {
     }
   });
 
+  it("refuse a match whose directory is relative (it would be resolved against acp-terminal's, not the agent's), even with anywhere", async () => {
+    for (const anywhere of [false, true]) {
+      expect(await agentCommandVerdict(["touch *"], at("touch x", "h"), anywhere)).toEqual({
+        why: "--allow 'touch *' matches, but its directory is not an absolute path",
+      });
+    }
+  });
+
   it("refuse a match outside the session's directory, saying why and what applies them there", async () => {
     const verdict = await agentCommandVerdict(["touch *"], at("touch x", "/"), false);
     expect(verdict).toEqual({

@@ -45,7 +45,10 @@ export async function permissionByRules(
     return { answer: "reject", because: `--permission-policy autoDeny '${printable(said.rule)}'` };
   }
   let why = "";
-  if (subject?.command !== undefined) {
+  if (subject?.command !== undefined && !patternCanJudge(subject)) {
+    why =
+      "an --allow pattern judges only a plain command: this request is not an execute, carries a diff, or has inputs the pattern cannot see";
+  } else if (subject?.command !== undefined) {
     const verdict = await agentCommandVerdict(
       rules.allow,
       {
@@ -69,10 +72,13 @@ export async function permissionByRules(
       because: `--permission-policy autoApprove '${printable(said.rule)}'`,
     };
   }
-  // The kind is the agent's word: one that names a command or carries a diff is not a read.
+  // The kind is the agent's word: one that names a command (of any shape) or carries a diff is
+  // not a read.
   const reads =
     subject !== undefined &&
     subject.command === undefined &&
+    field(subject.rawInput, "command") === undefined &&
+    field(subject.rawInput, "cmd") === undefined &&
     subject.diffs.length === 0 &&
     READS.has(subject.kind ?? "");
   if (rules.approveReads && reads) {
@@ -85,6 +91,42 @@ export async function permissionByRules(
     return { answer: "allow", because: "--permission-policy defaultAction approve" };
   }
   return { answer: "ask", why };
+}
+
+/**
+ * Raw-input fields an --allow pattern may leave unread: they do not change what runs. Any other
+ * field (`args`, `env`, a `host`, a file's content) might, so the request is asked instead.
+ */
+const INPUTS_A_PATTERN_MAY_IGNORE = new Set([
+  "command",
+  "cmd",
+  "cwd",
+  "description",
+  "summary",
+  "timeout",
+  "run_in_background",
+  "riskLevel",
+  "riskLevelReason",
+]);
+
+const field = (value: unknown, name: string): unknown =>
+  typeof value === "object" && value !== null ? Reflect.get(value, name) : undefined;
+
+/** Whether the command shown is all a request would do: an execute with no diff and no other input. */
+function patternCanJudge(subject: NonNullable<PermissionAsk["subject"]>): boolean {
+  if ((subject.kind !== undefined && subject.kind !== "execute") || subject.diffs.length > 0) {
+    return false;
+  }
+  const input = subject.rawInput;
+  if (input === undefined) {
+    return true;
+  }
+  return (
+    typeof input === "object" &&
+    input !== null &&
+    !Array.isArray(input) &&
+    Object.keys(input).every((key) => INPUTS_A_PATTERN_MAY_IGNORE.has(key))
+  );
 }
 
 /**

@@ -136,7 +136,7 @@ function inputLines(input: unknown): string[] {
   }
   const entries = Object.entries(input).filter(([key]) => key !== "type");
   const lines = entries.slice(0, MAX_INPUT_FIELDS).map(([key, value]) => {
-    const text = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
+    const text = typeof value === "string" ? value : compactText(value);
     return `  ${printable(key)}: ${cut(printable(text))}`;
   });
   if (entries.length > MAX_INPUT_FIELDS) {
@@ -149,4 +149,13 @@ function cut(text: string): string {
   return text.length > MAX_INPUT_VALUE_CHARS
     ? `${text.slice(0, MAX_INPUT_VALUE_CHARS - 1)}… (${text.length} characters)`
     : text;
+}
+
+/** A value as compact JSON; one too deeply nested to turn into text says so instead of throwing. */
+function compactText(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return "(not shown: nested too deeply to show)";
+  }
 }

@@ -45,6 +45,10 @@ export async function agentCommandVerdict(
   }
   const names = matched.map((pattern) => `'${pattern.source}'`).join(", ");
   const because = (problem: string) => ({ why: `--allow ${names} matches, but ${problem}` });
+  if (!command.cwd.startsWith("/")) {
+    // acp-terminal would resolve it against its own directory, not the agent's.
+    return because("its directory is not an absolute path");
+  }
   const scope = ruleScopeProblem(request, anywhere);
   if (scope !== undefined) {
     return because(scope);
