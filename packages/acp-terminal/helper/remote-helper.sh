@@ -138,6 +138,10 @@ agent_cleanup() {
   done
   sweep "$nonce" prefix
   kill "$watchdog" "$forward" 2>/dev/null
+  # A spec no wrapper took still has its writer blocked in open(): open the FIFO so it ends.
+  for _f in "$dir"/*.s; do
+    { exec 7<>"$_f"; exec 7<&-; } 2>/dev/null
+  done
   rm -rf "$dir"
   exit 0
 }
@@ -167,7 +171,8 @@ agent() { # NONCE TIMEOUT [keep-env]
   # environment); the terminals' sessions are plain `docker exec`s, whose launchers take it from here.
   if [ "${3-}" = keep-env ]; then export -p >"$dir/env"; fi
   exec 3<>"$dir/e"
-  cat "$dir/e" &
+  # Without fd 3 (the FIFO's own write end), so the forwarder ends when the agent dies.
+  cat "$dir/e" 3<&- &
   forward=$!
   exec 1>&3
   echo 0 >"$dir/beat"

@@ -140,3 +140,22 @@ describe.each(SHELLS)("the helper under %s", (...shell) => {
     });
   });
 });
+
+describe("the spec", () => {
+  it("refuses an environment variable name env would read as an option or split (-S, -i, a=b, empty), naming it", () => {
+    for (const name of ["-S", "-i", "a=b", ""]) {
+      const spec = () =>
+        encodeSpec({
+          file: "/usr/bin/true",
+          args: [],
+          cwd: "/tmp",
+          env: { [name]: "x /usr/bin/echo HIJACK" },
+          stdin: false,
+          shell: false,
+          marker: "f00d.t",
+        });
+      expect(spec).toThrow(/cannot be set on the remote side/);
+      expect(spec).toThrow(JSON.stringify(name));
+    }
+  });
+});

@@ -49,6 +49,15 @@ export function encodeSpec(fields: SpecFields): Buffer {
       { command: fields.file },
     );
   }
+  // `env NAME=VALUE … program` starts the command; a name env could read as an option or split.
+  const unusable = env.find(([name]) => name === "" || name.startsWith("-") || name.includes("="));
+  if (unusable !== undefined) {
+    throw new TerminalError(
+      "spawn_failed",
+      `Failed to start ${fields.file}: the environment variable name ${JSON.stringify(unusable[0].slice(0, 100))} cannot be set on the remote side (empty, starting with "-" or containing "="); rename it`,
+      { command: fields.file },
+    );
+  }
   const exported = env.filter(([name]) => EXPORTABLE.test(name) && !SHELL_OWN.has(name));
   const viaEnv = env.filter(([name]) => !EXPORTABLE.test(name) || SHELL_OWN.has(name));
   const path = fields.env.PATH;
