@@ -10,12 +10,10 @@ import type { Port } from "./ports.js";
 import type { TerminalsMode } from "./proxy-options.js";
 import { TerminalService } from "./terminal-service.js";
 import { ToolCallTerminals } from "./tool-call-terminals.js";
-import { answersOnlyV2, V2Bridge } from "./v2-bridge.js";
+import { answersOnlyV2, MAX_SESSIONS, V2Bridge } from "./v2-bridge.js";
 import { parseLine, readWireMessage, type RpcId, type WireMessage } from "./wire-message.js";
 import { errorAnswer, field, isRecord } from "./json-rpc.js";
 
-/** Sessions followed (their cwd and terminals): the oldest are forgotten beyond this. */
-const MAX_SESSIONS = 10_000;
 /** A line that may hold a terminal in a tool call, or a `_meta` terminal report. */
 const TERMINAL_MARKER = Buffer.from('"terminal');
 

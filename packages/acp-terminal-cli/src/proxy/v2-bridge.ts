@@ -7,6 +7,7 @@ import { messageOf } from "acp-terminal/internal";
 import type { TerminalLimits } from "../command/terminal-limits.js";
 import { readChunkLine } from "../readers/chunk-line.js";
 import { permissionAsk } from "../readers/v2-permission.js";
+import { MAX_ID_CHARS } from "../readers/agent-terminals.js";
 import { V2Session } from "../readers/v2-session.js";
 import { PendingRequests } from "./pending-requests.js";
 import type { Port } from "./ports.js";
@@ -77,6 +78,9 @@ interface BridgedSession {
  * after a running one, or one with a stop reason); the agent's permission requests asked in v1's
  * shape. Everything else passes as it came.
  */
+/** Sessions a proxy follows at most (the relay's and the bridge's); past it, the oldest is forgotten. */
+export const MAX_SESSIONS = 10_000;
+
 export class V2Bridge {
   readonly #initializeId = `acp-terminal-proxy/${randomUUID()}/initialize`;
   readonly #toAgent = new PendingRequests();
@@ -129,6 +133,11 @@ export class V2Bridge {
   /** Whether an answer read on a shared line (a conductor's) is the agent's. */
   awaitsAgent(id: RpcId): boolean {
     return id === this.#initializeId || this.#toAgent.has(id);
+  }
+
+  /** Sessions followed now (at most MAX_SESSIONS). */
+  get sessionCount(): number {
+    return this.#sessions.size;
   }
 
   fromEditor(line: Buffer): void {
@@ -272,8 +281,21 @@ export class V2Bridge {
   }
 
   #open(sessionId: unknown): void {
-    if (typeof sessionId !== "string" || sessionId === "" || this.#sessions.has(sessionId)) {
+    if (
+      typeof sessionId !== "string" ||
+      sessionId === "" ||
+      sessionId.length > MAX_ID_CHARS ||
+      this.#sessions.has(sessionId)
+    ) {
       return;
+    }
+    if (this.#sessions.size >= MAX_SESSIONS) {
+      // A session/load opens its session before the agent answers (its history comes first), so
+      // invented ids would otherwise grow this map without end.
+      const oldest = this.#sessions.keys().next();
+      if (oldest.done !== true) {
+        this.#sessions.delete(oldest.value);
+      }
     }
     const emitter = new V1Emitter(this.#terminals.reportedListener(sessionId), (update) =>
       this.#say(sessionId, update),
